@@ -1,0 +1,516 @@
+//! The compile step: `const fn`s that validate a declared decider graph and
+//! flatten it into the preorder item stream a [`Tree`](crate::Tree) runs.
+//!
+//! Both passes run in const evaluation, from the `tree!` expansion. A
+//! problem is reported as a const panic from a function named after it
+//! (`group_has_no_children`, …), so rustc's note says what went wrong and
+//! the message says where:
+//!
+//! ```text
+//! error[E0080]: evaluation panicked: group `GUARD` has no children
+//! note: inside `group_has_no_children`
+//! ```
+//!
+//! Shared deciders are inlined at every place they are used, so the stream
+//! is a tree even when the declaration is a DAG.
+
+use crate::decl::{Decider, DeciderFlags, DeciderKind, Policy};
+use crate::raw::{ErasedBehavior, TypeLayout};
+use crate::tree::{Has, Item, NO_PARENT, NO_SLOT};
+
+/// Most depth levels a tree may have (the root is level 0).
+pub const MAX_LEVELS: usize = 32;
+/// Most children of one group: the width of the redecide mask.
+pub const MAX_CHILDREN: usize = 64;
+/// Most children of one shuffle group: the width of its round mask.
+pub const MAX_SHUFFLE_CHILDREN: usize = 32;
+/// Most items of one compiled tree (indices are `u16`).
+pub const MAX_ITEMS: usize = u16::MAX as usize;
+/// Block size of a tree that does not choose one: 128 bytes, as in Spore.
+pub const DEFAULT_BLOCK: usize = 128;
+
+/// What the validation pass counts: it sizes the item stream and the agent
+/// memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Items in the flattened stream.
+    pub items: usize,
+    /// Depth levels (the deepest item's depth plus one).
+    pub levels: usize,
+    /// Timer preconditions (one memory slot each).
+    pub timers: usize,
+    /// Shuffle groups (one memory slot each).
+    pub shuffles: usize,
+}
+
+impl Shape {
+    /// Memory slots an agent needs: timers first, then shuffle groups.
+    pub const fn slots(&self) -> usize {
+        self.timers + self.shuffles
+    }
+}
+
+/// 32-bit FNV-1a of `module::name`: the stable id of a decider or behavior.
+pub const fn fnv1a(module: &str, name: &str) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    h = fnv_bytes(h, module.as_bytes());
+    h = fnv_bytes(h, b"::");
+    fnv_bytes(h, name.as_bytes())
+}
+
+const fn fnv_bytes(mut h: u32, bytes: &[u8]) -> u32 {
+    let mut i = 0;
+    while i < bytes.len() {
+        h ^= bytes[i] as u32;
+        h = h.wrapping_mul(0x0100_0193);
+        i += 1;
+    }
+    h
+}
+
+/// Validates the graph under `root` and counts its shape.
+///
+/// # Panics
+/// In const evaluation, with a message naming the decider or behavior at
+/// fault, when the graph is not a valid tree for blocks of `block` bytes and
+/// at most `max_depth` levels.
+pub const fn shape<A>(root: &'static Decider<A>, block: usize, max_depth: usize) -> Shape {
+    let max_depth = if max_depth == 0 || max_depth > MAX_LEVELS {
+        MAX_LEVELS
+    } else {
+        max_depth
+    };
+    let mut path = [0u32; MAX_LEVELS];
+    let mut acc = Shape {
+        items: 0,
+        levels: 0,
+        timers: 0,
+        shuffles: 0,
+    };
+    walk(root, 0, &mut path, &mut acc, block, max_depth);
+    acc
+}
+
+const fn walk<A>(
+    d: &'static Decider<A>,
+    depth: usize,
+    path: &mut [u32; MAX_LEVELS],
+    acc: &mut Shape,
+    block: usize,
+    max_depth: usize,
+) {
+    let mut i = 0;
+    while i < depth {
+        if path[i] == d.id {
+            decider_cycle(d.name);
+        }
+        i += 1;
+    }
+    if depth >= max_depth {
+        tree_is_too_deep(d.name, depth, max_depth);
+    }
+    path[depth] = d.id;
+    acc.items += 1;
+    if acc.items > MAX_ITEMS {
+        tree_has_too_many_items(d.name);
+    }
+    if depth + 1 > acc.levels {
+        acc.levels = depth + 1;
+    }
+    check_decider(d, block);
+    if d.pre.every != 0.0 {
+        acc.timers += 1;
+    }
+    if let DeciderKind::Group {
+        policy, children, ..
+    } = d.kind
+    {
+        if matches!(policy, Policy::Shuffle) {
+            acc.shuffles += 1;
+        }
+        let mut c = 0;
+        while c < children.len() {
+            walk(children[c], depth + 1, path, acc, block, max_depth);
+            c += 1;
+        }
+    }
+}
+
+const fn check_decider<A>(d: &'static Decider<A>, block: usize) {
+    let every = d.pre.every;
+    // NaN fails every comparison, so it is caught with the negatives.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
+    if !(every >= 0.0) || every == f64::INFINITY {
+        timer_period_not_positive(d.name);
+    }
+    let delegate = d.flags.contains(DeciderFlags::DELEGATE_DECIDE);
+    let recheck = d.flags.contains(DeciderFlags::CALL_DECIDE_ON_REDECIDE);
+    match d.kind {
+        DeciderKind::Behavior(b) => {
+            if delegate {
+                delegate_decide_on_behavior_decider(d.name);
+            }
+            if recheck {
+                redecide_flag_on_behavior_decider(d.name);
+            }
+            check_behavior(b, block);
+        }
+        DeciderKind::Group {
+            policy,
+            children,
+            behavior,
+        } => {
+            let n = children.len();
+            if n == 0 {
+                group_has_no_children(d.name);
+            }
+            if n > MAX_CHILDREN {
+                group_has_too_many_children(d.name, n);
+            }
+            if matches!(policy, Policy::Shuffle) && n > MAX_SHUFFLE_CHILDREN {
+                shuffle_group_has_too_many_children(d.name, n);
+            }
+            if delegate && d.decide.is_some() {
+                delegating_group_has_decide(d.name);
+            }
+            check_unique_children(d.name, children);
+            if let Some(b) = behavior {
+                check_behavior(b, block);
+            }
+        }
+    }
+}
+
+const fn check_behavior<A>(b: &'static ErasedBehavior<A>, block: usize) {
+    check_layout(b.name, "memory", b.memory, block);
+    check_layout(b.name, "DBlock", b.dblock, block);
+}
+
+const fn check_layout(name: &str, what: &str, layout: TypeLayout, block: usize) {
+    if layout.size > block {
+        type_larger_than_block(name, what, layout.size, block);
+    }
+    if layout.align > crate::raw::BLOCK_ALIGN {
+        type_over_aligned(name, what, layout.align);
+    }
+}
+
+/// Checks that no decider appears twice among the children of `group`.
+///
+/// # Panics
+/// In const evaluation, naming the group and the repeated child.
+pub const fn check_unique_children<A>(group: &str, children: &[&'static Decider<A>]) {
+    let mut i = 0;
+    while i < children.len() {
+        let mut j = i + 1;
+        while j < children.len() {
+            if children[i].id == children[j].id {
+                duplicate_child_in_group(group, children[i].name);
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+}
+
+/// Flattens the graph under `root` into its preorder item stream. `shape`
+/// is what [`shape`] returned for the same root; `N` must be its `items`.
+pub const fn flatten<A, const N: usize>(root: &'static Decider<A>, shape: Shape) -> [Item<A>; N] {
+    let mut out = [Item::placeholder(root); N];
+    let mut slots = Slots {
+        timer: 0,
+        shuffle: shape.timers,
+    };
+    let end = fill(root, &mut out, 0, NO_PARENT, 0, 0, &mut slots);
+    if end != N {
+        // Only reachable by calling `flatten` with a shape of another root.
+        panic!("flatten: the item count does not match the shape");
+    }
+    out
+}
+
+struct Slots {
+    timer: usize,
+    shuffle: usize,
+}
+
+const fn fill<A>(
+    d: &'static Decider<A>,
+    out: &mut [Item<A>],
+    at: usize,
+    parent: u16,
+    depth: usize,
+    child_index: usize,
+    slots: &mut Slots,
+) -> usize {
+    let mut has = 0u16;
+    let mut policy = Policy::Prioritized;
+    let mut child_count = 0;
+    let mut timer = NO_SLOT;
+    let mut shuffle = NO_SLOT;
+    let behavior = d.behavior();
+    if d.pre.decision.is_some() {
+        has |= Has::DECISION.bits();
+    }
+    if d.pre.stimuli.is_some() {
+        has |= Has::STIMULI.bits();
+    }
+    if d.pre.every != 0.0 {
+        has |= Has::TIMER.bits();
+        timer = slots.timer as u16;
+        slots.timer += 1;
+    }
+    if d.decide.is_some() {
+        has |= Has::DECIDE.bits();
+    }
+    if d.flags.contains(DeciderFlags::DELEGATE_DECIDE) {
+        has |= Has::DELEGATE.bits();
+    }
+    if d.flags.contains(DeciderFlags::CALL_DECIDE_ON_REDECIDE) {
+        has |= Has::RECHECK.bits();
+    }
+    if let Some(b) = behavior {
+        has |= Has::BEHAVIOR.bits();
+        if b.has_activate {
+            has |= Has::ACTIVATE.bits();
+        }
+        if b.has_tick {
+            has |= Has::TICK.bits();
+        }
+        if b.has_deactivate {
+            has |= Has::DEACTIVATE.bits();
+        }
+        if b.has_dblock {
+            has |= Has::DBLOCK.bits();
+        }
+    }
+    if let DeciderKind::Group {
+        policy: p,
+        children,
+        ..
+    } = d.kind
+    {
+        has |= Has::GROUP.bits();
+        policy = p;
+        child_count = children.len();
+        if matches!(p, Policy::Shuffle) {
+            shuffle = slots.shuffle as u16;
+            slots.shuffle += 1;
+        }
+    }
+    out[at] = Item {
+        end: 0,
+        parent,
+        child_index: child_index as u8,
+        child_count: child_count as u8,
+        depth: depth as u8,
+        policy,
+        has: Has::from_bits_retain(has),
+        timer,
+        shuffle,
+        every: d.pre.every,
+        decision: d.pre.decision,
+        stimuli: d.pre.stimuli,
+        decide: d.decide,
+        behavior,
+        behavior_flags: d.behavior_flags,
+        decider: d,
+    };
+    let mut next = at + 1;
+    let children = d.children();
+    let mut c = 0;
+    while c < children.len() {
+        next = fill(children[c], out, next, at as u16, depth + 1, c, slots);
+        c += 1;
+    }
+    out[at].end = next as u16;
+    next
+}
+
+// ---------------------------------------------------------------------------
+// The errors. Each is a function named after the problem, so that rustc's
+// "inside `…`" note names it; the message names the decider or behavior.
+
+/// A fixed-capacity message built in const evaluation.
+struct Msg {
+    buf: [u8; 256],
+    len: usize,
+}
+
+impl Msg {
+    const fn new() -> Self {
+        Msg {
+            buf: [0; 256],
+            len: 0,
+        }
+    }
+
+    const fn s(mut self, s: &str) -> Self {
+        let b = s.as_bytes();
+        let mut i = 0;
+        while i < b.len() && self.len < self.buf.len() {
+            self.buf[self.len] = b[i];
+            self.len += 1;
+            i += 1;
+        }
+        self
+    }
+
+    const fn n(mut self, mut v: usize) -> Self {
+        let mut digits = [0u8; 20];
+        let mut k = 0;
+        loop {
+            digits[k] = b'0' + (v % 10) as u8;
+            k += 1;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        while k > 0 {
+            k -= 1;
+            if self.len < self.buf.len() {
+                self.buf[self.len] = digits[k];
+                self.len += 1;
+            }
+        }
+        self
+    }
+
+    const fn fail(&self) -> ! {
+        match core::str::from_utf8(self.buf.split_at(self.len).0) {
+            Ok(msg) => panic!("{}", msg),
+            // Only reachable if a name was cut inside a UTF-8 sequence.
+            Err(_) => panic!("invalid decider tree"),
+        }
+    }
+}
+
+const fn group_has_no_children(group: &str) -> ! {
+    Msg::new().s("group `").s(group).s("` has no children").fail()
+}
+
+const fn group_has_too_many_children(group: &str, n: usize) -> ! {
+    Msg::new()
+        .s("group `")
+        .s(group)
+        .s("` has ")
+        .n(n)
+        .s(" children; a group holds at most ")
+        .n(MAX_CHILDREN)
+        .s(" (the width of its redecide mask)")
+        .fail()
+}
+
+const fn shuffle_group_has_too_many_children(group: &str, n: usize) -> ! {
+    Msg::new()
+        .s("shuffle group `")
+        .s(group)
+        .s("` has ")
+        .n(n)
+        .s(" children; a shuffle group holds at most ")
+        .n(MAX_SHUFFLE_CHILDREN)
+        .fail()
+}
+
+const fn duplicate_child_in_group(group: &str, child: &str) -> ! {
+    Msg::new()
+        .s("group `")
+        .s(group)
+        .s("` lists the child `")
+        .s(child)
+        .s("` more than once")
+        .fail()
+}
+
+const fn decider_cycle(decider: &str) -> ! {
+    Msg::new()
+        .s("decider `")
+        .s(decider)
+        .s("` contains itself: its children lead back to it (a cycle)")
+        .fail()
+}
+
+const fn tree_is_too_deep(decider: &str, depth: usize, max: usize) -> ! {
+    Msg::new()
+        .s("decider `")
+        .s(decider)
+        .s("` is at depth ")
+        .n(depth)
+        .s(", but the tree allows ")
+        .n(max)
+        .s(" levels (depths 0 to ")
+        .n(max - 1)
+        .s(")")
+        .fail()
+}
+
+const fn tree_has_too_many_items(decider: &str) -> ! {
+    Msg::new()
+        .s("the tree grows past ")
+        .n(MAX_ITEMS)
+        .s(" items at decider `")
+        .s(decider)
+        .s("` (shared deciders are counted once per place they are used)")
+        .fail()
+}
+
+const fn timer_period_not_positive(decider: &str) -> ! {
+    Msg::new()
+        .s("decider `")
+        .s(decider)
+        .s("`: a timer period must be a finite number of seconds above zero")
+        .fail()
+}
+
+const fn delegate_decide_on_behavior_decider(decider: &str) -> ! {
+    Msg::new()
+        .s("decider `")
+        .s(decider)
+        .s("` is a behavior decider: DELEGATE_DECIDE needs a group")
+        .fail()
+}
+
+const fn redecide_flag_on_behavior_decider(decider: &str) -> ! {
+    Msg::new()
+        .s("decider `")
+        .s(decider)
+        .s("` is a behavior decider: CALL_DECIDE_ON_REDECIDE needs a group")
+        .fail()
+}
+
+const fn delegating_group_has_decide(group: &str) -> ! {
+    Msg::new()
+        .s("group `")
+        .s(group)
+        .s("` has DELEGATE_DECIDE and a decide of its own; a delegating group decides through its children only")
+        .fail()
+}
+
+const fn type_larger_than_block(behavior: &str, what: &str, size: usize, block: usize) -> ! {
+    Msg::new()
+        .s("behavior `")
+        .s(behavior)
+        .s("`: its ")
+        .s(what)
+        .s(" type is ")
+        .n(size)
+        .s(" bytes, larger than the tree's ")
+        .n(block)
+        .s("-byte block")
+        .fail()
+}
+
+const fn type_over_aligned(behavior: &str, what: &str, align: usize) -> ! {
+    Msg::new()
+        .s("behavior `")
+        .s(behavior)
+        .s("`: its ")
+        .s(what)
+        .s(" type needs ")
+        .n(align)
+        .s("-byte alignment; blocks are aligned to ")
+        .n(crate::raw::BLOCK_ALIGN)
+        .s(" bytes")
+        .fail()
+}

@@ -1,0 +1,487 @@
+//! The declared data: what the DSL macros write as `static` items.
+//!
+//! Everything here is const-constructible plain data. The fields are public
+//! (and hidden from the docs) so that macro expansions can write `static`
+//! literals; read them through the methods.
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use crate::raw::{DSink, ErasedBehavior, TypeLayout};
+
+/// How a group decider picks the child that runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Policy {
+    /// Children in priority order: each tick the children before the active
+    /// one may preempt it; on a redecide the first that accepts runs.
+    Prioritized,
+    /// Children run one after another in declaration order; the group ends
+    /// after the last. No preemption.
+    Sequential,
+    /// One child drawn among those that accept, weighted by their `decide`
+    /// values, with the agent's own generator. No preemption.
+    Random,
+    /// Like [`Policy::Random`], without repeats until every child has run
+    /// once. No preemption.
+    Shuffle,
+    /// Sims-like: every child is scored each tick and the highest score
+    /// wins; the active child keeps running unless another beats it.
+    Scored,
+}
+
+impl Policy {
+    /// The policy's name as the DSL spells it (`prioritized`, `random`, …).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Policy::Prioritized => "prioritized",
+            Policy::Sequential => "sequential",
+            Policy::Random => "random",
+            Policy::Shuffle => "shuffle",
+            Policy::Scored => "scored",
+        }
+    }
+}
+
+impl fmt::Display for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+bitflags::bitflags! {
+    /// Flags that change how a decider decides.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct DeciderFlags: u8 {
+        /// When a group redecides because its active child ended or failed,
+        /// its own preconditions (flags, not timer) and `decide` are checked
+        /// again first; if they reject, the group ends instead.
+        const CALL_DECIDE_ON_REDECIDE = 1 << 0;
+        /// The group accepts exactly when one of its children would, and
+        /// activates that child without calling its `decide` a second time.
+        /// A delegating group has no `decide` of its own.
+        const DELEGATE_DECIDE = 1 << 1;
+    }
+}
+
+/// One flag-word test: all of `all` set, at least one of `any` set, none of
+/// `none` set, and at least one of `not_all` clear. A zero mask is no test.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlagTest {
+    /// Every one of these bits must be set.
+    pub all: u64,
+    /// At least one of these bits must be set (no test when zero).
+    pub any: u64,
+    /// Every one of these bits must be clear.
+    pub none: u64,
+    /// At least one of these bits must be clear (no test when zero).
+    pub not_all: u64,
+}
+
+impl FlagTest {
+    /// No test at all.
+    pub const NONE: FlagTest = FlagTest {
+        all: 0,
+        any: 0,
+        none: 0,
+        not_all: 0,
+    };
+
+    /// Whether this tests anything.
+    pub const fn is_some(&self) -> bool {
+        (self.all | self.any | self.none | self.not_all) != 0
+    }
+
+    /// Whether `word` passes the test.
+    pub const fn passes(&self, word: u64) -> bool {
+        (word & self.all) == self.all
+            && (self.any == 0 || word & self.any != 0)
+            && (word & self.none) == 0
+            && (self.not_all == 0 || (word & self.not_all) != self.not_all)
+    }
+}
+
+/// The checks made before a decider's `decide` is called, cheapest first:
+/// decision flags, stimuli flags, then the timer. When one fails, `decide`
+/// is not called at all.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Preconditions {
+    /// Test of the caller's per-tick decision flags.
+    pub decision: FlagTest,
+    /// Test of the agent's stimuli flags.
+    pub stimuli: FlagTest,
+    /// Timer: `decide` runs at most once every `every` seconds per agent,
+    /// counted from its last call. Zero means no timer.
+    pub every: f64,
+}
+
+impl Preconditions {
+    /// No preconditions.
+    pub const NONE: Preconditions = Preconditions {
+        decision: FlagTest::NONE,
+        stimuli: FlagTest::NONE,
+        every: 0.0,
+    };
+}
+
+/// The compiled form of a `decide`: the DSL wraps the user's function in one
+/// of these.
+pub type DecideFn<A> = fn(&A, DecideRaw<'_>) -> f32;
+
+/// What a decider is.
+pub enum DeciderKind<A: 'static> {
+    /// A leaf that runs a behavior.
+    Behavior(&'static ErasedBehavior<A>),
+    /// A group of child deciders.
+    Group {
+        /// How a child is picked.
+        policy: Policy,
+        /// The children, in declaration (priority) order.
+        children: &'static [&'static Decider<A>],
+        /// A behavior that runs while the group is active (activates before
+        /// its children, ticks before them, deactivates after them).
+        behavior: Option<&'static ErasedBehavior<A>>,
+    },
+}
+
+/// A decider, as declared with [`decider!`](crate::decider) or
+/// [`group!`](crate::group). Fields are for the macros; read them through
+/// the methods.
+pub struct Decider<A: 'static> {
+    #[doc(hidden)]
+    pub name: &'static str,
+    #[doc(hidden)]
+    pub id: u32,
+    #[doc(hidden)]
+    pub kind: DeciderKind<A>,
+    #[doc(hidden)]
+    pub decide: Option<DecideFn<A>>,
+    #[doc(hidden)]
+    pub pre: Preconditions,
+    #[doc(hidden)]
+    pub flags: DeciderFlags,
+    #[doc(hidden)]
+    pub behavior_flags: u64,
+}
+
+impl<A: 'static> Decider<A> {
+    /// The decider's name (its identifier in the declaration).
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// A stable id: a hash of the module path and the name.
+    pub const fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// Whether this is a group decider.
+    pub const fn is_group(&self) -> bool {
+        matches!(self.kind, DeciderKind::Group { .. })
+    }
+
+    /// The group's policy, or `None` for a behavior decider.
+    pub const fn policy(&self) -> Option<Policy> {
+        match self.kind {
+            DeciderKind::Group { policy, .. } => Some(policy),
+            DeciderKind::Behavior(_) => None,
+        }
+    }
+
+    /// The group's children (empty for a behavior decider).
+    pub const fn children(&self) -> &'static [&'static Decider<A>] {
+        match self.kind {
+            DeciderKind::Group { children, .. } => children,
+            DeciderKind::Behavior(_) => &[],
+        }
+    }
+
+    /// The behavior this decider runs: the leaf behavior of a behavior
+    /// decider, or the group behavior of a group.
+    pub const fn behavior(&self) -> Option<&'static ErasedBehavior<A>> {
+        match self.kind {
+            DeciderKind::Behavior(b) => Some(b),
+            DeciderKind::Group { behavior, .. } => behavior,
+        }
+    }
+
+    /// The preconditions.
+    pub const fn preconditions(&self) -> &Preconditions {
+        &self.pre
+    }
+
+    /// The decider flags.
+    pub const fn flags(&self) -> DeciderFlags {
+        self.flags
+    }
+
+    /// The behavior flags word passed to this decider's behavior.
+    pub const fn behavior_flags(&self) -> u64 {
+        self.behavior_flags
+    }
+
+    /// Whether the decider has a `decide` function (none means "always 1.0").
+    pub const fn has_decide(&self) -> bool {
+        self.decide.is_some()
+    }
+}
+
+impl<A: 'static> fmt::Debug for Decider<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{:#x}", self.name, self.id)
+    }
+}
+
+/// A behavior, as declared with [`behavior!`](crate::behavior): the code that
+/// acts. `D` is the type of the DBlock its `activate` receives from the
+/// deciding `decide` (`()` when it takes none).
+pub struct Behavior<A: 'static, D: 'static = ()> {
+    erased: ErasedBehavior<A>,
+    _dblock: PhantomData<fn() -> D>,
+}
+
+impl<A: 'static, D: 'static> Behavior<A, D> {
+    #[doc(hidden)]
+    pub const fn __new<T: BehaviorDef<A, DBlock = D>>() -> Self {
+        Behavior {
+            erased: ErasedBehavior::new::<T>(),
+            _dblock: PhantomData,
+        }
+    }
+
+    #[doc(hidden)]
+    pub const fn __erased(&'static self) -> &'static ErasedBehavior<A> {
+        &self.erased
+    }
+
+    /// The behavior's name.
+    pub const fn name(&self) -> &'static str {
+        self.erased.name
+    }
+
+    /// A stable id: a hash of the module path and the name.
+    pub const fn id(&self) -> u32 {
+        self.erased.id
+    }
+}
+
+impl<A: 'static> ErasedBehavior<A> {
+    /// The behavior's name.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// A stable id: a hash of the module path and the name.
+    pub const fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// Size and alignment of its memory block type.
+    pub const fn memory_layout(&self) -> TypeLayout {
+        self.memory
+    }
+
+    /// The memory block type as written in the declaration (`()` for none).
+    pub const fn memory_type(&self) -> &'static str {
+        self.memory_type
+    }
+
+    /// The DBlock type as written in the declaration (`()` for none).
+    pub const fn dblock_type(&self) -> &'static str {
+        self.dblock_type
+    }
+
+    /// Which of `activate`, `tick` and `deactivate` it defines.
+    pub const fn callbacks(&self) -> (bool, bool, bool) {
+        (self.has_activate, self.has_tick, self.has_deactivate)
+    }
+}
+
+impl<A: 'static> fmt::Debug for ErasedBehavior<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{:#x}", self.name, self.id)
+    }
+}
+
+/// A behavior's definition, as the [`behavior!`](crate::behavior) macro
+/// writes it: the memory and DBlock types and the callbacks. Every callback
+/// has a default, and the `HAS_*` constants let the interpreter skip the
+/// call when the default would run.
+pub trait BehaviorDef<A>: 'static {
+    /// The memory block: built by `Default` at activation, handed to every
+    /// callback, dropped at deactivation.
+    type Memory: Default + Send + 'static;
+    /// The value a `decide` may hand to `activate`.
+    type DBlock: 'static;
+    /// The behavior's name.
+    const NAME: &'static str;
+    /// The module that declares it (part of the stable id).
+    const MODULE: &'static str;
+    /// The memory type as written in the declaration.
+    const MEMORY_TYPE: &'static str = "()";
+    /// The DBlock type as written in the declaration.
+    const DBLOCK_TYPE: &'static str = "()";
+    /// Whether a `decide` may hand a DBlock to `activate`.
+    const HAS_DBLOCK: bool = false;
+    /// Whether `activate` is defined.
+    const HAS_ACTIVATE: bool = false;
+    /// Whether `tick` is defined.
+    const HAS_TICK: bool = false;
+    /// Whether `deactivate` is defined.
+    const HAS_DEACTIVATE: bool = false;
+
+    /// Starts the behavior; `false` fails it (its `deactivate` still runs).
+    fn activate(agent: &mut A, memory: &mut Self::Memory, dblock: Option<Self::DBlock>, cx: &Ctx) -> bool {
+        let _ = (agent, memory, dblock, cx);
+        true
+    }
+
+    /// Runs one tick; `false` ends the behavior. The default runs until
+    /// something preempts it.
+    fn tick(agent: &mut A, memory: &mut Self::Memory, cx: &Ctx) -> bool {
+        let _ = (agent, memory, cx);
+        true
+    }
+
+    /// Stops the behavior; runs exactly once per activation.
+    fn deactivate(agent: &mut A, memory: &mut Self::Memory, cx: &Ctx) {
+        let _ = (agent, memory, cx);
+    }
+}
+
+/// What a behavior callback sees besides the agent and its memory block.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Ctx {
+    /// Absolute time of this tick, in seconds.
+    pub now: f64,
+    /// Time since the previous tick, in seconds.
+    pub dt: f32,
+    /// When the behavior's decider was activated.
+    pub since: f64,
+    /// The behavior flags word of the decider that runs the behavior.
+    pub flags: u64,
+    /// The caller's decision flags for this tick.
+    pub decision: u64,
+    /// The agent's stimuli flags for this tick.
+    pub stimuli: u64,
+    /// The agent id given in the tick input.
+    pub agent: u32,
+    /// Depth of the decider in the tree (the root is 0).
+    pub depth: u8,
+}
+
+impl Ctx {
+    /// A context at time `now` with step `dt`, activated now, with no
+    /// flags: for calling behavior functions directly in unit tests.
+    pub const fn at(now: f64, dt: f32) -> Ctx {
+        Ctx {
+            now,
+            dt,
+            since: now,
+            flags: 0,
+            decision: 0,
+            stimuli: 0,
+            agent: 0,
+            depth: 0,
+        }
+    }
+
+    /// The same context with the behavior flags word `flags`.
+    pub const fn with_flags(mut self, flags: u64) -> Ctx {
+        self.flags = flags;
+        self
+    }
+
+    /// The same context, activated at `since`.
+    pub const fn with_since(mut self, since: f64) -> Ctx {
+        self.since = since;
+        self
+    }
+
+    /// Seconds since the behavior's decider was activated.
+    pub fn time_active(&self) -> f64 {
+        self.now - self.since
+    }
+
+    /// The behavior flags word as the user's own flags type.
+    pub fn flags_as<F: bitflags::Flags>(&self) -> F
+    where
+        F::Bits: TryFrom<u64>,
+    {
+        bits_as(self.flags)
+    }
+}
+
+/// Reads a 64-bit flag word as the user's flags type, dropping bits the
+/// type does not define.
+pub(crate) fn bits_as<F: bitflags::Flags>(word: u64) -> F
+where
+    F::Bits: TryFrom<u64>,
+{
+    let width = 8 * core::mem::size_of::<F::Bits>();
+    let word = if width >= 64 { word } else { word & ((1u64 << width) - 1) };
+    match F::Bits::try_from(word) {
+        Ok(bits) => F::from_bits_truncate(bits),
+        Err(_) => F::empty(),
+    }
+}
+
+/// The raw form of a [`Decide`]: what a compiled `decide` receives.
+pub struct DecideRaw<'a> {
+    pub(crate) input: &'a crate::TickInput,
+    pub(crate) sink: Option<DSink<'a>>,
+}
+
+/// What a `decide` function sees besides the agent: the tick's time and
+/// flags, and the DBlock it may fill for its behavior's `activate`.
+///
+/// `D` is the DBlock type of the behavior the decider activates (`()` when
+/// it takes none); the macros check it at compile time.
+pub struct Decide<'a, D: 'static = ()> {
+    raw: DecideRaw<'a>,
+    _dblock: PhantomData<fn(D)>,
+}
+
+impl<'a, D: 'static> Decide<'a, D> {
+    pub(crate) fn new(raw: DecideRaw<'a>) -> Self {
+        Decide {
+            raw,
+            _dblock: PhantomData,
+        }
+    }
+
+    /// Absolute time of this tick, in seconds.
+    pub fn now(&self) -> f64 {
+        self.raw.input.now
+    }
+
+    /// Time since the previous tick, in seconds.
+    pub fn dt(&self) -> f32 {
+        self.raw.input.dt
+    }
+
+    /// The caller's decision flags for this tick.
+    pub fn decision(&self) -> u64 {
+        self.raw.input.decision
+    }
+
+    /// The agent's stimuli flags for this tick.
+    pub fn stimuli(&self) -> u64 {
+        self.raw.input.stimuli
+    }
+
+    /// The agent id given in the tick input.
+    pub fn agent(&self) -> u32 {
+        self.raw.input.agent
+    }
+
+    /// Hands `value` to the `activate` of this decider's behavior, if the
+    /// decider activates; otherwise it is dropped before the next `decide`
+    /// runs. Setting it again replaces (and drops) the earlier value.
+    pub fn set(&mut self, value: D) {
+        if let Some(sink) = &mut self.raw.sink {
+            sink.put(value);
+        }
+    }
+}

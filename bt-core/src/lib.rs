@@ -1,0 +1,362 @@
+//! Spore-style hierarchical state machines of *deciders*, declared as static
+//! tables and run by a small data-oriented interpreter.
+//!
+//! A tree is declared once, in Rust source, with four macros: a
+//! [`behavior!`] is the code that acts (activate / tick / deactivate, with a
+//! typed memory block), a [`decider!`] decides whether its behavior should
+//! run, a [`group!`] picks among child deciders by a policy, and [`tree!`]
+//! compiles a root decider into a flat [`Tree`] **at compile time**, with
+//! const functions that also validate the declaration. Each agent owns a
+//! fixed-size [`AgentMemory`] made by the tree; [`tick`] runs one agent for
+//! one frame without allocating.
+//!
+//! ```
+//! use bt_core::{behavior, decider, group, tree, tick, TickInput};
+//!
+//! #[derive(Default)]
+//! struct Critter {
+//!     hunger: f32,
+//!     log: Vec<&'static str>,
+//! }
+//!
+//! behavior! { EAT: Critter,
+//!     tick: |c, cx| {
+//!         c.hunger -= 4.0 * cx.dt;
+//!         c.log.push("eat");
+//!         c.hunger > 0.0 // false ends the behavior
+//!     },
+//! }
+//! behavior! { WANDER: Critter,
+//!     tick: |c, cx| {
+//!         c.hunger += 2.0 * cx.dt;
+//!         c.log.push("wander");
+//!         true
+//!     },
+//! }
+//! decider! { EAT_WHEN_HUNGRY: Critter => EAT, decide: |c, _| if c.hunger > 3.0 { 1.0 } else { 0.0 } }
+//! decider! { JUST_WANDER: Critter => WANDER }
+//! group! { ROOT: Critter, prioritized [EAT_WHEN_HUNGRY, JUST_WANDER] }
+//! tree! { CRITTER: Critter = ROOT }
+//!
+//! let mut critter = Critter::default();
+//! let mut memory = CRITTER.new_memory(1);
+//! for frame in 0..4 {
+//!     let input = TickInput::new(f64::from(frame), 1.0);
+//!     let report = tick(&CRITTER, &mut critter, &mut memory, &input).unwrap();
+//!     assert!(report.behavior.is_some());
+//! }
+//! // Wandering makes it hungry; once hungry, eating preempts wandering. When
+//! // eating ends, the same tick falls back to wandering.
+//! assert_eq!(critter.log, ["wander", "wander", "eat", "wander", "wander"]);
+//! ```
+//!
+//! # How a tick decides
+//!
+//! The agent's memory holds its *active path*: one active decider per depth
+//! level, from the root down to the behavior that runs. A tick walks down
+//! that path. The active decider is not asked again whether it wants to run
+//! (the test to start is not the test to continue); instead a prioritized
+//! group lets the children *before* the active one preempt it, and a scored
+//! group lets any child that beats the active child's score take over. The
+//! behavior at the end of the path ticks every tick. When it ends (its
+//! `tick` returns `false`) or fails to activate, it is deactivated and masked
+//! out in its group for the rest of the tick, and the group decides again
+//! among the others — up to the root, where nothing accepting leaves the
+//! agent idle until the next tick. The details are in [`tick`].
+//!
+//! # Features
+//!
+//! - Declarations are plain `static` data; the compiled [`Tree`] is `Sync`
+//!   and shared by every agent. Mistakes in a declaration (a cycle, an empty
+//!   group, a memory type larger than its block, …) are compile errors that
+//!   name the decider at fault.
+//! - Policies: prioritized, sequential, random, shuffle and scored groups
+//!   ([`Policy`]), group behaviors, and delegating groups
+//!   ([`DeciderFlags::DELEGATE_DECIDE`]).
+//! - Preconditions checked before any `decide` is called: decision-flag and
+//!   stimuli-flag mask tests taking the user's own `bitflags` types, and
+//!   timers ([`Preconditions`]).
+//! - Typed memory blocks per level, built at activation and dropped exactly
+//!   once, and DBlocks: a value a `decide` hands to its behavior's `activate`
+//!   ([`Decide::set`]).
+//! - Decision traces: every step of a tick as an [`Event`], rendered one line
+//!   per event by [`TraceRecorder`] ([`tick_traced`]); [`NoTrace`] compiles
+//!   them out.
+//! - `no_std` (with `alloc` for the trace recorder only); the tick itself
+//!   never allocates.
+#![no_std]
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+extern crate alloc;
+
+mod compile;
+mod decl;
+mod memory;
+mod raw;
+mod tick;
+mod trace;
+mod tree;
+
+pub use compile::{DEFAULT_BLOCK, MAX_CHILDREN, MAX_LEVELS, MAX_SHUFFLE_CHILDREN, Shape};
+pub use decl::{
+    Behavior, BehaviorDef, Ctx, Decide, DecideRaw, Decider, DeciderFlags, DeciderKind, FlagTest,
+    Policy, Preconditions,
+};
+pub use memory::{ActiveLevel, AgentMemory};
+pub use raw::{BLOCK_ALIGN, ErasedBehavior, TypeLayout};
+pub use tick::{TickError, TickInput, TickReport, deactivate_all, tick, tick_traced};
+pub use trace::{Event, NoTrace, NodeRef, Rejection, TraceRecorder, Tracer, Why, write_event};
+pub use tree::{Has, ItemIdx, Node, Tree, TreeError};
+
+/// Declares a behavior: the code that runs while a decider is active.
+///
+/// ```
+/// # use bt_core::{behavior, Ctx};
+/// # #[derive(Default)] struct Creature { x: f32 }
+/// #[derive(Default)]
+/// struct PatrolState { leg: u8 }
+///
+/// fn patrol_tick(c: &mut Creature, m: &mut PatrolState, cx: &Ctx) -> bool {
+///     c.x += cx.dt;
+///     m.leg += 1;
+///     m.leg < 4
+/// }
+///
+/// behavior! {
+///     /// Walks four legs around the nest.
+///     pub PATROL: Creature,
+///     memory: PatrolState,
+///     tick: patrol_tick,
+///     deactivate: |c, m, _cx| { c.x = 0.0; m.leg = 0; },
+/// }
+/// ```
+///
+/// Keys, in any order, each at most once, all optional:
+/// - `memory: Type` — the memory block (`Default + Send + 'static`, at most
+///   the tree's block size): built at activation, dropped at deactivation.
+/// - `dblock: Type` — the value a `decide` may hand to `activate`.
+/// - `activate: f` — `f(&mut Agent, [&mut Memory,] [Option<DBlock>,] &Ctx) -> bool`;
+///   `false` fails the activation (`deactivate` still runs).
+/// - `tick: f` — `f(&mut Agent, [&mut Memory,] &Ctx) -> bool`; `false` ends
+///   the behavior.
+/// - `deactivate: f` — `f(&mut Agent, [&mut Memory,] &Ctx)`.
+///
+/// The bracketed arguments are there exactly when `memory:` / `dblock:` are
+/// declared. `f` is a function path or a closure that captures nothing.
+#[macro_export]
+macro_rules! behavior {
+    // behavior! { pub PATROL: Creature, memory: PatrolState, tick: patrol_tick }
+    ($($decl:tt)*) => {
+        $crate::__private::__bt_behavior_impl! { $crate; $($decl)* }
+    };
+}
+
+/// Declares a behavior decider: it decides whether its behavior runs.
+///
+/// ```
+/// # use bt_core::{behavior, decider, Decide};
+/// # #[derive(Default)] struct Creature { hunger: f32 }
+/// # bitflags::bitflags! { #[derive(Clone, Copy)] pub struct Decision: u32 { const DAY = 1; const HAS_NEST = 2; } }
+/// # behavior! { PATROL: Creature }
+/// fn patrol_wanted(c: &Creature, _: &mut Decide) -> f32 {
+///     if c.hunger < 5.0 { 1.0 } else { 0.0 }
+/// }
+///
+/// decider! { pub GUARD_NEST_PATROL: Creature => PATROL,
+///     decide: patrol_wanted,
+///     needs_all: Decision::DAY | Decision::HAS_NEST,
+///     every: 2.0,
+/// }
+///
+/// // The full form also sets the name and the id.
+/// decider! { full pub PATROL_AGAIN: Creature => PATROL,
+///     name: "patrol-again",
+///     id: 7,
+///     decide: |c, _| 1.0 / (1.0 + c.hunger),
+/// }
+/// assert_eq!(PATROL_AGAIN.name(), "patrol-again");
+/// ```
+///
+/// Keys, in any order, each at most once, all optional:
+/// - `decide: f` — `f(&Agent, &mut Decide<DBlock>) -> f32`: 0 (or less, or
+///   NaN) rejects, above 0 accepts and is the weight (random groups) or the
+///   score (scored groups). No `decide` means 1.0.
+/// - `needs_all`, `needs_any`, `needs_none`, `needs_not_all: A | B | …` —
+///   decision-flag tests (all set, any set, all clear, any clear), with the
+///   user's own `bitflags` constants.
+/// - `stimuli_all`, `stimuli_any`, `stimuli_none`, `stimuli_not_all: …` — the
+///   same tests of the stimuli flags.
+/// - `every: seconds` — a timer: `decide` runs at most this often per agent.
+/// - `flags: CALL_DECIDE_ON_REDECIDE | DELEGATE_DECIDE` — [`DeciderFlags`]
+///   (groups only).
+/// - `behavior_flags: A | B | …` — the word handed to the behavior in
+///   [`Ctx::flags`].
+/// - `name: "…"`, `id: u32` — the `full` form only (and required there).
+#[macro_export]
+macro_rules! decider {
+    // decider! { full pub X: Creature => PATROL, name: "x", id: 7, decide: f }
+    (full $($decl:tt)*) => {
+        $crate::__private::__bt_decider_impl! { $crate; full; $($decl)* }
+    };
+    // decider! { pub GUARD_NEST_PATROL: Creature => PATROL, decide: f, needs_all: Decision::DAY }
+    ($($decl:tt)*) => {
+        $crate::__private::__bt_decider_impl! { $crate; plain; $($decl)* }
+    };
+}
+
+/// Declares a group decider: it picks one of its child deciders by a policy.
+///
+/// ```
+/// # use bt_core::{behavior, decider, group};
+/// # #[derive(Default)] struct Creature;
+/// # behavior! { FIGHT: Creature } behavior! { PATROL: Creature } behavior! { ALERT: Creature }
+/// # decider! { GUARD_NEST_FIGHT: Creature => FIGHT }
+/// # decider! { GUARD_NEST_PATROL: Creature => PATROL }
+/// group! { pub GUARD_NEST: Creature, prioritized [GUARD_NEST_FIGHT, GUARD_NEST_PATROL],
+///     behavior: ALERT,
+///     decide: |_, _| 1.0,
+///     flags: CALL_DECIDE_ON_REDECIDE,
+/// }
+/// ```
+///
+/// The policy is one of `prioritized`, `sequential`, `random`, `shuffle`,
+/// `scored` ([`Policy`]); children are deciders, each at most once. Keys are
+/// those of [`decider!`], plus `behavior: B`, a group behavior that
+/// activates before the children, ticks before them every tick and
+/// deactivates after them. A `full` form sets `name:` and `id:` as well.
+#[macro_export]
+macro_rules! group {
+    // group! { full pub G: Creature, random [A, B], name: "g", id: 9 }
+    (full $($decl:tt)*) => {
+        $crate::__private::__bt_decider_impl! { $crate; full; $($decl)* }
+    };
+    // group! { pub GUARD_NEST: Creature, prioritized [HELP, FIGHT, PATROL], behavior: ALERT }
+    ($($decl:tt)*) => {
+        $crate::__private::__bt_decider_impl! { $crate; plain; $($decl)* }
+    };
+}
+
+/// Compiles a root decider into a [`Tree`] at compile time.
+///
+/// ```
+/// # use bt_core::{behavior, decider, tree};
+/// # #[derive(Default)] struct Creature;
+/// # behavior! { IDLE: Creature }
+/// # decider! { ROOT: Creature => IDLE }
+/// tree! { pub CREATURE: Creature = ROOT,
+///     block: 64,           // bytes per memory block (default 128)
+///     max_depth: 8,        // levels allowed (default and most: 32)
+///     redecide_limit: 100, // masked redecides per tick (default: item count)
+///     memory: CreatureMemory, // also declare `type CreatureMemory = AgentMemory<…>`
+/// }
+/// let memory: CreatureMemory = CREATURE.new_memory(0);
+/// assert_eq!(CREATURE.levels(), 1);
+/// ```
+///
+/// Every key is optional. The flattening inlines a decider used in two
+/// places at both; the validation rejects, naming the decider at fault, a
+/// cycle, a tree deeper than `max_depth`, an empty group, a group with more
+/// than [`MAX_CHILDREN`] children (a shuffle group: [`MAX_SHUFFLE_CHILDREN`]),
+/// the same child twice in a group, a timer that is not positive, flags that
+/// do not fit the decider, and a memory or DBlock type larger than the block.
+#[macro_export]
+macro_rules! tree {
+    // tree! { pub CREATURE: Creature = ROOT, block: 128, redecide_limit: 64 }
+    ($($decl:tt)*) => {
+        $crate::__private::__bt_tree_impl! { $crate; $($decl)* }
+    };
+}
+
+/// What the macro expansions use. Not part of the public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::compile::{DEFAULT_BLOCK, Shape, check_unique_children, flatten, fnv1a, shape};
+    pub use crate::decl::{BehaviorDef, DecideFn, DecideRaw};
+    pub use crate::tree::Item;
+    pub use bt_macros::{
+        __bt_behavior_impl, __bt_decider_impl, __bt_tree_impl,
+    };
+    pub use core;
+
+    use crate::decl::{Behavior, Ctx, Decide, Decider};
+
+    /// Calls a callback that takes the agent and the context.
+    #[inline(always)]
+    pub fn call_a<A, R>(agent: &mut A, cx: &Ctx, f: impl FnOnce(&mut A, &Ctx) -> R) -> R {
+        f(agent, cx)
+    }
+
+    /// Calls a callback that takes the agent, its memory and the context.
+    #[inline(always)]
+    pub fn call_am<A, M, R>(
+        agent: &mut A,
+        memory: &mut M,
+        cx: &Ctx,
+        f: impl FnOnce(&mut A, &mut M, &Ctx) -> R,
+    ) -> R {
+        f(agent, memory, cx)
+    }
+
+    /// Calls an `activate` that takes the agent, the DBlock and the context.
+    #[inline(always)]
+    pub fn call_ad<A, D, R>(
+        agent: &mut A,
+        dblock: Option<D>,
+        cx: &Ctx,
+        f: impl FnOnce(&mut A, Option<D>, &Ctx) -> R,
+    ) -> R {
+        f(agent, dblock, cx)
+    }
+
+    /// Calls an `activate` that takes everything.
+    #[inline(always)]
+    pub fn call_amd<A, M, D, R>(
+        agent: &mut A,
+        memory: &mut M,
+        dblock: Option<D>,
+        cx: &Ctx,
+        f: impl FnOnce(&mut A, &mut M, Option<D>, &Ctx) -> R,
+    ) -> R {
+        f(agent, memory, dblock, cx)
+    }
+
+    /// Calls a `decide` whose DBlock type is `behavior`'s.
+    #[inline(always)]
+    pub fn decide_for<A, D>(
+        behavior: &'static Behavior<A, D>,
+        agent: &A,
+        raw: DecideRaw<'_>,
+        f: impl FnOnce(&A, &mut Decide<'_, D>) -> f32,
+    ) -> f32 {
+        let _ = behavior;
+        f(agent, &mut Decide::new(raw))
+    }
+
+    /// Calls a `decide` of a group without a group behavior.
+    #[inline(always)]
+    pub fn decide_plain<A>(
+        agent: &A,
+        raw: DecideRaw<'_>,
+        f: impl FnOnce(&A, &mut Decide<'_, ()>) -> f32,
+    ) -> f32 {
+        f(agent, &mut Decide::new(raw))
+    }
+
+    /// Implemented by deciders only; the macros use it to check children.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not a decider",
+        label = "not a decider",
+        note = "a group's children must be deciders declared with `decider!` or `group!`; \
+                behaviors run through a behavior decider (`decider! {{ NAME: Agent => BEHAVIOR }}`)"
+    )]
+    pub trait IsDecider<A> {}
+
+    impl<A: 'static> IsDecider<A> for Decider<A> {}
+
+    /// Type-checks that `child` is a decider of agent type `A`.
+    pub fn is_decider<A, T: IsDecider<A> + ?Sized>(child: &T) {
+        let _ = child;
+    }
+}

@@ -1,0 +1,428 @@
+//! Type-erased storage: the one module of the crate that uses `unsafe`.
+//!
+//! Three things live here, each a typed value kept in untyped bytes:
+//!
+//! - [`ErasedBehavior`]: a behavior's callbacks with its memory type erased.
+//!   It is built only by [`ErasedBehavior::new`], which takes every callback
+//!   and the memory type from one [`BehaviorDef`] implementation, so the
+//!   thunks of one behavior always agree on the type they cast to.
+//! - [`Blocks`]: one fixed-size block per depth level of an agent's memory.
+//!   A level's block holds a value exactly while `owner[level]` is `Some(b)`,
+//!   and then that value was written by `b`'s own `init` thunk. Every method
+//!   that runs a thunk on a block reads the owner first and calls that owner's
+//!   thunk, so the block and the code that casts it can never disagree.
+//! - [`DPool`]: the per-tick scratch blocks that carry a `decide` result (a
+//!   DBlock) to the `activate` of the same decider. Each live value carries
+//!   its `TypeId`, and is read back only under the same type.
+//!
+//! Invariants established here are not relied on anywhere else: the rest of
+//! the crate is `#![forbid(unsafe_code)]`-clean and can only reach these
+//! values through the safe methods below.
+#![allow(unsafe_code)]
+
+use core::any::TypeId;
+use core::marker::PhantomData;
+use core::mem::{self, MaybeUninit};
+use core::ptr;
+
+use crate::decl::{BehaviorDef, Ctx};
+
+/// Alignment of every memory block and DBlock.
+pub const BLOCK_ALIGN: usize = 16;
+
+/// `N` bytes aligned to [`BLOCK_ALIGN`].
+#[repr(C, align(16))]
+pub(crate) struct Bytes<const N: usize>([MaybeUninit<u8>; N]);
+
+impl<const N: usize> Bytes<N> {
+    const UNINIT: Self = Bytes([MaybeUninit::uninit(); N]);
+
+    fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.0.as_mut_ptr().cast()
+    }
+}
+
+/// Size and alignment of a type stored in a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TypeLayout {
+    /// `size_of` the type.
+    pub size: usize,
+    /// `align_of` the type.
+    pub align: usize,
+}
+
+impl TypeLayout {
+    /// The layout of `T`.
+    pub const fn of<T>() -> Self {
+        TypeLayout {
+            size: mem::size_of::<T>(),
+            align: mem::align_of::<T>(),
+        }
+    }
+
+    /// Whether a value of this layout fits a block of `block` bytes.
+    pub const fn fits(&self, block: usize) -> bool {
+        self.size <= block && self.align <= BLOCK_ALIGN
+    }
+}
+
+type InitFn = unsafe fn(*mut u8);
+type DropFn = unsafe fn(*mut u8);
+type ActivateFn<A> = unsafe fn(&mut A, *mut u8, DIn<'_>, &Ctx) -> bool;
+type TickFn<A> = unsafe fn(&mut A, *mut u8, &Ctx) -> bool;
+type DeactivateFn<A> = unsafe fn(&mut A, *mut u8, &Ctx);
+
+/// A behavior with its memory type erased: what deciders and the compiled
+/// tree point to. Made only by [`Behavior`](crate::Behavior) declarations.
+pub struct ErasedBehavior<A: 'static> {
+    pub(crate) name: &'static str,
+    pub(crate) id: u32,
+    pub(crate) has_activate: bool,
+    pub(crate) has_tick: bool,
+    pub(crate) has_deactivate: bool,
+    pub(crate) has_dblock: bool,
+    pub(crate) memory: TypeLayout,
+    pub(crate) memory_type: &'static str,
+    pub(crate) dblock: TypeLayout,
+    pub(crate) dblock_type: &'static str,
+    init: InitFn,
+    drop: DropFn,
+    activate: ActivateFn<A>,
+    tick: TickFn<A>,
+    deactivate: DeactivateFn<A>,
+}
+
+impl<A: 'static> ErasedBehavior<A> {
+    /// Erases the behavior `T`: every thunk stored here is instantiated with
+    /// the same `T`, so all of them cast a block to `T::Memory`.
+    pub(crate) const fn new<T: BehaviorDef<A>>() -> Self {
+        ErasedBehavior {
+            name: T::NAME,
+            id: crate::compile::fnv1a(T::MODULE, T::NAME),
+            has_activate: T::HAS_ACTIVATE,
+            has_tick: T::HAS_TICK,
+            has_deactivate: T::HAS_DEACTIVATE,
+            has_dblock: T::HAS_DBLOCK,
+            memory: TypeLayout::of::<T::Memory>(),
+            memory_type: T::MEMORY_TYPE,
+            dblock: TypeLayout::of::<T::DBlock>(),
+            dblock_type: T::DBLOCK_TYPE,
+            init: init_thunk::<T::Memory>,
+            drop: drop_thunk::<T::Memory>,
+            activate: activate_thunk::<A, T>,
+            tick: tick_thunk::<A, T>,
+            deactivate: deactivate_thunk::<A, T>,
+        }
+    }
+}
+
+/// # Safety
+/// `p` is valid for writes of `M` and aligned for it.
+unsafe fn init_thunk<M: Default>(p: *mut u8) {
+    // SAFETY: guaranteed by the caller (see `Blocks::init`).
+    unsafe { p.cast::<M>().write(M::default()) }
+}
+
+/// # Safety
+/// `p` points to a live `M` that is not used again.
+unsafe fn drop_thunk<M>(p: *mut u8) {
+    // SAFETY: guaranteed by the caller (see `Blocks::release`, `DPool::clear`).
+    unsafe { ptr::drop_in_place(p.cast::<M>()) }
+}
+
+/// # Safety
+/// `p` points to a live `T::Memory`, not aliased for the duration of the call.
+unsafe fn activate_thunk<A, T: BehaviorDef<A>>(
+    agent: &mut A,
+    p: *mut u8,
+    din: DIn<'_>,
+    cx: &Ctx,
+) -> bool {
+    // SAFETY: guaranteed by the caller (see `Blocks::activate`).
+    let memory = unsafe { &mut *p.cast::<T::Memory>() };
+    let dblock = din.take::<T::DBlock>();
+    T::activate(agent, memory, dblock, cx)
+}
+
+/// # Safety
+/// `p` points to a live `T::Memory`, not aliased for the duration of the call.
+unsafe fn tick_thunk<A, T: BehaviorDef<A>>(agent: &mut A, p: *mut u8, cx: &Ctx) -> bool {
+    // SAFETY: guaranteed by the caller (see `Blocks::tick`).
+    let memory = unsafe { &mut *p.cast::<T::Memory>() };
+    T::tick(agent, memory, cx)
+}
+
+/// # Safety
+/// `p` points to a live `T::Memory`, not aliased for the duration of the call.
+unsafe fn deactivate_thunk<A, T: BehaviorDef<A>>(agent: &mut A, p: *mut u8, cx: &Ctx) {
+    // SAFETY: guaranteed by the caller (see `Blocks::deactivate`).
+    let memory = unsafe { &mut *p.cast::<T::Memory>() };
+    T::deactivate(agent, memory, cx)
+}
+
+/// The memory blocks of one agent: `L` levels of `N` bytes each.
+pub(crate) struct Blocks<A: 'static, const L: usize, const N: usize> {
+    bytes: [Bytes<N>; L],
+    /// `Some(b)` exactly while the level's block holds a live value written
+    /// by `b.init`.
+    owner: [Option<&'static ErasedBehavior<A>>; L],
+}
+
+impl<A: 'static, const L: usize, const N: usize> Blocks<A, L, N> {
+    pub(crate) const fn new() -> Self {
+        Blocks {
+            bytes: [Bytes::UNINIT; L],
+            owner: [None; L],
+        }
+    }
+
+    /// The behavior whose value the block of `level` holds.
+    pub(crate) fn owner(&self, level: usize) -> Option<&'static ErasedBehavior<A>> {
+        self.owner[level]
+    }
+
+    /// Builds `b`'s memory value (its `Default`) in the block of `level`,
+    /// first dropping whatever the block held.
+    ///
+    /// # Panics
+    /// If `b`'s memory type does not fit the block (the compile step rejects
+    /// such trees, so only a hand-made table can get here), or if the memory
+    /// type's `Default` panics; the block is left empty in both cases.
+    pub(crate) fn init(&mut self, level: usize, b: &'static ErasedBehavior<A>) {
+        self.release(level);
+        assert!(
+            b.memory.fits(N),
+            "behavior `{}`: memory type does not fit a {N}-byte block",
+            b.name
+        );
+        // SAFETY: the block is `N` bytes aligned to `BLOCK_ALIGN` and the
+        // assertion above checked that `b`'s memory type fits both; the block
+        // holds no live value (released above). The owner is set only after
+        // the value is written, so a panicking `Default` leaves it empty.
+        unsafe { (b.init)(self.bytes[level].as_mut_ptr()) };
+        self.owner[level] = Some(b);
+    }
+
+    /// Runs the owner's `activate` on its block. An empty block means a
+    /// level with no behavior: there is nothing to run and it succeeds.
+    pub(crate) fn activate(&mut self, level: usize, agent: &mut A, din: DIn<'_>, cx: &Ctx) -> bool {
+        match self.owner[level] {
+            // SAFETY: `owner[level] == Some(b)` means the block holds a live
+            // value written by `b.init`, i.e. a `T::Memory` for the `T` that
+            // `b`'s thunks were instantiated with; `&mut self` makes the
+            // access exclusive.
+            Some(b) => unsafe { (b.activate)(agent, self.bytes[level].as_mut_ptr(), din, cx) },
+            None => true,
+        }
+    }
+
+    /// Runs the owner's `tick` on its block.
+    pub(crate) fn tick(&mut self, level: usize, agent: &mut A, cx: &Ctx) -> bool {
+        match self.owner[level] {
+            // SAFETY: as in `activate`.
+            Some(b) => unsafe { (b.tick)(agent, self.bytes[level].as_mut_ptr(), cx) },
+            None => true,
+        }
+    }
+
+    /// Runs the owner's `deactivate` on its block.
+    pub(crate) fn deactivate(&mut self, level: usize, agent: &mut A, cx: &Ctx) {
+        if let Some(b) = self.owner[level] {
+            // SAFETY: as in `activate`.
+            unsafe { (b.deactivate)(agent, self.bytes[level].as_mut_ptr(), cx) }
+        }
+    }
+
+    /// Drops the value in the block of `level`, if any.
+    pub(crate) fn release(&mut self, level: usize) {
+        // The owner is cleared before the value is dropped: if the drop
+        // panics, the block already counts as empty and is never dropped again.
+        if let Some(b) = self.owner[level].take() {
+            // SAFETY: the owner was `Some(b)`, so the block held a live value
+            // written by `b.init`; clearing the owner above ends its life.
+            unsafe { (b.drop)(self.bytes[level].as_mut_ptr()) }
+        }
+    }
+
+    /// Drops every value, deepest level first.
+    pub(crate) fn release_all(&mut self) {
+        // If one drop panics, the guard goes on with the levels above it, so
+        // a panicking `Drop` does not leak the other blocks.
+        struct Rest<'a, A: 'static, const L: usize, const N: usize>(&'a mut Blocks<A, L, N>);
+        impl<A: 'static, const L: usize, const N: usize> Drop for Rest<'_, A, L, N> {
+            fn drop(&mut self) {
+                for level in (0..L).rev() {
+                    self.0.release(level);
+                }
+            }
+        }
+        let rest = Rest(self);
+        for level in (0..L).rev() {
+            rest.0.release(level);
+        }
+        mem::forget(rest);
+    }
+}
+
+impl<A: 'static, const L: usize, const N: usize> Drop for Blocks<A, L, N> {
+    fn drop(&mut self) {
+        self.release_all();
+    }
+}
+
+/// What a live DBlock value is: its type and how to drop it.
+#[derive(Clone, Copy)]
+struct DKind {
+    ty: TypeId,
+    drop: DropFn,
+}
+
+/// The DBlocks of one tick: `K` scratch blocks of `N` bytes, each empty or
+/// holding one value whose type is recorded beside it.
+pub(crate) struct DPool<const K: usize, const N: usize> {
+    bytes: [Bytes<N>; K],
+    /// Valid where the bit of `live` is set.
+    kind: [MaybeUninit<DKind>; K],
+    live: u32,
+}
+
+impl<const K: usize, const N: usize> DPool<K, N> {
+    pub(crate) const fn new() -> Self {
+        const { assert!(K <= 32, "a DBlock pool holds at most 32 blocks") };
+        DPool {
+            bytes: [Bytes::UNINIT; K],
+            kind: [MaybeUninit::uninit(); K],
+            live: 0,
+        }
+    }
+
+    /// Drops the value of scratch block `slot`, if any.
+    pub(crate) fn clear(&mut self, slot: usize) {
+        let bit = 1u32 << slot;
+        if self.live & bit != 0 {
+            // Marked empty before the drop runs: a panicking drop cannot
+            // lead to a second one.
+            self.live &= !bit;
+            // SAFETY: the live bit was set, so `kind[slot]` is initialised
+            // and the block holds a live value of that kind.
+            unsafe {
+                let kind = self.kind[slot].assume_init();
+                (kind.drop)(self.bytes[slot].as_mut_ptr());
+            }
+        }
+    }
+
+    /// A handle through which a `decide` may fill scratch block `slot`.
+    pub(crate) fn sink(&mut self, slot: usize) -> DSink<'_> {
+        self.clear(slot);
+        DSink {
+            ptr: self.bytes[slot].as_mut_ptr(),
+            cap: N,
+            kind: &mut self.kind[slot],
+            live: &mut self.live,
+            bit: 1 << slot,
+            _marker: PhantomData,
+        }
+    }
+
+    /// A handle through which an `activate` takes the value of `slot`.
+    pub(crate) fn input(&mut self, slot: Option<usize>) -> DIn<'_> {
+        match slot {
+            Some(slot) => DIn {
+                ptr: self.bytes[slot].as_mut_ptr(),
+                state: Some((&self.kind[slot], &mut self.live)),
+                bit: 1 << slot,
+            },
+            None => DIn::EMPTY,
+        }
+    }
+}
+
+impl<const K: usize, const N: usize> Drop for DPool<K, N> {
+    fn drop(&mut self) {
+        for slot in 0..K {
+            self.clear(slot);
+        }
+    }
+}
+
+/// Write access to one scratch block, for a `decide`.
+pub struct DSink<'a> {
+    ptr: *mut u8,
+    cap: usize,
+    kind: &'a mut MaybeUninit<DKind>,
+    live: &'a mut u32,
+    bit: u32,
+    _marker: PhantomData<&'a mut [u8]>,
+}
+
+impl DSink<'_> {
+    /// Stores `value`, dropping any value stored before.
+    ///
+    /// # Panics
+    /// If `D` does not fit the block; the compile step rejects trees where
+    /// that can happen, so only a hand-made table can get here.
+    pub(crate) fn put<D: 'static>(&mut self, value: D) {
+        self.clear();
+        assert!(
+            TypeLayout::of::<D>().fits(self.cap),
+            "DBlock type does not fit a {}-byte block",
+            self.cap
+        );
+        // SAFETY: `ptr` is the start of a block of `cap` bytes aligned to
+        // `BLOCK_ALIGN` that holds no live value (cleared above), and `D`
+        // fits it (asserted above).
+        unsafe { self.ptr.cast::<D>().write(value) };
+        *self.kind = MaybeUninit::new(DKind {
+            ty: TypeId::of::<D>(),
+            drop: drop_thunk::<D>,
+        });
+        *self.live |= self.bit;
+    }
+
+    fn clear(&mut self) {
+        if *self.live & self.bit != 0 {
+            *self.live &= !self.bit;
+            // SAFETY: the live bit was set, so `kind` is initialised and the
+            // block holds a live value of that kind; it was marked empty first.
+            unsafe {
+                let kind = self.kind.assume_init();
+                (kind.drop)(self.ptr);
+            }
+        }
+    }
+}
+
+/// Take access to one scratch block, for an `activate`.
+pub(crate) struct DIn<'a> {
+    ptr: *mut u8,
+    state: Option<(&'a MaybeUninit<DKind>, &'a mut u32)>,
+    bit: u32,
+}
+
+impl DIn<'_> {
+    /// No scratch block: the `activate` receives `None`.
+    pub(crate) const EMPTY: DIn<'static> = DIn {
+        ptr: ptr::null_mut(),
+        state: None,
+        bit: 0,
+    };
+
+    /// Moves the value out if it is a `D`. A value of another type stays in
+    /// the block and is dropped with it (no macro-built tree can get there).
+    fn take<D: 'static>(self) -> Option<D> {
+        let (kind, live) = self.state?;
+        if *live & self.bit == 0 {
+            return None;
+        }
+        // SAFETY: the live bit is set, so `kind` is initialised.
+        let kind = unsafe { kind.assume_init() };
+        if kind.ty != TypeId::of::<D>() {
+            return None;
+        }
+        *live &= !self.bit;
+        // SAFETY: the block holds a live `D` (its recorded type is `D`'s) and
+        // was marked empty above, so the value is moved out exactly once.
+        Some(unsafe { self.ptr.cast::<D>().read() })
+    }
+}

@@ -1,0 +1,899 @@
+//! The interpreter: one tick of one agent (DESIGN §6).
+//!
+//! A tick is a small state machine over the flat item stream. Each step
+//! works on one depth level of the agent's active path:
+//!
+//! - `Walk(k)`: the decider active at level `k` is visited; its behavior
+//!   ticks (a group behavior before its children), then a prioritized or
+//!   scored group gets its chance to switch to another child. Otherwise the
+//!   walk goes on into the active child *without* checking it again.
+//! - `Enter(k, pick)`: the picked decider becomes active at level `k`; its
+//!   memory block is built and its behavior activated. A leaf ticks at once,
+//!   a group goes on to `Choose`.
+//! - `Choose(k, first)`: the group at level `k` picks a child by its policy,
+//!   skipping children masked out by failures in this tick.
+//! - `Fail(k, why)`: the decider at level `k` failed. Its subtree is
+//!   deactivated deepest first, it is masked in its parent, and the parent
+//!   redecides; at the root the agent goes idle.
+//!
+//! Every failure masks one child, so a tick makes at most one redecide per
+//! item; the tree's redecide budget bounds it further and turns a runaway
+//! into [`TickError::RedecideLimit`] with every behavior deactivated.
+//!
+//! If a callback panics, the memory is left idle with every block value
+//! dropped (no further callbacks run) and the panic goes on to the caller.
+
+use core::fmt;
+
+use crate::decl::{Ctx, DecideRaw, Policy};
+use crate::memory::{AgentMemory, Level};
+use crate::raw::{DIn, DPool};
+use crate::trace::{Event, NodeRef, NoTrace, Rejection, Tracer, Why};
+use crate::tree::{Has, Item, ItemIdx, Tree, passes};
+
+/// What the caller tells a tick: the time and this tick's flag words.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct TickInput {
+    /// Absolute time, in seconds. Must be finite.
+    pub now: f64,
+    /// Time since the previous tick, in seconds. Must be finite and not
+    /// negative.
+    pub dt: f32,
+    /// Decision flags: ad hoc per-tick facts from the caller (is-night,
+    /// has-nest, …), tested by deciders' `needs_*` preconditions.
+    pub decision: u64,
+    /// Stimuli flags, usually from [`Stimuli::update`](crate::Stimuli::update),
+    /// tested by deciders' `stimuli_*` preconditions.
+    pub stimuli: u64,
+    /// The agent's id, handed on to callbacks and traces.
+    pub agent: u32,
+}
+
+impl TickInput {
+    /// Input at time `now` with step `dt`, no flags, agent 0.
+    pub const fn new(now: f64, dt: f32) -> Self {
+        TickInput {
+            now,
+            dt,
+            decision: 0,
+            stimuli: 0,
+            agent: 0,
+        }
+    }
+
+    /// With the decision flags `flags` (any `bitflags` type up to 64 bits).
+    pub fn with_decision<F: bitflags::Flags>(mut self, flags: F) -> Self
+    where
+        F::Bits: Into<u64>,
+    {
+        self.decision = flags.bits().into();
+        self
+    }
+
+    /// With the raw decision flag word `bits`.
+    pub const fn with_decision_bits(mut self, bits: u64) -> Self {
+        self.decision = bits;
+        self
+    }
+
+    /// With the stimuli flags `flags` (any `bitflags` type up to 64 bits).
+    pub fn with_stimuli<F: bitflags::Flags>(mut self, flags: F) -> Self
+    where
+        F::Bits: Into<u64>,
+    {
+        self.stimuli = flags.bits().into();
+        self
+    }
+
+    /// With the raw stimuli flag word `bits`.
+    pub const fn with_stimuli_bits(mut self, bits: u64) -> Self {
+        self.stimuli = bits;
+        self
+    }
+
+    /// With the agent id `agent`.
+    pub const fn with_agent(mut self, agent: u32) -> Self {
+        self.agent = agent;
+        self
+    }
+}
+
+/// What one tick did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TickReport {
+    /// The behavior decider active after the tick (`None`: idle).
+    pub behavior: Option<ItemIdx>,
+    /// Deciders activated in this tick.
+    pub activated: u16,
+    /// Deciders deactivated in this tick.
+    pub deactivated: u16,
+    /// Masked redecides made in this tick.
+    pub redecides: u16,
+    /// Deciders visited: active ones walked through plus candidates tried.
+    pub visited: u32,
+    /// A group that broke the Subset Rule in this tick: it accepted, but
+    /// none of its children could run.
+    pub subset_violation: Option<ItemIdx>,
+}
+
+impl TickReport {
+    /// Whether the active path changed.
+    pub fn changed(&self) -> bool {
+        self.activated != 0 || self.deactivated != 0
+    }
+}
+
+/// Why a tick stopped without finishing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum TickError {
+    /// The tick made more masked redecides than the tree's budget allows.
+    /// Every active behavior was deactivated; the agent is idle.
+    RedecideLimit {
+        /// The group that was about to redecide once too often.
+        group: &'static str,
+        /// Its item in the stream.
+        item: ItemIdx,
+        /// The budget.
+        limit: u32,
+    },
+    /// The memory was made by another tree. Nothing ran.
+    WrongTree {
+        /// The tree the memory belongs to.
+        memory: &'static str,
+        /// The tree given to the tick.
+        tree: &'static str,
+    },
+    /// A time value is unusable. Nothing ran.
+    InvalidInput {
+        /// `now` or `dt`.
+        field: &'static str,
+        /// The value given.
+        value: f64,
+    },
+}
+
+impl fmt::Display for TickError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TickError::RedecideLimit { group, limit, .. } => write!(
+                f,
+                "group `{group}`: more than {limit} masked redecides in one tick; \
+                 every behavior was deactivated"
+            ),
+            TickError::WrongTree { memory, tree } => write!(
+                f,
+                "agent memory made by tree `{memory}` ticked with tree `{tree}`"
+            ),
+            TickError::InvalidInput { field, value } => {
+                write!(f, "tick input `{field}` is {value}; it must be finite and not negative")
+            }
+        }
+    }
+}
+
+impl core::error::Error for TickError {}
+
+/// Runs one tick of one agent: DESIGN §6.
+///
+/// `tree` must be the tree that made `memory`.
+///
+/// # Errors
+/// [`TickError::RedecideLimit`] when the tick makes more masked redecides
+/// than the tree's budget (every behavior is then deactivated and the agent
+/// idle); [`TickError::WrongTree`] or [`TickError::InvalidInput`] before
+/// anything runs.
+///
+/// # Panics
+/// Only if a callback panics. The panic goes on to the caller; the memory is
+/// then idle, with every block value dropped exactly once and no further
+/// callback run.
+#[inline]
+pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+) -> Result<TickReport, TickError> {
+    run(tree, agent, memory, input, &mut NoTrace)
+}
+
+/// [`tick`], handing every step to `tracer` (see [`Event`]).
+///
+/// # Errors
+/// As [`tick`].
+///
+/// # Panics
+/// As [`tick`].
+pub fn tick_traced<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    tracer: &mut T,
+) -> Result<TickReport, TickError> {
+    run(tree, agent, memory, input, tracer)
+}
+
+/// Deactivates the whole active path, deepest first, running every
+/// behavior's `deactivate` (the agent is leaving the simulation, or its tree
+/// is being swapped). The memory is idle afterwards.
+///
+/// # Errors
+/// [`TickError::WrongTree`] or [`TickError::InvalidInput`]; nothing ran.
+///
+/// # Panics
+/// Only if a callback panics; the memory is then idle, as with [`tick`].
+pub fn deactivate_all<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+) -> Result<(), TickError> {
+    check(tree, memory, input)?;
+    let mut tracer = NoTrace;
+    let mut r = Run::new(tree, agent, memory, input, &mut tracer);
+    r.deactivate_to(0, Why::Stopped);
+    r.armed = false;
+    Ok(())
+}
+
+fn check<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    memory: &AgentMemory<A, L, S, N>,
+    input: &TickInput,
+) -> Result<(), TickError> {
+    if !core::ptr::eq(memory.tree, tree) {
+        return Err(TickError::WrongTree {
+            memory: memory.tree.name,
+            tree: tree.name,
+        });
+    }
+    if !input.now.is_finite() {
+        return Err(TickError::InvalidInput {
+            field: "now",
+            value: input.now,
+        });
+    }
+    if !(input.dt.is_finite() && input.dt >= 0.0) {
+        return Err(TickError::InvalidInput {
+            field: "dt",
+            value: f64::from(input.dt),
+        });
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn run<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    tracer: &mut T,
+) -> Result<TickReport, TickError> {
+    check(tree, memory, input)?;
+    let mut r = Run::new(tree, agent, memory, input, tracer);
+    let result = r.run();
+    r.armed = false;
+    result
+}
+
+/// A `decide` result on its way to activation.
+///
+/// `chain[top..=end]` are the items to activate, one per level: more than
+/// one when delegating groups passed the choice down to a child. Only the
+/// last item can have a `decide` (delegating groups have none), so a pick
+/// carries at most one DBlock, in scratch slot `slot`.
+#[derive(Clone, Copy)]
+struct Pick<const L: usize> {
+    chain: [u16; L],
+    end: u8,
+    slot: u8,
+    value: f32,
+}
+
+const NO_DSLOT: u8 = u8::MAX;
+
+enum Step<const L: usize> {
+    Walk(usize),
+    Enter(usize, Pick<L>),
+    Choose(usize, bool),
+    Fail(usize, Why),
+    Done,
+}
+
+/// One tick in progress. If it is dropped while `armed` (a callback
+/// panicked), the agent's memory is abandoned to a consistent idle state.
+struct Run<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize> {
+    items: &'static [Item<A>],
+    agent: &'r mut A,
+    mem: &'r mut AgentMemory<A, L, S, N>,
+    input: &'r TickInput,
+    tracer: &'r mut T,
+    /// DBlock scratch: at most one held per selection frame plus the
+    /// candidate being decided, and frames nest at most `L - 1` deep.
+    pool: DPool<L, N>,
+    used: u32,
+    redecides: u32,
+    limit: u32,
+    report: TickReport,
+    armed: bool,
+}
+
+impl<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize> Drop
+    for Run<'_, A, T, L, S, N>
+{
+    fn drop(&mut self) {
+        if self.armed {
+            self.mem.abandon();
+        }
+    }
+}
+
+impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
+    Run<'r, A, T, L, S, N>
+{
+    fn new(
+        tree: &Tree<A, L, S, N>,
+        agent: &'r mut A,
+        mem: &'r mut AgentMemory<A, L, S, N>,
+        input: &'r TickInput,
+        tracer: &'r mut T,
+    ) -> Self {
+        Run {
+            items: mem.tree.items,
+            agent,
+            limit: tree.redecide_limit,
+            mem,
+            input,
+            tracer,
+            pool: DPool::new(),
+            used: 0,
+            redecides: 0,
+            report: TickReport::default(),
+            armed: true,
+        }
+    }
+
+    fn run(&mut self) -> Result<TickReport, TickError> {
+        if T::ENABLED {
+            let i = self.input;
+            self.tracer.event(&Event::Start {
+                agent: i.agent,
+                now: i.now,
+                dt: i.dt,
+                decision: i.decision,
+                stimuli: i.stimuli,
+            });
+        }
+        let depth = self.mem.depth as usize;
+        for level in &mut self.mem.levels[..depth] {
+            level.mask = 0;
+            level.redecides = 0;
+        }
+        let mut step = if depth == 0 {
+            self.start()
+        } else {
+            Step::Walk(0)
+        };
+        loop {
+            step = match step {
+                Step::Walk(k) => self.walk(k),
+                Step::Enter(k, pick) => self.enter(k, pick),
+                Step::Choose(k, first) => self.choose(k, first),
+                Step::Fail(k, why) => self.fail(k, why)?,
+                Step::Done => break,
+            };
+        }
+        self.report.behavior = self.mem.leaf();
+        if T::ENABLED {
+            let leaf = self.report.behavior.map(|i| self.node(i.get()));
+            let visited = self.report.visited;
+            self.tracer.event(&Event::End { leaf, visited });
+        }
+        Ok(self.report)
+    }
+
+    /// An idle agent starts from the root.
+    fn start(&mut self) -> Step<L> {
+        match self.evaluate(0) {
+            Some(pick) => Step::Enter(0, pick),
+            None => {
+                self.trace(|_| Event::Idle);
+                Step::Done
+            }
+        }
+    }
+
+    fn walk(&mut self, k: usize) -> Step<L> {
+        let i = self.mem.levels[k].item as usize;
+        let item = &self.items[i];
+        self.report.visited += 1;
+        self.trace(|r| Event::Visit { node: r.node(i) });
+        if item.is(Has::TICK) && !self.tick_level(k, i) {
+            return Step::Fail(k, Why::Ended);
+        }
+        if !item.is(Has::GROUP) {
+            return Step::Done;
+        }
+        if k + 1 >= self.mem.depth as usize {
+            // An active group always has an active child after a tick; this
+            // only guards against a memory edited by hand.
+            return Step::Choose(k, false);
+        }
+        let active = self.mem.levels[k + 1].item as usize;
+        match item.policy {
+            Policy::Prioritized => {
+                let mut c = i + 1;
+                while c < active {
+                    if let Some(pick) = self.evaluate(c) {
+                        return self.preempt(k, pick);
+                    }
+                    c = self.items[c].end as usize;
+                }
+            }
+            Policy::Scored => {
+                if let Some(pick) = self.challenge(i, active) {
+                    return self.preempt(k, pick);
+                }
+            }
+            Policy::Sequential | Policy::Random | Policy::Shuffle => {}
+        }
+        Step::Walk(k + 1)
+    }
+
+    /// A scored group's children challenge its active child: the best
+    /// strictly above the active child's current score wins.
+    fn challenge(&mut self, g: usize, active: usize) -> Option<Pick<L>> {
+        let a = &self.items[active];
+        let current = if a.is(Has::DECIDE) {
+            self.call_decide(active, NO_DSLOT).unwrap_or(0.0)
+        } else {
+            1.0
+        };
+        let mut best: Option<Pick<L>> = None;
+        let mut bar = current;
+        let end = self.items[g].end as usize;
+        let mut c = g + 1;
+        while c < end {
+            if c != active
+                && let Some(pick) = self.evaluate(c)
+            {
+                if pick.value > bar {
+                    bar = pick.value;
+                    if let Some(old) = best.replace(pick) {
+                        self.free(old.slot);
+                    }
+                } else {
+                    self.free(pick.slot);
+                }
+            }
+            c = self.items[c].end as usize;
+        }
+        best
+    }
+
+    fn preempt(&mut self, k: usize, pick: Pick<L>) -> Step<L> {
+        self.trace(|r| Event::Preempt {
+            group: r.node(r.mem.levels[k].item as usize),
+            by: r.node(pick.chain[k + 1] as usize),
+        });
+        self.deactivate_to(k + 1, Why::Preempted);
+        Step::Enter(k + 1, pick)
+    }
+
+    fn enter(&mut self, k: usize, pick: Pick<L>) -> Step<L> {
+        let i = pick.chain[k] as usize;
+        let item = &self.items[i];
+        let last = k == pick.end as usize;
+        self.mem.levels[k] = Level {
+            since: self.input.now,
+            mask: 0,
+            item: i as u16,
+            redecides: 0,
+            cursor: 0,
+        };
+        self.mem.depth = (k + 1) as u8;
+        self.report.activated = self.report.activated.saturating_add(1);
+        if let Some(b) = item.behavior {
+            self.mem.blocks.init(k, b);
+            if item.is(Has::ACTIVATE) {
+                let cx = self.ctx(k, item);
+                let din = if last && pick.slot != NO_DSLOT {
+                    self.pool.input(Some(pick.slot as usize))
+                } else {
+                    DIn::EMPTY
+                };
+                if !self.mem.blocks.activate(k, self.agent, din, &cx) {
+                    self.free(pick.slot);
+                    self.trace(|r| Event::ActivateFailed {
+                        node: r.node(i),
+                        behavior: b.name,
+                    });
+                    return Step::Fail(k, Why::ActivateFailed);
+                }
+            }
+        }
+        if last {
+            self.free(pick.slot);
+        }
+        self.trace(|r| Event::Activated {
+            node: r.node(i),
+            behavior: item.behavior.map(|b| b.name),
+            flags: item.behavior_flags,
+        });
+        if !item.is(Has::GROUP) {
+            if item.is(Has::TICK) && !self.tick_level(k, i) {
+                return Step::Fail(k, Why::Ended);
+            }
+            return Step::Done;
+        }
+        if last {
+            Step::Choose(k, true)
+        } else {
+            Step::Enter(k + 1, pick)
+        }
+    }
+
+    fn choose(&mut self, k: usize, first: bool) -> Step<L> {
+        let level = self.mem.levels[k];
+        let g = level.item as usize;
+        match self.select(g, level.mask, level.cursor) {
+            Some(pick) => Step::Enter(k + 1, pick),
+            None => {
+                if first {
+                    self.subset_violation(g);
+                }
+                Step::Fail(k, Why::NoChild)
+            }
+        }
+    }
+
+    fn subset_violation(&mut self, g: usize) {
+        self.report.subset_violation = Some(ItemIdx(g as u16));
+        self.trace(|r| Event::SubsetViolation { group: r.node(g) });
+        if log::log_enabled!(target: "bt", log::Level::Warn) {
+            warn_subset_violation(self.items[g].decider.name, self.input.agent);
+        }
+    }
+
+    fn fail(&mut self, k: usize, why: Why) -> Result<Step<L>, TickError> {
+        let i = self.mem.levels[k].item as usize;
+        self.deactivate_to(k, why);
+        if k == 0 {
+            self.trace(|_| Event::Idle);
+            return Ok(Step::Done);
+        }
+        let g = k - 1;
+        let gi = self.mem.levels[g].item as usize;
+        if self.redecides >= self.limit {
+            self.trace(|r| Event::RedecideLimit { group: r.node(gi) });
+            self.deactivate_to(0, Why::Error);
+            return Err(TickError::RedecideLimit {
+                group: self.items[gi].decider.name,
+                item: ItemIdx(gi as u16),
+                limit: self.limit,
+            });
+        }
+        self.redecides += 1;
+        self.report.redecides = self.report.redecides.saturating_add(1);
+        let ci = self.items[i].child_index;
+        let level = &mut self.mem.levels[g];
+        level.mask |= 1u64 << ci;
+        level.redecides = level.redecides.saturating_add(1);
+        if self.items[gi].policy == Policy::Sequential {
+            level.cursor = ci + 1;
+        }
+        let mask = level.mask;
+        self.trace(|r| Event::Redecide {
+            group: r.node(gi),
+            failed: r.node(i),
+            mask,
+        });
+        if self.items[gi].is(Has::RECHECK) && !self.recheck(gi) {
+            return Ok(Step::Fail(g, Why::Rejected));
+        }
+        Ok(Step::Choose(g, false))
+    }
+
+    /// `CALL_DECIDE_ON_REDECIDE`: the group's flag tests and `decide` again
+    /// (not its timer: the group is already running).
+    fn recheck(&mut self, g: usize) -> bool {
+        let item = &self.items[g];
+        self.report.visited += 1;
+        if let Some(by) = self.flag_rejection(item) {
+            self.trace(|r| Event::Rejected { node: r.node(g), by });
+            return false;
+        }
+        if item.is(Has::DECIDE) {
+            return self.call_decide(g, NO_DSLOT).is_some();
+        }
+        true
+    }
+
+    /// Deactivates every level from the deepest up to and including `level`.
+    fn deactivate_to(&mut self, level: usize, why: Why) {
+        while self.mem.depth as usize > level {
+            let j = self.mem.depth as usize - 1;
+            let i = self.mem.levels[j].item as usize;
+            let item = &self.items[i];
+            let why = if j == level { why } else { why.below() };
+            self.mem.depth = j as u8;
+            if item.is(Has::DEACTIVATE) {
+                let cx = self.ctx(j, item);
+                self.mem.blocks.deactivate(j, self.agent, &cx);
+            }
+            self.mem.blocks.release(j);
+            self.report.deactivated = self.report.deactivated.saturating_add(1);
+            self.trace(|r| Event::Deactivated { node: r.node(i), why });
+        }
+    }
+
+    fn tick_level(&mut self, k: usize, i: usize) -> bool {
+        let item = &self.items[i];
+        let cx = self.ctx(k, item);
+        let running = self.mem.blocks.tick(k, self.agent, &cx);
+        if let Some(b) = item.behavior {
+            self.trace(|r| Event::Ticked {
+                node: r.node(i),
+                behavior: b.name,
+                running,
+            });
+        }
+        running
+    }
+
+    /// Picks a child of group `g` by its policy, skipping `mask`ed children.
+    fn select(&mut self, g: usize, mask: u64, cursor: u8) -> Option<Pick<L>> {
+        let item = &self.items[g];
+        let end = item.end as usize;
+        match item.policy {
+            Policy::Prioritized | Policy::Sequential => {
+                let mut c = g + 1;
+                while c < end {
+                    let child = &self.items[c];
+                    if child.child_index >= cursor
+                        && mask & (1u64 << child.child_index) == 0
+                        && let Some(pick) = self.evaluate(c)
+                    {
+                        return Some(pick);
+                    }
+                    c = child.end as usize;
+                }
+                None
+            }
+            Policy::Random => self.draw(g, mask, u64::MAX),
+            Policy::Shuffle => {
+                let slot = item.shuffle as usize;
+                let state = self.mem.slots[slot];
+                let used = state & 0xFFFF_FFFF;
+                let pick = match self.draw(g, mask, !used) {
+                    Some(pick) => Some(pick),
+                    None if used != 0 => self.draw(g, mask, used),
+                    None => None,
+                };
+                if let Some(pick) = &pick {
+                    let depth = item.depth as usize;
+                    let ci = self.items[pick.chain[depth + 1] as usize].child_index;
+                    let all = (1u64 << item.child_count) - 1;
+                    let mut rounds = state >> 32;
+                    let mut used = used | (1u64 << ci);
+                    if used & all == all {
+                        used = 0;
+                        rounds = rounds.wrapping_add(1) & 0xFFFF_FFFF;
+                    }
+                    self.mem.slots[slot] = (rounds << 32) | used;
+                }
+                pick
+            }
+            Policy::Scored => {
+                let mut best: Option<Pick<L>> = None;
+                let mut c = g + 1;
+                while c < end {
+                    let child = &self.items[c];
+                    if mask & (1u64 << child.child_index) == 0
+                        && let Some(pick) = self.evaluate(c)
+                    {
+                        match &best {
+                            Some(b) if pick.value <= b.value => self.free(pick.slot),
+                            _ => {
+                                if let Some(old) = best.replace(pick) {
+                                    self.free(old.slot);
+                                }
+                            }
+                        }
+                    }
+                    c = self.items[c].end as usize;
+                }
+                best
+            }
+        }
+    }
+
+    /// A weighted draw among the accepting children of `g` whose bit is in
+    /// `among` and not in `mask` (reservoir sampling: one pass, one pick).
+    fn draw(&mut self, g: usize, mask: u64, among: u64) -> Option<Pick<L>> {
+        let end = self.items[g].end as usize;
+        let mut best: Option<Pick<L>> = None;
+        let mut total = 0.0f64;
+        let mut c = g + 1;
+        while c < end {
+            let bit = 1u64 << self.items[c].child_index;
+            if mask & bit == 0
+                && among & bit != 0
+                && let Some(pick) = self.evaluate(c)
+            {
+                total += f64::from(pick.value);
+                let take = best.is_none() || self.mem.next_f64() * total < f64::from(pick.value);
+                if take {
+                    if let Some(old) = best.replace(pick) {
+                        self.free(old.slot);
+                    }
+                } else {
+                    self.free(pick.slot);
+                }
+            }
+            c = self.items[c].end as usize;
+        }
+        best
+    }
+
+    /// Tries candidate `c`: preconditions, cheapest first, then its `decide`
+    /// (or, for a delegating group, its children).
+    fn evaluate(&mut self, c: usize) -> Option<Pick<L>> {
+        let item = &self.items[c];
+        self.report.visited += 1;
+        if let Some(by) = self.flag_rejection(item) {
+            self.trace(|r| Event::Rejected { node: r.node(c), by });
+            return None;
+        }
+        if item.is(Has::TIMER) {
+            let slot = &mut self.mem.slots[item.timer as usize];
+            let now = self.input.now;
+            if now - f64::from_bits(*slot) < item.every {
+                self.trace(|r| Event::Rejected {
+                    node: r.node(c),
+                    by: Rejection::Timer,
+                });
+                return None;
+            }
+            *slot = now.to_bits();
+        }
+        let depth = item.depth as usize;
+        let mut pick = if item.is(Has::DELEGATE) {
+            match self.select(c, 0, 0) {
+                Some(pick) => pick,
+                None => {
+                    self.trace(|r| Event::Rejected {
+                        node: r.node(c),
+                        by: Rejection::NoChild,
+                    });
+                    return None;
+                }
+            }
+        } else {
+            let slot = if item.is(Has::DBLOCK) {
+                self.alloc()
+            } else {
+                NO_DSLOT
+            };
+            let value = if item.is(Has::DECIDE) {
+                match self.call_decide(c, slot) {
+                    Some(value) => value,
+                    None => {
+                        self.free(slot);
+                        return None;
+                    }
+                }
+            } else {
+                1.0
+            };
+            Pick {
+                chain: [0; L],
+                end: depth as u8,
+                slot,
+                value,
+            }
+        };
+        pick.chain[depth] = c as u16;
+        if item.is(Has::DELEGATE) {
+            let value = pick.value;
+            self.trace(|r| Event::Decided { node: r.node(c), value });
+        }
+        Some(pick)
+    }
+
+    fn flag_rejection(&self, item: &Item<A>) -> Option<Rejection> {
+        if item.is(Has::DECISION) && !passes(self.input.decision, &item.decision) {
+            return Some(Rejection::Decision);
+        }
+        if item.is(Has::STIMULI) && !passes(self.input.stimuli, &item.stimuli) {
+            return Some(Rejection::Stimuli);
+        }
+        None
+    }
+
+    /// Calls the `decide` of item `c`, letting it fill scratch `slot`.
+    /// `Some(value)` when it accepts (above 0; NaN rejects).
+    fn call_decide(&mut self, c: usize, slot: u8) -> Option<f32> {
+        let f = self.items[c].decide?;
+        let sink = (slot != NO_DSLOT).then(|| self.pool.sink(slot as usize));
+        let raw = DecideRaw {
+            input: self.input,
+            sink,
+        };
+        let value = f(self.agent, raw);
+        if value > 0.0 {
+            let value = value.min(f32::MAX);
+            self.trace(|r| Event::Decided { node: r.node(c), value });
+            Some(value)
+        } else {
+            self.trace(|r| Event::Rejected {
+                node: r.node(c),
+                by: Rejection::Decide,
+            });
+            None
+        }
+    }
+
+    fn alloc(&mut self) -> u8 {
+        let free = (!self.used).trailing_zeros() as usize;
+        if free >= L {
+            // Unreachable by the nesting bound above; the DBlock is then
+            // simply not carried.
+            return NO_DSLOT;
+        }
+        self.used |= 1 << free;
+        free as u8
+    }
+
+    fn free(&mut self, slot: u8) {
+        if slot != NO_DSLOT {
+            self.used &= !(1u32 << slot);
+            self.pool.clear(slot as usize);
+        }
+    }
+
+    fn ctx(&self, k: usize, item: &Item<A>) -> Ctx {
+        Ctx {
+            now: self.input.now,
+            dt: self.input.dt,
+            since: self.mem.levels[k].since,
+            flags: item.behavior_flags,
+            decision: self.input.decision,
+            stimuli: self.input.stimuli,
+            agent: self.input.agent,
+            depth: k as u8,
+        }
+    }
+
+    fn node(&self, i: usize) -> NodeRef {
+        let item = &self.items[i];
+        NodeRef {
+            index: ItemIdx(i as u16),
+            name: item.decider.name,
+            depth: item.depth,
+        }
+    }
+
+    /// Hands an event to the tracer; compiled out when tracing is off.
+    #[inline(always)]
+    fn trace(&mut self, event: impl FnOnce(&Self) -> Event) {
+        if T::ENABLED {
+            let event = event(self);
+            self.tracer.event(&event);
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn warn_subset_violation(group: &str, agent: u32) {
+    log::warn!(
+        target: "bt",
+        "subset rule: group `{group}` accepted but none of its children can run (agent {agent})"
+    );
+}

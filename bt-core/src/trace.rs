@@ -1,0 +1,368 @@
+//! Decision traces: structured events from inside a tick.
+//!
+//! [`tick_traced`](crate::tick_traced) hands every step of a tick to a
+//! [`Tracer`]: which decider was tried and why it was rejected, what each
+//! `decide` returned, what was activated, ticked, deactivated and why.
+//! [`TraceRecorder`] turns the events into stable text, one line per event,
+//! for snapshot tests. [`tick`](crate::tick) uses [`NoTrace`], whose hook is
+//! compiled away.
+
+use alloc::string::String;
+use core::fmt::{self, Write};
+
+use crate::tree::ItemIdx;
+
+/// A decider at one place in the tree, as events name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeRef {
+    /// Its index in the compiled stream.
+    pub index: ItemIdx,
+    /// Its name.
+    pub name: &'static str,
+    /// Its depth (the root is 0).
+    pub depth: u8,
+}
+
+impl fmt::Display for NodeRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.index, self.name)
+    }
+}
+
+/// Why a candidate decider did not activate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rejection {
+    /// Its decision-flag test failed.
+    Decision,
+    /// Its stimuli-flag test failed.
+    Stimuli,
+    /// Its timer has not run out.
+    Timer,
+    /// Its `decide` returned zero (or less, or NaN).
+    Decide,
+    /// It delegates its decision and none of its children accepts.
+    NoChild,
+}
+
+impl Rejection {
+    /// A short name for text output.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Rejection::Decision => "decision flags",
+            Rejection::Stimuli => "stimuli flags",
+            Rejection::Timer => "timer",
+            Rejection::Decide => "decide",
+            Rejection::NoChild => "no child accepts",
+        }
+    }
+}
+
+/// Why a decider was deactivated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// Its behavior's `tick` returned false.
+    Ended,
+    /// Its behavior's `activate` returned false.
+    ActivateFailed,
+    /// A higher-priority (or better-scored) sibling took over.
+    Preempted,
+    /// A group none of whose remaining children accepts.
+    NoChild,
+    /// A group whose own `decide` rejected on a redecide
+    /// (`CALL_DECIDE_ON_REDECIDE`).
+    Rejected,
+    /// An ancestor was deactivated.
+    ParentLeft,
+    /// The tick stopped on an error.
+    Error,
+    /// [`deactivate_all`](crate::deactivate_all) was called.
+    Stopped,
+}
+
+impl Why {
+    /// A short name for text output.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Why::Ended => "ended",
+            Why::ActivateFailed => "activate failed",
+            Why::Preempted => "preempted",
+            Why::NoChild => "no child can run",
+            Why::Rejected => "rejected on redecide",
+            Why::ParentLeft => "parent left",
+            Why::Error => "error",
+            Why::Stopped => "stopped",
+        }
+    }
+
+    /// The reason given to the levels below the one that failed.
+    pub(crate) const fn below(self) -> Why {
+        match self {
+            Why::Preempted | Why::Error | Why::Stopped => self,
+            _ => Why::ParentLeft,
+        }
+    }
+}
+
+/// One step inside a tick.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Event {
+    /// A tick starts.
+    Start {
+        /// Agent id from the tick input.
+        agent: u32,
+        /// Absolute time.
+        now: f64,
+        /// Time step.
+        dt: f32,
+        /// Decision flags.
+        decision: u64,
+        /// Stimuli flags.
+        stimuli: u64,
+    },
+    /// An active decider is visited on the way down the active path.
+    Visit {
+        /// The decider.
+        node: NodeRef,
+    },
+    /// A candidate was rejected, by a precondition or by its `decide`.
+    Rejected {
+        /// The decider.
+        node: NodeRef,
+        /// What rejected it.
+        by: Rejection,
+    },
+    /// A `decide` (or a delegation to the children) returned a value above 0.
+    Decided {
+        /// The decider.
+        node: NodeRef,
+        /// The value: weight for random groups, score for scored groups.
+        value: f32,
+    },
+    /// A sibling takes over from a group's active child.
+    Preempt {
+        /// The group.
+        group: NodeRef,
+        /// The child that takes over.
+        by: NodeRef,
+    },
+    /// A decider was activated (its behavior's `activate` succeeded).
+    Activated {
+        /// The decider.
+        node: NodeRef,
+        /// Its behavior, if any.
+        behavior: Option<&'static str>,
+        /// The behavior flags word passed to the behavior.
+        flags: u64,
+    },
+    /// A behavior's `activate` returned false.
+    ActivateFailed {
+        /// The decider.
+        node: NodeRef,
+        /// The behavior.
+        behavior: &'static str,
+    },
+    /// A behavior ticked.
+    Ticked {
+        /// The decider.
+        node: NodeRef,
+        /// The behavior.
+        behavior: &'static str,
+        /// Whether it goes on.
+        running: bool,
+    },
+    /// A decider was deactivated.
+    Deactivated {
+        /// The decider.
+        node: NodeRef,
+        /// Why.
+        why: Why,
+    },
+    /// A group picks again with its failed child masked out.
+    Redecide {
+        /// The group.
+        group: NodeRef,
+        /// The child that failed.
+        failed: NodeRef,
+        /// The group's mask of failed children after this one.
+        mask: u64,
+    },
+    /// A group accepted but none of its children could run (Spore's
+    /// Subset Rule). It is then handled like any failure.
+    SubsetViolation {
+        /// The group.
+        group: NodeRef,
+    },
+    /// Nothing accepts at the root: the agent is idle this tick.
+    Idle,
+    /// The redecide budget ran out; everything is deactivated.
+    RedecideLimit {
+        /// The group where it ran out.
+        group: NodeRef,
+    },
+    /// The tick ends.
+    End {
+        /// The active behavior decider, if any.
+        leaf: Option<NodeRef>,
+        /// Deciders visited.
+        visited: u32,
+    },
+}
+
+/// Receives the events of a tick.
+pub trait Tracer {
+    /// Whether events are wanted at all. When false the interpreter builds
+    /// none, so a disabled tracer costs nothing.
+    const ENABLED: bool = true;
+
+    /// Called for each event, in order.
+    fn event(&mut self, event: &Event);
+}
+
+/// The tracer of [`tick`](crate::tick): ignores everything, costs nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoTrace;
+
+impl Tracer for NoTrace {
+    const ENABLED: bool = false;
+
+    #[inline(always)]
+    fn event(&mut self, _: &Event) {}
+}
+
+impl<T: Tracer + ?Sized> Tracer for &mut T {
+    const ENABLED: bool = T::ENABLED;
+
+    fn event(&mut self, event: &Event) {
+        (**self).event(event)
+    }
+}
+
+/// Renders events as stable text, one line per event, indented by depth:
+/// the form decision-trace snapshots are written in.
+#[derive(Clone, Debug, Default)]
+pub struct TraceRecorder {
+    text: String,
+}
+
+impl TraceRecorder {
+    /// An empty recorder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The text recorded so far.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Takes the text, leaving the recorder empty.
+    pub fn take(&mut self) -> String {
+        core::mem::take(&mut self.text)
+    }
+
+    /// Appends a line of the caller's own (a note between ticks).
+    pub fn note(&mut self, line: &str) {
+        self.text.push_str("# ");
+        self.text.push_str(line);
+        self.text.push('\n');
+    }
+}
+
+impl Tracer for TraceRecorder {
+    fn event(&mut self, event: &Event) {
+        // Writing to a String cannot fail.
+        let _ = write_event(&mut self.text, event);
+    }
+}
+
+/// Writes one event as a line of text (with its newline).
+///
+/// # Errors
+/// Whatever `out` returns.
+pub fn write_event(out: &mut impl Write, event: &Event) -> fmt::Result {
+    fn indent(out: &mut impl Write, depth: u8) -> fmt::Result {
+        for _ in 0..=depth {
+            out.write_str("  ")?;
+        }
+        Ok(())
+    }
+    match *event {
+        Event::Start {
+            agent,
+            now,
+            dt,
+            decision,
+            stimuli,
+        } => writeln!(
+            out,
+            "tick agent={agent} t={now:.3} dt={dt:.3} decision={decision:#x} stimuli={stimuli:#x}"
+        ),
+        Event::Visit { node } => {
+            indent(out, node.depth)?;
+            writeln!(out, "visit {node}")
+        }
+        Event::Rejected { node, by } => {
+            indent(out, node.depth)?;
+            writeln!(out, "reject {node} ({})", by.as_str())
+        }
+        Event::Decided { node, value } => {
+            indent(out, node.depth)?;
+            writeln!(out, "accept {node} = {value:.3}")
+        }
+        Event::Preempt { group, by } => {
+            indent(out, group.depth)?;
+            writeln!(out, "preempt in {group} by {by}")
+        }
+        Event::Activated {
+            node,
+            behavior,
+            flags,
+        } => {
+            indent(out, node.depth)?;
+            match behavior {
+                Some(b) if flags != 0 => writeln!(out, "activate {node} [{b} flags={flags:#x}]"),
+                Some(b) => writeln!(out, "activate {node} [{b}]"),
+                None => writeln!(out, "activate {node}"),
+            }
+        }
+        Event::ActivateFailed { node, behavior } => {
+            indent(out, node.depth)?;
+            writeln!(out, "activate {node} [{behavior}] failed")
+        }
+        Event::Ticked {
+            node,
+            behavior,
+            running,
+        } => {
+            indent(out, node.depth)?;
+            let state = if running { "running" } else { "ended" };
+            writeln!(out, "tick {node} [{behavior}] {state}")
+        }
+        Event::Deactivated { node, why } => {
+            indent(out, node.depth)?;
+            writeln!(out, "deactivate {node} ({})", why.as_str())
+        }
+        Event::Redecide {
+            group,
+            failed,
+            mask,
+        } => {
+            indent(out, group.depth)?;
+            writeln!(out, "redecide {group} without {failed} mask={mask:#x}")
+        }
+        Event::SubsetViolation { group } => {
+            indent(out, group.depth)?;
+            writeln!(out, "SUBSET RULE: {group} accepted but no child can run")
+        }
+        Event::Idle => writeln!(out, "  idle"),
+        Event::RedecideLimit { group } => {
+            indent(out, group.depth)?;
+            writeln!(out, "REDECIDE LIMIT in {group}")
+        }
+        Event::End { leaf, visited } => match leaf {
+            Some(leaf) => writeln!(out, "end leaf={leaf} visited={visited}"),
+            None => writeln!(out, "end idle visited={visited}"),
+        },
+    }
+}

@@ -1,0 +1,498 @@
+//! The compiled tree: a flat preorder stream of items, shared read-only by
+//! every agent that runs it.
+//!
+//! # Layout
+//!
+//! Item `i`'s subtree is the index range `i..items[i].end`; its first child
+//! (if it is a group) is `i + 1`, and each next sibling starts where the
+//! previous one's subtree ends. Walking a group's children is therefore
+//! `c = i + 1; while c < end { …; c = items[c].end }`, and skipping a whole
+//! subtree is one load. The interpreter relies on this.
+//!
+//! The hot fields of an item (its `has` bits, `end`, the flag tests) come
+//! first. "No precondition" is a clear bit in `has`, tested before any mask;
+//! a failed mask test means the `decide` function is never called.
+
+use core::fmt;
+
+use crate::compile::Shape;
+use crate::decl::{DecideFn, Decider, FlagTest, Policy};
+use crate::memory::AgentMemory;
+use crate::raw::ErasedBehavior;
+
+/// `Item::parent` of the root.
+pub const NO_PARENT: u16 = u16::MAX;
+/// `Item::timer` or `Item::shuffle` when the item has no such slot.
+pub const NO_SLOT: u16 = u16::MAX;
+
+bitflags::bitflags! {
+    /// What an item has, so the interpreter can skip what it does not.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub struct Has: u16 {
+        /// A group decider.
+        const GROUP = 1 << 0;
+        /// A decision-flag test.
+        const DECISION = 1 << 1;
+        /// A stimuli-flag test.
+        const STIMULI = 1 << 2;
+        /// A timer precondition.
+        const TIMER = 1 << 3;
+        /// A `decide` function.
+        const DECIDE = 1 << 4;
+        /// Its behavior takes a DBlock from `decide`.
+        const DBLOCK = 1 << 5;
+        /// `DELEGATE_DECIDE`.
+        const DELEGATE = 1 << 6;
+        /// `CALL_DECIDE_ON_REDECIDE`.
+        const RECHECK = 1 << 7;
+        /// A behavior (the leaf's, or the group behavior).
+        const BEHAVIOR = 1 << 8;
+        /// The behavior defines `activate`.
+        const ACTIVATE = 1 << 9;
+        /// The behavior defines `tick`.
+        const TICK = 1 << 10;
+        /// The behavior defines `deactivate`.
+        const DEACTIVATE = 1 << 11;
+    }
+}
+
+/// Index of an item (a decider at one place in the tree) in a compiled tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ItemIdx(pub u16);
+
+impl ItemIdx {
+    /// The root.
+    pub const ROOT: ItemIdx = ItemIdx(0);
+
+    /// As a `usize` for indexing.
+    pub const fn get(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for ItemIdx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// One decider at one place in the compiled stream. Fields are for the
+/// compile step and the interpreter; read them through [`Node`].
+pub struct Item<A: 'static> {
+    #[doc(hidden)]
+    pub has: Has,
+    #[doc(hidden)]
+    pub end: u16,
+    #[doc(hidden)]
+    pub child_index: u8,
+    #[doc(hidden)]
+    pub child_count: u8,
+    #[doc(hidden)]
+    pub depth: u8,
+    #[doc(hidden)]
+    pub policy: Policy,
+    #[doc(hidden)]
+    pub parent: u16,
+    #[doc(hidden)]
+    pub timer: u16,
+    #[doc(hidden)]
+    pub shuffle: u16,
+    #[doc(hidden)]
+    pub decision: FlagTest,
+    #[doc(hidden)]
+    pub stimuli: FlagTest,
+    #[doc(hidden)]
+    pub every: f64,
+    #[doc(hidden)]
+    pub decide: Option<DecideFn<A>>,
+    #[doc(hidden)]
+    pub behavior: Option<&'static ErasedBehavior<A>>,
+    #[doc(hidden)]
+    pub behavior_flags: u64,
+    #[doc(hidden)]
+    pub decider: &'static Decider<A>,
+}
+
+impl<A: 'static> Clone for Item<A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<A: 'static> Copy for Item<A> {}
+
+impl<A: 'static> Item<A> {
+    /// A filler for the array the compile step writes into.
+    pub(crate) const fn placeholder(decider: &'static Decider<A>) -> Self {
+        Item {
+            has: Has::empty(),
+            end: 0,
+            child_index: 0,
+            child_count: 0,
+            depth: 0,
+            policy: Policy::Prioritized,
+            parent: NO_PARENT,
+            timer: NO_SLOT,
+            shuffle: NO_SLOT,
+            decision: FlagTest::NONE,
+            stimuli: FlagTest::NONE,
+            every: 0.0,
+            decide: None,
+            behavior: None,
+            behavior_flags: 0,
+            decider,
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn is(&self, has: Has) -> bool {
+        self.has.contains(has)
+    }
+}
+
+/// A flag test as the interpreter runs it: all tests at once, no branches
+/// on the outcome of one before the next.
+#[inline(always)]
+pub(crate) fn passes(word: u64, t: &FlagTest) -> bool {
+    let all = (word & t.all) == t.all;
+    let any = (t.any == 0) | (word & t.any != 0);
+    let none = (word & t.none) == 0;
+    let not_all = (t.not_all == 0) | ((word & t.not_all) != t.not_all);
+    all & any & none & not_all
+}
+
+/// A compiled decider tree, as declared with [`tree!`](crate::tree).
+///
+/// `L` is the number of depth levels and `S` the number of per-agent slots
+/// (timers and shuffle groups); both are computed from the declaration at
+/// compile time and size each agent's [`AgentMemory`]. `N` is the byte size
+/// of each level's memory block.
+///
+/// A tree is immutable and `Sync`: one static tree drives every agent.
+pub struct Tree<A: 'static, const L: usize, const S: usize, const N: usize = 128> {
+    #[doc(hidden)]
+    pub items: &'static [Item<A>],
+    #[doc(hidden)]
+    pub name: &'static str,
+    #[doc(hidden)]
+    pub timers: u16,
+    #[doc(hidden)]
+    pub redecide_limit: u32,
+}
+
+impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N> {
+    /// Used by `tree!`: wraps the compiled stream.
+    #[doc(hidden)]
+    pub const fn __new(
+        name: &'static str,
+        items: &'static [Item<A>],
+        shape: Shape,
+        redecide_limit: u32,
+    ) -> Self {
+        assert!(shape.levels == L && shape.slots() == S && shape.items == items.len());
+        let limit = if redecide_limit == 0 {
+            items.len() as u32
+        } else {
+            redecide_limit
+        };
+        Tree {
+            items,
+            name,
+            timers: shape.timers as u16,
+            redecide_limit: limit,
+        }
+    }
+
+    /// A fresh, idle memory for one agent; `seed` seeds the agent's own
+    /// random generator (used by random and shuffle groups).
+    pub fn new_memory(&'static self, seed: u64) -> AgentMemory<A, L, S, N> {
+        AgentMemory::new(self, seed)
+    }
+
+    /// The tree's name (the static's identifier).
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Number of items (deciders, counted once per place they are used).
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Always false: a tree has at least its root.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Depth levels of the tree (and of each agent's memory).
+    pub const fn levels(&self) -> usize {
+        L
+    }
+
+    /// Per-agent slots: one per timer precondition, then one per shuffle group.
+    pub const fn slots(&self) -> usize {
+        S
+    }
+
+    /// Bytes of each level's memory block.
+    pub const fn block_size(&self) -> usize {
+        N
+    }
+
+    /// Number of timer preconditions (slots `0..timers()`).
+    pub fn timers(&self) -> usize {
+        self.timers as usize
+    }
+
+    /// Most masked redecides one tick may make before it stops with
+    /// [`TickError::RedecideLimit`](crate::TickError::RedecideLimit).
+    pub fn redecide_limit(&self) -> u32 {
+        self.redecide_limit
+    }
+
+    /// The root decider.
+    pub fn root(&self) -> Node<'_, A> {
+        self.node(ItemIdx::ROOT)
+    }
+
+    /// The item at `idx`.
+    ///
+    /// # Panics
+    /// If `idx` is out of range.
+    pub fn node(&self, idx: ItemIdx) -> Node<'_, A> {
+        assert!(idx.get() < self.items.len(), "item index {idx} out of range");
+        Node {
+            items: self.items,
+            idx,
+        }
+    }
+
+    /// Every item in preorder.
+    pub fn nodes(&self) -> impl ExactSizeIterator<Item = Node<'_, A>> + '_ {
+        (0..self.items.len()).map(move |i| Node {
+            items: self.items,
+            idx: ItemIdx(i as u16),
+        })
+    }
+
+    /// The first item (in preorder) whose decider is named `name`.
+    pub fn find(&self, name: &str) -> Option<ItemIdx> {
+        self.items
+            .iter()
+            .position(|it| it.decider.name == name)
+            .map(|i| ItemIdx(i as u16))
+    }
+
+    /// Checks the stream against the memory it will run with. The compile
+    /// step already checks all of this for trees declared with `tree!`; this
+    /// is for tables assembled by hand.
+    ///
+    /// # Errors
+    /// A [`TreeError`] naming the first decider at fault.
+    pub fn validate(&self) -> Result<(), TreeError> {
+        if self.items.is_empty() {
+            return Err(TreeError::new(self.name, "the tree has no items"));
+        }
+        if self.items.len() > crate::compile::MAX_ITEMS {
+            return Err(TreeError::new(self.name, "more items than a u16 index holds"));
+        }
+        for (i, it) in self.items.iter().enumerate() {
+            let name = it.decider.name;
+            let end = it.end as usize;
+            if end <= i || end > self.items.len() {
+                return Err(TreeError::new(name, "subtree end out of range"));
+            }
+            if it.depth as usize >= L {
+                return Err(TreeError::new(name, "deeper than the memory's level count"));
+            }
+            if it.is(Has::TIMER) && it.timer as usize >= S {
+                return Err(TreeError::new(name, "timer slot out of range"));
+            }
+            if it.shuffle != NO_SLOT && it.shuffle as usize >= S {
+                return Err(TreeError::new(name, "shuffle slot out of range"));
+            }
+            if let Some(b) = it.behavior {
+                if !b.memory.fits(N) {
+                    return Err(TreeError::new(b.name, "memory type larger than the block"));
+                }
+                if !b.dblock.fits(N) {
+                    return Err(TreeError::new(b.name, "DBlock type larger than the block"));
+                }
+            }
+            if it.is(Has::GROUP) {
+                let mut count = 0usize;
+                let mut c = i + 1;
+                while c < end {
+                    let child = &self.items[c];
+                    if child.parent as usize != i || child.child_index as usize != count {
+                        return Err(TreeError::new(name, "child links do not match the stream"));
+                    }
+                    if child.end as usize <= c {
+                        return Err(TreeError::new(child.decider.name, "subtree end out of range"));
+                    }
+                    count += 1;
+                    c = child.end as usize;
+                }
+                if count == 0 || count > crate::compile::MAX_CHILDREN || count != it.child_count as usize {
+                    return Err(TreeError::new(name, "bad child count"));
+                }
+            } else if end != i + 1 {
+                return Err(TreeError::new(name, "a behavior decider with children"));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<A: 'static, const L: usize, const S: usize, const N: usize> fmt::Debug for Tree<A, L, S, N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tree")
+            .field("name", &self.name)
+            .field("items", &self.items.len())
+            .field("levels", &L)
+            .field("slots", &S)
+            .field("block", &N)
+            .finish()
+    }
+}
+
+/// A problem found by [`Tree::validate`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TreeError {
+    /// The decider or behavior at fault.
+    pub name: &'static str,
+    /// What is wrong.
+    pub problem: &'static str,
+}
+
+impl TreeError {
+    fn new(name: &'static str, problem: &'static str) -> Self {
+        TreeError { name, problem }
+    }
+}
+
+impl fmt::Display for TreeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`: {}", self.name, self.problem)
+    }
+}
+
+impl core::error::Error for TreeError {}
+
+/// A read-only view of one item of a compiled tree.
+pub struct Node<'t, A: 'static> {
+    items: &'t [Item<A>],
+    idx: ItemIdx,
+}
+
+impl<A: 'static> Clone for Node<'_, A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<A: 'static> Copy for Node<'_, A> {}
+
+impl<'t, A: 'static> Node<'t, A> {
+    fn item(&self) -> &'t Item<A> {
+        &self.items[self.idx.get()]
+    }
+
+    /// The item's index in the stream.
+    pub fn index(&self) -> ItemIdx {
+        self.idx
+    }
+
+    /// The declared decider.
+    pub fn decider(&self) -> &'static Decider<A> {
+        self.item().decider
+    }
+
+    /// The decider's name.
+    pub fn name(&self) -> &'static str {
+        self.item().decider.name
+    }
+
+    /// The decider's stable id.
+    pub fn id(&self) -> u32 {
+        self.item().decider.id
+    }
+
+    /// Depth in the tree (the root is 0).
+    pub fn depth(&self) -> usize {
+        self.item().depth as usize
+    }
+
+    /// Index among its parent's children.
+    pub fn child_index(&self) -> usize {
+        self.item().child_index as usize
+    }
+
+    /// Whether this is a group decider.
+    pub fn is_group(&self) -> bool {
+        self.item().is(Has::GROUP)
+    }
+
+    /// The group's policy (`None` for a behavior decider).
+    pub fn policy(&self) -> Option<Policy> {
+        self.is_group().then_some(self.item().policy)
+    }
+
+    /// The behavior it runs (leaf behavior or group behavior).
+    pub fn behavior(&self) -> Option<&'static ErasedBehavior<A>> {
+        self.item().behavior
+    }
+
+    /// The behavior flags word.
+    pub fn behavior_flags(&self) -> u64 {
+        self.item().behavior_flags
+    }
+
+    /// The parent group.
+    pub fn parent(&self) -> Option<Node<'t, A>> {
+        let p = self.item().parent;
+        (p != NO_PARENT).then_some(Node {
+            items: self.items,
+            idx: ItemIdx(p),
+        })
+    }
+
+    /// The children, in declaration order.
+    pub fn children(&self) -> impl Iterator<Item = Node<'t, A>> + 't {
+        let items = self.items;
+        let i = self.idx.get();
+        let end = items[i].end as usize;
+        let mut c = i + 1;
+        core::iter::from_fn(move || {
+            (c < end).then(|| {
+                let node = Node {
+                    items,
+                    idx: ItemIdx(c as u16),
+                };
+                c = items[c].end as usize;
+                node
+            })
+        })
+    }
+
+    /// The timer slot of its timer precondition.
+    pub fn timer_slot(&self) -> Option<usize> {
+        self.item().is(Has::TIMER).then_some(self.item().timer as usize)
+    }
+
+    /// The slot of a shuffle group's round.
+    pub fn shuffle_slot(&self) -> Option<usize> {
+        (self.item().shuffle != NO_SLOT).then_some(self.item().shuffle as usize)
+    }
+
+    /// What the item has (preconditions, callbacks, …).
+    pub fn has(&self) -> Has {
+        self.item().has
+    }
+}
+
+impl<A: 'static> fmt::Debug for Node<'_, A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}/{:#x}", self.idx, self.name(), self.id())
+    }
+}

@@ -1,0 +1,554 @@
+//! The `macro_rules!` implementation of bt-core's declaration DSL.
+//!
+//! Use the macros through `bt-core` (`bt_core::behavior!`, `decider!`,
+//! `group!`, `tree!`): each of them forwards its own `$crate` as the first
+//! token (`$k`) to an implementation macro here, which writes every path as
+//! `$k::…`. That way the expansions name bt-core correctly even though this
+//! crate cannot depend on it, and even when a user renames the dependency.
+//!
+//! The implementation macros are token munchers: an entry arm splits the
+//! head (`NAME: Agent …`) from the `key: value` list and starts with every
+//! slot empty (`[]`), one middle arm per key fills its slot, and the exit
+//! arm emits the `static`. A key whose slot is already full, an unknown key
+//! or a malformed list falls through to catch-all arms that say what is
+//! wrong.
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+/// Emits `$($v)+` if the bracket holds tokens, else the default after it.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_or {
+    ([] $($default:tt)*) => { $($default)* };
+    ([$($v:tt)+] $($default:tt)*) => { $($v)+ };
+}
+
+/// Emits the type in the bracket, or `()` for an empty bracket.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_type_or_unit {
+    ([]) => { () };
+    ([$t:ty]) => { $t };
+}
+
+/// `true` if the bracket holds tokens.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_is_set {
+    ([]) => { false };
+    ([$($t:tt)+]) => { true };
+}
+
+/// Emits the type in the bracket as a string, or `"()"`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_type_name {
+    ([]) => { "()" };
+    ([$t:ty]) => { ::core::stringify!($t) };
+}
+
+/// Emits a `static NAME: Behavior<A, D>` holding an erased
+/// `BehaviorDef` implementation built from the declared callbacks.
+///
+/// Slots: `[memory] [dblock] [activate] [tick] [deactivate]`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_behavior_impl {
+    // Entry: `NAME: Agent` then the keys, every slot empty.
+    ($k:tt; $(#[$($m:tt)*])* $vis:vis $name:ident : $A:ty $(, $($keys:tt)*)?) => {
+        $crate::__bt_behavior_impl! {
+            @keys $k { {$(#[$($m)*])*} $vis $name [$A] } [[] [] [] [] []] $($($keys)*)?
+        }
+    };
+    // Middle: `memory: Type`.
+    (@keys $k:tt $head:tt [[] $d:tt $a:tt $t:tt $x:tt] memory: $M:ty $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [[$M] $d $a $t $x] $($($rest)*)? }
+    };
+    // Middle: `dblock: Type`.
+    (@keys $k:tt $head:tt [$m:tt [] $a:tt $t:tt $x:tt] dblock: $D:ty $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [$m [$D] $a $t $x] $($($rest)*)? }
+    };
+    // Middle: `activate: fn or closure`.
+    (@keys $k:tt $head:tt [$m:tt $d:tt [] $t:tt $x:tt] activate: $f:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [$m $d [$f] $t $x] $($($rest)*)? }
+    };
+    // Middle: `tick: fn or closure`.
+    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt [] $x:tt] tick: $f:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [$m $d $a [$f] $x] $($($rest)*)? }
+    };
+    // Middle: `deactivate: fn or closure`.
+    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt $t:tt []] deactivate: $f:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [$m $d $a $t [$f]] $($($rest)*)? }
+    };
+    // Exit: every key consumed.
+    (@keys $k:tt { {$($attrs:tt)*} $vis:vis $name:ident [$A:ty] }
+        [$mem:tt $db:tt [$($act:expr)?] [$($tick:expr)?] [$($deact:expr)?]]) => {
+        $($attrs)*
+        $vis static $name: $k::Behavior<$A, $crate::__bt_type_or_unit!($db)> = {
+            #[allow(non_camel_case_types, dead_code, unused_variables, unused_qualifications,
+                    clippy::all, clippy::pedantic)]
+            struct __BtDef;
+            #[allow(unused_variables, unused_qualifications, clippy::all, clippy::pedantic)]
+            impl $k::__private::BehaviorDef<$A> for __BtDef {
+                type Memory = $crate::__bt_type_or_unit!($mem);
+                type DBlock = $crate::__bt_type_or_unit!($db);
+                const NAME: &'static str = ::core::stringify!($name);
+                const MODULE: &'static str = ::core::module_path!();
+                const MEMORY_TYPE: &'static str = $crate::__bt_type_name!($mem);
+                const DBLOCK_TYPE: &'static str = $crate::__bt_type_name!($db);
+                const HAS_DBLOCK: bool = $crate::__bt_is_set!($db);
+                $( $crate::__bt_activate! { $k; [$A] $mem $db $act } )?
+                $( $crate::__bt_tick! { $k; [$A] $mem $tick } )?
+                $( $crate::__bt_deactivate! { $k; [$A] $mem $deact } )?
+            }
+            $k::Behavior::__new::<__BtDef>()
+        };
+    };
+    // Catch-all: a key that is unknown or given twice.
+    (@keys $k:tt { $attrs:tt $vis:vis $name:ident $A:tt } $slots:tt $key:ident : $($rest:tt)*) => {
+        ::core::compile_error!(::core::concat!(
+            "behavior `", ::core::stringify!($name), "`: unknown or repeated key `",
+            ::core::stringify!($key), "`; expected memory, dblock, activate, tick or deactivate"
+        ));
+    };
+    // Catch-all: anything else in the key list.
+    (@keys $k:tt { $attrs:tt $vis:vis $name:ident $A:tt } $slots:tt $($rest:tt)+) => {
+        ::core::compile_error!(::core::concat!(
+            "behavior `", ::core::stringify!($name), "`: malformed declaration near `",
+            ::core::stringify!($($rest)+), "`; expected `key: value` pairs separated by commas"
+        ));
+    };
+    // Catch-all: a head that is not `NAME: Agent`.
+    ($k:tt; $($rest:tt)*) => {
+        ::core::compile_error!(::core::concat!(
+            "malformed behavior declaration `", ::core::stringify!($($rest)*),
+            "`; expected `[pub] NAME: AgentType, key: value, …`"
+        ));
+    };
+}
+
+/// Emits `HAS_ACTIVATE` and the `activate` method that calls the user's
+/// function with the arguments its declaration implies.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_activate {
+    ($k:tt; [$A:ty] [] [] $f:expr) => {
+        const HAS_ACTIVATE: bool = true;
+        #[inline]
+        fn activate(agent: &mut $A, _: &mut (), _: ::core::option::Option<()>, cx: &$k::Ctx) -> bool {
+            $k::__private::call_a(agent, cx, $f)
+        }
+    };
+    ($k:tt; [$A:ty] [$M:ty] [] $f:expr) => {
+        const HAS_ACTIVATE: bool = true;
+        #[inline]
+        fn activate(agent: &mut $A, memory: &mut $M, _: ::core::option::Option<()>, cx: &$k::Ctx) -> bool {
+            $k::__private::call_am(agent, memory, cx, $f)
+        }
+    };
+    ($k:tt; [$A:ty] [] [$D:ty] $f:expr) => {
+        const HAS_ACTIVATE: bool = true;
+        #[inline]
+        fn activate(agent: &mut $A, _: &mut (), dblock: ::core::option::Option<$D>, cx: &$k::Ctx) -> bool {
+            $k::__private::call_ad(agent, dblock, cx, $f)
+        }
+    };
+    ($k:tt; [$A:ty] [$M:ty] [$D:ty] $f:expr) => {
+        const HAS_ACTIVATE: bool = true;
+        #[inline]
+        fn activate(agent: &mut $A, memory: &mut $M, dblock: ::core::option::Option<$D>, cx: &$k::Ctx) -> bool {
+            $k::__private::call_amd(agent, memory, dblock, cx, $f)
+        }
+    };
+}
+
+/// Emits `HAS_TICK` and the `tick` method.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_tick {
+    ($k:tt; [$A:ty] [] $f:expr) => {
+        const HAS_TICK: bool = true;
+        #[inline]
+        fn tick(agent: &mut $A, _: &mut (), cx: &$k::Ctx) -> bool {
+            $k::__private::call_a(agent, cx, $f)
+        }
+    };
+    ($k:tt; [$A:ty] [$M:ty] $f:expr) => {
+        const HAS_TICK: bool = true;
+        #[inline]
+        fn tick(agent: &mut $A, memory: &mut $M, cx: &$k::Ctx) -> bool {
+            $k::__private::call_am(agent, memory, cx, $f)
+        }
+    };
+}
+
+/// Emits `HAS_DEACTIVATE` and the `deactivate` method.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_deactivate {
+    ($k:tt; [$A:ty] [] $f:expr) => {
+        const HAS_DEACTIVATE: bool = true;
+        #[inline]
+        fn deactivate(agent: &mut $A, _: &mut (), cx: &$k::Ctx) {
+            $k::__private::call_a(agent, cx, $f)
+        }
+    };
+    ($k:tt; [$A:ty] [$M:ty] $f:expr) => {
+        const HAS_DEACTIVATE: bool = true;
+        #[inline]
+        fn deactivate(agent: &mut $A, memory: &mut $M, cx: &$k::Ctx) {
+            $k::__private::call_am(agent, memory, cx, $f)
+        }
+    };
+}
+
+/// Maps a policy keyword to `$k::Policy::…`, or a named compile error.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_policy {
+    ($k:tt; $g:ident; prioritized) => { $k::Policy::Prioritized };
+    ($k:tt; $g:ident; sequential) => { $k::Policy::Sequential };
+    ($k:tt; $g:ident; random) => { $k::Policy::Random };
+    ($k:tt; $g:ident; shuffle) => { $k::Policy::Shuffle };
+    ($k:tt; $g:ident; scored) => { $k::Policy::Scored };
+    ($k:tt; $g:ident; $other:tt) => {
+        ::core::compile_error!(::core::concat!(
+            "group `", ::core::stringify!($g), "`: unknown group policy `", ::core::stringify!($other),
+            "`; expected prioritized, sequential, random, shuffle or scored"
+        ))
+    };
+}
+
+/// Emits a `static NAME: Decider<A>`: a behavior decider (`NAME: A =>
+/// BEHAVIOR`) or a group decider (`NAME: A, policy [children]`), plain or
+/// `full` (with explicit `name:` and `id:`).
+///
+/// Slots, in order: `[decide] [needs_all] [needs_any] [needs_none]
+/// [needs_not_all] [stimuli_all] [stimuli_any] [stimuli_none]
+/// [stimuli_not_all] [every] [flags] [behavior_flags] [behavior] [name]
+/// [id]`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_decider_impl {
+    // Entry: a behavior decider, `NAME: Agent => BEHAVIOR`.
+    ($k:tt; $mode:tt; $(#[$($m:tt)*])* $vis:vis $name:ident : $A:ty => $b:path $(, $($keys:tt)*)?) => {
+        $crate::__bt_decider_impl! {
+            @keys $k $mode leaf { {$(#[$($m)*])*} $vis $name [$A] [$b] }
+            [[] [] [] [] [] [] [] [] [] [] [] [] [] [] []] $($($keys)*)?
+        }
+    };
+    // Entry: a group decider, `NAME: Agent, policy [children]`.
+    ($k:tt; $mode:tt; $(#[$($m:tt)*])* $vis:vis $name:ident : $A:ty, $policy:ident [$($c:path),* $(,)?] $(, $($keys:tt)*)?) => {
+        $crate::__bt_decider_impl! {
+            @keys $k $mode group { {$(#[$($m)*])*} $vis $name [$A] [$policy] [$($c),*] }
+            [[] [] [] [] [] [] [] [] [] [] [] [] [] [] []] $($($keys)*)?
+        }
+    };
+    // BEGIN GENERATED KEY ARMS (scripts/gen_decider_keys.py)
+    // Middle: `decide:`.
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [[] $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] decide: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [[$v] $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    };
+    // Middle: `needs_all:`.
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt [] $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] needs_all: $($f:path)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 [0u64 $(| ($f).bits() as u64)+] $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    };
+    // Middle: `needs_any:`.
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt [] $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] needs_any: $($f:path)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 [0u64 $(| ($f).bits() as u64)+] $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    };
+    // Middle: `needs_none:`.
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt [] $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] needs_none: $($f:path)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 [0u64 $(| ($f).bits() as u64)+] $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    };
+    // Middle: `needs_not_all:`.
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt [] $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] needs_not_all: $($f:path)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 [0u64 $(| ($f).bits() as u64)+] $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    };
+    // Middle: `stimuli_all:`.
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt [] $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] stimuli_all: $($f:path)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 [0u64 $(| ($f).bits() as u64)+] $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    };
+    // Middle: `stimuli_any:`.
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt [] $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] stimuli_any: $($f:path)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 [0u64 $(| ($f).bits() as u64)+] $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    };
+    // Middle: `stimuli_none:`.
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt [] $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] stimuli_none: $($f:path)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 [0u64 $(| ($f).bits() as u64)+] $s8 $s9 $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    };
+    // Middle: `stimuli_not_all:`.
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt [] $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] stimuli_not_all: $($f:path)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 [0u64 $(| ($f).bits() as u64)+] $s9 $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    };
+    // Middle: `every:`.
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt [] $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] every: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 [($v) as f64] $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    };
+    // Middle: `flags:`.
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt [] $s11:tt $s12:tt $s13:tt $s14:tt] flags: $($f:ident)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 [0u8 $(| $k::DeciderFlags::$f.bits())+] $s11 $s12 $s13 $s14] $($($rest)*)? }
+    };
+    // Middle: `behavior_flags:`.
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt [] $s12:tt $s13:tt $s14:tt] behavior_flags: $($f:path)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 [0u64 $(| ($f).bits() as u64)+] $s12 $s13 $s14] $($($rest)*)? }
+    };
+    // Middle: `behavior:`.
+    (@keys $k:tt $mode:tt group $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt [] $s13:tt $s14:tt] behavior: $b:path $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode group $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 [$b] $s13 $s14] $($($rest)*)? }
+    };
+    // Middle: `name:`.
+    (@keys $k:tt full $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt [] $s14:tt] name: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k full $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 [$v] $s14] $($($rest)*)? }
+    };
+    // Middle: `id:`.
+    (@keys $k:tt full $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt []] id: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k full $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 [$v]] $($($rest)*)? }
+    };
+    // END GENERATED KEY ARMS
+    // Exit, full form without `name:` or `id:`.
+    (@keys $k:tt full $kind:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* }
+        [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt [] $s14:tt]) => {
+        ::core::compile_error!(::core::concat!(
+            "decider `", ::core::stringify!($name), "`: the full form sets every field; `name:` is missing"
+        ));
+    };
+    (@keys $k:tt full $kind:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* }
+        [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt []]) => {
+        ::core::compile_error!(::core::concat!(
+            "decider `", ::core::stringify!($name), "`: the full form sets every field; `id:` is missing"
+        ));
+    };
+    // Exit: a behavior decider.
+    (@keys $k:tt $mode:tt leaf { {$($attrs:tt)*} $vis:vis $name:ident [$A:ty] [$b:path] }
+        [[$($decide:expr)?] $na:tt $nany:tt $nn:tt $nna:tt $sa:tt $sany:tt $sn:tt $sna:tt
+         $every:tt $flags:tt $bflags:tt [] $nm:tt $id:tt]) => {
+        $($attrs)*
+        $vis static $name: $k::Decider<$A> = {
+            $(
+                #[allow(unused_qualifications, clippy::all, clippy::pedantic)]
+                fn __bt_decide(agent: &$A, raw: $k::__private::DecideRaw<'_>) -> f32 {
+                    $k::__private::decide_for(&$b, agent, raw, $decide)
+                }
+            )?
+            $crate::__bt_decider_literal! {
+                $k; $A; $name;
+                kind: $k::DeciderKind::Behavior($k::Behavior::__erased(&$b)),
+                decide: $crate::__bt_or!([$({ let _ = ::core::stringify!($decide); ::core::option::Option::Some(__bt_decide as $k::__private::DecideFn<$A>) })?] ::core::option::Option::None),
+                slots: [$na $nany $nn $nna $sa $sany $sn $sna $every $flags $bflags $nm $id]
+            }
+        };
+    };
+    // Exit: a group decider.
+    (@keys $k:tt $mode:tt group { {$($attrs:tt)*} $vis:vis $name:ident [$A:ty] [$policy:tt] [$($c:path),*] }
+        [[$($decide:expr)?] $na:tt $nany:tt $nn:tt $nna:tt $sa:tt $sany:tt $sn:tt $sna:tt
+         $every:tt $flags:tt $bflags:tt $gb:tt $nm:tt $id:tt]) => {
+        $($attrs)*
+        $vis static $name: $k::Decider<$A> = {
+            #[allow(dead_code, clippy::all, clippy::pedantic)]
+            fn __bt_children_are_deciders() {
+                $( $k::__private::is_decider::<$A, _>(&$c); )*
+            }
+            const _: () = $k::__private::check_unique_children::<$A>(::core::stringify!($name), &[$(&$c),*]);
+            $(
+                #[allow(unused_qualifications, clippy::all, clippy::pedantic)]
+                fn __bt_decide(agent: &$A, raw: $k::__private::DecideRaw<'_>) -> f32 {
+                    $crate::__bt_group_decide!($k; agent; raw; $gb; $decide)
+                }
+            )?
+            $crate::__bt_decider_literal! {
+                $k; $A; $name;
+                kind: $k::DeciderKind::Group {
+                    policy: $crate::__bt_policy!($k; $name; $policy),
+                    children: &[$(&$c),*],
+                    behavior: $crate::__bt_group_behavior!($k; $gb),
+                },
+                decide: $crate::__bt_or!([$({ let _ = ::core::stringify!($decide); ::core::option::Option::Some(__bt_decide as $k::__private::DecideFn<$A>) })?] ::core::option::Option::None),
+                slots: [$na $nany $nn $nna $sa $sany $sn $sna $every $flags $bflags $nm $id]
+            }
+        };
+    };
+    // Catch-all: `behavior:` on a behavior decider.
+    (@keys $k:tt $mode:tt leaf { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt behavior : $($rest:tt)*) => {
+        ::core::compile_error!(::core::concat!(
+            "decider `", ::core::stringify!($name),
+            "`: `behavior:` is for group deciders; a behavior decider names its behavior after `=>`"
+        ));
+    };
+    // Catch-all: `name:` or `id:` outside the full form.
+    (@keys $k:tt plain $kind:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt $key:ident : $($rest:tt)*) => {
+        $crate::__bt_decider_bad_key! { $name; $key }
+    };
+    // Catch-all: a key that is unknown or given twice (full form).
+    (@keys $k:tt full $kind:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt $key:ident : $($rest:tt)*) => {
+        $crate::__bt_decider_bad_key! { $name; $key }
+    };
+    // Catch-all: anything else in the key list.
+    (@keys $k:tt $mode:tt $kind:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt $($rest:tt)+) => {
+        ::core::compile_error!(::core::concat!(
+            "decider `", ::core::stringify!($name), "`: malformed declaration near `",
+            ::core::stringify!($($rest)+), "`; expected `key: value` pairs separated by commas"
+        ));
+    };
+    // Catch-all: a head that is neither form.
+    ($k:tt; $mode:tt; $($rest:tt)*) => {
+        ::core::compile_error!(::core::concat!(
+            "malformed decider declaration `", ::core::stringify!($($rest)*),
+            "`; expected `[pub] NAME: Agent => BEHAVIOR, …` or `[pub] NAME: Agent, policy [CHILD, …], …`"
+        ));
+    };
+}
+
+/// The error for a key that cannot be used where it was.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_decider_bad_key {
+    ($name:ident; name) => {
+        ::core::compile_error!(::core::concat!(
+            "decider `", ::core::stringify!($name), "`: `name:` is set only in the `full` form (or was given twice)"
+        ));
+    };
+    ($name:ident; id) => {
+        ::core::compile_error!(::core::concat!(
+            "decider `", ::core::stringify!($name), "`: `id:` is set only in the `full` form (or was given twice)"
+        ));
+    };
+    ($name:ident; $key:ident) => {
+        ::core::compile_error!(::core::concat!(
+            "decider `", ::core::stringify!($name), "`: unknown or repeated key `", ::core::stringify!($key),
+            "`; expected decide, needs_all, needs_any, needs_none, needs_not_all, stimuli_all, stimuli_any, ",
+            "stimuli_none, stimuli_not_all, every, flags, behavior_flags or (groups) behavior"
+        ));
+    };
+}
+
+/// A group's behavior field.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_group_behavior {
+    ($k:tt; []) => { ::core::option::Option::None };
+    ($k:tt; [$gb:path]) => { ::core::option::Option::Some($k::Behavior::__erased(&$gb)) };
+}
+
+/// The body of a group's `decide`: typed by its group behavior's DBlock.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_group_decide {
+    ($k:tt; $agent:ident; $raw:ident; []; $f:expr) => {
+        $k::__private::decide_plain($agent, $raw, $f)
+    };
+    ($k:tt; $agent:ident; $raw:ident; [$gb:path]; $f:expr) => {
+        $k::__private::decide_for(&$gb, $agent, $raw, $f)
+    };
+}
+
+/// Emits the `Decider` struct literal from the filled slots.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_decider_literal {
+    ($k:tt; $A:ty; $name:ident; kind: $kind:expr, decide: $decide:expr,
+     slots: [$na:tt $nany:tt $nn:tt $nna:tt $sa:tt $sany:tt $sn:tt $sna:tt $every:tt $flags:tt $bflags:tt $nm:tt $id:tt]) => {
+        $k::Decider {
+            name: $crate::__bt_or!($nm ::core::stringify!($name)),
+            id: $crate::__bt_or!($id $k::__private::fnv1a(::core::module_path!(), ::core::stringify!($name))),
+            kind: $kind,
+            decide: $decide,
+            pre: $k::Preconditions {
+                decision: $k::FlagTest {
+                    all: $crate::__bt_or!($na 0),
+                    any: $crate::__bt_or!($nany 0),
+                    none: $crate::__bt_or!($nn 0),
+                    not_all: $crate::__bt_or!($nna 0),
+                },
+                stimuli: $k::FlagTest {
+                    all: $crate::__bt_or!($sa 0),
+                    any: $crate::__bt_or!($sany 0),
+                    none: $crate::__bt_or!($sn 0),
+                    not_all: $crate::__bt_or!($sna 0),
+                },
+                every: $crate::__bt_or!($every 0.0),
+            },
+            flags: $k::DeciderFlags::from_bits_retain($crate::__bt_or!($flags 0)),
+            behavior_flags: $crate::__bt_or!($bflags 0),
+        }
+    };
+}
+
+/// Emits a `static NAME: Tree<A, LEVELS, SLOTS, BLOCK>` compiled from a root
+/// decider by the const flattening, and optionally a type alias for its
+/// agent memory.
+///
+/// Slots: `[block] [max_depth] [redecide_limit] [memory]`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_tree_impl {
+    // Entry: `NAME: Agent = ROOT` then the keys.
+    ($k:tt; $(#[$($m:tt)*])* $vis:vis $name:ident : $A:ty = $root:path $(, $($keys:tt)*)?) => {
+        $crate::__bt_tree_impl! {
+            @keys $k { {$(#[$($m)*])*} $vis $name [$A] [$root] } [[] [] [] []] $($($keys)*)?
+        }
+    };
+    // Middle: `block: bytes`.
+    (@keys $k:tt $head:tt [[] $d:tt $l:tt $m:tt] block: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_tree_impl! { @keys $k $head [[$v] $d $l $m] $($($rest)*)? }
+    };
+    // Middle: `max_depth: levels`.
+    (@keys $k:tt $head:tt [$b:tt [] $l:tt $m:tt] max_depth: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_tree_impl! { @keys $k $head [$b [$v] $l $m] $($($rest)*)? }
+    };
+    // Middle: `redecide_limit: count`.
+    (@keys $k:tt $head:tt [$b:tt $d:tt [] $m:tt] redecide_limit: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_tree_impl! { @keys $k $head [$b $d [$v] $m] $($($rest)*)? }
+    };
+    // Middle: `memory: TypeAliasName`.
+    (@keys $k:tt $head:tt [$b:tt $d:tt $l:tt []] memory: $alias:ident $(, $($rest:tt)*)?) => {
+        $crate::__bt_tree_impl! { @keys $k $head [$b $d $l [$alias]] $($($rest)*)? }
+    };
+    // Exit: every key consumed.
+    (@keys $k:tt { {$($attrs:tt)*} $vis:vis $name:ident [$A:ty] [$root:path] }
+        [$block:tt $depth:tt $limit:tt [$($alias:ident)?]]) => {
+        $($attrs)*
+        $vis static $name: $k::Tree<
+            $A,
+            { $k::__private::shape(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).levels },
+            { $k::__private::shape(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).slots() },
+            { $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK) },
+        > = {
+            const SHAPE: $k::__private::Shape =
+                $k::__private::shape(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0));
+            static ITEMS: [$k::__private::Item<$A>; SHAPE.items] = $k::__private::flatten(&$root, SHAPE);
+            $k::Tree::__new(::core::stringify!($name), &ITEMS, SHAPE, $crate::__bt_or!($limit 0))
+        };
+        $(
+            #[doc = ::core::concat!("The agent memory of [`", ::core::stringify!($name), "`].")]
+            $vis type $alias = $k::AgentMemory<
+                $A,
+                { $k::__private::shape(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).levels },
+                { $k::__private::shape(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).slots() },
+                { $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK) },
+            >;
+        )?
+    };
+    // Catch-all: a key that is unknown or given twice.
+    (@keys $k:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt $key:ident : $($rest:tt)*) => {
+        ::core::compile_error!(::core::concat!(
+            "tree `", ::core::stringify!($name), "`: unknown or repeated key `", ::core::stringify!($key),
+            "`; expected block, max_depth, redecide_limit or memory"
+        ));
+    };
+    // Catch-all: anything else in the key list.
+    (@keys $k:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt $($rest:tt)+) => {
+        ::core::compile_error!(::core::concat!(
+            "tree `", ::core::stringify!($name), "`: malformed declaration near `",
+            ::core::stringify!($($rest)+), "`; expected `key: value` pairs separated by commas"
+        ));
+    };
+    // Catch-all: a head that is not `NAME: Agent = ROOT`.
+    ($k:tt; $($rest:tt)*) => {
+        ::core::compile_error!(::core::concat!(
+            "malformed tree declaration `", ::core::stringify!($($rest)*),
+            "`; expected `[pub] NAME: Agent = ROOT_DECIDER, key: value, …`"
+        ));
+    };
+}
