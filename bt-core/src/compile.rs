@@ -75,6 +75,22 @@ const fn fnv_bytes(mut h: u32, bytes: &[u8]) -> u32 {
 /// fault, when the graph is not a valid tree for blocks of `block` bytes and
 /// at most `max_depth` levels.
 pub const fn shape<A>(root: &'static Decider<A>, block: usize, max_depth: usize) -> Shape {
+    count(root, block, max_depth, true)
+}
+
+/// Counts the shape like [`shape`], without reporting anything: a graph
+/// that is not a valid tree gets some shape. The macros size types with it,
+/// so that a bad declaration is reported once, by [`shape`].
+pub const fn measure<A>(root: &'static Decider<A>, block: usize, max_depth: usize) -> Shape {
+    count(root, block, max_depth, false)
+}
+
+const fn count<A>(
+    root: &'static Decider<A>,
+    block: usize,
+    max_depth: usize,
+    strict: bool,
+) -> Shape {
     let max_depth = if max_depth == 0 || max_depth > MAX_LEVELS {
         MAX_LEVELS
     } else {
@@ -87,7 +103,7 @@ pub const fn shape<A>(root: &'static Decider<A>, block: usize, max_depth: usize)
         timers: 0,
         shuffles: 0,
     };
-    walk(root, 0, &mut path, &mut acc, block, max_depth);
+    walk(root, 0, &mut path, &mut acc, block, max_depth, strict);
     acc
 }
 
@@ -98,26 +114,40 @@ const fn walk<A>(
     acc: &mut Shape,
     block: usize,
     max_depth: usize,
+    strict: bool,
 ) {
+    // Outside strict mode every problem just stops the walk, so that it
+    // ends even on a cyclic graph.
     let mut i = 0;
     while i < depth {
         if path[i] == d.id {
-            decider_cycle(d.name);
+            if strict {
+                decider_cycle(d.name);
+            }
+            return;
         }
         i += 1;
     }
     if depth >= max_depth {
-        tree_is_too_deep(d.name, depth, max_depth);
+        if strict {
+            tree_is_too_deep(d.name, depth, max_depth);
+        }
+        return;
     }
     path[depth] = d.id;
     acc.items += 1;
     if acc.items > MAX_ITEMS {
-        tree_has_too_many_items(d.name);
+        if strict {
+            tree_has_too_many_items(d.name);
+        }
+        return;
     }
     if depth + 1 > acc.levels {
         acc.levels = depth + 1;
     }
-    check_decider(d, block);
+    if strict {
+        check_decider(d, block);
+    }
     if d.pre.every != 0.0 {
         acc.timers += 1;
     }
@@ -130,7 +160,7 @@ const fn walk<A>(
         }
         let mut c = 0;
         while c < children.len() {
-            walk(children[c], depth + 1, path, acc, block, max_depth);
+            walk(children[c], depth + 1, path, acc, block, max_depth, strict);
             c += 1;
         }
     }
@@ -387,7 +417,11 @@ impl Msg {
 }
 
 const fn group_has_no_children(group: &str) -> ! {
-    Msg::new().s("group `").s(group).s("` has no children").fail()
+    Msg::new()
+        .s("group `")
+        .s(group)
+        .s("` has no children")
+        .fail()
 }
 
 const fn group_has_too_many_children(group: &str, n: usize) -> ! {

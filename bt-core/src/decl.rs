@@ -331,7 +331,12 @@ pub trait BehaviorDef<A>: 'static {
     const HAS_DEACTIVATE: bool = false;
 
     /// Starts the behavior; `false` fails it (its `deactivate` still runs).
-    fn activate(agent: &mut A, memory: &mut Self::Memory, dblock: Option<Self::DBlock>, cx: &Ctx) -> bool {
+    fn activate(
+        agent: &mut A,
+        memory: &mut Self::Memory,
+        dblock: Option<Self::DBlock>,
+        cx: &Ctx,
+    ) -> bool {
         let _ = (agent, memory, dblock, cx);
         true
     }
@@ -420,7 +425,11 @@ where
     F::Bits: TryFrom<u64>,
 {
     let width = 8 * core::mem::size_of::<F::Bits>();
-    let word = if width >= 64 { word } else { word & ((1u64 << width) - 1) };
+    let word = if width >= 64 {
+        word
+    } else {
+        word & ((1u64 << width) - 1)
+    };
     match F::Bits::try_from(word) {
         Ok(bits) => F::from_bits_truncate(bits),
         Err(_) => F::empty(),

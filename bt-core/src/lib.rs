@@ -269,15 +269,20 @@ macro_rules! tree {
     };
 }
 
+/// The README's example, run as a doctest so that it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
+
 /// What the macro expansions use. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::compile::{DEFAULT_BLOCK, Shape, check_unique_children, flatten, fnv1a, shape};
+    pub use crate::compile::{
+        DEFAULT_BLOCK, Shape, check_unique_children, flatten, fnv1a, measure, shape,
+    };
     pub use crate::decl::{BehaviorDef, DecideFn, DecideRaw};
     pub use crate::tree::Item;
-    pub use bt_macros::{
-        __bt_behavior_impl, __bt_decider_impl, __bt_tree_impl,
-    };
+    pub use bt_macros::{__bt_behavior_impl, __bt_decider_impl, __bt_tree_impl};
     pub use core;
 
     use crate::decl::{Behavior, Ctx, Decide, Decider};

@@ -102,12 +102,14 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
 
     /// The active path, root first.
     pub fn active_path(&self) -> impl ExactSizeIterator<Item = ActiveLevel> + '_ {
-        self.levels[..self.depth as usize].iter().map(|l| ActiveLevel {
-            item: ItemIdx(l.item),
-            since: l.since,
-            mask: l.mask,
-            redecides: l.redecides,
-        })
+        self.levels[..self.depth as usize]
+            .iter()
+            .map(|l| ActiveLevel {
+                item: ItemIdx(l.item),
+                since: l.since,
+                mask: l.mask,
+                redecides: l.redecides,
+            })
     }
 
     /// The active item at `depth`, if the path is that deep.

@@ -28,7 +28,7 @@ use core::fmt;
 use crate::decl::{Ctx, DecideRaw, Policy};
 use crate::memory::{AgentMemory, Level};
 use crate::raw::{DIn, DPool};
-use crate::trace::{Event, NodeRef, NoTrace, Rejection, Tracer, Why};
+use crate::trace::{Event, NoTrace, NodeRef, Rejection, Tracer, Why};
 use crate::tree::{Has, Item, ItemIdx, Tree, passes};
 
 /// What the caller tells a tick: the time and this tick's flag words.
@@ -168,7 +168,10 @@ impl fmt::Display for TickError {
                 "agent memory made by tree `{memory}` ticked with tree `{tree}`"
             ),
             TickError::InvalidInput { field, value } => {
-                write!(f, "tick input `{field}` is {value}; it must be finite and not negative")
+                write!(
+                    f,
+                    "tick input `{field}` is {value}; it must be finite and not negative"
+                )
             }
         }
     }
@@ -384,17 +387,27 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
                 Step::Walk(k) => self.walk(k),
                 Step::Enter(k, pick) => self.enter(k, pick),
                 Step::Choose(k, first) => self.choose(k, first),
-                Step::Fail(k, why) => self.fail(k, why)?,
+                Step::Fail(k, why) => match self.fail(k, why) {
+                    Ok(step) => step,
+                    Err(e) => {
+                        self.end();
+                        return Err(e);
+                    }
+                },
                 Step::Done => break,
             };
         }
+        self.end();
+        Ok(self.report)
+    }
+
+    fn end(&mut self) {
         self.report.behavior = self.mem.leaf();
         if T::ENABLED {
             let leaf = self.report.behavior.map(|i| self.node(i.get()));
             let visited = self.report.visited;
             self.tracer.event(&Event::End { leaf, visited });
         }
-        Ok(self.report)
     }
 
     /// An idle agent starts from the root.
@@ -525,10 +538,12 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             behavior: item.behavior.map(|b| b.name),
             flags: item.behavior_flags,
         });
+        // Every active behavior ticks once per tick, the activation tick
+        // included; a group behavior before its children.
+        if item.is(Has::TICK) && !self.tick_level(k, i) {
+            return Step::Fail(k, Why::Ended);
+        }
         if !item.is(Has::GROUP) {
-            if item.is(Has::TICK) && !self.tick_level(k, i) {
-                return Step::Fail(k, Why::Ended);
-            }
             return Step::Done;
         }
         if last {
@@ -605,7 +620,10 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         let item = &self.items[g];
         self.report.visited += 1;
         if let Some(by) = self.flag_rejection(item) {
-            self.trace(|r| Event::Rejected { node: r.node(g), by });
+            self.trace(|r| Event::Rejected {
+                node: r.node(g),
+                by,
+            });
             return false;
         }
         if item.is(Has::DECIDE) {
@@ -628,7 +646,10 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             }
             self.mem.blocks.release(j);
             self.report.deactivated = self.report.deactivated.saturating_add(1);
-            self.trace(|r| Event::Deactivated { node: r.node(i), why });
+            self.trace(|r| Event::Deactivated {
+                node: r.node(i),
+                why,
+            });
         }
     }
 
@@ -747,7 +768,10 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         let item = &self.items[c];
         self.report.visited += 1;
         if let Some(by) = self.flag_rejection(item) {
-            self.trace(|r| Event::Rejected { node: r.node(c), by });
+            self.trace(|r| Event::Rejected {
+                node: r.node(c),
+                by,
+            });
             return None;
         }
         if item.is(Has::TIMER) {
@@ -801,7 +825,10 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         pick.chain[depth] = c as u16;
         if item.is(Has::DELEGATE) {
             let value = pick.value;
-            self.trace(|r| Event::Decided { node: r.node(c), value });
+            self.trace(|r| Event::Decided {
+                node: r.node(c),
+                value,
+            });
         }
         Some(pick)
     }
@@ -828,7 +855,10 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         let value = f(self.agent, raw);
         if value > 0.0 {
             let value = value.min(f32::MAX);
-            self.trace(|r| Event::Decided { node: r.node(c), value });
+            self.trace(|r| Event::Decided {
+                node: r.node(c),
+                value,
+            });
             Some(value)
         } else {
             self.trace(|r| Event::Rejected {

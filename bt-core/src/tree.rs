@@ -260,7 +260,10 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
     /// # Panics
     /// If `idx` is out of range.
     pub fn node(&self, idx: ItemIdx) -> Node<'_, A> {
-        assert!(idx.get() < self.items.len(), "item index {idx} out of range");
+        assert!(
+            idx.get() < self.items.len(),
+            "item index {idx} out of range"
+        );
         Node {
             items: self.items,
             idx,
@@ -294,7 +297,10 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
             return Err(TreeError::new(self.name, "the tree has no items"));
         }
         if self.items.len() > crate::compile::MAX_ITEMS {
-            return Err(TreeError::new(self.name, "more items than a u16 index holds"));
+            return Err(TreeError::new(
+                self.name,
+                "more items than a u16 index holds",
+            ));
         }
         for (i, it) in self.items.iter().enumerate() {
             let name = it.decider.name;
@@ -328,12 +334,18 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
                         return Err(TreeError::new(name, "child links do not match the stream"));
                     }
                     if child.end as usize <= c {
-                        return Err(TreeError::new(child.decider.name, "subtree end out of range"));
+                        return Err(TreeError::new(
+                            child.decider.name,
+                            "subtree end out of range",
+                        ));
                     }
                     count += 1;
                     c = child.end as usize;
                 }
-                if count == 0 || count > crate::compile::MAX_CHILDREN || count != it.child_count as usize {
+                if count == 0
+                    || count > crate::compile::MAX_CHILDREN
+                    || count != it.child_count as usize
+                {
                     return Err(TreeError::new(name, "bad child count"));
                 }
             } else if end != i + 1 {
@@ -477,7 +489,9 @@ impl<'t, A: 'static> Node<'t, A> {
 
     /// The timer slot of its timer precondition.
     pub fn timer_slot(&self) -> Option<usize> {
-        self.item().is(Has::TIMER).then_some(self.item().timer as usize)
+        self.item()
+            .is(Has::TIMER)
+            .then_some(self.item().timer as usize)
     }
 
     /// The slot of a shuffle group's round.

@@ -28,24 +28,36 @@ macro_rules! __bt_or {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __bt_type_or_unit {
-    ([]) => { () };
-    ([$t:ty]) => { $t };
+    ([]) => {
+        ()
+    };
+    ([$t:ty]) => {
+        $t
+    };
 }
 
 /// `true` if the bracket holds tokens.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __bt_is_set {
-    ([]) => { false };
-    ([$($t:tt)+]) => { true };
+    ([]) => {
+        false
+    };
+    ([$($t:tt)+]) => {
+        true
+    };
 }
 
 /// Emits the type in the bracket as a string, or `"()"`.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __bt_type_name {
-    ([]) => { "()" };
-    ([$t:ty]) => { ::core::stringify!($t) };
+    ([]) => {
+        "()"
+    };
+    ([$t:ty]) => {
+        ::core::stringify!($t)
+    };
 }
 
 /// Emits a `static NAME: Behavior<A, D>` holding an erased
@@ -107,10 +119,7 @@ macro_rules! __bt_behavior_impl {
     };
     // Catch-all: a key that is unknown or given twice.
     (@keys $k:tt { $attrs:tt $vis:vis $name:ident $A:tt } $slots:tt $key:ident : $($rest:tt)*) => {
-        ::core::compile_error!(::core::concat!(
-            "behavior `", ::core::stringify!($name), "`: unknown or repeated key `",
-            ::core::stringify!($key), "`; expected memory, dblock, activate, tick or deactivate"
-        ));
+        $crate::__bt_bad_key! { behavior $name; $key; memory dblock activate tick deactivate }
     };
     // Catch-all: anything else in the key list.
     (@keys $k:tt { $attrs:tt $vis:vis $name:ident $A:tt } $slots:tt $($rest:tt)+) => {
@@ -136,28 +145,48 @@ macro_rules! __bt_activate {
     ($k:tt; [$A:ty] [] [] $f:expr) => {
         const HAS_ACTIVATE: bool = true;
         #[inline]
-        fn activate(agent: &mut $A, _: &mut (), _: ::core::option::Option<()>, cx: &$k::Ctx) -> bool {
+        fn activate(
+            agent: &mut $A,
+            _: &mut (),
+            _: ::core::option::Option<()>,
+            cx: &$k::Ctx,
+        ) -> bool {
             $k::__private::call_a(agent, cx, $f)
         }
     };
     ($k:tt; [$A:ty] [$M:ty] [] $f:expr) => {
         const HAS_ACTIVATE: bool = true;
         #[inline]
-        fn activate(agent: &mut $A, memory: &mut $M, _: ::core::option::Option<()>, cx: &$k::Ctx) -> bool {
+        fn activate(
+            agent: &mut $A,
+            memory: &mut $M,
+            _: ::core::option::Option<()>,
+            cx: &$k::Ctx,
+        ) -> bool {
             $k::__private::call_am(agent, memory, cx, $f)
         }
     };
     ($k:tt; [$A:ty] [] [$D:ty] $f:expr) => {
         const HAS_ACTIVATE: bool = true;
         #[inline]
-        fn activate(agent: &mut $A, _: &mut (), dblock: ::core::option::Option<$D>, cx: &$k::Ctx) -> bool {
+        fn activate(
+            agent: &mut $A,
+            _: &mut (),
+            dblock: ::core::option::Option<$D>,
+            cx: &$k::Ctx,
+        ) -> bool {
             $k::__private::call_ad(agent, dblock, cx, $f)
         }
     };
     ($k:tt; [$A:ty] [$M:ty] [$D:ty] $f:expr) => {
         const HAS_ACTIVATE: bool = true;
         #[inline]
-        fn activate(agent: &mut $A, memory: &mut $M, dblock: ::core::option::Option<$D>, cx: &$k::Ctx) -> bool {
+        fn activate(
+            agent: &mut $A,
+            memory: &mut $M,
+            dblock: ::core::option::Option<$D>,
+            cx: &$k::Ctx,
+        ) -> bool {
             $k::__private::call_amd(agent, memory, dblock, cx, $f)
         }
     };
@@ -207,14 +236,27 @@ macro_rules! __bt_deactivate {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __bt_policy {
-    ($k:tt; $g:ident; prioritized) => { $k::Policy::Prioritized };
-    ($k:tt; $g:ident; sequential) => { $k::Policy::Sequential };
-    ($k:tt; $g:ident; random) => { $k::Policy::Random };
-    ($k:tt; $g:ident; shuffle) => { $k::Policy::Shuffle };
-    ($k:tt; $g:ident; scored) => { $k::Policy::Scored };
+    ($k:tt; $g:ident; prioritized) => {
+        $k::Policy::Prioritized
+    };
+    ($k:tt; $g:ident; sequential) => {
+        $k::Policy::Sequential
+    };
+    ($k:tt; $g:ident; random) => {
+        $k::Policy::Random
+    };
+    ($k:tt; $g:ident; shuffle) => {
+        $k::Policy::Shuffle
+    };
+    ($k:tt; $g:ident; scored) => {
+        $k::Policy::Scored
+    };
     ($k:tt; $g:ident; $other:tt) => {
         ::core::compile_error!(::core::concat!(
-            "group `", ::core::stringify!($g), "`: unknown group policy `", ::core::stringify!($other),
+            "group `",
+            ::core::stringify!($g),
+            "`: unknown group policy `",
+            ::core::stringify!($other),
             "`; expected prioritized, sequential, random, shuffle or scored"
         ))
     };
@@ -350,7 +392,6 @@ macro_rules! __bt_decider_impl {
             fn __bt_children_are_deciders() {
                 $( $k::__private::is_decider::<$A, _>(&$c); )*
             }
-            const _: () = $k::__private::check_unique_children::<$A>(::core::stringify!($name), &[$(&$c),*]);
             $(
                 #[allow(unused_qualifications, clippy::all, clippy::pedantic)]
                 fn __bt_decide(agent: &$A, raw: $k::__private::DecideRaw<'_>) -> f32 {
@@ -368,6 +409,7 @@ macro_rules! __bt_decider_impl {
                 slots: [$na $nany $nn $nna $sa $sany $sn $sna $every $flags $bflags $nm $id]
             }
         };
+        const _: () = $k::__private::check_unique_children::<$A>($name.name(), $name.children());
     };
     // Catch-all: `behavior:` on a behavior decider.
     (@keys $k:tt $mode:tt leaf { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt behavior : $($rest:tt)*) => {
@@ -377,12 +419,23 @@ macro_rules! __bt_decider_impl {
         ));
     };
     // Catch-all: `name:` or `id:` outside the full form.
-    (@keys $k:tt plain $kind:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt $key:ident : $($rest:tt)*) => {
-        $crate::__bt_decider_bad_key! { $name; $key }
+    (@keys $k:tt plain $kind:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt name : $($rest:tt)*) => {
+        ::core::compile_error!(::core::concat!(
+            "decider `", ::core::stringify!($name), "`: `name:` is set only in the `full` form"
+        ));
     };
-    // Catch-all: a key that is unknown or given twice (full form).
-    (@keys $k:tt full $kind:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt $key:ident : $($rest:tt)*) => {
-        $crate::__bt_decider_bad_key! { $name; $key }
+    (@keys $k:tt plain $kind:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt id : $($rest:tt)*) => {
+        ::core::compile_error!(::core::concat!(
+            "decider `", ::core::stringify!($name), "`: `id:` is set only in the `full` form"
+        ));
+    };
+    // Catch-all: a key that is unknown or given twice.
+    (@keys $k:tt $mode:tt $kind:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt $key:ident : $($rest:tt)*) => {
+        $crate::__bt_bad_key! {
+            decider $name; $key;
+            decide needs_all needs_any needs_none needs_not_all stimuli_all stimuli_any
+            stimuli_none stimuli_not_all every flags behavior_flags behavior name id
+        }
     };
     // Catch-all: anything else in the key list.
     (@keys $k:tt $mode:tt $kind:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt $($rest:tt)+) => {
@@ -400,25 +453,56 @@ macro_rules! __bt_decider_impl {
     };
 }
 
-/// The error for a key that cannot be used where it was.
+/// The error for a key the muncher could not take: a key it knows (so it
+/// was given twice) or one it does not.
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __bt_decider_bad_key {
-    ($name:ident; name) => {
+macro_rules! __bt_bad_key {
+    (behavior $n:ident; memory; $($known:ident)*) => { $crate::__bt_twice! { behavior $n memory } };
+    (behavior $n:ident; dblock; $($known:ident)*) => { $crate::__bt_twice! { behavior $n dblock } };
+    (behavior $n:ident; activate; $($known:ident)*) => { $crate::__bt_twice! { behavior $n activate } };
+    (behavior $n:ident; tick; $($known:ident)*) => { $crate::__bt_twice! { behavior $n tick } };
+    (behavior $n:ident; deactivate; $($known:ident)*) => { $crate::__bt_twice! { behavior $n deactivate } };
+    (decider $n:ident; decide; $($known:ident)*) => { $crate::__bt_twice! { decider $n decide } };
+    (decider $n:ident; needs_all; $($known:ident)*) => { $crate::__bt_twice! { decider $n needs_all } };
+    (decider $n:ident; needs_any; $($known:ident)*) => { $crate::__bt_twice! { decider $n needs_any } };
+    (decider $n:ident; needs_none; $($known:ident)*) => { $crate::__bt_twice! { decider $n needs_none } };
+    (decider $n:ident; needs_not_all; $($known:ident)*) => { $crate::__bt_twice! { decider $n needs_not_all } };
+    (decider $n:ident; stimuli_all; $($known:ident)*) => { $crate::__bt_twice! { decider $n stimuli_all } };
+    (decider $n:ident; stimuli_any; $($known:ident)*) => { $crate::__bt_twice! { decider $n stimuli_any } };
+    (decider $n:ident; stimuli_none; $($known:ident)*) => { $crate::__bt_twice! { decider $n stimuli_none } };
+    (decider $n:ident; stimuli_not_all; $($known:ident)*) => { $crate::__bt_twice! { decider $n stimuli_not_all } };
+    (decider $n:ident; every; $($known:ident)*) => { $crate::__bt_twice! { decider $n every } };
+    (decider $n:ident; flags; $($known:ident)*) => { $crate::__bt_twice! { decider $n flags } };
+    (decider $n:ident; behavior_flags; $($known:ident)*) => { $crate::__bt_twice! { decider $n behavior_flags } };
+    (decider $n:ident; behavior; $($known:ident)*) => { $crate::__bt_twice! { decider $n behavior } };
+    (decider $n:ident; name; $($known:ident)*) => { $crate::__bt_twice! { decider $n name } };
+    (decider $n:ident; id; $($known:ident)*) => { $crate::__bt_twice! { decider $n id } };
+    (tree $n:ident; block; $($known:ident)*) => { $crate::__bt_twice! { tree $n block } };
+    (tree $n:ident; max_depth; $($known:ident)*) => { $crate::__bt_twice! { tree $n max_depth } };
+    (tree $n:ident; redecide_limit; $($known:ident)*) => { $crate::__bt_twice! { tree $n redecide_limit } };
+    (tree $n:ident; memory; $($known:ident)*) => { $crate::__bt_twice! { tree $n memory } };
+    ($what:ident $n:ident; $key:ident; $first:ident $($known:ident)*) => {
         ::core::compile_error!(::core::concat!(
-            "decider `", ::core::stringify!($name), "`: `name:` is set only in the `full` form (or was given twice)"
+            ::core::stringify!($what), " `", ::core::stringify!($n), "`: unknown key `",
+            ::core::stringify!($key), "`; expected one of: ", ::core::stringify!($first)
+            $(, ", ", ::core::stringify!($known))*
         ));
     };
-    ($name:ident; id) => {
+}
+
+/// The error for a key given twice.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_twice {
+    ($what:ident $n:ident $key:ident) => {
         ::core::compile_error!(::core::concat!(
-            "decider `", ::core::stringify!($name), "`: `id:` is set only in the `full` form (or was given twice)"
-        ));
-    };
-    ($name:ident; $key:ident) => {
-        ::core::compile_error!(::core::concat!(
-            "decider `", ::core::stringify!($name), "`: unknown or repeated key `", ::core::stringify!($key),
-            "`; expected decide, needs_all, needs_any, needs_none, needs_not_all, stimuli_all, stimuli_any, ",
-            "stimuli_none, stimuli_not_all, every, flags, behavior_flags or (groups) behavior"
+            ::core::stringify!($what),
+            " `",
+            ::core::stringify!($n),
+            "`: key `",
+            ::core::stringify!($key),
+            "` is given twice"
         ));
     };
 }
@@ -427,8 +511,12 @@ macro_rules! __bt_decider_bad_key {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __bt_group_behavior {
-    ($k:tt; []) => { ::core::option::Option::None };
-    ($k:tt; [$gb:path]) => { ::core::option::Option::Some($k::Behavior::__erased(&$gb)) };
+    ($k:tt; []) => {
+        ::core::option::Option::None
+    };
+    ($k:tt; [$gb:path]) => {
+        ::core::option::Option::Some($k::Behavior::__erased(&$gb))
+    };
 }
 
 /// The body of a group's `decide`: typed by its group behavior's DBlock.
@@ -511,8 +599,8 @@ macro_rules! __bt_tree_impl {
         $($attrs)*
         $vis static $name: $k::Tree<
             $A,
-            { $k::__private::shape(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).levels },
-            { $k::__private::shape(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).slots() },
+            { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).levels },
+            { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).slots() },
             { $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK) },
         > = {
             const SHAPE: $k::__private::Shape =
@@ -524,18 +612,15 @@ macro_rules! __bt_tree_impl {
             #[doc = ::core::concat!("The agent memory of [`", ::core::stringify!($name), "`].")]
             $vis type $alias = $k::AgentMemory<
                 $A,
-                { $k::__private::shape(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).levels },
-                { $k::__private::shape(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).slots() },
+                { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).levels },
+                { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).slots() },
                 { $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK) },
             >;
         )?
     };
     // Catch-all: a key that is unknown or given twice.
     (@keys $k:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt $key:ident : $($rest:tt)*) => {
-        ::core::compile_error!(::core::concat!(
-            "tree `", ::core::stringify!($name), "`: unknown or repeated key `", ::core::stringify!($key),
-            "`; expected block, max_depth, redecide_limit or memory"
-        ));
+        $crate::__bt_bad_key! { tree $name; $key; block max_depth redecide_limit memory }
     };
     // Catch-all: anything else in the key list.
     (@keys $k:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt $($rest:tt)+) => {
