@@ -1,0 +1,11 @@
+use bt_core::{Ctx, behavior};
+
+struct A;
+
+fn f(_: &mut A, _: &Ctx) -> bool {
+    true
+}
+
+behavior! { B: A, tik: f }
+
+fn main() {}

@@ -1,0 +1,8 @@
+use bt_core::{behavior, decider};
+
+struct A;
+
+behavior! { B: A }
+decider! { full D: A => B, name: "d" }
+
+fn main() {}

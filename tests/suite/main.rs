@@ -1,0 +1,7 @@
+//! The integration tests, in one binary so that it links once.
+
+mod compile_fail;
+mod dsl_forms;
+mod semantics;
+mod traces;
+mod world;
