@@ -17,18 +17,22 @@
 //! ROOT
 //! ├── DIE                     health is gone
 //! ├── GUARD_NEST_GROUP        HAS_NEST and not hungry; behavior STAY_NEAR_NEST
-//! │   ├── GUARD_NEST_HELP     an ally calls for help (listens once a second)
-//! │   ├── GUARD_NEST_FIGHT    an enemy at the nest
-//! │   ├── GUARD_NEST_GROWL    a stranger near the nest
-//! │   ├── GUARD_NEST_PATROL   rested, and not at NIGHT
+//! │   ├── GUARD_NEST_HELP     ALLY_CALL stimulus (listens once a second)
+//! │   ├── GUARD_NEST_FIGHT    HIT stimulus: something bit it
+//! │   ├── GUARD_NEST_GROWL    STRANGER stimulus
+//! │   ├── GUARD_NEST_PATROL   rested, and not at NIGHT (asked once a second)
 //! │   └── GUARD_NEST_IDLE
 //! ├── EAT (sequential)        hungry
-//! │   ├── FIND_FOOD
+//! │   ├── FIND_FOOD           picks the nearest food; hands it over as a DBlock
 //! │   └── EAT_FOOD
 //! └── IDLE
 //! ```
+//!
+//! Decision flags (HAS_NEST, NIGHT) are facts the game hands to each tick;
+//! stimuli (HIT, STRANGER, ALLY_CALL) are short-lived facts set on the
+//! creature by the world, with a payload and a time-out.
 
-use bt_core::{Ctx, Decide, TickInput, behavior, decider, group, tick, tree};
+use bt_core::{Ctx, Decide, Stimuli, TickInput, behavior, decider, group, tick, tree};
 
 /// Seconds per tick.
 const DT: f32 = 0.5;
@@ -47,8 +51,6 @@ const PATROL_REST: f64 = 1.5;
 const HELP_SECONDS: f64 = 1.0;
 /// Growls it takes to send a stranger away.
 const GROWLS: u8 = 3;
-/// Seconds of searching before food turns up.
-const SEARCH_SECONDS: f32 = 1.5;
 /// Hunger gained per second.
 const HUNGER_RATE: f32 = 0.5;
 /// Hunger at which the creature must eat.
@@ -61,6 +63,16 @@ const BITE: f32 = 2.0;
 const CLAW: f32 = 2.5;
 /// The enemy's health when it attacks.
 const ENEMY_HEALTH: f32 = 4.0;
+/// The enemy's agent id, the payload of the HIT stimulus it causes.
+const ENEMY_ID: u32 = 66;
+/// Seconds a bite is felt: the HIT stimulus's time-out.
+const HIT_SECONDS: f32 = 1.0;
+/// The allies, by index: the payload of an ALLY_CALL stimulus.
+const ALLIES: [&str; 2] = ["Mira", "Oru"];
+/// Places food may be found, with their distance from the nest.
+const FOOD: [(&str, f32); 3] = [("berry bush", 9.0), ("carcass", 4.0), ("beehive", 12.0)];
+/// Distance searched per second.
+const SEARCH_SPEED: f32 = 3.0;
 
 bitflags::bitflags! {
     /// Decision flags: ad hoc per-tick facts the game hands to the tree.
@@ -71,6 +83,17 @@ bitflags::bitflags! {
         /// It is night: no patrols.
         const NIGHT = 1 << 1;
     }
+
+    /// Stimuli: set on the creature by the world, with a time-out.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    struct Sense: u64 {
+        /// Something bit it; the payload is the biter's id.
+        const HIT = 1 << 0;
+        /// A stranger is near the nest.
+        const STRANGER = 1 << 1;
+        /// An ally calls for help; the payload indexes `ALLIES`.
+        const ALLY_CALL = 1 << 2;
+    }
 }
 
 /// The agent: the creature and what it perceives of the world.
@@ -80,11 +103,10 @@ struct Creature {
     /// Set when hunger reaches `HUNGRY`, cleared only once it has eaten: the
     /// hysteresis of the need itself lives on the agent.
     hungry: bool,
-    stranger_near: bool,
+    /// What it senses, set by the world and aged once per tick.
+    stimuli: Stimuli<Sense, 4, u32>,
     /// The health of the enemy at the nest, if there is one.
     enemy: Option<f32>,
-    /// An ally under attack, by name.
-    ally_in_trouble: Option<&'static str>,
     food_at_hand: bool,
     /// When the last full patrol round ended.
     last_patrol: f64,
@@ -98,9 +120,8 @@ impl Creature {
             health: 10.0,
             hunger: 0.0,
             hungry: false,
-            stranger_near: false,
+            stimuli: Stimuli::new(),
             enemy: None,
-            ally_in_trouble: None,
             food_at_hand: false,
             last_patrol: f64::NEG_INFINITY,
             notes: Vec::new(),
@@ -162,23 +183,23 @@ behavior! {
         if cx.time_active() < HELP_SECONDS {
             return true;
         }
-        c.ally_in_trouble = None;
+        c.stimuli.clear(Sense::ALLY_CALL);
         c.note(format!("creature: {} is safe (health {:.1})", m.ally, c.health));
         false
     },
 }
 
 behavior! {
-    /// Trades blows with the enemy until it flees.
+    /// Trades blows with whoever bit it until the enemy flees.
     FIGHT: Creature,
     tick: |c, cx| {
-        c.health -= BITE * cx.dt;
         let Some(enemy) = c.enemy.as_mut() else { return false };
         *enemy -= CLAW * cx.dt;
         if *enemy > 0.0 {
             return true;
         }
         c.enemy = None;
+        c.stimuli.clear(Sense::HIT);
         c.note(format!("creature: the enemy flees (health {:.1})", c.health));
         false
     },
@@ -198,17 +219,18 @@ behavior! {
         if m.growls < GROWLS {
             return true;
         }
-        c.stranger_near = false;
+        c.stimuli.clear(Sense::STRANGER);
         c.note(format!("creature: growled {GROWLS} times, the stranger backs off"));
         false
     },
 }
 
-/// The patrol's memory block: built fresh at each activation, dropped at
-/// deactivation. A preempted patrol starts again from the first leg.
+/// The patrol's memory block: the waypoint it walks to. Built fresh (by
+/// `Default`) at each activation and dropped at deactivation, so a
+/// preempted patrol starts again from the first waypoint.
 #[derive(Default)]
 struct PatrolLegs {
-    legs: u8,
+    waypoint: u8,
     walked: f32,
 }
 
@@ -216,9 +238,9 @@ fn patrol_tick(_c: &mut Creature, m: &mut PatrolLegs, cx: &Ctx) -> bool {
     m.walked += cx.dt;
     if m.walked >= LEG_SECONDS {
         m.walked -= LEG_SECONDS;
-        m.legs += 1;
+        m.waypoint += 1;
     }
-    m.legs < PATROL_LEGS
+    m.waypoint < PATROL_LEGS
 }
 
 behavior! {
@@ -229,7 +251,7 @@ behavior! {
     deactivate: |c, m, cx| {
         // Only a full round earns a rest; a preempted one is resumed as
         // soon as nothing more urgent is going on.
-        if m.legs >= PATROL_LEGS {
+        if m.waypoint >= PATROL_LEGS {
             c.last_patrol = cx.now;
         }
     },
@@ -240,22 +262,37 @@ behavior! {
     LOITER: Creature,
 }
 
+/// Where FIND_FOOD's decide sends the search: its DBlock.
+struct FoodTarget {
+    place: &'static str,
+    distance: f32,
+}
+
 #[derive(Default)]
 struct Search {
-    seconds: f32,
+    place: &'static str,
+    left: f32,
 }
 
 behavior! {
-    /// Sniffs around until food turns up.
+    /// Walks to the food its decider picked, then finds it there.
     SEARCH_FOR_FOOD: Creature,
     memory: Search,
+    dblock: FoodTarget,
+    activate: |c, m, target, _cx| {
+        // The DBlock arrives moved and typed; without one, nothing to do.
+        let Some(target) = target else { return false };
+        c.note(format!("creature: heads for the {} ({} m)", target.place, target.distance));
+        *m = Search { place: target.place, left: target.distance };
+        true
+    },
     tick: |c, m, cx| {
-        m.seconds += cx.dt;
-        if m.seconds < SEARCH_SECONDS {
+        m.left -= SEARCH_SPEED * cx.dt;
+        if m.left > 0.0 {
             return true;
         }
         c.food_at_hand = true;
-        c.note("creature: found food");
+        c.note(format!("creature: found food at the {}", m.place));
         false
     },
 }
@@ -293,21 +330,27 @@ fn patrol_wanted(c: &Creature, d: &mut Decide) -> f32 {
 decider! { DIE: Creature => DEAD, decide: |c, _| accept(c.health <= 0.0) }
 
 decider! { GUARD_NEST_HELP: Creature => HELP_ALLY,
-    decide: |c, d| match c.ally_in_trouble {
-        Some(ally) => {
-            d.set(ally);
+    // Preconditions run cheapest first: the stimulus flag, then the timer
+    // (this decide runs at most once a second), then the decide itself.
+    stimuli_all: Sense::ALLY_CALL,
+    every: 1.0,
+    decide: |c, d| match c.stimuli.get(Sense::ALLY_CALL) {
+        Some(call) => {
+            // The DBlock: HELP_ALLY's activate receives the ally's name.
+            d.set(ALLIES[call.payload as usize]);
             1.0
         }
         None => 0.0,
     },
-    // A timer precondition: the decide runs at most once a second.
-    every: 1.0,
 }
-decider! { GUARD_NEST_FIGHT: Creature => FIGHT, decide: |c, _| accept(c.enemy.is_some()) }
-decider! { GUARD_NEST_GROWL: Creature => GROWL, decide: |c, _| accept(c.stranger_near) }
+// No decide at all: the HIT stimulus is the whole test, a mask test that
+// costs no call.
+decider! { GUARD_NEST_FIGHT: Creature => FIGHT, stimuli_all: Sense::HIT }
+decider! { GUARD_NEST_GROWL: Creature => GROWL, stimuli_all: Sense::STRANGER }
 decider! { GUARD_NEST_PATROL: Creature => PATROL,
     decide: patrol_wanted,
     needs_none: Decision::NIGHT,
+    every: 1.0,
 }
 decider! { GUARD_NEST_IDLE: Creature => LOITER }
 
@@ -325,7 +368,15 @@ group! { GUARD_NEST_GROUP: Creature,
     needs_all: Decision::HAS_NEST,
 }
 
-decider! { FIND_FOOD: Creature => SEARCH_FOR_FOOD }
+fn nearest_food(_c: &Creature, d: &mut Decide<FoodTarget>) -> f32 {
+    let Some(&(place, distance)) = FOOD.iter().min_by(|a, b| a.1.total_cmp(&b.1)) else {
+        return 0.0;
+    };
+    d.set(FoodTarget { place, distance });
+    1.0
+}
+
+decider! { FIND_FOOD: Creature => SEARCH_FOR_FOOD, decide: nearest_food }
 decider! { EAT_FOOD: Creature => CHEW, decide: |c, _| accept(c.food_at_hand) }
 
 // Sequential: FIND_FOOD, then EAT_FOOD; after the last one the group ends.
@@ -349,7 +400,7 @@ enum WorldEvent {
     NestFound,
     StrangerApproaches,
     EnemyAttacks,
-    AllyCallsForHelp(&'static str),
+    AllyCallsForHelp(u32),
     NightFalls,
 }
 
@@ -358,8 +409,10 @@ const SCRIPT: &[(f64, WorldEvent)] = &[
     (1.0, WorldEvent::NestFound),
     (6.0, WorldEvent::StrangerApproaches),
     (8.0, WorldEvent::EnemyAttacks),
-    // GUARD_NEST_HELP listens once a second (its timer), so it answers at 11.0.
-    (10.5, WorldEvent::AllyCallsForHelp("Mira")),
+    // The call is a stimulus: GUARD_NEST_HELP's flag test passes at once and
+    // its timer has not run yet, so it answers in the same tick; while the
+    // call lasts its decide would be asked at most once a second.
+    (10.5, WorldEvent::AllyCallsForHelp(0)),
     // Mid-patrol: the patrol finishes its round, then none starts at night.
     (17.0, WorldEvent::NightFalls),
 ];
@@ -373,22 +426,33 @@ impl WorldEvent {
                 "world: the creature settles at a nest (HAS_NEST)".to_string()
             }
             WorldEvent::StrangerApproaches => {
-                c.stranger_near = true;
-                "world: a stranger wanders near the nest".to_string()
+                set(c, Sense::STRANGER, 0, Some(5.0));
+                "world: a stranger wanders near the nest (STRANGER)".to_string()
             }
             WorldEvent::EnemyAttacks => {
                 c.enemy = Some(ENEMY_HEALTH);
                 "world: an enemy attacks the nest".to_string()
             }
             WorldEvent::AllyCallsForHelp(ally) => {
-                c.ally_in_trouble = Some(ally);
-                format!("world: {ally} calls for help")
+                set(c, Sense::ALLY_CALL, ally, Some(4.0));
+                format!(
+                    "world: {} calls for help (ALLY_CALL)",
+                    ALLIES[ally as usize]
+                )
             }
             WorldEvent::NightFalls => {
                 flags.insert(Decision::NIGHT);
                 "world: night falls (NIGHT)".to_string()
             }
         }
+    }
+}
+
+/// Sets a stimulus on the creature. Four places are plenty for three
+/// stimuli; a full `Stimuli` would say so instead of losing one.
+fn set(c: &mut Creature, sense: Sense, payload: u32, timeout: Option<f32>) {
+    if let Err(error) = c.stimuli.set(sense, payload, timeout) {
+        c.note(format!("world: {error}"));
     }
 }
 
@@ -423,6 +487,12 @@ fn main() {
             script.next();
             println!("t={now:4.1}  {}", event.apply(&mut creature, &mut flags));
         }
+        if creature.enemy.is_some() {
+            // The enemy bites every tick it is there: the HIT stimulus is
+            // refreshed, with the biter's id as its payload.
+            creature.health -= BITE * DT;
+            set(&mut creature, Sense::HIT, ENEMY_ID, Some(HIT_SECONDS));
+        }
         creature.hunger += HUNGER_RATE * DT;
         if !creature.hungry && creature.hunger >= HUNGRY {
             creature.hungry = true;
@@ -432,7 +502,11 @@ fn main() {
         let was = memory
             .leaf()
             .map_or("idle", |leaf| CREATURE.node(leaf).name());
-        let input = TickInput::new(now, DT).with_decision(flags);
+        // Stimuli age once per tick; expired ones drop out of the word.
+        let sensed = creature.stimuli.update(DT);
+        let input = TickInput::new(now, DT)
+            .with_decision(flags)
+            .with_stimuli(sensed);
         let report = match tick(&CREATURE, &mut creature, &mut memory, &input) {
             Ok(report) => report,
             Err(error) => {
@@ -464,5 +538,6 @@ fn main() {
             level.since
         );
     }
+    println!("  stimuli: {:?}", creature.stimuli);
     println!("{memory:?}");
 }

@@ -111,7 +111,10 @@ pub struct Preconditions {
     /// Test of the agent's stimuli flags.
     pub stimuli: FlagTest,
     /// Timer: `decide` runs at most once every `every` seconds per agent,
-    /// counted from its last call. Zero means no timer.
+    /// counted from its last call (less [`TIMER_SLACK`](crate::TIMER_SLACK)
+    /// for rounding). Zero means no timer. Each place a decider is used in a
+    /// tree has its own timer slot: a decider shared by two groups is timed
+    /// separately under each (Spore kept one stamp per static decider).
     pub every: f64,
 }
 

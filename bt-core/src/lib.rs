@@ -75,13 +75,20 @@
 //!   ([`DeciderFlags::DELEGATE_DECIDE`]).
 //! - Preconditions checked before any `decide` is called: decision-flag and
 //!   stimuli-flag mask tests taking the user's own `bitflags` types, and
-//!   timers ([`Preconditions`]).
+//!   timers ([`Preconditions`]); [`Stimuli`] keeps an agent's short-lived
+//!   stimuli with payloads and time-outs.
 //! - Typed memory blocks per level, built at activation and dropped exactly
 //!   once, and DBlocks: a value a `decide` hands to its behavior's `activate`
 //!   ([`Decide::set`]).
 //! - Decision traces: every step of a tick as an [`Event`], rendered one line
 //!   per event by [`TraceRecorder`] ([`tick_traced`]); [`NoTrace`] compiles
 //!   them out.
+//! - Debug output levels 0–5 through the `log` crate under the `bt` target
+//!   ([`set_debug_level`], [`watch_agent`] to follow one agent in a crowd);
+//!   off, it costs one branch per tick and formats nothing.
+//! - Crowds: [`tick_all`] ticks slices of agents against one tree without
+//!   allocating; with the `rayon` feature, `par_tick_all` does it on every
+//!   core with the same results.
 //! - `no_std` (with `alloc` for the trace recorder only); the tick itself
 //!   never allocates.
 #![no_std]
@@ -92,21 +99,29 @@
 extern crate alloc;
 
 mod compile;
+mod crowd;
 mod decl;
+mod logging;
 mod memory;
 mod raw;
+mod stimuli;
 mod tick;
 mod trace;
 mod tree;
 
 pub use compile::{DEFAULT_BLOCK, MAX_CHILDREN, MAX_LEVELS, MAX_SHUFFLE_CHILDREN, Shape};
+#[cfg(feature = "rayon")]
+pub use crowd::par_tick_all;
+pub use crowd::{CrowdReport, tick_all};
 pub use decl::{
     Behavior, BehaviorDef, Ctx, Decide, DecideRaw, Decider, DeciderFlags, DeciderKind, FlagTest,
     Policy, Preconditions,
 };
+pub use logging::{debug_level, set_debug_level, watch_agent, watch_agents};
 pub use memory::{ActiveLevel, AgentMemory};
 pub use raw::{BLOCK_ALIGN, ErasedBehavior, TypeLayout};
-pub use tick::{TickError, TickInput, TickReport, deactivate_all, tick, tick_traced};
+pub use stimuli::{Stimuli, StimuliError, Stimulus};
+pub use tick::{TIMER_SLACK, TickError, TickInput, TickReport, deactivate_all, tick, tick_traced};
 pub use trace::{Event, NoTrace, NodeRef, Rejection, TraceRecorder, Tracer, Why, write_event};
 pub use tree::{Has, ItemIdx, Node, Tree, TreeError};
 

@@ -181,7 +181,9 @@ impl core::error::Error for TickError {}
 
 /// Runs one tick of one agent: DESIGN §6.
 ///
-/// `tree` must be the tree that made `memory`.
+/// `tree` must be the tree that made `memory`. With debug output on
+/// ([`set_debug_level`](crate::set_debug_level)), the tick also writes its
+/// steps to the `log` crate.
 ///
 /// # Errors
 /// [`TickError::RedecideLimit`] when the tick makes more masked redecides
@@ -200,7 +202,36 @@ pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> Result<TickReport, TickError> {
-    run(tree, agent, memory, input, &mut NoTrace)
+    // Debug output off: one load and this branch.
+    match crate::logging::level_for(input.agent) {
+        0 => run(tree, agent, memory, input, &mut NoTrace),
+        level => logged(level, tree, agent, memory, input, &mut NoTrace),
+    }
+}
+
+/// A tick with debug output at `level` (see [`set_debug_level`](crate::set_debug_level)).
+#[cold]
+#[inline(never)]
+fn logged<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+    level: u8,
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    tracer: &mut T,
+) -> Result<TickReport, TickError> {
+    let log = crate::logging::LogTracer::new(level, input.agent, input.now);
+    let result = run(
+        tree,
+        agent,
+        memory,
+        input,
+        &mut crate::logging::Tee(tracer, log),
+    );
+    if let Err(e) = &result {
+        log::debug!(target: "bt", "agent {}: tick error: {e}", input.agent);
+    }
+    result
 }
 
 /// [`tick`], handing every step to `tracer` (see [`Event`]).
@@ -217,7 +248,10 @@ pub fn tick_traced<A: 'static, T: Tracer, const L: usize, const S: usize, const 
     input: &TickInput,
     tracer: &mut T,
 ) -> Result<TickReport, TickError> {
-    run(tree, agent, memory, input, tracer)
+    match crate::logging::level_for(input.agent) {
+        0 => run(tree, agent, memory, input, tracer),
+        level => logged(level, tree, agent, memory, input, tracer),
+    }
 }
 
 /// Deactivates the whole active path, deepest first, running every
@@ -299,6 +333,11 @@ struct Pick<const L: usize> {
 }
 
 const NO_DSLOT: u8 = u8::MAX;
+
+/// Rounding slack of timer preconditions, in seconds: game clocks add up
+/// `dt`s, and a period of 1.0 should not slip a whole tick because the sum
+/// came to 0.9999999999999996.
+pub const TIMER_SLACK: f64 = 1e-6;
 
 enum Step<const L: usize> {
     Walk(usize),
@@ -541,6 +580,11 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         // Every active behavior ticks once per tick, the activation tick
         // included; a group behavior before its children.
         if item.is(Has::TICK) && !self.tick_level(k, i) {
+            if !last {
+                // A delegating group ended before the chain reached its
+                // leaf: the leaf's DBlock will reach no `activate`.
+                self.free(pick.slot);
+            }
             return Step::Fail(k, Why::Ended);
         }
         if !item.is(Has::GROUP) {
@@ -561,8 +605,13 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             None => {
                 if first {
                     self.subset_violation(g);
+                    Step::Fail(k, Why::NoChild)
+                } else if self.items[g].policy == Policy::Sequential {
+                    // A sequence that ran out of children is done, not failed.
+                    Step::Fail(k, Why::Ended)
+                } else {
+                    Step::Fail(k, Why::NoChild)
                 }
-                Step::Fail(k, Why::NoChild)
             }
         }
     }
@@ -777,7 +826,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         if item.is(Has::TIMER) {
             let slot = &mut self.mem.slots[item.timer as usize];
             let now = self.input.now;
-            if now - f64::from_bits(*slot) < item.every {
+            if now - f64::from_bits(*slot) < item.every - TIMER_SLACK {
                 self.trace(|r| Event::Rejected {
                     node: r.node(c),
                     by: Rejection::Timer,

@@ -2,6 +2,8 @@
 
 mod compile_fail;
 mod dsl_forms;
+mod logging;
+mod preconditions;
 mod semantics;
 mod traces;
 mod world;

@@ -1,0 +1,127 @@
+//! Ticking a crowd: many agents, one shared tree (DESIGN §10).
+
+use crate::memory::AgentMemory;
+use crate::tick::{TickError, TickInput, tick};
+use crate::tree::Tree;
+
+/// What a crowd tick did, summed over the agents.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct CrowdReport {
+    /// Agents ticked.
+    pub ticked: u32,
+    /// Agents idle after their tick.
+    pub idle: u32,
+    /// Agents whose active path changed.
+    pub changed: u32,
+    /// Deciders activated, over all agents.
+    pub activated: u64,
+    /// Deciders visited, over all agents.
+    pub visited: u64,
+    /// Agents whose tick reported a Subset Rule violation.
+    pub subset_violations: u32,
+    /// Agents whose tick returned an error.
+    pub errors: u32,
+    /// The error of the agent with the lowest index that had one.
+    pub first_error: Option<(usize, TickError)>,
+}
+
+impl CrowdReport {
+    fn add(&mut self, i: usize, result: Result<crate::TickReport, TickError>) {
+        self.ticked += 1;
+        match result {
+            Ok(r) => {
+                self.idle += u32::from(r.behavior.is_none());
+                self.changed += u32::from(r.changed());
+                self.activated += u64::from(r.activated);
+                self.visited += u64::from(r.visited);
+                self.subset_violations += u32::from(r.subset_violation.is_some());
+            }
+            Err(e) => {
+                self.errors += 1;
+                if self.first_error.is_none_or(|(j, _)| i < j) {
+                    self.first_error = Some((i, e));
+                }
+            }
+        }
+    }
+
+    /// Adds up two reports of disjoint sets of agents.
+    pub fn merge(mut self, other: CrowdReport) -> CrowdReport {
+        self.ticked += other.ticked;
+        self.idle += other.idle;
+        self.changed += other.changed;
+        self.activated += other.activated;
+        self.visited += other.visited;
+        self.subset_violations += other.subset_violations;
+        self.errors += other.errors;
+        self.first_error = match (self.first_error, other.first_error) {
+            (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
+            (a, b) => a.or(b),
+        };
+        self
+    }
+}
+
+/// Ticks every agent once: agent `i` with `memories[i]` and the input
+/// `input(i, &agents[i])` (which builds its decision and stimuli words).
+/// Allocates nothing; an agent's error does not stop the others.
+///
+/// # Panics
+/// If the slices differ in length, or a callback panics (the agents after
+/// it are not ticked; the panicking agent's memory is left idle).
+pub fn tick_all<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agents: &mut [A],
+    memories: &mut [AgentMemory<A, L, S, N>],
+    mut input: impl FnMut(usize, &A) -> TickInput,
+) -> CrowdReport {
+    assert_eq!(
+        agents.len(),
+        memories.len(),
+        "tick_all: one memory per agent"
+    );
+    let mut report = CrowdReport::default();
+    for (i, (agent, memory)) in agents.iter_mut().zip(memories.iter_mut()).enumerate() {
+        let input = input(i, agent);
+        report.add(i, tick(tree, agent, memory, &input));
+    }
+    report
+}
+
+/// [`tick_all`] on every core (feature `rayon`): the same ticks, the same
+/// results as the serial path, in chunks of agents ticked in parallel.
+/// `input` must be `Sync`, so it cannot hold mutable state.
+///
+/// # Panics
+/// As [`tick_all`].
+#[cfg(feature = "rayon")]
+pub fn par_tick_all<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agents: &mut [A],
+    memories: &mut [AgentMemory<A, L, S, N>],
+    input: impl Fn(usize, &A) -> TickInput + Sync,
+) -> CrowdReport {
+    use rayon::prelude::*;
+    assert_eq!(
+        agents.len(),
+        memories.len(),
+        "par_tick_all: one memory per agent"
+    );
+    /// Agents per task: large enough to amortise scheduling.
+    const CHUNK: usize = 256;
+    agents
+        .par_chunks_mut(CHUNK)
+        .zip(memories.par_chunks_mut(CHUNK))
+        .enumerate()
+        .map(|(c, (agents, memories))| {
+            let base = c * CHUNK;
+            let mut report = CrowdReport::default();
+            for (j, (agent, memory)) in agents.iter_mut().zip(memories.iter_mut()).enumerate() {
+                let input = input(base + j, agent);
+                report.add(base + j, tick(tree, agent, memory, &input));
+            }
+            report
+        })
+        .reduce(CrowdReport::default, CrowdReport::merge)
+}

@@ -1,0 +1,327 @@
+//! Stimuli: short-lived facts about an agent's world (DESIGN §7).
+//!
+//! A stimulus is one flag of the user's own `bitflags` type (a token, bit
+//! 0..64), a small payload (`P`, `u64` by default: an agent id, an amount, a
+//! handle) and a time-out. Deciders test the word [`Stimuli::update`]
+//! returns with `stimuli_all:`, `stimuli_any:`, `stimuli_none:` and
+//! `stimuli_not_all:` preconditions.
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use arrayvec::ArrayVec;
+
+/// Up to `N` live stimuli of the flags type `F`, each with a payload `P`.
+///
+/// Fixed size, no heap: store one beside each agent. Any code may set a
+/// stimulus on any agent (a bite sets `HIT` on the bitten one, with the
+/// biter's id as payload).
+///
+/// # Time
+///
+/// Call [`update`](Stimuli::update) once per tick, before the tick, with the
+/// tick's `dt`, and pass the word it returns to the tick
+/// ([`TickInput::with_stimuli`](crate::TickInput::with_stimuli)). A stimulus
+/// set with a time-out of `T` seconds is live for the ticks less than `T`
+/// seconds after the one it was set for: stimuli set since the last update
+/// are not aged by the next one (they happened *now*), older ones age by
+/// each update's `dt`, and a stimulus whose age reaches `T` exactly has
+/// expired. With `dt = 0.5` and `T = 2.0` that is four ticks.
+///
+/// ```
+/// use bt_core::Stimuli;
+///
+/// bitflags::bitflags! {
+///     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+///     pub struct Sense: u64 {
+///         const HIT = 1 << 0;
+///         const SMELL_FOOD = 1 << 1;
+///     }
+/// }
+///
+/// let mut stimuli = Stimuli::<Sense, 4, u32>::new();
+/// stimuli.set(Sense::HIT, 17, Some(1.0))?; // hit by agent 17, for a second
+/// stimuli.set(Sense::SMELL_FOOD, 0, None)?; // until cleared
+/// assert_eq!(stimuli.update(0.5), Sense::HIT | Sense::SMELL_FOOD);
+/// assert_eq!(stimuli.get(Sense::HIT).map(|s| s.payload), Some(17));
+/// // Half a second later: still hit.
+/// assert_eq!(stimuli.update(0.5), Sense::HIT | Sense::SMELL_FOOD);
+/// // A second after it was set, the hit has expired.
+/// assert_eq!(stimuli.update(0.5), Sense::SMELL_FOOD);
+/// # Ok::<(), bt_core::StimuliError>(())
+/// ```
+pub struct Stimuli<F, const N: usize, P: Copy = u64> {
+    live: ArrayVec<Entry<P>, N>,
+    word: u64,
+    _flags: PhantomData<fn() -> F>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry<P> {
+    bit: u8,
+    fresh: bool,
+    payload: P,
+    /// Seconds left; `f32::INFINITY` for a stimulus that never expires.
+    left: f32,
+}
+
+/// One live stimulus, as [`Stimuli::get`] and [`Stimuli::iter`] show it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Stimulus<P> {
+    /// Its bit index in the flags word.
+    pub bit: u8,
+    /// Its payload.
+    pub payload: P,
+    /// Seconds until it expires (`None`: never).
+    pub remaining: Option<f32>,
+}
+
+/// Why a stimulus could not be set.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum StimuliError {
+    /// All `capacity` places hold live stimuli; nothing was changed. Clear
+    /// one, or give the agent a larger `Stimuli`.
+    Full {
+        /// Bit of the stimulus that did not fit.
+        bit: u8,
+        /// The capacity `N`.
+        capacity: usize,
+    },
+    /// The flag value has not exactly one bit set (or a bit above 63).
+    NotOneFlag {
+        /// The flag value's bits.
+        bits: u128,
+    },
+    /// A time-out that is not a finite number of seconds above zero.
+    BadTimeout {
+        /// Bit of the stimulus.
+        bit: u8,
+        /// The time-out given.
+        timeout: f32,
+    },
+}
+
+impl fmt::Display for StimuliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            StimuliError::Full { bit, capacity } => write!(
+                f,
+                "stimulus bit {bit}: all {capacity} places hold live stimuli"
+            ),
+            StimuliError::NotOneFlag { bits } => write!(
+                f,
+                "a stimulus is one flag of a 64-bit word; got bits {bits:#x}"
+            ),
+            StimuliError::BadTimeout { bit, timeout } => write!(
+                f,
+                "stimulus bit {bit}: time-out {timeout} is not a finite number of seconds above zero"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for StimuliError {}
+
+impl<F, const N: usize, P: Copy> Default for Stimuli<F, N, P> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<F, const N: usize, P: Copy> Clone for Stimuli<F, N, P> {
+    fn clone(&self) -> Self {
+        Stimuli {
+            live: self.live.clone(),
+            word: self.word,
+            _flags: PhantomData,
+        }
+    }
+}
+
+impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
+    /// No stimuli.
+    pub const fn new() -> Self {
+        const { assert!(N <= 64, "at most 64 stimuli: one per bit of the word") };
+        Stimuli {
+            live: ArrayVec::new_const(),
+            word: 0,
+            _flags: PhantomData,
+        }
+    }
+
+    /// Number of live stimuli.
+    pub fn len(&self) -> usize {
+        self.live.len()
+    }
+
+    /// Whether none is live.
+    pub fn is_empty(&self) -> bool {
+        self.live.is_empty()
+    }
+
+    /// Whether all `N` places hold live stimuli.
+    pub fn is_full(&self) -> bool {
+        self.live.is_full()
+    }
+
+    /// The raw word of the live stimuli, without aging them.
+    pub fn bits(&self) -> u64 {
+        self.word
+    }
+
+    /// The live stimuli, in the order they were first set.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Stimulus<P>> + '_ {
+        self.live.iter().map(Entry::view)
+    }
+
+    /// Forgets every stimulus.
+    pub fn clear_all(&mut self) {
+        self.live.clear();
+        self.word = 0;
+    }
+
+    /// Sets the stimulus of bit `bit` (0..64); see [`set`](Stimuli::set).
+    ///
+    /// # Errors
+    /// As [`set`](Stimuli::set); [`StimuliError::NotOneFlag`] for a bit
+    /// above 63.
+    pub fn set_bit(
+        &mut self,
+        bit: u8,
+        payload: P,
+        timeout: Option<f32>,
+    ) -> Result<(), StimuliError> {
+        if bit >= 64 {
+            return Err(StimuliError::NotOneFlag {
+                bits: 1u128 << bit.min(127),
+            });
+        }
+        if let Some(t) = timeout
+            && !(t.is_finite() && t > 0.0)
+        {
+            return Err(StimuliError::BadTimeout { bit, timeout: t });
+        }
+        let entry = Entry {
+            bit,
+            fresh: true,
+            payload,
+            left: timeout.unwrap_or(f32::INFINITY),
+        };
+        if let Some(e) = self.live.iter_mut().find(|e| e.bit == bit) {
+            *e = entry;
+            return Ok(());
+        }
+        self.live
+            .try_push(entry)
+            .map_err(|_| StimuliError::Full { bit, capacity: N })?;
+        self.word |= 1 << bit;
+        Ok(())
+    }
+
+    /// Removes the stimulus of bit `bit`, returning it if it was live.
+    pub fn clear_bit(&mut self, bit: u8) -> Option<Stimulus<P>> {
+        let i = self.live.iter().position(|e| e.bit == bit)?;
+        let e = self.live.remove(i);
+        self.word &= !(1 << bit);
+        Some(e.view())
+    }
+
+    /// The live stimulus of bit `bit`.
+    pub fn get_bit(&self, bit: u8) -> Option<Stimulus<P>> {
+        self.live.iter().find(|e| e.bit == bit).map(Entry::view)
+    }
+
+    /// Ages the stimuli by `dt` seconds, drops the expired ones and returns
+    /// the raw word of those still live. Call once per tick, before it.
+    pub fn update_bits(&mut self, dt: f32) -> u64 {
+        let dt = if dt.is_finite() && dt > 0.0 { dt } else { 0.0 };
+        let mut word = 0;
+        self.live.retain(|e| {
+            if !e.fresh {
+                e.left -= dt;
+            }
+            e.fresh = false;
+            let live = e.left > 0.0;
+            if live {
+                word |= 1 << e.bit;
+            }
+            live
+        });
+        self.word = word;
+        word
+    }
+}
+
+impl<F: bitflags::Flags, const N: usize, P: Copy> Stimuli<F, N, P>
+where
+    F::Bits: Into<u128>,
+{
+    fn bit_of(flag: &F) -> Result<u8, StimuliError> {
+        let bits: u128 = flag.bits().into();
+        if bits.count_ones() != 1 || bits >= 1 << 64 {
+            return Err(StimuliError::NotOneFlag { bits });
+        }
+        Ok(bits.trailing_zeros() as u8)
+    }
+
+    /// Sets the stimulus `flag` (one flag of `F`) with `payload`, live for
+    /// `timeout` seconds (`None`: until cleared). Setting a live stimulus
+    /// again replaces its payload and restarts its time-out.
+    ///
+    /// # Errors
+    /// [`StimuliError::Full`] when `N` other stimuli are live (nothing is
+    /// changed: no stimulus is ever dropped to make room),
+    /// [`StimuliError::NotOneFlag`] when `flag` is not exactly one bit,
+    /// [`StimuliError::BadTimeout`] for a time-out that is not finite and
+    /// above zero.
+    pub fn set(&mut self, flag: F, payload: P, timeout: Option<f32>) -> Result<(), StimuliError> {
+        self.set_bit(Self::bit_of(&flag)?, payload, timeout)
+    }
+
+    /// Removes the stimulus `flag`, returning it if it was live (a value
+    /// that is not one flag clears nothing).
+    pub fn clear(&mut self, flag: F) -> Option<Stimulus<P>> {
+        self.clear_bit(Self::bit_of(&flag).ok()?)
+    }
+
+    /// The live stimulus `flag`, with its payload and remaining time.
+    pub fn get(&self, flag: F) -> Option<Stimulus<P>> {
+        self.get_bit(Self::bit_of(&flag).ok()?)
+    }
+
+    /// The live stimuli as `F`, without aging them.
+    pub fn flags(&self) -> F
+    where
+        F::Bits: TryFrom<u64>,
+    {
+        crate::decl::bits_as(self.word)
+    }
+
+    /// Ages the stimuli by `dt` seconds (the tick's step), drops the
+    /// expired ones and returns the flags of those still live, for
+    /// [`TickInput::with_stimuli`](crate::TickInput::with_stimuli).
+    pub fn update(&mut self, dt: f32) -> F
+    where
+        F::Bits: TryFrom<u64>,
+    {
+        crate::decl::bits_as(self.update_bits(dt))
+    }
+}
+
+impl<P: Copy> Entry<P> {
+    fn view(&self) -> Stimulus<P> {
+        Stimulus {
+            bit: self.bit,
+            payload: self.payload,
+            remaining: self.left.is_finite().then_some(self.left),
+        }
+    }
+}
+
+impl<F, const N: usize, P: Copy + fmt::Debug> fmt::Debug for Stimuli<F, N, P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
