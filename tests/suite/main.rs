@@ -1,5 +1,6 @@
 //! The integration tests, in one binary so that it links once.
 
+mod blocks;
 mod compile_fail;
 mod dsl_forms;
 mod logging;
