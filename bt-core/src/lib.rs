@@ -100,6 +100,7 @@ extern crate alloc;
 
 mod compile;
 mod crowd;
+mod debug;
 mod decl;
 mod logging;
 mod memory;
@@ -113,6 +114,7 @@ pub use compile::{DEFAULT_BLOCK, MAX_CHILDREN, MAX_LEVELS, MAX_SHUFFLE_CHILDREN,
 #[cfg(feature = "rayon")]
 pub use crowd::par_tick_all;
 pub use crowd::{CrowdReport, tick_all};
+pub use debug::{Dump, DumpView, Scenario, debug_print_state, record_trace, to_dot};
 pub use decl::{
     Behavior, BehaviorDef, Ctx, Decide, DecideRaw, Decider, DeciderFlags, DeciderKind, FlagTest,
     Policy, Preconditions,

@@ -2,6 +2,7 @@
 
 mod blocks;
 mod compile_fail;
+mod debug;
 mod dsl_forms;
 mod logging;
 mod preconditions;
