@@ -4,6 +4,7 @@ mod blocks;
 mod compile_fail;
 mod debug;
 mod dsl_forms;
+mod guard_nest;
 mod logging;
 mod preconditions;
 mod semantics;

@@ -1,45 +1,14 @@
-//! The guard-nest creature of the Spore behavior-tree docs, in a small
-//! scripted world.
-//!
-//! A creature settles at a nest and guards it: it patrols around the nest,
-//! growls at a stranger, fights off an enemy, runs to help an ally, and
-//! leaves to find food when hunger wins. The world is a fixed script (40
-//! ticks of 0.5 s) and nothing is random, so every run prints the same lines:
-//! each change of the active path as it happens, the world events that cause
-//! it, and at the end a dump of the active path.
-//!
-//! Run it with `cargo run --example guard_nest`.
-//!
-//! The tree (groups are prioritized unless marked: earlier children preempt
-//! later ones):
-//!
-//! ```text
-//! ROOT
-//! ├── DIE                     health is gone
-//! ├── GUARD_NEST_GROUP        HAS_NEST and not hungry; behavior STAY_NEAR_NEST
-//! │   ├── GUARD_NEST_HELP     ALLY_CALL stimulus (listens once a second)
-//! │   ├── GUARD_NEST_FIGHT    HIT stimulus: something bit it
-//! │   ├── GUARD_NEST_GROWL    STRANGER stimulus
-//! │   ├── GUARD_NEST_PATROL   rested, and not at NIGHT (asked once a second)
-//! │   └── GUARD_NEST_IDLE
-//! ├── EAT (sequential)        hungry
-//! │   ├── FIND_FOOD           picks the nearest food; hands it over as a DBlock
-//! │   └── EAT_FOOD
-//! └── IDLE
-//! ```
-//!
-//! Decision flags (HAS_NEST, NIGHT) are facts the game hands to each tick;
-//! stimuli (HIT, STRANGER, ALLY_CALL) are short-lived facts set on the
-//! creature by the world, with a payload and a time-out.
+//! The guard-nest creature: its tree, its behaviors and its scripted world.
+//! Shared by `main.rs` and by the decision-trace snapshot test of the suite.
 
-use bt_core::{Ctx, Decide, Stimuli, TickInput, behavior, decider, group, tick, tree};
+use bt_core::{Ctx, Decide, Stimuli, TickInput, behavior, decider, group, tree};
 
 /// Seconds per tick.
-const DT: f32 = 0.5;
+pub const DT: f32 = 0.5;
 /// Ticks the script runs.
-const TICKS: u32 = 40;
+pub const TICKS: u32 = 40;
 /// Seed of the agent's own generator (this tree draws nothing random).
-const SEED: u64 = 7;
+pub const SEED: u64 = 7;
 
 /// Legs in one patrol round.
 const PATROL_LEGS: u8 = 3;
@@ -77,7 +46,7 @@ const SEARCH_SPEED: f32 = 3.0;
 bitflags::bitflags! {
     /// Decision flags: ad hoc per-tick facts the game hands to the tree.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-    struct Decision: u32 {
+    pub struct Decision: u32 {
         /// The creature has a nest to guard.
         const HAS_NEST = 1 << 0;
         /// It is night: no patrols.
@@ -86,7 +55,7 @@ bitflags::bitflags! {
 
     /// Stimuli: set on the creature by the world, with a time-out.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-    struct Sense: u64 {
+    pub struct Sense: u64 {
         /// Something bit it; the payload is the biter's id.
         const HIT = 1 << 0;
         /// A stranger is near the nest.
@@ -97,25 +66,25 @@ bitflags::bitflags! {
 }
 
 /// The agent: the creature and what it perceives of the world.
-struct Creature {
-    health: f32,
-    hunger: f32,
+pub struct Creature {
+    pub health: f32,
+    pub hunger: f32,
     /// Set when hunger reaches `HUNGRY`, cleared only once it has eaten: the
     /// hysteresis of the need itself lives on the agent.
     hungry: bool,
     /// What it senses, set by the world and aged once per tick.
-    stimuli: Stimuli<Sense, 4, u32>,
+    pub stimuli: Stimuli<Sense, 4, u32>,
     /// The health of the enemy at the nest, if there is one.
     enemy: Option<f32>,
     food_at_hand: bool,
     /// When the last full patrol round ended.
     last_patrol: f64,
     /// What the creature's behaviors did this tick, printed after it.
-    notes: Vec<String>,
+    pub notes: Vec<String>,
 }
 
 impl Creature {
-    fn new() -> Self {
+    pub fn new() -> Self {
         Creature {
             health: 10.0,
             hunger: 0.0,
@@ -389,7 +358,7 @@ decider! { IDLE: Creature => LOITER }
 // GUARD_NEST_GROUP's decide is called every tick and could preempt it.
 group! { ROOT: Creature, prioritized [DIE, GUARD_NEST_GROUP, EAT, IDLE] }
 
-tree! { CREATURE: Creature = ROOT, memory: CreatureMemory }
+tree! { pub CREATURE: Creature = ROOT, memory: CreatureMemory }
 
 // ---------------------------------------------------------------------------
 // The world script.
@@ -456,88 +425,47 @@ fn set(c: &mut Creature, sense: Sense, payload: u32, timeout: Option<f32>) {
     }
 }
 
-/// The active path below ROOT, as `GROUP > LEAF` (`idle` when empty).
-fn path(memory: &CreatureMemory) -> String {
-    let names: Vec<_> = memory
-        .active_path()
-        .skip(1)
-        .map(|level| CREATURE.node(level.item).name())
-        .collect();
-    if names.is_empty() {
-        "idle".to_string()
-    } else {
-        names.join(" > ")
-    }
+/// The scripted world around one creature.
+pub struct World {
+    flags: Decision,
+    next: usize,
 }
 
-fn main() {
-    let mut creature = Creature::new();
-    let mut memory: CreatureMemory = CREATURE.new_memory(SEED);
-    let mut flags = Decision::empty();
-    let mut script = SCRIPT.iter().peekable();
-    let mut now = 0.0;
+impl World {
+    /// The world before its first event.
+    pub fn new() -> Self {
+        World {
+            flags: Decision::empty(),
+            next: 0,
+        }
+    }
 
-    println!("guard_nest: {TICKS} ticks of {DT} s\n");
-    for step in 0..TICKS {
-        now = f64::from(step) * f64::from(DT);
-        // The world moves first: scripted events, then hunger.
-        while let Some(&&(at, event)) = script.peek()
+    /// Moves the world to `now`: scripted events, the enemy's bites and
+    /// hunger, then ages the creature's stimuli. Returns the creature's
+    /// input for this tick; what happened is in `c.notes`.
+    pub fn step(&mut self, c: &mut Creature, now: f64) -> TickInput {
+        while let Some(&(at, event)) = SCRIPT.get(self.next)
             && at <= now
         {
-            script.next();
-            println!("t={now:4.1}  {}", event.apply(&mut creature, &mut flags));
+            self.next += 1;
+            let line = event.apply(c, &mut self.flags);
+            c.note(line);
         }
-        if creature.enemy.is_some() {
+        if c.enemy.is_some() {
             // The enemy bites every tick it is there: the HIT stimulus is
             // refreshed, with the biter's id as its payload.
-            creature.health -= BITE * DT;
-            set(&mut creature, Sense::HIT, ENEMY_ID, Some(HIT_SECONDS));
+            c.health -= BITE * DT;
+            set(c, Sense::HIT, ENEMY_ID, Some(HIT_SECONDS));
         }
-        creature.hunger += HUNGER_RATE * DT;
-        if !creature.hungry && creature.hunger >= HUNGRY {
-            creature.hungry = true;
-            println!("t={now:4.1}  world: the creature is hungry");
+        c.hunger += HUNGER_RATE * DT;
+        if !c.hungry && c.hunger >= HUNGRY {
+            c.hungry = true;
+            c.note("world: the creature is hungry");
         }
-
-        let was = memory
-            .leaf()
-            .map_or("idle", |leaf| CREATURE.node(leaf).name());
         // Stimuli age once per tick; expired ones drop out of the word.
-        let sensed = creature.stimuli.update(DT);
-        let input = TickInput::new(now, DT)
-            .with_decision(flags)
-            .with_stimuli(sensed);
-        let report = match tick(&CREATURE, &mut creature, &mut memory, &input) {
-            Ok(report) => report,
-            Err(error) => {
-                println!("t={now:4.1}  tick failed: {error}");
-                break;
-            }
-        };
-        for note in creature.notes.drain(..) {
-            println!("t={now:4.1}  {note}");
-        }
-        if report.changed() {
-            println!("t={now:4.1}  {}  (was {was})", path(&memory));
-        }
+        let sensed = c.stimuli.update(DT);
+        TickInput::new(now, DT)
+            .with_decision(self.flags)
+            .with_stimuli(sensed)
     }
-
-    // The debugger-friendly state dump, as Spore's DebugPrintState: one line
-    // per level of the active path, with the behavior owning its block.
-    println!(
-        "\nactive path at t={now:.1} (health {:.1}, hunger {:.1}):",
-        creature.health, creature.hunger
-    );
-    for (depth, level) in memory.active_path().enumerate() {
-        let block = memory
-            .block_behavior(depth)
-            .map_or(String::new(), |b| format!("  [{}]", b.name()));
-        println!(
-            "  {depth}  {:<18} since {:4.1}{block}",
-            CREATURE.node(level.item).name(),
-            level.since
-        );
-    }
-    println!("  stimuli: {:?}", creature.stimuli);
-    println!("{memory:?}");
 }
