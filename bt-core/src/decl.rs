@@ -23,7 +23,9 @@ pub enum Policy {
     /// values, with the agent's own generator. No preemption.
     Random,
     /// Like [`Policy::Random`], without repeats until every child has run
-    /// once. No preemption.
+    /// once: a round. The round lives in the agent's memory. When none of
+    /// the children left in the round accepts, a new round starts among
+    /// the others. No preemption.
     Shuffle,
     /// Sims-like: every child is scored each tick and the highest score
     /// wins; the active child keeps running unless another beats it.
@@ -59,7 +61,10 @@ bitflags::bitflags! {
         const CALL_DECIDE_ON_REDECIDE = 1 << 0;
         /// The group accepts exactly when one of its children would, and
         /// activates that child without calling its `decide` a second time.
-        /// A delegating group has no `decide` of its own.
+        /// A delegating group has no `decide` of its own; in a scored
+        /// group it scores what its chosen child scores. (Spore offered a
+        /// helper, `DelegateDecideToChildren`, to call from a group's own
+        /// decide; as a flag, the child's decide also runs only once.)
         const DELEGATE_DECIDE = 1 << 1;
     }
 }

@@ -499,10 +499,20 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
 
     /// A scored group's children challenge its active child: the best
     /// strictly above the active child's current score wins.
+    ///
+    /// The current score is the active child's `decide` alone, without its
+    /// preconditions (the test to start is not the test to continue); no
+    /// `decide` scores 1.0. A delegating child has no `decide`: it scores
+    /// what its own active child scores, as it did when it won.
     fn challenge(&mut self, g: usize, active: usize) -> Option<Pick<L>> {
-        let a = &self.items[active];
-        let current = if a.is(Has::DECIDE) {
-            self.call_decide(active, NO_DSLOT).unwrap_or(0.0)
+        let mut scored = active;
+        let mut level = self.items[active].depth as usize;
+        while self.items[scored].is(Has::DELEGATE) && level + 1 < self.mem.depth as usize {
+            level += 1;
+            scored = self.mem.levels[level].item as usize;
+        }
+        let current = if self.items[scored].is(Has::DECIDE) {
+            self.call_decide(scored, NO_DSLOT).unwrap_or(0.0)
         } else {
             1.0
         };
@@ -512,7 +522,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         let mut c = g + 1;
         while c < end {
             if c != active
-                && let Some(pick) = self.evaluate(c)
+                && let Some(pick) = self.evaluate_in(c, true)
             {
                 if pick.value > bar {
                     bar = pick.value;
@@ -524,6 +534,9 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
                 }
             }
             c = self.items[c].end as usize;
+        }
+        if let Some(pick) = &best {
+            self.commit(pick, self.items[active].depth as usize);
         }
         best
     }
@@ -718,6 +731,13 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
 
     /// Picks a child of group `g` by its policy, skipping `mask`ed children.
     fn select(&mut self, g: usize, mask: u64, cursor: u8) -> Option<Pick<L>> {
+        self.select_in(g, mask, cursor, false)
+    }
+
+    /// [`select`](Self::select). When `dry`, the pick is a candidate that
+    /// the caller may still drop: shuffle rounds are left as they are, and
+    /// the caller [commits](Self::commit) the pick if it keeps it.
+    fn select_in(&mut self, g: usize, mask: u64, cursor: u8, dry: bool) -> Option<Pick<L>> {
         let item = &self.items[g];
         let end = item.end as usize;
         match item.policy {
@@ -727,7 +747,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
                     let child = &self.items[c];
                     if child.child_index >= cursor
                         && mask & (1u64 << child.child_index) == 0
-                        && let Some(pick) = self.evaluate(c)
+                        && let Some(pick) = self.evaluate_in(c, dry)
                     {
                         return Some(pick);
                     }
@@ -735,27 +755,19 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
                 }
                 None
             }
-            Policy::Random => self.draw(g, mask, u64::MAX),
+            Policy::Random => self.draw(g, mask, u64::MAX, dry),
             Policy::Shuffle => {
-                let slot = item.shuffle as usize;
-                let state = self.mem.slots[slot];
-                let used = state & 0xFFFF_FFFF;
-                let pick = match self.draw(g, mask, !used) {
+                let used = self.mem.slots[item.shuffle as usize] & 0xFFFF_FFFF;
+                let depth = item.depth as usize;
+                let pick = match self.draw(g, mask, !used, dry) {
                     Some(pick) => Some(pick),
-                    None if used != 0 => self.draw(g, mask, used),
+                    // No child left in this round accepts: a new round
+                    // starts among the others (`mark` sees the repeat).
+                    None if used != 0 => self.draw(g, mask, used, dry),
                     None => None,
                 };
-                if let Some(pick) = &pick {
-                    let depth = item.depth as usize;
-                    let ci = self.items[pick.chain[depth + 1] as usize].child_index;
-                    let all = (1u64 << item.child_count) - 1;
-                    let mut rounds = state >> 32;
-                    let mut used = used | (1u64 << ci);
-                    if used & all == all {
-                        used = 0;
-                        rounds = rounds.wrapping_add(1) & 0xFFFF_FFFF;
-                    }
-                    self.mem.slots[slot] = (rounds << 32) | used;
+                if !dry && let Some(pick) = &pick {
+                    self.mark(g, pick.chain[depth + 1] as usize);
                 }
                 pick
             }
@@ -765,7 +777,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
                 while c < end {
                     let child = &self.items[c];
                     if mask & (1u64 << child.child_index) == 0
-                        && let Some(pick) = self.evaluate(c)
+                        && let Some(pick) = self.evaluate_in(c, true)
                     {
                         match &best {
                             Some(b) if pick.value <= b.value => self.free(pick.slot),
@@ -778,6 +790,9 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
                     }
                     c = self.items[c].end as usize;
                 }
+                if !dry && let Some(pick) = &best {
+                    self.commit(pick, item.depth as usize + 1);
+                }
                 best
             }
         }
@@ -785,7 +800,9 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
 
     /// A weighted draw among the accepting children of `g` whose bit is in
     /// `among` and not in `mask` (reservoir sampling: one pass, one pick).
-    fn draw(&mut self, g: usize, mask: u64, among: u64) -> Option<Pick<L>> {
+    /// The candidates are tried `dry`; the one drawn is committed unless the
+    /// draw itself is `dry`.
+    fn draw(&mut self, g: usize, mask: u64, among: u64, dry: bool) -> Option<Pick<L>> {
         let end = self.items[g].end as usize;
         let mut best: Option<Pick<L>> = None;
         let mut total = 0.0f64;
@@ -794,7 +811,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             let bit = 1u64 << self.items[c].child_index;
             if mask & bit == 0
                 && among & bit != 0
-                && let Some(pick) = self.evaluate(c)
+                && let Some(pick) = self.evaluate_in(c, true)
             {
                 total += f64::from(pick.value);
                 let take = best.is_none() || self.mem.next_f64() * total < f64::from(pick.value);
@@ -808,12 +825,56 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             }
             c = self.items[c].end as usize;
         }
+        if !dry && let Some(pick) = &best {
+            self.commit(pick, self.items[g].depth as usize + 1);
+        }
         best
+    }
+
+    /// Records a kept pick in the shuffle rounds: each delegating shuffle
+    /// group on its chain, from depth `from` down, runs the next item.
+    fn commit(&mut self, pick: &Pick<L>, from: usize) {
+        for j in from..pick.end as usize {
+            let g = pick.chain[j] as usize;
+            if self.items[g].policy == Policy::Shuffle {
+                self.mark(g, pick.chain[j + 1] as usize);
+            }
+        }
+    }
+
+    /// Shuffle bookkeeping (slot: `used` mask in the low 32 bits, round
+    /// count in the high 32): group `g` runs its child item `c`. A child
+    /// already used in this round is only drawn when no unused child
+    /// accepts, which starts a new round; a round also ends once every
+    /// child has been used.
+    fn mark(&mut self, g: usize, c: usize) {
+        let item = &self.items[g];
+        let slot = item.shuffle as usize;
+        let state = self.mem.slots[slot];
+        let mut used = state & 0xFFFF_FFFF;
+        let mut rounds = state >> 32;
+        let bit = 1u64 << self.items[c].child_index;
+        let all = (1u64 << item.child_count) - 1;
+        if used & bit != 0 {
+            used = 0;
+            rounds = rounds.wrapping_add(1) & 0xFFFF_FFFF;
+        }
+        used |= bit;
+        if used == all {
+            used = 0;
+            rounds = rounds.wrapping_add(1) & 0xFFFF_FFFF;
+        }
+        self.mem.slots[slot] = (rounds << 32) | used;
     }
 
     /// Tries candidate `c`: preconditions, cheapest first, then its `decide`
     /// (or, for a delegating group, its children).
     fn evaluate(&mut self, c: usize) -> Option<Pick<L>> {
+        self.evaluate_in(c, false)
+    }
+
+    /// [`evaluate`](Self::evaluate); `dry` as in [`select_in`](Self::select_in).
+    fn evaluate_in(&mut self, c: usize, dry: bool) -> Option<Pick<L>> {
         let item = &self.items[c];
         self.report.visited += 1;
         if let Some(by) = self.flag_rejection(item) {
@@ -837,7 +898,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
         let depth = item.depth as usize;
         let mut pick = if item.is(Has::DELEGATE) {
-            match self.select(c, 0, 0) {
+            match self.select_in(c, 0, 0, dry) {
                 Some(pick) => pick,
                 None => {
                     self.trace(|r| Event::Rejected {

@@ -6,6 +6,7 @@ mod debug;
 mod dsl_forms;
 mod guard_nest;
 mod logging;
+mod policies;
 mod preconditions;
 mod semantics;
 mod traces;
