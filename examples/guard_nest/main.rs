@@ -91,4 +91,12 @@ fn main() {
         creature.health, creature.hunger, creature.stimuli
     );
     print!("{}", memory.dump(now, DumpView::ActivePath));
+    println!(
+        "agent memory: {} bytes ({} levels of {}-byte blocks, {} timer slots); the tree: {} items, shared",
+        CreatureMemory::byte_size(),
+        CREATURE.levels(),
+        CREATURE.block_size(),
+        CREATURE.timers(),
+        CREATURE.len()
+    );
 }

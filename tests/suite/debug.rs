@@ -37,7 +37,7 @@ fn dump_of_the_active_path() {
     let (_bot, memory) = t1_after_three_ticks();
     let text = dump(&memory, 3.5, DumpView::ActivePath);
     assert_eq!(memory.dump(3.5, DumpView::ActivePath).to_string(), text);
-    insta::assert_snapshot!(text);
+    snapshot!(text);
 }
 
 #[test]
@@ -47,7 +47,7 @@ fn dump_of_the_whole_tree() {
     assert_eq!(memory.dump(3.5, DumpView::WholeTree).to_string(), text);
     assert_eq!(text.lines().count(), T1.len());
     assert_eq!(text.lines().filter(|l| l.contains('*')).count(), 4);
-    insta::assert_snapshot!(text);
+    snapshot!(text);
 }
 
 #[test]
@@ -112,7 +112,7 @@ fn dot_of_t1_with_its_active_path() {
     let mut plain = String::new();
     to_dot(&mut plain, &T1, None).unwrap();
     assert!(!plain.contains("filled"));
-    insta::assert_snapshot!(dot);
+    snapshot!(dot);
 }
 
 // A creature shaped like the guard-nest example (`examples/guard_nest.rs`),
@@ -191,7 +191,7 @@ fn dot_of_the_guard_nest_creature_on_patrol() {
     assert_eq!(path, ["ROOT", "GUARD_NEST_GROUP", "GUARD_NEST_PATROL"]);
     let mut dot = String::new();
     to_dot(&mut dot, &CREATURE, Some(&memory)).unwrap();
-    insta::assert_snapshot!(dot);
+    snapshot!(dot);
 }
 
 #[test]
@@ -209,7 +209,7 @@ fn record_trace_of_t1() {
         run.tick(TickInput::new(3.0, 1.0));
         run.dump(DumpView::ActivePath);
     });
-    insta::assert_snapshot!(trace);
+    snapshot!(trace);
 }
 
 #[test]
@@ -222,5 +222,5 @@ fn record_trace_writes_errors_as_lines() {
         assert!(run.tick(TickInput::new(f64::NAN, 0.5)).is_none());
         run.dump(DumpView::ActivePath);
     });
-    insta::assert_snapshot!(trace);
+    snapshot!(trace);
 }

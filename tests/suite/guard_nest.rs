@@ -25,5 +25,5 @@ fn guard_nest_decision_trace() {
         }
         run.dump(DumpView::ActivePath);
     });
-    insta::assert_snapshot!(text);
+    snapshot!(text);
 }

@@ -107,5 +107,5 @@ fn debug_levels_write_growing_detail_for_the_watched_agent() {
     }
     // Each level adds detail.
     assert!(counts.windows(2).all(|w| w[0] < w[1]), "{counts:?}");
-    insta::assert_snapshot!(all);
+    snapshot!(all);
 }

@@ -1,5 +1,16 @@
 //! The integration tests, in one binary so that it links once.
 
+/// `insta::assert_snapshot!`, except under Miri: insta reads and writes
+/// snapshot files through system calls Miri does not support, so there the
+/// scenario runs (and its unsafe paths are checked) but the text is not
+/// compared.
+macro_rules! snapshot {
+    ($($args:tt)*) => {
+        #[cfg(not(miri))]
+        insta::assert_snapshot!($($args)*);
+    };
+}
+
 mod blocks;
 mod compile_fail;
 mod debug;

@@ -898,7 +898,7 @@ fn sequential_trace() {
             |p| p.ends.clear(),
         ),
     ];
-    insta::assert_snapshot!(trace(&T_SEQ, &mut Pal::default(), 0, &script));
+    snapshot!(trace(&T_SEQ, &mut Pal::default(), 0, &script));
 }
 
 #[test]
@@ -931,7 +931,7 @@ fn random_trace() {
             p.life = 0
         }),
     ];
-    insta::assert_snapshot!(trace(&T_RND, &mut Pal::default(), 7, &script));
+    snapshot!(trace(&T_RND, &mut Pal::default(), 7, &script));
 }
 
 #[test]
@@ -955,7 +955,7 @@ fn shuffle_trace() {
             |_| {},
         ),
     ];
-    insta::assert_snapshot!(trace(&T_SHUF, &mut Pal::default(), 3, &script));
+    snapshot!(trace(&T_SHUF, &mut Pal::default(), 3, &script));
 }
 
 #[test]
@@ -985,7 +985,7 @@ fn scored_trace() {
             p.set(&[("C2", 1.0)])
         }),
     ];
-    insta::assert_snapshot!(trace(&T_SCORED, &mut Pal::default(), 0, &script));
+    snapshot!(trace(&T_SCORED, &mut Pal::default(), 0, &script));
 }
 
 #[test]
@@ -1018,7 +1018,7 @@ fn call_decide_on_redecide_trace() {
             },
         ),
     ];
-    insta::assert_snapshot!(trace(&T_REC, &mut Pal::default(), 0, &script));
+    snapshot!(trace(&T_REC, &mut Pal::default(), 0, &script));
 }
 
 #[test]
@@ -1040,7 +1040,7 @@ fn delegate_decide_trace() {
             |p| p.set(&[("G1", 1.0)]),
         ),
     ];
-    insta::assert_snapshot!(trace(&T_DEL, &mut Pal::default(), 0, &script));
+    snapshot!(trace(&T_DEL, &mut Pal::default(), 0, &script));
 }
 
 #[test]
@@ -1058,5 +1058,5 @@ fn delegate_decide_under_a_scored_group_trace() {
             p.set(&[("G2", 2.0)])
         }),
     ];
-    insta::assert_snapshot!(trace(&T_VS, &mut Pal::default(), 0, &script));
+    snapshot!(trace(&T_VS, &mut Pal::default(), 0, &script));
 }

@@ -247,7 +247,7 @@ fn trace_shows_which_check_rejected_which_decider() {
         trace.note(note);
         tick_traced(&T_CHECKS, &mut probe, &mut memory, &input, &mut trace).unwrap();
     }
-    insta::assert_snapshot!(trace.text());
+    snapshot!(trace.text());
 }
 
 // Stimuli.

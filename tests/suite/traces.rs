@@ -43,7 +43,7 @@ fn prioritized_tree_over_six_ticks() {
         let input = TickInput::new(now, 1.0).with_agent(7);
         tick_traced(&T1, &mut bot, &mut memory, &input, &mut trace).unwrap();
     }
-    insta::assert_snapshot!(trace.text());
+    snapshot!(trace.text());
 }
 
 #[test]
@@ -60,5 +60,5 @@ fn redecide_limit_trace() {
         &mut trace,
     );
     assert!(err.is_err());
-    insta::assert_snapshot!(trace.text());
+    snapshot!(trace.text());
 }
