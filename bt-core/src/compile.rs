@@ -247,16 +247,31 @@ pub const fn check_unique_children<A>(group: &str, children: &[&'static Decider<
 /// is what [`shape`] returned for the same root; `N` must be its `items`.
 pub const fn flatten<A, const N: usize>(root: &'static Decider<A>, shape: Shape) -> [Item<A>; N] {
     let mut out = [Item::placeholder(root); N];
+    fill_root(root, shape, &mut out);
+    out
+}
+
+/// [`flatten`] at run time, into a `Vec`: for decider tables assembled at
+/// run time (the differential tests build random trees this way). `shape`
+/// is what [`shape`] returned for the same root.
+#[doc(hidden)]
+pub fn flatten_vec<A>(root: &'static Decider<A>, shape: Shape) -> alloc::vec::Vec<Item<A>> {
+    let mut out = alloc::vec![Item::placeholder(root); shape.items];
+    fill_root(root, shape, &mut out);
+    out
+}
+
+/// Fills `out` with the stream under `root`; `out` has `shape.items` items.
+const fn fill_root<A>(root: &'static Decider<A>, shape: Shape, out: &mut [Item<A>]) {
     let mut slots = Slots {
         timer: 0,
         shuffle: shape.timers,
     };
-    let end = fill(root, &mut out, 0, NO_PARENT, 0, 0, &mut slots);
-    if end != N {
+    let end = fill(root, out, 0, NO_PARENT, 0, 0, &mut slots);
+    if end != out.len() {
         // Only reachable by calling `flatten` with a shape of another root.
         panic!("flatten: the item count does not match the shape");
     }
-    out
 }
 
 struct Slots {

@@ -117,7 +117,10 @@ pub struct Preconditions {
     pub stimuli: FlagTest,
     /// Timer: `decide` runs at most once every `every` seconds per agent,
     /// counted from its last call (less [`TIMER_SLACK`](crate::TIMER_SLACK)
-    /// for rounding). Zero means no timer. Each place a decider is used in a
+    /// for rounding) when it is a candidate to start. Zero means no timer.
+    /// Like every precondition it gates starting only: a scored group
+    /// rescoring its running child, and `CALL_DECIDE_ON_REDECIDE` asking a
+    /// running group again, call `decide` without it. Each place a decider is used in a
     /// tree has its own timer slot: a decider shared by two groups is timed
     /// separately under each (Spore kept one stamp per static decider).
     pub every: f64,

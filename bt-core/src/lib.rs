@@ -295,7 +295,7 @@ pub struct ReadmeDoctests;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::compile::{
-        DEFAULT_BLOCK, Shape, check_unique_children, flatten, fnv1a, measure, shape,
+        DEFAULT_BLOCK, Shape, check_unique_children, flatten, flatten_vec, fnv1a, measure, shape,
     };
     pub use crate::decl::{BehaviorDef, DecideFn, DecideRaw};
     pub use crate::tree::Item;

@@ -910,6 +910,11 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             }
         } else {
             let slot = if item.is(Has::DBLOCK) {
+                if let Some(b) = item.behavior
+                    && !b.dblock.fits(N)
+                {
+                    dblock_does_not_fit(item.decider.name, b.name, N);
+                }
                 self.alloc()
             } else {
                 NO_DSLOT
@@ -1027,6 +1032,15 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             self.tracer.event(&event);
         }
     }
+}
+
+/// Only a hand-made table that skipped [`Tree::validate`] gets here.
+#[cold]
+#[inline(never)]
+fn dblock_does_not_fit(decider: &str, behavior: &str, block: usize) -> ! {
+    panic!(
+        "decider `{decider}`: the DBlock of behavior `{behavior}` does not fit a {block}-byte block"
+    )
 }
 
 #[cold]

@@ -14,11 +14,14 @@ macro_rules! snapshot {
 mod blocks;
 mod compile_fail;
 mod debug;
+mod differential;
 mod dsl_forms;
 mod guard_nest;
 mod logging;
+mod model;
 mod policies;
 mod preconditions;
 mod semantics;
+mod threads;
 mod traces;
 mod world;

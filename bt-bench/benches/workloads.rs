@@ -1,0 +1,464 @@
+//! The reference workloads of `WORKLOAD.md`, W1 and W2, with bt-core and
+//! with bonsai-bt (a tree-instance-per-agent library), in one run.
+//!
+//! ```sh
+//! cargo bench -p bt-bench                      # the full figures
+//! BT_BENCH_QUICK=1 cargo bench -p bt-bench     # N = 1 000 only, fewer runs
+//! cargo run --release -p bt-bench --bench workloads -- --quick
+//! ```
+//!
+//! Times are medians of ns per agent-tick over several runs after a warm-up
+//! run; a tick of an agent is its world step plus its tree tick. Heap
+//! figures come from a counting global allocator, switched on only in a
+//! separate counted run (the timed runs pay one relaxed load per
+//! allocation).
+
+#[path = "workloads/alloc.rs"]
+mod alloc;
+#[path = "workloads/w1_bonsai.rs"]
+mod w1_bonsai;
+#[path = "workloads/w1_core.rs"]
+mod w1_core;
+#[path = "workloads/w2_bonsai.rs"]
+mod w2_bonsai;
+#[path = "workloads/w2_core.rs"]
+mod w2_core;
+#[path = "workloads/world.rs"]
+mod world;
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use w2_core::Size;
+use world::{Activations, Beh, World};
+
+#[global_allocator]
+static ALLOC: alloc::Counting = alloc::Counting;
+
+/// What to run.
+struct Config {
+    quick: bool,
+    /// W1 crowd sizes.
+    w1_n: Vec<usize>,
+    w1_t: u32,
+    /// Timed runs after the warm-up.
+    runs: usize,
+    w2_n: usize,
+    w2_t: u32,
+    /// bonsai-bt's W2 crowd: smaller, because its cost grows with the tree
+    /// (about 0.4 ms per agent-tick and 0.5 MB per agent for (4, 6)).
+    w2_bonsai_n: usize,
+    /// Timed runs of bonsai-bt's W2.
+    w2_bonsai_runs: usize,
+}
+
+impl Config {
+    fn from_env() -> Self {
+        let quick = std::env::var("BT_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0")
+            || std::env::args().any(|a| a == "--quick");
+        let runs = env_usize("BT_BENCH_RUNS").unwrap_or(if quick { 2 } else { 5 });
+        if quick {
+            Config {
+                quick,
+                w1_n: vec![1_000],
+                w1_t: 300,
+                runs,
+                w2_n: 1_000,
+                w2_t: 100,
+                w2_bonsai_n: env_usize("BT_BENCH_W2_BONSAI_N").unwrap_or(100),
+                w2_bonsai_runs: 1,
+            }
+        } else {
+            Config {
+                quick,
+                w1_n: vec![1_000, 10_000, 100_000],
+                w1_t: 300,
+                runs,
+                w2_n: 10_000,
+                w2_t: 100,
+                w2_bonsai_n: env_usize("BT_BENCH_W2_BONSAI_N").unwrap_or(1_000),
+                w2_bonsai_runs: runs.min(3),
+            }
+        }
+    }
+}
+
+fn env_usize(name: &str) -> Option<usize> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
+}
+
+/// Median, min and max of ns per agent-tick.
+#[derive(Clone, Copy)]
+struct Time {
+    median: f64,
+    min: f64,
+    max: f64,
+}
+
+impl Time {
+    fn cell(&self) -> String {
+        format!("{:8.1}", self.median)
+    }
+
+    fn spread(&self) -> String {
+        format!("{:.1}-{:.1}", self.min, self.max)
+    }
+}
+
+/// Runs a crowd `runs + 1` times (the first is the warm-up) for `t` ticks
+/// and times the ticks only. `fingerprint` must be the same after every run
+/// (the workload is deterministic).
+fn time<C>(
+    n: usize,
+    t: u32,
+    runs: usize,
+    make: impl Fn(usize) -> C,
+    tick: impl Fn(&mut C, u32) -> u32,
+    fingerprint: impl Fn(&C) -> u64,
+) -> Time {
+    let mut samples = Vec::with_capacity(runs);
+    let mut first = None;
+    for run in 0..=runs {
+        let mut crowd = make(n);
+        let start = Instant::now();
+        let mut failed = 0;
+        for tick_no in 0..t {
+            failed += tick(&mut crowd, tick_no);
+        }
+        let elapsed = start.elapsed();
+        assert_eq!(failed, 0, "a tree stopped or failed");
+        let print = fingerprint(black_box(&crowd));
+        assert_eq!(*first.get_or_insert(print), print, "runs differ");
+        if run > 0 {
+            samples.push(elapsed.as_secs_f64() * 1e9 / (n as f64 * f64::from(t)));
+        }
+        // Dropping the crowd is not timed.
+        drop(crowd);
+    }
+    samples.sort_by(f64::total_cmp);
+    Time {
+        median: samples[samples.len() / 2],
+        min: samples[0],
+        max: samples[samples.len() - 1],
+    }
+}
+
+/// What the counted run saw.
+struct Counted<C> {
+    crowd: C,
+    /// Live heap bytes per agent right after the crowd was made (its own
+    /// `Vec`s included).
+    heap_made: f64,
+    /// Live heap bytes per agent after the last tick.
+    heap_end: f64,
+    /// Live heap blocks per agent right after the crowd was made.
+    blocks: f64,
+    /// Allocations per agent-tick, ticks 2..=T.
+    allocs: f64,
+}
+
+fn counted<C>(
+    n: usize,
+    t: u32,
+    make: impl Fn(usize) -> C,
+    tick: impl Fn(&mut C, u32) -> u32,
+) -> Counted<C> {
+    let counter = alloc::start();
+    let mut crowd = make(n);
+    let made = counter.read();
+    tick(&mut crowd, 0);
+    let first = counter.read();
+    for tick_no in 1..t {
+        tick(&mut crowd, tick_no);
+    }
+    let end = counter.stop();
+    // The crowd's own `Vec`s are per agent too: everything is counted
+    // (for bt-core that is exactly its agents and memories).
+    Counted {
+        crowd,
+        heap_made: made.live as f64 / n as f64,
+        heap_end: end.live as f64 / n as f64,
+        blocks: made.blocks as f64 / n as f64,
+        allocs: (end.allocs - first.allocs) as f64 / (n as f64 * f64::from(t - 1)),
+    }
+}
+
+fn fingerprint(counts: &Activations) -> u64 {
+    counts.iter().fold(0xcbf2_9ce4_8422_2325, |h, &c| {
+        (h ^ u64::from(c)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// `BT_BENCH_PROFILE=world|w1-core|w1-bonsai|w2-core`: one untimed run of
+/// one crowd (N = `BT_BENCH_N`, default 1 000; T = 300, W2: 100), for
+/// `valgrind --tool=callgrind`.
+fn profile(what: &str) {
+    let n = env_usize("BT_BENCH_N").unwrap_or(1_000);
+    fn run<C>(n: usize, t: u32, make: impl Fn(usize) -> C, tick: impl Fn(&mut C, u32) -> u32) -> C {
+        let mut crowd = make(n);
+        for tick_no in 0..t {
+            assert_eq!(tick(&mut crowd, tick_no), 0);
+        }
+        crowd
+    }
+    let print = match what {
+        "world" => {
+            let w = run(
+                n,
+                300,
+                |n| (0..n).map(World::spawn).collect::<Vec<_>>(),
+                |w, _| {
+                    w.iter_mut().for_each(World::step);
+                    0
+                },
+            );
+            w.iter().fold(0, |h, a| h ^ a.rng)
+        }
+        "w1-core" => {
+            fingerprint(&run(n, 300, w1_core::Crowd::new, w1_core::Crowd::tick).activations())
+        }
+        "w1-bonsai" => {
+            fingerprint(&run(n, 300, w1_bonsai::Crowd::new, w1_bonsai::Crowd::tick).activations())
+        }
+        "w2-core" => run(n, 100, w2_core::Crowd4x6::new, w2_core::Crowd4x6::tick).leaves(),
+        other => panic!("BT_BENCH_PROFILE: unknown crowd `{other}`"),
+    };
+    println!("{what}: N = {n}, fingerprint {print:#x}");
+}
+
+fn main() {
+    if let Ok(what) = std::env::var("BT_BENCH_PROFILE") {
+        profile(&what);
+        return;
+    }
+    let cfg = Config::from_env();
+    println!(
+        "bt-bench workloads, {} mode: medians of {} timed runs after 1 warm-up run",
+        if cfg.quick { "quick" } else { "full" },
+        cfg.runs,
+    );
+    println!("ns per agent-tick = time of (world step + tree tick) over all agents / (N * T)");
+    w1(&cfg);
+    w2(&cfg);
+}
+
+fn w1(cfg: &Config) {
+    let (items, levels, slots, block) = w1_core::shape();
+    let t = cfg.w1_t;
+    println!("\n== W1: creature crowd, T = {t} ==");
+    println!(
+        "bt-core   : {items} items, {levels} levels, {slots} timer slot, {block}-byte blocks; tick_all"
+    );
+    println!(
+        "bonsai-bt : one BT per agent; reactive Select/Sequence .memory(false) under While(WaitForever); \
+         timer, random pick, tick counts and activation hooks emulated in leaves and the blackboard"
+    );
+
+    // The counted runs: heap, allocations and check-sums.
+    let n_check = if cfg.quick { 1_000 } else { 10_000 };
+    let core = counted(n_check, t, w1_core::Crowd::new, w1_core::Crowd::tick);
+    let core_counts = core.crowd.activations();
+    let (core_heap, core_allocs) = (core.heap_made, core.allocs);
+    drop(core);
+    let bonsai = counted(n_check, t, w1_bonsai::Crowd::new, w1_bonsai::Crowd::tick);
+    let bonsai_counts = bonsai.crowd.activations();
+    let (heap_made, heap_end, blocks, bonsai_allocs) = (
+        bonsai.heap_made,
+        bonsai.heap_end,
+        bonsai.blocks,
+        bonsai.allocs,
+    );
+    drop(bonsai);
+
+    let world_bytes = size_of::<World>();
+    let agent_bytes = size_of::<w1_core::Agent>();
+    let memory_bytes = w1_core::memory_bytes();
+    let inline = w1_bonsai::inline_bytes() as f64;
+    println!("\nbytes per agent (counted at N = {n_check}):");
+    println!(
+        "  bt-core   {:>6} = AgentMemory {memory_bytes} + blackboard {world_bytes}; nothing on the heap \
+         (all the allocator saw per agent: {core_heap:.0} = the agent's and the memory's slots in \
+         their Vecs; the agent struct holds {} B of the bench's check-sum counters, not counted)",
+        memory_bytes + world_bytes,
+        agent_bytes - world_bytes,
+    );
+    println!(
+        "  bonsai-bt {heap_made:>6.0} = BT {inline} inline (its blackboard {} of it: world {world_bytes}, \
+         counters {}, emulation state) + {:.0} more in {blocks:.0} heap blocks after BT::new \
+         ({heap_end:.0} in all after T ticks)",
+        size_of::<w1_bonsai::Board>(),
+        size_of::<Activations>(),
+        heap_made - inline,
+    );
+    println!(
+        "            counted by the bench's global allocator: bytes requested and not freed, \
+         the BTs' slots in their Vec included; malloc's own overhead (8-16 B a block) not included"
+    );
+    println!(
+        "heap allocations per agent-tick after the first tick: bt-core {core_allocs:.3}, \
+         bonsai-bt {bonsai_allocs:.2}"
+    );
+
+    println!("\nns per agent-tick (median; [min-max] below):");
+    println!(
+        "  {:>7}  {:>8}  {:>8}  {:>9}  {:>13}  {:>13}",
+        "N", "world", "bt-core", "bonsai-bt", "bonsai/core", "core/world"
+    );
+    let mut spreads = Vec::new();
+    for &n in &cfg.w1_n {
+        let world = time(
+            n,
+            t,
+            cfg.runs,
+            |n| (0..n).map(World::spawn).collect::<Vec<_>>(),
+            |w, _| {
+                w.iter_mut().for_each(World::step);
+                0
+            },
+            |w| w.iter().fold(0, |h, a| h ^ a.rng),
+        );
+        let core = time(
+            n,
+            t,
+            cfg.runs,
+            w1_core::Crowd::new,
+            w1_core::Crowd::tick,
+            |c| fingerprint(&c.activations()),
+        );
+        let bonsai = time(
+            n,
+            t,
+            cfg.runs,
+            w1_bonsai::Crowd::new,
+            w1_bonsai::Crowd::tick,
+            |c| fingerprint(&c.activations()),
+        );
+        println!(
+            "  {n:>7}  {}  {}  {:>9}  {:>12.1}x  {:>12.2}x",
+            world.cell(),
+            core.cell(),
+            bonsai.cell(),
+            bonsai.median / core.median,
+            core.median / world.median,
+        );
+        spreads.push((n, world.spread(), core.spread(), bonsai.spread()));
+    }
+    for (n, w, c, b) in spreads {
+        println!("  {n:>7}  [world {w}] [bt-core {c}] [bonsai-bt {b}]");
+    }
+
+    println!("\ncheck-sum: activations per behavior, N = {n_check}, T = {t}");
+    println!(
+        "  {:<15} {:>9} {:>10} {:>8}",
+        "behavior", "bt-core", "bonsai-bt", "diff"
+    );
+    for (i, name) in Beh::NAMES.iter().enumerate() {
+        let (c, b) = (core_counts[i], bonsai_counts[i]);
+        println!(
+            "  {name:<15} {c:>9} {b:>10} {:>+7.1}%",
+            (f64::from(b) - f64::from(c)) * 100.0 / f64::from(c.max(1))
+        );
+    }
+    let idle = |c: &Activations| Beh::IDLE.iter().map(|&b| c[b as usize]).sum::<u32>();
+    let (ci, bi) = (idle(&core_counts), idle(&bonsai_counts));
+    println!(
+        "  {:<15} {ci:>9} {bi:>10} {:>+7.1}%",
+        "FLIP+ROLL+DANCE",
+        (f64::from(bi) - f64::from(ci)) * 100.0 / f64::from(ci.max(1))
+    );
+    for note in [
+        "where the models differ (bonsai-bt side):",
+        "- guards on the running branch are re-checked every tick: GUARD stops when intruder",
+        "  turns off by itself (bt-core's active GUARD runs on until FIGHT clears it);",
+        "- no per-tick mask of a child that just ended: YELL starts again at once while hurt,",
+        "  where bt-core's GUARD runs FIGHT (preempted by YELL the next tick): more YELL, less FIGHT;",
+        "- EAT's progress is the fact food_found: an EAT interrupted after FIND_FOOD resumes at",
+        "  EAT_FOOD (bt-core restarts the sequence): fewer FIND_FOOD;",
+        "- IDLE: next() % 3 from its own generator may repeat a child; bt-core's random group",
+        "  draws with its generator and never repeats the child that just ended in that tick.",
+    ] {
+        println!("  {note}");
+    }
+}
+
+fn w2(cfg: &Config) {
+    let t = cfg.w2_t;
+    let (n, nb) = (cfg.w2_n, cfg.w2_bonsai_n);
+    println!(
+        "\n== W2: wide and deep, T = {t}; bt-core N = {n}, bonsai-bt N = {nb} \
+         ({} timed runs after a warm-up) ==",
+        cfg.w2_bonsai_runs
+    );
+    println!(
+        "  {:>6} {:>8} | {:>8} {:>7} {:>6} {:>6} | {:>9} {:>8} {:>7} {:>6} | {:>11}",
+        "(D,F)",
+        "deciders",
+        "bt-core",
+        "B/agent",
+        "allocs",
+        "leaves",
+        "bonsai-bt",
+        "B/agent",
+        "allocs",
+        "leaves",
+        "bonsai/core"
+    );
+    for (d, f, deciders, memory) in w2_core::sizes() {
+        let (core, core_allocs, core_leaves) = match (d, f) {
+            (2, 8) => w2_core_size::<w2_core::Crowd2x8>(cfg),
+            (3, 8) => w2_core_size::<w2_core::Crowd3x8>(cfg),
+            _ => w2_core_size::<w2_core::Crowd4x6>(cfg),
+        };
+        let (tree, count) = w2_bonsai::tree(d, f);
+        drop(tree);
+        assert_eq!(
+            count, deciders,
+            "bonsai-bt's tree has the size of bt-core's"
+        );
+        let make = |n| w2_bonsai::Crowd::new(n, d, f);
+        let bonsai = counted(nb, t, make, w2_bonsai::Crowd::tick);
+        let bonsai_leaves = bonsai.crowd.leaves() as f64 / (nb as f64 * f64::from(t));
+        // The BTs' slots in their Vec included.
+        let bonsai_bytes = bonsai.heap_made;
+        let bonsai_allocs = bonsai.allocs;
+        drop(bonsai);
+        let bonsai_time = time(
+            nb,
+            t,
+            cfg.w2_bonsai_runs,
+            make,
+            w2_bonsai::Crowd::tick,
+            w2_bonsai::Crowd::leaves,
+        );
+        println!(
+            "  {:>6} {deciders:>8} | {} {:>7} {core_allocs:>6.3} {core_leaves:>6.3} | {:>9} {bonsai_bytes:>8.0} {bonsai_allocs:>7.1} {bonsai_leaves:>6.3} | {:>10.0}x",
+            format!("({d},{f})"),
+            core.cell(),
+            memory + size_of::<w2_core::Agent>(),
+            bonsai_time.cell(),
+            bonsai_time.median / core.median,
+        );
+    }
+    println!(
+        "  ns per agent-tick; B/agent: bt-core AgentMemory + agent ({} B), bonsai-bt BT inline ({} B) \
+         + its heap after BT::new; allocs and leaf activations per agent-tick",
+        size_of::<w2_core::Agent>(),
+        w2_bonsai::inline_bytes()
+    );
+    println!(
+        "  (bonsai-bt re-checks every precondition on the running branch each tick, so with a \
+         fresh mask each tick few of its leaves run their 3 ticks)"
+    );
+}
+
+/// One W2 size with bt-core: its time, allocations and leaf activations per
+/// agent-tick.
+fn w2_core_size<C: Size>(cfg: &Config) -> (Time, f64, f64) {
+    let (n, t) = (cfg.w2_n, cfg.w2_t);
+    let counted = counted(n, t, C::new, C::tick);
+    let leaves = counted.crowd.leaves() as f64 / (n as f64 * f64::from(t));
+    let allocs = counted.allocs;
+    drop(counted);
+    let time = time(n, t, cfg.runs, C::new, C::tick, C::leaves);
+    (time, allocs, leaves)
+}

@@ -1,0 +1,512 @@
+//! Ticking never allocates: after the first tick, a crowd of agents running
+//! a tree that uses every policy, both decider flags, every kind of
+//! precondition, memory blocks and a DBlock makes no heap allocation at all,
+//! through `tick_all` and through `tick_traced` with `NoTrace`.
+//!
+//! A separate test binary, because it installs a counting global allocator.
+//! It counts per thread (the test harness allocates on its own threads), and
+//! only while a test switches counting on.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use bt_core::{
+    AgentMemory, Decide, NoTrace, Stimuli, TickInput, behavior, decider, group, tick_all,
+    tick_traced, tree,
+};
+
+struct Counting;
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+fn note_allocation() {
+    // `try_with`: the thread-locals may be gone while a thread exits.
+    let counting = COUNTING.try_with(Cell::get).unwrap_or(false);
+    if counting {
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+    }
+}
+
+// SAFETY: every method forwards to `System` with the caller's arguments
+// unchanged; the counting only touches `const`-initialised thread-locals,
+// which never allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note_allocation();
+        // SAFETY: the caller's contract for `alloc`, passed on.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note_allocation();
+        // SAFETY: the caller's contract for `alloc_zeroed`, passed on.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note_allocation();
+        // SAFETY: the caller's contract for `realloc`, passed on.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract for `dealloc`, passed on.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Runs `f` with this thread's allocations counted; returns how many.
+fn allocations_in(f: impl FnOnce()) -> u64 {
+    ALLOCATIONS.with(|n| n.set(0));
+    COUNTING.with(|on| on.set(true));
+    f();
+    COUNTING.with(|on| on.set(false));
+    ALLOCATIONS.with(Cell::get)
+}
+
+const AGENTS: usize = 200;
+const TICKS: u32 = 300;
+const DT: f32 = 1.0 / 30.0;
+
+bitflags::bitflags! {
+    /// Decision flags, made from the agent's world each tick.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    struct Decision: u32 {
+        const DANGER = 1 << 0;
+        const INTRUDER = 1 << 1;
+        const HURT = 1 << 2;
+        const HUNGRY = 1 << 3;
+        const TIRED = 1 << 4;
+        const HAS_NEST = 1 << 5;
+        const CALM = 1 << 6;
+        const PLAYFUL = 1 << 7;
+    }
+
+    /// Stimuli, set by the world with time-outs.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    struct Sense: u64 {
+        const SMELL = 1 << 0;
+        const NOISE = 1 << 1;
+        const HIT = 1 << 2;
+    }
+}
+
+/// What each behavior counts its activations under.
+#[derive(Clone, Copy)]
+enum B {
+    Flee,
+    GuardScope,
+    Yell,
+    Fight,
+    FindFood,
+    FoodSpotReceived,
+    EatFood,
+    Sniff,
+    Listen,
+    Patrol,
+    Chase,
+    Pounce,
+    Rest,
+    Flip,
+    Roll,
+    Dance,
+    North,
+    South,
+    East,
+    West,
+}
+
+const NAMES: [&str; 20] = [
+    "FLEE",
+    "GUARD_SCOPE",
+    "YELL",
+    "FIGHT",
+    "FIND_FOOD",
+    "(food spot)",
+    "EAT_FOOD",
+    "SNIFF",
+    "LISTEN",
+    "PATROL",
+    "CHASE",
+    "POUNCE",
+    "REST",
+    "FLIP",
+    "ROLL",
+    "DANCE",
+    "NORTH",
+    "SOUTH",
+    "EAST",
+    "WEST",
+];
+
+/// The agent: a W1-like world with stimuli, a mood, and counters.
+struct Critter {
+    rng: u64,
+    danger: bool,
+    intruder: bool,
+    hurt: bool,
+    hungry: bool,
+    tired: bool,
+    has_nest: bool,
+    calm: bool,
+    playful: bool,
+    /// A random byte redrawn each tick, read by `decide` functions.
+    mood: u8,
+    stimuli: Stimuli<Sense, 3, u32>,
+    sensed: Sense,
+    activations: [u32; 20],
+}
+
+fn next(s: &mut u64) -> u64 {
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    s.wrapping_mul(0x2545_F491_4F6C_DD1D)
+}
+
+fn chance(s: &mut u64, per_mille: u64) -> bool {
+    next(s) % 1000 < per_mille
+}
+
+impl Critter {
+    fn new(i: usize) -> Self {
+        Critter {
+            rng: 0x9E37_79B9_7F4A_7C15 ^ (i as u64 + 1),
+            danger: false,
+            intruder: false,
+            hurt: false,
+            hungry: false,
+            tired: false,
+            has_nest: i.is_multiple_of(2),
+            calm: true,
+            playful: false,
+            mood: 0,
+            stimuli: Stimuli::new(),
+            sensed: Sense::empty(),
+            activations: [0; 20],
+        }
+    }
+
+    fn count(&mut self, b: B) {
+        self.activations[b as usize] += 1;
+    }
+
+    /// The world step, before the tick.
+    fn live(&mut self) {
+        let s = &mut self.rng;
+        self.danger = if self.danger {
+            !chance(s, 150)
+        } else {
+            chance(s, 5)
+        };
+        if self.has_nest {
+            self.intruder = if self.intruder {
+                !chance(s, 100)
+            } else {
+                chance(s, 10)
+            };
+        }
+        if self.intruder && !self.hurt {
+            self.hurt = chance(s, 20);
+        } else if !self.intruder && self.hurt {
+            self.hurt = !chance(s, 300);
+        }
+        self.hungry |= chance(s, 15);
+        self.tired |= chance(s, 8);
+        self.calm = if self.calm {
+            !chance(s, 40)
+        } else {
+            chance(s, 60)
+        };
+        self.playful = if self.playful {
+            !chance(s, 100)
+        } else {
+            chance(s, 20)
+        };
+        self.mood = next(s) as u8;
+        // A full `Stimuli` refuses a stimulus; the world then simply loses it.
+        if chance(s, 15) {
+            let _ = self.stimuli.set(Sense::SMELL, 7, Some(1.0));
+        }
+        if chance(s, 15) {
+            let _ = self.stimuli.set(Sense::NOISE, 3, Some(0.5));
+        }
+        if self.hurt && chance(s, 50) {
+            let _ = self.stimuli.set(Sense::HIT, 66, Some(0.3));
+        }
+        self.sensed = self.stimuli.update(DT);
+    }
+
+    fn decision(&self) -> Decision {
+        let mut d = Decision::empty();
+        d.set(Decision::DANGER, self.danger);
+        d.set(Decision::INTRUDER, self.intruder);
+        d.set(Decision::HURT, self.hurt);
+        d.set(Decision::HUNGRY, self.hungry);
+        d.set(Decision::TIRED, self.tired);
+        d.set(Decision::HAS_NEST, self.has_nest);
+        d.set(Decision::CALM, self.calm);
+        d.set(Decision::PLAYFUL, self.playful);
+        d
+    }
+
+    fn input(&self, i: usize, now: f64) -> TickInput {
+        TickInput::new(now, DT)
+            .with_decision(self.decision())
+            .with_stimuli(self.sensed)
+            .with_agent(i as u32)
+    }
+}
+
+/// A memory block: ticks so far (and a budget from a DBlock).
+#[derive(Default)]
+struct Ticks {
+    done: u8,
+    budget: u8,
+}
+
+fn step(m: &mut Ticks, n: u8) -> bool {
+    m.done += 1;
+    m.done < n
+}
+
+/// The DBlock FIND_FOOD's `decide` hands to its behavior.
+struct FoodSpot {
+    distance: u8,
+}
+
+fn accept(yes: bool) -> f32 {
+    if yes { 1.0 } else { 0.0 }
+}
+
+macro_rules! timed {
+    ($($name:ident: $b:ident, $n:expr;)*) => {$(
+        behavior! { $name: Critter, memory: Ticks,
+            activate: |c, _m, _cx| { c.count(B::$b); true },
+            tick: |_c, m, _cx| step(m, $n),
+        }
+    )*};
+}
+
+timed! {
+    YELL: Yell, 2;
+    LISTEN: Listen, 2;
+    PATROL: Patrol, 10;
+    CHASE: Chase, 4;
+    POUNCE: Pounce, 3;
+    FLIP: Flip, 2;
+    ROLL: Roll, 3;
+    DANCE: Dance, 4;
+    NORTH: North, 2;
+    SOUTH: South, 2;
+    EAST: East, 3;
+    WEST: West, 3;
+}
+
+behavior! { FLEE: Critter,
+    activate: |c, _cx| { c.count(B::Flee); true },
+    tick: |c, _cx| c.danger,
+}
+behavior! { GUARD_SCOPE: Critter,
+    activate: |c, _cx| { c.count(B::GuardScope); true },
+    deactivate: |_c, _cx| {},
+}
+behavior! { FIGHT: Critter, memory: Ticks,
+    activate: |c, _m, _cx| { c.count(B::Fight); true },
+    tick: |c, m, _cx| {
+        let running = step(m, 5);
+        c.intruder &= running;
+        running
+    },
+}
+behavior! { FIND_FOOD: Critter, memory: Ticks, dblock: FoodSpot,
+    activate: |c, m, spot, _cx| {
+        c.count(B::FindFood);
+        let Some(spot) = spot else { return false };
+        c.count(B::FoodSpotReceived);
+        m.budget = spot.distance;
+        true
+    },
+    tick: |_c, m, _cx| { let budget = m.budget; step(m, budget) },
+}
+behavior! { EAT_FOOD: Critter, memory: Ticks,
+    activate: |c, _m, _cx| { c.count(B::EatFood); true },
+    tick: |c, m, _cx| {
+        let running = step(m, 4);
+        c.hungry &= running;
+        running
+    },
+}
+behavior! { SNIFF: Critter, memory: Ticks,
+    activate: |c, _m, _cx| { c.count(B::Sniff); true },
+    tick: |c, m, _cx| {
+        let running = step(m, 3);
+        if !running {
+            c.stimuli.clear(Sense::SMELL);
+        }
+        running
+    },
+}
+behavior! { REST: Critter, memory: Ticks,
+    activate: |c, _m, _cx| { c.count(B::Rest); true },
+    tick: |c, m, _cx| {
+        let running = step(m, 6);
+        c.tired &= running;
+        running
+    },
+}
+
+fn find_food(c: &Critter, d: &mut Decide<FoodSpot>) -> f32 {
+    d.set(FoodSpot {
+        distance: 2 + c.mood % 3,
+    });
+    1.0
+}
+
+// Prioritized groups, decision flags (all four tests) and a group behavior
+// with CALL_DECIDE_ON_REDECIDE.
+decider! { D_FLEE: Critter => FLEE, needs_all: Decision::DANGER }
+decider! { D_YELL: Critter => YELL, needs_all: Decision::HURT, stimuli_any: Sense::HIT | Sense::NOISE }
+decider! { D_FIGHT: Critter => FIGHT }
+group! { GUARD: Critter, prioritized [D_YELL, D_FIGHT],
+    needs_all: Decision::HAS_NEST | Decision::INTRUDER,
+    decide: |c, _| accept(c.intruder),
+    behavior: GUARD_SCOPE,
+    flags: CALL_DECIDE_ON_REDECIDE,
+}
+// Sequential, with a DBlock.
+decider! { D_FIND_FOOD: Critter => FIND_FOOD, decide: find_food }
+decider! { D_EAT_FOOD: Critter => EAT_FOOD }
+group! { EAT: Critter, sequential [D_FIND_FOOD, D_EAT_FOOD],
+    needs_all: Decision::HUNGRY,
+    needs_none: Decision::DANGER,
+}
+// Delegating, with stimuli tests (all four).
+decider! { D_SNIFF: Critter => SNIFF, stimuli_all: Sense::SMELL, stimuli_none: Sense::HIT }
+decider! { D_LISTEN: Critter => LISTEN, stimuli_any: Sense::NOISE, stimuli_not_all: Sense::SMELL | Sense::NOISE }
+group! { INVESTIGATE: Critter, prioritized [D_SNIFF, D_LISTEN], flags: DELEGATE_DECIDE }
+// A timer.
+decider! { D_PATROL: Critter => PATROL, needs_all: Decision::HAS_NEST, every: 2.0 }
+// Scored.
+decider! { D_CHASE: Critter => CHASE, decide: |c, _| f32::from(1 + c.mood % 5) }
+decider! { D_POUNCE: Critter => POUNCE, decide: |c, _| f32::from(1 + c.mood / 51) }
+group! { PLAY: Critter, scored [D_CHASE, D_POUNCE],
+    needs_any: Decision::PLAYFUL,
+    needs_not_all: Decision::TIRED | Decision::HUNGRY,
+}
+decider! { D_REST: Critter => REST, needs_all: Decision::TIRED }
+// Random, weighted.
+decider! { D_FLIP: Critter => FLIP }
+decider! { D_ROLL: Critter => ROLL, decide: |_, _| 2.0 }
+decider! { D_DANCE: Critter => DANCE, decide: |c, _| f32::from(c.mood % 3) }
+group! { IDLE: Critter, random [D_FLIP, D_ROLL, D_DANCE], needs_all: Decision::CALM }
+// Shuffle.
+decider! { D_NORTH: Critter => NORTH }
+decider! { D_SOUTH: Critter => SOUTH }
+decider! { D_EAST: Critter => EAST }
+decider! { D_WEST: Critter => WEST }
+group! { WANDER: Critter, shuffle [D_NORTH, D_SOUTH, D_EAST, D_WEST] }
+group! { ROOT: Critter,
+    prioritized [D_FLEE, GUARD, EAT, INVESTIGATE, D_PATROL, PLAY, D_REST, IDLE, WANDER],
+}
+tree! { CRITTER: Critter = ROOT, memory: CritterMemory }
+
+struct Crowd {
+    critters: Vec<Critter>,
+    memories: Vec<CritterMemory>,
+}
+
+impl Crowd {
+    fn new() -> Self {
+        Crowd {
+            critters: (0..AGENTS).map(Critter::new).collect(),
+            memories: (0..AGENTS).map(|i| CRITTER.new_memory(i as u64)).collect(),
+        }
+    }
+
+    /// Every behavior ran: the tree was exercised everywhere.
+    fn assert_every_behavior_ran(&self) {
+        for (i, name) in NAMES.iter().enumerate() {
+            let n: u32 = self.critters.iter().map(|c| c.activations[i]).sum();
+            assert!(n > 0, "{name} never activated");
+        }
+    }
+}
+
+/// Ticks the crowd with `tick_all`; returns the allocations after tick 0.
+fn run_tick_all(crowd: &mut Crowd) -> u64 {
+    let mut tick = |t: u32| {
+        let now = f64::from(t) / 30.0;
+        crowd.critters.iter_mut().for_each(Critter::live);
+        let report = tick_all(
+            &CRITTER,
+            &mut crowd.critters,
+            &mut crowd.memories,
+            |i, c| c.input(i, now),
+        );
+        assert_eq!(report.errors, 0);
+        assert_eq!(report.subset_violations, 0);
+    };
+    tick(0);
+    allocations_in(|| (1..TICKS).for_each(&mut tick))
+}
+
+/// Ticks the crowd with `tick_traced` and `NoTrace`; returns the
+/// allocations after tick 0.
+fn run_traced(crowd: &mut Crowd) -> u64 {
+    let mut tick = |t: u32| {
+        let now = f64::from(t) / 30.0;
+        for (i, (c, m)) in crowd
+            .critters
+            .iter_mut()
+            .zip(&mut crowd.memories)
+            .enumerate()
+        {
+            c.live();
+            let input = c.input(i, now);
+            let report = tick_traced(&CRITTER, c, m, &input, &mut NoTrace).unwrap();
+            assert!(report.subset_violation.is_none());
+        }
+    };
+    tick(0);
+    allocations_in(|| (1..TICKS).for_each(&mut tick))
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // too slow under Miri
+fn tick_all_allocates_nothing_after_the_first_tick() {
+    let mut crowd = Crowd::new();
+    assert_eq!(
+        run_tick_all(&mut crowd),
+        0,
+        "heap allocations while ticking"
+    );
+    crowd.assert_every_behavior_ran();
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // too slow under Miri
+fn tick_traced_with_no_trace_allocates_nothing_after_the_first_tick() {
+    let mut crowd = Crowd::new();
+    assert_eq!(run_traced(&mut crowd), 0, "heap allocations while ticking");
+    crowd.assert_every_behavior_ran();
+}
+
+#[test]
+fn the_counter_sees_allocations() {
+    // The counting itself works: a `Vec` allocates once.
+    let n = allocations_in(|| {
+        std::hint::black_box(Vec::<u8>::with_capacity(16));
+    });
+    assert_eq!(n, 1);
+}
+
+/// The tree's shape, checked at compile time: three levels, and two slots
+/// (the timer and the shuffle group).
+const _: fn(CritterMemory) -> AgentMemory<Critter, 3, 2> = |m| m;

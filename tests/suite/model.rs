@@ -1,0 +1,1947 @@
+//! A reference model of DESIGN §6–§8 and the random trees it is compared on.
+//!
+//! The model is a small recursive interpreter over the *declared* deciders
+//! (`&'static Decider<Sim>`), not the compiled stream: a `Vec` path of
+//! levels, timers and shuffle rounds in hash maps keyed by the place (the
+//! route of child indices from the root), and its own copy of the agent's
+//! random generator. It allocates freely and aims to be obviously right
+//! rather than fast. It emits the same [`Event`]s as the production
+//! interpreter, so the two traces compare event for event.
+//!
+//! # What the model takes from production (details DESIGN leaves open)
+//!
+//! DESIGN fixes what happens; these are the places where it does not say
+//! *how*, and where the model follows production so that traces compare:
+//!
+//! - **Events and counts.** Which events exist and their order, and the
+//!   `visited` count: +1 per active decider walked through, per candidate
+//!   tried (delegates' children included) and per
+//!   `CALL_DECIDE_ON_REDECIDE` recheck. Item indices are preorder positions.
+//! - **Random draws.** xorshift64* from the memory's initial state
+//!   ([`AgentMemory::rng_state`]); a draw is a reservoir sample over the
+//!   accepting candidates in declaration order: the first one is taken
+//!   without a draw, each later one with weight `w` replaces the pick when
+//!   `u * total < w`, with `u` = the next `f64` in `[0, 1)` (53 bits) and
+//!   `total` the running `f64` sum of weights including `w`. A candidate is
+//!   decided (its own nested draws included) before its draw.
+//! - **Shuffle rounds.** A child counts as run when a pick that goes
+//!   through it is kept (before its activation, which may still fail). A
+//!   draw is among the unmasked children not yet run in this round; when
+//!   none of those accepts, among the unmasked ones already run, and picking
+//!   one of those starts a new round with it. A round also ends when every
+//!   child has run.
+//! - **Scored groups.** The active child's current score is its `decide`
+//!   alone (no preconditions, no timer), 0 when it rejects, 1 without a
+//!   `decide`; a delegating active child scores what its own active child
+//!   scores. A challenger must beat the best so far strictly, so the active
+//!   child and earlier children win ties. (Calling a timed child's `decide`
+//!   every tick goes against the letter of DESIGN §7: see the ignored
+//!   tests in `differential.rs`.)
+//! - **Subset Rule.** Reported only when a group finds no child right after
+//!   its own activation (also for a group without `decide`, the root
+//!   included), not when it runs out of children after failures.
+//! - **Timers.** Stamped when the timer check passes, before `decide`; a
+//!   `CALL_DECIDE_ON_REDECIDE` recheck tests flags and `decide`, not the
+//!   timer (the same DESIGN §7 caveat).
+//! - **DBlocks.** A pick carries the value its own `decide` set; `activate`
+//!   receives it only for the last decider of a delegation chain.
+//! - **Sequential groups.** The next pick starts after the child that
+//!   failed or ended, across ticks; after a group ran out it fails as
+//!   `Why::Ended`.
+//! - **Panics.** A panicking callback leaves the agent idle with no further
+//!   callbacks; timers, shuffle rounds and the generator are kept.
+//! - **Memory blocks.** Built (`Default`) before `activate`, dropped after
+//!   `deactivate`; the redecide budget is checked before each masked
+//!   redecide.
+
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::{self, Write as _};
+use std::sync::{Mutex, Once};
+
+use bt_core::__private::{DecideFn, DecideRaw, decide_for, flatten_vec, shape};
+use bt_core::{
+    AgentMemory, Ctx, Decider, DeciderFlags, DeciderKind, ErasedBehavior, Event, FlagTest, ItemIdx,
+    NodeRef, Policy, Preconditions, Rejection, TIMER_SLACK, TickError, TickInput, TickReport,
+    Tracer, Tree, Why, behavior, write_event,
+};
+use proptest::prelude::*;
+
+/// Depth levels of every generated tree's memory.
+pub const LEVELS: usize = 6;
+/// Timer and shuffle slots of every generated tree's memory.
+pub const SLOTS: usize = 24;
+/// Most items (places) of a generated tree.
+pub const MAX_ITEMS: usize = 40;
+/// Most deciders declared for one generated tree (and `decide` functions).
+pub const MAX_DECIDERS: usize = 32;
+/// Most children of a generated group.
+pub const MAX_FANOUT: usize = 6;
+
+/// A generated tree.
+pub type GenTree = Tree<Sim, LEVELS, SLOTS>;
+/// Its agent memory.
+pub type GenMemory = AgentMemory<Sim, LEVELS, SLOTS>;
+
+// ---------------------------------------------------------------------------
+// The harness: callback counting, scripted panics, live-instance counters.
+// Thread-local: each test runs on its own thread, and production and model
+// run one after the other on it.
+
+/// The payload of a scripted panic (the panic hook keeps quiet about it).
+#[derive(Debug)]
+pub struct ScriptedPanic(pub &'static str);
+
+thread_local! {
+    static CALLS: Cell<u32> = const { Cell::new(0) };
+    static PANIC_AT: Cell<u32> = const { Cell::new(u32::MAX) };
+    static LIVE_MEMS: RefCell<BTreeSet<u64>> = const { RefCell::new(BTreeSet::new()) };
+    static NEXT_MEM: Cell<u64> = const { Cell::new(0) };
+    static BAD_DROPS: Cell<u32> = const { Cell::new(0) };
+    static LIVE_TOKENS: Cell<i64> = const { Cell::new(0) };
+    static KINDS: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
+}
+
+pub mod harness {
+    use super::*;
+
+    /// Starts counting the callbacks of one tick; the `panic_at`-th (from
+    /// 0) panics.
+    pub fn begin(panic_at: Option<u32>) {
+        quiet_scripted_panics();
+        CALLS.with(|c| c.set(0));
+        KINDS.with(|k| k.borrow_mut().clear());
+        PANIC_AT.with(|p| p.set(panic_at.unwrap_or(u32::MAX)));
+    }
+
+    /// The kinds of the callbacks counted since [`begin`], in order.
+    pub fn kinds() -> Vec<&'static str> {
+        KINDS.with(|k| k.borrow().clone())
+    }
+
+    /// Stops counting; returns the number of callbacks made.
+    pub fn end() -> u32 {
+        PANIC_AT.with(|p| p.set(u32::MAX));
+        CALLS.with(Cell::get)
+    }
+
+    /// Counts one callback: its ordinal, or `Err` if it is the one that
+    /// panics (then disarmed: one panic per tick at most).
+    pub fn callback(what: &'static str) -> Result<u32, ScriptedPanic> {
+        KINDS.with(|k| k.borrow_mut().push(what));
+        let n = CALLS.with(|c| {
+            let n = c.get();
+            c.set(n + 1);
+            n
+        });
+        if PANIC_AT.with(Cell::get) == n {
+            PANIC_AT.with(|p| p.set(u32::MAX));
+            return Err(ScriptedPanic(what));
+        }
+        Ok(n)
+    }
+
+    /// [`callback`] for production callbacks: panics for real.
+    pub fn hit(what: &'static str) -> u32 {
+        match callback(what) {
+            Ok(n) => n,
+            Err(p) => std::panic::panic_any(p),
+        }
+    }
+
+    /// Live memory block values ([`Mem`]).
+    pub fn live_mems() -> usize {
+        LIVE_MEMS.with(|l| l.borrow().len())
+    }
+
+    /// Drops of a value that was not live (double drops or drops of
+    /// values never built), since the thread started.
+    pub fn bad_drops() -> u32 {
+        BAD_DROPS.with(Cell::get)
+    }
+
+    /// Live DBlock values ([`Token`]).
+    pub fn live_tokens() -> i64 {
+        LIVE_TOKENS.with(Cell::get)
+    }
+
+    /// Installs, once, a panic hook that stays quiet about scripted panics.
+    pub fn quiet_scripted_panics() {
+        static HOOK: Once = Once::new();
+        HOOK.call_once(|| {
+            let default = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                if info.payload().downcast_ref::<ScriptedPanic>().is_none() {
+                    default(info);
+                }
+            }));
+        });
+    }
+}
+
+/// A memory block value: counts the behavior's ticks, and its live
+/// instances by id (a double drop finds its id gone).
+pub struct Mem {
+    id: u64,
+    pub ticks: u32,
+}
+
+impl Default for Mem {
+    fn default() -> Self {
+        harness::hit("memory default");
+        let id = NEXT_MEM.with(|n| {
+            let id = n.get();
+            n.set(id + 1);
+            id
+        });
+        LIVE_MEMS.with(|l| l.borrow_mut().insert(id));
+        Mem { id, ticks: 0 }
+    }
+}
+
+impl Drop for Mem {
+    fn drop(&mut self) {
+        if !LIVE_MEMS.with(|l| l.borrow_mut().remove(&self.id)) {
+            BAD_DROPS.with(|b| b.set(b.get() + 1));
+        }
+        if !std::thread::panicking() {
+            harness::hit("memory drop");
+        }
+    }
+}
+
+/// A DBlock value: the ordinal of the `decide` call that made it.
+pub struct Token(u32);
+
+impl Token {
+    fn new(n: u32) -> Self {
+        LIVE_TOKENS.with(|l| l.set(l.get() + 1));
+        Token(n)
+    }
+
+    fn value(&self) -> u32 {
+        self.0
+    }
+}
+
+impl Drop for Token {
+    fn drop(&mut self) {
+        LIVE_TOKENS.with(|l| l.set(l.get() - 1));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The agent and its behaviors.
+
+/// What a behavior callback saw of its context.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Seen {
+    pub now: f64,
+    pub dt: f32,
+    pub since: f64,
+    pub flags: u64,
+    pub decision: u64,
+    pub stimuli: u64,
+    pub agent: u32,
+    pub depth: u8,
+}
+
+impl Seen {
+    fn of(cx: &Ctx) -> Self {
+        Seen {
+            now: cx.now,
+            dt: cx.dt,
+            since: cx.since,
+            flags: cx.flags,
+            decision: cx.decision,
+            stimuli: cx.stimuli,
+            agent: cx.agent,
+            depth: cx.depth,
+        }
+    }
+}
+
+/// One behavior callback, as the agent's journal records it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Call {
+    Activate {
+        b: u8,
+        seen: Seen,
+        dblock: Option<u32>,
+        mem: Option<u32>,
+        ok: bool,
+    },
+    Tick {
+        b: u8,
+        seen: Seen,
+        mem: Option<u32>,
+        running: bool,
+    },
+    Deactivate {
+        b: u8,
+        seen: Seen,
+        mem: Option<u32>,
+    },
+}
+
+/// The scripted agent. Production and model each get a clone.
+#[derive(Clone, Debug, Default)]
+pub struct Sim {
+    /// What each decider's `decide` returns, by decider id.
+    pub answers: Vec<f32>,
+    /// Bit `b`: behavior `Bb`'s `tick` returns false this tick.
+    pub ends: u8,
+    /// Bit `b`: behavior `Bb`'s `activate` returns false this tick.
+    pub fails: u8,
+    /// Behavior `Bb` (with a memory block) ends after this many ticks of
+    /// one activation (0: never).
+    pub end_after: [u8; 8],
+    /// Every behavior callback, in order.
+    pub journal: Vec<Call>,
+}
+
+impl Sim {
+    pub fn answer(&self, id: usize) -> f32 {
+        self.answers.get(id).copied().unwrap_or(1.0)
+    }
+
+    pub fn on_activate(
+        &mut self,
+        b: u8,
+        mem: Option<&mut u32>,
+        dblock: Option<u32>,
+        seen: Seen,
+    ) -> bool {
+        let ok = self.fails & (1 << b) == 0;
+        self.journal.push(Call::Activate {
+            b,
+            seen,
+            dblock,
+            mem: mem.map(|m| *m),
+            ok,
+        });
+        ok
+    }
+
+    pub fn on_tick(&mut self, b: u8, mem: Option<&mut u32>, seen: Seen) -> bool {
+        let mut running = self.ends & (1 << b) == 0;
+        let ticks = mem.map(|m| {
+            *m += 1;
+            *m
+        });
+        if let Some(t) = ticks {
+            let after = u32::from(self.end_after[b as usize]);
+            running &= after == 0 || t < after;
+        }
+        self.journal.push(Call::Tick {
+            b,
+            seen,
+            mem: ticks,
+            running,
+        });
+        running
+    }
+
+    pub fn on_deactivate(&mut self, b: u8, mem: Option<&mut u32>, seen: Seen) {
+        self.journal.push(Call::Deactivate {
+            b,
+            seen,
+            mem: mem.map(|m| *m),
+        });
+    }
+}
+
+// The pool of behaviors the generated deciders pick from, with different
+// subsets of callbacks, memory blocks and DBlocks.
+behavior! { pub B0: Sim, memory: Mem, dblock: Token,
+    activate: |s, m, d, cx| { harness::hit("activate"); s.on_activate(0, Some(&mut m.ticks), d.map(|t| t.value()), Seen::of(cx)) },
+    tick: |s, m, cx| { harness::hit("tick"); s.on_tick(0, Some(&mut m.ticks), Seen::of(cx)) },
+    deactivate: |s, m, cx| { harness::hit("deactivate"); s.on_deactivate(0, Some(&mut m.ticks), Seen::of(cx)) },
+}
+behavior! { pub B1: Sim, memory: Mem, dblock: Token,
+    activate: |s, m, d, cx| { harness::hit("activate"); s.on_activate(1, Some(&mut m.ticks), d.map(|t| t.value()), Seen::of(cx)) },
+    tick: |s, m, cx| { harness::hit("tick"); s.on_tick(1, Some(&mut m.ticks), Seen::of(cx)) },
+    deactivate: |s, m, cx| { harness::hit("deactivate"); s.on_deactivate(1, Some(&mut m.ticks), Seen::of(cx)) },
+}
+behavior! { pub B2: Sim, memory: Mem,
+    activate: |s, m, cx| { harness::hit("activate"); s.on_activate(2, Some(&mut m.ticks), None, Seen::of(cx)) },
+    tick: |s, m, cx| { harness::hit("tick"); s.on_tick(2, Some(&mut m.ticks), Seen::of(cx)) },
+    deactivate: |s, m, cx| { harness::hit("deactivate"); s.on_deactivate(2, Some(&mut m.ticks), Seen::of(cx)) },
+}
+behavior! { pub B3: Sim, memory: Mem,
+    tick: |s, m, cx| { harness::hit("tick"); s.on_tick(3, Some(&mut m.ticks), Seen::of(cx)) },
+}
+behavior! { pub B4: Sim, dblock: Token,
+    activate: |s, d, cx| { harness::hit("activate"); s.on_activate(4, None, d.map(|t| t.value()), Seen::of(cx)) },
+    deactivate: |s, cx| { harness::hit("deactivate"); s.on_deactivate(4, None, Seen::of(cx)) },
+}
+behavior! { pub B5: Sim }
+behavior! { pub B6: Sim,
+    activate: |s, cx| { harness::hit("activate"); s.on_activate(6, None, None, Seen::of(cx)) },
+    tick: |s, cx| { harness::hit("tick"); s.on_tick(6, None, Seen::of(cx)) },
+    deactivate: |s, cx| { harness::hit("deactivate"); s.on_deactivate(6, None, Seen::of(cx)) },
+}
+behavior! { pub B7: Sim, memory: Mem,
+    tick: |s, m, cx| { harness::hit("tick"); s.on_tick(7, Some(&mut m.ticks), Seen::of(cx)) },
+    deactivate: |s, m, cx| { harness::hit("deactivate"); s.on_deactivate(7, Some(&mut m.ticks), Seen::of(cx)) },
+}
+
+/// Behavior `Bb` of the pool.
+pub fn pool(b: u8) -> &'static ErasedBehavior<Sim> {
+    match b % 8 {
+        0 => B0.__erased(),
+        1 => B1.__erased(),
+        2 => B2.__erased(),
+        3 => B3.__erased(),
+        4 => B4.__erased(),
+        5 => B5.__erased(),
+        6 => B6.__erased(),
+        _ => B7.__erased(),
+    }
+}
+
+/// The `decide` of decider `I`: answers `agent.answers[I]` and hands the
+/// ordinal of this callback to `activate` as its DBlock.
+fn decide_n<const I: usize>(sim: &Sim, raw: DecideRaw<'_>) -> f32 {
+    decide_for(&B0, sim, raw, |sim, d| {
+        let n = harness::hit("decide");
+        d.set(Token::new(n));
+        sim.answer(I)
+    })
+}
+
+macro_rules! decide_table {
+    ($($i:literal)*) => { [$(decide_n::<$i> as DecideFn<Sim>),*] };
+}
+
+/// One `decide` per decider id: a fn pointer cannot know its caller.
+pub const DECIDES: [DecideFn<Sim>; MAX_DECIDERS] = decide_table!(
+    0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
+);
+
+// ---------------------------------------------------------------------------
+// Random trees.
+
+/// One decider of a generated tree, as raw choices: [`build`] makes a valid
+/// tree of any list of them, so that proptest can shrink freely.
+#[derive(Clone)]
+pub struct RawDecider {
+    pub group: bool,
+    /// Leaf behavior (a behavior decider), `Bb` of the pool.
+    pub behavior: u8,
+    /// Group behavior.
+    pub group_behavior: Option<u8>,
+    /// 0 prioritized, 1 sequential, 2 random, 3 shuffle, 4 scored.
+    pub policy: u8,
+    /// Children: each taken modulo the number of deciders declared before
+    /// this one; repeats and children that would break the limits dropped.
+    pub children: Vec<u8>,
+    pub decide: bool,
+    /// `[all, any, none, not_all]` masks over 4 decision flag bits.
+    pub decision: [u8; 4],
+    /// The same over 4 stimuli flag bits.
+    pub stimuli: [u8; 4],
+    /// Timer: index into [`PERIODS`].
+    pub every: u8,
+    pub recheck: bool,
+    pub delegate: bool,
+    pub behavior_flags: u8,
+}
+
+/// Timer periods (index 0: no timer).
+pub const PERIODS: [f64; 4] = [0.0, 0.5, 1.0, 2.5];
+/// Tick steps.
+pub const STEPS: [f32; 5] = [0.0, 0.25, 0.5, 1.0, 3.0];
+/// `decide` answers: rejections (0, negative, NaN), weights and scores,
+/// infinity (clamped to `f32::MAX`).
+pub const ANSWERS: [f32; 16] = [
+    0.0,
+    1.0,
+    1.0,
+    2.0,
+    0.5,
+    3.0,
+    1.0,
+    -1.0,
+    f32::NAN,
+    f32::INFINITY,
+    0.0,
+    1.5,
+    2.0,
+    0.25,
+    1.0,
+    3.0,
+];
+
+const POLICIES: [Policy; 5] = [
+    Policy::Prioritized,
+    Policy::Sequential,
+    Policy::Random,
+    Policy::Shuffle,
+    Policy::Scored,
+];
+
+/// One tick of a script.
+#[derive(Clone)]
+pub struct TickScript {
+    /// Index into [`STEPS`].
+    pub dt: u8,
+    pub decision: u8,
+    pub stimuli: u8,
+    /// `(decider id, index into ANSWERS)`: answers that change now.
+    pub changes: Vec<(u8, u8)>,
+    pub ends: u8,
+    pub fails: u8,
+    /// The callback (from 0, in this tick) that panics.
+    pub panic_at: Option<u8>,
+}
+
+/// A whole test case: a tree and a script of ticks. Its `Debug` output is
+/// Rust source: a shrunk failing case pastes into a regression test.
+#[derive(Clone)]
+pub struct Case {
+    pub deciders: Vec<RawDecider>,
+    pub end_after: [u8; 8],
+    /// The redecide budget (`None`: the default, the item count).
+    pub limit: Option<u8>,
+    pub seed: u64,
+    /// Initial answers, indices into [`ANSWERS`], by decider id.
+    pub answers: Vec<u8>,
+    pub ticks: Vec<TickScript>,
+}
+
+impl fmt::Debug for RawDecider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "RawDecider {{ group: {}, behavior: {}, group_behavior: {:?}, policy: {}, \
+             children: vec!{:?}, decide: {}, decision: {:?}, stimuli: {:?}, every: {}, \
+             recheck: {}, delegate: {}, behavior_flags: {} }}",
+            self.group,
+            self.behavior,
+            self.group_behavior,
+            self.policy,
+            self.children,
+            self.decide,
+            self.decision,
+            self.stimuli,
+            self.every,
+            self.recheck,
+            self.delegate,
+            self.behavior_flags
+        )
+    }
+}
+
+impl fmt::Debug for TickScript {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "TickScript {{ dt: {}, decision: {}, stimuli: {}, changes: vec!{:?}, ends: {}, \
+             fails: {}, panic_at: {:?} }}",
+            self.dt,
+            self.decision,
+            self.stimuli,
+            self.changes,
+            self.ends,
+            self.fails,
+            self.panic_at
+        )
+    }
+}
+
+impl fmt::Debug for Case {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "Case {{\n    deciders: vec![")?;
+        for d in &self.deciders {
+            writeln!(f, "        {d:?},")?;
+        }
+        writeln!(
+            f,
+            "    ],\n    end_after: {:?},\n    limit: {:?},\n    seed: {:#x},\n    answers: vec!{:?},\n    ticks: vec![",
+            self.end_after, self.limit, self.seed, self.answers
+        )?;
+        for t in &self.ticks {
+            writeln!(f, "        {t:?},")?;
+        }
+        write!(f, "    ],\n}}")
+    }
+}
+
+fn mask4() -> impl Strategy<Value = u8> {
+    prop_oneof![3 => Just(0u8), 1 => 1..16u8]
+}
+
+fn flag_test() -> impl Strategy<Value = [u8; 4]> {
+    prop_oneof![5 => Just([0u8; 4]), 1 => [mask4(), mask4(), mask4(), mask4()]]
+}
+
+pub fn raw_decider() -> impl Strategy<Value = RawDecider> {
+    (
+        (
+            prop::bool::weighted(0.6),
+            0..8u8,
+            prop::option::weighted(0.4, 0..8u8),
+            0..5u8,
+            prop::collection::vec(any::<u8>(), 1..=MAX_FANOUT),
+            prop::bool::weighted(0.7),
+        ),
+        (
+            flag_test(),
+            flag_test(),
+            prop_oneof![4 => Just(0u8), 1 => 1..4u8],
+            prop::bool::weighted(0.2),
+            prop::bool::weighted(0.25),
+            prop_oneof![Just(0u8), any::<u8>()],
+        ),
+    )
+        .prop_map(
+            |(
+                (group, behavior, group_behavior, policy, children, decide),
+                (decision, stimuli, every, recheck, delegate, behavior_flags),
+            )| RawDecider {
+                group,
+                behavior,
+                group_behavior,
+                policy,
+                children,
+                decide,
+                decision,
+                stimuli,
+                every,
+                recheck,
+                delegate,
+                behavior_flags,
+            },
+        )
+}
+
+/// `a & b`: a byte with each bit set with probability 1/4.
+fn sparse() -> impl Strategy<Value = u8> {
+    (any::<u8>(), any::<u8>()).prop_map(|(a, b)| a & b)
+}
+
+pub fn tick_script(panics: bool) -> impl Strategy<Value = TickScript> {
+    let panic = if panics {
+        prop::option::weighted(0.35, 0..24u8).boxed()
+    } else {
+        Just(None).boxed()
+    };
+    (
+        0..STEPS.len() as u8,
+        0..16u8,
+        0..16u8,
+        prop::collection::vec((0..MAX_DECIDERS as u8, 0..ANSWERS.len() as u8), 0..4),
+        (sparse(), any::<u8>()).prop_map(|(a, b)| a & b),
+        (sparse(), sparse()).prop_map(|(a, b)| a & b),
+        panic,
+    )
+        .prop_map(
+            |(dt, decision, stimuli, changes, ends, fails, panic_at)| TickScript {
+                dt,
+                decision,
+                stimuli,
+                changes,
+                ends,
+                fails,
+                panic_at,
+            },
+        )
+}
+
+/// Cases of up to `deciders` deciders and `ticks` ticks.
+pub fn case(deciders: usize, ticks: usize, panics: bool) -> impl Strategy<Value = Case> {
+    (
+        prop::collection::vec(raw_decider(), 1..=deciders),
+        prop::array::uniform8(prop_oneof![2 => Just(0u8), 1 => 1..4u8]),
+        prop::option::weighted(0.25, 0..5u8),
+        any::<u64>(),
+        prop::collection::vec(0..ANSWERS.len() as u8, MAX_DECIDERS),
+        prop::collection::vec(tick_script(panics), 1..=ticks),
+    )
+        .prop_map(|(deciders, end_after, limit, seed, answers, ticks)| Case {
+            deciders,
+            end_after,
+            limit,
+            seed,
+            answers,
+            ticks,
+        })
+}
+
+/// Everything the tests leak to make `'static` trees at run time, kept
+/// reachable from a static: it is live until the process ends, and Miri's
+/// leak check sees it so.
+static KEPT: Mutex<Vec<&'static (dyn Any + Sync)>> = Mutex::new(Vec::new());
+
+/// `Box::leak`, kept reachable (see [`KEPT`]).
+pub fn leak<T: Any + Sync>(value: T) -> &'static T {
+    let r: &'static T = Box::leak(Box::new(value));
+    KEPT.lock().unwrap_or_else(|e| e.into_inner()).push(r);
+    r
+}
+
+/// `Vec::leak`, kept reachable (see [`KEPT`]).
+pub fn leak_vec<T: Any + Sync>(v: Vec<T>) -> &'static [T] {
+    let s: &'static [T] = v.leak();
+    leak(s)
+}
+
+/// A generated tree, compiled.
+pub struct Built {
+    pub root: &'static Decider<Sim>,
+    pub tree: &'static GenTree,
+}
+
+fn name_of(j: usize, group: bool) -> &'static str {
+    const LEAVES: [&str; MAX_DECIDERS] = [
+        "L0", "L1", "L2", "L3", "L4", "L5", "L6", "L7", "L8", "L9", "L10", "L11", "L12", "L13",
+        "L14", "L15", "L16", "L17", "L18", "L19", "L20", "L21", "L22", "L23", "L24", "L25", "L26",
+        "L27", "L28", "L29", "L30", "L31",
+    ];
+    const GROUPS: [&str; MAX_DECIDERS] = [
+        "G0", "G1", "G2", "G3", "G4", "G5", "G6", "G7", "G8", "G9", "G10", "G11", "G12", "G13",
+        "G14", "G15", "G16", "G17", "G18", "G19", "G20", "G21", "G22", "G23", "G24", "G25", "G26",
+        "G27", "G28", "G29", "G30", "G31",
+    ];
+    if group { GROUPS[j] } else { LEAVES[j] }
+}
+
+fn flag_test_of(m: [u8; 4]) -> FlagTest {
+    FlagTest {
+        all: u64::from(m[0]),
+        any: u64::from(m[1]),
+        none: u64::from(m[2]),
+        not_all: u64::from(m[3]),
+    }
+}
+
+/// Declares the deciders of `raw` at run time (leaked) and compiles the
+/// last one's tree with the production compile step. Decider `j` has id `j`
+/// and, if it decides, `DECIDES[j]`.
+pub fn build(raw: &[RawDecider], limit: Option<u8>) -> Built {
+    assert!(!raw.is_empty() && raw.len() <= MAX_DECIDERS);
+    let mut made: Vec<&'static Decider<Sim>> = Vec::new();
+    // Per decider: height (levels), places, timer + shuffle slots.
+    let mut dims: Vec<(usize, usize, usize)> = Vec::new();
+    for (j, r) in raw.iter().enumerate() {
+        let mut children: Vec<&'static Decider<Sim>> = Vec::new();
+        let (mut height, mut items, mut slots) = (0, 1, 0);
+        // The last decider is the root: a group whenever it can be.
+        if (r.group || j + 1 == raw.len()) && j > 0 {
+            let mut taken = Vec::new();
+            for &c in &r.children {
+                let c = c as usize % j;
+                let (h, n, s) = dims[c];
+                if taken.contains(&c)
+                    || taken.len() == MAX_FANOUT
+                    || h + 1 > LEVELS
+                    || items + n > MAX_ITEMS
+                    || slots + s > SLOTS - 2
+                {
+                    continue;
+                }
+                taken.push(c);
+                children.push(made[c]);
+                height = height.max(h);
+                items += n;
+                slots += s;
+            }
+        }
+        let group = !children.is_empty();
+        let policy = POLICIES[r.policy as usize % POLICIES.len()];
+        let delegate = group && r.delegate;
+        let every = PERIODS[r.every as usize % PERIODS.len()];
+        let mut flags = DeciderFlags::empty();
+        if delegate {
+            flags |= DeciderFlags::DELEGATE_DECIDE;
+        }
+        if group && r.recheck {
+            flags |= DeciderFlags::CALL_DECIDE_ON_REDECIDE;
+        }
+        if every != 0.0 {
+            slots += 1;
+        }
+        if group && policy == Policy::Shuffle {
+            slots += 1;
+        }
+        let kind = if group {
+            DeciderKind::Group {
+                policy,
+                children: leak_vec(children),
+                behavior: r.group_behavior.map(pool),
+            }
+        } else {
+            DeciderKind::Behavior(pool(r.behavior))
+        };
+        let d: &'static Decider<Sim> = leak(Decider {
+            name: name_of(j, group),
+            id: j as u32,
+            kind,
+            decide: (r.decide && !delegate).then_some(DECIDES[j]),
+            pre: Preconditions {
+                decision: flag_test_of(r.decision),
+                stimuli: flag_test_of(r.stimuli),
+                every,
+            },
+            flags,
+            behavior_flags: u64::from(r.behavior_flags),
+        });
+        made.push(d);
+        dims.push((height + 1, items, slots));
+    }
+    let root = *made.last().expect("a decider");
+    compile(root, limit)
+}
+
+/// Compiles `root` with the production compile step: `shape` (which
+/// validates) and `flatten_vec`, then checks the result with `validate`.
+pub fn compile(root: &'static Decider<Sim>, limit: Option<u8>) -> Built {
+    let shape = shape(root, bt_core::DEFAULT_BLOCK, LEVELS);
+    assert!(shape.levels <= LEVELS && shape.slots() <= SLOTS);
+    let items = leak_vec(flatten_vec(root, shape));
+    // `Tree::__new` wants exactly `LEVELS` levels; a literal takes fewer,
+    // and `validate` checks it against the memory's sizes.
+    let tree: &'static GenTree = leak(Tree {
+        items,
+        name: "GEN",
+        timers: shape.timers as u16,
+        redecide_limit: limit.map_or(items.len() as u32, u32::from),
+    });
+    tree.validate().expect("a generated tree is valid");
+    Built { root, tree }
+}
+
+/// The tree under `d` as an indented outline, for failure messages.
+pub fn outline(d: &'static Decider<Sim>) -> String {
+    fn go(out: &mut String, d: &'static Decider<Sim>, depth: usize, index: &mut usize) {
+        let _ = write!(
+            out,
+            "{:indent$}{}:{}",
+            "",
+            index,
+            d.name,
+            indent = 2 * depth
+        );
+        *index += 1;
+        if let Some(p) = d.policy() {
+            let _ = write!(out, " {p}");
+        }
+        if let Some(b) = d.behavior() {
+            let _ = write!(out, " [{}]", b.name());
+        }
+        if d.decide.is_some() {
+            let _ = write!(out, " decide#{}", d.id);
+        }
+        if !d.flags.is_empty() {
+            let _ = write!(out, " {:?}", d.flags);
+        }
+        if d.pre.decision.is_some() {
+            let _ = write!(out, " decision{:?}", d.pre.decision);
+        }
+        if d.pre.stimuli.is_some() {
+            let _ = write!(out, " stimuli{:?}", d.pre.stimuli);
+        }
+        if d.pre.every != 0.0 {
+            let _ = write!(out, " every {}", d.pre.every);
+        }
+        if d.behavior_flags != 0 {
+            let _ = write!(out, " bflags={:#x}", d.behavior_flags);
+        }
+        out.push('\n');
+        for c in d.children() {
+            go(out, c, depth + 1, index);
+        }
+    }
+    let mut out = String::new();
+    go(&mut out, d, 0, &mut 0);
+    out
+}
+
+// ---------------------------------------------------------------------------
+// The reference model.
+
+/// A decider at one place: its route of child indices from the root, and
+/// its preorder position (for events).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Place {
+    route: Vec<u8>,
+    index: u16,
+}
+
+fn size(d: &'static Decider<Sim>) -> u16 {
+    1 + d.children().iter().map(|c| size(c)).sum::<u16>()
+}
+
+impl Place {
+    fn root() -> Self {
+        Place {
+            route: Vec::new(),
+            index: 0,
+        }
+    }
+
+    fn child(&self, group: &'static Decider<Sim>, ci: usize) -> Place {
+        let before: u16 = group.children()[..ci].iter().map(|c| size(c)).sum();
+        let mut route = self.route.clone();
+        route.push(ci as u8);
+        Place {
+            route,
+            index: self.index + 1 + before,
+        }
+    }
+
+    fn depth(&self) -> usize {
+        self.route.len()
+    }
+}
+
+/// What the model knows of a behavior.
+#[derive(Clone, Copy)]
+struct Caps {
+    b: u8,
+    activate: bool,
+    tick: bool,
+    deactivate: bool,
+    memory: bool,
+    dblock: bool,
+}
+
+fn caps(b: &'static ErasedBehavior<Sim>) -> Caps {
+    let (activate, tick, deactivate) = b.callbacks();
+    Caps {
+        b: b.name()[1..].parse().expect("a pool behavior"),
+        activate,
+        tick,
+        deactivate,
+        memory: b.memory_type() != "()",
+        dblock: b.dblock_type() != "()",
+    }
+}
+
+/// One level of the model's active path.
+struct Level {
+    d: &'static Decider<Sim>,
+    at: Place,
+    since: f64,
+    mask: u64,
+    redecides: u16,
+    /// Sequential groups: the first child index the next pick may take.
+    cursor: usize,
+    /// The memory block: the behavior's tick count.
+    mem: Option<u32>,
+}
+
+/// A candidate that accepted: the deciders to activate, one per level (more
+/// than one through delegating groups), its value and its DBlock.
+struct Pick {
+    chain: Vec<(&'static Decider<Sim>, Place)>,
+    value: f32,
+    dblock: Option<u32>,
+}
+
+/// Why a step stops.
+enum Stop {
+    /// The decider at the level concerned failed.
+    Fail(Why),
+    /// The redecide budget ran out.
+    Limit(TickError),
+    /// A callback panicked.
+    Panic,
+}
+
+impl From<ScriptedPanic> for Stop {
+    fn from(_: ScriptedPanic) -> Self {
+        Stop::Panic
+    }
+}
+
+/// The model's [`TickReport`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    pub behavior: Option<ItemIdx>,
+    pub activated: u16,
+    pub deactivated: u16,
+    pub redecides: u16,
+    pub visited: u32,
+    pub subset_violation: Option<ItemIdx>,
+}
+
+impl From<&TickReport> for Report {
+    fn from(r: &TickReport) -> Self {
+        Report {
+            behavior: r.behavior,
+            activated: r.activated,
+            deactivated: r.deactivated,
+            redecides: r.redecides,
+            visited: r.visited,
+            subset_violation: r.subset_violation,
+        }
+    }
+}
+
+/// How a tick ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    Done(Report),
+    Error(TickError),
+    Panicked,
+}
+
+/// One level of an active path as the comparison sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathLevel {
+    pub item: ItemIdx,
+    pub since: f64,
+    pub mask: u64,
+    pub redecides: u16,
+}
+
+/// The reference interpreter's per-agent state.
+pub struct Model {
+    root: &'static Decider<Sim>,
+    limit: u32,
+    path: Vec<Level>,
+    timers: HashMap<Vec<u8>, f64>,
+    /// Shuffle groups: the children run in the current round.
+    rounds: HashMap<Vec<u8>, u64>,
+    rng: u64,
+}
+
+impl Model {
+    /// A fresh agent: idle, timers never run, no shuffle round begun, the
+    /// generator in state `rng` (from [`AgentMemory::rng_state`]).
+    pub fn new(root: &'static Decider<Sim>, limit: u32, rng: u64) -> Self {
+        Model {
+            root,
+            limit,
+            path: Vec::new(),
+            timers: HashMap::new(),
+            rounds: HashMap::new(),
+            rng,
+        }
+    }
+
+    pub fn rng_state(&self) -> u64 {
+        self.rng
+    }
+
+    /// Levels of the active path holding a memory block value.
+    pub fn live_blocks(&self) -> usize {
+        self.path.iter().filter(|l| l.mem.is_some()).count()
+    }
+
+    pub fn path(&self) -> Vec<PathLevel> {
+        self.path
+            .iter()
+            .map(|l| PathLevel {
+                item: ItemIdx(l.at.index),
+                since: l.since,
+                mask: l.mask,
+                redecides: l.redecides,
+            })
+            .collect()
+    }
+
+    /// The last `decide` time of the timer at `route` (never: -∞).
+    pub fn timer(&self, route: &[u8]) -> f64 {
+        self.timers.get(route).copied().unwrap_or(f64::NEG_INFINITY)
+    }
+
+    /// One tick: the events it emits and how it ended.
+    pub fn tick(&mut self, sim: &mut Sim, input: &TickInput) -> (Vec<Event>, Outcome) {
+        let mut run = Run {
+            m: self,
+            sim,
+            input,
+            events: Vec::new(),
+            report: Report::default(),
+            redecides: 0,
+        };
+        let outcome = run.run();
+        (run.events, outcome)
+    }
+}
+
+struct Run<'a> {
+    m: &'a mut Model,
+    sim: &'a mut Sim,
+    input: &'a TickInput,
+    events: Vec<Event>,
+    report: Report,
+    redecides: u32,
+}
+
+fn node(d: &'static Decider<Sim>, at: &Place) -> NodeRef {
+    NodeRef {
+        index: ItemIdx(at.index),
+        name: d.name,
+        depth: at.depth() as u8,
+    }
+}
+
+fn passes(word: u64, t: &FlagTest) -> bool {
+    word & t.all == t.all
+        && (t.any == 0 || word & t.any != 0)
+        && word & t.none == 0
+        && (t.not_all == 0 || word & t.not_all != t.not_all)
+}
+
+fn xorshift64star(s: &mut u64) -> u64 {
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    s.wrapping_mul(0x2545_F491_4F6C_DD1D)
+}
+
+fn policy(d: &'static Decider<Sim>) -> Policy {
+    d.policy().expect("a group")
+}
+
+impl Run<'_> {
+    fn emit(&mut self, e: Event) {
+        self.events.push(e);
+    }
+
+    fn run(&mut self) -> Outcome {
+        let i = *self.input;
+        self.emit(Event::Start {
+            agent: i.agent,
+            now: i.now,
+            dt: i.dt,
+            decision: i.decision,
+            stimuli: i.stimuli,
+        });
+        for l in &mut self.m.path {
+            l.mask = 0;
+            l.redecides = 0;
+        }
+        let result = if self.m.path.is_empty() {
+            self.start()
+        } else {
+            self.walk(0)
+        };
+        let result = match result {
+            Err(Stop::Fail(why)) => self.deactivate_to(0, why).map(|()| self.emit(Event::Idle)),
+            other => other,
+        };
+        match result {
+            Ok(()) => {
+                self.end();
+                Outcome::Done(self.report)
+            }
+            Err(Stop::Limit(e)) => {
+                self.end();
+                Outcome::Error(e)
+            }
+            Err(Stop::Panic) => {
+                // Abandoned: idle, no callbacks; slots and generator kept.
+                self.m.path.clear();
+                Outcome::Panicked
+            }
+            Err(Stop::Fail(_)) => unreachable!("failures stop at the root"),
+        }
+    }
+
+    fn end(&mut self) {
+        let leaf = self.m.path.last().map(|l| node(l.d, &l.at));
+        self.report.behavior = leaf.map(|n| n.index);
+        let visited = self.report.visited;
+        self.emit(Event::End { leaf, visited });
+    }
+
+    /// An idle agent starts from the root.
+    fn start(&mut self) -> Result<(), Stop> {
+        let root = self.m.root;
+        match self.evaluate(root, Place::root())? {
+            Some(pick) => {
+                self.keep(None, &pick);
+                self.activate(0, pick)
+            }
+            None => {
+                self.emit(Event::Idle);
+                Ok(())
+            }
+        }
+    }
+
+    /// DESIGN §6.1: walks down the active path from level `k`.
+    fn walk(&mut self, k: usize) -> Result<(), Stop> {
+        let (d, at) = (self.m.path[k].d, self.m.path[k].at.clone());
+        self.report.visited += 1;
+        self.emit(Event::Visit { node: node(d, &at) });
+        if let Some(b) = d.behavior()
+            && caps(b).tick
+            && !self.tick_behavior(k)?
+        {
+            return Err(Stop::Fail(Why::Ended));
+        }
+        if !d.is_group() {
+            return Ok(());
+        }
+        let active = *self.m.path[k + 1].at.route.last().expect("a child") as usize;
+        let challenger = match policy(d) {
+            // Earlier siblings may preempt, in order.
+            Policy::Prioritized => {
+                let mut found = None;
+                for ci in 0..active {
+                    let c = d.children()[ci];
+                    if let Some(pick) = self.evaluate(c, at.child(d, ci))? {
+                        found = Some(pick);
+                        break;
+                    }
+                }
+                found
+            }
+            Policy::Scored => self.challenge(k, active)?,
+            Policy::Sequential | Policy::Random | Policy::Shuffle => None,
+        };
+        if let Some(pick) = challenger {
+            self.keep(Some(k), &pick);
+            let (by, by_at) = &pick.chain[0];
+            self.emit(Event::Preempt {
+                group: node(d, &at),
+                by: node(by, by_at),
+            });
+            self.deactivate_to(k + 1, Why::Preempted)?;
+            return self.choose(k, Some(pick), false);
+        }
+        match self.walk(k + 1) {
+            Err(Stop::Fail(why)) => {
+                self.child_failed(k, why)?;
+                self.choose(k, None, false)
+            }
+            other => other,
+        }
+    }
+
+    /// A scored group's children challenge its active child `active`.
+    fn challenge(&mut self, k: usize, active: usize) -> Result<Option<Pick>, Stop> {
+        let (d, at) = (self.m.path[k].d, self.m.path[k].at.clone());
+        // The current score: the active child's, through delegation.
+        let mut j = k + 1;
+        while self.m.path[j]
+            .d
+            .flags
+            .contains(DeciderFlags::DELEGATE_DECIDE)
+            && j + 1 < self.m.path.len()
+        {
+            j += 1;
+        }
+        let (sd, sat) = (self.m.path[j].d, self.m.path[j].at.clone());
+        let current = if sd.decide.is_some() {
+            self.call_decide(sd, &sat)?.map_or(0.0, |(v, _)| v)
+        } else {
+            1.0
+        };
+        let mut best: Option<Pick> = None;
+        let mut bar = current;
+        for (ci, &c) in d.children().iter().enumerate() {
+            if ci == active {
+                continue;
+            }
+            if let Some(pick) = self.evaluate(c, at.child(d, ci))?
+                && pick.value > bar
+            {
+                bar = pick.value;
+                best = Some(pick);
+            }
+        }
+        Ok(best)
+    }
+
+    /// DESIGN §6.2–6.5 for the group at level `k`: runs `next` (or picks
+    /// a child by the policy) until a child runs; a child that fails is
+    /// masked and the group redecides. `first`: the group was just
+    /// activated (a failure to find any child breaks the Subset Rule).
+    fn choose(&mut self, k: usize, mut next: Option<Pick>, mut first: bool) -> Result<(), Stop> {
+        loop {
+            let pick = match next.take() {
+                Some(pick) => pick,
+                None => match self.select_at(k)? {
+                    Some(pick) => {
+                        self.keep(Some(k), &pick);
+                        pick
+                    }
+                    None => {
+                        let (d, at) = (self.m.path[k].d, self.m.path[k].at.clone());
+                        return Err(Stop::Fail(if first {
+                            self.report.subset_violation = Some(ItemIdx(at.index));
+                            self.emit(Event::SubsetViolation {
+                                group: node(d, &at),
+                            });
+                            Why::NoChild
+                        } else if policy(d) == Policy::Sequential {
+                            Why::Ended
+                        } else {
+                            Why::NoChild
+                        }));
+                    }
+                },
+            };
+            match self.activate(k + 1, pick) {
+                Err(Stop::Fail(why)) => {
+                    self.child_failed(k, why)?;
+                    first = false;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// DESIGN §6.5: the child of level `k` failed for `why`.
+    fn child_failed(&mut self, k: usize, why: Why) -> Result<(), Stop> {
+        let (fd, fat) = (self.m.path[k + 1].d, self.m.path[k + 1].at.clone());
+        self.deactivate_to(k + 1, why)?;
+        let (d, at) = (self.m.path[k].d, self.m.path[k].at.clone());
+        if self.redecides >= self.m.limit {
+            self.emit(Event::RedecideLimit {
+                group: node(d, &at),
+            });
+            self.deactivate_to(0, Why::Error)?;
+            return Err(Stop::Limit(TickError::RedecideLimit {
+                group: d.name,
+                item: ItemIdx(at.index),
+                limit: self.m.limit,
+            }));
+        }
+        self.redecides += 1;
+        self.report.redecides += 1;
+        let ci = *fat.route.last().expect("a child") as usize;
+        let level = &mut self.m.path[k];
+        level.mask |= 1 << ci;
+        level.redecides += 1;
+        if policy(d) == Policy::Sequential {
+            level.cursor = ci + 1;
+        }
+        let mask = level.mask;
+        self.emit(Event::Redecide {
+            group: node(d, &at),
+            failed: node(fd, &fat),
+            mask,
+        });
+        if d.flags.contains(DeciderFlags::CALL_DECIDE_ON_REDECIDE) {
+            self.report.visited += 1;
+            if let Some(by) = self.flag_rejection(d) {
+                self.emit(Event::Rejected {
+                    node: node(d, &at),
+                    by,
+                });
+                return Err(Stop::Fail(Why::Rejected));
+            }
+            if d.decide.is_some() && self.call_decide(d, &at)?.is_none() {
+                return Err(Stop::Fail(Why::Rejected));
+            }
+        }
+        Ok(())
+    }
+
+    /// DESIGN §6.3: activates `pick.chain[0]` at level `k`, ticks it, and
+    /// goes on down to a leaf.
+    fn activate(&mut self, k: usize, mut pick: Pick) -> Result<(), Stop> {
+        let (d, at) = pick.chain.remove(0);
+        let last = pick.chain.is_empty();
+        debug_assert_eq!(self.m.path.len(), k);
+        self.m.path.push(Level {
+            d,
+            at: at.clone(),
+            since: self.input.now,
+            mask: 0,
+            redecides: 0,
+            cursor: 0,
+            mem: None,
+        });
+        self.report.activated += 1;
+        let behavior = d.behavior();
+        if let Some(b) = behavior {
+            let caps = caps(b);
+            if caps.memory {
+                harness::callback("memory default")?;
+                self.m.path[k].mem = Some(0);
+            }
+            if caps.activate {
+                harness::callback("activate")?;
+                let dblock = if last && caps.dblock {
+                    pick.dblock
+                } else {
+                    None
+                };
+                let seen = self.seen(k);
+                let mem = self.m.path[k].mem.as_mut();
+                if !self.sim.on_activate(caps.b, mem, dblock, seen) {
+                    self.emit(Event::ActivateFailed {
+                        node: node(d, &at),
+                        behavior: b.name(),
+                    });
+                    return Err(Stop::Fail(Why::ActivateFailed));
+                }
+            }
+        }
+        self.emit(Event::Activated {
+            node: node(d, &at),
+            behavior: behavior.map(|b| b.name()),
+            flags: d.behavior_flags,
+        });
+        if let Some(b) = behavior
+            && caps(b).tick
+            && !self.tick_behavior(k)?
+        {
+            return Err(Stop::Fail(Why::Ended));
+        }
+        if !d.is_group() {
+            return Ok(());
+        }
+        if last {
+            self.choose(k, None, true)
+        } else {
+            self.choose(k, Some(pick), false)
+        }
+    }
+
+    /// DESIGN §6.4: the behavior at level `k` ticks.
+    fn tick_behavior(&mut self, k: usize) -> Result<bool, Stop> {
+        let (d, at) = (self.m.path[k].d, self.m.path[k].at.clone());
+        let b = d.behavior().expect("a behavior");
+        harness::callback("tick")?;
+        let seen = self.seen(k);
+        let mem = self.m.path[k].mem.as_mut();
+        let running = self.sim.on_tick(caps(b).b, mem, seen);
+        self.emit(Event::Ticked {
+            node: node(d, &at),
+            behavior: b.name(),
+            running,
+        });
+        Ok(running)
+    }
+
+    /// Deactivates the levels from the deepest up to `level`: behavior
+    /// `deactivate`, then its memory block is dropped.
+    fn deactivate_to(&mut self, level: usize, why: Why) -> Result<(), Stop> {
+        while self.m.path.len() > level {
+            let j = self.m.path.len() - 1;
+            let why = if j == level {
+                why
+            } else {
+                match why {
+                    Why::Preempted | Why::Error | Why::Stopped => why,
+                    _ => Why::ParentLeft,
+                }
+            };
+            let seen = self.seen(j);
+            let mut l = self.m.path.pop().expect("a level");
+            if let Some(b) = l.d.behavior() {
+                let caps = caps(b);
+                if caps.deactivate {
+                    harness::callback("deactivate")?;
+                    self.sim.on_deactivate(caps.b, l.mem.as_mut(), seen);
+                }
+                if caps.memory {
+                    harness::callback("memory drop")?;
+                }
+            }
+            self.report.deactivated += 1;
+            self.emit(Event::Deactivated {
+                node: node(l.d, &l.at),
+                why,
+            });
+        }
+        Ok(())
+    }
+
+    fn seen(&self, k: usize) -> Seen {
+        let l = &self.m.path[k];
+        let i = self.input;
+        Seen {
+            now: i.now,
+            dt: i.dt,
+            since: l.since,
+            flags: l.d.behavior_flags,
+            decision: i.decision,
+            stimuli: i.stimuli,
+            agent: i.agent,
+            depth: k as u8,
+        }
+    }
+
+    /// The group at level `k` picks among its unmasked children.
+    fn select_at(&mut self, k: usize) -> Result<Option<Pick>, Stop> {
+        let l = &self.m.path[k];
+        let (d, at, mask, cursor) = (l.d, l.at.clone(), l.mask, l.cursor);
+        self.select(d, &at, mask, cursor)
+    }
+
+    /// Group `d` at `at` picks a child by its policy, skipping `mask`ed
+    /// children and (sequential) those before `cursor`. Nothing is
+    /// recorded: the caller [keeps](Self::keep) the pick it runs.
+    fn select(
+        &mut self,
+        d: &'static Decider<Sim>,
+        at: &Place,
+        mask: u64,
+        cursor: usize,
+    ) -> Result<Option<Pick>, Stop> {
+        let children = d.children();
+        let open = |ci: usize| mask & (1 << ci) == 0;
+        match policy(d) {
+            Policy::Prioritized | Policy::Sequential => {
+                for (ci, &c) in children.iter().enumerate() {
+                    if ci >= cursor
+                        && open(ci)
+                        && let Some(pick) = self.evaluate(c, at.child(d, ci))?
+                    {
+                        return Ok(Some(pick));
+                    }
+                }
+                Ok(None)
+            }
+            Policy::Random => {
+                let all: Vec<usize> = (0..children.len()).filter(|&ci| open(ci)).collect();
+                self.draw(d, at, &all)
+            }
+            Policy::Shuffle => {
+                let used = self.m.rounds.get(&at.route).copied().unwrap_or(0);
+                let fresh: Vec<usize> = (0..children.len())
+                    .filter(|&ci| open(ci) && used & (1 << ci) == 0)
+                    .collect();
+                if let Some(pick) = self.draw(d, at, &fresh)? {
+                    return Ok(Some(pick));
+                }
+                if used == 0 {
+                    return Ok(None);
+                }
+                let again: Vec<usize> = (0..children.len())
+                    .filter(|&ci| open(ci) && used & (1 << ci) != 0)
+                    .collect();
+                self.draw(d, at, &again)
+            }
+            Policy::Scored => {
+                let mut best: Option<Pick> = None;
+                for (ci, &c) in children.iter().enumerate() {
+                    if open(ci)
+                        && let Some(pick) = self.evaluate(c, at.child(d, ci))?
+                        && best.as_ref().is_none_or(|b| pick.value > b.value)
+                    {
+                        best = Some(pick);
+                    }
+                }
+                Ok(best)
+            }
+        }
+    }
+
+    /// A weighted draw among the children `among` of `d` that accept.
+    fn draw(
+        &mut self,
+        d: &'static Decider<Sim>,
+        at: &Place,
+        among: &[usize],
+    ) -> Result<Option<Pick>, Stop> {
+        let mut best: Option<Pick> = None;
+        let mut total = 0.0f64;
+        for &ci in among {
+            let c = d.children()[ci];
+            if let Some(pick) = self.evaluate(c, at.child(d, ci))? {
+                total += f64::from(pick.value);
+                let take = best.is_none() || self.next_f64() * total < f64::from(pick.value);
+                if take {
+                    best = Some(pick);
+                }
+            }
+        }
+        Ok(best)
+    }
+
+    fn next_f64(&mut self) -> f64 {
+        let x = xorshift64star(&mut self.m.rng);
+        (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// A pick is kept: every shuffle group it goes through (the selecting
+    /// group at level `from`, then delegating groups on the chain) has run
+    /// the next child.
+    fn keep(&mut self, from: Option<usize>, pick: &Pick) {
+        let mut steps: Vec<(&'static Decider<Sim>, Place, usize)> = Vec::new();
+        if let Some(k) = from {
+            let l = &self.m.path[k];
+            let ci = *pick.chain[0].1.route.last().expect("a child") as usize;
+            steps.push((l.d, l.at.clone(), ci));
+        }
+        for w in pick.chain.windows(2) {
+            let ci = *w[1].1.route.last().expect("a child") as usize;
+            steps.push((w[0].0, w[0].1.clone(), ci));
+        }
+        for (g, at, ci) in steps {
+            if g.policy() == Some(Policy::Shuffle) {
+                let all = (1u64 << g.children().len()) - 1;
+                let used = self.m.rounds.entry(at.route).or_insert(0);
+                if *used & (1 << ci) != 0 {
+                    // Only drawn when no fresh child accepted: a new round.
+                    *used = 0;
+                }
+                *used |= 1 << ci;
+                if *used == all {
+                    *used = 0;
+                }
+            }
+        }
+    }
+
+    /// DESIGN §6.3 and §7: tries candidate `d` at `at`: preconditions,
+    /// cheapest first, then its `decide` (or, delegating, its children).
+    fn evaluate(&mut self, d: &'static Decider<Sim>, at: Place) -> Result<Option<Pick>, Stop> {
+        self.report.visited += 1;
+        if let Some(by) = self.flag_rejection(d) {
+            self.emit(Event::Rejected {
+                node: node(d, &at),
+                by,
+            });
+            return Ok(None);
+        }
+        let every = d.pre.every;
+        if every != 0.0 {
+            let now = self.input.now;
+            let last = self.m.timer(&at.route);
+            if now - last < every - TIMER_SLACK {
+                self.emit(Event::Rejected {
+                    node: node(d, &at),
+                    by: Rejection::Timer,
+                });
+                return Ok(None);
+            }
+            self.m.timers.insert(at.route.clone(), now);
+        }
+        if d.flags.contains(DeciderFlags::DELEGATE_DECIDE) {
+            return match self.select(d, &at, 0, 0)? {
+                Some(mut pick) => {
+                    self.emit(Event::Decided {
+                        node: node(d, &at),
+                        value: pick.value,
+                    });
+                    pick.chain.insert(0, (d, at));
+                    Ok(Some(pick))
+                }
+                None => {
+                    self.emit(Event::Rejected {
+                        node: node(d, &at),
+                        by: Rejection::NoChild,
+                    });
+                    Ok(None)
+                }
+            };
+        }
+        let (value, dblock) = if d.decide.is_some() {
+            match self.call_decide(d, &at)? {
+                Some(accepted) => accepted,
+                None => return Ok(None),
+            }
+        } else {
+            (1.0, None)
+        };
+        let takes_dblock = d.behavior().is_some_and(|b| caps(b).dblock);
+        Ok(Some(Pick {
+            chain: vec![(d, at)],
+            value,
+            dblock: dblock.filter(|_| takes_dblock),
+        }))
+    }
+
+    fn flag_rejection(&self, d: &'static Decider<Sim>) -> Option<Rejection> {
+        if !passes(self.input.decision, &d.pre.decision) {
+            Some(Rejection::Decision)
+        } else if !passes(self.input.stimuli, &d.pre.stimuli) {
+            Some(Rejection::Stimuli)
+        } else {
+            None
+        }
+    }
+
+    /// Calls `d`'s `decide`: `Some((value, dblock))` when it accepts (above
+    /// 0; NaN rejects; +∞ is clamped to `f32::MAX`).
+    fn call_decide(
+        &mut self,
+        d: &'static Decider<Sim>,
+        at: &Place,
+    ) -> Result<Option<(f32, Option<u32>)>, Stop> {
+        let n = harness::callback("decide")?;
+        let value = self.sim.answer(d.id as usize);
+        if value > 0.0 {
+            let value = value.min(f32::MAX);
+            self.emit(Event::Decided {
+                node: node(d, at),
+                value,
+            });
+            Ok(Some((value, Some(n))))
+        } else {
+            self.emit(Event::Rejected {
+                node: node(d, at),
+                by: Rejection::Decide,
+            });
+            Ok(None)
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Running production and model side by side.
+
+/// Collects production events.
+#[derive(Default)]
+pub struct Events(pub Vec<Event>);
+
+impl Tracer for Events {
+    fn event(&mut self, event: &Event) {
+        self.0.push(*event);
+    }
+}
+
+/// Events as trace text, one line each.
+pub fn render(events: &[Event]) -> String {
+    let mut out = String::new();
+    for e in events {
+        let _ = write_event(&mut out, e);
+    }
+    out
+}
+
+/// The route of child indices from the root to item `i` of `tree`.
+fn route_of(tree: &GenTree, i: ItemIdx) -> Vec<u8> {
+    let mut route = Vec::new();
+    let mut n = tree.node(i);
+    while let Some(p) = n.parent() {
+        route.push(n.child_index() as u8);
+        n = p;
+    }
+    route.reverse();
+    route
+}
+
+/// DESIGN invariants of one tick that ended normally, checked on the
+/// production events alone: a place is activated at most once per tick
+/// (§6.5: a failed child stays masked) and ticks at most once; every
+/// behavior on the final path ticked exactly once (§6.4); every activation,
+/// failed or not, is matched by one deactivation (§6.3: cleanup is
+/// unconditional), so the open ones are the active path. `open` counts
+/// the activations still open before the tick; returns it after.
+fn lifecycle(
+    tree: &GenTree,
+    memory: &GenMemory,
+    events: &[Event],
+    mut open: usize,
+) -> Result<usize, String> {
+    let mut activated = HashMap::new();
+    let mut ticked = HashMap::new();
+    for e in events {
+        match e {
+            Event::Activated { node, .. } | Event::ActivateFailed { node, .. } => {
+                open += 1;
+                *activated.entry(node.index).or_insert(0) += 1;
+            }
+            Event::Deactivated { node, .. } => {
+                open = open
+                    .checked_sub(1)
+                    .ok_or(format!("{node} deactivated but never activated"))?;
+            }
+            Event::Ticked { node, .. } => *ticked.entry(node.index).or_insert(0) += 1,
+            _ => {}
+        }
+    }
+    if let Some((i, n)) = activated.iter().find(|(_, n)| **n > 1) {
+        return Err(format!("item {i} activated {n} times in one tick"));
+    }
+    if let Some((i, n)) = ticked.iter().find(|(_, n)| **n > 1) {
+        return Err(format!("item {i} ticked {n} times in one tick"));
+    }
+    for l in memory.active_path() {
+        let ticks = tree
+            .node(l.item)
+            .behavior()
+            .is_some_and(|b| b.callbacks().1);
+        if ticks && ticked.get(&l.item) != Some(&1) {
+            return Err(format!("active item {} did not tick", l.item));
+        }
+    }
+    if open != memory.depth() {
+        return Err(format!(
+            "{open} activations open, {} levels active",
+            memory.depth()
+        ));
+    }
+    Ok(open)
+}
+
+/// What one tick of both looked like, for the properties to check.
+pub struct Step {
+    pub tick: usize,
+    /// How the tick ended (production and model agree).
+    pub production: Outcome,
+}
+
+/// Runs `case` on production and on the model side by side and checks
+/// that they agree after every tick: events, outcome, the agent's journal
+/// of callbacks, the active path, timers, the generator, and the live
+/// memory blocks and DBlocks. `each` sees every step.
+pub fn check_case(
+    case: &Case,
+    mut each: impl FnMut(&Built, &Step) -> Result<(), TestCaseError>,
+) -> Result<(), TestCaseError> {
+    harness::quiet_scripted_panics();
+    let built = build(&case.deciders, case.limit);
+    let tree = built.tree;
+    let live_before = harness::live_mems();
+    let bad_before = harness::bad_drops();
+    let mut memory = tree.new_memory(case.seed);
+    let mut model = Model::new(built.root, tree.redecide_limit(), memory.rng_state());
+    let mut answers: Vec<f32> = case
+        .answers
+        .iter()
+        .map(|&a| ANSWERS[a as usize % ANSWERS.len()])
+        .collect();
+    let mut agent = Sim {
+        end_after: case.end_after,
+        ..Sim::default()
+    };
+    let mut twin = agent.clone();
+    let mut now = 0.0f64;
+    // Activations not yet matched by a deactivation.
+    let mut open = 0usize;
+    let context = |t: usize, what: &str| {
+        format!(
+            "tick {t}: {what}\ntree (redecide limit {}):\n{}",
+            tree.redecide_limit(),
+            outline(built.root)
+        )
+    };
+    for (t, script) in case.ticks.iter().enumerate() {
+        for &(id, a) in &script.changes {
+            answers[id as usize % MAX_DECIDERS] = ANSWERS[a as usize % ANSWERS.len()];
+        }
+        for sim in [&mut agent, &mut twin] {
+            sim.answers.clone_from(&answers);
+            sim.ends = script.ends;
+            sim.fails = script.fails;
+        }
+        let dt = STEPS[script.dt as usize % STEPS.len()];
+        let input = TickInput::new(now, dt)
+            .with_decision_bits(u64::from(script.decision))
+            .with_stimuli_bits(u64::from(script.stimuli))
+            .with_agent(7);
+        let panic_at = script.panic_at.map(u32::from);
+
+        harness::begin(panic_at);
+        let mut events = Events::default();
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            bt_core::tick_traced(tree, &mut agent, &mut memory, &input, &mut events)
+        }));
+        let calls = harness::end();
+        let production = match &result {
+            Ok(Ok(report)) => Outcome::Done(report.into()),
+            Ok(Err(e)) => Outcome::Error(*e),
+            Err(payload) => {
+                prop_assert!(
+                    payload.downcast_ref::<ScriptedPanic>().is_some(),
+                    "{}",
+                    context(t, "an unscripted panic")
+                );
+                Outcome::Panicked
+            }
+        };
+        let live_production = harness::live_mems() - live_before;
+        prop_assert_eq!(
+            harness::live_tokens(),
+            0,
+            "{}",
+            context(t, "a DBlock outlived its tick")
+        );
+
+        harness::begin(panic_at);
+        let (expected, outcome) = model.tick(&mut twin, &input);
+        let model_calls = harness::end();
+
+        if events.0 != expected {
+            let got = render(&events.0);
+            let want = render(&expected);
+            let first = got
+                .lines()
+                .zip(want.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or_else(|| got.lines().count().min(want.lines().count()));
+            return Err(TestCaseError::fail(format!(
+                "{}\nevents differ at line {first}\n--- production\n{got}--- model\n{want}",
+                context(t, "traces differ")
+            )));
+        }
+        prop_assert_eq!(&production, &outcome, "{}", context(t, "outcomes differ"));
+        prop_assert_eq!(calls, model_calls, "{}", context(t, "callback counts"));
+        prop_assert_eq!(
+            &agent.journal,
+            &twin.journal,
+            "{}",
+            context(t, "behavior callbacks differ")
+        );
+        let path: Vec<PathLevel> = memory
+            .active_path()
+            .map(|l| PathLevel {
+                item: l.item,
+                since: l.since,
+                mask: l.mask,
+                redecides: l.redecides,
+            })
+            .collect();
+        prop_assert_eq!(path, model.path(), "{}", context(t, "active paths differ"));
+        prop_assert_eq!(
+            memory.rng_state(),
+            model.rng_state(),
+            "{}",
+            context(t, "generators differ")
+        );
+        for n in tree.nodes() {
+            if let Some(slot) = n.timer_slot() {
+                let route = route_of(tree, n.index());
+                prop_assert_eq!(
+                    memory.timer(slot).to_bits(),
+                    model.timer(&route).to_bits(),
+                    "{}",
+                    context(t, &format!("timer of {n:?}"))
+                );
+            }
+        }
+        prop_assert_eq!(
+            live_production,
+            model.live_blocks(),
+            "{}",
+            context(t, "live memory blocks")
+        );
+        prop_assert_eq!(
+            harness::bad_drops(),
+            bad_before,
+            "{}",
+            context(t, "a block value dropped twice")
+        );
+        if production == Outcome::Panicked {
+            prop_assert!(memory.is_idle());
+            open = 0;
+        } else {
+            open = lifecycle(tree, &memory, &events.0, open)
+                .map_err(|e| TestCaseError::fail(context(t, &e)))?;
+        }
+        each(
+            &built,
+            &Step {
+                tick: t,
+                production,
+            },
+        )?;
+        agent.journal.clear();
+        twin.journal.clear();
+        now += f64::from(dt);
+    }
+    drop(memory);
+    prop_assert_eq!(
+        harness::live_mems(),
+        live_before,
+        "dropping the memory drops its blocks"
+    );
+    prop_assert_eq!(harness::bad_drops(), bad_before, "no double drop");
+    Ok(())
+}
