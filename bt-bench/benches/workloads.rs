@@ -57,6 +57,21 @@ impl Config {
         let quick = std::env::var("BT_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0")
             || std::env::args().any(|a| a == "--quick");
         let runs = env_usize("BT_BENCH_RUNS").unwrap_or(if quick { 2 } else { 5 });
+        let mut config = Self::preset(quick, runs);
+        // `BT_BENCH_W1_N=10000,100000` picks the W1 crowd sizes.
+        if let Ok(list) = std::env::var("BT_BENCH_W1_N") {
+            let sizes: Vec<usize> = list
+                .split(',')
+                .filter_map(|n| n.trim().parse().ok())
+                .collect();
+            if !sizes.is_empty() {
+                config.w1_n = sizes;
+            }
+        }
+        config
+    }
+
+    fn preset(quick: bool, runs: usize) -> Self {
         if quick {
             Config {
                 quick,

@@ -7,7 +7,12 @@ use crate::raw::Blocks;
 use crate::tree::{ItemIdx, Tree};
 
 /// One level of the active path.
+///
+/// Packed: 21 bytes instead of 24, which keeps an agent of a three-level
+/// tree (the Spore creature) within 512 bytes. Fields are only ever read
+/// and written by value.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C, packed)]
 pub(crate) struct Level {
     /// When the decider at this level was activated.
     pub(crate) since: f64,

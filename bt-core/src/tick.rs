@@ -481,6 +481,13 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             Policy::Prioritized => {
                 let mut c = i + 1;
                 while c < active {
+                    let child = &self.items[c];
+                    // The common case, an earlier sibling stopped by a flag
+                    // test, costs a mask test here, not a candidate.
+                    if self.rejected_early(child) {
+                        c = child.end as usize;
+                        continue;
+                    }
                     if let Some(pick) = self.evaluate(c) {
                         return self.preempt(k, pick);
                     }
@@ -747,6 +754,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
                     let child = &self.items[c];
                     if child.child_index >= cursor
                         && mask & (1u64 << child.child_index) == 0
+                        && !self.rejected_early(child)
                         && let Some(pick) = self.evaluate_in(c, dry)
                     {
                         return Some(pick);
@@ -946,6 +954,19 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             });
         }
         Some(pick)
+    }
+
+    /// Without a tracer, a candidate whose flag tests fail is rejected
+    /// before any of the candidate machinery runs (with one, `evaluate`
+    /// rejects it and says why).
+    #[inline(always)]
+    fn rejected_early(&mut self, item: &Item<A>) -> bool {
+        if T::ENABLED || !item.has.intersects(Has::DECISION.union(Has::STIMULI)) {
+            return false;
+        }
+        let rejected = self.flag_rejection(item).is_some();
+        self.report.visited += u32::from(rejected);
+        rejected
     }
 
     fn flag_rejection(&self, item: &Item<A>) -> Option<Rejection> {
