@@ -35,7 +35,9 @@ use crate::tree::{Has, Item, ItemIdx, Tree, passes};
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct TickInput {
-    /// Absolute time, in seconds. Must be finite.
+    /// Absolute time, in seconds. Must be finite. A clock that goes
+    /// backwards is accepted: timers then wait until `now` passes their
+    /// last stamp plus their period, and `Ctx::time_active` may be negative.
     pub now: f64,
     /// Time since the previous tick, in seconds. Must be finite and not
     /// negative.
