@@ -234,53 +234,25 @@ impl Drop for Token {
 // ---------------------------------------------------------------------------
 // The agent and its behaviors.
 
-/// What a behavior callback saw of its context.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Seen {
-    pub now: f64,
-    pub dt: f32,
-    pub since: f64,
-    pub flags: u64,
-    pub decision: u64,
-    pub stimuli: u64,
-    pub agent: u32,
-    pub depth: u8,
-}
-
-impl Seen {
-    fn of(cx: &Ctx) -> Self {
-        Seen {
-            now: cx.now,
-            dt: cx.dt,
-            since: cx.since,
-            flags: cx.flags,
-            decision: cx.decision,
-            stimuli: cx.stimuli,
-            agent: cx.agent,
-            depth: cx.depth,
-        }
-    }
-}
-
 /// One behavior callback, as the agent's journal records it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Call {
     Activate {
         b: u8,
-        seen: Seen,
+        seen: Ctx,
         dblock: Option<u32>,
         mem: Option<u32>,
         ok: bool,
     },
     Tick {
         b: u8,
-        seen: Seen,
+        seen: Ctx,
         mem: Option<u32>,
         running: bool,
     },
     Deactivate {
         b: u8,
-        seen: Seen,
+        seen: Ctx,
         mem: Option<u32>,
     },
 }
@@ -311,7 +283,7 @@ impl Sim {
         b: u8,
         mem: Option<&mut u32>,
         dblock: Option<u32>,
-        seen: Seen,
+        seen: Ctx,
     ) -> bool {
         let ok = self.fails & (1 << b) == 0;
         self.journal.push(Call::Activate {
@@ -324,7 +296,7 @@ impl Sim {
         ok
     }
 
-    pub fn on_tick(&mut self, b: u8, mem: Option<&mut u32>, seen: Seen) -> bool {
+    pub fn on_tick(&mut self, b: u8, mem: Option<&mut u32>, seen: Ctx) -> bool {
         let mut running = self.ends & (1 << b) == 0;
         let ticks = mem.map(|m| {
             *m += 1;
@@ -343,7 +315,7 @@ impl Sim {
         running
     }
 
-    pub fn on_deactivate(&mut self, b: u8, mem: Option<&mut u32>, seen: Seen) {
+    pub fn on_deactivate(&mut self, b: u8, mem: Option<&mut u32>, seen: Ctx) {
         self.journal.push(Call::Deactivate {
             b,
             seen,
@@ -355,36 +327,36 @@ impl Sim {
 // The pool of behaviors the generated deciders pick from, with different
 // subsets of callbacks, memory blocks and DBlocks.
 behavior! { pub B0: Sim, memory: Mem, dblock: Token,
-    activate: |s, m, d, cx| { harness::hit("activate"); s.on_activate(0, Some(&mut m.ticks), d.map(|t| t.value()), Seen::of(cx)) },
-    tick: |s, m, cx| { harness::hit("tick"); s.on_tick(0, Some(&mut m.ticks), Seen::of(cx)) },
-    deactivate: |s, m, cx| { harness::hit("deactivate"); s.on_deactivate(0, Some(&mut m.ticks), Seen::of(cx)) },
+    activate: |s, m, d, cx| { harness::hit("activate"); s.on_activate(0, Some(&mut m.ticks), d.map(|t| t.value()), *cx) },
+    tick: |s, m, cx| { harness::hit("tick"); s.on_tick(0, Some(&mut m.ticks), *cx) },
+    deactivate: |s, m, cx| { harness::hit("deactivate"); s.on_deactivate(0, Some(&mut m.ticks), *cx) },
 }
 behavior! { pub B1: Sim, memory: Mem, dblock: Token,
-    activate: |s, m, d, cx| { harness::hit("activate"); s.on_activate(1, Some(&mut m.ticks), d.map(|t| t.value()), Seen::of(cx)) },
-    tick: |s, m, cx| { harness::hit("tick"); s.on_tick(1, Some(&mut m.ticks), Seen::of(cx)) },
-    deactivate: |s, m, cx| { harness::hit("deactivate"); s.on_deactivate(1, Some(&mut m.ticks), Seen::of(cx)) },
+    activate: |s, m, d, cx| { harness::hit("activate"); s.on_activate(1, Some(&mut m.ticks), d.map(|t| t.value()), *cx) },
+    tick: |s, m, cx| { harness::hit("tick"); s.on_tick(1, Some(&mut m.ticks), *cx) },
+    deactivate: |s, m, cx| { harness::hit("deactivate"); s.on_deactivate(1, Some(&mut m.ticks), *cx) },
 }
 behavior! { pub B2: Sim, memory: Mem,
-    activate: |s, m, cx| { harness::hit("activate"); s.on_activate(2, Some(&mut m.ticks), None, Seen::of(cx)) },
-    tick: |s, m, cx| { harness::hit("tick"); s.on_tick(2, Some(&mut m.ticks), Seen::of(cx)) },
-    deactivate: |s, m, cx| { harness::hit("deactivate"); s.on_deactivate(2, Some(&mut m.ticks), Seen::of(cx)) },
+    activate: |s, m, cx| { harness::hit("activate"); s.on_activate(2, Some(&mut m.ticks), None, *cx) },
+    tick: |s, m, cx| { harness::hit("tick"); s.on_tick(2, Some(&mut m.ticks), *cx) },
+    deactivate: |s, m, cx| { harness::hit("deactivate"); s.on_deactivate(2, Some(&mut m.ticks), *cx) },
 }
 behavior! { pub B3: Sim, memory: Mem,
-    tick: |s, m, cx| { harness::hit("tick"); s.on_tick(3, Some(&mut m.ticks), Seen::of(cx)) },
+    tick: |s, m, cx| { harness::hit("tick"); s.on_tick(3, Some(&mut m.ticks), *cx) },
 }
 behavior! { pub B4: Sim, dblock: Token,
-    activate: |s, d, cx| { harness::hit("activate"); s.on_activate(4, None, d.map(|t| t.value()), Seen::of(cx)) },
-    deactivate: |s, cx| { harness::hit("deactivate"); s.on_deactivate(4, None, Seen::of(cx)) },
+    activate: |s, d, cx| { harness::hit("activate"); s.on_activate(4, None, d.map(|t| t.value()), *cx) },
+    deactivate: |s, cx| { harness::hit("deactivate"); s.on_deactivate(4, None, *cx) },
 }
 behavior! { pub B5: Sim }
 behavior! { pub B6: Sim,
-    activate: |s, cx| { harness::hit("activate"); s.on_activate(6, None, None, Seen::of(cx)) },
-    tick: |s, cx| { harness::hit("tick"); s.on_tick(6, None, Seen::of(cx)) },
-    deactivate: |s, cx| { harness::hit("deactivate"); s.on_deactivate(6, None, Seen::of(cx)) },
+    activate: |s, cx| { harness::hit("activate"); s.on_activate(6, None, None, *cx) },
+    tick: |s, cx| { harness::hit("tick"); s.on_tick(6, None, *cx) },
+    deactivate: |s, cx| { harness::hit("deactivate"); s.on_deactivate(6, None, *cx) },
 }
 behavior! { pub B7: Sim, memory: Mem,
-    tick: |s, m, cx| { harness::hit("tick"); s.on_tick(7, Some(&mut m.ticks), Seen::of(cx)) },
-    deactivate: |s, m, cx| { harness::hit("deactivate"); s.on_deactivate(7, Some(&mut m.ticks), Seen::of(cx)) },
+    tick: |s, m, cx| { harness::hit("tick"); s.on_tick(7, Some(&mut m.ticks), *cx) },
+    deactivate: |s, m, cx| { harness::hit("deactivate"); s.on_deactivate(7, Some(&mut m.ticks), *cx) },
 }
 
 /// Behavior `Bb` of the pool.
@@ -1449,19 +1421,18 @@ impl Run<'_> {
         Ok(())
     }
 
-    fn seen(&self, k: usize) -> Seen {
+    fn seen(&self, k: usize) -> Ctx {
         let l = &self.m.path[k];
         let i = self.input;
-        Seen {
-            now: i.now,
-            dt: i.dt,
-            since: l.since,
-            flags: l.d.behavior_flags,
-            decision: i.decision,
-            stimuli: i.stimuli,
-            agent: i.agent,
-            depth: k as u8,
-        }
+        // Built from the model's own state, field by field.
+        let mut cx = Ctx::at(i.now, i.dt)
+            .with_since(l.since)
+            .with_flags(l.d.behavior_flags);
+        cx.decision = i.decision;
+        cx.stimuli = i.stimuli;
+        cx.agent = i.agent;
+        cx.depth = k as u8;
+        cx
     }
 
     /// The group at level `k` picks among its unmasked children.
