@@ -12,6 +12,7 @@ SLOTS = [
     "decide", "needs_all", "needs_any", "needs_none", "needs_not_all",
     "stimuli_all", "stimuli_any", "stimuli_none", "stimuli_not_all",
     "every", "flags", "behavior_flags", "behavior", "name", "id",
+    "gate", "cooldown", "together", "select",
 ]
 
 # key -> (pattern after `key:`, stored tokens, modes, kinds)
@@ -26,6 +27,10 @@ KEYS = {
     "behavior": ("$b:path", "$b"),
     "name": ("$v:expr", "$v"),
     "id": ("$v:expr", "$v"),
+    "gate": ("$v:expr", "($v) as u16"),
+    "cooldown": ("$v:expr", "($v) as f64"),
+    "together": ("$v:expr", "($v) as u8"),
+    "select": ("$v:expr", "$v"),
 }
 
 out = []

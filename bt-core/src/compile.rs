@@ -41,12 +41,21 @@ pub struct Shape {
     pub timers: usize,
     /// Shuffle groups (one memory slot each).
     pub shuffles: usize,
+    /// Group roles (one memory slot each, and one shared lobby).
+    pub roles: usize,
+    /// Behaviors with a deferred action (one memory slot each).
+    pub actions: usize,
+    /// Gates (shared counters, no memory slot).
+    pub gates: usize,
+    /// Global cooldowns (shared stamps, no memory slot).
+    pub cooldowns: usize,
 }
 
 impl Shape {
-    /// Memory slots an agent needs: timers first, then shuffle groups.
+    /// Memory slots an agent needs: timers first, then shuffle groups,
+    /// group roles and deferred actions.
     pub const fn slots(&self) -> usize {
-        self.timers + self.shuffles
+        self.timers + self.shuffles + self.roles + self.actions
     }
 }
 
@@ -102,6 +111,10 @@ const fn count<A>(
         levels: 0,
         timers: 0,
         shuffles: 0,
+        roles: 0,
+        actions: 0,
+        gates: 0,
+        cooldowns: 0,
     };
     walk(root, 0, &mut path, &mut acc, block, max_depth, strict);
     acc
@@ -151,6 +164,20 @@ const fn walk<A>(
     if d.pre.every != 0.0 {
         acc.timers += 1;
     }
+    if d.pre.sync.gate != 0 {
+        acc.gates += 1;
+    }
+    if d.pre.sync.cooldown != 0.0 {
+        acc.cooldowns += 1;
+    }
+    if d.pre.sync.together != 0 {
+        acc.roles += 1;
+    }
+    if let Some(b) = d.behavior()
+        && b.has_launch
+    {
+        acc.actions += 1;
+    }
     if let DeciderKind::Group {
         policy, children, ..
     } = d.kind
@@ -172,6 +199,27 @@ const fn check_decider<A>(d: &'static Decider<A>, block: usize) {
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
     if !(every >= 0.0) || every == f64::INFINITY {
         timer_period_not_positive(d.name);
+    }
+    let cooldown = d.pre.sync.cooldown;
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
+    if !(cooldown >= 0.0) || cooldown == f64::INFINITY {
+        cooldown_not_positive(d.name);
+    }
+    if d.pre.sync.together == 1 {
+        role_of_one(d.name);
+    }
+    let slot = matches!(
+        d.kind,
+        DeciderKind::Group {
+            policy: Policy::Slot,
+            ..
+        }
+    );
+    if slot && d.select.is_none() {
+        slot_group_without_select(d.name);
+    }
+    if !slot && d.select.is_some() {
+        select_outside_slot_group(d.name);
     }
     let delegate = d.flags.contains(DeciderFlags::DELEGATE_DECIDE);
     let recheck = d.flags.contains(DeciderFlags::CALL_DECIDE_ON_REDECIDE);
@@ -266,6 +314,11 @@ const fn fill_root<A>(root: &'static Decider<A>, shape: Shape, out: &mut [Item<A
     let mut slots = Slots {
         timer: 0,
         shuffle: shape.timers,
+        role: 0,
+        role_slot: shape.timers + shape.shuffles,
+        action: shape.timers + shape.shuffles + shape.roles,
+        gate: 0,
+        cooldown: 0,
     };
     let end = fill(root, out, 0, NO_PARENT, 0, 0, &mut slots);
     if end != out.len() {
@@ -274,9 +327,15 @@ const fn fill_root<A>(root: &'static Decider<A>, shape: Shape, out: &mut [Item<A
     }
 }
 
+/// The next free index of each kind, while the stream is filled.
 struct Slots {
     timer: usize,
     shuffle: usize,
+    role: usize,
+    role_slot: usize,
+    action: usize,
+    gate: usize,
+    cooldown: usize,
 }
 
 const fn fill<A>(
@@ -308,6 +367,25 @@ const fn fill<A>(
     if d.decide.is_some() {
         has |= Has::DECIDE.bits();
     }
+    let (mut gate, mut cooldown, mut role, mut role_slot, mut action) =
+        (NO_SLOT, NO_SLOT, NO_SLOT, NO_SLOT, NO_SLOT);
+    if d.pre.sync.is_some() {
+        has |= Has::SYNC.bits();
+    }
+    if d.pre.sync.gate != 0 {
+        gate = slots.gate as u16;
+        slots.gate += 1;
+    }
+    if d.pre.sync.cooldown != 0.0 {
+        cooldown = slots.cooldown as u16;
+        slots.cooldown += 1;
+    }
+    if d.pre.sync.together != 0 {
+        role = slots.role as u16;
+        role_slot = slots.role_slot as u16;
+        slots.role += 1;
+        slots.role_slot += 1;
+    }
     if d.flags.contains(DeciderFlags::DELEGATE_DECIDE) {
         has |= Has::DELEGATE.bits();
     }
@@ -327,6 +405,13 @@ const fn fill<A>(
         }
         if b.has_dblock {
             has |= Has::DBLOCK.bits();
+        }
+        if b.has_launch {
+            // A deferred action ticks even without a `tick` of its own: it
+            // runs until the game system reports back.
+            has |= Has::LAUNCH.bits() | Has::TICK.bits();
+            action = slots.action as u16;
+            slots.action += 1;
         }
     }
     if let DeciderKind::Group {
@@ -353,6 +438,11 @@ const fn fill<A>(
         has: Has::from_bits_retain(has),
         timer,
         shuffle,
+        gate,
+        cooldown,
+        role,
+        role_slot,
+        action,
         every: d.pre.every,
         decision: d.pre.decision,
         stimuli: d.pre.stimuli,
@@ -509,6 +599,38 @@ const fn timer_period_not_positive(decider: &str) -> ! {
         .s("decider `")
         .s(decider)
         .s("`: a timer period must be a finite number of seconds above zero")
+        .fail()
+}
+
+const fn cooldown_not_positive(decider: &str) -> ! {
+    Msg::new()
+        .s("decider `")
+        .s(decider)
+        .s("`: a global cooldown must be a finite number of seconds above zero")
+        .fail()
+}
+
+const fn role_of_one(decider: &str) -> ! {
+    Msg::new()
+        .s("decider `")
+        .s(decider)
+        .s("`: a group role needs at least two agents (`together: 2` or more); use `gate: 1` for one")
+        .fail()
+}
+
+const fn slot_group_without_select(group: &str) -> ! {
+    Msg::new()
+        .s("slot group `")
+        .s(group)
+        .s("` has no `select`: it must say which child runs for an agent")
+        .fail()
+}
+
+const fn select_outside_slot_group(decider: &str) -> ! {
+    Msg::new()
+        .s("decider `")
+        .s(decider)
+        .s("` has a `select` but is not a slot group; `select` picks the child of a `slot` group")
         .fail()
 }
 

@@ -8,6 +8,7 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use crate::raw::{DSink, ErasedBehavior, TypeLayout};
+use crate::sync::{Action, ActionState};
 
 /// How a group decider picks the child that runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -30,6 +31,14 @@ pub enum Policy {
     /// Sims-like: every child is scored each tick and the highest score
     /// wins; the active child keeps running unless another beats it.
     Scored,
+    /// A child-tree slot: the group's `select` function names, per agent and
+    /// at run time, which child runs (the contextual behaviors an agent
+    /// picks up from its surroundings). Every child is compiled into the
+    /// tree, so the agent's memory already has room for the largest. When
+    /// `select` names another child than the active one, that child takes
+    /// over; when it names none (or one that does not accept), the group
+    /// fails.
+    Slot,
 }
 
 impl Policy {
@@ -41,6 +50,7 @@ impl Policy {
             Policy::Random => "random",
             Policy::Shuffle => "shuffle",
             Policy::Scored => "scored",
+            Policy::Slot => "slot",
         }
     }
 }
@@ -124,6 +134,9 @@ pub struct Preconditions {
     /// tree has its own timer slot: a decider shared by two groups is timed
     /// separately under each (Spore kept one stamp per static decider).
     pub every: f64,
+    /// Checks shared by every agent ticking the tree: gates, global
+    /// cooldowns and group roles (see [`SyncChecks`]).
+    pub sync: SyncChecks,
 }
 
 impl Preconditions {
@@ -132,12 +145,54 @@ impl Preconditions {
         decision: FlagTest::NONE,
         stimuli: FlagTest::NONE,
         every: 0.0,
+        sync: SyncChecks::NONE,
     };
+}
+
+/// Preconditions shared by a crowd: their counters live in a
+/// [`TreeShared`](crate::TreeShared) that every agent's memory is bound to
+/// ([`Tree::new_memory_in`](crate::Tree::new_memory_in)).
+///
+/// They are checked after the agent's own preconditions and before
+/// `decide`; the slot or stamp is taken when the decider activates, with an
+/// atomic compare-and-swap, so the limits hold under
+/// [`par_tick_all`](crate::par_tick_all) too. An agent that loses that race
+/// sees its activation refused ([`Why::Refused`](crate::Why::Refused)) and
+/// its group decides again.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SyncChecks {
+    /// A gate: at most this many agents active in the decider at once
+    /// (0: no gate). The slot is given back on every kind of deactivation.
+    pub gate: u16,
+    /// A global cooldown: no agent enters the decider within this many
+    /// seconds of the last agent that did (0: none).
+    pub cooldown: f64,
+    /// A group role: the decider opens only when this many agents want in
+    /// at once, and then lets exactly those in together (0: none).
+    pub together: u8,
+}
+
+impl SyncChecks {
+    /// No shared checks.
+    pub const NONE: SyncChecks = SyncChecks {
+        gate: 0,
+        cooldown: 0.0,
+        together: 0,
+    };
+
+    /// Whether any shared check is declared.
+    pub const fn is_some(&self) -> bool {
+        self.gate != 0 || self.cooldown != 0.0 || self.together != 0
+    }
 }
 
 /// The compiled form of a `decide`: the DSL wraps the user's function in one
 /// of these.
 pub type DecideFn<A> = fn(&A, DecideRaw<'_>) -> f32;
+
+/// The `select` of a [`Policy::Slot`] group: which child runs for this
+/// agent now (`None`: none).
+pub type SelectFn<A> = fn(&A) -> Option<usize>;
 
 /// What a decider is.
 pub enum DeciderKind<A: 'static> {
@@ -173,6 +228,8 @@ pub struct Decider<A: 'static> {
     pub flags: DeciderFlags,
     #[doc(hidden)]
     pub behavior_flags: u64,
+    #[doc(hidden)]
+    pub select: Option<SelectFn<A>>,
 }
 
 impl<A: 'static> Decider<A> {
@@ -306,6 +363,11 @@ impl<A: 'static> ErasedBehavior<A> {
     pub const fn callbacks(&self) -> (bool, bool, bool) {
         (self.has_activate, self.has_tick, self.has_deactivate)
     }
+
+    /// Whether it launches a deferred action (defines `launch`).
+    pub const fn is_deferred(&self) -> bool {
+        self.has_launch
+    }
 }
 
 impl<A: 'static> fmt::Debug for ErasedBehavior<A> {
@@ -340,6 +402,8 @@ pub trait BehaviorDef<A>: 'static {
     const HAS_TICK: bool = false;
     /// Whether `deactivate` is defined.
     const HAS_DEACTIVATE: bool = false;
+    /// Whether `launch` is defined: the behavior is a deferred action.
+    const HAS_LAUNCH: bool = false;
 
     /// Starts the behavior; `false` fails it (its `deactivate` still runs).
     fn activate(
@@ -363,6 +427,15 @@ pub trait BehaviorDef<A>: 'static {
     fn deactivate(agent: &mut A, memory: &mut Self::Memory, cx: &Ctx) {
         let _ = (agent, memory, cx);
     }
+
+    /// A deferred action: runs after a successful `activate` and returns
+    /// the request for a game system to carry out (`None` fails the
+    /// activation). The request goes to the [`TreeShared`](crate::TreeShared)
+    /// queue; the behavior then sees its progress in [`Ctx::action`].
+    fn launch(agent: &mut A, memory: &mut Self::Memory, cx: &Ctx) -> Option<Action> {
+        let _ = (agent, memory, cx);
+        None
+    }
 }
 
 /// What a behavior callback sees besides the agent and its memory block.
@@ -385,6 +458,9 @@ pub struct Ctx {
     pub agent: u32,
     /// Depth of the decider in the tree (the root is 0).
     pub depth: u8,
+    /// The state of the behavior's deferred action ([`ActionState::None`]
+    /// for a behavior without `launch`).
+    pub action: ActionState,
 }
 
 impl Ctx {
@@ -400,7 +476,14 @@ impl Ctx {
             stimuli: 0,
             agent: 0,
             depth: 0,
+            action: ActionState::None,
         }
+    }
+
+    /// The same context with the deferred-action state `action`.
+    pub const fn with_action(mut self, action: ActionState) -> Ctx {
+        self.action = action;
+        self
     }
 
     /// The same context with the behavior flags word `flags`.

@@ -106,6 +106,7 @@ mod logging;
 mod memory;
 mod raw;
 mod stimuli;
+mod sync;
 mod tick;
 mod trace;
 mod tree;
@@ -117,12 +118,13 @@ pub use crowd::{CrowdReport, tick_all};
 pub use debug::{Dump, DumpView, Scenario, debug_print_state, record_trace, to_dot};
 pub use decl::{
     Behavior, BehaviorDef, Ctx, Decide, DecideRaw, Decider, DeciderFlags, DeciderKind, FlagTest,
-    Policy, Preconditions,
+    Policy, Preconditions, SelectFn, SyncChecks,
 };
 pub use logging::{debug_level, set_debug_level, watch_agent, watch_agents};
 pub use memory::{ActiveLevel, AgentMemory};
 pub use raw::{BLOCK_ALIGN, ErasedBehavior, TypeLayout};
 pub use stimuli::{Stimuli, StimuliError, Stimulus};
+pub use sync::{Action, ActionOp, ActionRequest, ActionState, Outcome, Ticket, TreeShared};
 pub use tick::{TIMER_SLACK, TickError, TickInput, TickReport, deactivate_all, tick, tick_traced};
 pub use trace::{Event, NoTrace, NodeRef, Rejection, TraceRecorder, Tracer, Why, write_event};
 pub use tree::{Has, ItemIdx, Node, Tree, TreeError};
@@ -342,6 +344,12 @@ pub mod __private {
         f: impl FnOnce(&mut A, &mut M, Option<D>, &Ctx) -> R,
     ) -> R {
         f(agent, memory, dblock, cx)
+    }
+
+    /// Calls a slot group's `select`.
+    #[inline(always)]
+    pub fn call_select<A>(agent: &A, f: impl FnOnce(&A) -> Option<usize>) -> Option<usize> {
+        f(agent)
     }
 
     /// Calls a `decide` whose DBlock type is `behavior`'s.

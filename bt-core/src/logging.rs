@@ -78,7 +78,7 @@ fn watched(level: u8, agent: u32) -> u8 {
 fn level_of(event: &Event) -> u8 {
     match event {
         Event::Start { .. } | Event::Rejected { .. } | Event::Decided { .. } => 5,
-        Event::Visit { .. } | Event::Ticked { .. } => 4,
+        Event::Visit { .. } | Event::Ticked { .. } | Event::ActionReported { .. } => 4,
         Event::End { .. } => 3,
         Event::Preempt { .. }
         | Event::Activated { .. }
@@ -87,6 +87,8 @@ fn level_of(event: &Event) -> u8 {
         | Event::Redecide { .. }
         | Event::SubsetViolation { .. }
         | Event::Idle
+        | Event::Launched { .. }
+        | Event::Cancelled { .. }
         | Event::RedecideLimit { .. } => 2,
     }
 }

@@ -3,7 +3,10 @@
 
 use core::fmt;
 
+use alloc::sync::Arc;
+
 use crate::raw::Blocks;
+use crate::sync::{self, ActionState, Outcome, Ticket, TreeShared};
 use crate::tree::{ItemIdx, Tree};
 
 /// One level of the active path.
@@ -47,6 +50,7 @@ pub struct AgentMemory<A: 'static, const L: usize, const S: usize, const N: usiz
     pub(crate) slots: [u64; S],
     pub(crate) rng: u64,
     pub(crate) tree: &'static Tree<A, L, S, N>,
+    pub(crate) shared: Option<Arc<TreeShared>>,
     pub(crate) depth: u8,
 }
 
@@ -65,13 +69,18 @@ pub struct ActiveLevel {
 }
 
 impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, L, S, N> {
-    pub(crate) fn new(tree: &'static Tree<A, L, S, N>, seed: u64) -> Self {
+    pub(crate) fn new(
+        tree: &'static Tree<A, L, S, N>,
+        seed: u64,
+        shared: Option<Arc<TreeShared>>,
+    ) -> Self {
         let mut memory = AgentMemory {
             blocks: Blocks::new(),
             levels: [Level::default(); L],
             slots: [0; S],
             rng: seed_state(seed),
             tree,
+            shared,
             depth: 0,
         };
         memory.clear_slots();
@@ -93,6 +102,40 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     /// The tree this memory belongs to.
     pub fn tree(&self) -> &'static Tree<A, L, S, N> {
         self.tree
+    }
+
+    /// The crowd's shared state this memory is bound to, if any.
+    pub fn shared(&self) -> Option<&Arc<TreeShared>> {
+        self.shared.as_ref()
+    }
+
+    /// Reports a deferred action back: the behavior that launched it sees
+    /// `outcome` in [`Ctx::action`](crate::Ctx::action) from its next tick
+    /// on. Returns false, changing nothing, when the ticket is not this
+    /// memory's pending launch (it was cancelled, or already reported).
+    pub fn complete(&mut self, ticket: Ticket, outcome: Outcome) -> bool {
+        let Some(slot) = self.slots.get_mut(ticket.slot()) else {
+            return false;
+        };
+        let base = self.tree.shape.timers + self.tree.shape.shuffles + self.tree.shape.roles;
+        if ticket.slot() < base
+            || sync::action_state(*slot) != ActionState::Pending
+            || sync::action_serial(*slot) != ticket.serial()
+        {
+            return false;
+        }
+        let state = match outcome {
+            Outcome::Succeeded => ActionState::Succeeded,
+            Outcome::Failed => ActionState::Failed,
+        };
+        *slot = sync::action_slot(sync::action_agent(*slot), ticket.serial(), state);
+        true
+    }
+
+    /// The state of the deferred action in agent-memory slot `slot` (see
+    /// [`Node::action_slot`](crate::Node::action_slot)).
+    pub fn action_state(&self, slot: usize) -> ActionState {
+        sync::action_state(self.slots[slot])
     }
 
     /// Number of active levels (0 when idle).
@@ -156,17 +199,40 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     /// Returns to the idle state of a new memory: every block value is
     /// dropped (no `deactivate` runs; use
     /// [`deactivate_all`](crate::deactivate_all) first for that), the path,
-    /// timers and shuffle rounds are cleared. The generator state is kept.
+    /// timers and shuffle rounds are cleared, and what the agent held in its
+    /// [`TreeShared`] (gate slots, places in group roles, pending deferred
+    /// actions, which are cancelled) is given back. The generator state is
+    /// kept.
     pub fn reset(&mut self) {
         self.abandon();
         self.clear_slots();
     }
 
-    /// Drops every block value and clears the active path, keeping slots:
-    /// what a tick does when a callback panics.
+    /// Drops every block value, gives back what the agent holds in its
+    /// `TreeShared` and clears the active path, keeping slots: what a tick
+    /// does when a callback panics.
     pub(crate) fn abandon(&mut self) {
+        self.release_shared();
         self.depth = 0;
         self.blocks.release_all();
+    }
+
+    /// Gives back, deepest level first, the gate slots, role places and
+    /// pending actions of the active path, and leaves every role lobby.
+    fn release_shared(&mut self) {
+        let Some(shared) = &self.shared else {
+            return;
+        };
+        let items = self.tree.items;
+        for level in self.levels[..self.depth as usize].iter().rev() {
+            let i = level.item;
+            sync::release(shared, &items[i as usize], i, &mut self.slots);
+        }
+        let shape = self.tree.shape;
+        let base = shape.timers + shape.shuffles;
+        for r in 0..shape.roles {
+            shared.role_withdraw(r as u16, &mut self.slots[base + r]);
+        }
     }
 
     /// Bytes of this memory (all of it: the tree is shared).
@@ -181,6 +247,13 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     /// A uniform draw in `[0, 1)`.
     pub(crate) fn next_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+}
+
+impl<A: 'static, const L: usize, const S: usize, const N: usize> Drop for AgentMemory<A, L, S, N> {
+    fn drop(&mut self) {
+        // The blocks drop their values after this, deepest first.
+        self.release_shared();
     }
 }
 

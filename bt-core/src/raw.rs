@@ -26,6 +26,7 @@ use core::mem::{self, MaybeUninit};
 use core::ptr;
 
 use crate::decl::{BehaviorDef, Ctx};
+use crate::sync::Action;
 
 /// Alignment of every memory block and DBlock.
 pub const BLOCK_ALIGN: usize = 16;
@@ -71,6 +72,7 @@ type DropFn = unsafe fn(*mut u8);
 type ActivateFn<A> = unsafe fn(&mut A, *mut u8, DIn<'_>, &Ctx) -> bool;
 type TickFn<A> = unsafe fn(&mut A, *mut u8, &Ctx) -> bool;
 type DeactivateFn<A> = unsafe fn(&mut A, *mut u8, &Ctx);
+type LaunchFn<A> = unsafe fn(&mut A, *mut u8, &Ctx) -> Option<Action>;
 
 /// A behavior with its memory type erased: what deciders and the compiled
 /// tree point to. Made only by [`Behavior`](crate::Behavior) declarations.
@@ -80,6 +82,7 @@ pub struct ErasedBehavior<A: 'static> {
     pub(crate) has_activate: bool,
     pub(crate) has_tick: bool,
     pub(crate) has_deactivate: bool,
+    pub(crate) has_launch: bool,
     pub(crate) has_dblock: bool,
     pub(crate) memory: TypeLayout,
     pub(crate) memory_type: &'static str,
@@ -90,6 +93,7 @@ pub struct ErasedBehavior<A: 'static> {
     activate: ActivateFn<A>,
     tick: TickFn<A>,
     deactivate: DeactivateFn<A>,
+    launch: LaunchFn<A>,
 }
 
 impl<A: 'static> ErasedBehavior<A> {
@@ -102,6 +106,7 @@ impl<A: 'static> ErasedBehavior<A> {
             has_activate: T::HAS_ACTIVATE,
             has_tick: T::HAS_TICK,
             has_deactivate: T::HAS_DEACTIVATE,
+            has_launch: T::HAS_LAUNCH,
             has_dblock: T::HAS_DBLOCK,
             memory: TypeLayout::of::<T::Memory>(),
             memory_type: T::MEMORY_TYPE,
@@ -112,6 +117,7 @@ impl<A: 'static> ErasedBehavior<A> {
             activate: activate_thunk::<A, T>,
             tick: tick_thunk::<A, T>,
             deactivate: deactivate_thunk::<A, T>,
+            launch: launch_thunk::<A, T>,
         }
     }
 }
@@ -158,6 +164,18 @@ unsafe fn deactivate_thunk<A, T: BehaviorDef<A>>(agent: &mut A, p: *mut u8, cx: 
     // SAFETY: guaranteed by the caller (see `Blocks::deactivate`).
     let memory = unsafe { &mut *p.cast::<T::Memory>() };
     T::deactivate(agent, memory, cx)
+}
+
+/// # Safety
+/// `p` points to a live `T::Memory`, not aliased for the duration of the call.
+unsafe fn launch_thunk<A, T: BehaviorDef<A>>(
+    agent: &mut A,
+    p: *mut u8,
+    cx: &Ctx,
+) -> Option<Action> {
+    // SAFETY: guaranteed by the caller (see `Blocks::launch`).
+    let memory = unsafe { &mut *p.cast::<T::Memory>() };
+    T::launch(agent, memory, cx)
 }
 
 /// The memory blocks of one agent: `L` levels of `N` bytes each.
@@ -231,6 +249,13 @@ impl<A: 'static, const L: usize, const N: usize> Blocks<A, L, N> {
             // SAFETY: as in `activate`.
             unsafe { (b.deactivate)(agent, self.bytes[level].as_mut_ptr(), cx) }
         }
+    }
+
+    /// Runs the owner's `launch` on its block (`None` for an empty block).
+    pub(crate) fn launch(&mut self, level: usize, agent: &mut A, cx: &Ctx) -> Option<Action> {
+        let b = self.owner[level]?;
+        // SAFETY: as in `activate`.
+        unsafe { (b.launch)(agent, self.bytes[level].as_mut_ptr(), cx) }
     }
 
     /// Drops the value in the block of `level`, if any.

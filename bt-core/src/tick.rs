@@ -28,8 +28,9 @@ use core::fmt;
 use crate::decl::{Ctx, DecideRaw, Policy};
 use crate::memory::{AgentMemory, Level};
 use crate::raw::{DIn, DPool};
+use crate::sync::{self, ActionOp, ActionRequest, ActionState, RoleAnswer, TreeShared};
 use crate::trace::{Event, NoTrace, NodeRef, Rejection, Tracer, Why};
-use crate::tree::{Has, Item, ItemIdx, Tree, passes};
+use crate::tree::{Has, Item, ItemIdx, NO_SLOT, Tree, passes};
 
 /// What the caller tells a tick: the time and this tick's flag words.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -148,6 +149,14 @@ pub enum TickError {
         /// The tree given to the tick.
         tree: &'static str,
     },
+    /// The tree has gates, global cooldowns, group roles or deferred
+    /// actions, and the memory was not made with a
+    /// [`TreeShared`](crate::TreeShared) ([`Tree::new_memory_in`]). Nothing
+    /// ran.
+    NotShared {
+        /// The tree.
+        tree: &'static str,
+    },
     /// A time value is unusable. Nothing ran.
     InvalidInput {
         /// `now` or `dt`.
@@ -168,6 +177,11 @@ impl fmt::Display for TickError {
             TickError::WrongTree { memory, tree } => write!(
                 f,
                 "agent memory made by tree `{memory}` ticked with tree `{tree}`"
+            ),
+            TickError::NotShared { tree } => write!(
+                f,
+                "tree `{tree}` has gates, cooldowns, group roles or deferred actions; \
+                 make its agents' memories with `new_memory_in`"
             ),
             TickError::InvalidInput { field, value } => {
                 write!(
@@ -289,6 +303,9 @@ fn check<A: 'static, const L: usize, const S: usize, const N: usize>(
             memory: memory.tree.name,
             tree: tree.name,
         });
+    }
+    if tree.needs_shared() && memory.shared.is_none() {
+        return Err(TickError::NotShared { tree: tree.name });
     }
     if !input.now.is_finite() {
         return Err(TickError::InvalidInput {
@@ -443,6 +460,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     }
 
     fn end(&mut self) {
+        self.sweep_roles();
         self.report.behavior = self.mem.leaf();
         if T::ENABLED {
             let leaf = self.report.behavior.map(|i| self.node(i.get()));
@@ -499,6 +517,16 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             Policy::Scored => {
                 if let Some(pick) = self.challenge(i, active) {
                     return self.preempt(k, pick);
+                }
+            }
+            Policy::Slot => {
+                let selected = self.selected(i);
+                if selected != Some(active) {
+                    // The environment changed the agent's child tree.
+                    return match selected.and_then(|c| self.evaluate(c)) {
+                        Some(pick) => self.preempt(k, pick),
+                        None => Step::Fail(k, Why::Reselected),
+                    };
                 }
             }
             Policy::Sequential | Policy::Random | Policy::Shuffle => {}
@@ -570,6 +598,12 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             redecides: 0,
             cursor: 0,
         };
+        if item.is(Has::SYNC) && !self.claim(i) {
+            // Not activated: the level stays inactive (depth `k`), so the
+            // failure masks the item without deactivating anything.
+            self.free(pick.slot);
+            return Step::Fail(k, Why::Refused);
+        }
         self.mem.depth = (k + 1) as u8;
         self.report.activated = self.report.activated.saturating_add(1);
         if let Some(b) = item.behavior {
@@ -589,6 +623,14 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
                     });
                     return Step::Fail(k, Why::ActivateFailed);
                 }
+            }
+            if item.is(Has::LAUNCH) && !self.launch(k, i) {
+                self.free(pick.slot);
+                self.trace(|r| Event::ActivateFailed {
+                    node: r.node(i),
+                    behavior: b.name,
+                });
+                return Step::Fail(k, Why::ActivateFailed);
             }
         }
         if last {
@@ -711,8 +753,13 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             let item = &self.items[i];
             let why = if j == level { why } else { why.below() };
             self.mem.depth = j as u8;
-            if item.is(Has::DEACTIVATE) {
-                let cx = self.ctx(j, item);
+            let cx = item.is(Has::DEACTIVATE).then(|| self.ctx(j, item));
+            if item.has.intersects(Has::SYNC.union(Has::LAUNCH)) {
+                // Given back before `deactivate` runs: the level is already
+                // off the path, so a panic there could not give it back.
+                self.release(i);
+            }
+            if let Some(cx) = cx {
                 self.mem.blocks.deactivate(j, self.agent, &cx);
             }
             self.mem.blocks.release(j);
@@ -727,7 +774,11 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     fn tick_level(&mut self, k: usize, i: usize) -> bool {
         let item = &self.items[i];
         let cx = self.ctx(k, item);
-        let running = self.mem.blocks.tick(k, self.agent, &cx);
+        let running = if item.is(Has::LAUNCH) {
+            self.tick_deferred(k, i, &cx)
+        } else {
+            self.mem.blocks.tick(k, self.agent, &cx)
+        };
         if let Some(b) = item.behavior {
             self.trace(|r| Event::Ticked {
                 node: r.node(i),
@@ -766,6 +817,13 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
                 None
             }
             Policy::Random => self.draw(g, mask, u64::MAX, dry),
+            Policy::Slot => {
+                let c = self.selected(g)?;
+                if mask & (1u64 << self.items[c].child_index) != 0 {
+                    return None;
+                }
+                self.evaluate_in(c, dry)
+            }
             Policy::Shuffle => {
                 let used = self.mem.slots[item.shuffle as usize] & 0xFFFF_FFFF;
                 let depth = item.depth as usize;
@@ -906,6 +964,22 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             }
             *slot = now.to_bits();
         }
+        if item.is(Has::SYNC)
+            && let Some(by) = self.sync_rejection(item)
+        {
+            self.trace(|r| Event::Rejected {
+                node: r.node(c),
+                by,
+            });
+            return None;
+        }
+        if item.policy == Policy::Slot && item.is(Has::GROUP) && self.selected(c).is_none() {
+            self.trace(|r| Event::Rejected {
+                node: r.node(c),
+                by: Rejection::NoSelection,
+            });
+            return None;
+        }
         let depth = item.depth as usize;
         let mut pick = if item.is(Has::DELEGATE) {
             match self.select_in(c, 0, 0, dry) {
@@ -948,6 +1022,17 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             }
         };
         pick.chain[depth] = c as u16;
+        if item.is(Has::SYNC)
+            && item.role != NO_SLOT
+            && let Some(by) = self.role_rejection(item)
+        {
+            self.free(pick.slot);
+            self.trace(|r| Event::Rejected {
+                node: r.node(c),
+                by,
+            });
+            return None;
+        }
         if item.is(Has::DELEGATE) {
             let value = pick.value;
             self.trace(|r| Event::Decided {
@@ -1035,6 +1120,193 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             stimuli: self.input.stimuli,
             agent: self.input.agent,
             depth: k as u8,
+            action: if item.is(Has::LAUNCH) {
+                sync::action_state(self.mem.slots[item.action as usize])
+            } else {
+                ActionState::None
+            },
+        }
+    }
+
+    /// The child of slot group `g` that its `select` names for this agent.
+    fn selected(&self, g: usize) -> Option<usize> {
+        let item = &self.items[g];
+        let want = (item.decider.select?)(self.agent);
+        let end = item.end as usize;
+        let mut c = g + 1;
+        while c < end {
+            if Some(self.items[c].child_index as usize) == want {
+                return Some(c);
+            }
+            c = self.items[c].end as usize;
+        }
+        None
+    }
+
+    /// The crowd's shared state; only items with shared checks or deferred
+    /// actions reach it, and `check` made sure it is there for them.
+    fn shared(&self) -> &TreeShared {
+        match &self.mem.shared {
+            Some(shared) => shared,
+            None => unreachable!("`check` requires a TreeShared for this tree"),
+        }
+    }
+
+    /// The gate and global cooldown of a candidate.
+    fn sync_rejection(&self, item: &Item<A>) -> Option<Rejection> {
+        let shared = self.shared();
+        let sync = &item.decider.pre.sync;
+        if item.gate != NO_SLOT && !shared.gate_open(item.gate, sync.gate) {
+            return Some(Rejection::Gate);
+        }
+        if item.cooldown != NO_SLOT
+            && !shared.cooldown_ready(item.cooldown, self.input.now, sync.cooldown)
+        {
+            return Some(Rejection::Cooldown);
+        }
+        None
+    }
+
+    /// The group role of a candidate that accepts: it registers in the
+    /// lobby, and goes on only once its group has formed.
+    fn role_rejection(&mut self, item: &Item<A>) -> Option<Rejection> {
+        let mem = &mut *self.mem;
+        let shared = mem.shared.as_deref()?;
+        let size = item.decider.pre.sync.together;
+        match shared.role_want(item.role, size, &mut mem.slots[item.role_slot as usize]) {
+            RoleAnswer::Enter => None,
+            RoleAnswer::Wait => Some(Rejection::Waiting),
+            RoleAnswer::Busy => Some(Rejection::RoleBusy),
+        }
+    }
+
+    /// Takes item `i`'s gate slot, cooldown and role place, all or none
+    /// (a cooldown already stamped stays stamped). Fails only when another
+    /// agent, ticked in parallel, got there first.
+    fn claim(&mut self, i: usize) -> bool {
+        let item = &self.items[i];
+        let sync = &item.decider.pre.sync;
+        let now = self.input.now;
+        let mem = &mut *self.mem;
+        let Some(shared) = mem.shared.as_deref() else {
+            return false;
+        };
+        if item.gate != NO_SLOT && !shared.gate_take(item.gate, sync.gate) {
+            self.trace(|r| Event::Rejected {
+                node: r.node(i),
+                by: Rejection::Gate,
+            });
+            return false;
+        }
+        if item.cooldown != NO_SLOT && !shared.cooldown_take(item.cooldown, now, sync.cooldown) {
+            if item.gate != NO_SLOT {
+                shared.gate_give(item.gate);
+            }
+            self.trace(|r| Event::Rejected {
+                node: r.node(i),
+                by: Rejection::Cooldown,
+            });
+            return false;
+        }
+        if item.role != NO_SLOT
+            && !shared.role_enter(item.role, &mut mem.slots[item.role_slot as usize])
+        {
+            if item.gate != NO_SLOT {
+                shared.gate_give(item.gate);
+            }
+            self.trace(|r| Event::Rejected {
+                node: r.node(i),
+                by: Rejection::Waiting,
+            });
+            return false;
+        }
+        true
+    }
+
+    /// Gives back what item `i`, leaving the path, holds in the shared
+    /// state; a pending deferred action is cancelled.
+    fn release(&mut self, i: usize) {
+        let item = &self.items[i];
+        if T::ENABLED && item.action != NO_SLOT {
+            let slot = self.mem.slots[item.action as usize];
+            if sync::action_state(slot) == ActionState::Pending {
+                let ticket = sync::ticket(item.action, sync::action_serial(slot));
+                self.trace(|r| Event::Cancelled {
+                    node: r.node(i),
+                    ticket,
+                });
+            }
+        }
+        let mem = &mut *self.mem;
+        if let Some(shared) = mem.shared.as_deref() {
+            sync::release(shared, item, i as u16, &mut mem.slots);
+        }
+    }
+
+    /// Launches the deferred action of the behavior active at level `k`.
+    /// False when `launch` declines or the queue is full.
+    fn launch(&mut self, k: usize, i: usize) -> bool {
+        let item = &self.items[i];
+        let cx = self.ctx(k, item);
+        let Some(action) = self.mem.blocks.launch(k, self.agent, &cx) else {
+            return false;
+        };
+        let agent = self.input.agent;
+        let mem = &mut *self.mem;
+        let Some(shared) = mem.shared.as_deref() else {
+            return false;
+        };
+        let slot = &mut mem.slots[item.action as usize];
+        let serial = sync::next_serial(*slot);
+        let ticket = sync::ticket(item.action, serial);
+        let queued = shared.push(ActionRequest {
+            agent,
+            item: ItemIdx(i as u16),
+            ticket,
+            op: ActionOp::Launch(action),
+        });
+        if !queued {
+            return false;
+        }
+        *slot = sync::action_slot(agent, serial, ActionState::Pending);
+        self.trace(|r| Event::Launched {
+            node: r.node(i),
+            action,
+            ticket,
+        });
+        true
+    }
+
+    /// A deferred action's tick: its own `tick` if it has one, else it runs
+    /// until the game system reports back.
+    fn tick_deferred(&mut self, k: usize, i: usize, cx: &Ctx) -> bool {
+        if cx.action.is_done() {
+            let state = cx.action;
+            self.trace(|r| Event::ActionReported {
+                node: r.node(i),
+                state,
+            });
+        }
+        match self.items[i].behavior {
+            Some(b) if b.has_tick => self.mem.blocks.tick(k, self.agent, cx),
+            _ => cx.action == ActionState::Pending,
+        }
+    }
+
+    /// The end of a tick: the agent leaves the lobbies of the group roles
+    /// it did not ask again in this tick.
+    fn sweep_roles(&mut self) {
+        let shape = &self.mem.tree.shape;
+        if shape.roles == 0 {
+            return;
+        }
+        let base = shape.timers + shape.shuffles;
+        let roles = shape.roles;
+        let mem = &mut *self.mem;
+        if let Some(shared) = mem.shared.as_deref() {
+            for r in 0..roles {
+                shared.role_sweep(r as u16, &mut mem.slots[base + r]);
+            }
         }
     }
 

@@ -10,6 +10,7 @@
 use alloc::string::String;
 use core::fmt::{self, Write};
 
+use crate::sync::{Action, ActionState, Ticket};
 use crate::tree::ItemIdx;
 
 /// A decider at one place in the tree, as events name it.
@@ -42,6 +43,16 @@ pub enum Rejection {
     Decide,
     /// It delegates its decision and none of its children accepts.
     NoChild,
+    /// Its gate is full: as many agents as it admits are active in it.
+    Gate,
+    /// Its global cooldown has not run out.
+    Cooldown,
+    /// Its group role is waiting for more agents to want in.
+    Waiting,
+    /// Its group role is busy with a group that formed before.
+    RoleBusy,
+    /// A slot group whose `select` names no child (or one out of range).
+    NoSelection,
 }
 
 impl Rejection {
@@ -53,6 +64,11 @@ impl Rejection {
             Rejection::Timer => "timer",
             Rejection::Decide => "decide",
             Rejection::NoChild => "no child accepts",
+            Rejection::Gate => "gate full",
+            Rejection::Cooldown => "global cooldown",
+            Rejection::Waiting => "waiting for the group",
+            Rejection::RoleBusy => "group role busy",
+            Rejection::NoSelection => "nothing selected",
         }
     }
 }
@@ -77,6 +93,12 @@ pub enum Why {
     Error,
     /// [`deactivate_all`](crate::deactivate_all) was called.
     Stopped,
+    /// Its activation was refused by the crowd's shared state: another
+    /// agent took the last gate slot or the cooldown first (only when
+    /// agents are ticked in parallel).
+    Refused,
+    /// A slot group whose `select` now names another child, or none.
+    Reselected,
 }
 
 impl Why {
@@ -91,13 +113,15 @@ impl Why {
             Why::ParentLeft => "parent left",
             Why::Error => "error",
             Why::Stopped => "stopped",
+            Why::Refused => "refused by the shared state",
+            Why::Reselected => "selection changed",
         }
     }
 
     /// The reason given to the levels below the one that failed.
     pub(crate) const fn below(self) -> Why {
         match self {
-            Why::Preempted | Why::Error | Why::Stopped => self,
+            Why::Preempted | Why::Error | Why::Stopped | Why::Reselected => self,
             _ => Why::ParentLeft,
         }
     }
@@ -192,6 +216,29 @@ pub enum Event {
     SubsetViolation {
         /// The group.
         group: NodeRef,
+    },
+    /// A behavior launched a deferred action.
+    Launched {
+        /// The decider.
+        node: NodeRef,
+        /// The request.
+        action: Action,
+        /// The launch's ticket.
+        ticket: Ticket,
+    },
+    /// A deactivated behavior's pending deferred action was cancelled.
+    Cancelled {
+        /// The decider.
+        node: NodeRef,
+        /// The launch's ticket.
+        ticket: Ticket,
+    },
+    /// A behavior ticked with its deferred action reported back.
+    ActionReported {
+        /// The decider.
+        node: NodeRef,
+        /// What the game system reported.
+        state: ActionState,
     },
     /// Nothing accepts at the root: the agent is idle this tick.
     Idle,
@@ -354,6 +401,40 @@ pub fn write_event(out: &mut impl Write, event: &Event) -> fmt::Result {
         Event::SubsetViolation { group } => {
             indent(out, group.depth)?;
             writeln!(out, "SUBSET RULE: {group} accepted but no child can run")
+        }
+        Event::Launched {
+            node,
+            action,
+            ticket,
+        } => {
+            indent(out, node.depth)?;
+            writeln!(
+                out,
+                "launch {node} code={} arg={} ticket={}.{}",
+                action.code,
+                action.arg,
+                ticket.slot(),
+                ticket.serial()
+            )
+        }
+        Event::Cancelled { node, ticket } => {
+            indent(out, node.depth)?;
+            writeln!(
+                out,
+                "cancel {node} ticket={}.{}",
+                ticket.slot(),
+                ticket.serial()
+            )
+        }
+        Event::ActionReported { node, state } => {
+            indent(out, node.depth)?;
+            let state = match state {
+                ActionState::Succeeded => "succeeded",
+                ActionState::Failed => "failed",
+                ActionState::Pending => "pending",
+                ActionState::None => "none",
+            };
+            writeln!(out, "action of {node} {state}")
         }
         Event::Idle => writeln!(out, "  idle"),
         Event::RedecideLimit { group } => {

@@ -19,6 +19,7 @@ use crate::compile::Shape;
 use crate::decl::{DecideFn, Decider, FlagTest, Policy};
 use crate::memory::AgentMemory;
 use crate::raw::ErasedBehavior;
+use crate::sync::TreeShared;
 
 /// `Item::parent` of the root.
 pub const NO_PARENT: u16 = u16::MAX;
@@ -53,6 +54,10 @@ bitflags::bitflags! {
         const TICK = 1 << 10;
         /// The behavior defines `deactivate`.
         const DEACTIVATE = 1 << 11;
+        /// A gate, a global cooldown or a group role ([`SyncChecks`](crate::SyncChecks)).
+        const SYNC = 1 << 12;
+        /// The behavior launches a deferred action.
+        const LAUNCH = 1 << 13;
     }
 }
 
@@ -98,6 +103,16 @@ pub struct Item<A: 'static> {
     #[doc(hidden)]
     pub shuffle: u16,
     #[doc(hidden)]
+    pub gate: u16,
+    #[doc(hidden)]
+    pub cooldown: u16,
+    #[doc(hidden)]
+    pub role: u16,
+    #[doc(hidden)]
+    pub role_slot: u16,
+    #[doc(hidden)]
+    pub action: u16,
+    #[doc(hidden)]
     pub decision: FlagTest,
     #[doc(hidden)]
     pub stimuli: FlagTest,
@@ -134,6 +149,11 @@ impl<A: 'static> Item<A> {
             parent: NO_PARENT,
             timer: NO_SLOT,
             shuffle: NO_SLOT,
+            gate: NO_SLOT,
+            cooldown: NO_SLOT,
+            role: NO_SLOT,
+            role_slot: NO_SLOT,
+            action: NO_SLOT,
             decision: FlagTest::NONE,
             stimuli: FlagTest::NONE,
             every: 0.0,
@@ -178,6 +198,8 @@ pub struct Tree<A: 'static, const L: usize, const S: usize, const N: usize = 128
     pub timers: u16,
     #[doc(hidden)]
     pub redecide_limit: u32,
+    #[doc(hidden)]
+    pub shape: Shape,
 }
 
 impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N> {
@@ -200,13 +222,57 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
             name,
             timers: shape.timers as u16,
             redecide_limit: limit,
+            shape,
         }
     }
 
     /// A fresh, idle memory for one agent; `seed` seeds the agent's own
     /// random generator (used by random and shuffle groups).
+    ///
+    /// A tree with gates, global cooldowns, group roles or deferred actions
+    /// ([`needs_shared`](Self::needs_shared)) needs memories made by
+    /// [`new_memory_in`](Self::new_memory_in) instead; ticking this one
+    /// returns [`TickError::NotShared`](crate::TickError::NotShared).
     pub fn new_memory(&'static self, seed: u64) -> AgentMemory<A, L, S, N> {
-        AgentMemory::new(self, seed)
+        AgentMemory::new(self, seed, None)
+    }
+
+    /// A fresh, idle memory for one agent of the crowd that shares
+    /// `shared`: the agent's gate slots, cooldowns, group roles and
+    /// deferred actions go through it, and the memory gives back what it
+    /// holds there whenever it deactivates, resets or drops.
+    ///
+    /// # Panics
+    /// If `shared` was made for another tree.
+    pub fn new_memory_in(
+        &'static self,
+        shared: &alloc::sync::Arc<TreeShared>,
+        seed: u64,
+    ) -> AgentMemory<A, L, S, N> {
+        assert!(
+            shared.fits(self),
+            "tree `{}`: the shared state was made for tree `{}`",
+            self.name,
+            shared.tree_name()
+        );
+        AgentMemory::new(self, seed, Some(alloc::sync::Arc::clone(shared)))
+    }
+
+    /// Shared state for a crowd running this tree, with room for
+    /// `action_capacity` deferred-action requests (see [`TreeShared::new`]).
+    pub fn new_shared(&'static self, action_capacity: usize) -> alloc::sync::Arc<TreeShared> {
+        alloc::sync::Arc::new(TreeShared::new(self, action_capacity))
+    }
+
+    /// Whether agents need a [`TreeShared`]: the tree has a gate, a global
+    /// cooldown, a group role or a deferred action.
+    pub const fn needs_shared(&self) -> bool {
+        self.shape.gates + self.shape.cooldowns + self.shape.roles + self.shape.actions > 0
+    }
+
+    /// What the compile step counted: items, levels and every kind of slot.
+    pub const fn shape(&self) -> Shape {
+        self.shape
     }
 
     /// The tree's name (the static's identifier).
@@ -316,6 +382,18 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
             }
             if it.shuffle != NO_SLOT && it.shuffle as usize >= S {
                 return Err(TreeError::new(name, "shuffle slot out of range"));
+            }
+            let sh = &self.shape;
+            if (it.role_slot != NO_SLOT && it.role_slot as usize >= S)
+                || (it.action != NO_SLOT && it.action as usize >= S)
+                || (it.gate != NO_SLOT && it.gate as usize >= sh.gates)
+                || (it.cooldown != NO_SLOT && it.cooldown as usize >= sh.cooldowns)
+                || (it.role != NO_SLOT && it.role as usize >= sh.roles)
+            {
+                return Err(TreeError::new(name, "shared or action slot out of range"));
+            }
+            if it.policy == Policy::Slot && it.is(Has::GROUP) && it.decider.select.is_none() {
+                return Err(TreeError::new(name, "a slot group without `select`"));
             }
             if let Some(b) = it.behavior {
                 if !b.memory.fits(N) {
@@ -502,6 +580,12 @@ impl<'t, A: 'static> Node<'t, A> {
     /// What the item has (preconditions, callbacks, …).
     pub fn has(&self) -> Has {
         self.item().has
+    }
+
+    /// The agent-memory slot of its behavior's deferred action.
+    pub fn action_slot(&self) -> Option<usize> {
+        let a = self.item().action;
+        (a != NO_SLOT).then_some(a as usize)
     }
 }
 

@@ -63,39 +63,43 @@ macro_rules! __bt_type_name {
 /// Emits a `static NAME: Behavior<A, D>` holding an erased
 /// `BehaviorDef` implementation built from the declared callbacks.
 ///
-/// Slots: `[memory] [dblock] [activate] [tick] [deactivate]`.
+/// Slots: `[memory] [dblock] [activate] [tick] [deactivate] [launch]`.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __bt_behavior_impl {
     // Entry: `NAME: Agent` then the keys, every slot empty.
     ($k:tt; $(#[$($m:tt)*])* $vis:vis $name:ident : $A:ty $(, $($keys:tt)*)?) => {
         $crate::__bt_behavior_impl! {
-            @keys $k { {$(#[$($m)*])*} $vis $name [$A] } [[] [] [] [] []] $($($keys)*)?
+            @keys $k { {$(#[$($m)*])*} $vis $name [$A] } [[] [] [] [] [] []] $($($keys)*)?
         }
     };
     // Middle: `memory: Type`.
-    (@keys $k:tt $head:tt [[] $d:tt $a:tt $t:tt $x:tt] memory: $M:ty $(, $($rest:tt)*)?) => {
-        $crate::__bt_behavior_impl! { @keys $k $head [[$M] $d $a $t $x] $($($rest)*)? }
+    (@keys $k:tt $head:tt [[] $d:tt $a:tt $t:tt $x:tt $l:tt] memory: $M:ty $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [[$M] $d $a $t $x $l] $($($rest)*)? }
     };
     // Middle: `dblock: Type`.
-    (@keys $k:tt $head:tt [$m:tt [] $a:tt $t:tt $x:tt] dblock: $D:ty $(, $($rest:tt)*)?) => {
-        $crate::__bt_behavior_impl! { @keys $k $head [$m [$D] $a $t $x] $($($rest)*)? }
+    (@keys $k:tt $head:tt [$m:tt [] $a:tt $t:tt $x:tt $l:tt] dblock: $D:ty $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [$m [$D] $a $t $x $l] $($($rest)*)? }
     };
     // Middle: `activate: fn or closure`.
-    (@keys $k:tt $head:tt [$m:tt $d:tt [] $t:tt $x:tt] activate: $f:expr $(, $($rest:tt)*)?) => {
-        $crate::__bt_behavior_impl! { @keys $k $head [$m $d [$f] $t $x] $($($rest)*)? }
+    (@keys $k:tt $head:tt [$m:tt $d:tt [] $t:tt $x:tt $l:tt] activate: $f:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [$m $d [$f] $t $x $l] $($($rest)*)? }
     };
     // Middle: `tick: fn or closure`.
-    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt [] $x:tt] tick: $f:expr $(, $($rest:tt)*)?) => {
-        $crate::__bt_behavior_impl! { @keys $k $head [$m $d $a [$f] $x] $($($rest)*)? }
+    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt [] $x:tt $l:tt] tick: $f:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [$m $d $a [$f] $x $l] $($($rest)*)? }
     };
     // Middle: `deactivate: fn or closure`.
-    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt $t:tt []] deactivate: $f:expr $(, $($rest:tt)*)?) => {
-        $crate::__bt_behavior_impl! { @keys $k $head [$m $d $a $t [$f]] $($($rest)*)? }
+    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt $t:tt [] $l:tt] deactivate: $f:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [$m $d $a $t [$f] $l] $($($rest)*)? }
+    };
+    // Middle: `launch: fn or closure`.
+    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt $t:tt $x:tt []] launch: $f:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [$m $d $a $t $x [$f]] $($($rest)*)? }
     };
     // Exit: every key consumed.
     (@keys $k:tt { {$($attrs:tt)*} $vis:vis $name:ident [$A:ty] }
-        [$mem:tt $db:tt [$($act:expr)?] [$($tick:expr)?] [$($deact:expr)?]]) => {
+        [$mem:tt $db:tt [$($act:expr)?] [$($tick:expr)?] [$($deact:expr)?] [$($launch:expr)?]]) => {
         $($attrs)*
         $vis static $name: $k::Behavior<$A, $crate::__bt_type_or_unit!($db)> = {
             #[allow(non_camel_case_types, dead_code, unused_variables, unused_qualifications,
@@ -113,13 +117,14 @@ macro_rules! __bt_behavior_impl {
                 $( $crate::__bt_activate! { $k; [$A] $mem $db $act } )?
                 $( $crate::__bt_tick! { $k; [$A] $mem $tick } )?
                 $( $crate::__bt_deactivate! { $k; [$A] $mem $deact } )?
+                $( $crate::__bt_launch! { $k; [$A] $mem $launch } )?
             }
             $k::Behavior::__new::<__BtDef>()
         };
     };
     // Catch-all: a key that is unknown or given twice.
     (@keys $k:tt { $attrs:tt $vis:vis $name:ident $A:tt } $slots:tt $key:ident : $($rest:tt)*) => {
-        $crate::__bt_bad_key! { behavior $name; $key; memory dblock activate tick deactivate }
+        $crate::__bt_bad_key! { behavior $name; $key; memory dblock activate tick deactivate launch }
     };
     // Catch-all: anything else in the key list.
     (@keys $k:tt { $attrs:tt $vis:vis $name:ident $A:tt } $slots:tt $($rest:tt)+) => {
@@ -232,6 +237,30 @@ macro_rules! __bt_deactivate {
     };
 }
 
+/// Emits `HAS_LAUNCH` and the `launch` method.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_launch {
+    ($k:tt; [$A:ty] [] $f:expr) => {
+        const HAS_LAUNCH: bool = true;
+        #[inline]
+        fn launch(agent: &mut $A, _: &mut (), cx: &$k::Ctx) -> ::core::option::Option<$k::Action> {
+            $k::__private::call_a(agent, cx, $f)
+        }
+    };
+    ($k:tt; [$A:ty] [$M:ty] $f:expr) => {
+        const HAS_LAUNCH: bool = true;
+        #[inline]
+        fn launch(
+            agent: &mut $A,
+            memory: &mut $M,
+            cx: &$k::Ctx,
+        ) -> ::core::option::Option<$k::Action> {
+            $k::__private::call_am(agent, memory, cx, $f)
+        }
+    };
+}
+
 /// Maps a policy keyword to `$k::Policy::…`, or a named compile error.
 #[doc(hidden)]
 #[macro_export]
@@ -251,13 +280,16 @@ macro_rules! __bt_policy {
     ($k:tt; $g:ident; scored) => {
         $k::Policy::Scored
     };
+    ($k:tt; $g:ident; slot) => {
+        $k::Policy::Slot
+    };
     ($k:tt; $g:ident; $other:tt) => {
         ::core::compile_error!(::core::concat!(
             "group `",
             ::core::stringify!($g),
             "`: unknown group policy `",
             ::core::stringify!($other),
-            "`; expected prioritized, sequential, random, shuffle or scored"
+            "`; expected prioritized, sequential, random, shuffle, scored or slot"
         ))
     };
 }
@@ -269,7 +301,7 @@ macro_rules! __bt_policy {
 /// Slots, in order: `[decide] [needs_all] [needs_any] [needs_none]
 /// [needs_not_all] [stimuli_all] [stimuli_any] [stimuli_none]
 /// [stimuli_not_all] [every] [flags] [behavior_flags] [behavior] [name]
-/// [id]`.
+/// [id] [gate] [cooldown] [together] [select]`.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __bt_decider_impl {
@@ -277,87 +309,103 @@ macro_rules! __bt_decider_impl {
     ($k:tt; $mode:tt; $(#[$($m:tt)*])* $vis:vis $name:ident : $A:ty => $b:path $(, $($keys:tt)*)?) => {
         $crate::__bt_decider_impl! {
             @keys $k $mode leaf { {$(#[$($m)*])*} $vis $name [$A] [$b] }
-            [[] [] [] [] [] [] [] [] [] [] [] [] [] [] []] $($($keys)*)?
+            [[] [] [] [] [] [] [] [] [] [] [] [] [] [] [] [] [] [] []] $($($keys)*)?
         }
     };
     // Entry: a group decider, `NAME: Agent, policy [children]`.
     ($k:tt; $mode:tt; $(#[$($m:tt)*])* $vis:vis $name:ident : $A:ty, $policy:ident [$($c:path),* $(,)?] $(, $($keys:tt)*)?) => {
         $crate::__bt_decider_impl! {
             @keys $k $mode group { {$(#[$($m)*])*} $vis $name [$A] [$policy] [$($c),*] }
-            [[] [] [] [] [] [] [] [] [] [] [] [] [] [] []] $($($keys)*)?
+            [[] [] [] [] [] [] [] [] [] [] [] [] [] [] [] [] [] [] []] $($($keys)*)?
         }
     };
     // BEGIN GENERATED KEY ARMS (scripts/gen_decider_keys.py)
     // Middle: `decide:`.
-    (@keys $k:tt $mode:tt $kind:tt $head:tt [[] $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] decide: $v:expr $(, $($rest:tt)*)?) => {
-        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [[$v] $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [[] $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt] decide: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [[$v] $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14 $s15 $s16 $s17 $s18] $($($rest)*)? }
     };
     // Middle: `needs_all:`.
-    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt [] $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] needs_all: $($f:path)|+ $(, $($rest:tt)*)?) => {
-        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 [0u64 $(| ($f).bits() as u64)+] $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt [] $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt] needs_all: $($f:path)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 [0u64 $(| ($f).bits() as u64)+] $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14 $s15 $s16 $s17 $s18] $($($rest)*)? }
     };
     // Middle: `needs_any:`.
-    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt [] $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] needs_any: $($f:path)|+ $(, $($rest:tt)*)?) => {
-        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 [0u64 $(| ($f).bits() as u64)+] $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt [] $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt] needs_any: $($f:path)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 [0u64 $(| ($f).bits() as u64)+] $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14 $s15 $s16 $s17 $s18] $($($rest)*)? }
     };
     // Middle: `needs_none:`.
-    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt [] $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] needs_none: $($f:path)|+ $(, $($rest:tt)*)?) => {
-        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 [0u64 $(| ($f).bits() as u64)+] $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt [] $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt] needs_none: $($f:path)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 [0u64 $(| ($f).bits() as u64)+] $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14 $s15 $s16 $s17 $s18] $($($rest)*)? }
     };
     // Middle: `needs_not_all:`.
-    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt [] $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] needs_not_all: $($f:path)|+ $(, $($rest:tt)*)?) => {
-        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 [0u64 $(| ($f).bits() as u64)+] $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt [] $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt] needs_not_all: $($f:path)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 [0u64 $(| ($f).bits() as u64)+] $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14 $s15 $s16 $s17 $s18] $($($rest)*)? }
     };
     // Middle: `stimuli_all:`.
-    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt [] $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] stimuli_all: $($f:path)|+ $(, $($rest:tt)*)?) => {
-        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 [0u64 $(| ($f).bits() as u64)+] $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt [] $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt] stimuli_all: $($f:path)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 [0u64 $(| ($f).bits() as u64)+] $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14 $s15 $s16 $s17 $s18] $($($rest)*)? }
     };
     // Middle: `stimuli_any:`.
-    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt [] $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] stimuli_any: $($f:path)|+ $(, $($rest:tt)*)?) => {
-        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 [0u64 $(| ($f).bits() as u64)+] $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt [] $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt] stimuli_any: $($f:path)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 [0u64 $(| ($f).bits() as u64)+] $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14 $s15 $s16 $s17 $s18] $($($rest)*)? }
     };
     // Middle: `stimuli_none:`.
-    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt [] $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] stimuli_none: $($f:path)|+ $(, $($rest:tt)*)?) => {
-        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 [0u64 $(| ($f).bits() as u64)+] $s8 $s9 $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt [] $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt] stimuli_none: $($f:path)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 [0u64 $(| ($f).bits() as u64)+] $s8 $s9 $s10 $s11 $s12 $s13 $s14 $s15 $s16 $s17 $s18] $($($rest)*)? }
     };
     // Middle: `stimuli_not_all:`.
-    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt [] $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] stimuli_not_all: $($f:path)|+ $(, $($rest:tt)*)?) => {
-        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 [0u64 $(| ($f).bits() as u64)+] $s9 $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt [] $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt] stimuli_not_all: $($f:path)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 [0u64 $(| ($f).bits() as u64)+] $s9 $s10 $s11 $s12 $s13 $s14 $s15 $s16 $s17 $s18] $($($rest)*)? }
     };
     // Middle: `every:`.
-    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt [] $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt] every: $v:expr $(, $($rest:tt)*)?) => {
-        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 [($v) as f64] $s10 $s11 $s12 $s13 $s14] $($($rest)*)? }
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt [] $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt] every: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 [($v) as f64] $s10 $s11 $s12 $s13 $s14 $s15 $s16 $s17 $s18] $($($rest)*)? }
     };
     // Middle: `flags:`.
-    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt [] $s11:tt $s12:tt $s13:tt $s14:tt] flags: $($f:ident)|+ $(, $($rest:tt)*)?) => {
-        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 [0u8 $(| $k::DeciderFlags::$f.bits())+] $s11 $s12 $s13 $s14] $($($rest)*)? }
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt [] $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt] flags: $($f:ident)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 [0u8 $(| $k::DeciderFlags::$f.bits())+] $s11 $s12 $s13 $s14 $s15 $s16 $s17 $s18] $($($rest)*)? }
     };
     // Middle: `behavior_flags:`.
-    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt [] $s12:tt $s13:tt $s14:tt] behavior_flags: $($f:path)|+ $(, $($rest:tt)*)?) => {
-        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 [0u64 $(| ($f).bits() as u64)+] $s12 $s13 $s14] $($($rest)*)? }
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt [] $s12:tt $s13:tt $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt] behavior_flags: $($f:path)|+ $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 [0u64 $(| ($f).bits() as u64)+] $s12 $s13 $s14 $s15 $s16 $s17 $s18] $($($rest)*)? }
     };
     // Middle: `behavior:`.
-    (@keys $k:tt $mode:tt group $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt [] $s13:tt $s14:tt] behavior: $b:path $(, $($rest:tt)*)?) => {
-        $crate::__bt_decider_impl! { @keys $k $mode group $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 [$b] $s13 $s14] $($($rest)*)? }
+    (@keys $k:tt $mode:tt group $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt [] $s13:tt $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt] behavior: $b:path $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode group $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 [$b] $s13 $s14 $s15 $s16 $s17 $s18] $($($rest)*)? }
     };
     // Middle: `name:`.
-    (@keys $k:tt full $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt [] $s14:tt] name: $v:expr $(, $($rest:tt)*)?) => {
-        $crate::__bt_decider_impl! { @keys $k full $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 [$v] $s14] $($($rest)*)? }
+    (@keys $k:tt full $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt [] $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt] name: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k full $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 [$v] $s14 $s15 $s16 $s17 $s18] $($($rest)*)? }
     };
     // Middle: `id:`.
-    (@keys $k:tt full $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt []] id: $v:expr $(, $($rest:tt)*)?) => {
-        $crate::__bt_decider_impl! { @keys $k full $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 [$v]] $($($rest)*)? }
+    (@keys $k:tt full $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt [] $s15:tt $s16:tt $s17:tt $s18:tt] id: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k full $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 [$v] $s15 $s16 $s17 $s18] $($($rest)*)? }
+    };
+    // Middle: `gate:`.
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt [] $s16:tt $s17:tt $s18:tt] gate: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14 [($v) as u16] $s16 $s17 $s18] $($($rest)*)? }
+    };
+    // Middle: `cooldown:`.
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt [] $s17:tt $s18:tt] cooldown: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14 $s15 [($v) as f64] $s17 $s18] $($($rest)*)? }
+    };
+    // Middle: `together:`.
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt $s16:tt [] $s18:tt] together: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14 $s15 $s16 [($v) as u8] $s18] $($($rest)*)? }
+    };
+    // Middle: `select:`.
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt $s16:tt $s17:tt []] select: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14 $s15 $s16 $s17 [$v]] $($($rest)*)? }
     };
     // END GENERATED KEY ARMS
     // Exit, full form without `name:` or `id:`.
     (@keys $k:tt full $kind:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* }
-        [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt [] $s14:tt]) => {
+        [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt [] $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt]) => {
         ::core::compile_error!(::core::concat!(
             "decider `", ::core::stringify!($name), "`: the full form sets every field; `name:` is missing"
         ));
     };
     (@keys $k:tt full $kind:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* }
-        [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt []]) => {
+        [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt [] $s15:tt $s16:tt $s17:tt $s18:tt]) => {
         ::core::compile_error!(::core::concat!(
             "decider `", ::core::stringify!($name), "`: the full form sets every field; `id:` is missing"
         ));
@@ -365,7 +413,7 @@ macro_rules! __bt_decider_impl {
     // Exit: a behavior decider.
     (@keys $k:tt $mode:tt leaf { {$($attrs:tt)*} $vis:vis $name:ident [$A:ty] [$b:path] }
         [[$($decide:expr)?] $na:tt $nany:tt $nn:tt $nna:tt $sa:tt $sany:tt $sn:tt $sna:tt
-         $every:tt $flags:tt $bflags:tt [] $nm:tt $id:tt]) => {
+         $every:tt $flags:tt $bflags:tt [] $nm:tt $id:tt $gate:tt $cool:tt $tog:tt [$($select:expr)?]]) => {
         $($attrs)*
         $vis static $name: $k::Decider<$A> = {
             $(
@@ -374,18 +422,25 @@ macro_rules! __bt_decider_impl {
                     $k::__private::decide_for(&$b, agent, raw, $decide)
                 }
             )?
+            $(
+                #[allow(unused_qualifications, clippy::all, clippy::pedantic)]
+                fn __bt_select(agent: &$A) -> ::core::option::Option<usize> {
+                    $k::__private::call_select(agent, $select)
+                }
+            )?
             $crate::__bt_decider_literal! {
                 $k; $A; $name;
                 kind: $k::DeciderKind::Behavior($k::Behavior::__erased(&$b)),
                 decide: $crate::__bt_or!([$({ let _ = ::core::stringify!($decide); ::core::option::Option::Some(__bt_decide as $k::__private::DecideFn<$A>) })?] ::core::option::Option::None),
-                slots: [$na $nany $nn $nna $sa $sany $sn $sna $every $flags $bflags $nm $id]
+                select: $crate::__bt_or!([$({ let _ = ::core::stringify!($select); ::core::option::Option::Some(__bt_select as $k::SelectFn<$A>) })?] ::core::option::Option::None),
+                slots: [$na $nany $nn $nna $sa $sany $sn $sna $every $flags $bflags $nm $id $gate $cool $tog]
             }
         };
     };
     // Exit: a group decider.
     (@keys $k:tt $mode:tt group { {$($attrs:tt)*} $vis:vis $name:ident [$A:ty] [$policy:tt] [$($c:path),*] }
         [[$($decide:expr)?] $na:tt $nany:tt $nn:tt $nna:tt $sa:tt $sany:tt $sn:tt $sna:tt
-         $every:tt $flags:tt $bflags:tt $gb:tt $nm:tt $id:tt]) => {
+         $every:tt $flags:tt $bflags:tt $gb:tt $nm:tt $id:tt $gate:tt $cool:tt $tog:tt [$($select:expr)?]]) => {
         $($attrs)*
         $vis static $name: $k::Decider<$A> = {
             #[allow(dead_code, clippy::all, clippy::pedantic)]
@@ -398,6 +453,12 @@ macro_rules! __bt_decider_impl {
                     $crate::__bt_group_decide!($k; agent; raw; $gb; $decide)
                 }
             )?
+            $(
+                #[allow(unused_qualifications, clippy::all, clippy::pedantic)]
+                fn __bt_select(agent: &$A) -> ::core::option::Option<usize> {
+                    $k::__private::call_select(agent, $select)
+                }
+            )?
             $crate::__bt_decider_literal! {
                 $k; $A; $name;
                 kind: $k::DeciderKind::Group {
@@ -406,7 +467,8 @@ macro_rules! __bt_decider_impl {
                     behavior: $crate::__bt_group_behavior!($k; $gb),
                 },
                 decide: $crate::__bt_or!([$({ let _ = ::core::stringify!($decide); ::core::option::Option::Some(__bt_decide as $k::__private::DecideFn<$A>) })?] ::core::option::Option::None),
-                slots: [$na $nany $nn $nna $sa $sany $sn $sna $every $flags $bflags $nm $id]
+                select: $crate::__bt_or!([$({ let _ = ::core::stringify!($select); ::core::option::Option::Some(__bt_select as $k::SelectFn<$A>) })?] ::core::option::Option::None),
+                slots: [$na $nany $nn $nna $sa $sany $sn $sna $every $flags $bflags $nm $id $gate $cool $tog]
             }
         };
         const _: () = $k::__private::check_unique_children::<$A>($name.name(), $name.children());
@@ -435,6 +497,7 @@ macro_rules! __bt_decider_impl {
             decider $name; $key;
             decide needs_all needs_any needs_none needs_not_all stimuli_all stimuli_any
             stimuli_none stimuli_not_all every flags behavior_flags behavior name id
+            gate cooldown together select
         }
     };
     // Catch-all: anything else in the key list.
@@ -478,6 +541,11 @@ macro_rules! __bt_bad_key {
     (decider $n:ident; behavior; $($known:ident)*) => { $crate::__bt_twice! { decider $n behavior } };
     (decider $n:ident; name; $($known:ident)*) => { $crate::__bt_twice! { decider $n name } };
     (decider $n:ident; id; $($known:ident)*) => { $crate::__bt_twice! { decider $n id } };
+    (decider $n:ident; gate; $($known:ident)*) => { $crate::__bt_twice! { decider $n gate } };
+    (decider $n:ident; cooldown; $($known:ident)*) => { $crate::__bt_twice! { decider $n cooldown } };
+    (decider $n:ident; together; $($known:ident)*) => { $crate::__bt_twice! { decider $n together } };
+    (decider $n:ident; select; $($known:ident)*) => { $crate::__bt_twice! { decider $n select } };
+    (behavior $n:ident; launch; $($known:ident)*) => { $crate::__bt_twice! { behavior $n launch } };
     (tree $n:ident; block; $($known:ident)*) => { $crate::__bt_twice! { tree $n block } };
     (tree $n:ident; max_depth; $($known:ident)*) => { $crate::__bt_twice! { tree $n max_depth } };
     (tree $n:ident; redecide_limit; $($known:ident)*) => { $crate::__bt_twice! { tree $n redecide_limit } };
@@ -535,8 +603,8 @@ macro_rules! __bt_group_decide {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __bt_decider_literal {
-    ($k:tt; $A:ty; $name:ident; kind: $kind:expr, decide: $decide:expr,
-     slots: [$na:tt $nany:tt $nn:tt $nna:tt $sa:tt $sany:tt $sn:tt $sna:tt $every:tt $flags:tt $bflags:tt $nm:tt $id:tt]) => {
+    ($k:tt; $A:ty; $name:ident; kind: $kind:expr, decide: $decide:expr, select: $select:expr,
+     slots: [$na:tt $nany:tt $nn:tt $nna:tt $sa:tt $sany:tt $sn:tt $sna:tt $every:tt $flags:tt $bflags:tt $nm:tt $id:tt $gate:tt $cool:tt $tog:tt]) => {
         $k::Decider {
             name: $crate::__bt_or!($nm ::core::stringify!($name)),
             id: $crate::__bt_or!($id $k::__private::fnv1a(::core::module_path!(), ::core::stringify!($name))),
@@ -556,9 +624,15 @@ macro_rules! __bt_decider_literal {
                     not_all: $crate::__bt_or!($sna 0),
                 },
                 every: $crate::__bt_or!($every 0.0),
+                sync: $k::SyncChecks {
+                    gate: $crate::__bt_or!($gate 0),
+                    cooldown: $crate::__bt_or!($cool 0.0),
+                    together: $crate::__bt_or!($tog 0),
+                },
             },
             flags: $k::DeciderFlags::from_bits_retain($crate::__bt_or!($flags 0)),
             behavior_flags: $crate::__bt_or!($bflags 0),
+            select: $select,
         }
     };
 }

@@ -501,6 +501,7 @@ fn a_memory_made_by_another_tree_is_refused_naming_both_trees() {
         name: "OTHER",
         timers: built.tree.timers,
         redecide_limit: built.tree.redecide_limit,
+        shape: built.tree.shape,
     });
     let mut sim = Sim::default();
     let mut memory = built.tree.new_memory(0);
@@ -584,6 +585,7 @@ fn validate_names_the_decider_at_fault() {
             name: "HAND",
             timers: 0,
             redecide_limit: 8,
+            shape: built.tree.shape,
         };
         tree.validate().unwrap_err()
     };
@@ -614,6 +616,7 @@ fn validate_names_the_decider_at_fault() {
         name: "SMALL",
         timers: 0,
         redecide_limit: 8,
+        shape: built.tree.shape,
     };
     assert_eq!(
         small.validate().unwrap_err().to_string(),
@@ -632,6 +635,7 @@ fn an_unvalidated_block_too_small_panics_naming_the_behavior() {
         name: "SMALL",
         timers: 0,
         redecide_limit: 8,
+        shape: built.tree.shape,
     });
     let mut sim = Sim {
         answers: vec![1.0; 32],
@@ -665,6 +669,7 @@ fn an_unvalidated_dblock_too_large_panics_naming_the_decider() {
         name: "TINY",
         timers: 0,
         redecide_limit: 8,
+        shape: built.tree.shape,
     });
     assert_eq!(
         tiny.validate().unwrap_err().to_string(),
@@ -707,6 +712,7 @@ fn leaf(name: &'static str, id: u32) -> Decider<Sim> {
         pre: Preconditions::NONE,
         flags: DeciderFlags::empty(),
         behavior_flags: 0,
+        select: None,
     }
 }
 
@@ -723,6 +729,7 @@ fn group_of(name: &'static str, id: u32, children: Vec<&'static Decider<Sim>>) -
         pre: Preconditions::NONE,
         flags: DeciderFlags::empty(),
         behavior_flags: 0,
+        select: None,
     }
 }
 

@@ -756,9 +756,11 @@ pub fn build(raw: &[RawDecider], limit: Option<u8>) -> Built {
                 decision: flag_test_of(r.decision),
                 stimuli: flag_test_of(r.stimuli),
                 every,
+                sync: bt_core::SyncChecks::NONE,
             },
             flags,
             behavior_flags: u64::from(r.behavior_flags),
+            select: None,
         });
         made.push(d);
         dims.push((height + 1, items, slots));
@@ -780,6 +782,7 @@ pub fn compile(root: &'static Decider<Sim>, limit: Option<u8>) -> Built {
         name: "GEN",
         timers: shape.timers as u16,
         redecide_limit: limit.map_or(items.len() as u32, u32::from),
+        shape,
     });
     tree.validate().expect("a generated tree is valid");
     Built { root, tree }
@@ -1168,6 +1171,7 @@ impl Run<'_> {
             }
             Policy::Scored => self.challenge(k, active)?,
             Policy::Sequential | Policy::Random | Policy::Shuffle => None,
+            Policy::Slot => unreachable!("the generator makes no slot groups"),
         };
         if let Some(pick) = challenger {
             self.keep(Some(k), &pick);
@@ -1455,6 +1459,7 @@ impl Run<'_> {
         let children = d.children();
         let open = |ci: usize| mask & (1 << ci) == 0;
         match policy(d) {
+            Policy::Slot => unreachable!("the generator makes no slot groups"),
             Policy::Prioritized | Policy::Sequential => {
                 for (ci, &c) in children.iter().enumerate() {
                     if ci >= cursor

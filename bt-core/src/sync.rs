@@ -1,0 +1,687 @@
+//! What a crowd shares (DESIGN §10): gates, global cooldowns, group roles
+//! and the deferred-action queue, all in one [`TreeShared`] value.
+//!
+//! Every counter is an atomic updated with compare-and-swap, so the limits
+//! hold when agents are ticked in parallel; nothing here uses `unsafe`.
+//!
+//! Layout of the words, so that each change is one CAS:
+//!
+//! - gate `g`: the number of agents active in the decider.
+//! - cooldown `c`: the `f64` bits of the last time an agent entered.
+//! - role `r`: `generation << 32 | inside << 16 | pending << 8 | waiting`.
+//!   Agents that want in register in the lobby of the current generation
+//!   (`waiting`). The one that makes `waiting` reach the role's size forms
+//!   the group: the generation moves on and every registered agent is
+//!   admitted (`pending`). An admitted agent enters on its next evaluation
+//!   (`pending` → `inside`). A role is busy while any agent is pending or
+//!   inside, so groups never mix.
+//! - an agent's role slot (in its [`AgentMemory`](crate::AgentMemory)):
+//!   `REGISTERED | TOUCHED | generation`. An agent stays in the lobby only
+//!   while it keeps wanting in: a tick that did not evaluate the decider
+//!   takes it out again.
+//! - an agent's action slot: `agent << 32 | state << 24 | serial`; the
+//!   serial (24 bits, wrapping) numbers the launches of that slot, so a late
+//!   completion of a cancelled launch is told apart from the current one,
+//!   and the agent id lets a memory that is dropped name the agent in its
+//!   cancellation.
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+use core::fmt;
+use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+
+use crate::tick::TIMER_SLACK;
+use crate::tree::{Has, Item, ItemIdx, NO_SLOT, Tree};
+
+/// A request for a game system, issued by a behavior's `launch`: what to
+/// do (`code`, the game's own numbering) and one argument (a target entity,
+/// an animation id, …).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Action {
+    /// What to do, in the game's own numbering.
+    pub code: u32,
+    /// Its argument.
+    pub arg: u64,
+}
+
+impl Action {
+    /// The action `code` with argument `arg`.
+    pub const fn new(code: u32, arg: u64) -> Self {
+        Action { code, arg }
+    }
+}
+
+/// The state of a behavior's deferred action, as [`Ctx::action`](crate::Ctx::action)
+/// shows it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ActionState {
+    /// The behavior has no deferred action.
+    #[default]
+    None,
+    /// Launched; the game system has not reported back yet.
+    Pending,
+    /// The game system reported success.
+    Succeeded,
+    /// The game system reported failure.
+    Failed,
+}
+
+impl ActionState {
+    const fn from_bits(bits: u64) -> Self {
+        match bits {
+            1 => ActionState::Pending,
+            2 => ActionState::Succeeded,
+            3 => ActionState::Failed,
+            _ => ActionState::None,
+        }
+    }
+
+    /// Whether the game system has reported back.
+    pub const fn is_done(self) -> bool {
+        matches!(self, ActionState::Succeeded | ActionState::Failed)
+    }
+}
+
+/// How a game system reports a deferred action back
+/// ([`AgentMemory::complete`](crate::AgentMemory::complete)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// The action was carried out.
+    Succeeded,
+    /// The action could not be carried out.
+    Failed,
+}
+
+/// One launch of a deferred action by one agent: hand it back with the
+/// outcome to [`AgentMemory::complete`](crate::AgentMemory::complete).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ticket {
+    slot: u16,
+    serial: u32,
+}
+
+impl Ticket {
+    /// The agent-memory slot of the launching decider.
+    pub const fn slot(self) -> usize {
+        self.slot as usize
+    }
+
+    /// Which launch of that slot it is (counts up from 1).
+    pub const fn serial(self) -> u32 {
+        self.serial
+    }
+}
+
+/// What a game system is asked to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ActionOp {
+    /// Start the action.
+    Launch(Action),
+    /// Stop the action launched with this request's ticket: the behavior was
+    /// deactivated (preempted, ended, its memory reset or dropped) before
+    /// the action was reported back.
+    Cancel,
+}
+
+/// One entry of the deferred-action queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ActionRequest {
+    /// The agent id of the tick (`TickInput::agent`) that issued it.
+    pub agent: u32,
+    /// The decider whose behavior issued it.
+    pub item: ItemIdx,
+    /// The launch it belongs to.
+    pub ticket: Ticket,
+    /// Launch or cancel.
+    pub op: ActionOp,
+}
+
+impl fmt::Display for ActionRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let t = self.ticket;
+        match self.op {
+            ActionOp::Launch(a) => write!(
+                f,
+                "launch agent={} item={} ticket={}.{} code={} arg={}",
+                self.agent, self.item, t.slot, t.serial, a.code, a.arg
+            ),
+            ActionOp::Cancel => write!(
+                f,
+                "cancel agent={} item={} ticket={}.{}",
+                self.agent, self.item, t.slot, t.serial
+            ),
+        }
+    }
+}
+
+/// One queue entry: written by one agent's tick, read by `drain`.
+#[derive(Default)]
+struct Entry {
+    /// `agent << 32 | item << 16 | op`, op 1 = launch, 2 = cancel.
+    head: AtomicU64,
+    /// `slot << 32 | serial`.
+    ticket: AtomicU64,
+    code: AtomicU32,
+    arg: AtomicU64,
+    /// Set (release) once the fields above are written.
+    ready: AtomicU32,
+}
+
+/// The state a crowd of agents ticking one tree shares: the counters of its
+/// gates, the stamps of its global cooldowns, the lobbies of its group
+/// roles, and the queue of deferred-action requests.
+///
+/// Made once per crowd (it allocates then, never afterwards) and shared
+/// through an `Arc` with every agent's memory
+/// ([`Tree::new_memory_in`](crate::Tree::new_memory_in)): the memory gives
+/// back what it holds even when it is reset or dropped. A game can keep one
+/// per level or world; agents bound to different `TreeShared` values do not
+/// see each other.
+pub struct TreeShared {
+    tree: &'static str,
+    items: usize,
+    gates: Box<[AtomicU32]>,
+    cooldowns: Box<[AtomicU64]>,
+    roles: Box<[AtomicU64]>,
+    /// Per item: its gate, or `NO_SLOT`.
+    gate_of: Box<[u16]>,
+    queue: Box<[Entry]>,
+    len: AtomicUsize,
+    lost: AtomicUsize,
+}
+
+impl fmt::Debug for TreeShared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TreeShared")
+            .field("tree", &self.tree)
+            .field("gates", &self.gates)
+            .field("cooldowns", &self.cooldowns.len())
+            .field("roles", &self.roles.len())
+            .field("queued", &self.queued())
+            .finish_non_exhaustive()
+    }
+}
+
+const ROLE_WAITING: u64 = 0xFF;
+const ROLE_PENDING_SHIFT: u32 = 8;
+const ROLE_INSIDE_SHIFT: u32 = 16;
+const ROLE_GEN_SHIFT: u32 = 32;
+
+/// An agent's role slot: registered in a lobby.
+const REGISTERED: u64 = 1 << 40;
+/// An agent's role slot: the decider was evaluated in this tick.
+const TOUCHED: u64 = 1 << 41;
+
+const fn role_part(word: u64, shift: u32) -> u64 {
+    (word >> shift) & 0xFF
+}
+
+/// What a role decider says to an agent that wants in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RoleAnswer {
+    /// The agent was admitted (now or earlier): it may enter.
+    Enter,
+    /// The agent waits in the lobby for the others.
+    Wait,
+    /// A group is forming or inside: no new agent may register.
+    Busy,
+}
+
+impl TreeShared {
+    /// Shared state for a crowd running `tree`, with room for
+    /// `action_capacity` deferred-action requests between two
+    /// [`drain_actions`](Self::drain_actions) calls (a launch and a cancel
+    /// per agent and tick is always enough).
+    pub fn new<A: 'static, const L: usize, const S: usize, const N: usize>(
+        tree: &'static Tree<A, L, S, N>,
+        action_capacity: usize,
+    ) -> Self {
+        let shape = tree.shape;
+        let atomics32 = |n: usize| (0..n).map(|_| AtomicU32::new(0)).collect::<Vec<_>>();
+        let never = f64::NEG_INFINITY.to_bits();
+        TreeShared {
+            tree: tree.name,
+            items: tree.items.len(),
+            gates: atomics32(shape.gates).into_boxed_slice(),
+            cooldowns: (0..shape.cooldowns)
+                .map(|_| AtomicU64::new(never))
+                .collect::<Vec<_>>()
+                .into_boxed_slice(),
+            roles: (0..shape.roles)
+                .map(|_| AtomicU64::new(0))
+                .collect::<Vec<_>>()
+                .into_boxed_slice(),
+            gate_of: tree.items.iter().map(|it| it.gate).collect(),
+            queue: (0..action_capacity).map(|_| Entry::default()).collect(),
+            len: AtomicUsize::new(0),
+            lost: AtomicUsize::new(0),
+        }
+    }
+
+    /// The name of the tree it was made for.
+    pub fn tree_name(&self) -> &'static str {
+        self.tree
+    }
+
+    pub(crate) fn fits<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &self,
+        tree: &Tree<A, L, S, N>,
+    ) -> bool {
+        self.tree == tree.name
+            && self.items == tree.items.len()
+            && self.gates.len() == tree.shape.gates
+            && self.cooldowns.len() == tree.shape.cooldowns
+            && self.roles.len() == tree.shape.roles
+    }
+
+    /// How many agents are active in the gated decider `item` now (`None`:
+    /// it has no gate).
+    pub fn gate_count(&self, item: ItemIdx) -> Option<u32> {
+        let g = *self.gate_of.get(item.get())?;
+        (g != NO_SLOT).then(|| self.gates[g as usize].load(Ordering::Acquire))
+    }
+
+    /// Agents active in any gated decider, over all gates (0 when every
+    /// slot was given back).
+    pub fn gates_held(&self) -> u64 {
+        self.gates
+            .iter()
+            .map(|g| u64::from(g.load(Ordering::Acquire)))
+            .sum()
+    }
+
+    /// Agents waiting in, admitted to, or inside any group role (0 when
+    /// every agent has left).
+    pub fn roles_held(&self) -> u64 {
+        self.roles
+            .iter()
+            .map(|r| {
+                let w = r.load(Ordering::Acquire);
+                (w & ROLE_WAITING)
+                    + role_part(w, ROLE_PENDING_SHIFT)
+                    + role_part(w, ROLE_INSIDE_SHIFT)
+            })
+            .sum()
+    }
+
+    /// Deferred-action requests waiting in the queue.
+    pub fn queued(&self) -> usize {
+        self.len.load(Ordering::Acquire).min(self.queue.len())
+    }
+
+    /// Requests that did not fit the queue since it was made. A launch that
+    /// does not fit fails its behavior's activation; a cancellation that
+    /// does not fit is lost, so size the queue for a whole crowd tick.
+    pub fn lost_requests(&self) -> usize {
+        self.lost.load(Ordering::Acquire)
+    }
+
+    /// Hands every queued request to `f`, oldest first, and empties the
+    /// queue. Call it between crowd ticks: requests pushed while it runs
+    /// may be lost. Ticked in parallel, agents queue in no fixed order;
+    /// each request names its agent.
+    pub fn drain_actions(&self, mut f: impl FnMut(ActionRequest)) {
+        let n = self.queued();
+        for e in &self.queue[..n] {
+            // A writer publishes right after it reserves its entry, with
+            // nothing in between that could stop it.
+            while e.ready.load(Ordering::Acquire) == 0 {
+                core::hint::spin_loop();
+            }
+            let head = e.head.load(Ordering::Relaxed);
+            let ticket = e.ticket.load(Ordering::Relaxed);
+            let op = if head & 0xFF == 1 {
+                ActionOp::Launch(Action {
+                    code: e.code.load(Ordering::Relaxed),
+                    arg: e.arg.load(Ordering::Relaxed),
+                })
+            } else {
+                ActionOp::Cancel
+            };
+            e.ready.store(0, Ordering::Relaxed);
+            f(ActionRequest {
+                agent: (head >> 32) as u32,
+                item: ItemIdx((head >> 16) as u16),
+                ticket: Ticket {
+                    slot: (ticket >> 32) as u16,
+                    serial: ticket as u32,
+                },
+                op,
+            });
+        }
+        self.len.store(0, Ordering::Release);
+    }
+
+    /// Queues a request; false when the queue is full.
+    pub(crate) fn push(&self, r: ActionRequest) -> bool {
+        let i = self.len.fetch_add(1, Ordering::AcqRel);
+        let Some(e) = self.queue.get(i) else {
+            self.lost.fetch_add(1, Ordering::Relaxed);
+            return false;
+        };
+        let (op, code, arg) = match r.op {
+            ActionOp::Launch(a) => (1, a.code, a.arg),
+            ActionOp::Cancel => (2, 0, 0),
+        };
+        e.head.store(
+            u64::from(r.agent) << 32 | u64::from(r.item.0) << 16 | op,
+            Ordering::Relaxed,
+        );
+        e.ticket.store(
+            u64::from(r.ticket.slot) << 32 | u64::from(r.ticket.serial),
+            Ordering::Relaxed,
+        );
+        e.code.store(code, Ordering::Relaxed);
+        e.arg.store(arg, Ordering::Relaxed);
+        e.ready.store(1, Ordering::Release);
+        true
+    }
+
+    // --- gates -----------------------------------------------------------
+
+    pub(crate) fn gate_open(&self, g: u16, limit: u16) -> bool {
+        self.gates[g as usize].load(Ordering::Relaxed) < u32::from(limit)
+    }
+
+    pub(crate) fn gate_take(&self, g: u16, limit: u16) -> bool {
+        self.gates[g as usize]
+            .fetch_update(Ordering::AcqRel, Ordering::Relaxed, |n| {
+                (n < u32::from(limit)).then_some(n + 1)
+            })
+            .is_ok()
+    }
+
+    pub(crate) fn gate_give(&self, g: u16) {
+        let _ = self.gates[g as usize]
+            .fetch_update(Ordering::AcqRel, Ordering::Relaxed, |n| n.checked_sub(1));
+    }
+
+    // --- cooldowns -------------------------------------------------------
+
+    pub(crate) fn cooldown_ready(&self, c: u16, now: f64, period: f64) -> bool {
+        let last = f64::from_bits(self.cooldowns[c as usize].load(Ordering::Relaxed));
+        now - last >= period - TIMER_SLACK
+    }
+
+    /// Stamps the cooldown with `now` if it has run out.
+    pub(crate) fn cooldown_take(&self, c: u16, now: f64, period: f64) -> bool {
+        self.cooldowns[c as usize]
+            .fetch_update(Ordering::AcqRel, Ordering::Relaxed, |bits| {
+                (now - f64::from_bits(bits) >= period - TIMER_SLACK).then_some(now.to_bits())
+            })
+            .is_ok()
+    }
+
+    /// The last time an agent entered the decider with cooldown `c`.
+    #[cfg(test)]
+    pub(crate) fn cooldown_stamp(&self, c: u16) -> f64 {
+        f64::from_bits(self.cooldowns[c as usize].load(Ordering::Relaxed))
+    }
+
+    // --- roles -----------------------------------------------------------
+
+    /// An agent whose role slot is `slot` wants into role `r` of `size`.
+    pub(crate) fn role_want(&self, r: u16, size: u8, slot: &mut u64) -> RoleAnswer {
+        let word = &self.roles[r as usize];
+        *slot |= TOUCHED;
+        if *slot & REGISTERED != 0 {
+            let registered = *slot & 0xFFFF_FFFF;
+            let now = word.load(Ordering::Acquire) >> ROLE_GEN_SHIFT;
+            return if now == registered {
+                RoleAnswer::Wait
+            } else {
+                RoleAnswer::Enter
+            };
+        }
+        let size = u64::from(size);
+        let mut answer = RoleAnswer::Busy;
+        let mut generation = 0;
+        let _ = word.fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
+            generation = w >> ROLE_GEN_SHIFT;
+            if role_part(w, ROLE_PENDING_SHIFT) != 0 || role_part(w, ROLE_INSIDE_SHIFT) != 0 {
+                answer = RoleAnswer::Busy;
+                return None;
+            }
+            let waiting = (w & ROLE_WAITING) + 1;
+            if waiting == size {
+                // The group forms: everyone registered is admitted.
+                answer = RoleAnswer::Enter;
+                let next = (generation + 1) & 0xFFFF_FFFF;
+                Some(next << ROLE_GEN_SHIFT | size << ROLE_PENDING_SHIFT)
+            } else {
+                answer = RoleAnswer::Wait;
+                Some(w & !ROLE_WAITING | waiting)
+            }
+        });
+        if answer != RoleAnswer::Busy {
+            *slot = REGISTERED | TOUCHED | generation;
+        }
+        answer
+    }
+
+    /// An admitted agent enters: pending → inside. False if it was not
+    /// admitted (its slot is then left as it was).
+    pub(crate) fn role_enter(&self, r: u16, slot: &mut u64) -> bool {
+        let word = &self.roles[r as usize];
+        if *slot & REGISTERED == 0 {
+            return false;
+        }
+        let registered = *slot & 0xFFFF_FFFF;
+        let ok = word
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
+                let admitted = (w >> ROLE_GEN_SHIFT) != registered;
+                (admitted && role_part(w, ROLE_PENDING_SHIFT) > 0)
+                    .then(|| w - (1 << ROLE_PENDING_SHIFT) + (1 << ROLE_INSIDE_SHIFT))
+            })
+            .is_ok();
+        if ok {
+            *slot = 0;
+        }
+        ok
+    }
+
+    /// An agent inside role `r` leaves.
+    pub(crate) fn role_leave(&self, r: u16) {
+        let _ = self.roles[r as usize].fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
+            (role_part(w, ROLE_INSIDE_SHIFT) > 0).then(|| w - (1 << ROLE_INSIDE_SHIFT))
+        });
+    }
+
+    /// An agent leaves the lobby (or gives up its admission) without
+    /// entering.
+    pub(crate) fn role_withdraw(&self, r: u16, slot: &mut u64) {
+        if *slot & REGISTERED == 0 {
+            *slot = 0;
+            return;
+        }
+        let registered = *slot & 0xFFFF_FFFF;
+        let _ = self.roles[r as usize].fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
+            let generation = w >> ROLE_GEN_SHIFT;
+            if generation == registered {
+                (w & ROLE_WAITING > 0).then(|| w - 1)
+            } else if generation == (registered + 1) & 0xFFFF_FFFF {
+                (role_part(w, ROLE_PENDING_SHIFT) > 0).then(|| w - (1 << ROLE_PENDING_SHIFT))
+            } else {
+                None
+            }
+        });
+        *slot = 0;
+    }
+
+    /// The end of an agent's tick: lobbies it did not ask again are left.
+    pub(crate) fn role_sweep(&self, r: u16, slot: &mut u64) {
+        if *slot & TOUCHED == 0 {
+            if *slot & REGISTERED != 0 {
+                self.role_withdraw(r, slot);
+            }
+        } else {
+            *slot &= !TOUCHED;
+        }
+    }
+}
+
+/// An agent's action slot.
+pub(crate) const fn action_state(slot: u64) -> ActionState {
+    ActionState::from_bits((slot >> 24) & 0xFF)
+}
+
+pub(crate) const fn action_serial(slot: u64) -> u32 {
+    (slot & 0xFF_FFFF) as u32
+}
+
+pub(crate) const fn action_agent(slot: u64) -> u32 {
+    (slot >> 32) as u32
+}
+
+pub(crate) const fn action_slot(agent: u32, serial: u32, state: ActionState) -> u64 {
+    let bits = match state {
+        ActionState::None => 0,
+        ActionState::Pending => 1,
+        ActionState::Succeeded => 2,
+        ActionState::Failed => 3,
+    };
+    (agent as u64) << 32 | bits << 24 | (serial & 0xFF_FFFF) as u64
+}
+
+/// The next launch's serial: 1, 2, …, wrapping within 24 bits past 0.
+pub(crate) const fn next_serial(slot: u64) -> u32 {
+    let s = (action_serial(slot) + 1) & 0xFF_FFFF;
+    if s == 0 { 1 } else { s }
+}
+
+pub(crate) const fn ticket(slot: u16, serial: u32) -> Ticket {
+    Ticket { slot, serial }
+}
+
+/// Gives back what the decider `item`, active in an agent's memory, holds
+/// in `shared` and in the agent's slots: its gate slot, its place in a
+/// group role, and its pending deferred action (cancelled). Runs on every
+/// deactivation, also when the memory is abandoned, reset or dropped.
+pub(crate) fn release<A: 'static>(
+    shared: &TreeShared,
+    item: &Item<A>,
+    idx: u16,
+    slots: &mut [u64],
+) {
+    if item.is(Has::SYNC) {
+        if item.gate != NO_SLOT {
+            shared.gate_give(item.gate);
+        }
+        if item.role != NO_SLOT {
+            shared.role_leave(item.role);
+        }
+    }
+    if item.action != NO_SLOT {
+        let slot = &mut slots[item.action as usize];
+        let (agent, serial) = (action_agent(*slot), action_serial(*slot));
+        if action_state(*slot) == ActionState::Pending {
+            shared.push(ActionRequest {
+                agent,
+                item: ItemIdx(idx),
+                ticket: ticket(item.action, serial),
+                op: ActionOp::Cancel,
+            });
+        }
+        *slot = action_slot(agent, serial, ActionState::None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shared(gates: usize, roles: usize, queue: usize) -> TreeShared {
+        TreeShared {
+            tree: "T",
+            items: 1,
+            gates: (0..gates).map(|_| AtomicU32::new(0)).collect(),
+            cooldowns: (0..1)
+                .map(|_| AtomicU64::new(f64::NEG_INFINITY.to_bits()))
+                .collect(),
+            roles: (0..roles).map(|_| AtomicU64::new(0)).collect(),
+            gate_of: Box::new([0]),
+            queue: (0..queue).map(|_| Entry::default()).collect(),
+            len: AtomicUsize::new(0),
+            lost: AtomicUsize::new(0),
+        }
+    }
+
+    #[test]
+    fn a_gate_admits_up_to_its_limit_and_counts_back_down() {
+        let s = shared(1, 0, 0);
+        assert!(s.gate_take(0, 2) && s.gate_take(0, 2));
+        assert!(!s.gate_open(0, 2) && !s.gate_take(0, 2));
+        s.gate_give(0);
+        assert_eq!(s.gate_count(ItemIdx(0)), Some(1));
+        s.gate_give(0);
+        s.gate_give(0); // never below zero
+        assert_eq!(s.gates_held(), 0);
+    }
+
+    #[test]
+    fn a_cooldown_is_taken_once_per_period() {
+        let s = shared(0, 0, 0);
+        assert!(s.cooldown_take(0, 1.0, 5.0));
+        assert!(!s.cooldown_ready(0, 5.9, 5.0) && !s.cooldown_take(0, 5.9, 5.0));
+        assert!(s.cooldown_take(0, 6.0, 5.0));
+        assert_eq!(s.cooldown_stamp(0), 6.0);
+    }
+
+    #[test]
+    fn a_role_of_three_forms_when_the_third_agent_wants_in() {
+        let s = shared(0, 1, 0);
+        let (mut a, mut b, mut c, mut d) = (0, 0, 0, 0);
+        assert_eq!(s.role_want(0, 3, &mut a), RoleAnswer::Wait);
+        assert_eq!(s.role_want(0, 3, &mut b), RoleAnswer::Wait);
+        assert_eq!(s.role_want(0, 3, &mut a), RoleAnswer::Wait, "asking again");
+        assert_eq!(s.role_want(0, 3, &mut c), RoleAnswer::Enter);
+        assert_eq!(s.role_want(0, 3, &mut d), RoleAnswer::Busy);
+        assert_eq!(s.role_want(0, 3, &mut a), RoleAnswer::Enter, "admitted");
+        assert!(s.role_enter(0, &mut c) && s.role_enter(0, &mut a));
+        assert!(!s.role_enter(0, &mut d), "never registered");
+        // b gives up its admission; the others leave.
+        s.role_withdraw(0, &mut b);
+        s.role_leave(0);
+        assert_eq!(s.role_want(0, 3, &mut d), RoleAnswer::Busy, "one inside");
+        s.role_leave(0);
+        assert_eq!(s.roles_held(), 0);
+        assert_eq!(s.role_want(0, 3, &mut d), RoleAnswer::Wait);
+    }
+
+    #[test]
+    fn a_lobby_forgets_an_agent_that_stops_asking() {
+        let s = shared(0, 1, 0);
+        let mut a = 0;
+        assert_eq!(s.role_want(0, 2, &mut a), RoleAnswer::Wait);
+        s.role_sweep(0, &mut a); // asked this tick: stays
+        assert_eq!(s.roles_held(), 1);
+        s.role_sweep(0, &mut a); // not asked: leaves
+        assert_eq!((s.roles_held(), a), (0, 0));
+    }
+
+    #[test]
+    fn the_queue_keeps_order_and_counts_what_does_not_fit() {
+        let s = shared(0, 0, 2);
+        let r = |agent, op| ActionRequest {
+            agent,
+            item: ItemIdx(3),
+            ticket: ticket(1, agent),
+            op,
+        };
+        assert!(s.push(r(7, ActionOp::Launch(Action::new(4, 99)))));
+        assert!(s.push(r(8, ActionOp::Cancel)));
+        assert!(!s.push(r(9, ActionOp::Cancel)));
+        assert_eq!((s.queued(), s.lost_requests()), (2, 1));
+        let mut got = Vec::new();
+        s.drain_actions(|q| got.push(q));
+        assert_eq!(
+            got,
+            [
+                r(7, ActionOp::Launch(Action::new(4, 99))),
+                r(8, ActionOp::Cancel)
+            ]
+        );
+        assert_eq!(s.queued(), 0);
+        assert!(s.push(r(1, ActionOp::Cancel)), "room again after a drain");
+    }
+}
