@@ -22,6 +22,7 @@ mod model;
 mod policies;
 mod preconditions;
 mod semantics;
+mod sync;
 mod threads;
 mod traces;
 mod world;
