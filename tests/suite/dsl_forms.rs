@@ -1,8 +1,8 @@
 //! Every form of the declaration DSL, read back through the public API.
 
 use bt_core::{
-    Ctx, Decide, DeciderFlags, FlagTest, Has, Policy, TickInput, behavior, decider, group, tick,
-    tree,
+    Action, ActionOp, ActionState, Ctx, Decide, DeciderFlags, FlagTest, Has, Policy, SyncChecks,
+    TickInput, behavior, decider, group, tick, tree,
 };
 
 bitflags::bitflags! {
@@ -33,6 +33,7 @@ bitflags::bitflags! {
 pub struct Agent {
     pub seen: Vec<String>,
     pub target: Option<u32>,
+    pub choice: Option<usize>,
 }
 
 #[derive(Default)]
@@ -122,6 +123,26 @@ group! { full FULL_GROUP: Agent, prioritized [STALKING, IDLE],
     behavior_flags: Style::FAST,
 }
 group! { ALL: Agent, prioritized [PRIO, SEQ, RAND, SHUF, SCORE, DELEGATE, FULL_GROUP, FULL_LEAF, WALKING, HUNTING, IDLE] }
+
+// Shared checks, a slot group and deferred actions.
+behavior! { FETCH: Agent, launch: |_a, _cx| Some(Action::new(1, 2)) }
+behavior! { FETCH_COUNTED: Agent, memory: Steps,
+    launch: |_a, m, _cx| { m.0 += 1; Some(Action::new(3, u64::from(m.0))) },
+    tick: |_a, _m, cx| cx.action == ActionState::Pending,
+}
+decider! { GATED: Agent => FETCH, gate: 3 }
+decider! { COOLED: Agent => FETCH_COUNTED, cooldown: 2.5 }
+decider! { PAIRED: Agent => NOTHING, together: 2 }
+group! { SLOTTED: Agent, slot [GATED, COOLED], select: |a| a.choice }
+decider! { full FULL_SYNCED: Agent => NOTHING,
+    name: "full-synced",
+    id: 5,
+    gate: 1,
+    cooldown: 1.0,
+    together: 4,
+}
+group! { SYNCED: Agent, prioritized [SLOTTED, PAIRED, FULL_SYNCED] }
+tree! { SYNCED_TREE: Agent = SYNCED }
 
 // Trees: bare, and with every key.
 tree! { BARE: Agent = IDLE }
@@ -225,6 +246,44 @@ fn every_dsl_form_declares_what_it_says() {
         EverythingMemory::byte_size(),
         core::mem::size_of::<EverythingMemory>()
     );
+}
+
+#[test]
+fn shared_checks_slots_and_deferred_actions_declare_what_they_say() {
+    assert_eq!(GATED.preconditions().sync.gate, 3);
+    assert_eq!(COOLED.preconditions().sync.cooldown, 2.5);
+    assert_eq!(PAIRED.preconditions().sync.together, 2);
+    assert_eq!(
+        FULL_SYNCED.preconditions().sync,
+        SyncChecks {
+            gate: 1,
+            cooldown: 1.0,
+            together: 4
+        }
+    );
+    assert_eq!(FULL_SYNCED.name(), "full-synced");
+    assert_eq!(SLOTTED.policy(), Some(Policy::Slot));
+    assert!(FETCH.__erased().is_deferred() && !NOTHING.__erased().is_deferred());
+    assert_eq!(FETCH.__erased().callbacks(), (false, false, false));
+    let s = SYNCED_TREE.shape();
+    assert_eq!((s.gates, s.cooldowns, s.roles, s.actions), (2, 2, 2, 2));
+    assert_eq!(SYNCED_TREE.slots(), 4, "a slot per role and per action");
+    assert!(SYNCED_TREE.needs_shared());
+    assert_eq!(SYNCED_TREE.validate(), Ok(()));
+
+    // The slot group runs what `select` names; its behavior launches.
+    let shared = SYNCED_TREE.new_shared(4);
+    let mut memory = SYNCED_TREE.new_memory_in(&shared, 0);
+    let mut agent = Agent {
+        choice: Some(1),
+        ..Agent::default()
+    };
+    let input = TickInput::new(0.0, 0.1);
+    tick(&SYNCED_TREE, &mut agent, &mut memory, &input).unwrap();
+    assert_eq!(memory.leaf(), SYNCED_TREE.find("COOLED"));
+    let mut sent = Vec::new();
+    shared.drain_actions(|r| sent.push(r.op));
+    assert_eq!(sent, [ActionOp::Launch(Action::new(3, 1))]);
 }
 
 #[test]
