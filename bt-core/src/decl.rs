@@ -156,7 +156,7 @@ impl Preconditions {
 /// They are checked after the agent's own preconditions and before
 /// `decide`; the slot or stamp is taken when the decider activates, with an
 /// atomic compare-and-swap, so the limits hold under
-/// [`par_tick_all`](crate::par_tick_all) too. An agent that loses that race
+/// `par_tick_all` too. An agent that loses that race
 /// sees its activation refused ([`Why::Refused`](crate::Why::Refused)) and
 /// its group decides again.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -64,6 +64,43 @@
 //! among the others — up to the root, where nothing accepting leaves the
 //! agent idle until the next tick. The details are in [`tick`].
 //!
+//! # Crowds that share state
+//!
+//! Gates, global cooldowns, group roles and deferred actions need state that
+//! the agents of a crowd share. It lives in a [`TreeShared`] made once per
+//! crowd (or per level, or per world); every agent's memory is bound to it
+//! and gives back what it holds there whenever it deactivates, resets or
+//! drops, so a slot can never leak:
+//!
+//! ```
+//! use bt_core::{behavior, decider, group, tree, tick, Action, ActionOp, Outcome, TickInput};
+//!
+//! #[derive(Default)]
+//! struct Soldier { id: u64 }
+//!
+//! behavior! { THROW: Soldier, launch: |s, _cx| Some(Action::new(1, s.id)) }
+//! behavior! { SHOOT: Soldier }
+//! decider! { THROW_GRENADE: Soldier => THROW, gate: 1, cooldown: 5.0 }
+//! decider! { FIRE: Soldier => SHOOT }
+//! group! { ROOT: Soldier, prioritized [THROW_GRENADE, FIRE] }
+//! tree! { SQUAD: Soldier = ROOT }
+//!
+//! let shared = SQUAD.new_shared(64); // room for 64 queued requests
+//! let mut soldiers = [Soldier { id: 0 }, Soldier { id: 1 }];
+//! let mut memories = [0, 1].map(|i| SQUAD.new_memory_in(&shared, i));
+//! for (s, m) in soldiers.iter_mut().zip(&mut memories) {
+//!     tick(&SQUAD, s, m, &TickInput::new(0.0, 0.1).with_agent(s.id as u32))?;
+//! }
+//! // One grenade at a time: the second soldier fires instead.
+//! assert_eq!(memories[1].leaf(), SQUAD.find("FIRE"));
+//! // The game system runs the throw and reports back.
+//! shared.drain_actions(|request| {
+//!     assert_eq!(request.op, ActionOp::Launch(Action::new(1, 0)));
+//!     memories[request.agent as usize].complete(request.ticket, Outcome::Succeeded);
+//! });
+//! # Ok::<(), bt_core::TickError>(())
+//! ```
+//!
 //! # Features
 //!
 //! - Declarations are plain `static` data; the compiled [`Tree`] is `Sync`
@@ -89,6 +126,15 @@
 //! - Crowds: [`tick_all`] ticks slices of agents against one tree without
 //!   allocating; with the `rayon` feature, `par_tick_all` does it on every
 //!   core with the same results.
+//! - Synchronized trees: gates ("at most N agents in here"), global
+//!   cooldowns and group roles ("exactly K agents start together"), with
+//!   their counters in a [`TreeShared`] of atomics, so they hold under
+//!   parallel ticking too ([`SyncChecks`]).
+//! - Child-tree slots: a `slot` group runs the child tree an agent's
+//!   surroundings select ([`Policy::Slot`]).
+//! - Deferred actions: a behavior's `launch` queues a request for a game
+//!   system instead of acting; the outcome comes back to the behavior, and
+//!   preemption cancels it ([`behavior!`], [`TreeShared::drain_actions`]).
 //! - `no_std` (with `alloc` for the trace recorder only); the tick itself
 //!   never allocates.
 #![no_std]
@@ -161,6 +207,14 @@ pub use tree::{Has, ItemIdx, Node, Tree, TreeError};
 /// - `tick: f` — `f(&mut Agent, [&mut Memory,] &Ctx) -> bool`; `false` ends
 ///   the behavior.
 /// - `deactivate: f` — `f(&mut Agent, [&mut Memory,] &Ctx)`.
+/// - `launch: f` — `f(&mut Agent, [&mut Memory,] &Ctx) -> Option<Action>`:
+///   makes the behavior a *deferred action*. After a successful `activate`
+///   the request is queued in the crowd's [`TreeShared`] for a game system
+///   to carry out (`None` fails the activation). The behavior then sees the
+///   request's progress in [`Ctx::action`]; without a `tick:` of its own it
+///   runs while the action is [pending](ActionState::Pending) and ends once
+///   it is reported back ([`AgentMemory::complete`]). Deactivated before
+///   that, it queues a cancellation.
 ///
 /// The bracketed arguments are there exactly when `memory:` / `dblock:` are
 /// declared. `f` is a function path or a closure that captures nothing.
@@ -212,6 +266,12 @@ macro_rules! behavior {
 ///   (groups only).
 /// - `behavior_flags: A | B | …` — the word handed to the behavior in
 ///   [`Ctx::flags`].
+/// - `gate: n` — at most `n` agents active in this decider at once, counted
+///   across every agent bound to the same [`TreeShared`] ([`SyncChecks`]).
+/// - `cooldown: seconds` — a global cooldown: no agent enters within this
+///   time of the last agent that did.
+/// - `together: k` — a group role: the decider opens only when `k` agents
+///   (2 or more) want in, and lets exactly those in.
 /// - `name: "…"`, `id: u32` — the `full` form only (and required there).
 #[macro_export]
 macro_rules! decider {
@@ -241,10 +301,24 @@ macro_rules! decider {
 /// ```
 ///
 /// The policy is one of `prioritized`, `sequential`, `random`, `shuffle`,
-/// `scored` ([`Policy`]); children are deciders, each at most once. Keys are
-/// those of [`decider!`], plus `behavior: B`, a group behavior that
+/// `scored`, `slot` ([`Policy`]); children are deciders, each at most once.
+/// Keys are those of [`decider!`], plus `behavior: B`, a group behavior that
 /// activates before the children, ticks before them every tick and
-/// deactivates after them. A `full` form sets `name:` and `id:` as well.
+/// deactivates after them, and, for `slot` groups only (where it is
+/// required), `select: f` with `f(&Agent) -> Option<usize>` naming the child
+/// that runs for this agent now. A `full` form sets `name:` and `id:` as
+/// well.
+///
+/// ```
+/// # use bt_core::{behavior, decider, group, tree};
+/// # #[derive(Default)] struct Creature { object: Option<usize> }
+/// # behavior! { SIT: Creature } behavior! { TYPE: Creature }
+/// decider! { SIT_ON_BENCH: Creature => SIT }
+/// decider! { USE_TERMINAL: Creature => TYPE }
+/// // Which child tree runs comes from the object the creature stands at.
+/// group! { USE_OBJECT: Creature, slot [SIT_ON_BENCH, USE_TERMINAL], select: |c| c.object }
+/// tree! { CREATURE: Creature = USE_OBJECT }
+/// ```
 #[macro_export]
 macro_rules! group {
     // group! { full pub G: Creature, random [A, B], name: "g", id: 9 }
