@@ -228,6 +228,15 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
             let i = level.item;
             sync::release(shared, &items[i as usize], i, &mut self.slots);
         }
+        self.leave_lobbies();
+    }
+
+    /// Leaves every group-role lobby the agent waits in, and gives up any
+    /// admission it has not used.
+    pub(crate) fn leave_lobbies(&mut self) {
+        let Some(shared) = &self.shared else {
+            return;
+        };
         let shape = self.tree.shape;
         let base = shape.timers + shape.shuffles;
         for r in 0..shape.roles {

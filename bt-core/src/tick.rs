@@ -272,7 +272,9 @@ pub fn tick_traced<A: 'static, T: Tracer, const L: usize, const S: usize, const 
 
 /// Deactivates the whole active path, deepest first, running every
 /// behavior's `deactivate` (the agent is leaving the simulation, or its tree
-/// is being swapped). The memory is idle afterwards.
+/// is being swapped). The memory is idle afterwards, and holds nothing in
+/// its [`TreeShared`](crate::TreeShared): gate slots are given back, pending
+/// deferred actions cancelled and group-role lobbies left.
 ///
 /// # Errors
 /// [`TickError::WrongTree`] or [`TickError::InvalidInput`]; nothing ran.
@@ -290,6 +292,8 @@ pub fn deactivate_all<A: 'static, const L: usize, const S: usize, const N: usize
     let mut r = Run::new(tree, agent, memory, input, &mut tracer);
     r.deactivate_to(0, Why::Stopped);
     r.armed = false;
+    drop(r);
+    memory.leave_lobbies();
     Ok(())
 }
 

@@ -462,6 +462,14 @@ fn an_agent_that_stops_wanting_in_leaves_the_lobby() {
     assert_eq!(c.frame(&[true, true]), ["IDLE", "FLANK"]);
     assert_eq!(c.frame(&[false, true]), ["IDLE", "FLANK"]);
     assert_eq!(c.shared.roles_held(), 1, "only 1 is inside");
+    // So does one that is deactivated: nobody pairs with it afterwards.
+    let mut c = Crowd::new(&T_ROLE, 3);
+    c.frame(&[true, false, false]);
+    let input = input(&c.grunts[0], 0.5);
+    deactivate_all(&T_ROLE, &mut c.grunts[0], &mut c.memories[0], &input).unwrap();
+    assert_eq!(c.shared.roles_held(), 0);
+    assert_eq!(c.frame(&[false, true, false]), ["IDLE", "IDLE", "IDLE"]);
+    assert_eq!(c.frame(&[false, true, true]), ["IDLE", "IDLE", "FLANK"]);
     // A memory dropped or reset leaves the lobby as well.
     let mut c = Crowd::new(&T_ROLE, 2);
     c.frame(&[true, true]);
