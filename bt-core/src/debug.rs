@@ -214,7 +214,8 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
 /// policy and flags, its behavior in brackets, and a summary of its
 /// preconditions: `needs 0x3` (decision flags that must all be set; `needs
 /// any`, `needs none`, `needs not all` for the other tests), `stimuli …`
-/// for the same tests of the stimuli flags, `every 2s` for a timer. Edges go
+/// for the same tests of the stimuli flags, `every 2s` for a timer, `gate 3`,
+/// `cooldown 5s` and `together 2` for the shared checks. Edges go
 /// from each group to its children, in priority (declaration) order. Active
 /// deciders are filled and drawn bold, and so are the edges between them.
 ///
@@ -341,6 +342,19 @@ fn preconditions<A: 'static>(out: &mut impl Write, node: Node<'_, A>) -> fmt::Re
     }
     if pre.every > 0.0 {
         write!(out, "{sep}every {}s", pre.every)?;
+        sep = ", ";
+    }
+    let sync = &pre.sync;
+    if sync.gate > 0 {
+        write!(out, "{sep}gate {}", sync.gate)?;
+        sep = ", ";
+    }
+    if sync.cooldown > 0.0 {
+        write!(out, "{sep}cooldown {}s", sync.cooldown)?;
+        sep = ", ";
+    }
+    if sync.together > 0 {
+        write!(out, "{sep}together {}", sync.together)?;
     }
     Ok(())
 }

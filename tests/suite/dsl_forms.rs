@@ -269,6 +269,13 @@ fn shared_checks_slots_and_deferred_actions_declare_what_they_say() {
     assert_eq!((s.gates, s.cooldowns, s.roles, s.actions), (2, 2, 2, 2));
     assert_eq!(SYNCED_TREE.slots(), 4, "a slot per role and per action");
     assert!(SYNCED_TREE.needs_shared());
+    let mut dot = String::new();
+    bt_core::to_dot(&mut dot, &SYNCED_TREE, None).unwrap();
+    assert!(
+        dot.contains("\\ngate 1, cooldown 1s, together 4\""),
+        "{dot}"
+    );
+    assert!(dot.contains("SLOTTED\\nslot"), "{dot}");
     assert_eq!(SYNCED_TREE.validate(), Ok(()));
 
     // The slot group runs what `select` names; its behavior launches.
