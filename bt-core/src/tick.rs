@@ -756,15 +756,17 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             let i = self.mem.levels[j].item as usize;
             let item = &self.items[i];
             let why = if j == level { why } else { why.below() };
-            self.mem.depth = j as u8;
-            let cx = item.is(Has::DEACTIVATE).then(|| self.ctx(j, item));
-            if item.has.intersects(Has::SYNC.union(Has::LAUNCH)) {
-                // Given back before `deactivate` runs: the level is already
-                // off the path, so a panic there could not give it back.
-                self.release(i);
-            }
-            if let Some(cx) = cx {
+            if item.is(Has::DEACTIVATE) {
+                let cx = self.ctx(j, item);
                 self.mem.blocks.deactivate(j, self.agent, &cx);
+            }
+            // Off the path only once `deactivate` has run: a panic there
+            // leaves the level for `abandon`, which gives back its shared
+            // slots. Given back after `deactivate`, a gate slot is never
+            // taken by another agent while this one is still leaving.
+            self.mem.depth = j as u8;
+            if item.has.intersects(Has::SYNC.union(Has::LAUNCH)) {
+                self.release(i);
             }
             self.mem.blocks.release(j);
             self.report.deactivated = self.report.deactivated.saturating_add(1);
@@ -1195,36 +1197,28 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         let Some(shared) = mem.shared.as_deref() else {
             return false;
         };
-        if item.gate != NO_SLOT && !shared.gate_take(item.gate, sync.gate) {
-            self.trace(|r| Event::Rejected {
-                node: r.node(i),
-                by: Rejection::Gate,
-            });
-            return false;
-        }
-        if item.cooldown != NO_SLOT && !shared.cooldown_take(item.cooldown, now, sync.cooldown) {
-            if item.gate != NO_SLOT {
-                shared.gate_give(item.gate);
-            }
-            self.trace(|r| Event::Rejected {
-                node: r.node(i),
-                by: Rejection::Cooldown,
-            });
-            return false;
-        }
-        if item.role != NO_SLOT
+        let gated = item.gate != NO_SLOT;
+        let refused = if gated && !shared.gate_take(item.gate, sync.gate) {
+            Rejection::Gate
+        } else if item.cooldown != NO_SLOT
+            && !shared.cooldown_take(item.cooldown, now, sync.cooldown)
+        {
+            Rejection::Cooldown
+        } else if item.role != NO_SLOT
             && !shared.role_enter(item.role, &mut mem.slots[item.role_slot as usize])
         {
-            if item.gate != NO_SLOT {
-                shared.gate_give(item.gate);
-            }
-            self.trace(|r| Event::Rejected {
-                node: r.node(i),
-                by: Rejection::Waiting,
-            });
-            return false;
+            Rejection::Waiting
+        } else {
+            return true;
+        };
+        if gated && refused != Rejection::Gate {
+            shared.gate_give(item.gate);
         }
-        true
+        self.trace(|r| Event::Rejected {
+            node: r.node(i),
+            by: refused,
+        });
+        false
     }
 
     /// Gives back what item `i`, leaving the path, holds in the shared
