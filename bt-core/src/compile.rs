@@ -16,7 +16,7 @@
 
 use crate::decl::{Decider, DeciderFlags, DeciderKind, Policy};
 use crate::raw::{ErasedBehavior, TypeLayout};
-use crate::tree::{Has, Item, NO_PARENT, NO_SLOT};
+use crate::tree::{FlagCheck, Has, Item, NO_PARENT, NO_SLOT};
 
 /// Most depth levels a tree may have (the root is level 0).
 pub const MAX_LEVELS: usize = 32;
@@ -354,8 +354,8 @@ const fn fill<A>(
         timer,
         shuffle,
         every: d.pre.every,
-        decision: d.pre.decision,
-        stimuli: d.pre.stimuli,
+        decision: FlagCheck::of(d.pre.decision),
+        stimuli: FlagCheck::of(d.pre.stimuli),
         decide: d.decide,
         behavior,
         behavior_flags: d.behavior_flags,

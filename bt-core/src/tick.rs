@@ -29,7 +29,7 @@ use crate::decl::{Ctx, DecideRaw, Policy};
 use crate::memory::{AgentMemory, Level};
 use crate::raw::{DIn, DPool};
 use crate::trace::{Event, NoTrace, NodeRef, Rejection, Tracer, Why};
-use crate::tree::{Has, Item, ItemIdx, Tree, passes};
+use crate::tree::{Has, Item, ItemIdx, Tree};
 
 /// What the caller tells a tick: the time and this tick's flag words.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -279,30 +279,46 @@ pub fn deactivate_all<A: 'static, const L: usize, const S: usize, const N: usize
     Ok(())
 }
 
+#[inline(always)]
 fn check<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     memory: &AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> Result<(), TickError> {
+    // NaN fails both comparisons; -0.0 is a valid `dt`.
+    let now_ok = input.now.abs() <= f64::MAX;
+    let dt_ok = input.dt >= 0.0 && input.dt <= f32::MAX;
+    if core::ptr::eq(memory.tree, tree) && now_ok && dt_ok {
+        Ok(())
+    } else {
+        Err(refuse(tree, memory, input))
+    }
+}
+
+/// Why [`check`] refused a tick.
+#[cold]
+#[inline(never)]
+fn refuse<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    memory: &AgentMemory<A, L, S, N>,
+    input: &TickInput,
+) -> TickError {
     if !core::ptr::eq(memory.tree, tree) {
-        return Err(TickError::WrongTree {
+        return TickError::WrongTree {
             memory: memory.tree.name,
             tree: tree.name,
-        });
+        };
     }
     if !input.now.is_finite() {
-        return Err(TickError::InvalidInput {
+        return TickError::InvalidInput {
             field: "now",
             value: input.now,
-        });
+        };
     }
-    if !(input.dt.is_finite() && input.dt >= 0.0) {
-        return Err(TickError::InvalidInput {
-            field: "dt",
-            value: f64::from(input.dt),
-        });
+    TickError::InvalidInput {
+        field: "dt",
+        value: f64::from(input.dt),
     }
-    Ok(())
 }
 
 #[inline(never)]
@@ -972,10 +988,10 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     }
 
     fn flag_rejection(&self, item: &Item<A>) -> Option<Rejection> {
-        if item.is(Has::DECISION) && !passes(self.input.decision, &item.decision) {
+        if !item.decision.passes(self.input.decision) {
             return Some(Rejection::Decision);
         }
-        if item.is(Has::STIMULI) && !passes(self.input.stimuli, &item.stimuli) {
+        if item.is(Has::STIMULI) && !item.stimuli.passes(self.input.stimuli) {
             return Some(Rejection::Stimuli);
         }
         None

@@ -98,9 +98,9 @@ pub struct Item<A: 'static> {
     #[doc(hidden)]
     pub shuffle: u16,
     #[doc(hidden)]
-    pub decision: FlagTest,
+    pub decision: FlagCheck,
     #[doc(hidden)]
-    pub stimuli: FlagTest,
+    pub stimuli: FlagCheck,
     #[doc(hidden)]
     pub every: f64,
     #[doc(hidden)]
@@ -134,8 +134,8 @@ impl<A: 'static> Item<A> {
             parent: NO_PARENT,
             timer: NO_SLOT,
             shuffle: NO_SLOT,
-            decision: FlagTest::NONE,
-            stimuli: FlagTest::NONE,
+            decision: FlagCheck::NONE,
+            stimuli: FlagCheck::NONE,
             every: 0.0,
             decide: None,
             behavior: None,
@@ -150,15 +150,60 @@ impl<A: 'static> Item<A> {
     }
 }
 
-/// A flag test as the interpreter runs it: all tests at once, no branches
-/// on the outcome of one before the next.
-#[inline(always)]
-pub(crate) fn passes(word: u64, t: &FlagTest) -> bool {
-    let all = (word & t.all) == t.all;
-    let any = (t.any == 0) | (word & t.any != 0);
-    let none = (word & t.none) == 0;
-    let not_all = (t.not_all == 0) | ((word & t.not_all) != t.not_all);
-    all & any & none & not_all
+/// A [`FlagTest`] as the interpreter runs it.
+///
+/// The all-set and all-clear tests are one masked compare: the word passes
+/// them when `word & care == want`, with `care` the bits either test names
+/// and `want` the bits that must be set. A test that names one bit in both
+/// can never pass; it becomes `care == 0, want == 1`, which no word meets.
+/// The any-set and any-clear tests are rare: they are looked at only when
+/// one of them is there (`rest`), after the masked compare passed.
+/// "No test" is all zeros and passes every word.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlagCheck {
+    care: u64,
+    want: u64,
+    any: u64,
+    not_all: u64,
+}
+
+impl FlagCheck {
+    /// No test at all.
+    pub const NONE: FlagCheck = FlagCheck {
+        care: 0,
+        want: 0,
+        any: 0,
+        not_all: 0,
+    };
+
+    /// Compiles a declared flag test.
+    pub const fn of(t: FlagTest) -> FlagCheck {
+        let (care, want) = if t.all & t.none != 0 {
+            (0, 1)
+        } else {
+            (t.all | t.none, t.all)
+        };
+        FlagCheck {
+            care,
+            want,
+            any: t.any,
+            not_all: t.not_all,
+        }
+    }
+
+    /// Whether `word` passes: the same answer as [`FlagTest::passes`].
+    #[inline(always)]
+    pub(crate) fn passes(&self, word: u64) -> bool {
+        word & self.care == self.want && ((self.any | self.not_all) == 0 || self.rest(word))
+    }
+
+    /// The any-set and any-clear tests.
+    #[inline(always)]
+    fn rest(&self, word: u64) -> bool {
+        let any = (self.any == 0) | (word & self.any != 0);
+        let not_all = (self.not_all == 0) | ((word & self.not_all) != self.not_all);
+        any & not_all
+    }
 }
 
 /// A compiled decider tree, as declared with [`tree!`](crate::tree).
@@ -508,5 +553,33 @@ impl<'t, A: 'static> Node<'t, A> {
 impl<A: 'static> fmt::Debug for Node<'_, A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}/{:#x}", self.idx, self.name(), self.id())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::xorshift64star;
+
+    /// The compiled check answers as the declared test, also for tests that
+    /// can never pass and for every combination of the four masks.
+    #[test]
+    fn flag_check_agrees_with_the_declared_test() {
+        let mut s = 0x2545_F491_4F6C_DD1Du64;
+        // Few bits, so that overlaps and exact matches are common.
+        let draw = |s: &mut u64| xorshift64star(s) & xorshift64star(s) & 0xF;
+        for _ in 0..20_000 {
+            let t = FlagTest {
+                all: draw(&mut s),
+                any: draw(&mut s),
+                none: draw(&mut s),
+                not_all: draw(&mut s),
+            };
+            let check = FlagCheck::of(t);
+            for word in 0..16u64 {
+                assert_eq!(check.passes(word), t.passes(word), "{t:?} on {word:#x}");
+            }
+        }
+        assert!(FlagCheck::NONE.passes(0) && FlagCheck::NONE.passes(u64::MAX));
     }
 }
