@@ -350,6 +350,21 @@ struct Pick<const L: usize> {
     value: f32,
 }
 
+impl<const L: usize> Pick<L> {
+    /// A pick of the single item `c` at level `depth`.
+    #[inline(always)]
+    fn one(c: usize, depth: usize, slot: u8, value: f32) -> Self {
+        let mut chain = [0; L];
+        chain[depth] = c as u16;
+        Pick {
+            chain,
+            end: depth as u8,
+            slot,
+            value,
+        }
+    }
+}
+
 const NO_DSLOT: u8 = u8::MAX;
 
 /// Rounding slack of timer preconditions, in seconds: game clocks add up
@@ -478,48 +493,53 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
     }
 
-    fn walk(&mut self, k: usize) -> Step<L> {
-        let i = self.mem.levels[k].item as usize;
-        let item = &self.items[i];
-        self.report.visited += 1;
-        self.trace(|r| Event::Visit { node: r.node(i) });
-        if item.is(Has::TICK) && !self.tick_level(k, i) {
-            return Step::Fail(k, Why::Ended);
-        }
-        if !item.is(Has::GROUP) {
-            return Step::Done;
-        }
-        if k + 1 >= self.mem.depth as usize {
-            // An active group always has an active child after a tick; this
-            // only guards against a memory edited by hand.
-            return Step::Choose(k, false);
-        }
-        let active = self.mem.levels[k + 1].item as usize;
-        match item.policy {
-            Policy::Prioritized => {
-                let mut c = i + 1;
-                while c < active {
-                    let child = &self.items[c];
-                    // The common case, an earlier sibling stopped by a flag
-                    // test, costs a mask test here, not a candidate.
-                    if self.rejected_early(child) {
-                        c = child.end as usize;
-                        continue;
+    /// Walks down the active path from level `k` (DESIGN §6.1). A tick in
+    /// which nothing changes stays in this loop from the root to the leaf.
+    fn walk(&mut self, mut k: usize) -> Step<L> {
+        loop {
+            let i = self.mem.levels[k].item as usize;
+            let item = &self.items[i];
+            self.report.visited += 1;
+            self.trace(|r| Event::Visit { node: r.node(i) });
+            if item.is(Has::TICK) && !self.tick_level(k, i) {
+                return Step::Fail(k, Why::Ended);
+            }
+            if !item.is(Has::GROUP) {
+                return Step::Done;
+            }
+            if k + 1 >= self.mem.depth as usize {
+                // An active group always has an active child after a tick;
+                // this only guards against a memory edited by hand.
+                return Step::Choose(k, false);
+            }
+            let active = self.mem.levels[k + 1].item as usize;
+            match item.policy {
+                Policy::Prioritized => {
+                    let mut c = i + 1;
+                    while c < active {
+                        let child = &self.items[c];
+                        // The common case, an earlier sibling stopped by a
+                        // flag test or its timer, costs a mask test here,
+                        // not a candidate.
+                        if self.rejected_early(child) {
+                            c = child.end as usize;
+                            continue;
+                        }
+                        if let Some(pick) = self.evaluate(c) {
+                            return self.preempt(k, pick);
+                        }
+                        c = self.items[c].end as usize;
                     }
-                    if let Some(pick) = self.evaluate(c) {
+                }
+                Policy::Scored => {
+                    if let Some(pick) = self.challenge(i, active) {
                         return self.preempt(k, pick);
                     }
-                    c = self.items[c].end as usize;
                 }
+                Policy::Sequential | Policy::Random | Policy::Shuffle => {}
             }
-            Policy::Scored => {
-                if let Some(pick) = self.challenge(i, active) {
-                    return self.preempt(k, pick);
-                }
-            }
-            Policy::Sequential | Policy::Random | Policy::Shuffle => {}
+            k += 1;
         }
-        Step::Walk(k + 1)
     }
 
     /// A scored group's children challenge its active child: the best
@@ -900,6 +920,10 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     }
 
     /// [`evaluate`](Self::evaluate); `dry` as in [`select_in`](Self::select_in).
+    ///
+    /// Inlined into each policy's loop: a candidate with nothing to call
+    /// (no `decide`, no DBlock, not delegating) is decided here at once.
+    #[inline(always)]
     fn evaluate_in(&mut self, c: usize, dry: bool) -> Option<Pick<L>> {
         let item = &self.items[c];
         self.report.visited += 1;
@@ -911,80 +935,91 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             return None;
         }
         if item.is(Has::TIMER) {
-            let slot = &mut self.mem.slots[item.timer as usize];
-            let now = self.input.now;
-            if now - f64::from_bits(*slot) < item.every - TIMER_SLACK {
+            if self.timer_waits(item) {
                 self.trace(|r| Event::Rejected {
                     node: r.node(c),
                     by: Rejection::Timer,
                 });
                 return None;
             }
-            *slot = now.to_bits();
+            self.mem.slots[item.timer as usize] = self.input.now.to_bits();
         }
+        if !item
+            .has
+            .intersects(Has::DELEGATE.union(Has::DBLOCK).union(Has::DECIDE))
+        {
+            return Some(Pick::one(c, item.depth as usize, NO_DSLOT, 1.0));
+        }
+        self.decide(c, dry)
+    }
+
+    /// The rest of [`evaluate_in`](Self::evaluate_in) for a candidate that
+    /// passed its preconditions: its `decide` with its DBlock, or, for a
+    /// delegating group, its children.
+    #[inline(never)]
+    fn decide(&mut self, c: usize, dry: bool) -> Option<Pick<L>> {
+        let item = &self.items[c];
         let depth = item.depth as usize;
-        let mut pick = if item.is(Has::DELEGATE) {
-            match self.select_in(c, 0, 0, dry) {
-                Some(pick) => pick,
-                None => {
-                    self.trace(|r| Event::Rejected {
-                        node: r.node(c),
-                        by: Rejection::NoChild,
-                    });
-                    return None;
-                }
-            }
-        } else {
-            let slot = if item.is(Has::DBLOCK) {
-                if let Some(b) = item.behavior
-                    && !b.dblock.fits(N)
-                {
-                    dblock_does_not_fit(item.decider.name, b.name, N);
-                }
-                self.alloc()
-            } else {
-                NO_DSLOT
-            };
-            let value = if item.is(Has::DECIDE) {
-                match self.call_decide(c, slot) {
-                    Some(value) => value,
-                    None => {
-                        self.free(slot);
-                        return None;
-                    }
-                }
-            } else {
-                1.0
-            };
-            Pick {
-                chain: [0; L],
-                end: depth as u8,
-                slot,
-                value,
-            }
-        };
-        pick.chain[depth] = c as u16;
         if item.is(Has::DELEGATE) {
+            let Some(mut pick) = self.select_in(c, 0, 0, dry) else {
+                self.trace(|r| Event::Rejected {
+                    node: r.node(c),
+                    by: Rejection::NoChild,
+                });
+                return None;
+            };
+            pick.chain[depth] = c as u16;
             let value = pick.value;
             self.trace(|r| Event::Decided {
                 node: r.node(c),
                 value,
             });
+            return Some(pick);
         }
-        Some(pick)
+        let slot = if item.is(Has::DBLOCK) {
+            if let Some(b) = item.behavior
+                && !b.dblock.fits(N)
+            {
+                dblock_does_not_fit(item.decider.name, b.name, N);
+            }
+            self.alloc()
+        } else {
+            NO_DSLOT
+        };
+        let value = if item.is(Has::DECIDE) {
+            match self.call_decide(c, slot) {
+                Some(value) => value,
+                None => {
+                    self.free(slot);
+                    return None;
+                }
+            }
+        } else {
+            1.0
+        };
+        Some(Pick::one(c, depth, slot, value))
     }
 
-    /// Without a tracer, a candidate whose flag tests fail is rejected
-    /// before any of the candidate machinery runs (with one, `evaluate`
-    /// rejects it and says why).
+    /// Without a tracer, a candidate whose flag tests fail, or whose timer
+    /// has not run out, is rejected before any of the candidate machinery
+    /// runs (with one, `evaluate` rejects it and says why). Nothing is
+    /// written: a candidate that passes is tried in full by `evaluate`.
     #[inline(always)]
     fn rejected_early(&mut self, item: &Item<A>) -> bool {
-        if T::ENABLED || !item.has.intersects(Has::DECISION.union(Has::STIMULI)) {
+        if T::ENABLED {
             return false;
         }
-        let rejected = self.flag_rejection(item).is_some();
+        let rejected =
+            self.flag_rejection(item).is_some() || (item.is(Has::TIMER) && self.timer_waits(item));
         self.report.visited += u32::from(rejected);
         rejected
+    }
+
+    /// Whether the timer of `item` has not run out yet.
+    #[inline(always)]
+    fn timer_waits(&self, item: &Item<A>) -> bool {
+        let last = f64::from_bits(self.mem.slots[item.timer as usize]);
+        self.input.now - last < item.every - TIMER_SLACK
     }
 
     fn flag_rejection(&self, item: &Item<A>) -> Option<Rejection> {
