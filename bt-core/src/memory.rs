@@ -48,6 +48,9 @@ pub struct AgentMemory<A: 'static, const L: usize, const S: usize, const N: usiz
     pub(crate) rng: u64,
     pub(crate) tree: &'static Tree<A, L, S, N>,
     pub(crate) depth: u8,
+    /// Whether a level of the active path may hold a redecide mask or
+    /// count from an earlier tick: a tick clears them only then.
+    pub(crate) marked: bool,
 }
 
 /// One level of an agent's active path, as [`AgentMemory::active_path`]
@@ -73,6 +76,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
             rng: seed_state(seed),
             tree,
             depth: 0,
+            marked: false,
         };
         memory.clear_slots();
         memory
@@ -244,5 +248,12 @@ mod tests {
         assert_ne!(seed_state(0), 0);
         assert_ne!(seed_state(0x9E37_79B9_7F4A_7C15), 0);
         assert_ne!(seed_state(1), seed_state(2));
+    }
+
+    /// An agent of a three-level tree with one slot and 128-byte blocks
+    /// (the Spore creature) fits 512 bytes.
+    #[test]
+    fn a_three_level_agent_fits_512_bytes() {
+        assert!(AgentMemory::<u32, 3, 1, 128>::byte_size() <= 512);
     }
 }

@@ -445,9 +445,12 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             });
         }
         let depth = self.mem.depth as usize;
-        for level in &mut self.mem.levels[..depth] {
-            level.mask = 0;
-            level.redecides = 0;
+        if self.mem.marked {
+            self.mem.marked = false;
+            for level in &mut self.mem.levels[..depth] {
+                level.mask = 0;
+                level.redecides = 0;
+            }
         }
         let mut step = if depth == 0 {
             self.start()
@@ -703,6 +706,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         self.redecides += 1;
         self.report.redecides = self.report.redecides.saturating_add(1);
         let ci = self.items[i].child_index;
+        self.mem.marked = true;
         let level = &mut self.mem.levels[g];
         level.mask |= 1u64 << ci;
         level.redecides = level.redecides.saturating_add(1);
