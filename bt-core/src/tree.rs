@@ -9,8 +9,8 @@
 //! `c = i + 1; while c < end { …; c = items[c].end }`, and skipping a whole
 //! subtree is one load. The interpreter relies on this.
 //!
-//! The hot fields of an item (its `has` bits, `end`, the flag tests) come
-//! first. "No precondition" is a clear bit in `has`, tested before any mask;
+//! The hot fields of an item (its `has` bits, `end`, the decision-flag
+//! check, the timer) come first. "No precondition" is a clear bit in `has`, tested before any mask;
 //! a failed mask test means the `decide` function is never called.
 
 use core::fmt;
@@ -78,6 +78,12 @@ impl fmt::Display for ItemIdx {
 
 /// One decider at one place in the compiled stream. Fields are for the
 /// compile step and the interpreter; read them through [`Node`].
+///
+/// Laid out in declaration order (`repr(C)`) so that what a candidate
+/// test reads (`has`, `end`, the decision-flag check, the timer, `decide`)
+/// sits in the first 64 bytes, and what only activation and debugging read
+/// comes after.
+#[repr(C)]
 pub struct Item<A: 'static> {
     #[doc(hidden)]
     pub has: Has,
@@ -100,11 +106,11 @@ pub struct Item<A: 'static> {
     #[doc(hidden)]
     pub decision: FlagCheck,
     #[doc(hidden)]
-    pub stimuli: FlagCheck,
-    #[doc(hidden)]
     pub every: f64,
     #[doc(hidden)]
     pub decide: Option<DecideFn<A>>,
+    #[doc(hidden)]
+    pub stimuli: FlagCheck,
     #[doc(hidden)]
     pub behavior: Option<&'static ErasedBehavior<A>>,
     #[doc(hidden)]
@@ -581,5 +587,12 @@ mod tests {
             }
         }
         assert!(FlagCheck::NONE.passes(0) && FlagCheck::NONE.passes(u64::MAX));
+    }
+
+    /// What a candidate test reads is in the first 64 bytes of an item.
+    #[test]
+    fn hot_fields_come_first() {
+        assert!(core::mem::offset_of!(Item<u32>, decide) + 8 <= 64);
+        assert!(core::mem::offset_of!(Item<u32>, every) + 8 <= 64);
     }
 }
