@@ -779,6 +779,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     }
 
     /// Picks a child of group `g` by its policy, skipping `mask`ed children.
+    #[inline(always)]
     fn select(&mut self, g: usize, mask: u64, cursor: u8) -> Option<Pick<L>> {
         self.select_in(g, mask, cursor, false)
     }
@@ -786,6 +787,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     /// [`select`](Self::select). When `dry`, the pick is a candidate that
     /// the caller may still drop: shuffle rounds are left as they are, and
     /// the caller [commits](Self::commit) the pick if it keeps it.
+    #[inline(always)]
     fn select_in(&mut self, g: usize, mask: u64, cursor: u8, dry: bool) -> Option<Pick<L>> {
         let item = &self.items[g];
         let end = item.end as usize;
