@@ -16,7 +16,7 @@
 
 use crate::decl::{Decider, DeciderFlags, DeciderKind, Policy};
 use crate::raw::{ErasedBehavior, TypeLayout};
-use crate::tree::{Has, Item, NO_PARENT, NO_SLOT};
+use crate::tree::{FlagCheck, Has, Item, NO_PARENT, NO_SLOT};
 
 /// Most depth levels a tree may have (the root is level 0).
 pub const MAX_LEVELS: usize = 32;
@@ -56,6 +56,17 @@ impl Shape {
     /// group roles and deferred actions.
     pub const fn slots(&self) -> usize {
         self.timers + self.shuffles + self.roles + self.actions
+    }
+
+    /// Whether the tree has gates, global cooldowns, group roles or
+    /// deferred actions: state its crowd shares in a `TreeShared`.
+    pub const fn needs_shared(&self) -> bool {
+        self.gates + self.cooldowns + self.roles + self.actions > 0
+    }
+
+    /// The memory slot of group role `role`.
+    pub const fn role_slot(&self, role: u16) -> usize {
+        self.timers + self.shuffles + role as usize
     }
 }
 
@@ -315,7 +326,6 @@ const fn fill_root<A>(root: &'static Decider<A>, shape: Shape, out: &mut [Item<A
         timer: 0,
         shuffle: shape.timers,
         role: 0,
-        role_slot: shape.timers + shape.shuffles,
         action: shape.timers + shape.shuffles + shape.roles,
         gate: 0,
         cooldown: 0,
@@ -332,7 +342,6 @@ struct Slots {
     timer: usize,
     shuffle: usize,
     role: usize,
-    role_slot: usize,
     action: usize,
     gate: usize,
     cooldown: usize,
@@ -367,8 +376,7 @@ const fn fill<A>(
     if d.decide.is_some() {
         has |= Has::DECIDE.bits();
     }
-    let (mut gate, mut cooldown, mut role, mut role_slot, mut action) =
-        (NO_SLOT, NO_SLOT, NO_SLOT, NO_SLOT, NO_SLOT);
+    let (mut gate, mut cooldown, mut role, mut action) = (NO_SLOT, NO_SLOT, NO_SLOT, NO_SLOT);
     if d.pre.sync.is_some() {
         has |= Has::SYNC.bits();
     }
@@ -382,9 +390,7 @@ const fn fill<A>(
     }
     if d.pre.sync.together != 0 {
         role = slots.role as u16;
-        role_slot = slots.role_slot as u16;
         slots.role += 1;
-        slots.role_slot += 1;
     }
     if d.flags.contains(DeciderFlags::DELEGATE_DECIDE) {
         has |= Has::DELEGATE.bits();
@@ -427,6 +433,9 @@ const fn fill<A>(
             shuffle = slots.shuffle as u16;
             slots.shuffle += 1;
         }
+        if matches!(p, Policy::Slot) {
+            has |= Has::SLOT.bits();
+        }
     }
     out[at] = Item {
         end: 0,
@@ -441,11 +450,10 @@ const fn fill<A>(
         gate,
         cooldown,
         role,
-        role_slot,
         action,
         every: d.pre.every,
-        decision: d.pre.decision,
-        stimuli: d.pre.stimuli,
+        decision: FlagCheck::of(d.pre.decision),
+        stimuli: FlagCheck::of(d.pre.stimuli),
         decide: d.decide,
         behavior,
         behavior_flags: d.behavior_flags,

@@ -374,7 +374,7 @@ pub mod __private {
         DEFAULT_BLOCK, Shape, check_unique_children, flatten, flatten_vec, fnv1a, measure, shape,
     };
     pub use crate::decl::{BehaviorDef, DecideFn, DecideRaw};
-    pub use crate::tree::Item;
+    pub use crate::tree::{FlagCheck, Item};
     pub use bt_macros::{__bt_behavior_impl, __bt_decider_impl, __bt_tree_impl};
     pub use core;
 

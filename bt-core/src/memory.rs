@@ -51,8 +51,16 @@ pub struct AgentMemory<A: 'static, const L: usize, const S: usize, const N: usiz
     pub(crate) rng: u64,
     pub(crate) tree: &'static Tree<A, L, S, N>,
     pub(crate) shared: Option<Arc<TreeShared>>,
-    pub(crate) depth: u8,
+    /// The number of active levels, with [`MARKED`] set while a level of
+    /// the active path may hold a redecide mask or count from an earlier
+    /// tick: a tick clears them only then. One byte for both keeps the
+    /// W1 agent within 512 bytes.
+    path: u8,
 }
+
+/// The bit of `AgentMemory::path` that says the levels hold redecide marks.
+const MARKED: u8 = 0x80;
+const _: () = assert!(crate::compile::MAX_LEVELS < MARKED as usize);
 
 /// One level of an agent's active path, as [`AgentMemory::active_path`]
 /// shows it.
@@ -81,7 +89,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
             rng: seed_state(seed),
             tree,
             shared,
-            depth: 0,
+            path: 0,
         };
         memory.clear_slots();
         memory
@@ -139,37 +147,57 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     }
 
     /// Number of active levels (0 when idle).
+    #[inline(always)]
     pub fn depth(&self) -> usize {
-        self.depth as usize
+        (self.path & !MARKED) as usize
+    }
+
+    /// Sets the number of active levels, keeping the redecide-mark bit.
+    #[inline(always)]
+    pub(crate) fn set_depth(&mut self, depth: usize) {
+        self.path = (self.path & MARKED) | depth as u8;
+    }
+
+    /// Notes that a level of the active path holds a redecide mask.
+    #[inline(always)]
+    pub(crate) fn mark(&mut self) {
+        self.path |= MARKED;
+    }
+
+    /// Whether a level may hold a redecide mask from an earlier tick;
+    /// clears the note.
+    #[inline(always)]
+    pub(crate) fn take_mark(&mut self) -> bool {
+        let marked = self.path & MARKED != 0;
+        self.path &= !MARKED;
+        marked
     }
 
     /// Whether nothing is active.
     pub fn is_idle(&self) -> bool {
-        self.depth == 0
+        self.depth() == 0
     }
 
     /// The active path, root first.
     pub fn active_path(&self) -> impl ExactSizeIterator<Item = ActiveLevel> + '_ {
-        self.levels[..self.depth as usize]
-            .iter()
-            .map(|l| ActiveLevel {
-                item: ItemIdx(l.item),
-                since: l.since,
-                mask: l.mask,
-                redecides: l.redecides,
-            })
+        self.levels[..self.depth()].iter().map(|l| ActiveLevel {
+            item: ItemIdx(l.item),
+            since: l.since,
+            mask: l.mask,
+            redecides: l.redecides,
+        })
     }
 
     /// The active item at `depth`, if the path is that deep.
     pub fn active(&self, depth: usize) -> Option<ItemIdx> {
-        (depth < self.depth as usize).then(|| ItemIdx(self.levels[depth].item))
+        (depth < self.depth()).then(|| ItemIdx(self.levels[depth].item))
     }
 
     /// The deepest active item: the behavior decider that runs.
     pub fn leaf(&self) -> Option<ItemIdx> {
-        self.depth
+        self.depth()
             .checked_sub(1)
-            .map(|d| ItemIdx(self.levels[d as usize].item))
+            .map(|d| ItemIdx(self.levels[d].item))
     }
 
     /// The behavior whose memory value the block of level `depth` holds
@@ -180,9 +208,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
 
     /// Whether the item is on the active path.
     pub fn is_active(&self, item: ItemIdx) -> bool {
-        self.levels[..self.depth as usize]
-            .iter()
-            .any(|l| l.item == item.0)
+        self.levels[..self.depth()].iter().any(|l| l.item == item.0)
     }
 
     /// Time of the last `decide` call of the timer in `slot` (negative
@@ -213,7 +239,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     /// does when a callback panics.
     pub(crate) fn abandon(&mut self) {
         self.release_shared();
-        self.depth = 0;
+        self.set_depth(0);
         self.blocks.release_all();
     }
 
@@ -224,7 +250,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
             return;
         };
         let items = self.tree.items;
-        for level in self.levels[..self.depth as usize].iter().rev() {
+        for level in self.levels[..self.depth()].iter().rev() {
             let i = level.item;
             sync::release(shared, &items[i as usize], i, &mut self.slots);
         }
@@ -326,5 +352,12 @@ mod tests {
         assert_ne!(seed_state(0), 0);
         assert_ne!(seed_state(0x9E37_79B9_7F4A_7C15), 0);
         assert_ne!(seed_state(1), seed_state(2));
+    }
+
+    /// An agent of a three-level tree with one slot and 128-byte blocks
+    /// (the Spore creature) fits 512 bytes.
+    #[test]
+    fn a_three_level_agent_fits_512_bytes() {
+        assert!(AgentMemory::<u32, 3, 1, 128>::byte_size() <= 512);
     }
 }

@@ -30,7 +30,7 @@ use crate::memory::{AgentMemory, Level};
 use crate::raw::{DIn, DPool};
 use crate::sync::{self, ActionOp, ActionRequest, ActionState, RoleAnswer, TreeShared};
 use crate::trace::{Event, NoTrace, NodeRef, Rejection, Tracer, Why};
-use crate::tree::{Has, Item, ItemIdx, NO_SLOT, Tree, passes};
+use crate::tree::{Has, Item, ItemIdx, NO_SLOT, Tree};
 
 /// What the caller tells a tick: the time and this tick's flag words.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -297,33 +297,50 @@ pub fn deactivate_all<A: 'static, const L: usize, const S: usize, const N: usize
     Ok(())
 }
 
+#[inline(always)]
 fn check<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     memory: &AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> Result<(), TickError> {
+    // NaN fails both comparisons; -0.0 is a valid `dt`.
+    let now_ok = input.now.abs() <= f64::MAX;
+    let dt_ok = input.dt >= 0.0 && input.dt <= f32::MAX;
+    let shared_ok = memory.shared.is_some() || !tree.needs_shared();
+    if core::ptr::eq(memory.tree, tree) && now_ok && dt_ok && shared_ok {
+        Ok(())
+    } else {
+        Err(refuse(tree, memory, input))
+    }
+}
+
+/// Why [`check`] refused a tick.
+#[cold]
+#[inline(never)]
+fn refuse<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    memory: &AgentMemory<A, L, S, N>,
+    input: &TickInput,
+) -> TickError {
     if !core::ptr::eq(memory.tree, tree) {
-        return Err(TickError::WrongTree {
+        return TickError::WrongTree {
             memory: memory.tree.name,
             tree: tree.name,
-        });
+        };
     }
     if tree.needs_shared() && memory.shared.is_none() {
-        return Err(TickError::NotShared { tree: tree.name });
+        return TickError::NotShared { tree: tree.name };
     }
     if !input.now.is_finite() {
-        return Err(TickError::InvalidInput {
+        return TickError::InvalidInput {
             field: "now",
             value: input.now,
-        });
+        };
     }
-    if !(input.dt.is_finite() && input.dt >= 0.0) {
-        return Err(TickError::InvalidInput {
-            field: "dt",
-            value: f64::from(input.dt),
-        });
+    TickError::InvalidInput {
+        field: "dt",
+        value: f64::from(input.dt),
     }
-    Ok(())
 }
 
 #[inline(never)]
@@ -353,6 +370,21 @@ struct Pick<const L: usize> {
     end: u8,
     slot: u8,
     value: f32,
+}
+
+impl<const L: usize> Pick<L> {
+    /// A pick of the single item `c` at level `depth`.
+    #[inline(always)]
+    fn one(c: usize, depth: usize, slot: u8, value: f32) -> Self {
+        let mut chain = [0; L];
+        chain[depth] = c as u16;
+        Pick {
+            chain,
+            end: depth as u8,
+            slot,
+            value,
+        }
+    }
 }
 
 const NO_DSLOT: u8 = u8::MAX;
@@ -423,6 +455,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
     }
 
+    #[inline(always)]
     fn run(&mut self) -> Result<TickReport, TickError> {
         if T::ENABLED {
             let i = self.input;
@@ -434,10 +467,12 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
                 stimuli: i.stimuli,
             });
         }
-        let depth = self.mem.depth as usize;
-        for level in &mut self.mem.levels[..depth] {
-            level.mask = 0;
-            level.redecides = 0;
+        let depth = self.mem.depth();
+        if self.mem.take_mark() {
+            for level in &mut self.mem.levels[..depth] {
+                level.mask = 0;
+                level.redecides = 0;
+            }
         }
         let mut step = if depth == 0 {
             self.start()
@@ -464,7 +499,9 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     }
 
     fn end(&mut self) {
-        self.sweep_roles();
+        if self.mem.shared.is_some() {
+            self.sweep_roles();
+        }
         self.report.behavior = self.mem.leaf();
         if T::ENABLED {
             let leaf = self.report.behavior.map(|i| self.node(i.get()));
@@ -484,58 +521,63 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
     }
 
-    fn walk(&mut self, k: usize) -> Step<L> {
-        let i = self.mem.levels[k].item as usize;
-        let item = &self.items[i];
-        self.report.visited += 1;
-        self.trace(|r| Event::Visit { node: r.node(i) });
-        if item.is(Has::TICK) && !self.tick_level(k, i) {
-            return Step::Fail(k, Why::Ended);
-        }
-        if !item.is(Has::GROUP) {
-            return Step::Done;
-        }
-        if k + 1 >= self.mem.depth as usize {
-            // An active group always has an active child after a tick; this
-            // only guards against a memory edited by hand.
-            return Step::Choose(k, false);
-        }
-        let active = self.mem.levels[k + 1].item as usize;
-        match item.policy {
-            Policy::Prioritized => {
-                let mut c = i + 1;
-                while c < active {
-                    let child = &self.items[c];
-                    // The common case, an earlier sibling stopped by a flag
-                    // test, costs a mask test here, not a candidate.
-                    if self.rejected_early(child) {
-                        c = child.end as usize;
-                        continue;
+    /// Walks down the active path from level `k` (DESIGN §6.1). A tick in
+    /// which nothing changes stays in this loop from the root to the leaf.
+    fn walk(&mut self, mut k: usize) -> Step<L> {
+        loop {
+            let i = self.mem.levels[k].item as usize;
+            let item = &self.items[i];
+            self.report.visited += 1;
+            self.trace(|r| Event::Visit { node: r.node(i) });
+            if item.is(Has::TICK) && !self.tick_level(k, i) {
+                return Step::Fail(k, Why::Ended);
+            }
+            if !item.is(Has::GROUP) {
+                return Step::Done;
+            }
+            if k + 1 >= self.mem.depth() {
+                // An active group always has an active child after a tick;
+                // this only guards against a memory edited by hand.
+                return Step::Choose(k, false);
+            }
+            let active = self.mem.levels[k + 1].item as usize;
+            match item.policy {
+                Policy::Prioritized => {
+                    let mut c = i + 1;
+                    while c < active {
+                        let child = &self.items[c];
+                        // The common case, an earlier sibling stopped by a
+                        // flag test or its timer, costs a mask test here,
+                        // not a candidate.
+                        if self.rejected_early(child) {
+                            c = child.end as usize;
+                            continue;
+                        }
+                        if let Some(pick) = self.evaluate(c) {
+                            return self.preempt(k, pick);
+                        }
+                        c = self.items[c].end as usize;
                     }
-                    if let Some(pick) = self.evaluate(c) {
+                }
+                Policy::Scored => {
+                    if let Some(pick) = self.challenge(i, active) {
                         return self.preempt(k, pick);
                     }
-                    c = self.items[c].end as usize;
                 }
-            }
-            Policy::Scored => {
-                if let Some(pick) = self.challenge(i, active) {
-                    return self.preempt(k, pick);
+                Policy::Slot => {
+                    let selected = self.selected(i);
+                    if selected != Some(active) {
+                        // The environment changed the agent's child tree.
+                        return match selected.and_then(|c| self.evaluate(c)) {
+                            Some(pick) => self.preempt(k, pick),
+                            None => Step::Fail(k, Why::Reselected),
+                        };
+                    }
                 }
+                Policy::Sequential | Policy::Random | Policy::Shuffle => {}
             }
-            Policy::Slot => {
-                let selected = self.selected(i);
-                if selected != Some(active) {
-                    // The environment changed the agent's child tree.
-                    return match selected.and_then(|c| self.evaluate(c)) {
-                        Some(pick) => self.preempt(k, pick),
-                        None => Step::Fail(k, Why::Reselected),
-                    };
-                }
-            }
-            Policy::Sequential | Policy::Random | Policy::Shuffle => {}
+            k += 1;
         }
-        Step::Walk(k + 1)
     }
 
     /// A scored group's children challenge its active child: the best
@@ -548,7 +590,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     fn challenge(&mut self, g: usize, active: usize) -> Option<Pick<L>> {
         let mut scored = active;
         let mut level = self.items[active].depth as usize;
-        while self.items[scored].is(Has::DELEGATE) && level + 1 < self.mem.depth as usize {
+        while self.items[scored].is(Has::DELEGATE) && level + 1 < self.mem.depth() {
             level += 1;
             scored = self.mem.levels[level].item as usize;
         }
@@ -608,7 +650,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             self.free(pick.slot);
             return Step::Fail(k, Why::Refused);
         }
-        self.mem.depth = (k + 1) as u8;
+        self.mem.set_depth(k + 1);
         self.report.activated = self.report.activated.saturating_add(1);
         if let Some(b) = item.behavior {
             self.mem.blocks.init(k, b);
@@ -713,6 +755,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         self.redecides += 1;
         self.report.redecides = self.report.redecides.saturating_add(1);
         let ci = self.items[i].child_index;
+        self.mem.mark();
         let level = &mut self.mem.levels[g];
         level.mask |= 1u64 << ci;
         level.redecides = level.redecides.saturating_add(1);
@@ -751,8 +794,8 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
 
     /// Deactivates every level from the deepest up to and including `level`.
     fn deactivate_to(&mut self, level: usize, why: Why) {
-        while self.mem.depth as usize > level {
-            let j = self.mem.depth as usize - 1;
+        while self.mem.depth() > level {
+            let j = self.mem.depth() - 1;
             let i = self.mem.levels[j].item as usize;
             let item = &self.items[i];
             let why = if j == level { why } else { why.below() };
@@ -764,7 +807,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             // leaves the level for `abandon`, which gives back its shared
             // slots. Given back after `deactivate`, a gate slot is never
             // taken by another agent while this one is still leaving.
-            self.mem.depth = j as u8;
+            self.mem.set_depth(j);
             if item.has.intersects(Has::SYNC.union(Has::LAUNCH)) {
                 self.release(i);
             }
@@ -777,12 +820,13 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
     }
 
+    #[inline(always)]
     fn tick_level(&mut self, k: usize, i: usize) -> bool {
         let item = &self.items[i];
-        let cx = self.ctx(k, item);
         let running = if item.is(Has::LAUNCH) {
-            self.tick_deferred(k, i, &cx)
+            self.tick_deferred(k, i)
         } else {
+            let cx = self.ctx(k, item);
             self.mem.blocks.tick(k, self.agent, &cx)
         };
         if let Some(b) = item.behavior {
@@ -796,6 +840,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     }
 
     /// Picks a child of group `g` by its policy, skipping `mask`ed children.
+    #[inline(always)]
     fn select(&mut self, g: usize, mask: u64, cursor: u8) -> Option<Pick<L>> {
         self.select_in(g, mask, cursor, false)
     }
@@ -803,6 +848,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     /// [`select`](Self::select). When `dry`, the pick is a candidate that
     /// the caller may still drop: shuffle rounds are left as they are, and
     /// the caller [commits](Self::commit) the pick if it keeps it.
+    #[inline(always)]
     fn select_in(&mut self, g: usize, mask: u64, cursor: u8, dry: bool) -> Option<Pick<L>> {
         let item = &self.items[g];
         let end = item.end as usize;
@@ -948,6 +994,10 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     }
 
     /// [`evaluate`](Self::evaluate); `dry` as in [`select_in`](Self::select_in).
+    ///
+    /// Inlined into each policy's loop: a candidate with nothing to call
+    /// (no `decide`, no DBlock, not delegating) is decided here at once.
+    #[inline(always)]
     fn evaluate_in(&mut self, c: usize, dry: bool) -> Option<Pick<L>> {
         let item = &self.items[c];
         self.report.visited += 1;
@@ -959,19 +1009,17 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             return None;
         }
         if item.is(Has::TIMER) {
-            let slot = &mut self.mem.slots[item.timer as usize];
-            let now = self.input.now;
-            if now - f64::from_bits(*slot) < item.every - TIMER_SLACK {
+            if self.timer_waits(item) {
                 self.trace(|r| Event::Rejected {
                     node: r.node(c),
                     by: Rejection::Timer,
                 });
                 return None;
             }
-            *slot = now.to_bits();
+            self.mem.slots[item.timer as usize] = self.input.now.to_bits();
         }
-        if item.is(Has::SYNC)
-            && let Some(by) = self.sync_rejection(item)
+        if item.has.intersects(Has::SYNC.union(Has::SLOT))
+            && let Some(by) = self.shared_rejection(c)
         {
             self.trace(|r| Event::Rejected {
                 node: r.node(c),
@@ -979,25 +1027,34 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             });
             return None;
         }
-        if item.policy == Policy::Slot && item.is(Has::GROUP) && self.selected(c).is_none() {
-            self.trace(|r| Event::Rejected {
-                node: r.node(c),
-                by: Rejection::NoSelection,
-            });
-            return None;
+        if !item.has.intersects(
+            Has::DELEGATE
+                .union(Has::DBLOCK)
+                .union(Has::DECIDE)
+                .union(Has::SYNC),
+        ) {
+            return Some(Pick::one(c, item.depth as usize, NO_DSLOT, 1.0));
         }
+        self.decide(c, dry)
+    }
+
+    /// The rest of [`evaluate_in`](Self::evaluate_in) for a candidate that
+    /// passed its preconditions: its `decide` with its DBlock, or, for a
+    /// delegating group, its children; then its group role, if it has one.
+    #[inline(never)]
+    fn decide(&mut self, c: usize, dry: bool) -> Option<Pick<L>> {
+        let item = &self.items[c];
         let depth = item.depth as usize;
-        let mut pick = if item.is(Has::DELEGATE) {
-            match self.select_in(c, 0, 0, dry) {
-                Some(pick) => pick,
-                None => {
-                    self.trace(|r| Event::Rejected {
-                        node: r.node(c),
-                        by: Rejection::NoChild,
-                    });
-                    return None;
-                }
-            }
+        let pick = if item.is(Has::DELEGATE) {
+            let Some(mut pick) = self.select_in(c, 0, 0, dry) else {
+                self.trace(|r| Event::Rejected {
+                    node: r.node(c),
+                    by: Rejection::NoChild,
+                });
+                return None;
+            };
+            pick.chain[depth] = c as u16;
+            pick
         } else {
             let slot = if item.is(Has::DBLOCK) {
                 if let Some(b) = item.behavior
@@ -1020,14 +1077,8 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             } else {
                 1.0
             };
-            Pick {
-                chain: [0; L],
-                end: depth as u8,
-                slot,
-                value,
-            }
+            Pick::one(c, depth, slot, value)
         };
-        pick.chain[depth] = c as u16;
         if item.is(Has::SYNC)
             && item.role != NO_SLOT
             && let Some(by) = self.role_rejection(item)
@@ -1049,24 +1100,33 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         Some(pick)
     }
 
-    /// Without a tracer, a candidate whose flag tests fail is rejected
-    /// before any of the candidate machinery runs (with one, `evaluate`
-    /// rejects it and says why).
+    /// Without a tracer, a candidate whose flag tests fail, or whose timer
+    /// has not run out, is rejected before any of the candidate machinery
+    /// runs (with one, `evaluate` rejects it and says why). Nothing is
+    /// written: a candidate that passes is tried in full by `evaluate`.
     #[inline(always)]
     fn rejected_early(&mut self, item: &Item<A>) -> bool {
-        if T::ENABLED || !item.has.intersects(Has::DECISION.union(Has::STIMULI)) {
+        if T::ENABLED {
             return false;
         }
-        let rejected = self.flag_rejection(item).is_some();
+        let rejected =
+            self.flag_rejection(item).is_some() || (item.is(Has::TIMER) && self.timer_waits(item));
         self.report.visited += u32::from(rejected);
         rejected
     }
 
+    /// Whether the timer of `item` has not run out yet.
+    #[inline(always)]
+    fn timer_waits(&self, item: &Item<A>) -> bool {
+        let last = f64::from_bits(self.mem.slots[item.timer as usize]);
+        self.input.now - last < item.every - TIMER_SLACK
+    }
+
     fn flag_rejection(&self, item: &Item<A>) -> Option<Rejection> {
-        if item.is(Has::DECISION) && !passes(self.input.decision, &item.decision) {
+        if !item.decision.passes(self.input.decision) {
             return Some(Rejection::Decision);
         }
-        if item.is(Has::STIMULI) && !passes(self.input.stimuli, &item.stimuli) {
+        if item.is(Has::STIMULI) && !item.stimuli.passes(self.input.stimuli) {
             return Some(Rejection::Stimuli);
         }
         None
@@ -1159,6 +1219,23 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     }
 
     /// The gate and global cooldown of a candidate.
+    /// The checks of a candidate with shared checks or a slot: its gate
+    /// and global cooldown, or, for a slot group, whether the agent
+    /// selects a child tree at all.
+    #[inline(never)]
+    fn shared_rejection(&self, c: usize) -> Option<Rejection> {
+        let item = &self.items[c];
+        if item.is(Has::SYNC)
+            && let Some(by) = self.sync_rejection(item)
+        {
+            return Some(by);
+        }
+        if item.is(Has::SLOT) && self.selected(c).is_none() {
+            return Some(Rejection::NoSelection);
+        }
+        None
+    }
+
     fn sync_rejection(&self, item: &Item<A>) -> Option<Rejection> {
         let shared = self.shared();
         let sync = &item.decider.pre.sync;
@@ -1179,7 +1256,11 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         let mem = &mut *self.mem;
         let shared = mem.shared.as_deref()?;
         let size = item.decider.pre.sync.together;
-        match shared.role_want(item.role, size, &mut mem.slots[item.role_slot as usize]) {
+        match shared.role_want(
+            item.role,
+            size,
+            &mut mem.slots[mem.tree.shape.role_slot(item.role)],
+        ) {
             RoleAnswer::Enter => None,
             RoleAnswer::Wait => Some(Rejection::Waiting),
             RoleAnswer::Busy => Some(Rejection::RoleBusy),
@@ -1205,7 +1286,10 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         {
             Rejection::Cooldown
         } else if item.role != NO_SLOT
-            && !shared.role_enter(item.role, &mut mem.slots[item.role_slot as usize])
+            && !shared.role_enter(
+                item.role,
+                &mut mem.slots[mem.tree.shape.role_slot(item.role)],
+            )
         {
             Rejection::Waiting
         } else {
@@ -1277,7 +1361,9 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
 
     /// A deferred action's tick: its own `tick` if it has one, else it runs
     /// until the game system reports back.
-    fn tick_deferred(&mut self, k: usize, i: usize, cx: &Ctx) -> bool {
+    #[inline(never)]
+    fn tick_deferred(&mut self, k: usize, i: usize) -> bool {
+        let cx = &self.ctx(k, &self.items[i]);
         if cx.action.is_done() {
             let state = cx.action;
             self.trace(|r| Event::ActionReported {
@@ -1293,6 +1379,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
 
     /// The end of a tick: the agent leaves the lobbies of the group roles
     /// it did not ask again in this tick.
+    #[inline(never)]
     fn sweep_roles(&mut self) {
         let shape = &self.mem.tree.shape;
         if shape.roles == 0 {

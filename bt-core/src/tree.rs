@@ -9,8 +9,8 @@
 //! `c = i + 1; while c < end { …; c = items[c].end }`, and skipping a whole
 //! subtree is one load. The interpreter relies on this.
 //!
-//! The hot fields of an item (its `has` bits, `end`, the flag tests) come
-//! first. "No precondition" is a clear bit in `has`, tested before any mask;
+//! The hot fields of an item (its `has` bits, `end`, the decision-flag
+//! check, the timer) come first. "No precondition" is a clear bit in `has`, tested before any mask;
 //! a failed mask test means the `decide` function is never called.
 
 use core::fmt;
@@ -58,6 +58,8 @@ bitflags::bitflags! {
         const SYNC = 1 << 12;
         /// The behavior launches a deferred action.
         const LAUNCH = 1 << 13;
+        /// A slot group (`Policy::Slot`).
+        const SLOT = 1 << 14;
     }
 }
 
@@ -83,6 +85,12 @@ impl fmt::Display for ItemIdx {
 
 /// One decider at one place in the compiled stream. Fields are for the
 /// compile step and the interpreter; read them through [`Node`].
+///
+/// Laid out in declaration order (`repr(C)`) so that what a candidate
+/// test reads (`has`, `end`, the decision-flag check, the timer, `decide`)
+/// sits in the first 64 bytes, and what only activation and debugging read
+/// comes after.
+#[repr(C)]
 pub struct Item<A: 'static> {
     #[doc(hidden)]
     pub has: Has,
@@ -103,29 +111,27 @@ pub struct Item<A: 'static> {
     #[doc(hidden)]
     pub shuffle: u16,
     #[doc(hidden)]
-    pub gate: u16,
-    #[doc(hidden)]
-    pub cooldown: u16,
-    #[doc(hidden)]
-    pub role: u16,
-    #[doc(hidden)]
-    pub role_slot: u16,
-    #[doc(hidden)]
-    pub action: u16,
-    #[doc(hidden)]
-    pub decision: FlagTest,
-    #[doc(hidden)]
-    pub stimuli: FlagTest,
+    pub decision: FlagCheck,
     #[doc(hidden)]
     pub every: f64,
     #[doc(hidden)]
     pub decide: Option<DecideFn<A>>,
+    #[doc(hidden)]
+    pub stimuli: FlagCheck,
     #[doc(hidden)]
     pub behavior: Option<&'static ErasedBehavior<A>>,
     #[doc(hidden)]
     pub behavior_flags: u64,
     #[doc(hidden)]
     pub decider: &'static Decider<A>,
+    #[doc(hidden)]
+    pub gate: u16,
+    #[doc(hidden)]
+    pub cooldown: u16,
+    #[doc(hidden)]
+    pub role: u16,
+    #[doc(hidden)]
+    pub action: u16,
 }
 
 impl<A: 'static> Clone for Item<A> {
@@ -149,18 +155,17 @@ impl<A: 'static> Item<A> {
             parent: NO_PARENT,
             timer: NO_SLOT,
             shuffle: NO_SLOT,
-            gate: NO_SLOT,
-            cooldown: NO_SLOT,
-            role: NO_SLOT,
-            role_slot: NO_SLOT,
-            action: NO_SLOT,
-            decision: FlagTest::NONE,
-            stimuli: FlagTest::NONE,
+            decision: FlagCheck::NONE,
+            stimuli: FlagCheck::NONE,
             every: 0.0,
             decide: None,
             behavior: None,
             behavior_flags: 0,
             decider,
+            gate: NO_SLOT,
+            cooldown: NO_SLOT,
+            role: NO_SLOT,
+            action: NO_SLOT,
         }
     }
 
@@ -170,15 +175,60 @@ impl<A: 'static> Item<A> {
     }
 }
 
-/// A flag test as the interpreter runs it: all tests at once, no branches
-/// on the outcome of one before the next.
-#[inline(always)]
-pub(crate) fn passes(word: u64, t: &FlagTest) -> bool {
-    let all = (word & t.all) == t.all;
-    let any = (t.any == 0) | (word & t.any != 0);
-    let none = (word & t.none) == 0;
-    let not_all = (t.not_all == 0) | ((word & t.not_all) != t.not_all);
-    all & any & none & not_all
+/// A [`FlagTest`] as the interpreter runs it.
+///
+/// The all-set and all-clear tests are one masked compare: the word passes
+/// them when `word & care == want`, with `care` the bits either test names
+/// and `want` the bits that must be set. A test that names one bit in both
+/// can never pass; it becomes `care == 0, want == 1`, which no word meets.
+/// The any-set and any-clear tests are rare: they are looked at only when
+/// one of them is there (`rest`), after the masked compare passed.
+/// "No test" is all zeros and passes every word.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlagCheck {
+    care: u64,
+    want: u64,
+    any: u64,
+    not_all: u64,
+}
+
+impl FlagCheck {
+    /// No test at all.
+    pub const NONE: FlagCheck = FlagCheck {
+        care: 0,
+        want: 0,
+        any: 0,
+        not_all: 0,
+    };
+
+    /// Compiles a declared flag test.
+    pub const fn of(t: FlagTest) -> FlagCheck {
+        let (care, want) = if t.all & t.none != 0 {
+            (0, 1)
+        } else {
+            (t.all | t.none, t.all)
+        };
+        FlagCheck {
+            care,
+            want,
+            any: t.any,
+            not_all: t.not_all,
+        }
+    }
+
+    /// Whether `word` passes: the same answer as [`FlagTest::passes`].
+    #[inline(always)]
+    pub(crate) fn passes(&self, word: u64) -> bool {
+        word & self.care == self.want && ((self.any | self.not_all) == 0 || self.rest(word))
+    }
+
+    /// The any-set and any-clear tests.
+    #[inline(always)]
+    fn rest(&self, word: u64) -> bool {
+        let any = (self.any == 0) | (word & self.any != 0);
+        let not_all = (self.not_all == 0) | ((word & self.not_all) != self.not_all);
+        any & not_all
+    }
 }
 
 /// A compiled decider tree, as declared with [`tree!`](crate::tree).
@@ -200,6 +250,9 @@ pub struct Tree<A: 'static, const L: usize, const S: usize, const N: usize = 128
     pub redecide_limit: u32,
     #[doc(hidden)]
     pub shape: Shape,
+    /// [`needs_shared`](Self::needs_shared), computed once.
+    #[doc(hidden)]
+    pub shared: bool,
 }
 
 impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N> {
@@ -223,6 +276,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
             timers: shape.timers as u16,
             redecide_limit: limit,
             shape,
+            shared: shape.needs_shared(),
         }
     }
 
@@ -267,7 +321,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
     /// Whether agents need a [`TreeShared`]: the tree has a gate, a global
     /// cooldown, a group role or a deferred action.
     pub const fn needs_shared(&self) -> bool {
-        self.shape.gates + self.shape.cooldowns + self.shape.roles + self.shape.actions > 0
+        self.shared
     }
 
     /// What the compile step counted: items, levels and every kind of slot.
@@ -384,7 +438,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
                 return Err(TreeError::new(name, "shuffle slot out of range"));
             }
             let sh = &self.shape;
-            if (it.role_slot != NO_SLOT && it.role_slot as usize >= S)
+            if (it.role != NO_SLOT && sh.role_slot(it.role) >= S)
                 || (it.action != NO_SLOT && it.action as usize >= S)
                 || (it.gate != NO_SLOT && it.gate as usize >= sh.gates)
                 || (it.cooldown != NO_SLOT && it.cooldown as usize >= sh.cooldowns)
@@ -592,5 +646,40 @@ impl<'t, A: 'static> Node<'t, A> {
 impl<A: 'static> fmt::Debug for Node<'_, A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}/{:#x}", self.idx, self.name(), self.id())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::xorshift64star;
+
+    /// The compiled check answers as the declared test, also for tests that
+    /// can never pass and for every combination of the four masks.
+    #[test]
+    fn flag_check_agrees_with_the_declared_test() {
+        let mut s = 0x2545_F491_4F6C_DD1Du64;
+        // Few bits, so that overlaps and exact matches are common.
+        let draw = |s: &mut u64| xorshift64star(s) & xorshift64star(s) & 0xF;
+        for _ in 0..20_000 {
+            let t = FlagTest {
+                all: draw(&mut s),
+                any: draw(&mut s),
+                none: draw(&mut s),
+                not_all: draw(&mut s),
+            };
+            let check = FlagCheck::of(t);
+            for word in 0..16u64 {
+                assert_eq!(check.passes(word), t.passes(word), "{t:?} on {word:#x}");
+            }
+        }
+        assert!(FlagCheck::NONE.passes(0) && FlagCheck::NONE.passes(u64::MAX));
+    }
+
+    /// What a candidate test reads is in the first 64 bytes of an item.
+    #[test]
+    fn hot_fields_come_first() {
+        assert!(core::mem::offset_of!(Item<u32>, decide) + 8 <= 64);
+        assert!(core::mem::offset_of!(Item<u32>, every) + 8 <= 64);
     }
 }

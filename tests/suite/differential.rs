@@ -502,6 +502,7 @@ fn a_memory_made_by_another_tree_is_refused_naming_both_trees() {
         timers: built.tree.timers,
         redecide_limit: built.tree.redecide_limit,
         shape: built.tree.shape,
+        shared: built.tree.shape.needs_shared(),
     });
     let mut sim = Sim::default();
     let mut memory = built.tree.new_memory(0);
@@ -586,6 +587,7 @@ fn validate_names_the_decider_at_fault() {
             timers: 0,
             redecide_limit: 8,
             shape: built.tree.shape,
+            shared: built.tree.shape.needs_shared(),
         };
         tree.validate().unwrap_err()
     };
@@ -617,6 +619,7 @@ fn validate_names_the_decider_at_fault() {
         timers: 0,
         redecide_limit: 8,
         shape: built.tree.shape,
+        shared: built.tree.shape.needs_shared(),
     };
     assert_eq!(
         small.validate().unwrap_err().to_string(),
@@ -636,6 +639,7 @@ fn an_unvalidated_block_too_small_panics_naming_the_behavior() {
         timers: 0,
         redecide_limit: 8,
         shape: built.tree.shape,
+        shared: built.tree.shape.needs_shared(),
     });
     let mut sim = Sim {
         answers: vec![1.0; 32],
@@ -670,6 +674,7 @@ fn an_unvalidated_dblock_too_large_panics_naming_the_decider() {
         timers: 0,
         redecide_limit: 8,
         shape: built.tree.shape,
+        shared: built.tree.shape.needs_shared(),
     });
     assert_eq!(
         tiny.validate().unwrap_err().to_string(),

@@ -783,6 +783,7 @@ pub fn compile(root: &'static Decider<Sim>, limit: Option<u8>) -> Built {
         timers: shape.timers as u16,
         redecide_limit: limit.map_or(items.len() as u32, u32::from),
         shape,
+        shared: shape.needs_shared(),
     });
     tree.validate().expect("a generated tree is valid");
     Built { root, tree }
