@@ -51,16 +51,9 @@ pub struct AgentMemory<A: 'static, const L: usize, const S: usize, const N: usiz
     pub(crate) rng: u64,
     pub(crate) tree: &'static Tree<A, L, S, N>,
     pub(crate) shared: Option<Arc<TreeShared>>,
-    /// The number of active levels, with [`MARKED`] set while a level of
-    /// the active path may hold a redecide mask or count from an earlier
-    /// tick: a tick clears them only then. One byte for both keeps the
-    /// W1 agent within 512 bytes.
-    path: u8,
+    /// The number of active levels.
+    depth: u8,
 }
-
-/// The bit of `AgentMemory::path` that says the levels hold redecide marks.
-const MARKED: u8 = 0x80;
-const _: () = assert!(crate::compile::MAX_LEVELS < MARKED as usize);
 
 /// One level of an agent's active path, as [`AgentMemory::active_path`]
 /// shows it.
@@ -89,7 +82,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
             rng: seed_state(seed),
             tree,
             shared,
-            path: 0,
+            depth: 0,
         };
         memory.clear_slots();
         memory
@@ -149,28 +142,13 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     /// Number of active levels (0 when idle).
     #[inline(always)]
     pub fn depth(&self) -> usize {
-        (self.path & !MARKED) as usize
+        self.depth as usize
     }
 
-    /// Sets the number of active levels, keeping the redecide-mark bit.
+    /// Sets the number of active levels.
     #[inline(always)]
     pub(crate) fn set_depth(&mut self, depth: usize) {
-        self.path = (self.path & MARKED) | depth as u8;
-    }
-
-    /// Notes that a level of the active path holds a redecide mask.
-    #[inline(always)]
-    pub(crate) fn mark(&mut self) {
-        self.path |= MARKED;
-    }
-
-    /// Whether a level may hold a redecide mask from an earlier tick;
-    /// clears the note.
-    #[inline(always)]
-    pub(crate) fn take_mark(&mut self) -> bool {
-        let marked = self.path & MARKED != 0;
-        self.path &= !MARKED;
-        marked
+        self.depth = depth as u8;
     }
 
     /// Whether nothing is active.

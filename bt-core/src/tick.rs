@@ -306,7 +306,7 @@ fn check<A: 'static, const L: usize, const S: usize, const N: usize>(
     // NaN fails both comparisons; -0.0 is a valid `dt`.
     let now_ok = input.now.abs() <= f64::MAX;
     let dt_ok = input.dt >= 0.0 && input.dt <= f32::MAX;
-    let shared_ok = memory.shared.is_some() || !tree.needs_shared();
+    let shared_ok = !tree.needs_shared() || memory.shared.is_some();
     if core::ptr::eq(memory.tree, tree) && now_ok && dt_ok && shared_ok {
         Ok(())
     } else {
@@ -468,11 +468,10 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             });
         }
         let depth = self.mem.depth();
-        if self.mem.take_mark() {
-            for level in &mut self.mem.levels[..depth] {
-                level.mask = 0;
-                level.redecides = 0;
-            }
+        // The last tick's redecide marks (kept for the state dump).
+        for level in &mut self.mem.levels[..depth] {
+            level.mask = 0;
+            level.redecides = 0;
         }
         let mut step = if depth == 0 {
             self.start()
@@ -755,7 +754,6 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         self.redecides += 1;
         self.report.redecides = self.report.redecides.saturating_add(1);
         let ci = self.items[i].child_index;
-        self.mem.mark();
         let level = &mut self.mem.levels[g];
         level.mask |= 1u64 << ci;
         level.redecides = level.redecides.saturating_add(1);
