@@ -1,7 +1,9 @@
 //! Ticking never allocates: after the first tick, a crowd of agents running
 //! a tree that uses every policy, both decider flags, every kind of
 //! precondition, memory blocks and a DBlock makes no heap allocation at all,
-//! through `tick_all` and through `tick_traced` with `NoTrace`.
+//! through `tick_all` and through `tick_traced` with `NoTrace`; nor does a
+//! crowd bound to a `TreeShared`, with gates, a global cooldown, a group
+//! role, a slot group and deferred actions drained every tick.
 //!
 //! A separate test binary, because it installs a counting global allocator.
 //! It counts per thread (the test harness allocates on its own threads), and
@@ -510,3 +512,139 @@ fn the_counter_sees_allocations() {
 /// The tree's shape, checked at compile time: three levels, and two slots
 /// (the timer and the shuffle group).
 const _: fn(CritterMemory) -> AgentMemory<Critter, 3, 2> = |m| m;
+
+/// The shared checks and deferred actions allocate nothing either: a squad
+/// whose memories are bound to one `TreeShared`, with a gate, a global
+/// cooldown, a group role, a slot group and a deferred action, and a game
+/// loop that drains the requests into a buffer it owns and reports
+/// outcomes back.
+mod shared {
+    use bt_core::{
+        Action, ActionOp, ActionState, Outcome, TickInput, Ticket, behavior, decider, group,
+        tick_all, tree,
+    };
+
+    use super::{DT, allocations_in};
+
+    const SOLDIERS: usize = 64;
+    const TICKS: u32 = 600;
+    /// Ticks from a launch to the game's report.
+    const FLIGHT: u32 = 20;
+
+    #[derive(Default)]
+    struct Soldier {
+        rng: u64,
+        sees: bool,
+        under_fire: bool,
+        wants_flank: bool,
+        /// Activations of THROW, FIRE, FLANK_MOVE, HIDE and MOVE_UP.
+        runs: [u32; 5],
+    }
+
+    impl Soldier {
+        fn new(i: usize) -> Self {
+            Soldier {
+                rng: 0x9E37_79B9_7F4A_7C15 ^ (i as u64 + 1),
+                ..Soldier::default()
+            }
+        }
+
+        fn chance(&mut self, per_mille: u64) -> bool {
+            super::chance(&mut self.rng, per_mille)
+        }
+
+        fn live(&mut self) {
+            self.sees ^= self.chance(if self.sees { 30 } else { 15 });
+            self.under_fire ^= self.chance(20);
+            self.wants_flank |= self.chance(5);
+        }
+    }
+
+    behavior! { THROW: Soldier,
+        activate: |s, _cx| { s.runs[0] += 1; true },
+        launch: |s, _cx| Some(Action::new(1, s.rng)),
+        tick: |s, cx| s.sees && cx.action == ActionState::Pending,
+    }
+    behavior! { FIRE: Soldier, memory: u8,
+        activate: |s, _m, _cx| { s.runs[1] += 1; true },
+        tick: |_s, m, _cx| { *m += 1; *m < 10 },
+    }
+    behavior! { FLANK_MOVE: Soldier,
+        activate: |s, _cx| { s.runs[2] += 1; true },
+        tick: |_s, cx| cx.time_active() < 1.0,
+        deactivate: |s, _cx| s.wants_flank = false,
+    }
+    behavior! { HIDE: Soldier, activate: |s, _cx| { s.runs[3] += 1; true } }
+    behavior! { MOVE_UP: Soldier, activate: |s, _cx| { s.runs[4] += 1; true } }
+
+    fn accept(yes: bool) -> f32 {
+        if yes { 1.0 } else { 0.0 }
+    }
+
+    decider! { FLANK: Soldier => FLANK_MOVE, decide: |s, _| accept(s.wants_flank), together: 2 }
+    decider! { THROW_GRENADE: Soldier => THROW, decide: |s, _| accept(s.sees), gate: 1, cooldown: 1.0 }
+    decider! { SHOOT: Soldier => FIRE, decide: |s, _| accept(s.sees), gate: 3 }
+    decider! { TAKE_COVER: Soldier => HIDE }
+    decider! { ADVANCE: Soldier => MOVE_UP }
+    group! { MOVE: Soldier, slot [TAKE_COVER, ADVANCE],
+        select: |s| Some(usize::from(!s.under_fire)),
+    }
+    group! { ROOT: Soldier, prioritized [FLANK, THROW_GRENADE, SHOOT, MOVE] }
+    tree! { SQUAD: Soldier = ROOT, memory: SquadMemory }
+
+    #[test]
+    #[cfg_attr(miri, ignore)] // too slow under Miri
+    fn shared_checks_and_deferred_actions_allocate_nothing_after_the_first_tick() {
+        let mut soldiers: Vec<Soldier> = (0..SOLDIERS).map(Soldier::new).collect();
+        let shared = SQUAD.new_shared(2 * SOLDIERS);
+        let mut memories: Vec<SquadMemory> = (0..SOLDIERS)
+            .map(|i| SQUAD.new_memory_in(&shared, i as u64))
+            .collect();
+        // The game's own buffers, sized once: what it carries out, and
+        // what it was told this tick.
+        let mut in_flight: Vec<(usize, Ticket, u32)> = Vec::with_capacity(SOLDIERS);
+        let (mut launched, mut cancelled, mut reported) = (0u32, 0u32, 0u32);
+        let mut tick = |t: u32| {
+            let now = f64::from(t) / 30.0;
+            in_flight.retain(|&(agent, ticket, lands)| {
+                if lands > t {
+                    return true;
+                }
+                let outcome = if agent % 2 == 0 {
+                    Outcome::Succeeded
+                } else {
+                    Outcome::Failed
+                };
+                reported += u32::from(memories[agent].complete(ticket, outcome));
+                false
+            });
+            soldiers.iter_mut().for_each(Soldier::live);
+            let report = tick_all(&SQUAD, &mut soldiers, &mut memories, |i, _| {
+                TickInput::new(now, DT).with_agent(i as u32)
+            });
+            assert_eq!(report.errors, 0, "{:?}", report.first_error);
+            shared.drain_actions(|req| match req.op {
+                ActionOp::Launch(_) => {
+                    launched += 1;
+                    in_flight.push((req.agent as usize, req.ticket, t + FLIGHT));
+                }
+                ActionOp::Cancel => {
+                    cancelled += 1;
+                    in_flight.retain(|&(a, k, _)| a != req.agent as usize || k != req.ticket);
+                }
+            });
+            assert_eq!(shared.lost_requests(), 0);
+        };
+        tick(0);
+        let allocations = allocations_in(|| (1..TICKS).for_each(&mut tick));
+        assert_eq!(allocations, 0, "heap allocations while ticking");
+        // Everything was exercised: launches that came back and launches
+        // called off, pairs, shooters and both child trees of the slot.
+        assert!(launched > 0 && cancelled > 0 && reported > 0);
+        let runs = soldiers.iter().fold([0u32; 5], |mut sum, s| {
+            sum.iter_mut().zip(s.runs).for_each(|(a, b)| *a += b);
+            sum
+        });
+        assert!(runs.iter().all(|&n| n > 0), "runs: {runs:?}");
+    }
+}
