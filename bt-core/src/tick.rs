@@ -417,6 +417,9 @@ struct Run<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: u
     redecides: u32,
     limit: u32,
     report: TickReport,
+    /// The callbacks' context: the tick's fields set once, the level's
+    /// fields (`since`, `flags`, `depth`, `action`) before each call.
+    cx: Ctx,
     armed: bool,
 }
 
@@ -451,6 +454,17 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             used: 0,
             redecides: 0,
             report: TickReport::default(),
+            cx: Ctx {
+                now: input.now,
+                dt: input.dt,
+                since: input.now,
+                flags: 0,
+                decision: input.decision,
+                stimuli: input.stimuli,
+                agent: input.agent,
+                depth: 0,
+                action: ActionState::None,
+            },
             armed: true,
         }
     }
@@ -654,13 +668,13 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         if let Some(b) = item.behavior {
             self.mem.blocks.init(k, b);
             if item.is(Has::ACTIVATE) {
-                let cx = self.ctx(k, item);
+                self.ctx(k, item);
                 let din = if last && pick.slot != NO_DSLOT {
                     self.pool.input(Some(pick.slot as usize))
                 } else {
                     DIn::EMPTY
                 };
-                if !self.mem.blocks.activate(k, self.agent, din, &cx) {
+                if !self.mem.blocks.activate(k, self.agent, din, &self.cx) {
                     self.free(pick.slot);
                     self.trace(|r| Event::ActivateFailed {
                         node: r.node(i),
@@ -798,8 +812,8 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             let item = &self.items[i];
             let why = if j == level { why } else { why.below() };
             if item.is(Has::DEACTIVATE) {
-                let cx = self.ctx(j, item);
-                self.mem.blocks.deactivate(j, self.agent, &cx);
+                self.ctx(j, item);
+                self.mem.blocks.deactivate(j, self.agent, &self.cx);
             }
             // Off the path only once `deactivate` has run: a panic there
             // leaves the level for `abandon`, which gives back its shared
@@ -824,8 +838,8 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         let running = if item.is(Has::LAUNCH) {
             self.tick_deferred(k, i)
         } else {
-            let cx = self.ctx(k, item);
-            self.mem.blocks.tick(k, self.agent, &cx)
+            self.ctx(k, item);
+            self.mem.blocks.tick(k, self.agent, &self.cx)
         };
         if let Some(b) = item.behavior {
             self.trace(|r| Event::Ticked {
@@ -1174,22 +1188,15 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
     }
 
-    fn ctx(&self, k: usize, item: &Item<A>) -> Ctx {
-        Ctx {
-            now: self.input.now,
-            dt: self.input.dt,
-            since: self.mem.levels[k].since,
-            flags: item.behavior_flags,
-            decision: self.input.decision,
-            stimuli: self.input.stimuli,
-            agent: self.input.agent,
-            depth: k as u8,
-            action: if item.is(Has::LAUNCH) {
-                sync::action_state(self.mem.slots[item.action as usize])
-            } else {
-                ActionState::None
-            },
-        }
+    fn ctx(&mut self, k: usize, item: &Item<A>) {
+        self.cx.since = self.mem.levels[k].since;
+        self.cx.flags = item.behavior_flags;
+        self.cx.depth = k as u8;
+        self.cx.action = if item.is(Has::LAUNCH) {
+            sync::action_state(self.mem.slots[item.action as usize])
+        } else {
+            ActionState::None
+        };
     }
 
     /// The child of slot group `g` that its `select` names for this agent.
@@ -1327,8 +1334,8 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     /// False when `launch` declines or the queue is full.
     fn launch(&mut self, k: usize, i: usize) -> bool {
         let item = &self.items[i];
-        let cx = self.ctx(k, item);
-        let Some(action) = self.mem.blocks.launch(k, self.agent, &cx) else {
+        self.ctx(k, item);
+        let Some(action) = self.mem.blocks.launch(k, self.agent, &self.cx) else {
             return false;
         };
         let agent = self.input.agent;
@@ -1361,17 +1368,18 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     /// until the game system reports back.
     #[inline(never)]
     fn tick_deferred(&mut self, k: usize, i: usize) -> bool {
-        let cx = &self.ctx(k, &self.items[i]);
-        if cx.action.is_done() {
-            let state = cx.action;
+        let items = self.items;
+        self.ctx(k, &items[i]);
+        if self.cx.action.is_done() {
+            let state = self.cx.action;
             self.trace(|r| Event::ActionReported {
                 node: r.node(i),
                 state,
             });
         }
         match self.items[i].behavior {
-            Some(b) if b.has_tick => self.mem.blocks.tick(k, self.agent, cx),
-            _ => cx.action == ActionState::Pending,
+            Some(b) if b.has_tick => self.mem.blocks.tick(k, self.agent, &self.cx),
+            _ => self.cx.action == ActionState::Pending,
         }
     }
 
