@@ -202,6 +202,7 @@ fn quiet_tick(dt: u8) -> TickScript {
         ends: 0,
         fails: 0,
         panic_at: None,
+        slot: 0,
     }
 }
 

@@ -53,6 +53,18 @@
 //! - **Memory blocks.** Built (`Default`) before `activate`, dropped after
 //!   `deactivate`; the redecide budget is checked before each masked
 //!   redecide.
+//! - **Slot groups.** A slot group without a selected child (none, or an
+//!   index past its children) is rejected after its timer, before
+//!   `decide`. It runs only the selected child, and not if that child is
+//!   masked. When the selection changes under it, the new child preempts
+//!   the running one if it accepts. Otherwise the group fails as
+//!   `Why::Reselected`, and that reason goes down to every level below.
+//!   Every generated slot group selects the child `Sim::slot`, which each
+//!   tick's script sets.
+//!
+//! The shared checks (gates, cooldowns, group roles) and deferred actions
+//! are not modelled: the generator makes none, and scenario tests in
+//! `sync.rs` cover them.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -269,6 +281,8 @@ pub struct Sim {
     /// Behavior `Bb` (with a memory block) ends after this many ticks of
     /// one activation (0: never).
     pub end_after: [u8; 8],
+    /// The child a slot group selects this tick (see [`select_slot`]).
+    pub slot: u8,
     /// Every behavior callback, in order.
     pub journal: Vec<Call>,
 }
@@ -387,6 +401,12 @@ macro_rules! decide_table {
     ($($i:literal)*) => { [$(decide_n::<$i> as DecideFn<Sim>),*] };
 }
 
+/// The `select` of every slot group: the child `sim.slot`, none from 7 up
+/// (and none when the group has fewer children).
+pub fn select_slot(sim: &Sim) -> Option<usize> {
+    (sim.slot < 7).then_some(usize::from(sim.slot))
+}
+
 /// One `decide` per decider id: a fn pointer cannot know its caller.
 pub const DECIDES: [DecideFn<Sim>; MAX_DECIDERS] = decide_table!(
     0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
@@ -446,12 +466,13 @@ pub const ANSWERS: [f32; 16] = [
     3.0,
 ];
 
-const POLICIES: [Policy; 5] = [
+const POLICIES: [Policy; 6] = [
     Policy::Prioritized,
     Policy::Sequential,
     Policy::Random,
     Policy::Shuffle,
     Policy::Scored,
+    Policy::Slot,
 ];
 
 /// One tick of a script.
@@ -467,6 +488,8 @@ pub struct TickScript {
     pub fails: u8,
     /// The callback (from 0, in this tick) that panics.
     pub panic_at: Option<u8>,
+    /// What slot groups select this tick ([`Sim::slot`]).
+    pub slot: u8,
 }
 
 /// A whole test case: a tree and a script of ticks. Its `Debug` output is
@@ -511,14 +534,15 @@ impl fmt::Debug for TickScript {
         write!(
             f,
             "TickScript {{ dt: {}, decision: {}, stimuli: {}, changes: vec!{:?}, ends: {}, \
-             fails: {}, panic_at: {:?} }}",
+             fails: {}, panic_at: {:?}, slot: {} }}",
             self.dt,
             self.decision,
             self.stimuli,
             self.changes,
             self.ends,
             self.fails,
-            self.panic_at
+            self.panic_at,
+            self.slot
         )
     }
 }
@@ -555,7 +579,7 @@ pub fn raw_decider() -> impl Strategy<Value = RawDecider> {
             prop::bool::weighted(0.6),
             0..8u8,
             prop::option::weighted(0.4, 0..8u8),
-            0..5u8,
+            0..POLICIES.len() as u8,
             prop::collection::vec(any::<u8>(), 1..=MAX_FANOUT),
             prop::bool::weighted(0.7),
         ),
@@ -608,9 +632,10 @@ pub fn tick_script(panics: bool) -> impl Strategy<Value = TickScript> {
         (sparse(), any::<u8>()).prop_map(|(a, b)| a & b),
         (sparse(), sparse()).prop_map(|(a, b)| a & b),
         panic,
+        prop_oneof![3 => 0..2u8, 1 => 0..8u8],
     )
         .prop_map(
-            |(dt, decision, stimuli, changes, ends, fails, panic_at)| TickScript {
+            |(dt, decision, stimuli, changes, ends, fails, panic_at, slot)| TickScript {
                 dt,
                 decision,
                 stimuli,
@@ -618,6 +643,7 @@ pub fn tick_script(panics: bool) -> impl Strategy<Value = TickScript> {
                 ends,
                 fails,
                 panic_at,
+                slot,
             },
         )
 }
@@ -760,7 +786,7 @@ pub fn build(raw: &[RawDecider], limit: Option<u8>) -> Built {
             },
             flags,
             behavior_flags: u64::from(r.behavior_flags),
-            select: None,
+            select: (group && policy == Policy::Slot).then_some(select_slot as fn(&Sim) -> _),
         });
         made.push(d);
         dims.push((height + 1, items, slots));
@@ -1172,7 +1198,16 @@ impl Run<'_> {
             }
             Policy::Scored => self.challenge(k, active)?,
             Policy::Sequential | Policy::Random | Policy::Shuffle => None,
-            Policy::Slot => unreachable!("the generator makes no slot groups"),
+            // A new selection replaces the running child tree, or fails
+            // the slot group when the selected child does not accept.
+            Policy::Slot => match self.selected(d) {
+                Some(ci) if ci == active => None,
+                Some(ci) => match self.evaluate(d.children()[ci], at.child(d, ci))? {
+                    Some(pick) => Some(pick),
+                    None => return Err(Stop::Fail(Why::Reselected)),
+                },
+                None => return Err(Stop::Fail(Why::Reselected)),
+            },
         };
         if let Some(pick) = challenger {
             self.keep(Some(k), &pick);
@@ -1401,7 +1436,7 @@ impl Run<'_> {
                 why
             } else {
                 match why {
-                    Why::Preempted | Why::Error | Why::Stopped => why,
+                    Why::Preempted | Why::Error | Why::Stopped | Why::Reselected => why,
                     _ => Why::ParentLeft,
                 }
             };
@@ -1460,7 +1495,10 @@ impl Run<'_> {
         let children = d.children();
         let open = |ci: usize| mask & (1 << ci) == 0;
         match policy(d) {
-            Policy::Slot => unreachable!("the generator makes no slot groups"),
+            Policy::Slot => match self.selected(d) {
+                Some(ci) if open(ci) => self.evaluate(children[ci], at.child(d, ci)),
+                _ => Ok(None),
+            },
             Policy::Prioritized | Policy::Sequential => {
                 for (ci, &c) in children.iter().enumerate() {
                     if ci >= cursor
@@ -1588,6 +1626,13 @@ impl Run<'_> {
             }
             self.m.timers.insert(at.route.clone(), now);
         }
+        if d.is_group() && policy(d) == Policy::Slot && self.selected(d).is_none() {
+            self.emit(Event::Rejected {
+                node: node(d, &at),
+                by: Rejection::NoSelection,
+            });
+            return Ok(None);
+        }
         if d.flags.contains(DeciderFlags::DELEGATE_DECIDE) {
             return match self.select(d, &at, 0, 0)? {
                 Some(mut pick) => {
@@ -1621,6 +1666,12 @@ impl Run<'_> {
             value,
             dblock: dblock.filter(|_| takes_dblock),
         }))
+    }
+
+    /// The child slot group `d` selects for the agent, if it has one.
+    fn selected(&self, d: &'static Decider<Sim>) -> Option<usize> {
+        let ci = (d.select.expect("a slot group selects"))(self.sim)?;
+        (ci < d.children().len()).then_some(ci)
     }
 
     fn flag_rejection(&self, d: &'static Decider<Sim>) -> Option<Rejection> {
@@ -1797,6 +1848,7 @@ pub fn check_case(
             sim.answers.clone_from(&answers);
             sim.ends = script.ends;
             sim.fails = script.fails;
+            sim.slot = script.slot;
         }
         let dt = STEPS[script.dt as usize % STEPS.len()];
         let input = TickInput::new(now, dt)
