@@ -82,11 +82,42 @@ pub fn tick_all<A: 'static, const L: usize, const S: usize, const N: usize>(
         "tick_all: one memory per agent"
     );
     let mut report = CrowdReport::default();
-    for (i, (agent, memory)) in agents.iter_mut().zip(memories.iter_mut()).enumerate() {
-        let input = input(i, agent);
-        report.add(i, tick(tree, agent, memory, &input));
-    }
+    tick_slice(tree, agents, memories, 0, &mut input, &mut report);
     report
+}
+
+/// Ticks `agents[j]` with `memories[j]` (agent index `base + j`) in order,
+/// adding to `report`. While it ticks one agent it asks the CPU to fetch
+/// the memories of the next few: a crowd's memories are read once per
+/// tick, in order, and too many to stay in cache.
+#[inline(always)]
+fn tick_slice<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agents: &mut [A],
+    memories: &mut [AgentMemory<A, L, S, N>],
+    base: usize,
+    input: &mut impl FnMut(usize, &A) -> TickInput,
+    report: &mut CrowdReport,
+) {
+    /// How many agents ahead the path, the slots and the agent are
+    /// fetched; the running behavior's block is fetched half as far ahead,
+    /// once the path that says which block it is has arrived.
+    const AHEAD: usize = 4;
+    let n = agents.len().min(memories.len());
+    for j in 0..n {
+        if let Some(next) = memories.get(j + AHEAD) {
+            next.prefetch();
+        }
+        if let Some(next) = agents.get(j + AHEAD) {
+            crate::raw::prefetch(next);
+        }
+        if let Some(soon) = memories.get(j + AHEAD / 2) {
+            soon.prefetch_leaf_block();
+        }
+        let (agent, memory) = (&mut agents[j], &mut memories[j]);
+        let input = input(base + j, agent);
+        report.add(base + j, tick(tree, agent, memory, &input));
+    }
 }
 
 /// [`tick_all`] on every core (feature `rayon`): the same ticks, the same
@@ -115,12 +146,9 @@ pub fn par_tick_all<A: Send + 'static, const L: usize, const S: usize, const N: 
         .zip(memories.par_chunks_mut(CHUNK))
         .enumerate()
         .map(|(c, (agents, memories))| {
-            let base = c * CHUNK;
             let mut report = CrowdReport::default();
-            for (j, (agent, memory)) in agents.iter_mut().zip(memories.iter_mut()).enumerate() {
-                let input = input(base + j, agent);
-                report.add(base + j, tick(tree, agent, memory, &input));
-            }
+            let mut input = |i: usize, a: &A| input(i, a);
+            tick_slice(tree, agents, memories, c * CHUNK, &mut input, &mut report);
             report
         })
         .reduce(CrowdReport::default, CrowdReport::merge)

@@ -139,6 +139,25 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
         sync::action_state(self.slots[slot])
     }
 
+    /// Starts fetching the parts of this memory every tick reads: the
+    /// active path, the slots and the block owners.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self) {
+        crate::raw::prefetch(&self.levels);
+        crate::raw::prefetch(&self.depth);
+        self.blocks.prefetch_owners();
+    }
+
+    /// Starts fetching the block of the deepest active level, which the
+    /// tick of a running behavior reads; call it after
+    /// [`prefetch`](Self::prefetch) had time to bring in the path.
+    #[inline(always)]
+    pub(crate) fn prefetch_leaf_block(&self) {
+        if let Some(leaf) = self.depth().checked_sub(1) {
+            self.blocks.prefetch_block(leaf);
+        }
+    }
+
     /// Number of active levels (0 when idle).
     #[inline(always)]
     pub fn depth(&self) -> usize {
