@@ -68,6 +68,11 @@ impl Shape {
     pub const fn role_slot(&self, role: u16) -> usize {
         self.timers + self.shuffles + role as usize
     }
+
+    /// The memory slot of the first deferred action; the others follow.
+    pub const fn first_action_slot(&self) -> usize {
+        self.role_slot(0) + self.roles
+    }
 }
 
 /// 32-bit FNV-1a of `module::name`: the stable id of a decider or behavior.
@@ -326,7 +331,7 @@ const fn fill_root<A>(root: &'static Decider<A>, shape: Shape, out: &mut [Item<A
         timer: 0,
         shuffle: shape.timers,
         role: 0,
-        action: shape.timers + shape.shuffles + shape.roles,
+        action: shape.first_action_slot(),
         gate: 0,
         cooldown: 0,
     };

@@ -118,8 +118,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
         let Some(slot) = self.slots.get_mut(ticket.slot()) else {
             return false;
         };
-        let base = self.tree.shape.timers + self.tree.shape.shuffles + self.tree.shape.roles;
-        if ticket.slot() < base
+        if ticket.slot() < self.tree.shape.first_action_slot()
             || sync::action_state(*slot) != ActionState::Pending
             || sync::action_serial(*slot) != ticket.serial()
         {
@@ -261,9 +260,8 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
             return;
         };
         let shape = self.tree.shape;
-        let base = shape.timers + shape.shuffles;
-        for r in 0..shape.roles {
-            shared.role_withdraw(r as u16, &mut self.slots[base + r]);
+        for r in 0..shape.roles as u16 {
+            shared.role_withdraw(r, &mut self.slots[shape.role_slot(r)]);
         }
     }
 

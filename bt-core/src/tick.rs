@@ -668,7 +668,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         if let Some(b) = item.behavior {
             self.mem.blocks.init(k, b);
             if item.is(Has::ACTIVATE) {
-                self.ctx(k, item);
+                self.fill_cx(k, item);
                 let din = if last && pick.slot != NO_DSLOT {
                     self.pool.input(Some(pick.slot as usize))
                 } else {
@@ -812,7 +812,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             let item = &self.items[i];
             let why = if j == level { why } else { why.below() };
             if item.is(Has::DEACTIVATE) {
-                self.ctx(j, item);
+                self.fill_cx(j, item);
                 self.mem.blocks.deactivate(j, self.agent, &self.cx);
             }
             // Off the path only once `deactivate` has run: a panic there
@@ -838,7 +838,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         let running = if item.is(Has::LAUNCH) {
             self.tick_deferred(k, i)
         } else {
-            self.ctx(k, item);
+            self.fill_cx(k, item);
             self.mem.blocks.tick(k, self.agent, &self.cx)
         };
         if let Some(b) = item.behavior {
@@ -1188,7 +1188,9 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
     }
 
-    fn ctx(&mut self, k: usize, item: &Item<A>) {
+    /// Sets the per-level fields of [`cx`](Self::cx) for a callback of
+    /// `item`, active at level `k`.
+    fn fill_cx(&mut self, k: usize, item: &Item<A>) {
         self.cx.since = self.mem.levels[k].since;
         self.cx.flags = item.behavior_flags;
         self.cx.depth = k as u8;
@@ -1223,7 +1225,6 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
     }
 
-    /// The gate and global cooldown of a candidate.
     /// The checks of a candidate with shared checks or a slot: its gate
     /// and global cooldown, or, for a slot group, whether the agent
     /// selects a child tree at all.
@@ -1241,6 +1242,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         None
     }
 
+    /// The gate and global cooldown of a candidate.
     fn sync_rejection(&self, item: &Item<A>) -> Option<Rejection> {
         let shared = self.shared();
         let sync = &item.decider.pre.sync;
@@ -1334,7 +1336,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     /// False when `launch` declines or the queue is full.
     fn launch(&mut self, k: usize, i: usize) -> bool {
         let item = &self.items[i];
-        self.ctx(k, item);
+        self.fill_cx(k, item);
         let Some(action) = self.mem.blocks.launch(k, self.agent, &self.cx) else {
             return false;
         };
@@ -1369,7 +1371,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     #[inline(never)]
     fn tick_deferred(&mut self, k: usize, i: usize) -> bool {
         let items = self.items;
-        self.ctx(k, &items[i]);
+        self.fill_cx(k, &items[i]);
         if self.cx.action.is_done() {
             let state = self.cx.action;
             self.trace(|r| Event::ActionReported {
@@ -1387,16 +1389,11 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     /// it did not ask again in this tick.
     #[inline(never)]
     fn sweep_roles(&mut self) {
-        let shape = &self.mem.tree.shape;
-        if shape.roles == 0 {
-            return;
-        }
-        let base = shape.timers + shape.shuffles;
-        let roles = shape.roles;
         let mem = &mut *self.mem;
+        let shape = mem.tree.shape;
         if let Some(shared) = mem.shared.as_deref() {
-            for r in 0..roles {
-                shared.role_sweep(r as u16, &mut mem.slots[base + r]);
+            for r in 0..shape.roles as u16 {
+                shared.role_sweep(r, &mut mem.slots[shape.role_slot(r)]);
             }
         }
     }

@@ -10,8 +10,10 @@
 //! subtree is one load. The interpreter relies on this.
 //!
 //! The hot fields of an item (its `has` bits, `end`, the decision-flag
-//! check, the timer) come first. "No precondition" is a clear bit in `has`, tested before any mask;
-//! a failed mask test means the `decide` function is never called.
+//! check, the timer, `decide`) come first. A flag test is one masked
+//! compare ([`FlagCheck`]); "no test" passes every word, and the stimuli
+//! test is skipped by a clear bit in `has`. A failed test means the
+//! `decide` function is never called.
 
 use core::fmt;
 
