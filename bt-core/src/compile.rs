@@ -472,7 +472,30 @@ const fn fill<A>(
         c += 1;
     }
     out[at].end = next as u16;
+    if has & Has::GROUP.bits() != 0 && plain_children(out, at, next) {
+        out[at].has = Has::from_bits_retain(has | Has::PLAIN_CHILDREN.bits());
+    }
     next
+}
+
+/// Whether every child of the group at `at` (its subtree ends at `end`)
+/// is decided by its flag tests alone.
+const fn plain_children<A>(out: &[Item<A>], at: usize, end: usize) -> bool {
+    let calls = Has::TIMER
+        .union(Has::DECIDE)
+        .union(Has::DBLOCK)
+        .union(Has::DELEGATE)
+        .union(Has::SYNC)
+        .union(Has::SLOT)
+        .bits();
+    let mut c = at + 1;
+    while c < end {
+        if out[c].has.bits() & calls != 0 {
+            return false;
+        }
+        c = out[c].end as usize;
+    }
+    true
 }
 
 // ---------------------------------------------------------------------------

@@ -935,6 +935,9 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     /// The candidates are tried `dry`; the one drawn is committed unless the
     /// draw itself is `dry`.
     fn draw(&mut self, g: usize, mask: u64, among: u64, dry: bool) -> Option<Pick<L>> {
+        if self.items[g].is(Has::PLAIN_CHILDREN) {
+            return self.draw_plain(g, mask, among);
+        }
         let end = self.items[g].end as usize;
         let mut best: Option<Pick<L>> = None;
         let mut total = 0.0f64;
@@ -961,6 +964,38 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             self.commit(pick, self.items[g].depth as usize + 1);
         }
         best
+    }
+
+    /// [`draw`](Self::draw) among children that are decided by their flag
+    /// tests alone: every weight is 1, so the same reservoir draws the same
+    /// numbers, but only the child index is carried through the loop and
+    /// no pick is built until the end. Nothing to commit: no child delegates.
+    fn draw_plain(&mut self, g: usize, mask: u64, among: u64) -> Option<Pick<L>> {
+        let end = self.items[g].end as usize;
+        let mut total = 0.0f64;
+        let mut drawn = None;
+        let mut c = g + 1;
+        while c < end {
+            let item = &self.items[c];
+            let bit = 1u64 << item.child_index;
+            if mask & bit == 0 && among & bit != 0 {
+                self.report.visited += 1;
+                if let Some(by) = self.flag_rejection(item) {
+                    self.trace(|r| Event::Rejected {
+                        node: r.node(c),
+                        by,
+                    });
+                } else {
+                    total += 1.0;
+                    if drawn.is_none() || self.mem.next_f64() * total < 1.0 {
+                        drawn = Some(c);
+                    }
+                }
+            }
+            c = item.end as usize;
+        }
+        let c = drawn?;
+        Some(Pick::one(c, self.items[c].depth as usize, NO_DSLOT, 1.0))
     }
 
     /// Records a kept pick in the shuffle rounds: each delegating shuffle

@@ -62,6 +62,10 @@ bitflags::bitflags! {
         const LAUNCH = 1 << 13;
         /// A slot group (`Policy::Slot`).
         const SLOT = 1 << 14;
+        /// A group whose children are all decided by their flag tests
+        /// alone (no timer, `decide`, DBlock, delegation or shared check):
+        /// a draw among them calls nothing and builds one pick.
+        const PLAIN_CHILDREN = 1 << 15;
     }
 }
 

@@ -17,8 +17,8 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use bt_core::{
-    TickInput, TickReport, TraceRecorder, Tree, deactivate_all, decider, group, tick, tick_traced,
-    tree,
+    Has, TickInput, TickReport, TraceRecorder, Tree, deactivate_all, decider, group, tick,
+    tick_traced, tree,
 };
 
 bitflags::bitflags! {
@@ -112,6 +112,7 @@ mod act {
 
     journaled!(REST, S1, S2, S3, R1, R2, R3, LIGHT, NEVER, HEAVY);
     journaled!(P1, P2, P3, P4, C1, C2, C3, K1, K2, G1, G2, W);
+    journaled!(X1, X2, X3, XGO);
 
     /// Group behaviors: they end only when listed in `ends` (not by `life`).
     macro_rules! group_journaled {
@@ -158,6 +159,17 @@ decider! { pub LIGHT: Pal => act::LIGHT }
 scored_by_pal!(NEVER, HEAVY);
 group! { pub WEIGHTED: Pal, random [LIGHT, NEVER, HEAVY] }
 tree! { pub T_WEIGHTED: Pal = WEIGHTED }
+
+// The same draw two ways: DECIDED's children have a `decide` (NEVER
+// rejects), PLAIN's are decided by flag tests alone (XGO needs Cue::GO).
+group! { pub DECIDED: Pal, random [R1, R2, NEVER, R3] }
+tree! { pub T_DECIDED: Pal = DECIDED }
+decider! { pub X1: Pal => act::X1 }
+decider! { pub X2: Pal => act::X2 }
+decider! { pub XGO: Pal => act::XGO, needs_all: Cue::GO }
+decider! { pub X3: Pal => act::X3 }
+group! { pub PLAIN: Pal, random [X1, X2, XGO, X3] }
+tree! { pub T_PLAIN_RND: Pal = PLAIN }
 
 // Shuffle: SHUF shuffle [P1, P2, P3, P4] at the root.
 scored_by_pal!(P1, P2, P3, P4);
@@ -429,6 +441,33 @@ fn random_draws_follow_the_weights_and_never_a_rejecting_child() {
     // NEVER was asked at every draw, and never activated.
     assert_eq!(pal.count("decide NEVER"), n);
     assert_eq!(pal.count("activate NEVER"), 0);
+}
+
+#[test]
+fn a_draw_among_plain_children_is_the_draw_with_weights_of_one() {
+    // Children with nothing to call take the short way through a draw; it
+    // must draw the same numbers as the full way, child for child.
+    let root = |t: &Tree<Pal, 2, 0>| t.node(bt_core::ItemIdx::ROOT).has();
+    assert!(root(&T_PLAIN_RND).contains(Has::PLAIN_CHILDREN));
+    assert!(!root(&T_DECIDED).contains(Has::PLAIN_CHILDREN));
+    let position = |name: &str| ["R1", "R2", "NEVER", "R3"].iter().position(|n| *n == name);
+    let plain_position = |name: &str| ["X1", "X2", "XGO", "X3"].iter().position(|n| *n == name);
+    let mut pal = Pal::scoring(&[("R1", 1.0), ("R2", 1.0), ("R3", 1.0)]);
+    for seed in [1, 7, 99] {
+        let decided: Vec<_> = draws(&T_DECIDED, &mut pal, seed, 300)
+            .into_iter()
+            .map(position)
+            .collect();
+        let plain: Vec<_> = draws(&T_PLAIN_RND, &mut pal, seed, 300)
+            .into_iter()
+            .map(plain_position)
+            .collect();
+        assert_eq!(decided, plain, "seed {seed}");
+        assert!(!plain.contains(&Some(2)), "XGO drawn without Cue::GO");
+        for p in [0, 1, 3] {
+            assert!(plain.contains(&Some(p)), "child {p} never drawn");
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
