@@ -481,13 +481,10 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
                 stimuli: i.stimuli,
             });
         }
-        let depth = self.mem.depth();
-        // The last tick's redecide marks (kept for the state dump).
-        for level in &mut self.mem.levels[..depth] {
-            level.mask = 0;
-            level.redecides = 0;
-        }
-        let mut step = if depth == 0 {
+        // The last tick's redecide marks, kept for the state dump, are
+        // cleared by `walk` as it passes each level: every level it does
+        // not reach is deactivated or entered afresh in this tick.
+        let mut step = if self.mem.depth() == 0 {
             self.start()
         } else {
             Step::Walk(0)
@@ -538,7 +535,10 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     /// which nothing changes stays in this loop from the root to the leaf.
     fn walk(&mut self, mut k: usize) -> Step<L> {
         loop {
-            let i = self.mem.levels[k].item as usize;
+            let level = &mut self.mem.levels[k];
+            level.mask = 0;
+            level.redecides = 0;
+            let i = level.item as usize;
             let item = &self.items[i];
             self.report.visited += 1;
             self.trace(|r| Event::Visit { node: r.node(i) });
