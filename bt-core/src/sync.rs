@@ -30,7 +30,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
-use crate::tick::TIMER_SLACK;
+use crate::tick::period_runs;
 use crate::tree::{Has, Item, ItemIdx, NO_SLOT, Tree};
 
 /// A request for a game system, issued by a behavior's `launch`: what to
@@ -400,14 +400,14 @@ impl TreeShared {
 
     pub(crate) fn cooldown_ready(&self, c: u16, now: f64, period: f64) -> bool {
         let last = f64::from_bits(self.cooldowns[c as usize].load(Ordering::Relaxed));
-        now - last >= period - TIMER_SLACK
+        !period_runs(last, now, period)
     }
 
     /// Stamps the cooldown with `now` if it has run out.
     pub(crate) fn cooldown_take(&self, c: u16, now: f64, period: f64) -> bool {
         self.cooldowns[c as usize]
             .fetch_update(Ordering::AcqRel, Ordering::Relaxed, |bits| {
-                (now - f64::from_bits(bits) >= period - TIMER_SLACK).then_some(now.to_bits())
+                (!period_runs(f64::from_bits(bits), now, period)).then_some(now.to_bits())
             })
             .is_ok()
     }

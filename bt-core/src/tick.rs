@@ -394,6 +394,14 @@ const NO_DSLOT: u8 = u8::MAX;
 /// came to 0.9999999999999996.
 pub const TIMER_SLACK: f64 = 1e-6;
 
+/// Whether a period of `period` seconds that started at `last` still runs
+/// at `now`, less [`TIMER_SLACK`]: the test of timers and of global
+/// cooldowns.
+#[inline(always)]
+pub(crate) fn period_runs(last: f64, now: f64, period: f64) -> bool {
+    now - last < period - TIMER_SLACK
+}
+
 enum Step<const L: usize> {
     Walk(usize),
     Enter(usize, Pick<L>),
@@ -1166,7 +1174,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     #[inline(always)]
     fn timer_waits(&self, item: &Item<A>) -> bool {
         let last = f64::from_bits(self.mem.slots[item.timer as usize]);
-        self.input.now - last < item.every - TIMER_SLACK
+        period_runs(last, self.input.now, item.every)
     }
 
     fn flag_rejection(&self, item: &Item<A>) -> Option<Rejection> {
