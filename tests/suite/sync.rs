@@ -75,6 +75,16 @@ fn run<const L: usize, const S: usize>(
     tick(tree, g, m, &input)
 }
 
+/// `n` grunts that all want `want`.
+fn wanting(n: usize, want: Want) -> Vec<Grunt> {
+    (0..n)
+        .map(|_| Grunt {
+            want,
+            ..Grunt::default()
+        })
+        .collect()
+}
+
 /// The name of the behavior decider an agent runs.
 fn leaf<A, const L: usize, const S: usize, const N: usize>(
     m: &AgentMemory<A, L, S, N>,
@@ -91,12 +101,7 @@ fn squad_count(shared: &TreeShared) -> u32 {
 #[test]
 fn a_gate_admits_at_most_its_limit_and_says_why_it_refused() {
     let shared = T_GATE.new_shared(0);
-    let mut grunts: Vec<Grunt> = (0..4)
-        .map(|_| Grunt {
-            want: Want::SQUAD,
-            ..Grunt::default()
-        })
-        .collect();
+    let mut grunts = wanting(4, Want::SQUAD);
     let mut memories: Vec<_> = (0..4).map(|i| T_GATE.new_memory_in(&shared, i)).collect();
     let mut trace = TraceRecorder::new();
     for (i, (g, m)) in grunts.iter_mut().zip(&mut memories).enumerate() {
@@ -283,12 +288,7 @@ tree! { T_PLAIN: Grunt = PLAIN_ROOT }
 #[test]
 fn a_global_cooldown_spaces_entries_across_agents_under_uneven_steps() {
     let shared = T_COOL.new_shared(0);
-    let mut grunts: Vec<Grunt> = (0..3)
-        .map(|_| Grunt {
-            want: Want::BARK,
-            ..Grunt::default()
-        })
-        .collect();
+    let mut grunts = wanting(3, Want::BARK);
     let mut memories: Vec<_> = (0..3).map(|i| T_COOL.new_memory_in(&shared, i)).collect();
     let steps = [
         0.3, 0.45, 0.25, 0.1, 0.4, 0.35, 0.05, 0.6, 0.3, 0.2, 0.15, 0.5,
@@ -682,10 +682,7 @@ fn a_pending_action_is_cancelled_however_its_behavior_stops() {
 #[test]
 fn a_full_queue_fails_the_launch_and_counts_it() {
     let shared = T_ACT.new_shared(1);
-    let mut grunts = [0, 1].map(|_| Grunt {
-        want: Want::FETCH,
-        ..Grunt::default()
-    });
+    let mut grunts = wanting(2, Want::FETCH);
     let mut memories = [0, 1].map(|i| T_ACT.new_memory_in(&shared, i));
     for (g, m) in grunts.iter_mut().zip(&mut memories) {
         run(&T_ACT, g, m, 0.0).unwrap();
