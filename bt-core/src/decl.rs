@@ -191,7 +191,8 @@ impl SyncChecks {
 pub type DecideFn<A> = fn(&A, DecideRaw<'_>) -> f32;
 
 /// The `select` of a [`Policy::Slot`] group: which child runs for this
-/// agent now (`None`: none).
+/// agent now, by child index (`None`, or an index past the last child:
+/// none).
 pub type SelectFn<A> = fn(&A) -> Option<usize>;
 
 /// What a decider is.
