@@ -89,7 +89,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     }
 
     fn clear_slots(&mut self) {
-        let timers = self.tree.timers as usize;
+        let timers = self.tree.shape.timers;
         for (i, slot) in self.slots.iter_mut().enumerate() {
             // A timer that never ran has its last call infinitely long ago.
             *slot = if i < timers {

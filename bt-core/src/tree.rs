@@ -240,7 +240,7 @@ impl FlagCheck {
 /// A compiled decider tree, as declared with [`tree!`](crate::tree).
 ///
 /// `L` is the number of depth levels and `S` the number of per-agent slots
-/// (timers and shuffle groups); both are computed from the declaration at
+/// (timers, shuffle groups, group roles and deferred actions); both are computed from the declaration at
 /// compile time and size each agent's [`AgentMemory`]. `N` is the byte size
 /// of each level's memory block.
 ///
@@ -250,8 +250,6 @@ pub struct Tree<A: 'static, const L: usize, const S: usize, const N: usize = 128
     pub items: &'static [Item<A>],
     #[doc(hidden)]
     pub name: &'static str,
-    #[doc(hidden)]
-    pub timers: u16,
     #[doc(hidden)]
     pub redecide_limit: u32,
     #[doc(hidden)]
@@ -279,7 +277,6 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
         Tree {
             items,
             name,
-            timers: shape.timers as u16,
             redecide_limit: limit,
             shape,
             shared: shape.needs_shared(),
@@ -367,7 +364,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
 
     /// Number of timer preconditions (slots `0..timers()`).
     pub fn timers(&self) -> usize {
-        self.timers as usize
+        self.shape.timers
     }
 
     /// Most masked redecides one tick may make before it stops with

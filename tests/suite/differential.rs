@@ -500,7 +500,6 @@ fn a_memory_made_by_another_tree_is_refused_naming_both_trees() {
     let other: &'static GenTree = leak(Tree {
         items: built.tree.items,
         name: "OTHER",
-        timers: built.tree.timers,
         redecide_limit: built.tree.redecide_limit,
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),
@@ -585,7 +584,6 @@ fn validate_names_the_decider_at_fault() {
         let tree: Tree<Sim, LEVELS, 24> = Tree {
             items: leak_vec(copy),
             name: "HAND",
-            timers: 0,
             redecide_limit: 8,
             shape: built.tree.shape,
             shared: built.tree.shape.needs_shared(),
@@ -617,7 +615,6 @@ fn validate_names_the_decider_at_fault() {
     let small: Tree<Sim, LEVELS, 24, 8> = Tree {
         items,
         name: "SMALL",
-        timers: 0,
         redecide_limit: 8,
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),
@@ -637,7 +634,6 @@ fn an_unvalidated_block_too_small_panics_naming_the_behavior() {
     let small: &'static Tree<Sim, LEVELS, 24, 8> = leak(Tree {
         items: built.tree.items,
         name: "SMALL",
-        timers: 0,
         redecide_limit: 8,
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),
@@ -672,7 +668,6 @@ fn an_unvalidated_dblock_too_large_panics_naming_the_decider() {
     let tiny: &'static Tree<Sim, LEVELS, 24, 2> = leak(Tree {
         items: built.tree.items,
         name: "TINY",
-        timers: 0,
         redecide_limit: 8,
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),

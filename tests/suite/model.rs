@@ -806,7 +806,6 @@ pub fn compile(root: &'static Decider<Sim>, limit: Option<u8>) -> Built {
     let tree: &'static GenTree = leak(Tree {
         items,
         name: "GEN",
-        timers: shape.timers as u16,
         redecide_limit: limit.map_or(items.len() as u32, u32::from),
         shape,
         shared: shape.needs_shared(),
