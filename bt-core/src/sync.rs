@@ -26,7 +26,6 @@
 //!   cancellation.
 
 use alloc::boxed::Box;
-use alloc::vec::Vec;
 use core::fmt;
 use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
@@ -76,6 +75,15 @@ impl ActionState {
         }
     }
 
+    const fn bits(self) -> u64 {
+        match self {
+            ActionState::None => 0,
+            ActionState::Pending => 1,
+            ActionState::Succeeded => 2,
+            ActionState::Failed => 3,
+        }
+    }
+
     /// Whether the game system has reported back.
     pub const fn is_done(self) -> bool {
         matches!(self, ActionState::Succeeded | ActionState::Failed)
@@ -112,6 +120,13 @@ impl Ticket {
     }
 }
 
+/// `slot.serial`, as traces and requests print it.
+impl fmt::Display for Ticket {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.slot, self.serial)
+    }
+}
+
 /// What a game system is asked to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ActionOp {
@@ -138,18 +153,14 @@ pub struct ActionRequest {
 
 impl fmt::Display for ActionRequest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let t = self.ticket;
+        let (agent, item, ticket) = (self.agent, self.item, self.ticket);
         match self.op {
             ActionOp::Launch(a) => write!(
                 f,
-                "launch agent={} item={} ticket={}.{} code={} arg={}",
-                self.agent, self.item, t.slot, t.serial, a.code, a.arg
+                "launch agent={agent} item={item} ticket={ticket} code={} arg={}",
+                a.code, a.arg
             ),
-            ActionOp::Cancel => write!(
-                f,
-                "cancel agent={} item={} ticket={}.{}",
-                self.agent, self.item, t.slot, t.serial
-            ),
+            ActionOp::Cancel => write!(f, "cancel agent={agent} item={item} ticket={ticket}"),
         }
     }
 }
@@ -237,21 +248,30 @@ impl TreeShared {
         action_capacity: usize,
     ) -> Self {
         let shape = tree.shape;
-        let atomics32 = |n: usize| (0..n).map(|_| AtomicU32::new(0)).collect::<Vec<_>>();
+        Self::with(
+            tree.name,
+            tree.items.iter().map(|it| it.gate).collect(),
+            (shape.gates, shape.cooldowns, shape.roles),
+            action_capacity,
+        )
+    }
+
+    /// Fresh state for tree `tree` whose items have the gates `gate_of`:
+    /// every gate empty, every cooldown run out, every lobby empty.
+    fn with(
+        tree: &'static str,
+        gate_of: Box<[u16]>,
+        (gates, cooldowns, roles): (usize, usize, usize),
+        action_capacity: usize,
+    ) -> Self {
         let never = f64::NEG_INFINITY.to_bits();
         TreeShared {
-            tree: tree.name,
-            items: tree.items.len(),
-            gates: atomics32(shape.gates).into_boxed_slice(),
-            cooldowns: (0..shape.cooldowns)
-                .map(|_| AtomicU64::new(never))
-                .collect::<Vec<_>>()
-                .into_boxed_slice(),
-            roles: (0..shape.roles)
-                .map(|_| AtomicU64::new(0))
-                .collect::<Vec<_>>()
-                .into_boxed_slice(),
-            gate_of: tree.items.iter().map(|it| it.gate).collect(),
+            tree,
+            items: gate_of.len(),
+            gates: (0..gates).map(|_| AtomicU32::new(0)).collect(),
+            cooldowns: (0..cooldowns).map(|_| AtomicU64::new(never)).collect(),
+            roles: (0..roles).map(|_| AtomicU64::new(0)).collect(),
+            gate_of,
             queue: (0..action_capacity).map(|_| Entry::default()).collect(),
             len: AtomicUsize::new(0),
             lost: AtomicUsize::new(0),
@@ -534,13 +554,7 @@ pub(crate) const fn action_agent(slot: u64) -> u32 {
 }
 
 pub(crate) const fn action_slot(agent: u32, serial: u32, state: ActionState) -> u64 {
-    let bits = match state {
-        ActionState::None => 0,
-        ActionState::Pending => 1,
-        ActionState::Succeeded => 2,
-        ActionState::Failed => 3,
-    };
-    (agent as u64) << 32 | bits << 24 | (serial & 0xFF_FFFF) as u64
+    (agent as u64) << 32 | state.bits() << 24 | (serial & 0xFF_FFFF) as u64
 }
 
 /// The next launch's serial: 1, 2, …, wrapping within 24 bits past 0.
@@ -588,22 +602,14 @@ pub(crate) fn release<A: 'static>(
 
 #[cfg(test)]
 mod tests {
+    use alloc::string::ToString;
+    use alloc::vec::Vec;
+
     use super::*;
 
+    /// State for one item with gate 0, and one cooldown.
     fn shared(gates: usize, roles: usize, queue: usize) -> TreeShared {
-        TreeShared {
-            tree: "T",
-            items: 1,
-            gates: (0..gates).map(|_| AtomicU32::new(0)).collect(),
-            cooldowns: (0..1)
-                .map(|_| AtomicU64::new(f64::NEG_INFINITY.to_bits()))
-                .collect(),
-            roles: (0..roles).map(|_| AtomicU64::new(0)).collect(),
-            gate_of: Box::new([0]),
-            queue: (0..queue).map(|_| Entry::default()).collect(),
-            len: AtomicUsize::new(0),
-            lost: AtomicUsize::new(0),
-        }
+        TreeShared::with("T", Box::new([0]), (gates, 1, roles), queue)
     }
 
     #[test]
@@ -668,6 +674,14 @@ mod tests {
             ticket: ticket(1, agent),
             op,
         };
+        assert_eq!(
+            r(7, ActionOp::Launch(Action::new(4, 99))).to_string(),
+            "launch agent=7 item=3 ticket=1.7 code=4 arg=99"
+        );
+        assert_eq!(
+            r(8, ActionOp::Cancel).to_string(),
+            "cancel agent=8 item=3 ticket=1.8"
+        );
         assert!(s.push(r(7, ActionOp::Launch(Action::new(4, 99)))));
         assert!(s.push(r(8, ActionOp::Cancel)));
         assert!(!s.push(r(9, ActionOp::Cancel)));

@@ -410,21 +410,13 @@ pub fn write_event(out: &mut impl Write, event: &Event) -> fmt::Result {
             indent(out, node.depth)?;
             writeln!(
                 out,
-                "launch {node} code={} arg={} ticket={}.{}",
-                action.code,
-                action.arg,
-                ticket.slot(),
-                ticket.serial()
+                "launch {node} code={} arg={} ticket={ticket}",
+                action.code, action.arg
             )
         }
         Event::Cancelled { node, ticket } => {
             indent(out, node.depth)?;
-            writeln!(
-                out,
-                "cancel {node} ticket={}.{}",
-                ticket.slot(),
-                ticket.serial()
-            )
+            writeln!(out, "cancel {node} ticket={ticket}")
         }
         Event::ActionReported { node, state } => {
             indent(out, node.depth)?;
