@@ -22,7 +22,7 @@ const DT: f32 = 1.0 / HZ as f32;
 /// Night falls at this second: no new patrols after it.
 const NIGHTFALL: u32 = 12;
 
-bitflags::bitflags! {
+bt_core::bitflags::bitflags! {
     /// Decision flags, made from the creature each tick.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
     struct Decision: u32 {

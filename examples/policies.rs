@@ -97,7 +97,7 @@ macro_rules! play {
 }
 play!(STRETCH, YAWN, GROOM, ROLL);
 
-bitflags::bitflags! {
+bt_core::bitflags::bitflags! {
     /// Which target a STALK decider hunts: its behavior flags word.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     struct Prey: u32 {

@@ -53,7 +53,7 @@ const BURST: u8 = 10;
 /// Seconds a flanking move lasts.
 const FLANK_TIME: f64 = 3.0;
 
-bitflags::bitflags! {
+bt_core::bitflags::bitflags! {
     /// Decision flags, made from the soldier each tick.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
     struct Decision: u32 {

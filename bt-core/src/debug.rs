@@ -1,6 +1,6 @@
 //! Looking inside an agent: the state dump of Spore's `DebugPrintState`, a
 //! Graphviz picture of a tree, and a helper that records the decision trace
-//! of a scripted run for snapshot tests (DESIGN §9).
+//! of a scripted run for snapshot tests.
 //!
 //! [`debug_print_state`] and [`to_dot`] write straight into any
 //! [`fmt::Write`] and allocate nothing; [`record_trace`] is for tests and

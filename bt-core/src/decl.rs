@@ -17,8 +17,16 @@ pub enum Policy {
     /// Children in priority order: each tick the children before the active
     /// one may preempt it; on a redecide the first that accepts runs.
     Prioritized,
-    /// Children run one after another in declaration order; the group ends
-    /// after the last. No preemption.
+    /// Children run one after another in declaration order, as steps; the
+    /// group ends after the last. No preemption.
+    ///
+    /// A step that rejects, fails to activate or ends (either way) is passed
+    /// over: the next step after it that activates runs, in the same tick.
+    /// When no step after it activates, the sequence has *ended*, not
+    /// failed, and its parent decides again without it, as after any
+    /// behavior that ends. A sequence entered with no step that accepts at
+    /// all fails like any group without a runnable child. Entered again
+    /// later, it starts over from its first step.
     Sequential,
     /// One child drawn among those that accept, weighted by their `decide`
     /// values, with the agent's own generator. No preemption.

@@ -39,7 +39,7 @@
 //! tree! { CRITTER: Critter = ROOT }
 //!
 //! let mut critter = Critter::default();
-//! let mut memory = CRITTER.new_memory(1);
+//! let mut memory = CRITTER.new_memory(1); // 1: the seed of its random generator
 //! for frame in 0..4 {
 //!     let input = TickInput::new(f64::from(frame), 1.0);
 //!     let report = tick(&CRITTER, &mut critter, &mut memory, &input).unwrap();
@@ -62,7 +62,8 @@
 //! `tick` returns `false`) or fails to activate, it is deactivated and masked
 //! out in its group for the rest of the tick, and the group decides again
 //! among the others — up to the root, where nothing accepting leaves the
-//! agent idle until the next tick. The details are in [`tick`].
+//! agent idle until the next tick. The details, step by step, are in
+//! [`semantics`].
 //!
 //! # Crowds that share state
 //!
@@ -135,8 +136,14 @@
 //! - Deferred actions: a behavior's `launch` queues a request for a game
 //!   system instead of acting; the outcome comes back to the behavior, and
 //!   preemption cancels it ([`behavior!`], [`TreeShared::drain_actions`]).
-//! - `no_std` (with `alloc` for the trace recorder only); the tick itself
-//!   never allocates.
+//! - `no_std`, with `alloc`: an [`AgentMemory`] is one fixed-size value and
+//!   holds no heap memory of its own, but a [`TreeShared`] allocates its
+//!   counters and request queue once when it is made and is shared through
+//!   an `Arc`, and [`TraceRecorder`] writes into a `String`. A tick never
+//!   allocates.
+//! - [`bitflags`] is re-exported, so the flag types that preconditions,
+//!   [`TickInput`] and [`Stimuli`] take can be declared without a
+//!   dependency of their own (`bt_core::bitflags::bitflags! { … }`).
 #![no_std]
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
@@ -157,6 +164,9 @@ mod tick;
 mod trace;
 mod tree;
 
+#[doc = include_str!("../docs/semantics.md")]
+pub mod semantics {}
+
 pub use compile::{DEFAULT_BLOCK, MAX_CHILDREN, MAX_LEVELS, MAX_SHUFFLE_CHILDREN, Shape};
 #[cfg(feature = "rayon")]
 pub use crowd::par_tick_all;
@@ -174,6 +184,33 @@ pub use sync::{Action, ActionOp, ActionRequest, ActionState, Outcome, Ticket, Tr
 pub use tick::{TIMER_SLACK, TickError, TickInput, TickReport, deactivate_all, tick, tick_traced};
 pub use trace::{Event, NoTrace, NodeRef, Rejection, TraceRecorder, Tracer, Why, write_event};
 pub use tree::{Has, ItemIdx, Node, Tree, TreeError};
+
+/// The `bitflags` crate, whose types the flag tests take: declare decision
+/// and stimuli flags with `bt_core::bitflags::bitflags!`, and they match the
+/// version bt-core was built with.
+///
+/// ```
+/// use bt_core::bitflags::bitflags;
+/// use bt_core::{behavior, decider, tree, tick, TickInput};
+///
+/// bitflags! {
+///     #[derive(Clone, Copy)]
+///     pub struct Decision: u32 {
+///         const NIGHT = 1 << 0;
+///     }
+/// }
+/// # #[derive(Default)] struct Owl;
+/// behavior! { HUNT: Owl }
+/// decider! { HUNT_AT_NIGHT: Owl => HUNT, needs_all: Decision::NIGHT }
+/// tree! { OWL: Owl = HUNT_AT_NIGHT }
+///
+/// let mut memory = OWL.new_memory(0);
+/// let night = TickInput::new(0.0, 0.1).with_decision(Decision::NIGHT);
+/// let report = tick(&OWL, &mut Owl, &mut memory, &night)?;
+/// assert_eq!(report.behavior, OWL.find("HUNT_AT_NIGHT"));
+/// # Ok::<(), bt_core::TickError>(())
+/// ```
+pub use bitflags;
 
 /// Declares a behavior: the code that runs while a decider is active.
 ///
@@ -231,7 +268,7 @@ macro_rules! behavior {
 /// ```
 /// # use bt_core::{behavior, decider, Decide};
 /// # #[derive(Default)] struct Creature { hunger: f32 }
-/// # bitflags::bitflags! { #[derive(Clone, Copy)] pub struct Decision: u32 { const DAY = 1; const HAS_NEST = 2; } }
+/// # bt_core::bitflags::bitflags! { #[derive(Clone, Copy)] pub struct Decision: u32 { const DAY = 1; const HAS_NEST = 2; } }
 /// # behavior! { PATROL: Creature }
 /// fn patrol_wanted(c: &Creature, _: &mut Decide) -> f32 {
 ///     if c.hunger < 5.0 { 1.0 } else { 0.0 }

@@ -1,4 +1,4 @@
-//! The interpreter: one tick of one agent (DESIGN §6).
+//! The interpreter: one tick of one agent.
 //!
 //! A tick is a small state machine over the flat item stream. Each step
 //! works on one depth level of the agent's active path:
@@ -195,17 +195,27 @@ impl fmt::Display for TickError {
 
 impl core::error::Error for TickError {}
 
-/// Runs one tick of one agent: DESIGN §6.
+/// Runs one tick of one agent, step by step as the
+/// [tick semantics](crate::semantics) describe.
 ///
 /// `tree` must be the tree that made `memory`. With debug output on
 /// ([`set_debug_level`](crate::set_debug_level)), the tick also writes its
 /// steps to the `log` crate.
 ///
 /// # Errors
-/// [`TickError::RedecideLimit`] when the tick makes more masked redecides
-/// than the tree's budget (every behavior is then deactivated and the agent
-/// idle); [`TickError::WrongTree`] or [`TickError::InvalidInput`] before
-/// anything runs.
+/// Before anything runs, and changing nothing:
+/// - [`TickError::WrongTree`] when `memory` was made by another tree;
+/// - [`TickError::NotShared`] when the tree has gates, global cooldowns,
+///   group roles or deferred actions and `memory` was made without a
+///   [`TreeShared`](crate::TreeShared). For a tree declared with
+///   [`tree!`](crate::tree) that is a compile error (its `new_memory` does
+///   not build); only a hand-assembled table gets here;
+/// - [`TickError::InvalidInput`] when `now` is not finite, or `dt` is not
+///   finite or negative.
+///
+/// During the tick: [`TickError::RedecideLimit`] when it makes more masked
+/// redecides than the tree's budget; every behavior is then deactivated and
+/// the agent idle.
 ///
 /// # Panics
 /// Only if a callback panics. The panic goes on to the caller; the memory is
@@ -277,7 +287,8 @@ pub fn tick_traced<A: 'static, T: Tracer, const L: usize, const S: usize, const 
 /// deferred actions cancelled and group-role lobbies left.
 ///
 /// # Errors
-/// [`TickError::WrongTree`] or [`TickError::InvalidInput`]; nothing ran.
+/// [`TickError::WrongTree`], [`TickError::NotShared`] or
+/// [`TickError::InvalidInput`], as for [`tick`]; nothing ran.
 ///
 /// # Panics
 /// Only if a callback panics; the memory is then idle, as with [`tick`].
@@ -539,7 +550,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
     }
 
-    /// Walks down the active path from level `k` (DESIGN §6.1). A tick in
+    /// Walks down the active path from level `k`. A tick in
     /// which nothing changes stays in this loop from the root to the leaf.
     fn walk(&mut self, mut k: usize) -> Step<L> {
         loop {

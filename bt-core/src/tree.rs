@@ -283,8 +283,12 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
         }
     }
 
-    /// A fresh, idle memory for one agent; `seed` seeds the agent's own
-    /// random generator (used by random and shuffle groups).
+    /// A fresh, idle memory for one agent.
+    ///
+    /// `seed` is the seed of the agent's own random generator, the one
+    /// random and shuffle groups draw from. Give each agent its own (its
+    /// index, say) so that a crowd does not draw alike; the same seed
+    /// replays the same draws.
     ///
     /// A tree with gates, global cooldowns, group roles or deferred actions
     /// ([`needs_shared`](Self::needs_shared)) needs memories made by

@@ -43,7 +43,7 @@ const FOOD: [(&str, f32); 3] = [("berry bush", 9.0), ("carcass", 4.0), ("beehive
 /// Distance searched per second.
 const SEARCH_SPEED: f32 = 3.0;
 
-bitflags::bitflags! {
+bt_core::bitflags::bitflags! {
     /// Decision flags: ad hoc per-tick facts the game hands to the tree.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
     pub struct Decision: u32 {

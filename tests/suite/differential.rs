@@ -60,7 +60,7 @@ fn visit_bound(n: u32) -> u32 {
 proptest! {
     #![proptest_config(config())]
 
-    /// DESIGN §6–§8: production and model agree event for event, with
+    /// The tick semantics: production and model agree event for event, with
     /// every policy, flags, timers, shared deciders, and behaviors that
     /// end, fail to activate, or run on.
     #[test]
@@ -332,9 +332,9 @@ fn pinned_panics_keep_the_memory_consistent() {
 }
 
 // ---------------------------------------------------------------------------
-// Where production departs from the letter of DESIGN. The model follows
-// production here (so the properties stay useful); these tests assert what
-// DESIGN says and are ignored until the spec or the interpreter changes.
+// Where production departs from the letter of Spore's timers (which count
+// from the last call to `decide`, whoever makes it). The model follows
+// production here; these tests pin what the crate documents instead.
 
 /// How often `name`'s `decide` ran in a tick, from its events.
 fn decides_of(events: &[bt_core::Event], name: &str) -> usize {

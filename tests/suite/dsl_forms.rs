@@ -5,7 +5,7 @@ use bt_core::{
     TickInput, behavior, decider, group, tick, tree,
 };
 
-bitflags::bitflags! {
+bt_core::bitflags::bitflags! {
     /// Per-tick facts from the caller.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct Decision: u16 {
