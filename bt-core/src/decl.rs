@@ -9,6 +9,7 @@ use core::marker::PhantomData;
 
 use crate::raw::{DSink, ErasedBehavior, TypeLayout};
 use crate::sync::{Action, ActionState};
+use crate::tree::ItemIdx;
 
 /// How a group decider picks the child that runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -467,6 +468,11 @@ pub struct Ctx {
     pub agent: u32,
     /// Depth of the decider in the tree (the root is 0).
     pub depth: u8,
+    /// The decider that runs the behavior, at its place in the tree: a
+    /// behavior shared by several deciders, or a decider used in several
+    /// groups, can tell them apart ([`Tree::node`](crate::Tree::node),
+    /// [`Tree::find_path`](crate::Tree::find_path)).
+    pub item: ItemIdx,
     /// The state of the behavior's deferred action ([`ActionState::None`]
     /// for a behavior without `launch`).
     pub action: ActionState,
@@ -485,8 +491,15 @@ impl Ctx {
             stimuli: 0,
             agent: 0,
             depth: 0,
+            item: ItemIdx::ROOT,
             action: ActionState::None,
         }
+    }
+
+    /// The same context for the decider at `item`.
+    pub const fn with_item(mut self, item: ItemIdx) -> Ctx {
+        self.item = item;
+        self
     }
 
     /// The same context with the deferred-action state `action`.
@@ -542,6 +555,7 @@ where
 /// The raw form of a [`Decide`]: what a compiled `decide` receives.
 pub struct DecideRaw<'a> {
     pub(crate) input: &'a crate::TickInput,
+    pub(crate) item: ItemIdx,
     pub(crate) sink: Option<DSink<'a>>,
 }
 
@@ -586,6 +600,41 @@ impl<'a, D: 'static> Decide<'a, D> {
     /// The agent id given in the tick input.
     pub fn agent(&self) -> u32 {
         self.raw.input.agent
+    }
+
+    /// The deciding decider at its place in the tree. A decider used in
+    /// more than one group is one item per place, so its `decide` can tell
+    /// where it is asked:
+    ///
+    /// ```
+    /// use bt_core::{behavior, decider, group, tree, tick, Decide, TickInput};
+    ///
+    /// #[derive(Default)]
+    /// struct Guard { asked: Vec<&'static str> }
+    ///
+    /// fn fight(g: &Guard, d: &mut Decide) -> bool {
+    ///     let _ = g;
+    ///     // Only the place under NEST fights.
+    ///     d.item() == GUARD.find_path("ROOT/NEST/FIGHT").unwrap()
+    /// }
+    ///
+    /// behavior! { SWING: Guard }
+    /// behavior! { WAIT: Guard }
+    /// decider! { FIGHT: Guard => SWING, when: fight }
+    /// decider! { IDLE: Guard => WAIT }
+    /// group! { ROAD: Guard, prioritized [FIGHT, IDLE] }
+    /// group! { NEST: Guard, prioritized [FIGHT, IDLE] }
+    /// group! { ROOT: Guard, prioritized [ROAD, NEST] }
+    /// tree! { GUARD: Guard = ROOT }
+    ///
+    /// let mut memory = GUARD.new_memory(0);
+    /// tick(&GUARD, &mut Guard::default(), &mut memory, &TickInput::new(0.0, 0.1))?;
+    /// // ROAD/FIGHT rejected, ROAD/IDLE ran.
+    /// assert_eq!(memory.leaf(), GUARD.find_path("ROOT/ROAD/IDLE"));
+    /// # Ok::<(), bt_core::TickError>(())
+    /// ```
+    pub fn item(&self) -> ItemIdx {
+        self.raw.item
     }
 
     /// Hands `value` to the `activate` of this decider's behavior, if the

@@ -33,7 +33,7 @@
 //!         true
 //!     },
 //! }
-//! decider! { EAT_WHEN_HUNGRY: Critter => EAT, decide: |c, _| if c.hunger > 3.0 { 1.0 } else { 0.0 } }
+//! decider! { EAT_WHEN_HUNGRY: Critter => EAT, when: |c, _| c.hunger > 3.0 }
 //! decider! { JUST_WANDER: Critter => WANDER }
 //! group! { ROOT: Critter, prioritized [EAT_WHEN_HUNGRY, JUST_WANDER] }
 //! tree! { CRITTER: Critter = ROOT }
@@ -270,12 +270,12 @@ macro_rules! behavior {
 /// # #[derive(Default)] struct Creature { hunger: f32 }
 /// # bt_core::bitflags::bitflags! { #[derive(Clone, Copy)] pub struct Decision: u32 { const DAY = 1; const HAS_NEST = 2; } }
 /// # behavior! { PATROL: Creature }
-/// fn patrol_wanted(c: &Creature, _: &mut Decide) -> f32 {
-///     if c.hunger < 5.0 { 1.0 } else { 0.0 }
+/// fn patrol_wanted(c: &Creature, _: &mut Decide) -> bool {
+///     c.hunger < 5.0
 /// }
 ///
 /// decider! { pub GUARD_NEST_PATROL: Creature => PATROL,
-///     decide: patrol_wanted,
+///     when: patrol_wanted,
 ///     needs_all: Decision::DAY | Decision::HAS_NEST,
 ///     every: 2.0,
 /// }
@@ -293,6 +293,9 @@ macro_rules! behavior {
 /// - `decide: f` — `f(&Agent, &mut Decide<DBlock>) -> f32`: 0 (or less, or
 ///   NaN) rejects, above 0 accepts and is the weight (random groups) or the
 ///   score (scored groups). No `decide` means 1.0.
+/// - `when: f` — `f(&Agent, &mut Decide<DBlock>) -> bool`: the yes/no form
+///   of `decide` (`true` is 1.0, `false` rejects), for the common decider
+///   that only accepts or rejects. Give `decide` or `when`, not both.
 /// - `needs_all`, `needs_any`, `needs_none`, `needs_not_all: A | B | …` —
 ///   decision-flag tests (all set, any set, all clear, any clear), with the
 ///   user's own `bitflags` constants.
@@ -473,6 +476,14 @@ pub mod __private {
     ) -> f32 {
         let _ = behavior;
         f(agent, &mut Decide::new(raw))
+    }
+
+    /// A `when:` as a `decide`: `true` accepts with 1.0, `false` rejects.
+    #[inline(always)]
+    pub fn when<A, D>(
+        f: impl Fn(&A, &mut Decide<'_, D>) -> bool,
+    ) -> impl Fn(&A, &mut Decide<'_, D>) -> f32 {
+        move |agent, decide| if f(agent, decide) { 1.0 } else { 0.0 }
     }
 
     /// Calls a `decide` of a group without a group behavior.

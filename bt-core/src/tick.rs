@@ -109,15 +109,21 @@ pub struct TickReport {
     /// The behavior decider active after the tick (`None`: idle).
     pub behavior: Option<ItemIdx>,
     /// Deciders activated in this tick.
+    ///
+    /// An idle agent that stays idle counts none: when its root group has
+    /// no group behavior and finds no child to run, the root is entered and
+    /// left within the tick (the trace shows both), which is not a change.
     pub activated: u16,
-    /// Deciders deactivated in this tick.
+    /// Deciders deactivated in this tick (see [`activated`](Self::activated)).
     pub deactivated: u16,
     /// Masked redecides made in this tick.
     pub redecides: u16,
     /// Deciders visited: active ones walked through plus candidates tried.
     pub visited: u32,
     /// A group that broke the Subset Rule in this tick: it accepted, but
-    /// none of its children could run.
+    /// none of its children could run. The root of an idle agent breaks it
+    /// only through a `decide` of its own that accepted: without one, a
+    /// root with no child to run just leaves the agent idle.
     pub subset_violation: Option<ItemIdx>,
 }
 
@@ -482,6 +488,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
                 stimuli: input.stimuli,
                 agent: input.agent,
                 depth: 0,
+                item: ItemIdx::ROOT,
                 action: ActionState::None,
             },
             armed: true,
@@ -745,7 +752,10 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         match self.select(g, level.mask, level.cursor) {
             Some(pick) => Step::Enter(k + 1, pick),
             None => {
-                if first {
+                if first && k == 0 && !self.items[g].has.intersects(Has::BEHAVIOR.union(Has::SYNC))
+                {
+                    self.stay_idle(g)
+                } else if first {
                     self.subset_violation(g);
                     Step::Fail(k, Why::NoChild)
                 } else if self.items[g].policy == Policy::Sequential {
@@ -756,6 +766,24 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
                 }
             }
         }
+    }
+
+    /// The root of an idle agent, entered in this tick with nothing to run
+    /// or claim on entry, has no child to run: the agent stays idle. That
+    /// is no change, so neither the root's entry nor its exit counts in the
+    /// report, and no Subset Rule is broken unless the root's own `decide`
+    /// accepted.
+    #[cold]
+    #[inline(never)]
+    fn stay_idle(&mut self, root: usize) -> Step<L> {
+        if self.items[root].is(Has::DECIDE) {
+            self.subset_violation(root);
+        }
+        self.deactivate_to(0, Why::NoChild);
+        self.report.activated = self.report.activated.saturating_sub(1);
+        self.report.deactivated = self.report.deactivated.saturating_sub(1);
+        self.trace(|_| Event::Idle);
+        Step::Done
     }
 
     fn subset_violation(&mut self, g: usize) {
@@ -1205,6 +1233,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         let sink = (slot != NO_DSLOT).then(|| self.pool.sink(slot as usize));
         let raw = DecideRaw {
             input: self.input,
+            item: ItemIdx(c as u16),
             sink,
         };
         let value = f(self.agent, raw);
@@ -1248,6 +1277,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         self.cx.since = self.mem.levels[k].since;
         self.cx.flags = item.behavior_flags;
         self.cx.depth = k as u8;
+        self.cx.item = ItemIdx(self.mem.levels[k].item);
         self.cx.action = if item.is(Has::LAUNCH) {
             sync::action_state(self.mem.slots[item.action as usize])
         } else {

@@ -405,12 +405,54 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
         })
     }
 
-    /// The first item (in preorder) whose decider is named `name`.
+    /// The first item (in preorder) whose decider is named `name`. A
+    /// decider used in more than one group is one item per place: to tell
+    /// them apart, look it up by its path with [`find_path`](Self::find_path).
     pub fn find(&self, name: &str) -> Option<ItemIdx> {
         self.items
             .iter()
             .position(|it| it.decider.name == name)
             .map(|i| ItemIdx(i as u16))
+    }
+
+    /// The item at `path`: decider names from the root down, separated by
+    /// `/`, the root's name first (`"ROOT/GUARD/FIGHT"`). `None` when a name
+    /// is not a child of the group before it.
+    ///
+    /// ```
+    /// # use bt_core::{behavior, decider, group, tree};
+    /// # struct Creature;
+    /// # behavior! { SWING: Creature } behavior! { WALK: Creature }
+    /// decider! { FIGHT: Creature => SWING }
+    /// decider! { PATROL: Creature => WALK }
+    /// group! { GUARD: Creature, prioritized [FIGHT, PATROL] }
+    /// group! { ROOT: Creature, prioritized [FIGHT, GUARD] }
+    /// tree! { CREATURE: Creature = ROOT }
+    ///
+    /// // FIGHT has two places; `find` gives the first.
+    /// assert_eq!(CREATURE.find("FIGHT"), CREATURE.find_path("ROOT/FIGHT"));
+    /// let deep = CREATURE.find_path("ROOT/GUARD/FIGHT").unwrap();
+    /// assert_eq!(CREATURE.node(deep).parent().unwrap().name(), "GUARD");
+    /// assert_eq!(CREATURE.find_path("ROOT/PATROL"), None);
+    /// ```
+    pub fn find_path(&self, path: &str) -> Option<ItemIdx> {
+        let mut names = path.split('/');
+        if self.items.first()?.decider.name != names.next()? {
+            return None;
+        }
+        let mut i = 0;
+        for name in names {
+            let end = self.items[i].end as usize;
+            let mut c = i + 1;
+            while c < end && self.items[c].decider.name != name {
+                c = self.items[c].end as usize;
+            }
+            if c >= end {
+                return None;
+            }
+            i = c;
+        }
+        Some(ItemIdx(i as u16))
     }
 
     /// Checks the stream against the memory it will run with. The compile

@@ -397,6 +397,11 @@ macro_rules! __bt_decider_impl {
         $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14 $s15 $s16 $s17 [$v]] $($($rest)*)? }
     };
     // END GENERATED KEY ARMS
+    // Middle: `when:`, a yes/no `decide` (`true` accepts with 1.0); it
+    // fills the `decide` slot, so the two exclude each other.
+    (@keys $k:tt $mode:tt $kind:tt { $attrs:tt $vis:vis $name:ident [$A:ty] $($h:tt)* } [[] $($s:tt)*] when: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind { $attrs $vis $name [$A] $($h)* } [[$k::__private::when::<$A, _>($v)] $($s)*] $($($rest)*)? }
+    };
     // Exit, full form without `name:` or `id:`.
     (@keys $k:tt full $kind:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* }
         [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt [] $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt]) => {
@@ -495,7 +500,7 @@ macro_rules! __bt_decider_impl {
     (@keys $k:tt $mode:tt $kind:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt $key:ident : $($rest:tt)*) => {
         $crate::__bt_bad_key! {
             decider $name; $key;
-            decide needs_all needs_any needs_none needs_not_all stimuli_all stimuli_any
+            decide when needs_all needs_any needs_none needs_not_all stimuli_all stimuli_any
             stimuli_none stimuli_not_all every flags behavior_flags behavior name id
             gate cooldown together select
         }
@@ -526,7 +531,8 @@ macro_rules! __bt_bad_key {
     (behavior $n:ident; activate; $($known:ident)*) => { $crate::__bt_twice! { behavior $n activate } };
     (behavior $n:ident; tick; $($known:ident)*) => { $crate::__bt_twice! { behavior $n tick } };
     (behavior $n:ident; deactivate; $($known:ident)*) => { $crate::__bt_twice! { behavior $n deactivate } };
-    (decider $n:ident; decide; $($known:ident)*) => { $crate::__bt_twice! { decider $n decide } };
+    (decider $n:ident; decide; $($known:ident)*) => { $crate::__bt_decide_twice! { $n } };
+    (decider $n:ident; when; $($known:ident)*) => { $crate::__bt_decide_twice! { $n } };
     (decider $n:ident; needs_all; $($known:ident)*) => { $crate::__bt_twice! { decider $n needs_all } };
     (decider $n:ident; needs_any; $($known:ident)*) => { $crate::__bt_twice! { decider $n needs_any } };
     (decider $n:ident; needs_none; $($known:ident)*) => { $crate::__bt_twice! { decider $n needs_none } };
@@ -555,6 +561,19 @@ macro_rules! __bt_bad_key {
             ::core::stringify!($what), " `", ::core::stringify!($n), "`: unknown key `",
             ::core::stringify!($key), "`; expected one of: ", ::core::stringify!($first)
             $(, ", ", ::core::stringify!($known))*
+        ));
+    };
+}
+
+/// The error for a second `decide:` or `when:`: both set the `decide`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_decide_twice {
+    ($n:ident) => {
+        ::core::compile_error!(::core::concat!(
+            "decider `",
+            ::core::stringify!($n),
+            "`: `decide:` or `when:` is given twice; they set the same function, give one of them once"
         ));
     };
 }

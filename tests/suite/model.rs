@@ -39,8 +39,12 @@
 //!   every tick goes against the letter of Spore's timers, which count from
 //!   the last call to `decide`: see the timer tests in `differential.rs`.)
 //! - **Subset Rule.** Reported only when a group finds no child right after
-//!   its own activation (also for a group without `decide`, the root
-//!   included), not when it runs out of children after failures.
+//!   its own activation (also for a group without `decide`), not when it
+//!   runs out of children after failures. The root of an idle agent, when
+//!   it has no group behavior, reports it only if it has a `decide`.
+//! - **An idle agent that stays idle.** A root without a group behavior
+//!   that finds no child right after its activation is deactivated at once
+//!   (the events show both), and neither step counts in the report.
 //! - **Timers.** Stamped when the timer check passes, before `decide`; a
 //!   `CALL_DECIDE_ON_REDECIDE` recheck tests flags and `decide`, not the
 //!   timer (the same caveat).
@@ -1060,6 +1064,7 @@ impl Model {
             events: Vec::new(),
             report: Report::default(),
             redecides: 0,
+            stays_idle: false,
         };
         let outcome = run.run();
         (run.events, outcome)
@@ -1073,6 +1078,9 @@ struct Run<'a> {
     events: Vec<Event>,
     report: Report,
     redecides: u32,
+    /// The root was entered with nothing to run and found no child: the
+    /// agent stays idle, and the root's entry and exit do not count.
+    stays_idle: bool,
 }
 
 fn node(d: &'static Decider<Sim>, at: &Place) -> NodeRef {
@@ -1128,6 +1136,10 @@ impl Run<'_> {
             Err(Stop::Fail(why)) => self.deactivate_to(0, why).map(|()| self.emit(Event::Idle)),
             other => other,
         };
+        if self.stays_idle {
+            self.report.activated -= 1;
+            self.report.deactivated -= 1;
+        }
         match result {
             Ok(()) => {
                 self.end();
@@ -1278,6 +1290,19 @@ impl Run<'_> {
                     }
                     None => {
                         let (d, at) = (self.m.path[k].d, self.m.path[k].at.clone());
+                        // An idle agent's root without a group behavior:
+                        // the agent stays idle, and only the root's own
+                        // `decide` can have broken the Subset Rule.
+                        if first && k == 0 && d.behavior().is_none() {
+                            self.stays_idle = true;
+                            if d.decide.is_some() {
+                                self.report.subset_violation = Some(ItemIdx(at.index));
+                                self.emit(Event::SubsetViolation {
+                                    group: node(d, &at),
+                                });
+                            }
+                            return Err(Stop::Fail(Why::NoChild));
+                        }
                         return Err(Stop::Fail(if first {
                             self.report.subset_violation = Some(ItemIdx(at.index));
                             self.emit(Event::SubsetViolation {
@@ -1472,6 +1497,7 @@ impl Run<'_> {
         cx.stimuli = i.stimuli;
         cx.agent = i.agent;
         cx.depth = k as u8;
+        cx.item = ItemIdx(l.at.index);
         cx
     }
 

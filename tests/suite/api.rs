@@ -1,0 +1,244 @@
+//! The smaller parts of the public API: yes/no decides, the compact leaf
+//! form, lookups by path, the deciding place in callbacks, and an idle
+//! agent that stays idle.
+
+use std::cell::RefCell;
+
+use bt_core::{
+    Ctx, Decide, Event, ItemIdx, TickInput, TraceRecorder, Tracer, behavior, decider, group, tick,
+    tick_traced, tree,
+};
+
+fn at(now: f64) -> TickInput {
+    TickInput::new(now, 1.0)
+}
+
+/// Every event of a tick.
+#[derive(Default)]
+struct Events(Vec<Event>);
+
+impl Tracer for Events {
+    fn event(&mut self, event: &Event) {
+        self.0.push(*event);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// `when:`: the yes/no form of `decide`.
+
+#[derive(Default)]
+struct Cat {
+    hungry: bool,
+    sleepy: bool,
+    /// What `activate` of NAP_B received from its decider.
+    nap_spot: Option<u8>,
+}
+
+behavior! { EAT_B: Cat }
+behavior! { NAP_B: Cat, dblock: u8, activate: |c, spot, _cx| { c.nap_spot = spot; true } }
+behavior! { ROAM_B: Cat }
+
+fn is_hungry(c: &Cat, _: &mut Decide) -> bool {
+    c.hungry
+}
+
+decider! { CAT_EAT: Cat => EAT_B, when: is_hungry }
+// A `when` may fill the DBlock, like any `decide`.
+decider! { CAT_NAP: Cat => NAP_B, when: |c, d| { d.set(7); c.sleepy } }
+decider! { CAT_ROAM: Cat => ROAM_B }
+group! { CAT_AWAKE: Cat, prioritized [CAT_EAT, CAT_ROAM], when: |c, _| !c.sleepy }
+group! { CAT_ROOT: Cat, prioritized [CAT_NAP, CAT_AWAKE] }
+tree! { CAT: Cat = CAT_ROOT, memory: CatMemory }
+
+#[track_caller]
+fn leaf_of(cat: &mut Cat, memory: &mut CatMemory, now: f64) -> &'static str {
+    tick(&CAT, cat, memory, &at(now)).unwrap();
+    CAT.node(memory.leaf().expect("a leaf runs")).name()
+}
+
+#[test]
+fn when_accepts_on_true_and_rejects_on_false() {
+    let mut cat = Cat::default();
+    let mut memory = CAT.new_memory(0);
+    assert_eq!(leaf_of(&mut cat, &mut memory, 0.0), "CAT_ROAM");
+    cat.hungry = true;
+    assert_eq!(leaf_of(&mut cat, &mut memory, 1.0), "CAT_EAT");
+    // A group's `when` rejects: its sibling runs instead.
+    cat.sleepy = true;
+    assert_eq!(leaf_of(&mut cat, &mut memory, 2.0), "CAT_NAP");
+    assert_eq!(cat.nap_spot, Some(7), "the DBlock that `when` set");
+}
+
+#[test]
+fn when_true_decides_one_and_false_rejects_by_decide() {
+    let mut cat = Cat {
+        hungry: true,
+        ..Cat::default()
+    };
+    let mut memory = CAT.new_memory(0);
+    let mut events = Events::default();
+    tick_traced(&CAT, &mut cat, &mut memory, &at(0.0), &mut events).unwrap();
+    let eat = CAT.find("CAT_EAT").unwrap();
+    let nap = CAT.find("CAT_NAP").unwrap();
+    assert!(events.0.iter().any(|e| matches!(e,
+        Event::Decided { node, value } if node.index == eat && *value == 1.0)));
+    assert!(events.0.iter().any(|e| matches!(e,
+        Event::Rejected { node, by: bt_core::Rejection::Decide } if node.index == nap)));
+}
+
+// ---------------------------------------------------------------------------
+// Lookups by path, and the deciding place in `Decide` and `Ctx`.
+
+#[derive(Default)]
+struct Guard {
+    /// The place whose behavior ticked, as `Ctx` names it.
+    ticked: Vec<ItemIdx>,
+}
+
+thread_local! {
+    /// The place where FIGHT may run in the current test.
+    static FIGHT_AT: RefCell<Option<ItemIdx>> = const { RefCell::new(None) };
+}
+
+fn fight_here(_: &Guard, d: &mut Decide) -> bool {
+    FIGHT_AT.with(|f| *f.borrow() == Some(d.item()))
+}
+
+behavior! { SWING: Guard, tick: |g, cx| { g.ticked.push(cx.item); true } }
+behavior! { WAIT: Guard, tick: |g, cx| { g.ticked.push(cx.item); true } }
+decider! { FIGHT: Guard => SWING, decide: |g, d| {
+    let yes = fight_here(g, d);
+    // `decide` sees the agent immutably: record through a cell.
+    ASKED.with(|a| a.borrow_mut().push((d.item(), yes)));
+    if yes { 1.0 } else { 0.0 }
+} }
+decider! { STAND: Guard => WAIT }
+group! { ROAD: Guard, prioritized [FIGHT, STAND] }
+group! { NEST: Guard, prioritized [FIGHT, STAND] }
+group! { POST: Guard, prioritized [ROAD, NEST] }
+tree! { GUARD: Guard = POST }
+
+thread_local! {
+    static ASKED: RefCell<Vec<(ItemIdx, bool)>> = const { RefCell::new(Vec::new()) };
+}
+
+#[test]
+fn find_path_tells_apart_the_places_of_a_shared_decider() {
+    let road = GUARD.find_path("POST/ROAD/FIGHT").unwrap();
+    let nest = GUARD.find_path("POST/NEST/FIGHT").unwrap();
+    assert_ne!(road, nest);
+    assert_eq!(
+        GUARD.find("FIGHT"),
+        Some(road),
+        "`find` gives the first place"
+    );
+    assert_eq!(GUARD.node(nest).parent().unwrap().name(), "NEST");
+    assert_eq!(GUARD.find_path("POST"), Some(ItemIdx::ROOT));
+    assert_eq!(GUARD.find_path("POST/NEST"), GUARD.find("NEST"));
+    for missing in [
+        "",
+        "ROAD",
+        "POST/FIGHT",
+        "POST/ROAD/FIGHT/X",
+        "POST/ROAD/",
+        "POST//ROAD",
+    ] {
+        assert_eq!(GUARD.find_path(missing), None, "{missing:?}");
+    }
+}
+
+#[test]
+fn decide_and_ctx_name_the_deciding_place() {
+    let road = GUARD.find_path("POST/ROAD/FIGHT").unwrap();
+    let nest = GUARD.find_path("POST/NEST/FIGHT").unwrap();
+    FIGHT_AT.with(|f| *f.borrow_mut() = Some(nest));
+    ASKED.with(|a| a.borrow_mut().clear());
+    let mut guard = Guard::default();
+    let mut memory = GUARD.new_memory(0);
+    tick(&GUARD, &mut guard, &mut memory, &at(0.0)).unwrap();
+    // FIGHT is asked under ROAD first, says no there, and ROAD/STAND runs.
+    let stand = GUARD.find_path("POST/ROAD/STAND").unwrap();
+    assert_eq!(ASKED.with(|a| a.borrow().clone()), [(road, false)]);
+    assert_eq!(memory.leaf(), Some(stand));
+    assert_eq!(guard.ticked, [stand]);
+
+    // Now it may fight on the road: the place under ROAD accepts.
+    FIGHT_AT.with(|f| *f.borrow_mut() = Some(road));
+    tick(&GUARD, &mut guard, &mut memory, &at(1.0)).unwrap();
+    assert_eq!(memory.leaf(), Some(road));
+    assert_eq!(
+        guard.ticked.last(),
+        Some(&road),
+        "`Ctx::item` of the behavior"
+    );
+}
+
+#[test]
+fn ctx_names_root_until_told_otherwise() {
+    let cx = Ctx::at(0.0, 0.1);
+    assert_eq!(cx.item, ItemIdx::ROOT);
+    assert_eq!(cx.with_item(ItemIdx(3)).item, ItemIdx(3));
+}
+
+// ---------------------------------------------------------------------------
+// An idle agent that stays idle.
+
+pub(crate) struct Idle {
+    pub(crate) wants: bool,
+}
+
+behavior! { WORK: Idle }
+decider! { MAYBE_WORK: Idle => WORK, when: |a, _| a.wants }
+decider! { MAYBE_REST: Idle => WORK, when: |a, _| a.wants }
+group! { IDLE_ROOT: Idle, prioritized [MAYBE_WORK, MAYBE_REST] }
+tree! { pub(crate) IDLE: Idle = IDLE_ROOT }
+// The same, with a root whose own `decide` accepts: a real Subset Rule
+// violation.
+group! { CLAIMING_ROOT: Idle, prioritized [MAYBE_WORK, MAYBE_REST], when: |_, _| true }
+tree! { pub(crate) CLAIMING: Idle = CLAIMING_ROOT }
+
+#[test]
+fn an_idle_agent_whose_root_has_no_accepting_child_stays_idle_without_a_change() {
+    let mut agent = Idle { wants: false };
+    let mut memory = IDLE.new_memory(0);
+    for t in 0..3 {
+        let report = tick(&IDLE, &mut agent, &mut memory, &at(f64::from(t))).unwrap();
+        assert_eq!(report.subset_violation, None, "tick {t}");
+        assert_eq!((report.activated, report.deactivated), (0, 0), "tick {t}");
+        assert!(!report.changed(), "tick {t}");
+        assert_eq!(report.behavior, None);
+        assert!(memory.is_idle());
+    }
+    // Once a child accepts, the root and the child are activated as usual.
+    agent.wants = true;
+    let report = tick(&IDLE, &mut agent, &mut memory, &at(3.0)).unwrap();
+    assert_eq!((report.activated, report.deactivated), (2, 0));
+    assert!(report.changed());
+}
+
+#[test]
+fn a_root_whose_decide_accepts_without_a_runnable_child_breaks_the_subset_rule() {
+    let mut agent = Idle { wants: false };
+    let mut memory = CLAIMING.new_memory(0);
+    let report = tick(&CLAIMING, &mut agent, &mut memory, &at(0.0)).unwrap();
+    assert_eq!(report.subset_violation, Some(ItemIdx::ROOT));
+    assert!(!report.changed(), "the agent stays idle all the same");
+    assert!(memory.is_idle());
+}
+
+#[test]
+fn staying_idle_is_traced_as_the_root_entered_and_left() {
+    let mut agent = Idle { wants: false };
+    let mut memory = IDLE.new_memory(0);
+    let mut trace = TraceRecorder::new();
+    tick_traced(&IDLE, &mut agent, &mut memory, &at(0.0), &mut trace).unwrap();
+    snapshot!(trace.text(), @r"
+    tick agent=0 t=0.000 dt=1.000 decision=0x0 stimuli=0x0
+      activate 0:IDLE_ROOT
+        reject 1:MAYBE_WORK (decide)
+        reject 2:MAYBE_REST (decide)
+      deactivate 0:IDLE_ROOT (no child can run)
+      idle
+    end idle visited=3
+    ");
+}
