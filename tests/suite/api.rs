@@ -242,3 +242,27 @@ fn staying_idle_is_traced_as_the_root_entered_and_left() {
     end idle visited=3
     ");
 }
+
+// ---------------------------------------------------------------------------
+// The state dump.
+
+#[test]
+fn groups_without_a_behavior_show_spores_placeholder_in_the_dump() {
+    let mut cat = Cat::default();
+    let mut memory = CAT.new_memory(0);
+    tick(&CAT, &mut cat, &mut memory, &at(0.0)).unwrap();
+    let text = memory.dump(1.0, bt_core::DumpView::WholeTree).to_string();
+    let groups: Vec<&str> = text.lines().filter(|l| l.contains("(group ")).collect();
+    assert_eq!(groups.len(), 2, "{text}");
+    for line in &groups {
+        assert!(line.contains(" [(no group behavior)]"), "{line}");
+    }
+    // The active groups' lines have the same fields, in the same columns.
+    let active: Vec<Vec<&str>> = groups
+        .iter()
+        .filter(|l| l.trim_start().starts_with('*'))
+        .map(|l| l.split_whitespace().skip(1).collect())
+        .collect();
+    assert_eq!(active.len(), 2, "{text}");
+    assert_eq!(active[0].len(), active[1].len(), "{text}");
+}
