@@ -183,7 +183,7 @@ pub use stimuli::{Stimuli, StimuliError, Stimulus};
 pub use sync::{Action, ActionOp, ActionRequest, ActionState, Outcome, Ticket, TreeShared};
 pub use tick::{TIMER_SLACK, TickError, TickInput, TickReport, deactivate_all, tick, tick_traced};
 pub use trace::{Event, NoTrace, NodeRef, Rejection, TraceRecorder, Tracer, Why, write_event};
-pub use tree::{Has, ItemIdx, Node, Tree, TreeError};
+pub use tree::{CrowdTree, Has, ItemIdx, Node, Tree, TreeError};
 
 /// The `bitflags` crate, whose types the flag tests take: declare decision
 /// and stimuli flags with `bt_core::bitflags::bitflags!`, and they match the
@@ -325,6 +325,50 @@ macro_rules! decider {
     };
 }
 
+/// Declares a leaf in one go: a behavior decider and the behavior it runs,
+/// under one name.
+///
+/// Most leaves are one idea — "eat when hungry" — that the two-level model
+/// spells as a [`behavior!`] and a [`decider!`] with two names. `leaf!`
+/// takes the keys of both in one list and declares the decider `NAME`; its
+/// behavior is named `NAME` too (in traces and dumps) but is not a separate
+/// item, so it cannot be shared. Declare the two separately when several
+/// deciders run the same behavior.
+///
+/// ```
+/// use bt_core::{group, leaf, tick, tree, TickInput};
+///
+/// #[derive(Default)]
+/// struct Critter { hunger: f32 }
+///
+/// leaf! { EAT: Critter,
+///     when: |c, _| c.hunger > 3.0,
+///     tick: |c, cx| { c.hunger -= 4.0 * cx.dt; c.hunger > 0.0 },
+/// }
+/// leaf! { WANDER: Critter, tick: |c, cx| { c.hunger += 2.0 * cx.dt; true } }
+/// group! { ROOT: Critter, prioritized [EAT, WANDER] }
+/// tree! { CRITTER: Critter = ROOT }
+///
+/// let mut critter = Critter { hunger: 5.0 };
+/// let mut memory = CRITTER.new_memory(0);
+/// tick(&CRITTER, &mut critter, &mut memory, &TickInput::new(0.0, 0.5))?;
+/// assert_eq!(memory.leaf(), CRITTER.find("EAT"));
+/// assert_eq!(CRITTER.node(memory.leaf().unwrap()).behavior().unwrap().name(), "EAT");
+/// # Ok::<(), bt_core::TickError>(())
+/// ```
+///
+/// Keys, in any order, each at most once: those of [`behavior!`]
+/// (`memory`, `dblock`, `activate`, `tick`, `deactivate`, `launch`) and
+/// those of [`decider!`] (`decide` or `when`, the preconditions, `flags`,
+/// `behavior_flags`, `gate`, `cooldown`, `together`).
+#[macro_export]
+macro_rules! leaf {
+    // leaf! { pub EAT: Critter, when: |c, _| c.hungry, tick: eat_tick }
+    ($($decl:tt)*) => {
+        $crate::__private::__bt_leaf_impl! { $crate; $($decl)* }
+    };
+}
+
 /// Declares a group decider: it picks one of its child deciders by a policy.
 ///
 /// ```
@@ -414,8 +458,8 @@ pub mod __private {
         DEFAULT_BLOCK, Shape, check_unique_children, flatten, flatten_vec, fnv1a, measure, shape,
     };
     pub use crate::decl::{BehaviorDef, DecideFn, DecideRaw};
-    pub use crate::tree::{FlagCheck, Item};
-    pub use bt_macros::{__bt_behavior_impl, __bt_decider_impl, __bt_tree_impl};
+    pub use crate::tree::{FlagCheck, Item, Kind, NeedsNoShared, TreeKind};
+    pub use bt_macros::{__bt_behavior_impl, __bt_decider_impl, __bt_leaf_impl, __bt_tree_impl};
     pub use core;
 
     use crate::decl::{Behavior, Ctx, Decide, Decider};

@@ -266,3 +266,110 @@ fn groups_without_a_behavior_show_spores_placeholder_in_the_dump() {
     assert_eq!(active.len(), 2, "{text}");
     assert_eq!(active[0].len(), active[1].len(), "{text}");
 }
+
+// ---------------------------------------------------------------------------
+// The compact leaf form.
+
+bt_core::bitflags::bitflags! {
+    #[derive(Clone, Copy)]
+    struct Sky: u8 {
+        const DARK = 1 << 0;
+    }
+}
+
+#[derive(Default)]
+struct Mole {
+    food: u32,
+    log: Vec<String>,
+}
+
+// Every behavior key and several decider keys in one declaration.
+bt_core::leaf! {
+    /// Digs for as many ticks as its decider says.
+    DIG: Mole,
+    memory: u32,
+    dblock: u32,
+    when: |m, d| { d.set(2); m.food == 0 },
+    activate: |_, left, depth, _cx| { *left = depth.unwrap_or(0); true },
+    tick: |m, left, _cx| { *left -= 1; m.log.push(format!("dig {left}")); *left > 0 },
+    deactivate: |m, _, _cx| m.food += 1,
+}
+bt_core::leaf! { SLEEP: Mole, needs_all: Sky::DARK, tick: |m, _cx| { m.log.push("sleep".into()); true } }
+bt_core::leaf! { NIBBLE: Mole, every: 10.0, tick: |m, _cx| { m.food -= 1; m.log.push("nibble".into()); false } }
+bt_core::leaf! { REST: Mole }
+group! { MOLE_ROOT: Mole, prioritized [SLEEP, DIG, NIBBLE, REST] }
+tree! { MOLE: Mole = MOLE_ROOT }
+
+#[test]
+fn a_compact_leaf_declares_a_decider_and_its_behavior_under_one_name() {
+    for name in ["DIG", "SLEEP", "NIBBLE", "REST"] {
+        let node = MOLE.node(MOLE.find(name).unwrap());
+        assert!(!node.is_group());
+        assert_eq!(node.behavior().unwrap().name(), name);
+    }
+    let dig = MOLE.node(MOLE.find("DIG").unwrap());
+    assert_eq!(dig.behavior().unwrap().memory_type(), "u32");
+    assert_eq!(dig.behavior().unwrap().dblock_type(), "u32");
+    assert_eq!(dig.behavior().unwrap().callbacks(), (true, true, true));
+    assert!(dig.decider().has_decide());
+    let nibble = MOLE.node(MOLE.find("NIBBLE").unwrap());
+    assert_eq!(nibble.decider().preconditions().every, 10.0);
+    assert!(nibble.timer_slot().is_some());
+}
+
+#[test]
+fn compact_leaves_run_like_declared_ones() {
+    let mut mole = Mole::default();
+    let mut memory = MOLE.new_memory(0);
+    let day = |t: f64| TickInput::new(t, 1.0);
+    for t in 0..5 {
+        tick(&MOLE, &mut mole, &mut memory, &day(f64::from(t))).unwrap();
+    }
+    let dark = TickInput::new(5.0, 1.0).with_decision(Sky::DARK);
+    tick(&MOLE, &mut mole, &mut memory, &dark).unwrap();
+    // DIG gets 2 from its `when` through the DBlock, digs twice, and its
+    // `deactivate` finds food; NIBBLE eats it once (then waits for its
+    // timer) and REST runs; the dark preempts with SLEEP.
+    assert_eq!(
+        mole.log,
+        ["dig 1", "dig 0", "nibble", "dig 1", "dig 0", "sleep"]
+    );
+    assert_eq!(memory.leaf(), MOLE.find("SLEEP"));
+}
+
+// ---------------------------------------------------------------------------
+// Trees that need shared state.
+
+#[derive(Default)]
+struct Soldier;
+
+behavior! { THROW: Soldier }
+decider! { THROW_GRENADE: Soldier => THROW, gate: 1 }
+tree! { SQUAD: Soldier = THROW_GRENADE }
+
+#[test]
+fn a_tree_with_shared_checks_is_declared_as_a_crowd_tree() {
+    let crowd = std::any::type_name_of_val(&SQUAD);
+    let plain = std::any::type_name_of_val(&CAT);
+    assert!(crowd.starts_with("bt_core::tree::CrowdTree<"), "{crowd}");
+    assert!(plain.starts_with("bt_core::tree::Tree<"), "{plain}");
+    assert!(SQUAD.needs_shared() && !CAT.needs_shared());
+    // It is a tree for everything else: ticks, lookups, crowds.
+    let shared = SQUAD.new_shared(4);
+    let mut memories = [
+        SQUAD.new_memory_in(&shared, 0),
+        SQUAD.new_memory_in(&shared, 1),
+    ];
+    let mut soldiers = [Soldier, Soldier];
+    let report = bt_core::tick_all(&SQUAD, &mut soldiers, &mut memories, |i, _| {
+        at(0.0).with_agent(i as u32)
+    });
+    assert_eq!(report.first_error, None);
+    let leaves = memories.each_ref().map(|m| m.leaf());
+    assert_eq!(
+        leaves,
+        [SQUAD.find("THROW_GRENADE"), None],
+        "the gate lets one in"
+    );
+    assert!(std::ptr::eq(memories[0].tree(), SQUAD.tree()));
+}
