@@ -391,7 +391,7 @@ fn escaped(out: &mut impl Write, s: &str) -> fmt::Result {
 /// struct Critter { hungry: bool }
 /// behavior! { EAT: Critter }
 /// behavior! { WANDER: Critter }
-/// decider! { EAT_WHEN_HUNGRY: Critter => EAT, decide: |c, _| if c.hungry { 1.0 } else { 0.0 } }
+/// decider! { EAT_WHEN_HUNGRY: Critter => EAT, when: |c, _| c.hungry }
 /// decider! { JUST_WANDER: Critter => WANDER }
 /// group! { ROOT: Critter, prioritized [EAT_WHEN_HUNGRY, JUST_WANDER] }
 /// tree! { CRITTER: Critter = ROOT }

@@ -468,11 +468,6 @@ pub struct Ctx {
     pub agent: u32,
     /// Depth of the decider in the tree (the root is 0).
     pub depth: u8,
-    /// The decider that runs the behavior, at its place in the tree: a
-    /// behavior shared by several deciders, or a decider used in several
-    /// groups, can tell them apart ([`Tree::node`](crate::Tree::node),
-    /// [`Tree::find_path`](crate::Tree::find_path)).
-    pub item: ItemIdx,
     /// The state of the behavior's deferred action ([`ActionState::None`]
     /// for a behavior without `launch`).
     pub action: ActionState,
@@ -491,15 +486,8 @@ impl Ctx {
             stimuli: 0,
             agent: 0,
             depth: 0,
-            item: ItemIdx::ROOT,
             action: ActionState::None,
         }
-    }
-
-    /// The same context for the decider at `item`.
-    pub const fn with_item(mut self, item: ItemIdx) -> Ctx {
-        self.item = item;
-        self
     }
 
     /// The same context with the deferred-action state `action`.

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 
 use bt_core::{
-    Ctx, Decide, Event, ItemIdx, TickInput, TraceRecorder, Tracer, behavior, decider, group, tick,
+    Decide, Event, ItemIdx, TickInput, TraceRecorder, Tracer, behavior, decider, group, tick,
     tick_traced, tree,
 };
 
@@ -90,10 +90,7 @@ fn when_true_decides_one_and_false_rejects_by_decide() {
 // Lookups by path, and the deciding place in `Decide` and `Ctx`.
 
 #[derive(Default)]
-struct Guard {
-    /// The place whose behavior ticked, as `Ctx` names it.
-    ticked: Vec<ItemIdx>,
-}
+struct Guard;
 
 thread_local! {
     /// The place where FIGHT may run in the current test.
@@ -104,8 +101,8 @@ fn fight_here(_: &Guard, d: &mut Decide) -> bool {
     FIGHT_AT.with(|f| *f.borrow() == Some(d.item()))
 }
 
-behavior! { SWING: Guard, tick: |g, cx| { g.ticked.push(cx.item); true } }
-behavior! { WAIT: Guard, tick: |g, cx| { g.ticked.push(cx.item); true } }
+behavior! { SWING: Guard }
+behavior! { WAIT: Guard }
 decider! { FIGHT: Guard => SWING, decide: |g, d| {
     let yes = fight_here(g, d);
     // `decide` sees the agent immutably: record through a cell.
@@ -148,36 +145,25 @@ fn find_path_tells_apart_the_places_of_a_shared_decider() {
 }
 
 #[test]
-fn decide_and_ctx_name_the_deciding_place() {
+fn decide_names_the_deciding_place() {
     let road = GUARD.find_path("POST/ROAD/FIGHT").unwrap();
     let nest = GUARD.find_path("POST/NEST/FIGHT").unwrap();
     FIGHT_AT.with(|f| *f.borrow_mut() = Some(nest));
     ASKED.with(|a| a.borrow_mut().clear());
-    let mut guard = Guard::default();
     let mut memory = GUARD.new_memory(0);
-    tick(&GUARD, &mut guard, &mut memory, &at(0.0)).unwrap();
+    tick(&GUARD, &mut Guard, &mut memory, &at(0.0)).unwrap();
     // FIGHT is asked under ROAD first, says no there, and ROAD/STAND runs.
     let stand = GUARD.find_path("POST/ROAD/STAND").unwrap();
     assert_eq!(ASKED.with(|a| a.borrow().clone()), [(road, false)]);
     assert_eq!(memory.leaf(), Some(stand));
-    assert_eq!(guard.ticked, [stand]);
 
-    // Now it may fight on the road: the place under ROAD accepts.
+    // Now it may fight on the road: the place under ROAD accepts and
+    // preempts STAND.
     FIGHT_AT.with(|f| *f.borrow_mut() = Some(road));
-    tick(&GUARD, &mut guard, &mut memory, &at(1.0)).unwrap();
+    tick(&GUARD, &mut Guard, &mut memory, &at(1.0)).unwrap();
     assert_eq!(memory.leaf(), Some(road));
-    assert_eq!(
-        guard.ticked.last(),
-        Some(&road),
-        "`Ctx::item` of the behavior"
-    );
-}
-
-#[test]
-fn ctx_names_root_until_told_otherwise() {
-    let cx = Ctx::at(0.0, 0.1);
-    assert_eq!(cx.item, ItemIdx::ROOT);
-    assert_eq!(cx.with_item(ItemIdx(3)).item, ItemIdx(3));
+    let asked = ASKED.with(|a| a.borrow().clone());
+    assert_eq!(asked.last(), Some(&(road, true)));
 }
 
 // ---------------------------------------------------------------------------

@@ -1497,7 +1497,6 @@ impl Run<'_> {
         cx.stimuli = i.stimuli;
         cx.agent = i.agent;
         cx.depth = k as u8;
-        cx.item = ItemIdx(l.at.index);
         cx
     }
 
