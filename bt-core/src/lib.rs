@@ -6,9 +6,10 @@
 //! typed memory block), a [`decider!`] decides whether its behavior should
 //! run, a [`group!`] picks among child deciders by a policy, and [`tree!`]
 //! compiles a root decider into a flat [`Tree`] **at compile time**, with
-//! const functions that also validate the declaration. Each agent owns a
-//! fixed-size [`AgentMemory`] made by the tree; [`tick`] runs one agent for
-//! one frame without allocating.
+//! const functions that also validate the declaration. For the common
+//! leaf, [`leaf!`] declares a behavior and its decider in one go. Each agent
+//! owns a fixed-size [`AgentMemory`] made by the tree; [`tick`] runs one
+//! agent for one frame without allocating.
 //!
 //! ```
 //! use bt_core::{behavior, decider, group, tree, tick, TickInput};
