@@ -11,8 +11,8 @@
 //!
 //! # What the model takes from production (details the semantics leave open)
 //!
-//! The semantics fix what happens; these are the places where it does not say
-//! *how*, and where the model follows production so that traces compare:
+//! The semantics fix what happens; these are the places where they do not
+//! say *how*, and where the model follows production so that traces compare:
 //!
 //! - **Events and counts.** Which events exist and their order, and the
 //!   `visited` count: +1 per active decider walked through, per candidate
@@ -1275,8 +1275,8 @@ impl Run<'_> {
         Ok(best)
     }
 
-    /// Switching, activation and masked redecides for the group at level `k`: runs `next` (or picks
-    /// a child by the policy) until a child runs; a child that fails is
+    /// Switching, activation and masked redecides for the group at level
+    /// `k`: runs `next` (or picks a child by the policy) until a child runs; a child that fails is
     /// masked and the group redecides. `first`: the group was just
     /// activated (a failure to find any child breaks the Subset Rule).
     fn choose(&mut self, k: usize, mut next: Option<Pick>, mut first: bool) -> Result<(), Stop> {
@@ -1627,8 +1627,9 @@ impl Run<'_> {
         }
     }
 
-    /// Activation and preconditions: tries candidate `d` at `at`: preconditions,
-    /// cheapest first, then its `decide` (or, delegating, its children).
+    /// Activation and preconditions: tries candidate `d` at `at`:
+    /// preconditions, cheapest first, then its `decide` (or, delegating,
+    /// its children).
     fn evaluate(&mut self, d: &'static Decider<Sim>, at: Place) -> Result<Option<Pick>, Stop> {
         self.report.visited += 1;
         if let Some(by) = self.flag_rejection(d) {
