@@ -1276,9 +1276,10 @@ impl Run<'_> {
     }
 
     /// Switching, activation and masked redecides for the group at level
-    /// `k`: runs `next` (or picks a child by the policy) until a child runs; a child that fails is
-    /// masked and the group redecides. `first`: the group was just
-    /// activated (a failure to find any child breaks the Subset Rule).
+    /// `k`: runs `next` (or picks a child by the policy) until a child
+    /// runs; a child that fails is masked and the group redecides.
+    /// `first`: the group was just activated (a failure to find any child
+    /// breaks the Subset Rule).
     fn choose(&mut self, k: usize, mut next: Option<Pick>, mut first: bool) -> Result<(), Stop> {
         loop {
             let pick = match next.take() {
