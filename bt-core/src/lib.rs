@@ -439,6 +439,11 @@ macro_rules! group {
 /// than [`MAX_CHILDREN`] children (a shuffle group: [`MAX_SHUFFLE_CHILDREN`]),
 /// the same child twice in a group, a timer that is not positive, flags that
 /// do not fit the decider, and a memory or DBlock type larger than the block.
+///
+/// A tree with gates, global cooldowns, group roles or deferred actions is
+/// declared as a [`CrowdTree`]: a [`Tree`] whose agents' memories are made
+/// with [`Tree::new_memory_in`], bound to the crowd's [`TreeShared`]
+/// (`new_memory` does not compile for it).
 #[macro_export]
 macro_rules! tree {
     // tree! { pub CREATURE: Creature = ROOT, block: 128, redecide_limit: 64 }
