@@ -22,7 +22,7 @@ const DT: f32 = 1.0 / HZ as f32;
 /// Night falls at this second: no new patrols after it.
 const NIGHTFALL: u32 = 12;
 
-bitflags::bitflags! {
+bt_core::bitflags::bitflags! {
     /// Decision flags, made from the creature each tick.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
     struct Decision: u32 {
@@ -91,10 +91,6 @@ fn next(s: &mut u64) -> u64 {
     s.wrapping_mul(0x2545_F491_4F6C_DD1D)
 }
 
-fn accept(yes: bool) -> f32 {
-    if yes { 1.0 } else { 0.0 }
-}
-
 /// A memory block counting rounds.
 #[derive(Default)]
 struct Rounds(u8);
@@ -139,12 +135,12 @@ decider! { LOITER_AT_NEST: Creature => LOITER }
 group! { GUARD_NEST: Creature,
     prioritized [FIGHT_BACK, GROWL_AT, PATROL_NEST, LOITER_AT_NEST],
     behavior: STAY_NEAR_NEST,
-    decide: |c, _| accept(!c.hungry),
+    when: |c, _| !c.hungry,
     needs_all: Decision::HAS_NEST,
 }
 decider! { SEARCH: Creature => FORAGE }
 decider! { EAT_FOOD: Creature => CHEW }
-group! { EAT: Creature, sequential [SEARCH, EAT_FOOD], decide: |c, _| accept(c.hungry) }
+group! { EAT: Creature, sequential [SEARCH, EAT_FOOD], when: |c, _| c.hungry }
 decider! { ROAM: Creature => WANDER }
 group! { ROOT: Creature, prioritized [GUARD_NEST, EAT, ROAM] }
 tree! { CREATURE: Creature = ROOT, memory: CreatureMemory }

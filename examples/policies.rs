@@ -73,10 +73,6 @@ fn score(target: Option<Target>) -> f32 {
     target.map_or(0.0, |t| t.interest / t.distance)
 }
 
-fn accept(yes: bool) -> f32 {
-    if yes { 1.0 } else { 0.0 }
-}
-
 /// Whether a behavior that lasts `seconds` goes on: false on the tick that
 /// completes them.
 fn lasts(cx: &Ctx, seconds: f64) -> bool {
@@ -97,7 +93,7 @@ macro_rules! play {
 }
 play!(STRETCH, YAWN, GROOM, ROLL);
 
-bitflags::bitflags! {
+bt_core::bitflags::bitflags! {
     /// Which target a STALK decider hunts: its behavior flags word.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     struct Prey: u32 {
@@ -153,8 +149,8 @@ behavior! { HIDE: Kit, tick: |c, _cx| c.thunder }
 // ---------------------------------------------------------------------------
 // Deciders.
 
-decider! { RUN_FROM_DOG: Kit => RUN_AWAY, decide: |c, _| accept(c.dog_near) }
-decider! { HIDE_FROM_THUNDER: Kit => HIDE, decide: |c, _| accept(c.thunder) }
+decider! { RUN_FROM_DOG: Kit => RUN_AWAY, when: |c, _| c.dog_near }
+decider! { HIDE_FROM_THUNDER: Kit => HIDE, when: |c, _| c.thunder }
 // ALARM has no decide of its own: it accepts when RUN_FROM_DOG or
 // HIDE_FROM_THUNDER would, and starts that one.
 group! { ALARM: Kit, prioritized [RUN_FROM_DOG, HIDE_FROM_THUNDER], flags: DELEGATE_DECIDE }
@@ -165,7 +161,7 @@ decider! { EAT_FROM_BOWL: Kit => EAT_UP }
 // One step after another. Between steps EAT's decide runs again: if the
 // bowl was emptied meanwhile, EAT ends instead of going on.
 group! { EAT: Kit, sequential [GO_TO_BOWL, SNIFF_BOWL, EAT_FROM_BOWL],
-    decide: |c, _| accept(c.hungry && c.bowl_full),
+    when: |c, _| c.hungry && c.bowl_full,
     flags: CALL_DECIDE_ON_REDECIDE,
 }
 
@@ -174,13 +170,13 @@ decider! { STALK_BIRD: Kit => STALK, decide: |c, _| score(c.bird), behavior_flag
 // Every tick each child is scored; the active one keeps going unless the
 // other scores strictly more.
 group! { CHOOSE_TARGET: Kit, scored [STALK_MOUSE, STALK_BIRD],
-    decide: |c, _| accept(c.mouse.is_some() || c.bird.is_some()),
+    when: |c, _| c.mouse.is_some() || c.bird.is_some(),
 }
 
-decider! { ROAM_GARDEN: Kit => WANDER, decide: |c, _| accept(c.restless) }
-decider! { ROAM_ROOF: Kit => WANDER, decide: |c, _| 3.0 * accept(c.restless) }
+decider! { ROAM_GARDEN: Kit => WANDER, when: |c, _| c.restless }
+decider! { ROAM_ROOF: Kit => WANDER, decide: |c, _| if c.restless { 3.0 } else { 0.0 } }
 decider! { ROAM_SHED: Kit => WANDER, decide: |_, _| 0.0 }
-group! { ROAM: Kit, random [ROAM_GARDEN, ROAM_ROOF, ROAM_SHED], decide: |c, _| accept(c.restless) }
+group! { ROAM: Kit, random [ROAM_GARDEN, ROAM_ROOF, ROAM_SHED], when: |c, _| c.restless }
 
 decider! { PLAY_STRETCH: Kit => STRETCH }
 decider! { PLAY_YAWN: Kit => YAWN }

@@ -53,7 +53,7 @@ const BURST: u8 = 10;
 /// Seconds a flanking move lasts.
 const FLANK_TIME: f64 = 3.0;
 
-bitflags::bitflags! {
+bt_core::bitflags::bitflags! {
     /// Decision flags, made from the soldier each tick.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
     struct Decision: u32 {
@@ -118,10 +118,6 @@ fn next(s: &mut u64) -> u64 {
     s.wrapping_mul(0x2545_F491_4F6C_DD1D)
 }
 
-fn accept(yes: bool) -> f32 {
-    if yes { 1.0 } else { 0.0 }
-}
-
 /// SHOOT's memory block: ticks fired in this burst.
 #[derive(Default)]
 struct Burst(u8);
@@ -147,10 +143,10 @@ behavior! { FIRE: Soldier, memory: Burst,
 behavior! { HIDE: Soldier }
 behavior! { MOVE_UP: Soldier }
 
-decider! { FLANK: Soldier => FLANK_MOVE, decide: |s, _| accept(s.wants_flank), together: 2 }
+decider! { FLANK: Soldier => FLANK_MOVE, when: |s, _| s.wants_flank, together: 2 }
 decider! { THROW_GRENADE: Soldier => THROW,
     needs_all: Decision::ENEMY_VISIBLE,
-    decide: |s, _| accept(s.grenades > 0),
+    when: |s, _| s.grenades > 0,
     gate: 1,
     cooldown: 5.0,
 }

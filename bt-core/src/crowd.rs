@@ -1,4 +1,4 @@
-//! Ticking a crowd: many agents, one shared tree (DESIGN §10).
+//! Ticking a crowd: many agents, one shared tree.
 
 use crate::memory::AgentMemory;
 use crate::tick::{TickError, TickInput, tick};

@@ -1,6 +1,6 @@
 //! Looking inside an agent: the state dump of Spore's `DebugPrintState`, a
 //! Graphviz picture of a tree, and a helper that records the decision trace
-//! of a scripted run for snapshot tests (DESIGN §9).
+//! of a scripted run for snapshot tests.
 //!
 //! [`debug_print_state`] and [`to_dot`] write straight into any
 //! [`fmt::Write`] and allocate nothing; [`record_trace`] is for tests and
@@ -46,7 +46,9 @@ pub enum DumpView {
 /// - `time:` — seconds since it was activated (`now` less its activation
 ///   time);
 /// - in brackets, its behavior (the leaf's, or the group behavior), with the
-///   behavior flags word when it is not zero;
+///   behavior flags word when it is not zero; a group without a behavior
+///   has `[(no group behavior)]` there, as in Spore, so that every group
+///   line has the same fields for tools that read the dump;
 /// - for an active group, the last tick's redecide mask (a bit per child
 ///   masked out by a failure) and count, and `idx:` the active child's
 ///   index.
@@ -71,7 +73,7 @@ pub enum DumpView {
 /// debug_print_state(&mut text, &CRITTER, &memory, 3.5, DumpView::ActivePath).unwrap();
 /// let lines: Vec<&str> = text.lines().collect();
 /// assert!(lines[0].starts_with("*0:ROOT/0x"));
-/// assert!(lines[0].ends_with("(group prioritized 0x0) time: 2.50 (0x0000000000000000 0) idx: 0"));
+/// assert!(lines[0].ends_with("(group prioritized 0x0) time: 2.50 [(no group behavior)] (0x0000000000000000 0) idx: 0"));
 /// assert!(lines[1].starts_with("  *0:JUST_WANDER/0x"));
 /// assert!(lines[1].ends_with("(behavior) time: 2.50 [WANDER]"));
 /// // The same, as a `Display` value:
@@ -152,11 +154,13 @@ fn dump_line<A: 'static, const L: usize, const S: usize, const N: usize>(
     if let Some(level) = level {
         write!(out, " time: {:.2}", now - level.since)?;
     }
-    if let Some(behavior) = node.behavior() {
-        match node.behavior_flags() {
+    match node.behavior() {
+        Some(behavior) => match node.behavior_flags() {
             0 => write!(out, " [{}]", behavior.name())?,
             flags => write!(out, " [{} flags={flags:#x}]", behavior.name())?,
-        }
+        },
+        // Spore's placeholder keeps the columns of every group line alike.
+        None => out.write_str(" [(no group behavior)]")?,
     }
     if let (Some(level), true) = (level, node.is_group()) {
         write!(out, " ({:#018x} {})", level.mask, level.redecides)?;
@@ -387,7 +391,7 @@ fn escaped(out: &mut impl Write, s: &str) -> fmt::Result {
 /// struct Critter { hungry: bool }
 /// behavior! { EAT: Critter }
 /// behavior! { WANDER: Critter }
-/// decider! { EAT_WHEN_HUNGRY: Critter => EAT, decide: |c, _| if c.hungry { 1.0 } else { 0.0 } }
+/// decider! { EAT_WHEN_HUNGRY: Critter => EAT, when: |c, _| c.hungry }
 /// decider! { JUST_WANDER: Critter => WANDER }
 /// group! { ROOT: Critter, prioritized [EAT_WHEN_HUNGRY, JUST_WANDER] }
 /// tree! { CRITTER: Critter = ROOT }

@@ -9,6 +9,7 @@ use core::marker::PhantomData;
 
 use crate::raw::{DSink, ErasedBehavior, TypeLayout};
 use crate::sync::{Action, ActionState};
+use crate::tree::ItemIdx;
 
 /// How a group decider picks the child that runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -17,8 +18,16 @@ pub enum Policy {
     /// Children in priority order: each tick the children before the active
     /// one may preempt it; on a redecide the first that accepts runs.
     Prioritized,
-    /// Children run one after another in declaration order; the group ends
-    /// after the last. No preemption.
+    /// Children run one after another in declaration order, as steps; the
+    /// group ends after the last. No preemption.
+    ///
+    /// A step that rejects, fails to activate or ends (either way) is passed
+    /// over: the next step after it that activates runs, in the same tick.
+    /// When no step after it activates, the sequence has *ended*, not
+    /// failed, and its parent decides again without it, as after any
+    /// behavior that ends. A sequence entered with no step that accepts at
+    /// all fails like any group without a runnable child. Entered again
+    /// later, it starts over from its first step.
     Sequential,
     /// One child drawn among those that accept, weighted by their `decide`
     /// values, with the agent's own generator. No preemption.
@@ -534,6 +543,7 @@ where
 /// The raw form of a [`Decide`]: what a compiled `decide` receives.
 pub struct DecideRaw<'a> {
     pub(crate) input: &'a crate::TickInput,
+    pub(crate) item: ItemIdx,
     pub(crate) sink: Option<DSink<'a>>,
 }
 
@@ -578,6 +588,41 @@ impl<'a, D: 'static> Decide<'a, D> {
     /// The agent id given in the tick input.
     pub fn agent(&self) -> u32 {
         self.raw.input.agent
+    }
+
+    /// The deciding decider at its place in the tree. A decider used in
+    /// more than one group is one item per place, so its `decide` can tell
+    /// where it is asked:
+    ///
+    /// ```
+    /// use bt_core::{behavior, decider, group, tree, tick, Decide, TickInput};
+    ///
+    /// #[derive(Default)]
+    /// struct Guard { asked: Vec<&'static str> }
+    ///
+    /// fn fight(g: &Guard, d: &mut Decide) -> bool {
+    ///     let _ = g;
+    ///     // Only the place under NEST fights.
+    ///     d.item() == GUARD.find_path("ROOT/NEST/FIGHT").unwrap()
+    /// }
+    ///
+    /// behavior! { SWING: Guard }
+    /// behavior! { WAIT: Guard }
+    /// decider! { FIGHT: Guard => SWING, when: fight }
+    /// decider! { IDLE: Guard => WAIT }
+    /// group! { ROAD: Guard, prioritized [FIGHT, IDLE] }
+    /// group! { NEST: Guard, prioritized [FIGHT, IDLE] }
+    /// group! { ROOT: Guard, prioritized [ROAD, NEST] }
+    /// tree! { GUARD: Guard = ROOT }
+    ///
+    /// let mut memory = GUARD.new_memory(0);
+    /// tick(&GUARD, &mut Guard::default(), &mut memory, &TickInput::new(0.0, 0.1))?;
+    /// // ROAD/FIGHT rejected, ROAD/IDLE ran.
+    /// assert_eq!(memory.leaf(), GUARD.find_path("ROOT/ROAD/IDLE"));
+    /// # Ok::<(), bt_core::TickError>(())
+    /// ```
+    pub fn item(&self) -> ItemIdx {
+        self.raw.item
     }
 
     /// Hands `value` to the `activate` of this decider's behavior, if the

@@ -6,9 +6,10 @@
 //! typed memory block), a [`decider!`] decides whether its behavior should
 //! run, a [`group!`] picks among child deciders by a policy, and [`tree!`]
 //! compiles a root decider into a flat [`Tree`] **at compile time**, with
-//! const functions that also validate the declaration. Each agent owns a
-//! fixed-size [`AgentMemory`] made by the tree; [`tick`] runs one agent for
-//! one frame without allocating.
+//! const functions that also validate the declaration. For the common
+//! leaf, [`leaf!`] declares a behavior and its decider in one go. Each agent
+//! owns a fixed-size [`AgentMemory`] made by the tree; [`tick`] runs one
+//! agent for one frame without allocating.
 //!
 //! ```
 //! use bt_core::{behavior, decider, group, tree, tick, TickInput};
@@ -33,13 +34,13 @@
 //!         true
 //!     },
 //! }
-//! decider! { EAT_WHEN_HUNGRY: Critter => EAT, decide: |c, _| if c.hunger > 3.0 { 1.0 } else { 0.0 } }
+//! decider! { EAT_WHEN_HUNGRY: Critter => EAT, when: |c, _| c.hunger > 3.0 }
 //! decider! { JUST_WANDER: Critter => WANDER }
 //! group! { ROOT: Critter, prioritized [EAT_WHEN_HUNGRY, JUST_WANDER] }
 //! tree! { CRITTER: Critter = ROOT }
 //!
 //! let mut critter = Critter::default();
-//! let mut memory = CRITTER.new_memory(1);
+//! let mut memory = CRITTER.new_memory(1); // 1: the seed of its random generator
 //! for frame in 0..4 {
 //!     let input = TickInput::new(f64::from(frame), 1.0);
 //!     let report = tick(&CRITTER, &mut critter, &mut memory, &input).unwrap();
@@ -62,7 +63,8 @@
 //! `tick` returns `false`) or fails to activate, it is deactivated and masked
 //! out in its group for the rest of the tick, and the group decides again
 //! among the others — up to the root, where nothing accepting leaves the
-//! agent idle until the next tick. The details are in [`tick`].
+//! agent idle until the next tick. The details, step by step, are in
+//! [`semantics`].
 //!
 //! # Crowds that share state
 //!
@@ -135,8 +137,14 @@
 //! - Deferred actions: a behavior's `launch` queues a request for a game
 //!   system instead of acting; the outcome comes back to the behavior, and
 //!   preemption cancels it ([`behavior!`], [`TreeShared::drain_actions`]).
-//! - `no_std` (with `alloc` for the trace recorder only); the tick itself
-//!   never allocates.
+//! - `no_std`, with `alloc`: an [`AgentMemory`] is one fixed-size value and
+//!   holds no heap memory of its own, but a [`TreeShared`] allocates its
+//!   counters and request queue once when it is made and is shared through
+//!   an `Arc`, and [`TraceRecorder`] writes into a `String`. A tick never
+//!   allocates.
+//! - [`bitflags`] is re-exported, so the flag types that preconditions,
+//!   [`TickInput`] and [`Stimuli`] take can be declared without a
+//!   dependency of their own (`bt_core::bitflags::bitflags! { … }`).
 #![no_std]
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
@@ -157,6 +165,9 @@ mod tick;
 mod trace;
 mod tree;
 
+#[doc = include_str!("../docs/semantics.md")]
+pub mod semantics {}
+
 pub use compile::{DEFAULT_BLOCK, MAX_CHILDREN, MAX_LEVELS, MAX_SHUFFLE_CHILDREN, Shape};
 #[cfg(feature = "rayon")]
 pub use crowd::par_tick_all;
@@ -173,7 +184,34 @@ pub use stimuli::{Stimuli, StimuliError, Stimulus};
 pub use sync::{Action, ActionOp, ActionRequest, ActionState, Outcome, Ticket, TreeShared};
 pub use tick::{TIMER_SLACK, TickError, TickInput, TickReport, deactivate_all, tick, tick_traced};
 pub use trace::{Event, NoTrace, NodeRef, Rejection, TraceRecorder, Tracer, Why, write_event};
-pub use tree::{Has, ItemIdx, Node, Tree, TreeError};
+pub use tree::{CrowdTree, Has, ItemIdx, Node, Tree, TreeError};
+
+/// The `bitflags` crate, whose types the flag tests take: declare decision
+/// and stimuli flags with `bt_core::bitflags::bitflags!`, and they match the
+/// version bt-core was built with.
+///
+/// ```
+/// use bt_core::bitflags::bitflags;
+/// use bt_core::{behavior, decider, tree, tick, TickInput};
+///
+/// bitflags! {
+///     #[derive(Clone, Copy)]
+///     pub struct Decision: u32 {
+///         const NIGHT = 1 << 0;
+///     }
+/// }
+/// # #[derive(Default)] struct Owl;
+/// behavior! { HUNT: Owl }
+/// decider! { HUNT_AT_NIGHT: Owl => HUNT, needs_all: Decision::NIGHT }
+/// tree! { OWL: Owl = HUNT_AT_NIGHT }
+///
+/// let mut memory = OWL.new_memory(0);
+/// let night = TickInput::new(0.0, 0.1).with_decision(Decision::NIGHT);
+/// let report = tick(&OWL, &mut Owl, &mut memory, &night)?;
+/// assert_eq!(report.behavior, OWL.find("HUNT_AT_NIGHT"));
+/// # Ok::<(), bt_core::TickError>(())
+/// ```
+pub use bitflags;
 
 /// Declares a behavior: the code that runs while a decider is active.
 ///
@@ -231,14 +269,14 @@ macro_rules! behavior {
 /// ```
 /// # use bt_core::{behavior, decider, Decide};
 /// # #[derive(Default)] struct Creature { hunger: f32 }
-/// # bitflags::bitflags! { #[derive(Clone, Copy)] pub struct Decision: u32 { const DAY = 1; const HAS_NEST = 2; } }
+/// # bt_core::bitflags::bitflags! { #[derive(Clone, Copy)] pub struct Decision: u32 { const DAY = 1; const HAS_NEST = 2; } }
 /// # behavior! { PATROL: Creature }
-/// fn patrol_wanted(c: &Creature, _: &mut Decide) -> f32 {
-///     if c.hunger < 5.0 { 1.0 } else { 0.0 }
+/// fn patrol_wanted(c: &Creature, _: &mut Decide) -> bool {
+///     c.hunger < 5.0
 /// }
 ///
 /// decider! { pub GUARD_NEST_PATROL: Creature => PATROL,
-///     decide: patrol_wanted,
+///     when: patrol_wanted,
 ///     needs_all: Decision::DAY | Decision::HAS_NEST,
 ///     every: 2.0,
 /// }
@@ -256,6 +294,9 @@ macro_rules! behavior {
 /// - `decide: f` — `f(&Agent, &mut Decide<DBlock>) -> f32`: 0 (or less, or
 ///   NaN) rejects, above 0 accepts and is the weight (random groups) or the
 ///   score (scored groups). No `decide` means 1.0.
+/// - `when: f` — `f(&Agent, &mut Decide<DBlock>) -> bool`: the yes/no form
+///   of `decide` (`true` is 1.0, `false` rejects), for the common decider
+///   that only accepts or rejects. Give `decide` or `when`, not both.
 /// - `needs_all`, `needs_any`, `needs_none`, `needs_not_all: A | B | …` —
 ///   decision-flag tests (all set, any set, all clear, any clear), with the
 ///   user's own `bitflags` constants.
@@ -282,6 +323,50 @@ macro_rules! decider {
     // decider! { pub GUARD_NEST_PATROL: Creature => PATROL, decide: f, needs_all: Decision::DAY }
     ($($decl:tt)*) => {
         $crate::__private::__bt_decider_impl! { $crate; plain; $($decl)* }
+    };
+}
+
+/// Declares a leaf in one go: a behavior decider and the behavior it runs,
+/// under one name.
+///
+/// Most leaves are one idea — "eat when hungry" — that the two-level model
+/// spells as a [`behavior!`] and a [`decider!`] with two names. `leaf!`
+/// takes the keys of both in one list and declares the decider `NAME`; its
+/// behavior is named `NAME` too (in traces and dumps) but is not a separate
+/// item, so it cannot be shared. Declare the two separately when several
+/// deciders run the same behavior.
+///
+/// ```
+/// use bt_core::{group, leaf, tick, tree, TickInput};
+///
+/// #[derive(Default)]
+/// struct Critter { hunger: f32 }
+///
+/// leaf! { EAT: Critter,
+///     when: |c, _| c.hunger > 3.0,
+///     tick: |c, cx| { c.hunger -= 4.0 * cx.dt; c.hunger > 0.0 },
+/// }
+/// leaf! { WANDER: Critter, tick: |c, cx| { c.hunger += 2.0 * cx.dt; true } }
+/// group! { ROOT: Critter, prioritized [EAT, WANDER] }
+/// tree! { CRITTER: Critter = ROOT }
+///
+/// let mut critter = Critter { hunger: 5.0 };
+/// let mut memory = CRITTER.new_memory(0);
+/// tick(&CRITTER, &mut critter, &mut memory, &TickInput::new(0.0, 0.5))?;
+/// assert_eq!(memory.leaf(), CRITTER.find("EAT"));
+/// assert_eq!(CRITTER.node(memory.leaf().unwrap()).behavior().unwrap().name(), "EAT");
+/// # Ok::<(), bt_core::TickError>(())
+/// ```
+///
+/// Keys, in any order, each at most once: those of [`behavior!`]
+/// (`memory`, `dblock`, `activate`, `tick`, `deactivate`, `launch`) and
+/// those of [`decider!`] (`decide` or `when`, the preconditions, `flags`,
+/// `behavior_flags`, `gate`, `cooldown`, `together`).
+#[macro_export]
+macro_rules! leaf {
+    // leaf! { pub EAT: Critter, when: |c, _| c.hungry, tick: eat_tick }
+    ($($decl:tt)*) => {
+        $crate::__private::__bt_leaf_impl! { $crate; $($decl)* }
     };
 }
 
@@ -354,6 +439,11 @@ macro_rules! group {
 /// than [`MAX_CHILDREN`] children (a shuffle group: [`MAX_SHUFFLE_CHILDREN`]),
 /// the same child twice in a group, a timer that is not positive, flags that
 /// do not fit the decider, and a memory or DBlock type larger than the block.
+///
+/// A tree with gates, global cooldowns, group roles or deferred actions is
+/// declared as a [`CrowdTree`]: a [`Tree`] whose agents' memories are made
+/// with [`Tree::new_memory_in`], bound to the crowd's [`TreeShared`]
+/// (`new_memory` does not compile for it).
 #[macro_export]
 macro_rules! tree {
     // tree! { pub CREATURE: Creature = ROOT, block: 128, redecide_limit: 64 }
@@ -374,8 +464,8 @@ pub mod __private {
         DEFAULT_BLOCK, Shape, check_unique_children, flatten, flatten_vec, fnv1a, measure, shape,
     };
     pub use crate::decl::{BehaviorDef, DecideFn, DecideRaw};
-    pub use crate::tree::{FlagCheck, Item};
-    pub use bt_macros::{__bt_behavior_impl, __bt_decider_impl, __bt_tree_impl};
+    pub use crate::tree::{FlagCheck, Item, Kind, NeedsNoShared, TreeKind};
+    pub use bt_macros::{__bt_behavior_impl, __bt_decider_impl, __bt_leaf_impl, __bt_tree_impl};
     pub use core;
 
     use crate::decl::{Behavior, Ctx, Decide, Decider};
@@ -436,6 +526,14 @@ pub mod __private {
     ) -> f32 {
         let _ = behavior;
         f(agent, &mut Decide::new(raw))
+    }
+
+    /// A `when:` as a `decide`: `true` accepts with 1.0, `false` rejects.
+    #[inline(always)]
+    pub fn when<A, D>(
+        f: impl Fn(&A, &mut Decide<'_, D>) -> bool,
+    ) -> impl Fn(&A, &mut Decide<'_, D>) -> f32 {
+        move |agent, decide| if f(agent, decide) { 1.0 } else { 0.0 }
     }
 
     /// Calls a `decide` of a group without a group behavior.

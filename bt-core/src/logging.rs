@@ -1,4 +1,4 @@
-//! Debug output levels 0–5 through the `log` crate (DESIGN §9).
+//! Debug output levels 0–5 through the `log` crate.
 //!
 //! | level | when            | what                                              |
 //! |-------|-----------------|---------------------------------------------------|

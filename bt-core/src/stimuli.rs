@@ -1,4 +1,4 @@
-//! Stimuli: short-lived facts about an agent's world (DESIGN §7).
+//! Stimuli: short-lived facts about an agent's world.
 //!
 //! A stimulus is one flag of the user's own `bitflags` type (a token, bit
 //! 0..64), a small payload (`P`, `u64` by default: an agent id, an amount, a

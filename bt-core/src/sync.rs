@@ -1,4 +1,4 @@
-//! What a crowd shares (DESIGN §10): gates, global cooldowns, group roles
+//! What a crowd shares: gates, global cooldowns, group roles
 //! and the deferred-action queue, all in one [`TreeShared`] value.
 //!
 //! Every counter is an atomic updated with compare-and-swap, so the limits

@@ -1,4 +1,4 @@
-//! The interpreter: one tick of one agent (DESIGN §6).
+//! The interpreter: one tick of one agent.
 //!
 //! A tick is a small state machine over the flat item stream. Each step
 //! works on one depth level of the agent's active path:
@@ -109,15 +109,21 @@ pub struct TickReport {
     /// The behavior decider active after the tick (`None`: idle).
     pub behavior: Option<ItemIdx>,
     /// Deciders activated in this tick.
+    ///
+    /// An idle agent that stays idle counts none: when its root group has
+    /// no group behavior and finds no child to run, the root is entered and
+    /// left within the tick (the trace shows both), which is not a change.
     pub activated: u16,
-    /// Deciders deactivated in this tick.
+    /// Deciders deactivated in this tick (see [`activated`](Self::activated)).
     pub deactivated: u16,
     /// Masked redecides made in this tick.
     pub redecides: u16,
     /// Deciders visited: active ones walked through plus candidates tried.
     pub visited: u32,
     /// A group that broke the Subset Rule in this tick: it accepted, but
-    /// none of its children could run.
+    /// none of its children could run. The root of an idle agent breaks it
+    /// only through a `decide` of its own that accepted: without one, a
+    /// root with no child to run just leaves the agent idle.
     pub subset_violation: Option<ItemIdx>,
 }
 
@@ -195,17 +201,27 @@ impl fmt::Display for TickError {
 
 impl core::error::Error for TickError {}
 
-/// Runs one tick of one agent: DESIGN §6.
+/// Runs one tick of one agent, step by step as the
+/// [tick semantics](crate::semantics) describe.
 ///
 /// `tree` must be the tree that made `memory`. With debug output on
 /// ([`set_debug_level`](crate::set_debug_level)), the tick also writes its
 /// steps to the `log` crate.
 ///
 /// # Errors
-/// [`TickError::RedecideLimit`] when the tick makes more masked redecides
-/// than the tree's budget (every behavior is then deactivated and the agent
-/// idle); [`TickError::WrongTree`] or [`TickError::InvalidInput`] before
-/// anything runs.
+/// Before anything runs, and changing nothing:
+/// - [`TickError::WrongTree`] when `memory` was made by another tree;
+/// - [`TickError::NotShared`] when the tree has gates, global cooldowns,
+///   group roles or deferred actions and `memory` was made without a
+///   [`TreeShared`](crate::TreeShared). For a tree declared with
+///   [`tree!`](crate::tree) that is a compile error (its `new_memory` does
+///   not build); only a hand-assembled table gets here;
+/// - [`TickError::InvalidInput`] when `now` is not finite, or `dt` is not
+///   finite or negative.
+///
+/// During the tick: [`TickError::RedecideLimit`] when it makes more masked
+/// redecides than the tree's budget; every behavior is then deactivated and
+/// the agent idle.
 ///
 /// # Panics
 /// Only if a callback panics. The panic goes on to the caller; the memory is
@@ -277,7 +293,8 @@ pub fn tick_traced<A: 'static, T: Tracer, const L: usize, const S: usize, const 
 /// deferred actions cancelled and group-role lobbies left.
 ///
 /// # Errors
-/// [`TickError::WrongTree`] or [`TickError::InvalidInput`]; nothing ran.
+/// [`TickError::WrongTree`], [`TickError::NotShared`] or
+/// [`TickError::InvalidInput`], as for [`tick`]; nothing ran.
 ///
 /// # Panics
 /// Only if a callback panics; the memory is then idle, as with [`tick`].
@@ -539,7 +556,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
     }
 
-    /// Walks down the active path from level `k` (DESIGN §6.1). A tick in
+    /// Walks down the active path from level `k`. A tick in
     /// which nothing changes stays in this loop from the root to the leaf.
     fn walk(&mut self, mut k: usize) -> Step<L> {
         loop {
@@ -735,8 +752,11 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             Some(pick) => Step::Enter(k + 1, pick),
             None => {
                 if first {
-                    self.subset_violation(g);
-                    Step::Fail(k, Why::NoChild)
+                    if self.stays_idle(k, g) {
+                        Step::Done
+                    } else {
+                        Step::Fail(k, Why::NoChild)
+                    }
                 } else if self.items[g].policy == Policy::Sequential {
                     // A sequence that ran out of children is done, not failed.
                     Step::Fail(k, Why::Ended)
@@ -745,6 +765,30 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
                 }
             }
         }
+    }
+
+    /// Group `g`, entered at level `k` in this tick, has no child to run.
+    /// It broke the Subset Rule and fails (false), unless it is the root of
+    /// an idle agent with nothing to run or claim on entry. Then the agent
+    /// stays idle (true): that is no change, so neither the root's entry
+    /// nor its exit counts in the report, and no Subset Rule is broken
+    /// unless the root's own `decide` accepted.
+    #[cold]
+    #[inline(never)]
+    fn stays_idle(&mut self, k: usize, g: usize) -> bool {
+        let item = &self.items[g];
+        if k != 0 || item.has.intersects(Has::BEHAVIOR.union(Has::SYNC)) {
+            self.subset_violation(g);
+            return false;
+        }
+        if item.is(Has::DECIDE) {
+            self.subset_violation(g);
+        }
+        self.deactivate_to(0, Why::NoChild);
+        self.report.activated = self.report.activated.saturating_sub(1);
+        self.report.deactivated = self.report.deactivated.saturating_sub(1);
+        self.trace(|_| Event::Idle);
+        true
     }
 
     fn subset_violation(&mut self, g: usize) {
@@ -1189,11 +1233,16 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
 
     /// Calls the `decide` of item `c`, letting it fill scratch `slot`.
     /// `Some(value)` when it accepts (above 0; NaN rejects).
+    ///
+    /// Out of line: it calls through a pointer anyway, and inlined into
+    /// the walk it cost the steady tick a few instructions (callgrind, W1).
+    #[inline(never)]
     fn call_decide(&mut self, c: usize, slot: u8) -> Option<f32> {
         let f = self.items[c].decide?;
         let sink = (slot != NO_DSLOT).then(|| self.pool.sink(slot as usize));
         let raw = DecideRaw {
             input: self.input,
+            item: ItemIdx(c as u16),
             sink,
         };
         let value = f(self.agent, raw);

@@ -283,13 +283,19 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
         }
     }
 
-    /// A fresh, idle memory for one agent; `seed` seeds the agent's own
-    /// random generator (used by random and shuffle groups).
+    /// A fresh, idle memory for one agent.
+    ///
+    /// `seed` is the seed of the agent's own random generator, the one
+    /// random and shuffle groups draw from. Give each agent its own (its
+    /// index, say) so that a crowd does not draw alike; the same seed
+    /// replays the same draws.
     ///
     /// A tree with gates, global cooldowns, group roles or deferred actions
     /// ([`needs_shared`](Self::needs_shared)) needs memories made by
-    /// [`new_memory_in`](Self::new_memory_in) instead; ticking this one
-    /// returns [`TickError::NotShared`](crate::TickError::NotShared).
+    /// [`new_memory_in`](Self::new_memory_in) instead. [`tree!`](crate::tree)
+    /// declares such a tree as a [`CrowdTree`], on which this method does
+    /// not compile; a memory made for a hand-assembled one fails every
+    /// tick with [`TickError::NotShared`](crate::TickError::NotShared).
     pub fn new_memory(&'static self, seed: u64) -> AgentMemory<A, L, S, N> {
         AgentMemory::new(self, seed, None)
     }
@@ -401,12 +407,54 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
         })
     }
 
-    /// The first item (in preorder) whose decider is named `name`.
+    /// The first item (in preorder) whose decider is named `name`. A
+    /// decider used in more than one group is one item per place: to tell
+    /// them apart, look it up by its path with [`find_path`](Self::find_path).
     pub fn find(&self, name: &str) -> Option<ItemIdx> {
         self.items
             .iter()
             .position(|it| it.decider.name == name)
             .map(|i| ItemIdx(i as u16))
+    }
+
+    /// The item at `path`: decider names from the root down, separated by
+    /// `/`, the root's name first (`"ROOT/GUARD/FIGHT"`). `None` when a name
+    /// is not a child of the group before it.
+    ///
+    /// ```
+    /// # use bt_core::{behavior, decider, group, tree};
+    /// # struct Creature;
+    /// # behavior! { SWING: Creature } behavior! { WALK: Creature }
+    /// decider! { FIGHT: Creature => SWING }
+    /// decider! { PATROL: Creature => WALK }
+    /// group! { GUARD: Creature, prioritized [FIGHT, PATROL] }
+    /// group! { ROOT: Creature, prioritized [FIGHT, GUARD] }
+    /// tree! { CREATURE: Creature = ROOT }
+    ///
+    /// // FIGHT has two places; `find` gives the first.
+    /// assert_eq!(CREATURE.find("FIGHT"), CREATURE.find_path("ROOT/FIGHT"));
+    /// let deep = CREATURE.find_path("ROOT/GUARD/FIGHT").unwrap();
+    /// assert_eq!(CREATURE.node(deep).parent().unwrap().name(), "GUARD");
+    /// assert_eq!(CREATURE.find_path("ROOT/PATROL"), None);
+    /// ```
+    pub fn find_path(&self, path: &str) -> Option<ItemIdx> {
+        let mut names = path.split('/');
+        if self.items.first()?.decider.name != names.next()? {
+            return None;
+        }
+        let mut i = 0;
+        for name in names {
+            let end = self.items[i].end as usize;
+            let mut c = i + 1;
+            while c < end && self.items[c].decider.name != name {
+                c = self.items[c].end as usize;
+            }
+            if c >= end {
+                return None;
+            }
+            i = c;
+        }
+        Some(ItemIdx(i as u16))
     }
 
     /// Checks the stream against the memory it will run with. The compile
@@ -488,6 +536,127 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
             }
         }
         Ok(())
+    }
+}
+
+/// A compiled tree whose agents share state: it has gates, global
+/// cooldowns, group roles or deferred actions
+/// ([`Tree::needs_shared`]). [`tree!`](crate::tree) declares such a tree
+/// as a `CrowdTree` instead of a plain [`Tree`].
+///
+/// A `CrowdTree` is a [`Tree`] (it dereferences to one, so [`tick`](crate::tick),
+/// [`tick_all`](crate::tick_all), [`Tree::find`] and the rest take it as it
+/// is), except that its agents' memories can only be made bound to the
+/// crowd's [`TreeShared`], with [`Tree::new_memory_in`]: calling
+/// `new_memory` on it is a compile error, so a memory without the shared
+/// state cannot reach a tick.
+///
+/// ```compile_fail,E0277
+/// # use bt_core::{behavior, decider, tree};
+/// # struct Soldier;
+/// behavior! { THROW: Soldier }
+/// decider! { THROW_GRENADE: Soldier => THROW, gate: 1 }
+/// tree! { SQUAD: Soldier = THROW_GRENADE }
+///
+/// let memory = SQUAD.new_memory(0); // error: the gate needs a `TreeShared`
+/// ```
+///
+/// ```
+/// # use bt_core::{behavior, decider, tree};
+/// # struct Soldier;
+/// # behavior! { THROW: Soldier }
+/// # decider! { THROW_GRENADE: Soldier => THROW, gate: 1 }
+/// # tree! { SQUAD: Soldier = THROW_GRENADE }
+/// let shared = SQUAD.new_shared(16);
+/// let memory = SQUAD.new_memory_in(&shared, 0);
+/// ```
+#[repr(transparent)]
+pub struct CrowdTree<A: 'static, const L: usize, const S: usize, const N: usize = 128>(
+    Tree<A, L, S, N>,
+);
+
+impl<A: 'static, const L: usize, const S: usize, const N: usize> CrowdTree<A, L, S, N> {
+    /// The tree, as a plain [`Tree`].
+    pub const fn tree(&self) -> &Tree<A, L, S, N> {
+        &self.0
+    }
+
+    /// Not available: a `CrowdTree`'s agents need the crowd's shared state.
+    /// Use [`Tree::new_memory_in`].
+    #[doc(hidden)]
+    pub fn new_memory(&'static self, seed: u64) -> AgentMemory<A, L, S, N>
+    where
+        Self: NeedsNoShared,
+    {
+        self.0.new_memory(seed)
+    }
+}
+
+impl<A: 'static, const L: usize, const S: usize, const N: usize> core::ops::Deref
+    for CrowdTree<A, L, S, N>
+{
+    type Target = Tree<A, L, S, N>;
+
+    fn deref(&self) -> &Tree<A, L, S, N> {
+        &self.0
+    }
+}
+
+impl<A: 'static, const L: usize, const S: usize, const N: usize> fmt::Debug
+    for CrowdTree<A, L, S, N>
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("CrowdTree").field(&self.0).finish()
+    }
+}
+
+/// Implemented by no tree that needs shared state: the bound that makes
+/// [`CrowdTree`]'s `new_memory` a compile error.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has gates, global cooldowns, group roles or deferred actions: \
+               its agents' memories need the crowd's `TreeShared`",
+    label = "`new_memory` would make a memory without it",
+    note = "make the shared state once per crowd with `TREE.new_shared(capacity)`, \
+            and each agent's memory with `TREE.new_memory_in(&shared, seed)`"
+)]
+pub trait NeedsNoShared {}
+
+/// What [`tree!`](crate::tree) declares, chosen by whether the tree needs
+/// shared state: `Kind<false>` a [`Tree`], `Kind<true>` a [`CrowdTree`].
+#[doc(hidden)]
+pub struct Kind<const SHARED: bool>;
+
+/// The type [`tree!`](crate::tree) declares for a [`Kind`].
+#[doc(hidden)]
+pub trait TreeKind {
+    /// The declared type.
+    type Of<A: 'static, const L: usize, const S: usize, const N: usize>;
+}
+
+impl TreeKind for Kind<false> {
+    type Of<A: 'static, const L: usize, const S: usize, const N: usize> = Tree<A, L, S, N>;
+}
+
+impl TreeKind for Kind<true> {
+    type Of<A: 'static, const L: usize, const S: usize, const N: usize> = CrowdTree<A, L, S, N>;
+}
+
+impl Kind<false> {
+    /// The tree as it is.
+    pub const fn wrap<A: 'static, const L: usize, const S: usize, const N: usize>(
+        tree: Tree<A, L, S, N>,
+    ) -> Tree<A, L, S, N> {
+        tree
+    }
+}
+
+impl Kind<true> {
+    /// The tree as a [`CrowdTree`].
+    pub const fn wrap<A: 'static, const L: usize, const S: usize, const N: usize>(
+        tree: Tree<A, L, S, N>,
+    ) -> CrowdTree<A, L, S, N> {
+        CrowdTree(tree)
     }
 }
 

@@ -397,6 +397,32 @@ macro_rules! __bt_decider_impl {
         $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14 $s15 $s16 $s17 [$v]] $($($rest)*)? }
     };
     // END GENERATED KEY ARMS
+    // Middle: `when:`, a yes/no `decide` (`true` accepts with 1.0); it
+    // fills the `decide` slot, so the two exclude each other.
+    (@keys $k:tt $mode:tt $kind:tt { $attrs:tt $vis:vis $name:ident [$A:ty] $($h:tt)* } [[] $($s:tt)*] when: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind { $attrs $vis $name [$A] $($h)* } [[$k::__private::when::<$A, _>($v)] $($s)*] $($($rest)*)? }
+    };
+    // Middle, compact leaf form (`(inline [behavior keys])`, see
+    // `__bt_leaf_impl`): the behavior's own keys are set aside, in order,
+    // for the behavior the exit arm declares.
+    (@keys $k:tt $mode:tt (inline [$($b:tt)*]) $head:tt $slots:tt memory: $t:ty $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode (inline [$($b)* memory: $t,]) $head $slots $($($rest)*)? }
+    };
+    (@keys $k:tt $mode:tt (inline [$($b:tt)*]) $head:tt $slots:tt dblock: $t:ty $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode (inline [$($b)* dblock: $t,]) $head $slots $($($rest)*)? }
+    };
+    (@keys $k:tt $mode:tt (inline [$($b:tt)*]) $head:tt $slots:tt activate: $f:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode (inline [$($b)* activate: $f,]) $head $slots $($($rest)*)? }
+    };
+    (@keys $k:tt $mode:tt (inline [$($b:tt)*]) $head:tt $slots:tt tick: $f:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode (inline [$($b)* tick: $f,]) $head $slots $($($rest)*)? }
+    };
+    (@keys $k:tt $mode:tt (inline [$($b:tt)*]) $head:tt $slots:tt deactivate: $f:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode (inline [$($b)* deactivate: $f,]) $head $slots $($($rest)*)? }
+    };
+    (@keys $k:tt $mode:tt (inline [$($b:tt)*]) $head:tt $slots:tt launch: $f:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode (inline [$($b)* launch: $f,]) $head $slots $($($rest)*)? }
+    };
     // Exit, full form without `name:` or `id:`.
     (@keys $k:tt full $kind:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* }
         [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt [] $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt]) => {
@@ -416,6 +442,36 @@ macro_rules! __bt_decider_impl {
          $every:tt $flags:tt $bflags:tt [] $nm:tt $id:tt $gate:tt $cool:tt $tog:tt [$($select:expr)?]]) => {
         $($attrs)*
         $vis static $name: $k::Decider<$A> = {
+            $(
+                #[allow(unused_qualifications, clippy::all, clippy::pedantic)]
+                fn __bt_decide(agent: &$A, raw: $k::__private::DecideRaw<'_>) -> f32 {
+                    $k::__private::decide_for(&$b, agent, raw, $decide)
+                }
+            )?
+            $(
+                #[allow(unused_qualifications, clippy::all, clippy::pedantic)]
+                fn __bt_select(agent: &$A) -> ::core::option::Option<usize> {
+                    $k::__private::call_select(agent, $select)
+                }
+            )?
+            $crate::__bt_decider_literal! {
+                $k; $A; $name;
+                kind: $k::DeciderKind::Behavior($k::Behavior::__erased(&$b)),
+                decide: $crate::__bt_or!([$({ let _ = ::core::stringify!($decide); ::core::option::Option::Some(__bt_decide as $k::__private::DecideFn<$A>) })?] ::core::option::Option::None),
+                select: $crate::__bt_or!([$({ let _ = ::core::stringify!($select); ::core::option::Option::Some(__bt_select as $k::SelectFn<$A>) })?] ::core::option::Option::None),
+                slots: [$na $nany $nn $nna $sa $sany $sn $sna $every $flags $bflags $nm $id $gate $cool $tog]
+            }
+        };
+    };
+    // Exit: a compact leaf: the behavior decider, with its behavior declared
+    // inside its initializer under the same name (which shadows the
+    // decider's there, so `$b` names the behavior).
+    (@keys $k:tt $mode:tt (inline [$($bkeys:tt)*]) { {$($attrs:tt)*} $vis:vis $name:ident [$A:ty] [$b:path] }
+        [[$($decide:expr)?] $na:tt $nany:tt $nn:tt $nna:tt $sa:tt $sany:tt $sn:tt $sna:tt
+         $every:tt $flags:tt $bflags:tt [] $nm:tt $id:tt $gate:tt $cool:tt $tog:tt [$($select:expr)?]]) => {
+        $($attrs)*
+        $vis static $name: $k::Decider<$A> = {
+            $crate::__bt_behavior_impl! { $k; $name: $A, $($bkeys)* }
             $(
                 #[allow(unused_qualifications, clippy::all, clippy::pedantic)]
                 fn __bt_decide(agent: &$A, raw: $k::__private::DecideRaw<'_>) -> f32 {
@@ -480,6 +536,22 @@ macro_rules! __bt_decider_impl {
             "`: `behavior:` is for group deciders; a behavior decider names its behavior after `=>`"
         ));
     };
+    // Catch-all: `behavior:` in a compact leaf.
+    (@keys $k:tt $mode:tt (inline $b:tt) { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt behavior : $($rest:tt)*) => {
+        ::core::compile_error!(::core::concat!(
+            "leaf `", ::core::stringify!($name),
+            "`: `behavior:` is for group deciders; a leaf gives its behavior's keys (`tick:`, `activate:`, …) itself"
+        ));
+    };
+    // Catch-all: a key that is unknown or given twice, in a compact leaf.
+    (@keys $k:tt plain (inline $b:tt) { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt $key:ident : $($rest:tt)*) => {
+        $crate::__bt_bad_key! {
+            decider $name; $key;
+            memory dblock activate tick deactivate launch decide when needs_all needs_any
+            needs_none needs_not_all stimuli_all stimuli_any stimuli_none stimuli_not_all every
+            behavior_flags gate cooldown together
+        }
+    };
     // Catch-all: `name:` or `id:` outside the full form.
     (@keys $k:tt plain $kind:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt name : $($rest:tt)*) => {
         ::core::compile_error!(::core::concat!(
@@ -495,7 +567,7 @@ macro_rules! __bt_decider_impl {
     (@keys $k:tt $mode:tt $kind:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt $key:ident : $($rest:tt)*) => {
         $crate::__bt_bad_key! {
             decider $name; $key;
-            decide needs_all needs_any needs_none needs_not_all stimuli_all stimuli_any
+            decide when needs_all needs_any needs_none needs_not_all stimuli_all stimuli_any
             stimuli_none stimuli_not_all every flags behavior_flags behavior name id
             gate cooldown together select
         }
@@ -516,6 +588,30 @@ macro_rules! __bt_decider_impl {
     };
 }
 
+/// Emits a compact leaf: a behavior decider and the behavior it runs,
+/// both named `NAME`, from one key list. It hands the keys to
+/// `__bt_decider_impl` with the kind `(inline [])`, whose extra middle arms
+/// set the behavior's keys aside and whose exit arm declares the behavior
+/// inside the decider's initializer.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_leaf_impl {
+    // Entry: `NAME: Agent` then the keys of both.
+    ($k:tt; $(#[$($m:tt)*])* $vis:vis $name:ident : $A:ty $(, $($keys:tt)*)?) => {
+        $crate::__bt_decider_impl! {
+            @keys $k plain (inline []) { {$(#[$($m)*])*} $vis $name [$A] [$name] }
+            [[] [] [] [] [] [] [] [] [] [] [] [] [] [] [] [] [] [] []] $($($keys)*)?
+        }
+    };
+    // Catch-all: a head that is not `NAME: Agent`.
+    ($k:tt; $($rest:tt)*) => {
+        ::core::compile_error!(::core::concat!(
+            "malformed leaf declaration `", ::core::stringify!($($rest)*),
+            "`; expected `[pub] NAME: AgentType, key: value, …`"
+        ));
+    };
+}
+
 /// The error for a key the muncher could not take: a key it knows (so it
 /// was given twice) or one it does not.
 #[doc(hidden)]
@@ -526,7 +622,8 @@ macro_rules! __bt_bad_key {
     (behavior $n:ident; activate; $($known:ident)*) => { $crate::__bt_twice! { behavior $n activate } };
     (behavior $n:ident; tick; $($known:ident)*) => { $crate::__bt_twice! { behavior $n tick } };
     (behavior $n:ident; deactivate; $($known:ident)*) => { $crate::__bt_twice! { behavior $n deactivate } };
-    (decider $n:ident; decide; $($known:ident)*) => { $crate::__bt_twice! { decider $n decide } };
+    (decider $n:ident; decide; $($known:ident)*) => { $crate::__bt_decide_twice! { $n } };
+    (decider $n:ident; when; $($known:ident)*) => { $crate::__bt_decide_twice! { $n } };
     (decider $n:ident; needs_all; $($known:ident)*) => { $crate::__bt_twice! { decider $n needs_all } };
     (decider $n:ident; needs_any; $($known:ident)*) => { $crate::__bt_twice! { decider $n needs_any } };
     (decider $n:ident; needs_none; $($known:ident)*) => { $crate::__bt_twice! { decider $n needs_none } };
@@ -555,6 +652,19 @@ macro_rules! __bt_bad_key {
             ::core::stringify!($what), " `", ::core::stringify!($n), "`: unknown key `",
             ::core::stringify!($key), "`; expected one of: ", ::core::stringify!($first)
             $(, ", ", ::core::stringify!($known))*
+        ));
+    };
+}
+
+/// The error for a second `decide:` or `when:`: both set the `decide`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_decide_twice {
+    ($n:ident) => {
+        ::core::compile_error!(::core::concat!(
+            "decider `",
+            ::core::stringify!($n),
+            "`: `decide:` or `when:` is given twice; they set the same function, give one of them once"
         ));
     };
 }
@@ -638,8 +748,8 @@ macro_rules! __bt_decider_literal {
 }
 
 /// Emits a `static NAME: Tree<A, LEVELS, SLOTS, BLOCK>` compiled from a root
-/// decider by the const flattening, and optionally a type alias for its
-/// agent memory.
+/// decider by the const flattening (a `CrowdTree` when the tree needs
+/// shared state), and optionally a type alias for its agent memory.
 ///
 /// Slots: `[block] [max_depth] [redecide_limit] [memory]`.
 #[doc(hidden)]
@@ -671,7 +781,10 @@ macro_rules! __bt_tree_impl {
     (@keys $k:tt { {$($attrs:tt)*} $vis:vis $name:ident [$A:ty] [$root:path] }
         [$block:tt $depth:tt $limit:tt [$($alias:ident)?]]) => {
         $($attrs)*
-        $vis static $name: $k::Tree<
+        // A `Tree`, or a `CrowdTree` when the tree needs shared state.
+        $vis static $name: <$k::__private::Kind<
+            { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).needs_shared() }
+        > as $k::__private::TreeKind>::Of<
             $A,
             { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).levels },
             { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).slots() },
@@ -680,7 +793,12 @@ macro_rules! __bt_tree_impl {
             const SHAPE: $k::__private::Shape =
                 $k::__private::shape(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0));
             static ITEMS: [$k::__private::Item<$A>; SHAPE.items] = $k::__private::flatten(&$root, SHAPE);
-            $k::Tree::__new(::core::stringify!($name), &ITEMS, SHAPE, $crate::__bt_or!($limit 0))
+            // Counted without the checks, which `SHAPE` reports once.
+            const SHARED: bool =
+                $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).needs_shared();
+            $k::__private::Kind::<SHARED>::wrap(
+                $k::Tree::__new(::core::stringify!($name), &ITEMS, SHAPE, $crate::__bt_or!($limit 0))
+            )
         };
         $(
             #[doc = ::core::concat!("The agent memory of [`", ::core::stringify!($name), "`].")]

@@ -43,7 +43,7 @@ const FOOD: [(&str, f32); 3] = [("berry bush", 9.0), ("carcass", 4.0), ("beehive
 /// Distance searched per second.
 const SEARCH_SPEED: f32 = 3.0;
 
-bitflags::bitflags! {
+bt_core::bitflags::bitflags! {
     /// Decision flags: ad hoc per-tick facts the game hands to the tree.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
     pub struct Decision: u32 {
@@ -100,11 +100,6 @@ impl Creature {
     fn note(&mut self, text: impl Into<String>) {
         self.notes.push(text.into());
     }
-}
-
-/// Accepts with 1.0 when `yes`, rejects otherwise.
-fn accept(yes: bool) -> f32 {
-    if yes { 1.0 } else { 0.0 }
 }
 
 // ---------------------------------------------------------------------------
@@ -283,20 +278,21 @@ behavior! {
 
 // ---------------------------------------------------------------------------
 // Deciders: whether to start. A `decide` sees the agent immutably and
-// returns 0 to reject, above 0 to accept. Flag and timer preconditions are
-// checked first; when they fail, `decide` is not called at all.
+// returns 0 to reject, above 0 to accept; a yes/no `when` returns a bool.
+// Flag and timer preconditions are checked first; when they fail, `decide`
+// (or `when`) is not called at all.
 
-fn guard_wanted(c: &Creature, _: &mut Decide) -> f32 {
+fn guard_wanted(c: &Creature, _: &mut Decide) -> bool {
     // Subset Rule: whenever this accepts, a child can run (GUARD_NEST_IDLE
     // always can), so the group never accepts with nothing to do.
-    accept(!c.hungry)
+    !c.hungry
 }
 
-fn patrol_wanted(c: &Creature, d: &mut Decide) -> f32 {
-    accept(d.now() - c.last_patrol >= PATROL_REST)
+fn patrol_wanted(c: &Creature, d: &mut Decide) -> bool {
+    d.now() - c.last_patrol >= PATROL_REST
 }
 
-decider! { DIE: Creature => DEAD, decide: |c, _| accept(c.health <= 0.0) }
+decider! { DIE: Creature => DEAD, when: |c, _| c.health <= 0.0 }
 
 decider! { GUARD_NEST_HELP: Creature => HELP_ALLY,
     // Preconditions run cheapest first: the stimulus flag, then the timer
@@ -317,7 +313,7 @@ decider! { GUARD_NEST_HELP: Creature => HELP_ALLY,
 decider! { GUARD_NEST_FIGHT: Creature => FIGHT, stimuli_all: Sense::HIT }
 decider! { GUARD_NEST_GROWL: Creature => GROWL, stimuli_all: Sense::STRANGER }
 decider! { GUARD_NEST_PATROL: Creature => PATROL,
-    decide: patrol_wanted,
+    when: patrol_wanted,
     needs_none: Decision::NIGHT,
     every: 1.0,
 }
@@ -333,7 +329,7 @@ decider! { GUARD_NEST_IDLE: Creature => LOITER }
 group! { GUARD_NEST_GROUP: Creature,
     prioritized [GUARD_NEST_HELP, GUARD_NEST_FIGHT, GUARD_NEST_GROWL, GUARD_NEST_PATROL, GUARD_NEST_IDLE],
     behavior: STAY_NEAR_NEST,
-    decide: guard_wanted,
+    when: guard_wanted,
     needs_all: Decision::HAS_NEST,
 }
 
@@ -346,10 +342,10 @@ fn nearest_food(_c: &Creature, d: &mut Decide<FoodTarget>) -> f32 {
 }
 
 decider! { FIND_FOOD: Creature => SEARCH_FOR_FOOD, decide: nearest_food }
-decider! { EAT_FOOD: Creature => CHEW, decide: |c, _| accept(c.food_at_hand) }
+decider! { EAT_FOOD: Creature => CHEW, when: |c, _| c.food_at_hand }
 
 // Sequential: FIND_FOOD, then EAT_FOOD; after the last one the group ends.
-group! { EAT: Creature, sequential [FIND_FOOD, EAT_FOOD], decide: |c, _| accept(c.hungry) }
+group! { EAT: Creature, sequential [FIND_FOOD, EAT_FOOD], when: |c, _| c.hungry }
 
 decider! { IDLE: Creature => LOITER }
 

@@ -5,7 +5,7 @@ use bt_core::{
     TickInput, behavior, decider, group, tick, tree,
 };
 
-bitflags::bitflags! {
+bt_core::bitflags::bitflags! {
     /// Per-tick facts from the caller.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct Decision: u16 {
@@ -103,6 +103,26 @@ decider! { full FULL_LEAF: Agent => ONLY_TICK,
 }
 decider! { A1: Agent => ONLY_ACTIVATE }
 decider! { A2: Agent => ONLY_DEACTIVATE }
+// The yes/no `when:` on a leaf and on a group.
+decider! { DRY: Agent => NOTHING, when: |_, d| d.decision() & Decision::RAINING.bits() as u64 == 0 }
+group! { WHEN_GROUP: Agent, sequential [DRY, IDLE], when: |a, _| a.target.is_none() }
+
+// Compact leaves: bare, and with behavior and decider keys together.
+bt_core::leaf! { BARE_LEAF: Agent }
+bt_core::leaf! {
+    /// Doc comments pass through.
+    pub(crate) FULL_COMPACT: Agent,
+    memory: Steps,
+    dblock: u32,
+    activate: |_a, m, n, _cx| { m.0 = n.unwrap_or(0); true },
+    tick: count_step,
+    deactivate: |a, m, _cx| a.seen.push(format!("compact {}", m.0)),
+    when: |_, d| { d.set(3); true },
+    needs_all: Decision::DAY,
+    stimuli_none: Sense::NOISE,
+    every: 0.25,
+    behavior_flags: Style::FAST,
+}
 
 // Group deciders: every policy, a group behavior, decide and flags, full.
 group! { PRIO: Agent, prioritized [A1, A2] }
@@ -122,7 +142,7 @@ group! { full FULL_GROUP: Agent, prioritized [STALKING, IDLE],
     flags: CALL_DECIDE_ON_REDECIDE,
     behavior_flags: Style::FAST,
 }
-group! { ALL: Agent, prioritized [PRIO, SEQ, RAND, SHUF, SCORE, DELEGATE, FULL_GROUP, FULL_LEAF, WALKING, HUNTING, IDLE] }
+group! { ALL: Agent, prioritized [PRIO, SEQ, RAND, SHUF, SCORE, DELEGATE, FULL_GROUP, FULL_LEAF, WHEN_GROUP, FULL_COMPACT, BARE_LEAF, WALKING, HUNTING, IDLE] }
 
 // Shared checks, a slot group and deferred actions.
 behavior! { FETCH: Agent, launch: |_a, _cx| Some(Action::new(1, 2)) }
@@ -199,6 +219,23 @@ fn every_dsl_form_declares_what_it_says() {
     assert_eq!(FULL_LEAF.id(), 0xF00D);
     assert_eq!(FULL_LEAF.behavior_flags(), Style::QUIET.bits() as u64);
     assert_eq!(IDLE.name(), "IDLE");
+    assert!(DRY.has_decide() && WHEN_GROUP.has_decide());
+
+    // Compact leaves: a behavior decider whose behavior has its name.
+    assert!(!BARE_LEAF.is_group() && !BARE_LEAF.has_decide());
+    assert_eq!(BARE_LEAF.behavior().unwrap().name(), "BARE_LEAF");
+    let compact = FULL_COMPACT.behavior().unwrap();
+    assert_eq!(compact.name(), "FULL_COMPACT");
+    assert_eq!(
+        (compact.memory_type(), compact.dblock_type()),
+        ("Steps", "u32")
+    );
+    assert_eq!(compact.callbacks(), (true, true, true));
+    assert!(FULL_COMPACT.has_decide());
+    assert_eq!(FULL_COMPACT.preconditions().decision.all, 0b001);
+    assert_eq!(FULL_COMPACT.preconditions().stimuli.none, 1);
+    assert_eq!(FULL_COMPACT.preconditions().every, 0.25);
+    assert_eq!(FULL_COMPACT.behavior_flags(), Style::FAST.bits() as u64);
 
     // Groups.
     let policies: Vec<_> = [&PRIO, &SEQ, &RAND, &SHUF, &SCORE]

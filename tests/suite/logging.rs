@@ -13,6 +13,8 @@ thread_local! {
     static LINES: RefCell<String> = const { RefCell::new(String::new()) };
     /// Records the logger was handed on this thread.
     static RECORDS: Cell<usize> = const { Cell::new(0) };
+    /// Warnings logged on this thread under the `bt` target.
+    static WARNINGS: Cell<usize> = const { Cell::new(0) };
 }
 
 /// Captures `bt` records per thread, so tests running in parallel do not
@@ -25,6 +27,9 @@ impl log::Log for Capture {
     }
 
     fn log(&self, record: &log::Record) {
+        if record.target() == "bt" && record.level() == log::Level::Warn {
+            WARNINGS.with(|w| w.set(w.get() + 1));
+        }
         if record.target() != "bt" || record.level() != log::Level::Debug {
             return;
         }
@@ -108,4 +113,38 @@ fn debug_levels_write_growing_detail_for_the_watched_agent() {
     // Each level adds detail.
     assert!(counts.windows(2).all(|w| w[0] < w[1]), "{counts:?}");
     snapshot!(all);
+}
+
+/// An idle agent whose root has no accepting child stays idle tick after
+/// tick without a Subset Rule warning; a root whose own `decide` accepts
+/// without a runnable child is warned about every tick.
+#[test]
+fn staying_idle_logs_no_subset_rule_warning() {
+    use crate::api::{CLAIMING, IDLE, Idle};
+    install();
+    let warnings = || WARNINGS.with(Cell::get);
+    let before = warnings();
+    let mut agent = Idle { wants: false };
+    let mut memory = IDLE.new_memory(0);
+    for t in 0..3 {
+        tick(
+            &IDLE,
+            &mut agent,
+            &mut memory,
+            &TickInput::new(f64::from(t), 1.0),
+        )
+        .unwrap();
+    }
+    assert_eq!(warnings(), before);
+    let mut memory = CLAIMING.new_memory(0);
+    for t in 0..2 {
+        tick(
+            &CLAIMING,
+            &mut agent,
+            &mut memory,
+            &TickInput::new(f64::from(t), 1.0),
+        )
+        .unwrap();
+    }
+    assert_eq!(warnings(), before + 2);
 }

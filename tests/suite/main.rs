@@ -11,6 +11,7 @@ macro_rules! snapshot {
     };
 }
 
+mod api;
 mod blocks;
 mod compile_fail;
 mod debug;

@@ -1,4 +1,5 @@
-//! A reference model of DESIGN §6–§8 and the random trees it is compared on.
+//! A reference model of the tick semantics (`bt_core::semantics`) and the
+//! random trees it is compared on.
 //!
 //! The model is a small recursive interpreter over the *declared* deciders
 //! (`&'static Decider<Sim>`), not the compiled stream: a `Vec` path of
@@ -8,10 +9,10 @@
 //! rather than fast. It emits the same [`Event`]s as the production
 //! interpreter, so the two traces compare event for event.
 //!
-//! # What the model takes from production (details DESIGN leaves open)
+//! # What the model takes from production (details the semantics leave open)
 //!
-//! DESIGN fixes what happens; these are the places where it does not say
-//! *how*, and where the model follows production so that traces compare:
+//! The semantics fix what happens; these are the places where they do not
+//! say *how*, and where the model follows production so that traces compare:
 //!
 //! - **Events and counts.** Which events exist and their order, and the
 //!   `visited` count: +1 per active decider walked through, per candidate
@@ -35,14 +36,18 @@
 //!   `decide`; a delegating active child scores what its own active child
 //!   scores. A challenger must beat the best so far strictly, so the active
 //!   child and earlier children win ties. (Calling a timed child's `decide`
-//!   every tick goes against the letter of DESIGN §7: see the ignored
-//!   tests in `differential.rs`.)
+//!   every tick goes against the letter of Spore's timers, which count from
+//!   the last call to `decide`: see the timer tests in `differential.rs`.)
 //! - **Subset Rule.** Reported only when a group finds no child right after
-//!   its own activation (also for a group without `decide`, the root
-//!   included), not when it runs out of children after failures.
+//!   its own activation (also for a group without `decide`), not when it
+//!   runs out of children after failures. The root of an idle agent, when
+//!   it has no group behavior, reports it only if it has a `decide`.
+//! - **An idle agent that stays idle.** A root without a group behavior
+//!   that finds no child right after its activation is deactivated at once
+//!   (the events show both), and neither step counts in the report.
 //! - **Timers.** Stamped when the timer check passes, before `decide`; a
 //!   `CALL_DECIDE_ON_REDECIDE` recheck tests flags and `decide`, not the
-//!   timer (the same DESIGN §7 caveat).
+//!   timer (the same caveat).
 //! - **DBlocks.** A pick carries the value its own `decide` set; `activate`
 //!   receives it only for the last decider of a delegation chain.
 //! - **Sequential groups.** The next pick starts after the child that
@@ -1059,6 +1064,7 @@ impl Model {
             events: Vec::new(),
             report: Report::default(),
             redecides: 0,
+            stays_idle: false,
         };
         let outcome = run.run();
         (run.events, outcome)
@@ -1072,6 +1078,9 @@ struct Run<'a> {
     events: Vec<Event>,
     report: Report,
     redecides: u32,
+    /// The root was entered with nothing to run and found no child: the
+    /// agent stays idle, and the root's entry and exit do not count.
+    stays_idle: bool,
 }
 
 fn node(d: &'static Decider<Sim>, at: &Place) -> NodeRef {
@@ -1127,6 +1136,10 @@ impl Run<'_> {
             Err(Stop::Fail(why)) => self.deactivate_to(0, why).map(|()| self.emit(Event::Idle)),
             other => other,
         };
+        if self.stays_idle {
+            self.report.activated -= 1;
+            self.report.deactivated -= 1;
+        }
         match result {
             Ok(()) => {
                 self.end();
@@ -1167,7 +1180,7 @@ impl Run<'_> {
         }
     }
 
-    /// DESIGN §6.1: walks down the active path from level `k`.
+    /// Walks down the active path from level `k`.
     fn walk(&mut self, k: usize) -> Result<(), Stop> {
         let (d, at) = (self.m.path[k].d, self.m.path[k].at.clone());
         self.report.visited += 1;
@@ -1262,10 +1275,11 @@ impl Run<'_> {
         Ok(best)
     }
 
-    /// DESIGN §6.2–6.5 for the group at level `k`: runs `next` (or picks
-    /// a child by the policy) until a child runs; a child that fails is
-    /// masked and the group redecides. `first`: the group was just
-    /// activated (a failure to find any child breaks the Subset Rule).
+    /// Switching, activation and masked redecides for the group at level
+    /// `k`: runs `next` (or picks a child by the policy) until a child
+    /// runs; a child that fails is masked and the group redecides.
+    /// `first`: the group was just activated (a failure to find any child
+    /// breaks the Subset Rule).
     fn choose(&mut self, k: usize, mut next: Option<Pick>, mut first: bool) -> Result<(), Stop> {
         loop {
             let pick = match next.take() {
@@ -1277,6 +1291,19 @@ impl Run<'_> {
                     }
                     None => {
                         let (d, at) = (self.m.path[k].d, self.m.path[k].at.clone());
+                        // An idle agent's root without a group behavior:
+                        // the agent stays idle, and only the root's own
+                        // `decide` can have broken the Subset Rule.
+                        if first && k == 0 && d.behavior().is_none() {
+                            self.stays_idle = true;
+                            if d.decide.is_some() {
+                                self.report.subset_violation = Some(ItemIdx(at.index));
+                                self.emit(Event::SubsetViolation {
+                                    group: node(d, &at),
+                                });
+                            }
+                            return Err(Stop::Fail(Why::NoChild));
+                        }
                         return Err(Stop::Fail(if first {
                             self.report.subset_violation = Some(ItemIdx(at.index));
                             self.emit(Event::SubsetViolation {
@@ -1301,7 +1328,7 @@ impl Run<'_> {
         }
     }
 
-    /// DESIGN §6.5: the child of level `k` failed for `why`.
+    /// A masked redecide: the child of level `k` failed for `why`.
     fn child_failed(&mut self, k: usize, why: Why) -> Result<(), Stop> {
         let (fd, fat) = (self.m.path[k + 1].d, self.m.path[k + 1].at.clone());
         self.deactivate_to(k + 1, why)?;
@@ -1348,7 +1375,7 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// DESIGN §6.3: activates `pick.chain[0]` at level `k`, ticks it, and
+    /// Activation: activates `pick.chain[0]` at level `k`, ticks it, and
     /// goes on down to a leaf.
     fn activate(&mut self, k: usize, mut pick: Pick) -> Result<(), Stop> {
         let (d, at) = pick.chain.remove(0);
@@ -1410,7 +1437,7 @@ impl Run<'_> {
         }
     }
 
-    /// DESIGN §6.4: the behavior at level `k` ticks.
+    /// The leaf: the behavior at level `k` ticks.
     fn tick_behavior(&mut self, k: usize) -> Result<bool, Stop> {
         let (d, at) = (self.m.path[k].d, self.m.path[k].at.clone());
         let b = d.behavior().expect("a behavior");
@@ -1601,8 +1628,9 @@ impl Run<'_> {
         }
     }
 
-    /// DESIGN §6.3 and §7: tries candidate `d` at `at`: preconditions,
-    /// cheapest first, then its `decide` (or, delegating, its children).
+    /// Activation and preconditions: tries candidate `d` at `at`:
+    /// preconditions, cheapest first, then its `decide` (or, delegating,
+    /// its children).
     fn evaluate(&mut self, d: &'static Decider<Sim>, at: Place) -> Result<Option<Pick>, Stop> {
         self.report.visited += 1;
         if let Some(by) = self.flag_rejection(d) {
@@ -1743,12 +1771,11 @@ fn route_of(tree: &GenTree, i: ItemIdx) -> Vec<u8> {
     route
 }
 
-/// DESIGN invariants of one tick that ended normally, checked on the
-/// production events alone: a place is activated at most once per tick
-/// (§6.5: a failed child stays masked) and ticks at most once; every
-/// behavior on the final path ticked exactly once (§6.4); every activation,
-/// failed or not, is matched by one deactivation (§6.3: cleanup is
-/// unconditional), so the open ones are the active path. `open` counts
+/// Invariants of one tick that ended normally, checked on the production
+/// events alone: a place is activated at most once per tick (a failed
+/// child stays masked) and ticks at most once; every behavior on the final
+/// path ticked exactly once; every activation, failed or not, is matched
+/// by one deactivation (cleanup is unconditional), so the open ones are the active path. `open` counts
 /// the activations still open before the tick; returns it after.
 fn lifecycle(
     tree: &GenTree,

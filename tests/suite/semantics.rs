@@ -1,4 +1,4 @@
-//! The tick semantics of DESIGN §6, pinned on scripted trees.
+//! The tick semantics (`bt_core::semantics`), pinned on scripted trees.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 

@@ -194,7 +194,8 @@ fn a_gate_slot_is_given_back_on_every_kind_of_deactivation() {
 #[test]
 fn a_memory_without_shared_state_is_refused_by_name() {
     let mut g = Grunt::default();
-    let mut m = T_GATE.new_memory(0);
+    // `T_GATE.new_memory` does not compile; the plain tree's does.
+    let mut m = T_GATE.tree().new_memory(0);
     let err = run(&T_GATE, &mut g, &mut m, 0.0).unwrap_err();
     assert_eq!(err, TickError::NotShared { tree: "T_GATE" });
     assert_eq!(

@@ -1,4 +1,4 @@
-//! Threads (DESIGN §10): one tree shared by every thread, agent memories
+//! Threads: one tree shared by every thread, agent memories
 //! that move between threads, and `par_tick_all` (feature `rayon`) giving
 //! exactly what the serial `tick_all` gives.
 
