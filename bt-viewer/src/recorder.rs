@@ -1,0 +1,695 @@
+//! The flight recorder: the last ticks of every watched agent, in ring
+//! buffers allocated once.
+//!
+//! # Layout
+//!
+//! Each watched agent owns a ring of `u64` words and a ring of tick starts.
+//! A recorded tick is a run of words in the agent's word ring:
+//!
+//! ```text
+//! header  2 words   now (f64 bits); leaf u16 | visited u16 | events u16 | levels u8 | flags u8
+//! events  n words   kind u8 | code u8 | item u16 | payload u32   (one per kept event)
+//! path    2 × d     item u16 | redecides u16 | time active (f32 bits); redecide mask u64
+//! ```
+//!
+//! The path is the agent's active path after the tick, root first, as
+//! [`AgentMemory::active_path`] gives it, so every tick can be shown on its
+//! own: the oldest one kept needs nothing that was overwritten. Steps that
+//! the rest of a tick already says are not kept: `Start` (the header),
+//! `Visit` (the count is in the header; the walk follows the path),
+//! `Ticked` of a behavior that goes on (the leaf is in the header), `Idle`
+//! (no leaf) and `End` (the header).
+//!
+//! A new tick overwrites the oldest ones whole. The ring of a watched agent
+//! holds `ticks × words_per_tick` words (rounded up to a power of two) and
+//! `ticks` tick starts, so the last `ticks` ticks are always there as long
+//! as they average at most `words_per_tick` words; a single tick never
+//! writes more than the ring minus its own path, and one that would is
+//! marked truncated. Nothing is allocated after [`FlightRecorder::new`].
+
+use alloc_crate::vec;
+use alloc_crate::vec::Vec;
+
+use bt_core::{
+    AgentMemory, CrowdReport, Event, ItemIdx, Rejection, TickError, TickInput, TickReport, Tracer,
+    Tree, Why, tick, tick_all, tick_traced,
+};
+
+/// `leaf` of a header when the agent is idle.
+pub(crate) const NO_LEAF: u16 = u16::MAX;
+
+/// Header flag: the tick wrote more words than its ring holds; the last
+/// events were dropped.
+pub(crate) const TRUNCATED: u8 = 1 << 0;
+/// Header flags, bits 1..=3: the [`TickError`] the tick returned, if any.
+pub(crate) const ERROR_SHIFT: u8 = 1;
+
+/// Kinds of the kept events, as stored in a word's low byte (and as the
+/// export's legend names them, in this order from 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Kind {
+    Rejected = 1,
+    Decided,
+    Preempt,
+    Activated,
+    ActivateFailed,
+    Ended,
+    Deactivated,
+    Redecide,
+    SubsetViolation,
+    Launched,
+    Cancelled,
+    ActionReported,
+    RedecideLimit,
+    Other,
+}
+
+/// Names of [`Kind`] from 1, for the export.
+pub(crate) const KIND_NAMES: [&str; 14] = [
+    "reject",
+    "accept",
+    "preempt",
+    "activate",
+    "activate-failed",
+    "ended",
+    "deactivate",
+    "redecide",
+    "subset-rule",
+    "launch",
+    "cancel",
+    "action-reported",
+    "redecide-limit",
+    "other",
+];
+
+/// Every [`Rejection`], in the order of its code.
+pub(crate) const REJECTIONS: [Rejection; 10] = [
+    Rejection::Decision,
+    Rejection::Stimuli,
+    Rejection::Timer,
+    Rejection::Decide,
+    Rejection::NoChild,
+    Rejection::Gate,
+    Rejection::Cooldown,
+    Rejection::Waiting,
+    Rejection::RoleBusy,
+    Rejection::NoSelection,
+];
+
+/// Every [`Why`], in the order of its code.
+pub(crate) const WHYS: [Why; 10] = [
+    Why::Ended,
+    Why::ActivateFailed,
+    Why::Preempted,
+    Why::NoChild,
+    Why::Rejected,
+    Why::ParentLeft,
+    Why::Error,
+    Why::Stopped,
+    Why::Refused,
+    Why::Reselected,
+];
+
+/// Names of the action states, in the order of their code.
+pub(crate) const ACTION_STATES: [&str; 4] = ["none", "pending", "succeeded", "failed"];
+
+/// Names of the tick errors, from code 1.
+pub(crate) const ERRORS: [&str; 5] = [
+    "redecide limit",
+    "wrong tree",
+    "memory not bound to a TreeShared",
+    "invalid input",
+    "other error",
+];
+
+fn rejection_code(by: Rejection) -> u8 {
+    REJECTIONS.iter().position(|&r| r == by).unwrap_or(0) as u8
+}
+
+fn why_code(why: Why) -> u8 {
+    WHYS.iter().position(|&w| w == why).unwrap_or(0) as u8
+}
+
+fn error_code(e: &TickError) -> u8 {
+    match e {
+        TickError::RedecideLimit { .. } => 1,
+        TickError::WrongTree { .. } => 2,
+        TickError::NotShared { .. } => 3,
+        TickError::InvalidInput { .. } => 4,
+        _ => 5,
+    }
+}
+
+/// One event word.
+#[inline(always)]
+fn word(kind: Kind, code: u8, item: ItemIdx, payload: u32) -> u64 {
+    u64::from(kind as u8)
+        | u64::from(code) << 8
+        | u64::from(item.0) << 16
+        | u64::from(payload) << 32
+}
+
+/// How much a [`FlightRecorder`] keeps per watched agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capacity {
+    /// The number of most recent ticks kept (K).
+    pub ticks: usize,
+    /// Words (8 bytes) set aside per tick: 2 for the header, 2 per level of
+    /// the active path, 1 per kept event. Ticks may use more or fewer; the
+    /// ring holds `ticks × words_per_tick` in all.
+    pub words_per_tick: usize,
+}
+
+impl Capacity {
+    /// The last `ticks` ticks, with room for `words_per_tick` words each.
+    pub const fn new(ticks: usize, words_per_tick: usize) -> Self {
+        Capacity {
+            ticks,
+            words_per_tick,
+        }
+    }
+
+    /// Words in one agent's ring: `ticks × words_per_tick`, rounded up to a
+    /// power of two.
+    pub fn ring_words(&self) -> usize {
+        (self.ticks.max(1) * self.words_per_tick.max(4)).next_power_of_two()
+    }
+
+    /// Bytes one watched agent takes per tick kept: its word ring and its
+    /// tick starts, divided by the ticks kept.
+    pub fn bytes_per_tick(&self) -> f64 {
+        (self.ring_words() * 8 + self.ticks.max(1) * 4) as f64 / self.ticks.max(1) as f64
+    }
+}
+
+impl Default for Capacity {
+    /// 300 ticks (10 s at 30 Hz) of 16 words.
+    fn default() -> Self {
+        Capacity::new(300, 16)
+    }
+}
+
+/// Which agents a [`FlightRecorder`] records.
+#[derive(Clone, Copy, Debug)]
+pub enum Watch<'a> {
+    /// Every agent.
+    All,
+    /// These agent indices only (the others are ticked untraced).
+    Agents(&'a [usize]),
+}
+
+/// One watched agent's ring state.
+#[derive(Clone, Copy, Debug, Default)]
+struct Ring {
+    /// The agent's index.
+    agent: u32,
+    /// Words written since the start (the next word goes at `head % W`).
+    head: u64,
+    /// Ticks recorded since the start.
+    ticks: u64,
+    /// Ticks dropped from the front.
+    dropped: u64,
+}
+
+/// The flight recorder of a crowd: for each watched agent, its last ticks
+/// (see [`Capacity`]) as compact decision events and its active path, in
+/// memory allocated once, by [`new`](Self::new).
+///
+/// Tick agents through it ([`tick_all`](Self::tick_all) for a crowd,
+/// [`tick`](Self::tick) for one agent) instead of through bt-core's
+/// functions: it runs [`tick_traced`] for the watched agents and plain
+/// [`tick`] for the others, with the same results.
+/// [`export`](Self::export) turns what it holds into a
+/// [`Recording`](crate::Recording) for the viewer.
+#[derive(Clone, Debug)]
+pub struct FlightRecorder {
+    pub(crate) tree: crate::export::TreeInfo,
+    /// Per agent index: its ring's number, or `u32::MAX` when unwatched.
+    slot_of: Vec<u32>,
+    rings: Vec<Ring>,
+    words: Vec<u64>,
+    starts: Vec<u64>,
+    capacity: Capacity,
+    /// `ring_words - 1`.
+    mask: u64,
+    /// The largest number of event words one tick may keep.
+    event_limit: usize,
+}
+
+impl FlightRecorder {
+    /// A recorder for `agents` agents (indices `0..agents`) running `tree`,
+    /// recording those `watch` names.
+    ///
+    /// # Panics
+    /// If a watched index is not below `agents`, or `capacity.ticks` is 0.
+    pub fn new<A: 'static, const L: usize, const S: usize, const N: usize>(
+        tree: &'static Tree<A, L, S, N>,
+        agents: usize,
+        watch: Watch<'_>,
+        capacity: Capacity,
+    ) -> Self {
+        assert!(
+            capacity.ticks > 0,
+            "a flight recorder keeps at least one tick"
+        );
+        let mut slot_of = vec![u32::MAX; agents];
+        let mut rings = Vec::new();
+        let mut add = |i: usize| {
+            assert!(i < agents, "watched agent {i} of a crowd of {agents}");
+            if slot_of[i] == u32::MAX {
+                slot_of[i] = rings.len() as u32;
+                rings.push(Ring {
+                    agent: i as u32,
+                    ..Ring::default()
+                });
+            }
+        };
+        match watch {
+            Watch::All => (0..agents).for_each(&mut add),
+            Watch::Agents(list) => list.iter().copied().for_each(&mut add),
+        }
+        let ring_words = capacity.ring_words();
+        // A tick keeps its header, its path (at most L levels) and as many
+        // events as the rest of the ring holds.
+        let event_limit = ring_words.saturating_sub(2 + 2 * L).min(u16::MAX as usize);
+        FlightRecorder {
+            tree: crate::export::TreeInfo::of(tree),
+            words: vec![0; rings.len() * ring_words],
+            starts: vec![0; rings.len() * capacity.ticks],
+            slot_of,
+            rings,
+            capacity,
+            mask: ring_words as u64 - 1,
+            event_limit,
+        }
+    }
+
+    /// What it keeps per watched agent.
+    pub fn capacity(&self) -> Capacity {
+        self.capacity
+    }
+
+    /// The number of watched agents.
+    pub fn watched(&self) -> usize {
+        self.rings.len()
+    }
+
+    /// Whether agent `index` is watched.
+    pub fn is_watched(&self, index: usize) -> bool {
+        self.slot_of.get(index).is_some_and(|&s| s != u32::MAX)
+    }
+
+    /// Bytes of the rings (what recording costs in memory, beyond a word
+    /// per agent for the watch table).
+    pub fn ring_bytes(&self) -> usize {
+        self.words.len() * 8 + self.starts.len() * 8
+    }
+
+    /// Words the watched agents have written, over ticks recorded: how full
+    /// the average tick is, to size [`Capacity::words_per_tick`].
+    pub fn mean_words_per_tick(&self) -> f64 {
+        let (words, ticks) = self
+            .rings
+            .iter()
+            .fold((0u64, 0u64), |(w, t), r| (w + r.head, t + r.ticks));
+        if ticks == 0 {
+            0.0
+        } else {
+            words as f64 / ticks as f64
+        }
+    }
+
+    /// Ticks one agent with `memory`, as [`tick`] does, recording the tick
+    /// when agent `index` is watched. `input.agent` is left as the caller
+    /// set it.
+    ///
+    /// # Errors
+    /// As [`tick`].
+    ///
+    /// # Panics
+    /// As [`tick`]; a tick that panics is not kept.
+    #[inline]
+    pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        tree: &Tree<A, L, S, N>,
+        agent: &mut A,
+        memory: &mut AgentMemory<A, L, S, N>,
+        input: &TickInput,
+        index: usize,
+    ) -> Result<TickReport, TickError> {
+        match self.slot_of.get(index) {
+            Some(&slot) if slot != u32::MAX => {
+                self.record(slot as usize, tree, agent, memory, input)
+            }
+            _ => tick(tree, agent, memory, input),
+        }
+    }
+
+    /// Ticks every agent once, as [`tick_all`] does (agent `i` with
+    /// `memories[i]` and the input `input(i, &agents[i])`), recording the
+    /// watched ones. The runs of unwatched agents between them go through
+    /// [`tick_all`] itself, so they cost what they cost there.
+    ///
+    /// # Panics
+    /// If the slices differ in length or are longer than the crowd the
+    /// recorder was made for, or as [`tick_all`].
+    pub fn tick_all<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        tree: &Tree<A, L, S, N>,
+        agents: &mut [A],
+        memories: &mut [AgentMemory<A, L, S, N>],
+        mut input: impl FnMut(usize, &A) -> TickInput,
+    ) -> CrowdReport {
+        assert_eq!(
+            agents.len(),
+            memories.len(),
+            "FlightRecorder::tick_all: one memory per agent"
+        );
+        assert!(
+            agents.len() <= self.slot_of.len(),
+            "FlightRecorder::tick_all: {} agents, the recorder was made for {}",
+            agents.len(),
+            self.slot_of.len()
+        );
+        let mut report = CrowdReport::default();
+        let mut from = 0;
+        let n = agents.len();
+        while from < n {
+            // The run of unwatched agents from `from`.
+            let mut to = from;
+            while to < n && self.slot_of[to] == u32::MAX {
+                to += 1;
+            }
+            if to > from {
+                let part = tick_all(
+                    tree,
+                    &mut agents[from..to],
+                    &mut memories[from..to],
+                    |j, a| input(from + j, a),
+                );
+                report = report.merge(shift(part, from));
+            }
+            // The run of watched ones.
+            while to < n && self.slot_of[to] != u32::MAX {
+                let slot = self.slot_of[to] as usize;
+                let inp = input(to, &agents[to]);
+                let result = self.record(slot, tree, &mut agents[to], &mut memories[to], &inp);
+                report = report.merge(single(to, result));
+                to += 1;
+            }
+            from = to;
+        }
+        report
+    }
+
+    /// Ticks agent `slot`'s agent through [`tick_traced`] into its ring.
+    fn record<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        slot: usize,
+        tree: &Tree<A, L, S, N>,
+        agent: &mut A,
+        memory: &mut AgentMemory<A, L, S, N>,
+        input: &TickInput,
+    ) -> Result<TickReport, TickError> {
+        let ring_words = (self.mask + 1) as usize;
+        let words = &mut self.words[slot * ring_words..(slot + 1) * ring_words];
+        let ring = &mut self.rings[slot];
+        let start = ring.head;
+        let mut tracer = RingTracer {
+            words,
+            mask: self.mask,
+            head: start + 2,
+            events: 0,
+            limit: self.event_limit,
+            leaf: NO_LEAF,
+            visited: 0,
+            flags: 0,
+        };
+        words_put(tracer.words, self.mask, start, input.now.to_bits());
+        // Written before the tick so that a panic leaves a consistent tick.
+        words_put(
+            tracer.words,
+            self.mask,
+            start + 1,
+            header(NO_LEAF, 0, 0, 0, 0),
+        );
+        let result = tick_traced(tree, agent, memory, input, &mut tracer);
+        if let Err(e) = &result {
+            tracer.flags |= error_code(e) << ERROR_SHIFT;
+        }
+        let mut levels = 0u8;
+        for level in memory.active_path() {
+            let active = (input.now - level.since) as f32;
+            let w0 = u64::from(level.item.0)
+                | u64::from(level.redecides) << 16
+                | u64::from(active.to_bits()) << 32;
+            tracer.push_raw(w0);
+            tracer.push_raw(level.mask);
+            levels += 1;
+        }
+        let leaf = memory.leaf().map_or(NO_LEAF, |l| l.0);
+        let head = tracer.head;
+        let h = header(
+            leaf,
+            tracer.visited.min(u32::from(u16::MAX)) as u16,
+            tracer.events as u16,
+            levels,
+            tracer.flags,
+        );
+        words_put(tracer.words, self.mask, start + 1, h);
+        // Keep the tick's start; drop the ticks it overwrote.
+        let k = self.capacity.ticks as u64;
+        let starts = &mut self.starts[slot * self.capacity.ticks..(slot + 1) * self.capacity.ticks];
+        starts[(ring.ticks % k) as usize] = start;
+        ring.ticks += 1;
+        ring.head = head;
+        let mut oldest = ring.dropped.max(ring.ticks.saturating_sub(k));
+        while oldest < ring.ticks - 1 && starts[(oldest % k) as usize] + self.mask < head - 1 {
+            oldest += 1;
+        }
+        ring.dropped = oldest;
+        result
+    }
+
+    /// The ticks kept for watched agent number `slot` (in watch order): its
+    /// agent index, the serial of its first kept tick, and each kept tick's
+    /// words.
+    pub(crate) fn ticks_of(&self, slot: usize) -> (u32, u64, impl Iterator<Item = TickWords<'_>>) {
+        let ring = self.rings[slot];
+        let ring_words = (self.mask + 1) as usize;
+        let words = &self.words[slot * ring_words..(slot + 1) * ring_words];
+        let k = self.capacity.ticks as u64;
+        let starts = &self.starts[slot * self.capacity.ticks..(slot + 1) * self.capacity.ticks];
+        let mask = self.mask;
+        let iter = (ring.dropped..ring.ticks).map(move |serial| TickWords {
+            serial,
+            start: starts[(serial % k) as usize],
+            words,
+            mask,
+        });
+        (ring.agent, ring.dropped, iter)
+    }
+
+    /// Everything a tick after `serial` added for watched agent `slot`:
+    /// the live view streams this.
+    pub(crate) fn ticks_since(
+        &self,
+        slot: usize,
+        serial: u64,
+    ) -> impl Iterator<Item = TickWords<'_>> {
+        let (_, _, ticks) = self.ticks_of(slot);
+        ticks.filter(move |t| t.serial >= serial)
+    }
+
+    /// The number of ticks recorded for watched agent `slot` so far.
+    pub(crate) fn ticks_recorded(&self, slot: usize) -> u64 {
+        self.rings[slot].ticks
+    }
+}
+
+/// A report of agents `from..` shifted back to crowd indices.
+fn shift(mut report: CrowdReport, from: usize) -> CrowdReport {
+    if let Some((i, e)) = report.first_error {
+        report.first_error = Some((i + from, e));
+    }
+    report
+}
+
+/// The report of one agent's tick, as [`tick_all`] would count it.
+fn single(index: usize, result: Result<TickReport, TickError>) -> CrowdReport {
+    let mut r = CrowdReport::default();
+    r.ticked = 1;
+    match result {
+        Ok(t) => {
+            r.idle = u32::from(t.behavior.is_none());
+            r.changed = u32::from(t.changed());
+            r.activated = u64::from(t.activated);
+            r.visited = u64::from(t.visited);
+            r.subset_violations = u32::from(t.subset_violation.is_some());
+        }
+        Err(e) => {
+            r.errors = 1;
+            r.first_error = Some((index, e));
+        }
+    }
+    r
+}
+
+fn header(leaf: u16, visited: u16, events: u16, levels: u8, flags: u8) -> u64 {
+    u64::from(leaf)
+        | u64::from(visited) << 16
+        | u64::from(events) << 32
+        | u64::from(levels) << 48
+        | u64::from(flags) << 56
+}
+
+#[inline(always)]
+fn words_put(words: &mut [u64], mask: u64, at: u64, w: u64) {
+    words[(at & mask) as usize] = w;
+}
+
+/// The [`Tracer`] that writes one tick of one agent into its ring.
+struct RingTracer<'r> {
+    words: &'r mut [u64],
+    mask: u64,
+    head: u64,
+    events: usize,
+    limit: usize,
+    leaf: u16,
+    visited: u32,
+    flags: u8,
+}
+
+impl RingTracer<'_> {
+    #[inline(always)]
+    fn push_raw(&mut self, w: u64) {
+        words_put(self.words, self.mask, self.head, w);
+        self.head += 1;
+    }
+
+    #[inline(always)]
+    fn push(&mut self, w: u64) {
+        if self.events < self.limit {
+            self.push_raw(w);
+            self.events += 1;
+        } else {
+            self.flags |= TRUNCATED;
+        }
+    }
+}
+
+impl Tracer for RingTracer<'_> {
+    #[inline(always)]
+    fn event(&mut self, event: &Event) {
+        let w = match *event {
+            Event::Start { .. } | Event::Visit { .. } | Event::Idle => return,
+            Event::Ticked { running: true, .. } => return,
+            Event::End { leaf, visited } => {
+                self.leaf = leaf.map_or(NO_LEAF, |l| l.index.0);
+                self.visited = visited;
+                return;
+            }
+            Event::Rejected { node, by } => word(Kind::Rejected, rejection_code(by), node.index, 0),
+            Event::Decided { node, value } => word(Kind::Decided, 0, node.index, value.to_bits()),
+            Event::Preempt { group, by } => {
+                word(Kind::Preempt, 0, group.index, u32::from(by.index.0))
+            }
+            Event::Activated { node, .. } => word(Kind::Activated, 0, node.index, 0),
+            Event::ActivateFailed { node, .. } => word(Kind::ActivateFailed, 0, node.index, 0),
+            Event::Ticked { node, .. } => word(Kind::Ended, 0, node.index, 0),
+            Event::Deactivated { node, why } => {
+                word(Kind::Deactivated, why_code(why), node.index, 0)
+            }
+            Event::Redecide { group, failed, .. } => {
+                word(Kind::Redecide, 0, group.index, u32::from(failed.index.0))
+            }
+            Event::SubsetViolation { group } => word(Kind::SubsetViolation, 0, group.index, 0),
+            Event::Launched { node, action, .. } => {
+                word(Kind::Launched, 0, node.index, action.code)
+            }
+            Event::Cancelled { node, ticket } => {
+                let slot = ticket.slot().min(usize::from(u8::MAX)) as u8;
+                word(Kind::Cancelled, slot, node.index, ticket.serial())
+            }
+            Event::ActionReported { node, state } => {
+                let code = match state {
+                    bt_core::ActionState::None => 0,
+                    bt_core::ActionState::Pending => 1,
+                    bt_core::ActionState::Succeeded => 2,
+                    bt_core::ActionState::Failed => 3,
+                };
+                word(Kind::ActionReported, code, node.index, 0)
+            }
+            Event::RedecideLimit { group } => word(Kind::RedecideLimit, 0, group.index, 0),
+            _ => word(Kind::Other, 0, ItemIdx(0), 0),
+        };
+        self.push(w);
+    }
+}
+
+/// One kept tick's words, for the export.
+#[derive(Clone, Copy)]
+pub(crate) struct TickWords<'r> {
+    /// The tick's serial number for this agent (0 for its first).
+    pub serial: u64,
+    start: u64,
+    words: &'r [u64],
+    mask: u64,
+}
+
+/// A kept tick, decoded.
+pub(crate) struct TickView {
+    pub serial: u64,
+    pub now: f64,
+    pub leaf: Option<u16>,
+    pub visited: u16,
+    pub flags: u8,
+    /// (item, redecides, time active, mask) per level, root first.
+    pub path: Vec<(u16, u16, f32, u64)>,
+    /// (kind, code, item, payload) per event.
+    pub events: Vec<(u8, u8, u16, u32)>,
+}
+
+impl TickWords<'_> {
+    fn at(&self, i: u64) -> u64 {
+        self.words[((self.start + i) & self.mask) as usize]
+    }
+
+    pub fn decode(&self) -> TickView {
+        let now = f64::from_bits(self.at(0));
+        let h = self.at(1);
+        let leaf = (h & 0xffff) as u16;
+        let visited = (h >> 16) as u16;
+        let events = u64::from((h >> 32) as u16);
+        let levels = u64::from((h >> 48) as u8);
+        let flags = (h >> 56) as u8;
+        let events_v = (0..events)
+            .map(|i| {
+                let w = self.at(2 + i);
+                (w as u8, (w >> 8) as u8, (w >> 16) as u16, (w >> 32) as u32)
+            })
+            .collect();
+        let path = (0..levels)
+            .map(|l| {
+                let w0 = self.at(2 + events + 2 * l);
+                let mask = self.at(3 + events + 2 * l);
+                (
+                    w0 as u16,
+                    (w0 >> 16) as u16,
+                    f32::from_bits((w0 >> 32) as u32),
+                    mask,
+                )
+            })
+            .collect();
+        TickView {
+            serial: self.serial,
+            now,
+            leaf: (leaf != NO_LEAF).then_some(leaf),
+            visited,
+            flags,
+            path,
+            events: events_v,
+        }
+    }
+}
