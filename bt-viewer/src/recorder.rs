@@ -179,7 +179,7 @@ impl Capacity {
     /// Bytes one watched agent takes per tick kept: its word ring and its
     /// tick starts, divided by the ticks kept.
     pub fn bytes_per_tick(&self) -> f64 {
-        (self.ring_words() * 8 + self.ticks.max(1) * 4) as f64 / self.ticks.max(1) as f64
+        (self.ring_words() * 8 + self.ticks.max(1) * 8) as f64 / self.ticks.max(1) as f64
     }
 }
 
