@@ -32,7 +32,7 @@ pub struct Creature {
 impl Creature {
     pub fn new(i: usize) -> Self {
         let mut facts = Facts::empty();
-        facts.set(Facts::NEST, i % 2 == 0);
+        facts.set(Facts::NEST, i.is_multiple_of(2));
         Creature {
             rng: 0x9E37_79B9_7F4A_7C15 ^ (i as u64 + 1),
             facts,
