@@ -5,6 +5,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -17,22 +18,28 @@ const BACKLOG: usize = 1024;
 /// What the server thread and the program share.
 #[derive(Default)]
 struct Hub {
-    /// The whole recording so far, sent first to each new client.
+    /// The whole recording at a recent publish, for `/recording.json`.
     snapshot: String,
-    /// One sender per connected client.
+    /// When `snapshot` was made.
+    snapshot_at: Option<Instant>,
+    /// Clients that connected since the last publish: they get the whole
+    /// recording first.
+    waiting: Vec<SyncSender<Vec<u8>>>,
+    /// Clients that have the recording and follow the ticks.
     clients: Vec<SyncSender<Vec<u8>>>,
 }
 
 /// A loopback HTTP endpoint for the viewer (feature `live`): `GET /` serves
 /// the page, `GET /recording.json` what the recorder held at the last
 /// [`publish`](Self::publish), and `GET /events` a stream of server-sent
-/// events: a `recording` event with that same document when the client
-/// connects, then a `ticks` event after each publish, with the ticks added
-/// since (`{"agents":[{"agent", "ticks": [...]}]}`, ticks as in the
-/// recording).
+/// events: a `recording` event with the whole recording at the first
+/// publish after the client connects, then a `ticks` event after each
+/// publish, with the ticks added since (`{"agents":[{"agent", "ticks":
+/// [...]}]}`, ticks as in the recording). The whole recording is made
+/// only for new clients, and for `/recording.json` at most once a second.
 ///
 /// It binds to 127.0.0.1 only. Dropping it stops the server and ends the
-/// streams.
+/// streams with an `end` event.
 pub struct LiveServer {
     server: Arc<tiny_http::Server>,
     hub: Arc<Mutex<Hub>>,
@@ -73,9 +80,10 @@ impl LiveServer {
         format!("http://{}/", self.addr())
     }
 
-    /// The number of clients following the stream.
+    /// The number of clients connected to the stream.
     pub fn clients(&self) -> usize {
-        lock(&self.hub).clients.len()
+        let hub = lock(&self.hub);
+        hub.clients.len() + hub.waiting.len()
     }
 
     /// Sends the ticks `recorder` kept since the last call to every client,
@@ -94,24 +102,43 @@ impl LiveServer {
                 agents.push(json!({ "agent": agent, "ticks": ticks }));
             }
         }
-        let snapshot = recorder.export().to_json();
         let mut hub = lock(&self.hub);
-        hub.snapshot = snapshot;
-        if agents.is_empty() {
-            return;
+        let stale = hub
+            .snapshot_at
+            .is_none_or(|at| at.elapsed() >= Duration::from_secs(1));
+        if stale || !hub.waiting.is_empty() {
+            hub.snapshot = recorder.export().to_json();
+            hub.snapshot_at = Some(Instant::now());
         }
-        let message = sse("ticks", &json!({ "agents": agents }).to_string());
         // A client that is gone or too far behind is dropped.
-        hub.clients.retain(|c| match c.try_send(message.clone()) {
+        let send = |c: &SyncSender<Vec<u8>>, message: &[u8]| match c.try_send(message.to_vec()) {
             Ok(()) => true,
             Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => false,
-        });
+        };
+        if !agents.is_empty() {
+            let message = sse("ticks", &json!({ "agents": agents }).to_string());
+            hub.clients.retain(|c| send(c, &message));
+        }
+        if !hub.waiting.is_empty() {
+            let first = sse("recording", &hub.snapshot);
+            let waiting = std::mem::take(&mut hub.waiting);
+            let joined: Vec<_> = waiting.into_iter().filter(|c| send(c, &first)).collect();
+            hub.clients.extend(joined);
+        }
     }
 }
 
 impl Drop for LiveServer {
     fn drop(&mut self) {
-        lock(&self.hub).clients.clear();
+        let mut hub = lock(&self.hub);
+        // Tell the pages the program has stopped, then end the streams.
+        let end = sse("end", "{}");
+        for client in &hub.clients {
+            let _ = client.try_send(end.clone());
+        }
+        hub.clients.clear();
+        hub.waiting.clear();
+        drop(hub);
         self.server.unblock();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
@@ -149,17 +176,12 @@ fn serve(server: &tiny_http::Server, hub: &Arc<Mutex<Hub>>) {
             }
             "/events" => {
                 let (tx, rx) = sync_channel(BACKLOG);
-                let first = {
-                    let mut hub = lock(hub);
-                    let first = sse("recording", &hub.snapshot);
-                    hub.clients.push(tx);
-                    first
-                };
+                lock(hub).waiting.push(tx);
                 // The stream holds its connection for as long as it runs:
                 // it is written by hand, flushed after every message, on
                 // its own thread so that other requests go on.
                 let writer = request.into_writer();
-                std::thread::spawn(move || stream(writer, &first, &rx));
+                std::thread::spawn(move || stream(writer, &rx));
                 Ok(())
             }
             _ => {
@@ -173,11 +195,11 @@ fn serve(server: &tiny_http::Server, hub: &Arc<Mutex<Hub>>) {
 
 /// Writes a client's event stream until the hub drops its sender or the
 /// client goes away.
-fn stream(mut out: Box<dyn Write + Send>, first: &[u8], rx: &Receiver<Vec<u8>>) {
+fn stream(mut out: Box<dyn Write + Send>, rx: &Receiver<Vec<u8>>) {
     let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\
                 Cache-Control: no-cache\r\nConnection: close\r\n\r\n";
     let mut send = |bytes: &[u8]| out.write_all(bytes).and_then(|()| out.flush());
-    if send(head.as_bytes()).is_err() || send(first).is_err() {
+    if send(head.as_bytes()).is_err() {
         return;
     }
     while let Ok(message) = rx.recv() {
