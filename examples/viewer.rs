@@ -220,7 +220,7 @@ fn offline() {
     let page = write_page(&dir, &json).expect("writing the page");
     println!(
         "recorded {SOLDIERS} soldiers x {TICKS} ticks ({} KiB of rings, {:.1} words a tick)",
-        recorder.ring_bytes() / 1024,
+        recorder.frame_bytes() / 1024,
         recorder.mean_words_per_tick()
     );
     println!("recording: {}", dir.join("recording.json").display());

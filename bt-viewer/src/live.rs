@@ -96,7 +96,7 @@ impl LiveServer {
                 .ticks_since(slot, *sent)
                 .map(|t| tick_json(&t.decode()))
                 .collect();
-            *sent = recorder.ticks_recorded(slot);
+            *sent = recorder.frames();
             if !ticks.is_empty() {
                 let (agent, _, _) = recorder.ticks_of(slot);
                 agents.push(json!({ "agent": agent, "ticks": ticks }));

@@ -1,10 +1,15 @@
-//! The flight recorder: the last ticks of every watched agent, in ring
-//! buffers allocated once.
+//! The flight recorder: the last ticks of every watched agent, in buffers
+//! allocated once.
 //!
 //! # Layout
 //!
-//! Each watched agent owns a ring of `u64` words and a ring of tick starts.
-//! A recorded tick is a run of words in the agent's word ring:
+//! The recorder keeps the last K *frames*; a frame is one tick of the
+//! crowd ([`FlightRecorder::tick_all`]). Each frame is an arena of `u64`
+//! words that the watched agents' ticks are written into one after the
+//! other, in the order they are ticked, and a row of K-independent
+//! offsets, one per watched agent, saying where its tick starts (or that
+//! it was not ticked). Writing a crowd's tick is thus one sequential
+//! stream of words, whatever the crowd's size. One recorded tick is:
 //!
 //! ```text
 //! header  2 words   now (f64 bits); leaf u16 | visited u16 | events u16 | levels u8 | flags u8
@@ -20,12 +25,12 @@
 //! `Ticked` of a behavior that goes on (the leaf is in the header), `Idle`
 //! (no leaf) and `End` (the header).
 //!
-//! A new tick overwrites the oldest ones whole. The ring of a watched agent
-//! holds `ticks × words_per_tick` words (rounded up to a power of two) and
-//! `ticks` tick starts, so the last `ticks` ticks are always there as long
-//! as they average at most `words_per_tick` words; a single tick never
-//! writes more than the ring minus its own path, and one that would is
-//! marked truncated. Nothing is allocated after [`FlightRecorder::new`].
+//! A new frame overwrites the oldest one whole, so the last K ticks are
+//! always there. A frame holds `watched × words_per_tick` words; the header
+//! and path of every watched agent are set aside in it, and the events share
+//! the rest, first come, first served. A tick whose events do not fit is
+//! kept with the events that did and marked truncated. Nothing is
+//! allocated after [`FlightRecorder::new`].
 
 use alloc_crate::vec;
 use alloc_crate::vec::Vec;
@@ -123,12 +128,38 @@ pub(crate) const ERRORS: [&str; 5] = [
     "other error",
 ];
 
+/// The index of `by` in [`REJECTIONS`].
+#[inline(always)]
 fn rejection_code(by: Rejection) -> u8 {
-    REJECTIONS.iter().position(|&r| r == by).unwrap_or(0) as u8
+    match by {
+        Rejection::Decision => 0,
+        Rejection::Stimuli => 1,
+        Rejection::Timer => 2,
+        Rejection::Decide => 3,
+        Rejection::NoChild => 4,
+        Rejection::Gate => 5,
+        Rejection::Cooldown => 6,
+        Rejection::Waiting => 7,
+        Rejection::RoleBusy => 8,
+        Rejection::NoSelection => 9,
+    }
 }
 
+/// The index of `why` in [`WHYS`].
+#[inline(always)]
 fn why_code(why: Why) -> u8 {
-    WHYS.iter().position(|&w| w == why).unwrap_or(0) as u8
+    match why {
+        Why::Ended => 0,
+        Why::ActivateFailed => 1,
+        Why::Preempted => 2,
+        Why::NoChild => 3,
+        Why::Rejected => 4,
+        Why::ParentLeft => 5,
+        Why::Error => 6,
+        Why::Stopped => 7,
+        Why::Refused => 8,
+        Why::Reselected => 9,
+    }
 }
 
 fn error_code(e: &TickError) -> u8 {
@@ -155,9 +186,9 @@ fn word(kind: Kind, code: u8, item: ItemIdx, payload: u32) -> u64 {
 pub struct Capacity {
     /// The number of most recent ticks kept (K).
     pub ticks: usize,
-    /// Words (8 bytes) set aside per tick: 2 for the header, 2 per level of
-    /// the active path, 1 per kept event. Ticks may use more or fewer; the
-    /// ring holds `ticks × words_per_tick` in all.
+    /// Words (8 bytes) per watched agent per tick: 2 for the header, 2 per
+    /// level of the active path, 1 per kept event. An agent's tick may use
+    /// more or fewer; a frame holds `watched × words_per_tick` in all.
     pub words_per_tick: usize,
 }
 
@@ -170,16 +201,10 @@ impl Capacity {
         }
     }
 
-    /// Words in one agent's ring: `ticks × words_per_tick`, rounded up to a
-    /// power of two.
-    pub fn ring_words(&self) -> usize {
-        (self.ticks.max(1) * self.words_per_tick.max(4)).next_power_of_two()
-    }
-
-    /// Bytes one watched agent takes per tick kept: its word ring and its
-    /// tick starts, divided by the ticks kept.
-    pub fn bytes_per_tick(&self) -> f64 {
-        (self.ring_words() * 8 + self.ticks.max(1) * 8) as f64 / self.ticks.max(1) as f64
+    /// Bytes one watched agent takes per tick kept: its share of a frame's
+    /// words, and its offset in the frame's row.
+    pub fn bytes_per_tick(&self) -> usize {
+        self.words_per_tick * 8 + 4
     }
 }
 
@@ -199,18 +224,8 @@ pub enum Watch<'a> {
     Agents(&'a [usize]),
 }
 
-/// One watched agent's ring state.
-#[derive(Clone, Copy, Debug, Default)]
-struct Ring {
-    /// The agent's index.
-    agent: u32,
-    /// Words written since the start (the next word goes at `head % W`).
-    head: u64,
-    /// Ticks recorded since the start.
-    ticks: u64,
-    /// Ticks dropped from the front.
-    dropped: u64,
-}
+/// Offset of an agent that has no tick in a frame.
+const NONE: u32 = u32::MAX;
 
 /// The flight recorder of a crowd: for each watched agent, its last ticks
 /// (see [`Capacity`]) as compact decision events and its active path, in
@@ -225,16 +240,28 @@ struct Ring {
 #[derive(Clone, Debug)]
 pub struct FlightRecorder {
     pub(crate) tree: crate::export::TreeInfo,
-    /// Per agent index: its ring's number, or `u32::MAX` when unwatched.
+    /// Per agent index: its watch slot, or `u32::MAX` when unwatched.
     slot_of: Vec<u32>,
-    rings: Vec<Ring>,
+    /// Per watch slot: the agent index.
+    agent_of: Vec<u32>,
+    /// K frames of `frame_words` words.
     words: Vec<u64>,
-    starts: Vec<u64>,
+    /// K rows of one offset per watch slot.
+    offsets: Vec<u32>,
     capacity: Capacity,
-    /// `ring_words - 1`.
-    mask: u64,
-    /// The largest number of event words one tick may keep.
-    event_limit: usize,
+    frame_words: usize,
+    /// Words of a tick that are not events: the header and the deepest path.
+    fixed: usize,
+    /// Frames begun so far; the current one is `frames - 1`.
+    frames: u64,
+    /// Words used in the current frame.
+    fill: usize,
+    /// Watched agents with a tick in the current frame.
+    filled: usize,
+    /// Words written over all frames, for [`mean_words_per_tick`](Self::mean_words_per_tick).
+    written: u64,
+    /// Ticks written over all frames.
+    ticks: u64,
 }
 
 impl FlightRecorder {
@@ -249,39 +276,40 @@ impl FlightRecorder {
         watch: Watch<'_>,
         capacity: Capacity,
     ) -> Self {
-        assert!(
-            capacity.ticks > 0,
-            "a flight recorder keeps at least one tick"
-        );
+        assert!(capacity.ticks > 0, "a flight recorder keeps at least one tick");
         let mut slot_of = vec![u32::MAX; agents];
-        let mut rings = Vec::new();
+        let mut agent_of = Vec::new();
         let mut add = |i: usize| {
             assert!(i < agents, "watched agent {i} of a crowd of {agents}");
             if slot_of[i] == u32::MAX {
-                slot_of[i] = rings.len() as u32;
-                rings.push(Ring {
-                    agent: i as u32,
-                    ..Ring::default()
-                });
+                slot_of[i] = agent_of.len() as u32;
+                agent_of.push(i as u32);
             }
         };
         match watch {
             Watch::All => (0..agents).for_each(&mut add),
             Watch::Agents(list) => list.iter().copied().for_each(&mut add),
         }
-        let ring_words = capacity.ring_words();
-        // A tick keeps its header, its path (at most L levels) and as many
-        // events as the rest of the ring holds.
-        let event_limit = ring_words.saturating_sub(2 + 2 * L).min(u16::MAX as usize);
+        let fixed = 2 + 2 * L;
+        let watched = agent_of.len();
+        let frame_words = watched * capacity.words_per_tick.max(fixed);
+        // Written now, so that the pages are mapped before the first tick.
+        let mut words = Vec::with_capacity(capacity.ticks * frame_words);
+        words.resize(capacity.ticks * frame_words, 0);
         FlightRecorder {
             tree: crate::export::TreeInfo::of(tree),
-            words: vec![0; rings.len() * ring_words],
-            starts: vec![0; rings.len() * capacity.ticks],
+            words,
+            offsets: vec![NONE; capacity.ticks * watched],
             slot_of,
-            rings,
+            agent_of,
             capacity,
-            mask: ring_words as u64 - 1,
-            event_limit,
+            frame_words,
+            fixed,
+            frames: 0,
+            fill: 0,
+            filled: 0,
+            written: 0,
+            ticks: 0,
         }
     }
 
@@ -292,7 +320,7 @@ impl FlightRecorder {
 
     /// The number of watched agents.
     pub fn watched(&self) -> usize {
-        self.rings.len()
+        self.agent_of.len()
     }
 
     /// Whether agent `index` is watched.
@@ -300,29 +328,42 @@ impl FlightRecorder {
         self.slot_of.get(index).is_some_and(|&s| s != u32::MAX)
     }
 
-    /// Bytes of the rings (what recording costs in memory, beyond a word
+    /// Bytes of the frames (what recording costs in memory, beyond a word
     /// per agent for the watch table).
-    pub fn ring_bytes(&self) -> usize {
-        self.words.len() * 8 + self.starts.len() * 8
+    pub fn frame_bytes(&self) -> usize {
+        self.words.len() * 8 + self.offsets.len() * 4
     }
 
-    /// Words the watched agents have written, over ticks recorded: how full
-    /// the average tick is, to size [`Capacity::words_per_tick`].
+    /// Words written per recorded tick, on average: how full the average
+    /// tick is, to size [`Capacity::words_per_tick`].
     pub fn mean_words_per_tick(&self) -> f64 {
-        let (words, ticks) = self
-            .rings
-            .iter()
-            .fold((0u64, 0u64), |(w, t), r| (w + r.head, t + r.ticks));
-        if ticks == 0 {
+        if self.ticks == 0 {
             0.0
         } else {
-            words as f64 / ticks as f64
+            self.written as f64 / self.ticks as f64
         }
     }
 
+    /// Frames (crowd ticks) recorded so far, kept or not.
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// Begins a new frame, overwriting the oldest.
+    fn begin_frame(&mut self) {
+        let watched = self.agent_of.len();
+        let f = (self.frames % self.capacity.ticks as u64) as usize;
+        self.offsets[f * watched..(f + 1) * watched].fill(NONE);
+        self.frames += 1;
+        self.fill = 0;
+        self.filled = 0;
+    }
+
     /// Ticks one agent with `memory`, as [`tick`] does, recording the tick
-    /// when agent `index` is watched. `input.agent` is left as the caller
-    /// set it.
+    /// when agent `index` is watched. A watched agent that already has a
+    /// tick in the current frame begins the next frame, so a loop that
+    /// ticks each agent once per frame is recorded frame by frame.
+    /// `input.agent` is left as the caller set it.
     ///
     /// # Errors
     /// As [`tick`].
@@ -340,7 +381,14 @@ impl FlightRecorder {
     ) -> Result<TickReport, TickError> {
         match self.slot_of.get(index) {
             Some(&slot) if slot != u32::MAX => {
-                self.record(slot as usize, tree, agent, memory, input)
+                let slot = slot as usize;
+                let watched = self.agent_of.len();
+                let f = ((self.frames + self.capacity.ticks as u64 - 1)
+                    % self.capacity.ticks as u64) as usize;
+                if self.frames == 0 || self.offsets[f * watched + slot] != NONE {
+                    self.begin_frame();
+                }
+                self.record(slot, tree, agent, memory, input)
             }
             _ => tick(tree, agent, memory, input),
         }
@@ -348,7 +396,7 @@ impl FlightRecorder {
 
     /// Ticks every agent once, as [`tick_all`] does (agent `i` with
     /// `memories[i]` and the input `input(i, &agents[i])`), recording the
-    /// watched ones. The runs of unwatched agents between them go through
+    /// watched ones in a new frame. The runs of unwatched agents between them go through
     /// [`tick_all`] itself, so they cost what they cost there.
     ///
     /// # Panics
@@ -372,6 +420,7 @@ impl FlightRecorder {
             agents.len(),
             self.slot_of.len()
         );
+        self.begin_frame();
         let mut report = CrowdReport::default();
         let mut from = 0;
         let n = agents.len();
@@ -403,7 +452,8 @@ impl FlightRecorder {
         report
     }
 
-    /// Ticks agent `slot`'s agent through [`tick_traced`] into its ring.
+    /// Ticks watched agent `slot` through [`tick_traced`] into the current
+    /// frame.
     fn record<A: 'static, const L: usize, const S: usize, const N: usize>(
         &mut self,
         slot: usize,
@@ -412,28 +462,24 @@ impl FlightRecorder {
         memory: &mut AgentMemory<A, L, S, N>,
         input: &TickInput,
     ) -> Result<TickReport, TickError> {
-        let ring_words = (self.mask + 1) as usize;
-        let words = &mut self.words[slot * ring_words..(slot + 1) * ring_words];
-        let ring = &mut self.rings[slot];
-        let start = ring.head;
-        let mut tracer = RingTracer {
-            words,
-            mask: self.mask,
+        let watched = self.agent_of.len();
+        let f = ((self.frames - 1) % self.capacity.ticks as u64) as usize;
+        let frame = &mut self.words[f * self.frame_words..(f + 1) * self.frame_words];
+        // The header and path of every agent not yet in the frame stay free.
+        let reserved = watched.saturating_sub(self.filled) * self.fixed;
+        let limit = (self.frame_words - self.fill)
+            .saturating_sub(reserved)
+            .min(usize::from(u16::MAX));
+        let start = self.fill;
+        let mut tracer = FrameTracer {
+            frame,
             head: start + 2,
             events: 0,
-            limit: self.event_limit,
-            leaf: NO_LEAF,
+            limit,
             visited: 0,
             flags: 0,
         };
-        words_put(tracer.words, self.mask, start, input.now.to_bits());
-        // Written before the tick so that a panic leaves a consistent tick.
-        words_put(
-            tracer.words,
-            self.mask,
-            start + 1,
-            header(NO_LEAF, 0, 0, 0, 0),
-        );
+        tracer.frame[start] = input.now.to_bits();
         let result = tick_traced(tree, agent, memory, input, &mut tracer);
         if let Err(e) = &result {
             tracer.flags |= error_code(e) << ERROR_SHIFT;
@@ -444,55 +490,50 @@ impl FlightRecorder {
             let w0 = u64::from(level.item.0)
                 | u64::from(level.redecides) << 16
                 | u64::from(active.to_bits()) << 32;
-            tracer.push_raw(w0);
-            tracer.push_raw(level.mask);
+            tracer.frame[tracer.head] = w0;
+            tracer.frame[tracer.head + 1] = level.mask;
+            tracer.head += 2;
             levels += 1;
         }
         let leaf = memory.leaf().map_or(NO_LEAF, |l| l.0);
-        let head = tracer.head;
-        let h = header(
+        tracer.frame[start + 1] = header(
             leaf,
             tracer.visited.min(u32::from(u16::MAX)) as u16,
             tracer.events as u16,
             levels,
             tracer.flags,
         );
-        words_put(tracer.words, self.mask, start + 1, h);
-        // Keep the tick's start; drop the ticks it overwrote.
-        let k = self.capacity.ticks as u64;
-        let starts = &mut self.starts[slot * self.capacity.ticks..(slot + 1) * self.capacity.ticks];
-        starts[(ring.ticks % k) as usize] = start;
-        ring.ticks += 1;
-        ring.head = head;
-        let mut oldest = ring.dropped.max(ring.ticks.saturating_sub(k));
-        while oldest < ring.ticks - 1 && starts[(oldest % k) as usize] + self.mask < head - 1 {
-            oldest += 1;
-        }
-        ring.dropped = oldest;
+        let end = tracer.head;
+        self.offsets[f * watched + slot] = start as u32;
+        self.written += (end - start) as u64;
+        self.ticks += 1;
+        self.fill = end;
+        self.filled += 1;
         result
     }
 
     /// The ticks kept for watched agent number `slot` (in watch order): its
-    /// agent index, the serial of its first kept tick, and each kept tick's
-    /// words.
+    /// agent index, the serial of its first kept tick (or of the first kept
+    /// frame if it has none), and each kept tick's words.
     pub(crate) fn ticks_of(&self, slot: usize) -> (u32, u64, impl Iterator<Item = TickWords<'_>>) {
-        let ring = self.rings[slot];
-        let ring_words = (self.mask + 1) as usize;
-        let words = &self.words[slot * ring_words..(slot + 1) * ring_words];
         let k = self.capacity.ticks as u64;
-        let starts = &self.starts[slot * self.capacity.ticks..(slot + 1) * self.capacity.ticks];
-        let mask = self.mask;
-        let iter = (ring.dropped..ring.ticks).map(move |serial| TickWords {
-            serial,
-            start: starts[(serial % k) as usize],
-            words,
-            mask,
-        });
-        (ring.agent, ring.dropped, iter)
+        let from = self.frames.saturating_sub(k);
+        let watched = self.agent_of.len();
+        let at = move |serial: u64| {
+            let f = (serial % k) as usize;
+            let off = self.offsets[f * watched + slot];
+            (off != NONE).then(|| TickWords {
+                serial,
+                words: &self.words[f * self.frame_words + off as usize..(f + 1) * self.frame_words],
+            })
+        };
+        let first = (from..self.frames).find(|&s| at(s).is_some()).unwrap_or(from);
+        let iter = (from..self.frames).filter_map(at);
+        (self.agent_of[slot], first, iter)
     }
 
-    /// Everything a tick after `serial` added for watched agent `slot`:
-    /// the live view streams this.
+    /// The kept ticks of watched agent `slot` from frame `serial` on: the
+    /// live view streams these.
     pub(crate) fn ticks_since(
         &self,
         slot: usize,
@@ -500,11 +541,6 @@ impl FlightRecorder {
     ) -> impl Iterator<Item = TickWords<'_>> {
         let (_, _, ticks) = self.ticks_of(slot);
         ticks.filter(move |t| t.serial >= serial)
-    }
-
-    /// The number of ticks recorded for watched agent `slot` so far.
-    pub(crate) fn ticks_recorded(&self, slot: usize) -> u64 {
-        self.rings[slot].ticks
     }
 }
 
@@ -544,34 +580,23 @@ fn header(leaf: u16, visited: u16, events: u16, levels: u8, flags: u8) -> u64 {
         | u64::from(flags) << 56
 }
 
-#[inline(always)]
-fn words_put(words: &mut [u64], mask: u64, at: u64, w: u64) {
-    words[(at & mask) as usize] = w;
-}
-
-/// The [`Tracer`] that writes one tick of one agent into its ring.
-struct RingTracer<'r> {
-    words: &'r mut [u64],
-    mask: u64,
-    head: u64,
+/// The [`Tracer`] that writes one tick of one agent into a frame.
+struct FrameTracer<'r> {
+    frame: &'r mut [u64],
+    /// The next word.
+    head: usize,
     events: usize,
     limit: usize,
-    leaf: u16,
     visited: u32,
     flags: u8,
 }
 
-impl RingTracer<'_> {
-    #[inline(always)]
-    fn push_raw(&mut self, w: u64) {
-        words_put(self.words, self.mask, self.head, w);
-        self.head += 1;
-    }
-
+impl FrameTracer<'_> {
     #[inline(always)]
     fn push(&mut self, w: u64) {
         if self.events < self.limit {
-            self.push_raw(w);
+            self.frame[self.head] = w;
+            self.head += 1;
             self.events += 1;
         } else {
             self.flags |= TRUNCATED;
@@ -579,14 +604,13 @@ impl RingTracer<'_> {
     }
 }
 
-impl Tracer for RingTracer<'_> {
+impl Tracer for FrameTracer<'_> {
     #[inline(always)]
     fn event(&mut self, event: &Event) {
         let w = match *event {
             Event::Start { .. } | Event::Visit { .. } | Event::Idle => return,
             Event::Ticked { running: true, .. } => return,
-            Event::End { leaf, visited } => {
-                self.leaf = leaf.map_or(NO_LEAF, |l| l.index.0);
+            Event::End { visited, .. } => {
                 self.visited = visited;
                 return;
             }
@@ -631,11 +655,10 @@ impl Tracer for RingTracer<'_> {
 /// One kept tick's words, for the export.
 #[derive(Clone, Copy)]
 pub(crate) struct TickWords<'r> {
-    /// The tick's serial number for this agent (0 for its first).
+    /// The frame's serial number (0 for the first).
     pub serial: u64,
-    start: u64,
+    /// From the tick's header to the end of its frame.
     words: &'r [u64],
-    mask: u64,
 }
 
 /// A kept tick, decoded.
@@ -653,7 +676,7 @@ pub(crate) struct TickView {
 
 impl TickWords<'_> {
     fn at(&self, i: u64) -> u64 {
-        self.words[((self.start + i) & self.mask) as usize]
+        self.words[i as usize]
     }
 
     pub fn decode(&self) -> TickView {

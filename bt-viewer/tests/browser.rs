@@ -200,7 +200,7 @@ struct Truth {
 fn camp_run(n: usize, ticks: u32, watched: usize) -> (String, Truth) {
     let (mut agents, mut memories) = crowd(n);
     let (mut twins, mut twin_mem) = crowd(n);
-    let mut recorder = FlightRecorder::new(&CAMP, n, Watch::All, Capacity::new(ticks as usize, 16));
+    let mut recorder = FlightRecorder::new(&CAMP, n, Watch::All, Capacity::new(ticks as usize, 24));
     let mut truth = Truth {
         paths: Vec::new(),
         events: Vec::new(),

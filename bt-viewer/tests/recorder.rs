@@ -66,29 +66,60 @@ fn a_full_ring_keeps_exactly_the_last_k_ticks() {
 }
 
 #[test]
-fn busy_ticks_push_out_old_ones_whole() {
-    // Room for 8 words a tick on average, over 50 ticks: busy ticks push
-    // out whole old ones, never a part of one.
-    let (mut agents, mut memories) = crowd(1);
-    let mut recorder = FlightRecorder::new(&CAMP, 1, Watch::All, Capacity::new(50, 4));
-    let mut expected = Vec::new();
-    for t in 0..400 {
+fn busy_agents_share_a_frame_and_only_events_are_cut() {
+    // Room for the header and path of each agent (8 words) and 2 more
+    // words each on average: busy agents use what quiet ones leave, and
+    // when the frame is full the late agents' events are cut, never their
+    // paths.
+    const N: usize = 6;
+    let (mut agents, mut memories) = crowd(N);
+    let mut recorder = FlightRecorder::new(&CAMP, N, Watch::All, Capacity::new(40, 10));
+    let mut leaves = Vec::new();
+    for t in 0..100 {
         agents.iter_mut().for_each(Creature::step);
         recorder.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, t));
-        expected.push(memories[0].leaf().map(|l| l.0));
+        leaves.push(
+            memories
+                .iter()
+                .map(|m| (m.leaf().map(|l| l.0), m.depth()))
+                .collect::<Vec<_>>(),
+        );
     }
+    assert_eq!(recorder.frames(), 100);
     let json = export(&recorder);
-    let kept = ticks(&json, 0);
-    assert!(kept.len() < 50, "the ring is too small for 50 ticks here");
-    assert!(kept.len() > 5);
-    let first = json["agents"][0]["first_tick"].as_u64().unwrap();
-    assert_eq!(first as usize + kept.len(), 400);
-    for (j, t) in kept.iter().enumerate() {
-        let serial = first as usize + j;
-        assert_eq!(t[0].as_u64().unwrap() as usize, serial);
-        let leaf = t[2].as_u64().map(|l| l as u16);
-        assert_eq!(leaf, expected[serial], "leaf of tick {serial}");
-        assert_eq!(t[4], 0, "tick {serial} is whole");
+    let mut cut = 0;
+    for serial in 60..100 {
+        let mut words = 0;
+        for k in 0..N {
+            let tick = &ticks(&json, k)[serial - 60];
+            assert_eq!(tick[0].as_u64().unwrap() as usize, serial);
+            let leaf = tick[2].as_u64().map(|l| l as u16);
+            assert_eq!(leaf, leaves[serial][k].0, "leaf of agent {k} at {serial}");
+            let levels = tick[5].as_array().unwrap().len() / 4;
+            assert_eq!(levels, leaves[serial][k].1, "the whole path of {k} at {serial}");
+            words += 2 + 2 * levels + tick[6].as_array().unwrap().len() / 4;
+            cut += tick[4].as_u64().unwrap() & 1;
+        }
+        assert!(words <= N * 10, "frame {serial} holds {words} words");
+    }
+    assert!(cut > 0, "no tick was cut short: the test does not test");
+}
+
+#[test]
+fn ticking_agents_one_by_one_records_frame_by_frame() {
+    let (mut agents, mut memories) = crowd(3);
+    let mut recorder = FlightRecorder::new(&CAMP, 3, Watch::Agents(&[0, 2]), Capacity::new(8, 16));
+    for t in 0..5 {
+        for i in [2, 1, 0] {
+            let input = agents[i].input(i, t);
+            recorder.tick(&CAMP, &mut agents[i], &mut memories[i], &input, i).unwrap();
+        }
+    }
+    assert_eq!(recorder.frames(), 5);
+    let json = export(&recorder);
+    for k in 0..2 {
+        let serials: Vec<u64> = ticks(&json, k).iter().map(|t| t[0].as_u64().unwrap()).collect();
+        assert_eq!(serials, [0, 1, 2, 3, 4]);
     }
 }
 
@@ -118,7 +149,7 @@ impl Tracer for Kept {
 fn kept_ticks_hold_the_events_and_the_active_path_of_the_tick() {
     let (mut agents, mut memories) = crowd(2);
     let (mut twins, mut twin_mem) = crowd(2);
-    let mut recorder = FlightRecorder::new(&CAMP, 2, Watch::All, Capacity::new(300, 16));
+    let mut recorder = FlightRecorder::new(&CAMP, 2, Watch::All, Capacity::new(300, 40));
     let mut lines = Vec::new();
     let mut paths = Vec::new();
     for t in 0..300 {
@@ -222,7 +253,7 @@ fn kept_ticks_hold_the_events_and_the_active_path_of_the_tick() {
 #[test]
 fn a_tick_larger_than_its_ring_is_marked_and_cut_short() {
     let (mut agents, mut memories) = crowd(1);
-    // One tick of 4 words: the header and the path fill it.
+    // One tick of at most 4 words: the header and the path fill it.
     let mut recorder = FlightRecorder::new(&CAMP, 1, Watch::All, Capacity::new(1, 4));
     agents[0].facts = scene::Facts::NEST | scene::Facts::INTRUDER;
     recorder.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, 0));
@@ -309,6 +340,41 @@ fn watching_an_agent_outside_the_crowd_panics() {
 #[test]
 fn capacity_states_its_bytes_per_tick() {
     let c = Capacity::new(300, 16);
-    assert_eq!(c.ring_words(), 8192);
-    assert!((c.bytes_per_tick() - (8192.0 * 8.0 + 2400.0) / 300.0).abs() < 1e-9);
+    assert_eq!(c.bytes_per_tick(), 16 * 8 + 4);
+    let recorder = FlightRecorder::new(&CAMP, 10, Watch::Agents(&[1, 2]), c);
+    assert_eq!(recorder.frame_bytes(), 2 * 300 * c.bytes_per_tick());
+}
+
+#[test]
+fn the_legend_names_every_code_in_order() {
+    use bt_core::{Rejection, Why};
+    let json = export(&FlightRecorder::new(&CAMP, 1, Watch::All, Capacity::default()));
+    let rejections = [
+        Rejection::Decision,
+        Rejection::Stimuli,
+        Rejection::Timer,
+        Rejection::Decide,
+        Rejection::NoChild,
+        Rejection::Gate,
+        Rejection::Cooldown,
+        Rejection::Waiting,
+        Rejection::RoleBusy,
+        Rejection::NoSelection,
+    ];
+    let names: Vec<&str> = rejections.iter().map(|r| r.as_str()).collect();
+    assert_eq!(json["legend"]["rejections"], serde_json::json!(names));
+    let whys = [
+        Why::Ended,
+        Why::ActivateFailed,
+        Why::Preempted,
+        Why::NoChild,
+        Why::Rejected,
+        Why::ParentLeft,
+        Why::Error,
+        Why::Stopped,
+        Why::Refused,
+        Why::Reselected,
+    ];
+    let names: Vec<&str> = whys.iter().map(|w| w.as_str()).collect();
+    assert_eq!(json["legend"]["whys"], serde_json::json!(names));
 }
