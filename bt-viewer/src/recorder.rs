@@ -254,6 +254,8 @@ pub struct FlightRecorder {
     fixed: usize,
     /// Frames begun so far; the current one is `frames - 1`.
     frames: u64,
+    /// The current frame's place among the K.
+    frame: usize,
     /// Words used in the current frame.
     fill: usize,
     /// Watched agents with a tick in the current frame.
@@ -276,7 +278,10 @@ impl FlightRecorder {
         watch: Watch<'_>,
         capacity: Capacity,
     ) -> Self {
-        assert!(capacity.ticks > 0, "a flight recorder keeps at least one tick");
+        assert!(
+            capacity.ticks > 0,
+            "a flight recorder keeps at least one tick"
+        );
         let mut slot_of = vec![u32::MAX; agents];
         let mut agent_of = Vec::new();
         let mut add = |i: usize| {
@@ -293,9 +298,9 @@ impl FlightRecorder {
         let fixed = 2 + 2 * L;
         let watched = agent_of.len();
         let frame_words = watched * capacity.words_per_tick.max(fixed);
-        // Written now, so that the pages are mapped before the first tick.
-        let mut words = Vec::with_capacity(capacity.ticks * frame_words);
-        words.resize(capacity.ticks * frame_words, 0);
+        // Not zero, so that every page is written (and mapped) now rather
+        // than on the first ticks; no word is read before it is written.
+        let words = vec![u64::MAX; capacity.ticks * frame_words];
         FlightRecorder {
             tree: crate::export::TreeInfo::of(tree),
             words,
@@ -306,6 +311,7 @@ impl FlightRecorder {
             frame_words,
             fixed,
             frames: 0,
+            frame: 0,
             fill: 0,
             filled: 0,
             written: 0,
@@ -355,6 +361,7 @@ impl FlightRecorder {
         let f = (self.frames % self.capacity.ticks as u64) as usize;
         self.offsets[f * watched..(f + 1) * watched].fill(NONE);
         self.frames += 1;
+        self.frame = f;
         self.fill = 0;
         self.filled = 0;
     }
@@ -383,9 +390,7 @@ impl FlightRecorder {
             Some(&slot) if slot != u32::MAX => {
                 let slot = slot as usize;
                 let watched = self.agent_of.len();
-                let f = ((self.frames + self.capacity.ticks as u64 - 1)
-                    % self.capacity.ticks as u64) as usize;
-                if self.frames == 0 || self.offsets[f * watched + slot] != NONE {
+                if self.frames == 0 || self.offsets[self.frame * watched + slot] != NONE {
                     self.begin_frame();
                 }
                 self.record(slot, tree, agent, memory, input)
@@ -444,7 +449,7 @@ impl FlightRecorder {
                 let slot = self.slot_of[to] as usize;
                 let inp = input(to, &agents[to]);
                 let result = self.record(slot, tree, &mut agents[to], &mut memories[to], &inp);
-                report = report.merge(single(to, result));
+                add(&mut report, to, result);
                 to += 1;
             }
             from = to;
@@ -463,51 +468,51 @@ impl FlightRecorder {
         input: &TickInput,
     ) -> Result<TickReport, TickError> {
         let watched = self.agent_of.len();
-        let f = ((self.frames - 1) % self.capacity.ticks as u64) as usize;
-        let frame = &mut self.words[f * self.frame_words..(f + 1) * self.frame_words];
+        let base = self.frame * self.frame_words;
+        let frame = &mut self.words[base..base + self.frame_words];
         // The header and path of every agent not yet in the frame stay free.
         let reserved = watched.saturating_sub(self.filled) * self.fixed;
         let limit = (self.frame_words - self.fill)
             .saturating_sub(reserved)
             .min(usize::from(u16::MAX));
         let start = self.fill;
+        let (head, rest) = frame[start..].split_at_mut(2);
+        head[0] = input.now.to_bits();
         let mut tracer = FrameTracer {
-            frame,
-            head: start + 2,
-            events: 0,
-            limit,
+            events: &mut rest[..limit],
+            n: 0,
             visited: 0,
             flags: 0,
         };
-        tracer.frame[start] = input.now.to_bits();
         let result = tick_traced(tree, agent, memory, input, &mut tracer);
         if let Err(e) = &result {
             tracer.flags |= error_code(e) << ERROR_SHIFT;
         }
+        let (events, visited, flags) = (tracer.n, tracer.visited, tracer.flags);
+        let mut at = start + 2 + events;
         let mut levels = 0u8;
         for level in memory.active_path() {
             let active = (input.now - level.since) as f32;
             let w0 = u64::from(level.item.0)
                 | u64::from(level.redecides) << 16
                 | u64::from(active.to_bits()) << 32;
-            tracer.frame[tracer.head] = w0;
-            tracer.frame[tracer.head + 1] = level.mask;
-            tracer.head += 2;
+            frame[at] = w0;
+            frame[at + 1] = level.mask;
+            at += 2;
             levels += 1;
         }
         let leaf = memory.leaf().map_or(NO_LEAF, |l| l.0);
-        tracer.frame[start + 1] = header(
+        frame[start + 1] = header(
             leaf,
-            tracer.visited.min(u32::from(u16::MAX)) as u16,
-            tracer.events as u16,
+            visited.min(u32::from(u16::MAX)) as u16,
+            events as u16,
             levels,
-            tracer.flags,
+            flags,
         );
-        let end = tracer.head;
-        self.offsets[f * watched + slot] = start as u32;
-        self.written += (end - start) as u64;
+        self.offsets[self.frame * watched + slot] = start as u32;
+        self.written += (at - start) as u64;
         self.ticks += 1;
-        self.fill = end;
+        self.fill = at;
         self.filled += 1;
         result
     }
@@ -527,7 +532,9 @@ impl FlightRecorder {
                 words: &self.words[f * self.frame_words + off as usize..(f + 1) * self.frame_words],
             })
         };
-        let first = (from..self.frames).find(|&s| at(s).is_some()).unwrap_or(from);
+        let first = (from..self.frames)
+            .find(|&s| at(s).is_some())
+            .unwrap_or(from);
         let iter = (from..self.frames).filter_map(at);
         (self.agent_of[slot], first, iter)
     }
@@ -552,24 +559,25 @@ fn shift(mut report: CrowdReport, from: usize) -> CrowdReport {
     report
 }
 
-/// The report of one agent's tick, as [`tick_all`] would count it.
-fn single(index: usize, result: Result<TickReport, TickError>) -> CrowdReport {
-    let mut r = CrowdReport::default();
-    r.ticked = 1;
+/// Counts one agent's tick in `r`, as [`tick_all`] does.
+#[inline(always)]
+fn add(r: &mut CrowdReport, index: usize, result: Result<TickReport, TickError>) {
+    r.ticked += 1;
     match result {
         Ok(t) => {
-            r.idle = u32::from(t.behavior.is_none());
-            r.changed = u32::from(t.changed());
-            r.activated = u64::from(t.activated);
-            r.visited = u64::from(t.visited);
-            r.subset_violations = u32::from(t.subset_violation.is_some());
+            r.idle += u32::from(t.behavior.is_none());
+            r.changed += u32::from(t.changed());
+            r.activated += u64::from(t.activated);
+            r.visited += u64::from(t.visited);
+            r.subset_violations += u32::from(t.subset_violation.is_some());
         }
         Err(e) => {
-            r.errors = 1;
-            r.first_error = Some((index, e));
+            r.errors += 1;
+            if r.first_error.is_none() {
+                r.first_error = Some((index, e));
+            }
         }
     }
-    r
 }
 
 fn header(leaf: u16, visited: u16, events: u16, levels: u8, flags: u8) -> u64 {
@@ -580,13 +588,12 @@ fn header(leaf: u16, visited: u16, events: u16, levels: u8, flags: u8) -> u64 {
         | u64::from(flags) << 56
 }
 
-/// The [`Tracer`] that writes one tick of one agent into a frame.
+/// The [`Tracer`] that writes one tick's events into a frame.
 struct FrameTracer<'r> {
-    frame: &'r mut [u64],
-    /// The next word.
-    head: usize,
-    events: usize,
-    limit: usize,
+    /// Room for the events.
+    events: &'r mut [u64],
+    /// Events written.
+    n: usize,
     visited: u32,
     flags: u8,
 }
@@ -594,10 +601,9 @@ struct FrameTracer<'r> {
 impl FrameTracer<'_> {
     #[inline(always)]
     fn push(&mut self, w: u64) {
-        if self.events < self.limit {
-            self.frame[self.head] = w;
-            self.head += 1;
-            self.events += 1;
+        if let Some(slot) = self.events.get_mut(self.n) {
+            *slot = w;
+            self.n += 1;
         } else {
             self.flags |= TRUNCATED;
         }

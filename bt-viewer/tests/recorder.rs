@@ -96,7 +96,10 @@ fn busy_agents_share_a_frame_and_only_events_are_cut() {
             let leaf = tick[2].as_u64().map(|l| l as u16);
             assert_eq!(leaf, leaves[serial][k].0, "leaf of agent {k} at {serial}");
             let levels = tick[5].as_array().unwrap().len() / 4;
-            assert_eq!(levels, leaves[serial][k].1, "the whole path of {k} at {serial}");
+            assert_eq!(
+                levels, leaves[serial][k].1,
+                "the whole path of {k} at {serial}"
+            );
             words += 2 + 2 * levels + tick[6].as_array().unwrap().len() / 4;
             cut += tick[4].as_u64().unwrap() & 1;
         }
@@ -112,13 +115,18 @@ fn ticking_agents_one_by_one_records_frame_by_frame() {
     for t in 0..5 {
         for i in [2, 1, 0] {
             let input = agents[i].input(i, t);
-            recorder.tick(&CAMP, &mut agents[i], &mut memories[i], &input, i).unwrap();
+            recorder
+                .tick(&CAMP, &mut agents[i], &mut memories[i], &input, i)
+                .unwrap();
         }
     }
     assert_eq!(recorder.frames(), 5);
     let json = export(&recorder);
     for k in 0..2 {
-        let serials: Vec<u64> = ticks(&json, k).iter().map(|t| t[0].as_u64().unwrap()).collect();
+        let serials: Vec<u64> = ticks(&json, k)
+            .iter()
+            .map(|t| t[0].as_u64().unwrap())
+            .collect();
         assert_eq!(serials, [0, 1, 2, 3, 4]);
     }
 }
@@ -348,7 +356,12 @@ fn capacity_states_its_bytes_per_tick() {
 #[test]
 fn the_legend_names_every_code_in_order() {
     use bt_core::{Rejection, Why};
-    let json = export(&FlightRecorder::new(&CAMP, 1, Watch::All, Capacity::default()));
+    let json = export(&FlightRecorder::new(
+        &CAMP,
+        1,
+        Watch::All,
+        Capacity::default(),
+    ));
     let rejections = [
         Rejection::Decision,
         Rejection::Stimuli,
