@@ -10,11 +10,12 @@
 //! cargo run --example viewer                      # writes target/viewer/viewer.html
 //! cargo run --example viewer -- --live            # serves the page on 127.0.0.1, 60 s
 //! cargo run --example viewer -- --live --seconds 5 --port 8800
+//! cargo run --example viewer -- --live --ticks 90  # stops after 90 ticks
 //! ```
 //!
 //! With `--live` it serves the page on loopback and runs the squad in real
 //! time, streaming each tick to the page; it stops by itself after
-//! `--seconds` (60 by default).
+//! `--seconds` (60 by default) or `--ticks`, whichever comes first.
 //!
 //! ```text
 //! ROOT (prioritized)
@@ -197,6 +198,7 @@ fn main() {
         live(
             value("--port").unwrap_or(0) as u16,
             value("--seconds").unwrap_or(60),
+            value("--ticks").unwrap_or(u64::MAX),
         );
     } else {
         offline();
@@ -228,7 +230,7 @@ fn offline() {
 }
 
 /// Serves the page and streams the squad's ticks in real time.
-fn live(port: u16, seconds: u64) {
+fn live(port: u16, seconds: u64, ticks: u64) {
     let mut server = LiveServer::start(port).expect("binding 127.0.0.1");
     println!("live view: {}  (stops after {seconds} s)", server.url());
     let mut squad = Squad::new();
@@ -241,7 +243,7 @@ fn live(port: u16, seconds: u64) {
     );
     let start = Instant::now();
     let mut t = 0;
-    while start.elapsed() < Duration::from_secs(seconds) {
+    while start.elapsed() < Duration::from_secs(seconds) && u64::from(t) < ticks {
         squad.tick(t, &mut recorder);
         server.publish(&recorder);
         t += 1;

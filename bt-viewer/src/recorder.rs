@@ -14,7 +14,8 @@
 //! ```text
 //! header  2 words   now (f64 bits); leaf u16 | visited u16 | events u16 | levels u8 | flags u8
 //! events  n words   kind u8 | code u8 | item u16 | payload u32   (one per kept event)
-//! path    2 × d     item u16 | redecides u16 | time active (f32 bits); redecide mask u64
+//! path    d to 2d   item u16 | redecides u15, mask-follows u1 | time active (f32 bits);
+//!                   then the redecide mask (u64) if it is not zero
 //! ```
 //!
 //! The path is the agent's active path after the tick, root first, as
@@ -39,6 +40,9 @@ use bt_core::{
     AgentMemory, CrowdReport, Event, ItemIdx, Rejection, TickError, TickInput, TickReport, Tracer,
     Tree, Why, tick, tick_all, tick_traced,
 };
+
+/// The most redecides a path level records (15 bits; more are shown as this).
+const MAX_REDECIDES: u16 = 0x7fff;
 
 /// `leaf` of a header when the agent is idle.
 pub(crate) const NO_LEAF: u16 = u16::MAX;
@@ -493,12 +497,14 @@ impl FlightRecorder {
         let mut levels = 0u8;
         for level in memory.active_path() {
             let active = (input.now - level.since) as f32;
+            let masked = level.mask != 0;
             let w0 = u64::from(level.item.0)
-                | u64::from(level.redecides) << 16
+                | u64::from(level.redecides.min(MAX_REDECIDES)) << 16
+                | u64::from(masked) << 31
                 | u64::from(active.to_bits()) << 32;
             frame[at] = w0;
             frame[at + 1] = level.mask;
-            at += 2;
+            at += 1 + usize::from(masked);
             levels += 1;
         }
         let leaf = memory.leaf().map_or(NO_LEAF, |l| l.0);
@@ -699,13 +705,16 @@ impl TickWords<'_> {
                 (w as u8, (w >> 8) as u8, (w >> 16) as u16, (w >> 32) as u32)
             })
             .collect();
+        let mut at = 2 + events;
         let path = (0..levels)
-            .map(|l| {
-                let w0 = self.at(2 + events + 2 * l);
-                let mask = self.at(3 + events + 2 * l);
+            .map(|_| {
+                let w0 = self.at(at);
+                let masked = w0 & 1 << 31 != 0;
+                let mask = if masked { self.at(at + 1) } else { 0 };
+                at += 1 + u64::from(masked);
                 (
                     w0 as u16,
-                    (w0 >> 16) as u16,
+                    (w0 >> 16) as u16 & MAX_REDECIDES,
                     f32::from_bits((w0 >> 32) as u32),
                     mask,
                 )

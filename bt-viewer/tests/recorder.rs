@@ -97,7 +97,9 @@ fn busy_agents_share_a_frame_and_only_events_are_cut() {
             assert_eq!(got, leaf, "leaf of agent {k} at {serial}");
             let levels = tick[5].as_array().unwrap().len() / 4;
             assert_eq!(levels, depth, "the whole path of {k} at {serial}");
-            words += 2 + 2 * levels + tick[6].as_array().unwrap().len() / 4;
+            let path = tick[5].as_array().unwrap();
+            let masks = path.chunks(4).filter(|l| l[3] != "0x0").count();
+            words += 2 + levels + masks + tick[6].as_array().unwrap().len() / 4;
             cut += tick[4].as_u64().unwrap() & 1;
         }
         assert!(words <= N * 10, "frame {serial} holds {words} words");
