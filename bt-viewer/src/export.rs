@@ -24,7 +24,7 @@
 //! item index or null, `flags` has bit 0 set when events were dropped and
 //! bits 1–3 the error code (1-based index into `legend.errors`), `path` is
 //! flat quadruples `item, redecides, time_active, mask` (root first; `mask`
-//! a hex string) and `events` flat quadruples `kind, code, item, arg`:
+//! 0 or a hex string) and `events` flat quadruples `kind, code, item, arg`:
 //! `kind` is a 1-based index into `legend.events`; `code` indexes
 //! `legend.rejections` for `reject`, `legend.whys` for `deactivate` and
 //! `legend.actions` for `action-reported`; `arg` is the value of `accept`,
@@ -243,14 +243,25 @@ pub struct AgentTicks {
     pub ticks: Vec<Value>,
 }
 
+/// An `f32` as the shortest decimal that reads back as the same `f32`
+/// (`0.033333335`, not the `f64` widening `0.03333333507180214`).
+fn short(x: f32) -> Value {
+    let shortest: f64 = alloc_crate::format!("{x}").parse().unwrap_or(f64::from(x));
+    serde_json::Number::from_f64(shortest).map_or(Value::Null, Value::Number)
+}
+
 /// One tick in the recording's array form.
 pub(crate) fn tick_json(t: &TickView) -> Value {
     let mut path = Vec::with_capacity(t.path.len() * 4);
     for &(item, redecides, active, mask) in &t.path {
         path.push(Value::from(item));
         path.push(Value::from(redecides));
-        path.push(Value::from(active));
-        path.push(Value::from(hex(mask)));
+        path.push(short(active));
+        path.push(if mask == 0 {
+            Value::from(0)
+        } else {
+            Value::from(hex(mask))
+        });
     }
     let mut events = Vec::with_capacity(t.events.len() * 4);
     for &(kind, code, item, arg) in &t.events {
@@ -258,7 +269,7 @@ pub(crate) fn tick_json(t: &TickView) -> Value {
         events.push(Value::from(code));
         events.push(Value::from(item));
         events.push(if kind == Kind::Decided as u8 {
-            Value::from(f32::from_bits(arg))
+            short(f32::from_bits(arg))
         } else {
             Value::from(arg)
         });

@@ -98,7 +98,7 @@ fn busy_agents_share_a_frame_and_only_events_are_cut() {
             let levels = tick[5].as_array().unwrap().len() / 4;
             assert_eq!(levels, depth, "the whole path of {k} at {serial}");
             let path = tick[5].as_array().unwrap();
-            let masks = path.chunks(4).filter(|l| l[3] != "0x0").count();
+            let masks = path.chunks(4).filter(|l| l[3] != 0).count();
             words += 2 + levels + masks + tick[6].as_array().unwrap().len() / 4;
             cut += tick[4].as_u64().unwrap() & 1;
         }
@@ -234,8 +234,9 @@ fn kept_ticks_hold_the_events_and_the_active_path_of_the_tick() {
                     l[0].as_u64().unwrap() as u16,
                     l[1].as_u64().unwrap() as u16,
                     l[2].as_f64().unwrap() as f32,
-                    u64::from_str_radix(l[3].as_str().unwrap().trim_start_matches("0x"), 16)
-                        .unwrap(),
+                    l[3].as_str().map_or(0, |m| {
+                        u64::from_str_radix(m.trim_start_matches("0x"), 16).unwrap()
+                    }),
                 )
             })
             .collect();
