@@ -5,6 +5,7 @@
 //! ```sh
 //! cargo bench -p bt-bench --bench recorder
 //! BT_BENCH_QUICK=1 cargo bench -p bt-bench --bench recorder   # fewer runs
+//! BT_BENCH_RUNS=15 cargo bench -p bt-bench --bench recorder    # more runs
 //! ```
 //!
 //! Times are medians (and minimums: the machine may be busy) of ns per
@@ -122,7 +123,10 @@ fn main() {
     }
     let quick = std::env::var("BT_BENCH_QUICK").is_ok_and(|v| !v.is_empty() && v != "0")
         || std::env::args().any(|a| a == "--quick");
-    let runs = if quick { 3 } else { 7 };
+    let runs = std::env::var("BT_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if quick { 3 } else { 7 });
     println!(
         "flight recorder on W1, N = {N}, T = {T}: medians of {runs} runs after a warm-up, \
          ns per agent-tick of the tree tick"
