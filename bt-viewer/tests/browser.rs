@@ -381,6 +381,21 @@ fn scrubbing_shows_the_path_events_spans_and_dump_of_the_tick() {
             .filter(|&t| truth.events[t].iter().any(|l| l.starts_with("preempt")))
             .collect();
         assert_eq!(preempts, json!(expected));
+        for (kind, line) in [("redecide", "redecide "), ("subset-rule", "SUBSET RULE")] {
+            let marked = js(
+                &client,
+                &format!(
+                    "return [...document.querySelectorAll('.lane[data-agent=\"{WATCHED}\"] .marker.{kind}')]\
+                     .map(m => Number(m.dataset.tick));"
+                ),
+            )
+            .await;
+            let expected: Vec<usize> = (0..truth.events.len())
+                .filter(|&t| truth.events[t].iter().any(|l| l.starts_with(line)))
+                .collect();
+            assert!(!expected.is_empty(), "no {kind} in the run");
+            assert_eq!(marked, json!(expected), "{kind} markers");
+        }
 
         // Hovering a decider shows its last rejection up to the cursor.
         let rejected = truth.events[tick]
@@ -420,8 +435,25 @@ fn scrubbing_shows_the_path_events_spans_and_dump_of_the_tick() {
             "tooltip: {tip}"
         );
 
+        // A click on a decider searches for it.
+        let think = CAMP.find("THINK").unwrap().0;
+        client
+            .find(Locator::Css(&format!("#tree .node[data-item='{think}']")))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let marked = js(
+            &client,
+            "return [...document.querySelectorAll('#tree .node.match')].map(n => n.dataset.name);",
+        )
+        .await;
+        assert_eq!(marked, json!(["THINK"]));
+
         // Search by decider name marks it and lists the agents that ran it.
         let search = client.find(Locator::Id("decider-search")).await.unwrap();
+        search.clear().await.unwrap();
         search.send_keys("FIGHT").await.unwrap();
         let marked = js(
             &client,
