@@ -221,7 +221,7 @@ fn offline() {
     let dir = target_dir().join("viewer");
     let page = write_page(&dir, &json).expect("writing the page");
     println!(
-        "recorded {SOLDIERS} soldiers x {TICKS} ticks ({} KiB of rings, {:.1} words a tick)",
+        "recorded {SOLDIERS} soldiers x {TICKS} ticks ({} KiB of frames, {:.1} words a tick)",
         recorder.frame_bytes() / 1024,
         recorder.mean_words_per_tick()
     );

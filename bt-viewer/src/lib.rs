@@ -5,7 +5,8 @@
 //! a [`FlightRecorder`]: it keeps the last ticks of every watched agent —
 //! each decision step (rejections and why, decide values, activations,
 //! preemptions, redecides, Subset Rule reports, deferred actions, errors)
-//! and the active path after the tick — in ring buffers allocated once.
+//! and the active path after the tick — in frames allocated once, the
+//! newest overwriting the oldest.
 //! [`FlightRecorder::export`] makes a [`Recording`], a versioned JSON
 //! document; [`write_page`] writes it beside the viewer, one self-contained
 //! HTML file (no network, no build step) that draws the tree, each agent's

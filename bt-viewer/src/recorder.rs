@@ -6,7 +6,7 @@
 //! The recorder keeps the last K *frames*; a frame is one tick of the
 //! crowd ([`FlightRecorder::tick_all`]). Each frame is an arena of `u64`
 //! words that the watched agents' ticks are written into one after the
-//! other, in the order they are ticked, and a row of K-independent
+//! other, in the order they are ticked, and a row of
 //! offsets, one per watched agent, saying where its tick starts (or that
 //! it was not ticked). Writing a crowd's tick is thus one sequential
 //! stream of words, whatever the crowd's size. One recorded tick is:
@@ -47,8 +47,8 @@ const MAX_REDECIDES: u16 = 0x7fff;
 /// `leaf` of a header when the agent is idle.
 pub(crate) const NO_LEAF: u16 = u16::MAX;
 
-/// Header flag: the tick wrote more words than its ring holds; the last
-/// events were dropped.
+/// Header flag: the tick found no room left in its frame for its last
+/// events, which were dropped.
 pub(crate) const TRUNCATED: u8 = 1 << 0;
 /// Header flags, bits 1..=3: the [`TickError`] the tick returned, if any.
 pub(crate) const ERROR_SHIFT: u8 = 1;
@@ -190,9 +190,11 @@ fn word(kind: Kind, code: u8, item: ItemIdx, payload: u32) -> u64 {
 pub struct Capacity {
     /// The number of most recent ticks kept (K).
     pub ticks: usize,
-    /// Words (8 bytes) per watched agent per tick: 2 for the header, 2 per
-    /// level of the active path, 1 per kept event. An agent's tick may use
-    /// more or fewer; a frame holds `watched × words_per_tick` in all.
+    /// Words (8 bytes) per watched agent per tick: 2 for the header, 1 per
+    /// level of the active path (2 when the level's redecide mask is not
+    /// zero), 1 per kept event. An agent's tick may use more or fewer; a
+    /// frame holds `watched × words_per_tick` in all. Less than the header
+    /// and the deepest path (`2 + 2 × levels`) counts as that.
     pub words_per_tick: usize,
 }
 
@@ -275,7 +277,8 @@ impl FlightRecorder {
     /// recording those `watch` names.
     ///
     /// # Panics
-    /// If a watched index is not below `agents`, or `capacity.ticks` is 0.
+    /// If a watched index is not below `agents`, `capacity.ticks` is 0, or
+    /// a frame would hold more than `u32::MAX` words.
     pub fn new<A: 'static, const L: usize, const S: usize, const N: usize>(
         tree: &'static Tree<A, L, S, N>,
         agents: usize,
@@ -302,6 +305,11 @@ impl FlightRecorder {
         let fixed = 2 + 2 * L;
         let watched = agent_of.len();
         let frame_words = watched * capacity.words_per_tick.max(fixed);
+        assert!(
+            u32::try_from(frame_words).is_ok(),
+            "a frame of {watched} agents x {} words is too large",
+            capacity.words_per_tick
+        );
         // Not zero, so that every page is written (and mapped) now rather
         // than on the first ticks; no word is read before it is written.
         let words = vec![u64::MAX; capacity.ticks * frame_words];

@@ -40,7 +40,7 @@ fn recording_a_crowd_ticks_it_as_tick_all_does() {
 }
 
 #[test]
-fn a_full_ring_keeps_exactly_the_last_k_ticks() {
+fn a_full_recorder_keeps_exactly_the_last_k_ticks() {
     let (mut agents, mut memories) = crowd(3);
     let mut recorder = FlightRecorder::new(&CAMP, 3, Watch::Agents(&[2]), Capacity::new(5, 16));
     for t in 0..12 {
@@ -259,7 +259,7 @@ fn kept_ticks_hold_the_events_and_the_active_path_of_the_tick() {
 }
 
 #[test]
-fn a_tick_larger_than_its_ring_is_marked_and_cut_short() {
+fn a_tick_larger_than_its_frame_is_marked_and_cut_short() {
     let (mut agents, mut memories) = crowd(1);
     // One tick of at most 4 words: the header and the path fill it.
     let mut recorder = FlightRecorder::new(&CAMP, 1, Watch::All, Capacity::new(1, 4));
