@@ -3,7 +3,8 @@
 //! precondition, memory blocks and a DBlock makes no heap allocation at all,
 //! through `tick_all` and through `tick_traced` with `NoTrace`; nor does a
 //! crowd bound to a `TreeShared`, with gates, a global cooldown, a group
-//! role, a slot group and deferred actions drained every tick.
+//! role, a slot group and deferred actions drained every tick; nor does
+//! bt-viewer's flight recorder once it is made.
 //!
 //! A separate test binary, because it installs a counting global allocator.
 //! It counts per thread (the test harness allocates on its own threads), and
@@ -498,6 +499,41 @@ fn tick_traced_with_no_trace_allocates_nothing_after_the_first_tick() {
     let mut crowd = Crowd::new();
     assert_eq!(run_traced(&mut crowd), 0, "heap allocations while ticking");
     crowd.assert_every_behavior_ran();
+}
+
+/// Ticks the crowd through a flight recorder watching `watch`; returns
+/// the allocations after tick 0.
+fn run_recorded(crowd: &mut Crowd, watch: bt_viewer::Watch<'_>) -> u64 {
+    let capacity = bt_viewer::Capacity::new(64, 16);
+    let mut recorder = bt_viewer::FlightRecorder::new(&CRITTER, AGENTS, watch, capacity);
+    let mut tick = |t: u32| {
+        let now = f64::from(t) / 30.0;
+        crowd.critters.iter_mut().for_each(Critter::live);
+        let report = recorder.tick_all(
+            &CRITTER,
+            &mut crowd.critters,
+            &mut crowd.memories,
+            |i, c| c.input(i, now),
+        );
+        assert_eq!(report.errors, 0);
+    };
+    tick(0);
+    let n = allocations_in(|| (1..TICKS).for_each(&mut tick));
+    // The rings did fill and wrap.
+    assert!(recorder.mean_words_per_tick() > 4.0);
+    n
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // too slow under Miri
+fn a_flight_recorder_allocates_nothing_after_the_first_tick() {
+    let mut crowd = Crowd::new();
+    let all = run_recorded(&mut crowd, bt_viewer::Watch::All);
+    assert_eq!(all, 0, "heap allocations while recording every agent");
+    crowd.assert_every_behavior_ran();
+    let mut crowd = Crowd::new();
+    let some = run_recorded(&mut crowd, bt_viewer::Watch::Agents(&[1, 2, 40]));
+    assert_eq!(some, 0, "heap allocations while recording some agents");
 }
 
 #[test]

@@ -1,0 +1,36 @@
+//! The viewer page: one HTML file with its script and style inside.
+
+use std::path::{Path, PathBuf};
+
+/// The viewer, as it is: opened on its own it asks for a recording file
+/// (or, served by a [`LiveServer`](crate::LiveServer), follows the live
+/// stream).
+pub const PAGE: &str = include_str!("viewer.html");
+
+/// The marker in [`PAGE`] where [`page_with`] puts the recording.
+const SLOT: &str = "<!--RECORDING-->";
+
+/// The page with `recording` (the JSON text of a
+/// [`Recording`](crate::Recording)) inside it, so that it opens with no
+/// other file.
+pub fn page_with(recording: &str) -> String {
+    // `</` cannot end the script element when it is written `<\/`, which
+    // JSON reads as the same two characters.
+    let json = recording.replace("</", "<\\/");
+    let script = format!(r#"<script id="recording" type="application/json">{json}</script>"#);
+    PAGE.replacen(SLOT, &script, 1)
+}
+
+/// Writes the recording as `recording.json` and the page with it inside
+/// as `viewer.html` into `dir` (made if missing), and returns the page's
+/// path.
+///
+/// # Errors
+/// Whatever creating the directory or writing the files returns.
+pub fn write_page(dir: &Path, recording: &str) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join("recording.json"), recording)?;
+    let page = dir.join("viewer.html");
+    std::fs::write(&page, page_with(recording))?;
+    Ok(page)
+}

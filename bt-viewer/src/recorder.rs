@@ -1,0 +1,741 @@
+//! The flight recorder: the last ticks of every watched agent, in buffers
+//! allocated once.
+//!
+//! # Layout
+//!
+//! The recorder keeps the last K *frames*; a frame is one tick of the
+//! crowd ([`FlightRecorder::tick_all`]). Each frame is an arena of `u64`
+//! words that the watched agents' ticks are written into one after the
+//! other, in the order they are ticked, and a row of
+//! offsets, one per watched agent, saying where its tick starts (or that
+//! it was not ticked). Writing a crowd's tick is thus one sequential
+//! stream of words, whatever the crowd's size. One recorded tick is:
+//!
+//! ```text
+//! header  2 words   now (f64 bits); leaf u16 | visited u16 | events u16 | levels u8 | flags u8
+//! events  n words   kind u8 | code u8 | item u16 | payload u32   (one per kept event)
+//! path    d to 2d   item u16 | redecides u15, mask-follows u1 | time active (f32 bits);
+//!                   then the redecide mask (u64) if it is not zero
+//! ```
+//!
+//! The path is the agent's active path after the tick, root first, as
+//! [`AgentMemory::active_path`] gives it, so every tick can be shown on its
+//! own: the oldest one kept needs nothing that was overwritten. Steps that
+//! the rest of a tick already says are not kept: `Start` (the header),
+//! `Visit` (the count is in the header; the walk follows the path),
+//! `Ticked` of a behavior that goes on (the leaf is in the header), `Idle`
+//! (no leaf) and `End` (the header).
+//!
+//! A new frame overwrites the oldest one whole, so the last K ticks are
+//! always there. A frame holds `watched × words_per_tick` words; the header
+//! and path of every watched agent are set aside in it, and the events share
+//! the rest, first come, first served. A tick whose events do not fit is
+//! kept with the events that did and marked truncated. Nothing is
+//! allocated after [`FlightRecorder::new`].
+
+use alloc_crate::vec;
+use alloc_crate::vec::Vec;
+
+use bt_core::{
+    AgentMemory, CrowdReport, Event, ItemIdx, Rejection, TickError, TickInput, TickReport, Tracer,
+    Tree, Why, tick, tick_all, tick_traced,
+};
+
+/// The most redecides a path level records (15 bits; more are shown as this).
+const MAX_REDECIDES: u16 = 0x7fff;
+
+/// `leaf` of a header when the agent is idle.
+pub(crate) const NO_LEAF: u16 = u16::MAX;
+
+/// Header flag: the tick found no room left in its frame for its last
+/// events, which were dropped.
+pub(crate) const TRUNCATED: u8 = 1 << 0;
+/// Header flags, bits 1..=3: the [`TickError`] the tick returned, if any.
+pub(crate) const ERROR_SHIFT: u8 = 1;
+
+/// Kinds of the kept events, as stored in a word's low byte (and as the
+/// export's legend names them, in this order from 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Kind {
+    Rejected = 1,
+    Decided,
+    Preempt,
+    Activated,
+    ActivateFailed,
+    Ended,
+    Deactivated,
+    Redecide,
+    SubsetViolation,
+    Launched,
+    Cancelled,
+    ActionReported,
+    RedecideLimit,
+    Other,
+}
+
+/// Names of [`Kind`] from 1, for the export.
+pub(crate) const KIND_NAMES: [&str; 14] = [
+    "reject",
+    "accept",
+    "preempt",
+    "activate",
+    "activate-failed",
+    "ended",
+    "deactivate",
+    "redecide",
+    "subset-rule",
+    "launch",
+    "cancel",
+    "action-reported",
+    "redecide-limit",
+    "other",
+];
+
+/// Every [`Rejection`], in the order of its code.
+pub(crate) const REJECTIONS: [Rejection; 10] = [
+    Rejection::Decision,
+    Rejection::Stimuli,
+    Rejection::Timer,
+    Rejection::Decide,
+    Rejection::NoChild,
+    Rejection::Gate,
+    Rejection::Cooldown,
+    Rejection::Waiting,
+    Rejection::RoleBusy,
+    Rejection::NoSelection,
+];
+
+/// Every [`Why`], in the order of its code.
+pub(crate) const WHYS: [Why; 10] = [
+    Why::Ended,
+    Why::ActivateFailed,
+    Why::Preempted,
+    Why::NoChild,
+    Why::Rejected,
+    Why::ParentLeft,
+    Why::Error,
+    Why::Stopped,
+    Why::Refused,
+    Why::Reselected,
+];
+
+/// Names of the action states, in the order of their code.
+pub(crate) const ACTION_STATES: [&str; 4] = ["none", "pending", "succeeded", "failed"];
+
+/// Names of the tick errors, from code 1.
+pub(crate) const ERRORS: [&str; 5] = [
+    "redecide limit",
+    "wrong tree",
+    "memory not bound to a TreeShared",
+    "invalid input",
+    "other error",
+];
+
+/// The index of `by` in [`REJECTIONS`].
+#[inline(always)]
+fn rejection_code(by: Rejection) -> u8 {
+    match by {
+        Rejection::Decision => 0,
+        Rejection::Stimuli => 1,
+        Rejection::Timer => 2,
+        Rejection::Decide => 3,
+        Rejection::NoChild => 4,
+        Rejection::Gate => 5,
+        Rejection::Cooldown => 6,
+        Rejection::Waiting => 7,
+        Rejection::RoleBusy => 8,
+        Rejection::NoSelection => 9,
+    }
+}
+
+/// The index of `why` in [`WHYS`].
+#[inline(always)]
+fn why_code(why: Why) -> u8 {
+    match why {
+        Why::Ended => 0,
+        Why::ActivateFailed => 1,
+        Why::Preempted => 2,
+        Why::NoChild => 3,
+        Why::Rejected => 4,
+        Why::ParentLeft => 5,
+        Why::Error => 6,
+        Why::Stopped => 7,
+        Why::Refused => 8,
+        Why::Reselected => 9,
+    }
+}
+
+fn error_code(e: &TickError) -> u8 {
+    match e {
+        TickError::RedecideLimit { .. } => 1,
+        TickError::WrongTree { .. } => 2,
+        TickError::NotShared { .. } => 3,
+        TickError::InvalidInput { .. } => 4,
+        _ => 5,
+    }
+}
+
+/// One event word.
+#[inline(always)]
+fn word(kind: Kind, code: u8, item: ItemIdx, payload: u32) -> u64 {
+    u64::from(kind as u8)
+        | u64::from(code) << 8
+        | u64::from(item.0) << 16
+        | u64::from(payload) << 32
+}
+
+/// How much a [`FlightRecorder`] keeps per watched agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capacity {
+    /// The number of most recent ticks kept (K).
+    pub ticks: usize,
+    /// Words (8 bytes) per watched agent per tick: 2 for the header, 1 per
+    /// level of the active path (2 when the level's redecide mask is not
+    /// zero), 1 per kept event. An agent's tick may use more or fewer; a
+    /// frame holds `watched × words_per_tick` in all. Less than the header
+    /// and the deepest path (`2 + 2 × levels`) counts as that.
+    pub words_per_tick: usize,
+}
+
+impl Capacity {
+    /// The last `ticks` ticks, with room for `words_per_tick` words each.
+    pub const fn new(ticks: usize, words_per_tick: usize) -> Self {
+        Capacity {
+            ticks,
+            words_per_tick,
+        }
+    }
+
+    /// Bytes one watched agent takes per tick kept: its share of a frame's
+    /// words, and its offset in the frame's row.
+    pub fn bytes_per_tick(&self) -> usize {
+        self.words_per_tick * 8 + 4
+    }
+}
+
+impl Default for Capacity {
+    /// 300 ticks (10 s at 30 Hz) of 16 words.
+    fn default() -> Self {
+        Capacity::new(300, 16)
+    }
+}
+
+/// Which agents a [`FlightRecorder`] records.
+#[derive(Clone, Copy, Debug)]
+pub enum Watch<'a> {
+    /// Every agent.
+    All,
+    /// These agent indices only (the others are ticked untraced).
+    Agents(&'a [usize]),
+}
+
+/// Offset of an agent that has no tick in a frame.
+const NONE: u32 = u32::MAX;
+
+/// The flight recorder of a crowd: for each watched agent, its last ticks
+/// (see [`Capacity`]) as compact decision events and its active path, in
+/// memory allocated once, by [`new`](Self::new).
+///
+/// Tick agents through it ([`tick_all`](Self::tick_all) for a crowd,
+/// [`tick`](Self::tick) for one agent) instead of through bt-core's
+/// functions: it runs [`tick_traced`] for the watched agents and plain
+/// [`tick`] for the others, with the same results.
+/// [`export`](Self::export) turns what it holds into a
+/// [`Recording`](crate::Recording) for the viewer.
+#[derive(Clone, Debug)]
+pub struct FlightRecorder {
+    pub(crate) tree: crate::export::TreeInfo,
+    /// Per agent index: its watch slot, or `u32::MAX` when unwatched.
+    slot_of: Vec<u32>,
+    /// Per watch slot: the agent index.
+    agent_of: Vec<u32>,
+    /// K frames of `frame_words` words.
+    words: Vec<u64>,
+    /// K rows of one offset per watch slot.
+    offsets: Vec<u32>,
+    capacity: Capacity,
+    frame_words: usize,
+    /// Words of a tick that are not events: the header and the deepest path.
+    fixed: usize,
+    /// Frames begun so far; the current one is `frames - 1`.
+    frames: u64,
+    /// The current frame's place among the K.
+    frame: usize,
+    /// Words used in the current frame.
+    fill: usize,
+    /// Watched agents with a tick in the current frame.
+    filled: usize,
+    /// Words written over all frames, for [`mean_words_per_tick`](Self::mean_words_per_tick).
+    written: u64,
+    /// Ticks written over all frames.
+    ticks: u64,
+}
+
+impl FlightRecorder {
+    /// A recorder for `agents` agents (indices `0..agents`) running `tree`,
+    /// recording those `watch` names.
+    ///
+    /// # Panics
+    /// If a watched index is not below `agents`, `capacity.ticks` is 0, or
+    /// a frame would hold more than `u32::MAX` words.
+    pub fn new<A: 'static, const L: usize, const S: usize, const N: usize>(
+        tree: &'static Tree<A, L, S, N>,
+        agents: usize,
+        watch: Watch<'_>,
+        capacity: Capacity,
+    ) -> Self {
+        assert!(
+            capacity.ticks > 0,
+            "a flight recorder keeps at least one tick"
+        );
+        let mut slot_of = vec![u32::MAX; agents];
+        let mut agent_of = Vec::new();
+        let mut add = |i: usize| {
+            assert!(i < agents, "watched agent {i} of a crowd of {agents}");
+            if slot_of[i] == u32::MAX {
+                slot_of[i] = agent_of.len() as u32;
+                agent_of.push(i as u32);
+            }
+        };
+        match watch {
+            Watch::All => (0..agents).for_each(&mut add),
+            Watch::Agents(list) => list.iter().copied().for_each(&mut add),
+        }
+        let fixed = 2 + 2 * L;
+        let watched = agent_of.len();
+        let frame_words = watched * capacity.words_per_tick.max(fixed);
+        assert!(
+            u32::try_from(frame_words).is_ok(),
+            "a frame of {watched} agents x {} words is too large",
+            capacity.words_per_tick
+        );
+        // Not zero, so that every page is written (and mapped) now rather
+        // than on the first ticks; no word is read before it is written.
+        let words = vec![u64::MAX; capacity.ticks * frame_words];
+        FlightRecorder {
+            tree: crate::export::TreeInfo::of(tree),
+            words,
+            offsets: vec![NONE; capacity.ticks * watched],
+            slot_of,
+            agent_of,
+            capacity,
+            frame_words,
+            fixed,
+            frames: 0,
+            frame: 0,
+            fill: 0,
+            filled: 0,
+            written: 0,
+            ticks: 0,
+        }
+    }
+
+    /// What it keeps per watched agent.
+    pub fn capacity(&self) -> Capacity {
+        self.capacity
+    }
+
+    /// The number of watched agents.
+    pub fn watched(&self) -> usize {
+        self.agent_of.len()
+    }
+
+    /// Whether agent `index` is watched.
+    pub fn is_watched(&self, index: usize) -> bool {
+        self.slot_of.get(index).is_some_and(|&s| s != u32::MAX)
+    }
+
+    /// Bytes of the frames (what recording costs in memory, beyond a word
+    /// per agent for the watch table).
+    pub fn frame_bytes(&self) -> usize {
+        self.words.len() * 8 + self.offsets.len() * 4
+    }
+
+    /// Words written per recorded tick, on average: how full the average
+    /// tick is, to size [`Capacity::words_per_tick`].
+    pub fn mean_words_per_tick(&self) -> f64 {
+        if self.ticks == 0 {
+            0.0
+        } else {
+            self.written as f64 / self.ticks as f64
+        }
+    }
+
+    /// Frames (crowd ticks) recorded so far, kept or not.
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// Begins a new frame, overwriting the oldest.
+    fn begin_frame(&mut self) {
+        let watched = self.agent_of.len();
+        let f = (self.frames % self.capacity.ticks as u64) as usize;
+        self.offsets[f * watched..(f + 1) * watched].fill(NONE);
+        self.frames += 1;
+        self.frame = f;
+        self.fill = 0;
+        self.filled = 0;
+    }
+
+    /// Ticks one agent with `memory`, as [`tick`] does, recording the tick
+    /// when agent `index` is watched. A watched agent that already has a
+    /// tick in the current frame begins the next frame, so a loop that
+    /// ticks each agent once per frame is recorded frame by frame.
+    /// `input.agent` is left as the caller set it.
+    ///
+    /// # Errors
+    /// As [`tick`].
+    ///
+    /// # Panics
+    /// As [`tick`]; a tick that panics is not kept.
+    #[inline]
+    pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        tree: &Tree<A, L, S, N>,
+        agent: &mut A,
+        memory: &mut AgentMemory<A, L, S, N>,
+        input: &TickInput,
+        index: usize,
+    ) -> Result<TickReport, TickError> {
+        match self.slot_of.get(index) {
+            Some(&slot) if slot != u32::MAX => {
+                let slot = slot as usize;
+                let watched = self.agent_of.len();
+                if self.frames == 0 || self.offsets[self.frame * watched + slot] != NONE {
+                    self.begin_frame();
+                }
+                self.record(slot, tree, agent, memory, input)
+            }
+            _ => tick(tree, agent, memory, input),
+        }
+    }
+
+    /// Ticks every agent once, as [`tick_all`] does (agent `i` with
+    /// `memories[i]` and the input `input(i, &agents[i])`), recording the
+    /// watched ones in a new frame. The runs of unwatched agents between them go through
+    /// [`tick_all`] itself, so they cost what they cost there.
+    ///
+    /// # Panics
+    /// If the slices differ in length or are longer than the crowd the
+    /// recorder was made for, or as [`tick_all`].
+    pub fn tick_all<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        tree: &Tree<A, L, S, N>,
+        agents: &mut [A],
+        memories: &mut [AgentMemory<A, L, S, N>],
+        mut input: impl FnMut(usize, &A) -> TickInput,
+    ) -> CrowdReport {
+        assert_eq!(
+            agents.len(),
+            memories.len(),
+            "FlightRecorder::tick_all: one memory per agent"
+        );
+        assert!(
+            agents.len() <= self.slot_of.len(),
+            "FlightRecorder::tick_all: {} agents, the recorder was made for {}",
+            agents.len(),
+            self.slot_of.len()
+        );
+        self.begin_frame();
+        let mut report = CrowdReport::default();
+        let mut from = 0;
+        let n = agents.len();
+        while from < n {
+            // The run of unwatched agents from `from`.
+            let mut to = from;
+            while to < n && self.slot_of[to] == u32::MAX {
+                to += 1;
+            }
+            if to > from {
+                let part = tick_all(
+                    tree,
+                    &mut agents[from..to],
+                    &mut memories[from..to],
+                    |j, a| input(from + j, a),
+                );
+                report = report.merge(shift(part, from));
+            }
+            // The run of watched ones.
+            while to < n && self.slot_of[to] != u32::MAX {
+                let slot = self.slot_of[to] as usize;
+                let inp = input(to, &agents[to]);
+                let result = self.record(slot, tree, &mut agents[to], &mut memories[to], &inp);
+                add(&mut report, to, result);
+                to += 1;
+            }
+            from = to;
+        }
+        report
+    }
+
+    /// Ticks watched agent `slot` through [`tick_traced`] into the current
+    /// frame.
+    fn record<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        slot: usize,
+        tree: &Tree<A, L, S, N>,
+        agent: &mut A,
+        memory: &mut AgentMemory<A, L, S, N>,
+        input: &TickInput,
+    ) -> Result<TickReport, TickError> {
+        let watched = self.agent_of.len();
+        let base = self.frame * self.frame_words;
+        let frame = &mut self.words[base..base + self.frame_words];
+        // The header and path of every agent not yet in the frame stay free.
+        let reserved = watched.saturating_sub(self.filled) * self.fixed;
+        let limit = (self.frame_words - self.fill)
+            .saturating_sub(reserved)
+            .min(usize::from(u16::MAX));
+        let start = self.fill;
+        let (head, rest) = frame[start..].split_at_mut(2);
+        head[0] = input.now.to_bits();
+        let mut tracer = FrameTracer {
+            events: &mut rest[..limit],
+            n: 0,
+            visited: 0,
+            flags: 0,
+        };
+        let result = tick_traced(tree, agent, memory, input, &mut tracer);
+        if let Err(e) = &result {
+            tracer.flags |= error_code(e) << ERROR_SHIFT;
+        }
+        let (events, visited, flags) = (tracer.n, tracer.visited, tracer.flags);
+        let mut at = start + 2 + events;
+        let mut levels = 0u8;
+        for level in memory.active_path() {
+            let active = (input.now - level.since) as f32;
+            let masked = level.mask != 0;
+            let w0 = u64::from(level.item.0)
+                | u64::from(level.redecides.min(MAX_REDECIDES)) << 16
+                | u64::from(masked) << 31
+                | u64::from(active.to_bits()) << 32;
+            frame[at] = w0;
+            frame[at + 1] = level.mask;
+            at += 1 + usize::from(masked);
+            levels += 1;
+        }
+        let leaf = memory.leaf().map_or(NO_LEAF, |l| l.0);
+        frame[start + 1] = header(
+            leaf,
+            visited.min(u32::from(u16::MAX)) as u16,
+            events as u16,
+            levels,
+            flags,
+        );
+        self.offsets[self.frame * watched + slot] = start as u32;
+        self.written += (at - start) as u64;
+        self.ticks += 1;
+        self.fill = at;
+        self.filled += 1;
+        result
+    }
+
+    /// The ticks kept for watched agent number `slot` (in watch order): its
+    /// agent index, the serial of its first kept tick (or of the first kept
+    /// frame if it has none), and each kept tick's words.
+    pub(crate) fn ticks_of(&self, slot: usize) -> (u32, u64, impl Iterator<Item = TickWords<'_>>) {
+        let k = self.capacity.ticks as u64;
+        let from = self.frames.saturating_sub(k);
+        let watched = self.agent_of.len();
+        let at = move |serial: u64| {
+            let f = (serial % k) as usize;
+            let off = self.offsets[f * watched + slot];
+            (off != NONE).then(|| TickWords {
+                serial,
+                words: &self.words[f * self.frame_words + off as usize..(f + 1) * self.frame_words],
+            })
+        };
+        let first = (from..self.frames)
+            .find(|&s| at(s).is_some())
+            .unwrap_or(from);
+        let iter = (from..self.frames).filter_map(at);
+        (self.agent_of[slot], first, iter)
+    }
+
+    /// The kept ticks of watched agent `slot` from frame `serial` on: the
+    /// live view streams these.
+    pub(crate) fn ticks_since(
+        &self,
+        slot: usize,
+        serial: u64,
+    ) -> impl Iterator<Item = TickWords<'_>> {
+        let (_, _, ticks) = self.ticks_of(slot);
+        ticks.filter(move |t| t.serial >= serial)
+    }
+}
+
+/// A report of agents `from..` shifted back to crowd indices.
+fn shift(mut report: CrowdReport, from: usize) -> CrowdReport {
+    if let Some((i, e)) = report.first_error {
+        report.first_error = Some((i + from, e));
+    }
+    report
+}
+
+/// Counts one agent's tick in `r`, as [`tick_all`] does.
+#[inline(always)]
+fn add(r: &mut CrowdReport, index: usize, result: Result<TickReport, TickError>) {
+    r.ticked += 1;
+    match result {
+        Ok(t) => {
+            r.idle += u32::from(t.behavior.is_none());
+            r.changed += u32::from(t.changed());
+            r.activated += u64::from(t.activated);
+            r.visited += u64::from(t.visited);
+            r.subset_violations += u32::from(t.subset_violation.is_some());
+        }
+        Err(e) => {
+            r.errors += 1;
+            if r.first_error.is_none() {
+                r.first_error = Some((index, e));
+            }
+        }
+    }
+}
+
+fn header(leaf: u16, visited: u16, events: u16, levels: u8, flags: u8) -> u64 {
+    u64::from(leaf)
+        | u64::from(visited) << 16
+        | u64::from(events) << 32
+        | u64::from(levels) << 48
+        | u64::from(flags) << 56
+}
+
+/// The [`Tracer`] that writes one tick's events into a frame.
+struct FrameTracer<'r> {
+    /// Room for the events.
+    events: &'r mut [u64],
+    /// Events written.
+    n: usize,
+    visited: u32,
+    flags: u8,
+}
+
+impl FrameTracer<'_> {
+    #[inline(always)]
+    fn push(&mut self, w: u64) {
+        if let Some(slot) = self.events.get_mut(self.n) {
+            *slot = w;
+            self.n += 1;
+        } else {
+            self.flags |= TRUNCATED;
+        }
+    }
+}
+
+impl Tracer for FrameTracer<'_> {
+    #[inline(always)]
+    fn event(&mut self, event: &Event) {
+        let w = match *event {
+            Event::Start { .. } | Event::Visit { .. } | Event::Idle => return,
+            Event::Ticked { running: true, .. } => return,
+            Event::End { visited, .. } => {
+                self.visited = visited;
+                return;
+            }
+            Event::Rejected { node, by } => word(Kind::Rejected, rejection_code(by), node.index, 0),
+            Event::Decided { node, value } => word(Kind::Decided, 0, node.index, value.to_bits()),
+            Event::Preempt { group, by } => {
+                word(Kind::Preempt, 0, group.index, u32::from(by.index.0))
+            }
+            Event::Activated { node, .. } => word(Kind::Activated, 0, node.index, 0),
+            Event::ActivateFailed { node, .. } => word(Kind::ActivateFailed, 0, node.index, 0),
+            Event::Ticked { node, .. } => word(Kind::Ended, 0, node.index, 0),
+            Event::Deactivated { node, why } => {
+                word(Kind::Deactivated, why_code(why), node.index, 0)
+            }
+            Event::Redecide { group, failed, .. } => {
+                word(Kind::Redecide, 0, group.index, u32::from(failed.index.0))
+            }
+            Event::SubsetViolation { group } => word(Kind::SubsetViolation, 0, group.index, 0),
+            Event::Launched { node, action, .. } => {
+                word(Kind::Launched, 0, node.index, action.code)
+            }
+            Event::Cancelled { node, ticket } => {
+                let slot = ticket.slot().min(usize::from(u8::MAX)) as u8;
+                word(Kind::Cancelled, slot, node.index, ticket.serial())
+            }
+            Event::ActionReported { node, state } => {
+                let code = match state {
+                    bt_core::ActionState::None => 0,
+                    bt_core::ActionState::Pending => 1,
+                    bt_core::ActionState::Succeeded => 2,
+                    bt_core::ActionState::Failed => 3,
+                };
+                word(Kind::ActionReported, code, node.index, 0)
+            }
+            Event::RedecideLimit { group } => word(Kind::RedecideLimit, 0, group.index, 0),
+            _ => word(Kind::Other, 0, ItemIdx(0), 0),
+        };
+        self.push(w);
+    }
+}
+
+/// One kept tick's words, for the export.
+#[derive(Clone, Copy)]
+pub(crate) struct TickWords<'r> {
+    /// The frame's serial number (0 for the first).
+    pub serial: u64,
+    /// From the tick's header to the end of its frame.
+    words: &'r [u64],
+}
+
+/// A kept tick, decoded.
+pub(crate) struct TickView {
+    pub serial: u64,
+    pub now: f64,
+    pub leaf: Option<u16>,
+    pub visited: u16,
+    pub flags: u8,
+    /// (item, redecides, time active, mask) per level, root first.
+    pub path: Vec<(u16, u16, f32, u64)>,
+    /// (kind, code, item, payload) per event.
+    pub events: Vec<(u8, u8, u16, u32)>,
+}
+
+impl TickWords<'_> {
+    fn at(&self, i: u64) -> u64 {
+        self.words[i as usize]
+    }
+
+    pub fn decode(&self) -> TickView {
+        let now = f64::from_bits(self.at(0));
+        let h = self.at(1);
+        let leaf = (h & 0xffff) as u16;
+        let visited = (h >> 16) as u16;
+        let events = u64::from((h >> 32) as u16);
+        let levels = u64::from((h >> 48) as u8);
+        let flags = (h >> 56) as u8;
+        let events_v = (0..events)
+            .map(|i| {
+                let w = self.at(2 + i);
+                (w as u8, (w >> 8) as u8, (w >> 16) as u16, (w >> 32) as u32)
+            })
+            .collect();
+        let mut at = 2 + events;
+        let path = (0..levels)
+            .map(|_| {
+                let w0 = self.at(at);
+                let masked = w0 & 1 << 31 != 0;
+                let mask = if masked { self.at(at + 1) } else { 0 };
+                at += 1 + u64::from(masked);
+                (
+                    w0 as u16,
+                    (w0 >> 16) as u16 & MAX_REDECIDES,
+                    f32::from_bits((w0 >> 32) as u32),
+                    mask,
+                )
+            })
+            .collect();
+        TickView {
+            serial: self.serial,
+            now,
+            leaf: (leaf != NO_LEAF).then_some(leaf),
+            visited,
+            flags,
+            path,
+            events: events_v,
+        }
+    }
+}

@@ -1,0 +1,725 @@
+//! The viewer page in a real browser: headless Chromium driven through
+//! chromedriver (WebDriver).
+//!
+//! Needs Debian's `chromium` and `chromium-driver`
+//! (`apt-get install -y chromium chromium-driver`). Without them the tests
+//! print a notice and pass, except under CI (`CI` set), where they fail.
+//!
+//! The tests write their pages under `target/viewer-tests/`. The
+//! screenshot of the README (`docs/viewer.png`) is written when it is
+//! missing or when `BT_VIEWER_SCREENSHOT=1`.
+
+mod scene;
+
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use bt_core::{DumpView, Event, Tracer, debug_print_state, tick_traced};
+use bt_viewer::{Capacity, FlightRecorder, LiveServer, Watch, page_with, write_page};
+use fantoccini::actions::{InputSource, MouseActions, PointerAction};
+use fantoccini::{Client, ClientBuilder, Locator};
+use scene::{CAMP, Creature, crowd};
+use serde_json::{Value, json};
+
+/// One browser at a time: the machine is small, and the timing test must
+/// run alone.
+static BROWSER: Mutex<()> = Mutex::new(());
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+/// chromedriver and the browser binary, or `None` (with a notice) when
+/// they are missing outside CI.
+///
+/// # Panics
+/// Under CI when one is missing.
+fn tools() -> Option<(PathBuf, PathBuf)> {
+    let driver = on_path("chromedriver");
+    let browser = ["/usr/lib/chromium/chromium"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+        .or_else(|| on_path("chromium"))
+        .or_else(|| on_path("chromium-browser"));
+    match (driver, browser) {
+        (Some(d), Some(b)) => Some((d, b)),
+        _ => {
+            let msg = "the browser tests need Chromium and chromedriver: \
+                       run `apt-get update && apt-get install -y chromium chromium-driver`";
+            if std::env::var_os("CI").is_some() {
+                panic!("{msg}");
+            }
+            // Straight to stderr: the test harness does not capture it, so
+            // the notice shows even though the test passes.
+            let bar = "!".repeat(72);
+            let notice = format!("\n{bar}\n!!! browser test SKIPPED: {msg}\n{bar}\n\n");
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), notice.as_bytes());
+            None
+        }
+    }
+}
+
+/// A chromedriver process, killed when dropped.
+struct Driver(Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Runs `test` with a headless browser at 1400 × 1000, or skips it (see
+/// [`tools`]).
+fn with_browser<F>(test: impl FnOnce(Client) -> F)
+where
+    F: std::future::Future<Output = ()>,
+{
+    let _one = BROWSER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some((driver, browser)) = tools() else {
+        return;
+    };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let _driver = Driver(
+        Command::new(&driver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starting chromedriver"),
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "chromedriver did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": browser,
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", "--window-size=1400,1000",
+                         "--hide-scrollbars", "--font-render-hinting=none"],
+            }),
+        );
+        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("a browser session");
+        let closer = client.clone();
+        test(client).await;
+        let _ = closer.close().await;
+    });
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/viewer-tests")
+        .join(name)
+}
+
+fn file_url(path: &Path) -> String {
+    format!(
+        "file://{}",
+        path.canonicalize().expect("the page").display()
+    )
+}
+
+async fn js(client: &Client, script: &str) -> Value {
+    client
+        .execute(script, vec![])
+        .await
+        .unwrap_or_else(|e| panic!("{script}: {e}"))
+}
+
+async fn wait_ready(client: &Client) {
+    client
+        .wait()
+        .at_most(Duration::from_secs(30))
+        .for_element(Locator::Css("body[data-ready='1']"))
+        .await
+        .expect("the page opened its recording");
+}
+
+async fn no_errors(client: &Client) {
+    let errors = js(client, "return window.btErrors;").await;
+    assert_eq!(errors, json!([]), "uncaught errors in the page");
+}
+
+/// Collects a tick's events as the viewer lists them (write_event's text,
+/// without the steps the recorder does not keep).
+#[derive(Default)]
+struct Lines(Vec<String>);
+
+impl Tracer for Lines {
+    fn event(&mut self, event: &Event) {
+        if matches!(
+            event,
+            Event::Start { .. }
+                | Event::Visit { .. }
+                | Event::Idle
+                | Event::End { .. }
+                | Event::Ticked { running: true, .. }
+        ) {
+            return;
+        }
+        let mut line = String::new();
+        bt_core::write_event(&mut line, event).unwrap();
+        self.0.push(line.trim().to_owned());
+    }
+}
+
+/// What bt-core itself says about one agent of a recorded run, tick by
+/// tick: the page must show the same.
+struct Truth {
+    /// Names on the active path after each tick.
+    paths: Vec<Vec<&'static str>>,
+    /// The kept events' lines of each tick.
+    events: Vec<Vec<String>>,
+    /// The active-path dump and the whole-tree dump after each tick.
+    dumps: Vec<(String, String)>,
+}
+
+/// Records `n` creatures for `ticks` ticks.
+fn camp_recording(n: usize, ticks: u32) -> String {
+    let (mut agents, mut memories) = crowd(n);
+    let capacity = Capacity::new(ticks as usize, 24);
+    let mut recorder = FlightRecorder::new(&CAMP, n, Watch::All, capacity);
+    for t in 0..ticks {
+        agents.iter_mut().for_each(Creature::step);
+        recorder.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, t));
+    }
+    recorder.export().to_json()
+}
+
+/// Records `n` creatures for `ticks` ticks, and follows agent `watched`
+/// in a twin crowd ticked directly by bt-core.
+fn camp_run(n: usize, ticks: u32, watched: usize) -> (String, Truth) {
+    let (mut agents, mut memories) = crowd(n);
+    let (mut twins, mut twin_mem) = crowd(n);
+    let mut recorder = FlightRecorder::new(&CAMP, n, Watch::All, Capacity::new(ticks as usize, 24));
+    let mut truth = Truth {
+        paths: Vec::new(),
+        events: Vec::new(),
+        dumps: Vec::new(),
+    };
+    for t in 0..ticks {
+        agents.iter_mut().for_each(Creature::step);
+        twins.iter_mut().for_each(Creature::step);
+        recorder.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, t));
+        for (i, (c, m)) in twins.iter_mut().zip(&mut twin_mem).enumerate() {
+            let input = c.input(i, t);
+            let mut lines = Lines::default();
+            tick_traced(&CAMP, c, m, &input, &mut lines).unwrap();
+            if i == watched {
+                truth.events.push(lines.0);
+                truth
+                    .paths
+                    .push(m.active_path().map(|l| CAMP.node(l.item).name()).collect());
+                let now = scene::now(t);
+                let mut path = String::new();
+                debug_print_state(&mut path, &CAMP, m, now, DumpView::ActivePath).unwrap();
+                let mut whole = String::new();
+                debug_print_state(&mut whole, &CAMP, m, now, DumpView::WholeTree).unwrap();
+                truth.dumps.push((path, whole));
+            }
+        }
+    }
+    (recorder.export().to_json(), truth)
+}
+
+/// Spans of equal leaf in a lane: (name, first tick, last tick).
+fn spans(paths: &[Vec<&'static str>]) -> Vec<(String, u64, u64)> {
+    let mut out: Vec<(String, u64, u64)> = Vec::new();
+    for (t, path) in paths.iter().enumerate() {
+        let leaf = if path.is_empty() {
+            "idle"
+        } else {
+            path[path.len() - 1]
+        };
+        match out.last_mut() {
+            Some(last) if last.0 == leaf => last.2 = t as u64,
+            _ => out.push((leaf.to_owned(), t as u64, t as u64)),
+        }
+    }
+    out
+}
+
+#[test]
+fn scrubbing_shows_the_path_events_spans_and_dump_of_the_tick() {
+    const WATCHED: usize = 3;
+    let (json, truth) = camp_run(24, 160, WATCHED);
+    // A tick of the watched agent where a preemption changed its path and
+    // a rejection came before it.
+    let tick = (40..160)
+        .find(|&t| {
+            truth.events[t].iter().any(|l| l.starts_with("preempt"))
+                && truth.events[t].iter().any(|l| l.starts_with("reject"))
+        })
+        .expect("a preemption in the run");
+    let page = write_page(&out_dir("camp"), &json).expect("writing the page");
+
+    with_browser(|client| async move {
+        client.goto(&file_url(&page)).await.unwrap();
+        wait_ready(&client).await;
+
+        // Search the agent by id (typed, then Enter).
+        let search = client.find(Locator::Id("agent-search")).await.unwrap();
+        search.send_keys(&format!("{WATCHED}\n")).await.unwrap();
+        assert_eq!(
+            js(&client, "return btViewer.state().agent;").await,
+            json!(WATCHED)
+        );
+
+        // Move the scrubber to the tick before, then step once.
+        js(
+            &client,
+            &format!(
+                "const s = document.getElementById('scrubber'); s.value = {};\
+                 s.dispatchEvent(new Event('input'));",
+                tick - 1
+            ),
+        )
+        .await;
+        client
+            .find(Locator::Id("next"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        assert_eq!(
+            js(&client, "return btViewer.state().cursor;").await,
+            json!(tick)
+        );
+
+        // The highlighted path.
+        let path = js(
+            &client,
+            "return [...document.querySelectorAll('#tree .node.active')].map(n => n.dataset.name);",
+        )
+        .await;
+        assert_eq!(path, json!(truth.paths[tick]), "active path at tick {tick}");
+        let edges = js(
+            &client,
+            "return document.querySelectorAll('#tree path.edge.active').length;",
+        )
+        .await;
+        assert_eq!(edges, json!(truth.paths[tick].len().saturating_sub(1)));
+
+        // The event list.
+        let events = js(
+            &client,
+            "return [...document.querySelectorAll('#events li')].map(li => li.textContent);",
+        )
+        .await;
+        assert_eq!(events, json!(truth.events[tick]), "events of tick {tick}");
+
+        // The dump, both views.
+        let dump = js(
+            &client,
+            "return document.getElementById('dump').textContent;",
+        )
+        .await;
+        assert_eq!(
+            dump.as_str().unwrap(),
+            truth.dumps[tick].0,
+            "dump at tick {tick}"
+        );
+        client
+            .find(Locator::Id("whole-tree"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let dump = js(
+            &client,
+            "return document.getElementById('dump').textContent;",
+        )
+        .await;
+        assert_eq!(
+            dump.as_str().unwrap(),
+            truth.dumps[tick].1,
+            "whole tree at tick {tick}"
+        );
+
+        // The lane's spans and its preemption markers.
+        let lane = js(
+            &client,
+            &format!(
+                "return [...document.querySelectorAll('.lane[data-agent=\"{WATCHED}\"] .span')]\
+                 .map(s => [s.dataset.name, Number(s.dataset.from), Number(s.dataset.to)]);"
+            ),
+        )
+        .await;
+        assert_eq!(lane, json!(spans(&truth.paths)), "lane of agent {WATCHED}");
+        let preempts = js(
+            &client,
+            &format!(
+                "return [...document.querySelectorAll('.lane[data-agent=\"{WATCHED}\"] .marker.preempt')]\
+                 .map(m => Number(m.dataset.tick));"
+            ),
+        )
+        .await;
+        let expected: Vec<usize> = (0..truth.events.len())
+            .filter(|&t| truth.events[t].iter().any(|l| l.starts_with("preempt")))
+            .collect();
+        assert_eq!(preempts, json!(expected));
+        for (kind, line) in [("redecide", "redecide "), ("subset-rule", "SUBSET RULE")] {
+            let marked = js(
+                &client,
+                &format!(
+                    "return [...document.querySelectorAll('.lane[data-agent=\"{WATCHED}\"] .marker.{kind}')]\
+                     .map(m => Number(m.dataset.tick));"
+                ),
+            )
+            .await;
+            let expected: Vec<usize> = (0..truth.events.len())
+                .filter(|&t| truth.events[t].iter().any(|l| l.starts_with(line)))
+                .collect();
+            assert!(!expected.is_empty(), "no {kind} in the run");
+            assert_eq!(marked, json!(expected), "{kind} markers");
+        }
+
+        // Hovering a decider shows its last rejection up to the cursor.
+        let rejected = truth.events[tick]
+            .iter()
+            .find(|l| l.starts_with("reject"))
+            .unwrap()
+            .clone();
+        // "reject 7:EAT (decision flags)"
+        let (who, reason) = rejected["reject ".len()..].split_once(' ').unwrap();
+        let (index, _) = who.split_once(':').unwrap();
+        let reason = reason.trim_matches(|c| c == '(' || c == ')');
+        let last = (0..=tick)
+            .rev()
+            .flat_map(|t| truth.events[t].iter().rev())
+            .find(|l| l.starts_with(&format!("reject {who} ")))
+            .unwrap();
+        assert!(last.ends_with(&format!("({reason})")));
+        let node = client
+            .find(Locator::Css(&format!("#tree .node[data-item='{index}']")))
+            .await
+            .unwrap();
+        let hover = MouseActions::new("mouse".into()).then(PointerAction::MoveToElement {
+            element: node,
+            duration: None,
+            x: 0,
+            y: 0,
+        });
+        client.perform_actions(hover).await.unwrap();
+        let tip = js(
+            &client,
+            "return document.getElementById('tip').textContent;",
+        )
+        .await;
+        let tip = tip.as_str().unwrap();
+        assert!(
+            tip.contains(&format!("last rejection: {reason} (tick {tick},")),
+            "tooltip: {tip}"
+        );
+
+        // A click on a decider searches for it.
+        let think = CAMP.find("THINK").unwrap().0;
+        client
+            .find(Locator::Css(&format!("#tree .node[data-item='{think}']")))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let marked = js(
+            &client,
+            "return [...document.querySelectorAll('#tree .node.match')].map(n => n.dataset.name);",
+        )
+        .await;
+        assert_eq!(marked, json!(["THINK"]));
+
+        // Search by decider name marks it and lists the agents that ran it.
+        let search = client.find(Locator::Id("decider-search")).await.unwrap();
+        search.clear().await.unwrap();
+        search.send_keys("FIGHT").await.unwrap();
+        let marked = js(
+            &client,
+            "return [...document.querySelectorAll('#tree .node.match')].map(n => n.dataset.name);",
+        )
+        .await;
+        assert_eq!(marked, json!(["FIGHT"]));
+        let listed = js(
+            &client,
+            "return [...document.querySelectorAll('#search-results button')].map(b => Number(b.dataset.agent));",
+        )
+        .await;
+        let doc: Value = serde_json::from_str(&json).unwrap();
+        let fight = CAMP.find("FIGHT").unwrap().0;
+        let ran: Vec<u64> = doc["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| {
+                a["ticks"].as_array().unwrap().iter().any(|t| {
+                    t[5].as_array()
+                        .unwrap()
+                        .chunks(4)
+                        .any(|l| l[0] == json!(fight))
+                })
+            })
+            .map(|a| a["agent"].as_u64().unwrap())
+            .collect();
+        assert!(!ran.is_empty());
+        assert_eq!(listed, json!(ran));
+        search.clear().await.unwrap();
+        js(
+            &client,
+            "document.getElementById('decider-search').dispatchEvent(new Event('input'));",
+        )
+        .await;
+        no_errors(&client).await;
+
+        // The README's picture.
+        let png = client.screenshot().await.unwrap();
+        std::fs::write(out_dir("camp").join("viewer.png"), &png).unwrap();
+        let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/viewer.png");
+        if !docs.exists() || std::env::var_os("BT_VIEWER_SCREENSHOT").is_some_and(|v| v == "1") {
+            std::fs::write(&docs, &png).unwrap();
+        }
+    });
+}
+
+#[test]
+fn bad_input_shows_a_clear_message_and_no_error() {
+    let (json, _) = camp_run(2, 20, 0);
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "truncated",
+            json[..json.len() / 2].to_owned(),
+            "not a complete JSON document",
+        ),
+        ("empty", String::new(), "The recording is empty."),
+        (
+            "foreign",
+            r#"{"name":"a package","version":"1.0"}"#.to_owned(),
+            "not a bt-viewer recording: its \"format\" field is missing",
+        ),
+        (
+            "array",
+            "[1, 2, 3]".to_owned(),
+            "not a bt-viewer recording: it is not an object",
+        ),
+        (
+            "newer",
+            json.replacen(r#""version":1"#, r#""version":99"#, 1),
+            "version 99",
+        ),
+    ];
+    let dir = out_dir("bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let pages: Vec<(String, PathBuf, &str)> = cases
+        .iter()
+        .map(|(name, text, want)| {
+            let page = dir.join(format!("{}.html", name.replace(' ', "-")));
+            std::fs::write(&page, page_with(text)).unwrap();
+            (name.to_string(), page, *want)
+        })
+        .collect();
+
+    with_browser(|client| async move {
+        for (name, page, want) in &pages {
+            client.goto(&file_url(page)).await.unwrap();
+            let message = client.find(Locator::Id("message")).await.unwrap();
+            let text = message.text().await.unwrap();
+            assert!(text.contains(want), "{name}: {text}");
+            assert_eq!(
+                message.attr("class").await.unwrap().as_deref(),
+                Some("error")
+            );
+            let hidden = js(&client, "return document.getElementById('app').hidden;").await;
+            assert_eq!(hidden, json!(true), "{name}: the viewer is hidden");
+            no_errors(&client).await;
+        }
+        // A tick naming an item the tree does not have, loaded over a good
+        // recording: the message replaces it.
+        client.goto(&file_url(&pages[0].1)).await.unwrap();
+        let good: Value = serde_json::from_str(&json).unwrap();
+        let mut bad = good.clone();
+        bad["agents"][0]["ticks"][3][2] = json!(999);
+        let ok = client
+            .execute(
+                "return btViewer.loadText(arguments[0], 'x');",
+                vec![json!(good.to_string())],
+            )
+            .await
+            .unwrap();
+        assert_eq!(ok, json!(true));
+        let ok = client
+            .execute(
+                "return btViewer.loadText(arguments[0], 'x');",
+                vec![json!(bad.to_string())],
+            )
+            .await
+            .unwrap();
+        assert_eq!(ok, json!(false));
+        let text = client
+            .find(Locator::Id("message"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(text.contains("unknown item at agent 0, tick 3"), "{text}");
+        no_errors(&client).await;
+    });
+}
+
+#[test]
+fn a_thousand_agents_over_300_ticks_open_and_scrub() {
+    let started = Instant::now();
+    let json = camp_recording(1000, 300);
+    let page = write_page(&out_dir("big"), &json).expect("writing the page");
+    let made = started.elapsed();
+    with_browser(|client| async move {
+        let t0 = Instant::now();
+        client.goto(&file_url(&page)).await.unwrap();
+        wait_ready(&client).await;
+        let open = t0.elapsed();
+        let in_page = js(&client, "return performance.now();").await;
+        let phases = js(&client, "return btViewer.state();").await;
+        eprintln!(
+            "parse and check {} ms, draw {} ms",
+            phases["parseMs"], phases["openMs"]
+        );
+        // Scrub every tick of one agent, then of nine more, stepping the
+        // real scrubber.
+        let scrub = js(
+            &client,
+            "const s = document.getElementById('scrubber'); const t0 = performance.now();\
+             for (const a of [0, 111, 222, 333, 444, 555, 666, 777, 888, 999]) {\
+               btViewer.selectAgent(a);\
+               for (let t = 0; t < 300; t += (a === 0 ? 1 : 10)) { s.value = t; s.dispatchEvent(new Event('input')); }\
+             }\
+             return [performance.now() - t0, btViewer.state().cursor];",
+        )
+        .await;
+        no_errors(&client).await;
+        let line = format!(
+            "1000 agents x 300 ticks: {:.1} MB of JSON; open {:.0} ms (load event to ready, \
+             {:.0} ms in the page clock); 570 scrubber moves over 10 agents {:.0} ms \
+             ({:.2} ms each); recording made in {:.1} s",
+            json.len() as f64 / 1e6,
+            open.as_secs_f64() * 1e3,
+            in_page.as_f64().unwrap(),
+            scrub[0].as_f64().unwrap(),
+            scrub[0].as_f64().unwrap() / 570.0,
+            made.as_secs_f64()
+        );
+        eprintln!("{line}");
+        std::fs::write(out_dir("big").join("timing.txt"), format!("{line}\n")).unwrap();
+        assert_eq!(scrub[1], json!(290));
+    });
+}
+
+#[test]
+fn the_live_page_follows_a_running_program() {
+    let mut server = LiveServer::start(0).expect("a loopback port");
+    assert!(server.addr().ip().is_loopback());
+    let (mut agents, mut memories) = crowd(5);
+    let mut recorder =
+        FlightRecorder::new(&CAMP, 5, Watch::Agents(&[1, 4]), Capacity::new(100, 16));
+    let mut t = 0;
+    let mut run = |ticks: u32, server: &mut LiveServer| {
+        for _ in 0..ticks {
+            agents.iter_mut().for_each(Creature::step);
+            recorder.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, t));
+            server.publish(&recorder);
+            t += 1;
+        }
+    };
+    run(10, &mut server);
+    let url = server.url();
+    let server = Mutex::new(server);
+    with_browser(|client| async move {
+        client.goto(&url).await.unwrap();
+        // The page waits for the program's next tick.
+        let waiting = js(
+            &client,
+            "return document.getElementById('message').textContent;",
+        )
+        .await;
+        assert!(waiting.as_str().unwrap().contains("Waiting"), "{waiting}");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while server.lock().unwrap().clients() == 0 {
+            assert!(
+                Instant::now() < deadline,
+                "the page never followed the stream"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        // It gets the whole recording, then each tick.
+        run(1, &mut server.lock().unwrap());
+        wait_ready(&client).await;
+        assert_eq!(
+            js(&client, "return btViewer.state().last;").await,
+            json!(10)
+        );
+        run(14, &mut server.lock().unwrap());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let last = js(&client, "return btViewer.state().last;").await;
+            if last == json!(24) {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the page stopped at tick {last}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        // It followed the end, and the lanes grew.
+        assert_eq!(
+            js(&client, "return btViewer.state().cursor;").await,
+            json!(24)
+        );
+        let last_span = js(
+            &client,
+            "const s = [...document.querySelectorAll('.lane[data-agent=\"4\"] .span')];\
+             return Number(s[s.length - 1].dataset.to);",
+        )
+        .await;
+        assert_eq!(last_span, json!(24));
+        // When the program stops, the page says so and keeps what it has.
+        drop(server);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let text = js(
+                &client,
+                "return document.getElementById('message').textContent;",
+            )
+            .await;
+            if text.as_str().unwrap().contains("has stopped") {
+                break;
+            }
+            assert!(Instant::now() < deadline, "no word of the stop: {text}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(
+            js(&client, "return btViewer.state().last;").await,
+            json!(24)
+        );
+        no_errors(&client).await;
+    });
+}

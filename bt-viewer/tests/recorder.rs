@@ -1,0 +1,393 @@
+//! The flight recorder: it ticks exactly as bt-core does, keeps the last
+//! K ticks whole, and what it keeps is what the tick did.
+
+mod scene;
+
+use bt_core::{Event, TickInput, Tracer, tick_all, tick_traced};
+use bt_viewer::{Capacity, FORMAT, FlightRecorder, VERSION, Watch};
+use scene::{CAMP, Creature, crowd};
+use serde_json::Value;
+
+/// Ticks of a scene run, as the export writes them, for agent entry `k`.
+fn ticks(json: &Value, k: usize) -> &Vec<Value> {
+    json["agents"][k]["ticks"].as_array().expect("ticks")
+}
+
+fn export(recorder: &FlightRecorder) -> Value {
+    serde_json::from_str(&recorder.export().to_json()).expect("the export is JSON")
+}
+
+#[test]
+fn recording_a_crowd_ticks_it_as_tick_all_does() {
+    for watch in [Watch::All, Watch::Agents(&[0, 7, 8, 30])] {
+        let (mut plain, mut plain_mem) = crowd(40);
+        let (mut rec, mut rec_mem) = crowd(40);
+        let mut recorder = FlightRecorder::new(&CAMP, 40, watch, Capacity::new(20, 16));
+        for t in 0..200 {
+            plain.iter_mut().for_each(Creature::step);
+            rec.iter_mut().for_each(Creature::step);
+            let a = tick_all(&CAMP, &mut plain, &mut plain_mem, |i, c| c.input(i, t));
+            let b = recorder.tick_all(&CAMP, &mut rec, &mut rec_mem, |i, c| c.input(i, t));
+            assert_eq!(a, b, "crowd report at tick {t} ({watch:?})");
+            for (i, (x, y)) in plain_mem.iter().zip(&rec_mem).enumerate() {
+                assert!(
+                    x.active_path().eq(y.active_path()),
+                    "agent {i} at tick {t} ({watch:?})"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_full_recorder_keeps_exactly_the_last_k_ticks() {
+    let (mut agents, mut memories) = crowd(3);
+    let mut recorder = FlightRecorder::new(&CAMP, 3, Watch::Agents(&[2]), Capacity::new(5, 16));
+    for t in 0..12 {
+        agents.iter_mut().for_each(Creature::step);
+        recorder.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, t));
+    }
+    let json = export(&recorder);
+    assert_eq!(json["format"], FORMAT);
+    assert_eq!(json["version"], VERSION);
+    assert_eq!(json["agents"].as_array().unwrap().len(), 1);
+    assert_eq!(json["agents"][0]["agent"], 2);
+    assert_eq!(json["agents"][0]["first_tick"], 7);
+    let serials: Vec<u64> = ticks(&json, 0)
+        .iter()
+        .map(|t| t[0].as_u64().unwrap())
+        .collect();
+    assert_eq!(serials, [7, 8, 9, 10, 11]);
+    let times: Vec<f64> = ticks(&json, 0)
+        .iter()
+        .map(|t| t[1].as_f64().unwrap())
+        .collect();
+    assert_eq!(times, [1.75, 2.0, 2.25, 2.5, 2.75]);
+}
+
+#[test]
+fn busy_agents_share_a_frame_and_only_events_are_cut() {
+    // Room for the header and path of each agent (8 words) and 2 more
+    // words each on average: busy agents use what quiet ones leave, and
+    // when the frame is full the late agents' events are cut, never their
+    // paths.
+    const N: usize = 6;
+    let (mut agents, mut memories) = crowd(N);
+    let mut recorder = FlightRecorder::new(&CAMP, N, Watch::All, Capacity::new(40, 10));
+    let mut leaves = Vec::new();
+    for t in 0..100 {
+        agents.iter_mut().for_each(Creature::step);
+        recorder.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, t));
+        leaves.push(
+            memories
+                .iter()
+                .map(|m| (m.leaf().map(|l| l.0), m.depth()))
+                .collect::<Vec<_>>(),
+        );
+    }
+    assert_eq!(recorder.frames(), 100);
+    let json = export(&recorder);
+    let mut cut = 0;
+    for (serial, frame) in leaves.iter().enumerate().skip(60) {
+        let mut words = 0;
+        for (k, &(leaf, depth)) in frame.iter().enumerate() {
+            let tick = &ticks(&json, k)[serial - 60];
+            assert_eq!(tick[0].as_u64().unwrap() as usize, serial);
+            let got = tick[2].as_u64().map(|l| l as u16);
+            assert_eq!(got, leaf, "leaf of agent {k} at {serial}");
+            let levels = tick[5].as_array().unwrap().len() / 4;
+            assert_eq!(levels, depth, "the whole path of {k} at {serial}");
+            let path = tick[5].as_array().unwrap();
+            let masks = path.chunks(4).filter(|l| l[3] != 0).count();
+            words += 2 + levels + masks + tick[6].as_array().unwrap().len() / 4;
+            cut += tick[4].as_u64().unwrap() & 1;
+        }
+        assert!(words <= N * 10, "frame {serial} holds {words} words");
+    }
+    assert!(cut > 0, "no tick was cut short: the test does not test");
+}
+
+#[test]
+fn ticking_agents_one_by_one_records_frame_by_frame() {
+    let (mut agents, mut memories) = crowd(3);
+    let mut recorder = FlightRecorder::new(&CAMP, 3, Watch::Agents(&[0, 2]), Capacity::new(8, 16));
+    for t in 0..5 {
+        for i in [2, 1, 0] {
+            let input = agents[i].input(i, t);
+            recorder
+                .tick(&CAMP, &mut agents[i], &mut memories[i], &input, i)
+                .unwrap();
+        }
+    }
+    assert_eq!(recorder.frames(), 5);
+    let json = export(&recorder);
+    for k in 0..2 {
+        let serials: Vec<u64> = ticks(&json, k)
+            .iter()
+            .map(|t| t[0].as_u64().unwrap())
+            .collect();
+        assert_eq!(serials, [0, 1, 2, 3, 4]);
+    }
+}
+
+/// Collects the events the recorder keeps.
+#[derive(Default)]
+struct Kept(Vec<String>);
+
+impl Tracer for Kept {
+    fn event(&mut self, event: &Event) {
+        let kept = !matches!(
+            event,
+            Event::Start { .. }
+                | Event::Visit { .. }
+                | Event::Idle
+                | Event::End { .. }
+                | Event::Ticked { running: true, .. }
+        );
+        if kept {
+            let mut line = String::new();
+            bt_core::write_event(&mut line, event).unwrap();
+            self.0.push(line.trim().to_owned());
+        }
+    }
+}
+
+#[test]
+fn kept_ticks_hold_the_events_and_the_active_path_of_the_tick() {
+    let (mut agents, mut memories) = crowd(2);
+    let (mut twins, mut twin_mem) = crowd(2);
+    let mut recorder = FlightRecorder::new(&CAMP, 2, Watch::All, Capacity::new(300, 40));
+    let mut lines = Vec::new();
+    let mut paths = Vec::new();
+    for t in 0..300 {
+        agents.iter_mut().for_each(Creature::step);
+        twins.iter_mut().for_each(Creature::step);
+        recorder.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, t));
+        let mut kept = Kept::default();
+        let input = twins[1].input(1, t);
+        tick_traced(&CAMP, &mut twins[1], &mut twin_mem[1], &input, &mut kept).unwrap();
+        lines.push(kept.0);
+        let now = scene::now(t);
+        paths.push(
+            twin_mem[1]
+                .active_path()
+                .map(|l| (l.item.0, l.redecides, (now - l.since) as f32, l.mask))
+                .collect::<Vec<_>>(),
+        );
+    }
+    let json = export(&recorder);
+    let legend = &json["legend"];
+    let name = |i: u64| {
+        json["tree"]["items"][i as usize]["name"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let mut kinds_seen = std::collections::BTreeSet::new();
+    for (t, tick) in ticks(&json, 1).iter().enumerate() {
+        let events = tick[6].as_array().unwrap();
+        assert_eq!(
+            events.len() / 4,
+            lines[t].len(),
+            "events of tick {t}: {:?}",
+            lines[t]
+        );
+        for (k, line) in events.chunks(4).zip(&lines[t]) {
+            let kind = legend["events"][k[0].as_u64().unwrap() as usize - 1]
+                .as_str()
+                .unwrap();
+            kinds_seen.insert(kind.to_owned());
+            let item = format!("{}:{}", k[2], name(k[2].as_u64().unwrap()));
+            assert!(line.contains(&item), "tick {t}: {kind} of {item} vs {line}");
+            let word = match kind {
+                "reject" => "reject",
+                "accept" => "accept",
+                "preempt" => "preempt",
+                "activate" => "activate",
+                "ended" => "ended",
+                "deactivate" => "deactivate",
+                "redecide" => "redecide",
+                "subset-rule" => "SUBSET RULE",
+                other => other,
+            };
+            assert!(line.contains(word), "tick {t}: {kind} vs {line}");
+            if kind == "reject" || kind == "deactivate" {
+                let table = if kind == "reject" {
+                    "rejections"
+                } else {
+                    "whys"
+                };
+                let reason = legend[table][k[1].as_u64().unwrap() as usize]
+                    .as_str()
+                    .unwrap();
+                assert!(
+                    line.ends_with(&format!("({reason})")),
+                    "tick {t}: {reason} vs {line}"
+                );
+            }
+        }
+        let path = tick[5].as_array().unwrap();
+        let got: Vec<_> = path
+            .chunks(4)
+            .map(|l| {
+                (
+                    l[0].as_u64().unwrap() as u16,
+                    l[1].as_u64().unwrap() as u16,
+                    l[2].as_f64().unwrap() as f32,
+                    l[3].as_str().map_or(0, |m| {
+                        u64::from_str_radix(m.trim_start_matches("0x"), 16).unwrap()
+                    }),
+                )
+            })
+            .collect();
+        assert_eq!(got, paths[t], "path after tick {t}");
+    }
+    for kind in [
+        "reject",
+        "activate",
+        "deactivate",
+        "preempt",
+        "redecide",
+        "subset-rule",
+        "ended",
+    ] {
+        assert!(
+            kinds_seen.contains(kind),
+            "the scene never shows `{kind}`: {kinds_seen:?}"
+        );
+    }
+}
+
+#[test]
+fn a_tick_larger_than_its_frame_is_marked_and_cut_short() {
+    let (mut agents, mut memories) = crowd(1);
+    // One tick of at most 4 words: the header and the path fill it.
+    let mut recorder = FlightRecorder::new(&CAMP, 1, Watch::All, Capacity::new(1, 4));
+    agents[0].facts = scene::Facts::NEST | scene::Facts::INTRUDER;
+    recorder.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, 0));
+    let json = export(&recorder);
+    let tick = &ticks(&json, 0)[0];
+    assert_eq!(tick[4].as_u64().unwrap() & 1, 1, "{tick}");
+    assert!(tick[6].as_array().unwrap().is_empty());
+    // The path is whole all the same.
+    assert_eq!(tick[5].as_array().unwrap().len(), 4 * memories[0].depth());
+}
+
+#[test]
+fn a_tick_error_is_kept_with_its_tick() {
+    let (mut agents, mut memories) = crowd(1);
+    let mut recorder = FlightRecorder::new(&CAMP, 1, Watch::All, Capacity::new(4, 16));
+    let bad = TickInput::new(f64::NAN, 0.25);
+    let result = recorder.tick(&CAMP, &mut agents[0], &mut memories[0], &bad, 0);
+    assert!(result.is_err());
+    let json = export(&recorder);
+    let tick = &ticks(&json, 0)[0];
+    let code = tick[4].as_u64().unwrap() >> 1;
+    assert_eq!(json["legend"]["errors"][code as usize - 1], "invalid input");
+}
+
+#[test]
+fn unwatched_agents_are_not_recorded() {
+    let (mut agents, mut memories) = crowd(4);
+    let mut recorder =
+        FlightRecorder::new(&CAMP, 4, Watch::Agents(&[3, 1, 3]), Capacity::new(4, 16));
+    assert_eq!(recorder.watched(), 2);
+    assert!(recorder.is_watched(1) && recorder.is_watched(3));
+    assert!(!recorder.is_watched(0) && !recorder.is_watched(2) && !recorder.is_watched(9));
+    recorder.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, 0));
+    let json = export(&recorder);
+    let ids: Vec<u64> = json["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["agent"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, [3, 1]);
+}
+
+#[test]
+fn the_tree_is_exported_with_every_item() {
+    let recorder = FlightRecorder::new(&CAMP, 1, Watch::All, Capacity::default());
+    let json = export(&recorder);
+    let items = json["tree"]["items"].as_array().unwrap();
+    assert_eq!(items.len(), CAMP.len());
+    let by_name = |n: &str| items.iter().find(|i| i["name"] == n).unwrap();
+    let guard = by_name("GUARD");
+    assert_eq!(guard["kind"], "group");
+    assert_eq!(guard["policy"], "prioritized");
+    assert_eq!(guard["behavior"], "GUARD_SCOPE");
+    assert_eq!(guard["preconditions"]["decision"]["all"], "0x6");
+    let children: Vec<&str> = guard["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            items[c.as_u64().unwrap() as usize]["name"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(children, ["YELL", "FIGHT"]);
+    assert_eq!(by_name("PATROL")["preconditions"]["every"], 2.0);
+    assert_eq!(
+        by_name("THINK")["preconditions"]["decision"]["none"],
+        "0x20"
+    );
+    assert_eq!(by_name("MUDDLE")["decide"], true);
+    assert_eq!(by_name("IDLE")["policy"], "random");
+    assert_eq!(by_name("FLIP")["parent"], by_name("IDLE")["index"]);
+    assert!(by_name("ROOT")["parent"].is_null());
+}
+
+#[test]
+#[should_panic(expected = "watched agent 5 of a crowd of 4")]
+fn watching_an_agent_outside_the_crowd_panics() {
+    FlightRecorder::new(&CAMP, 4, Watch::Agents(&[5]), Capacity::default());
+}
+
+#[test]
+fn capacity_states_its_bytes_per_tick() {
+    let c = Capacity::new(300, 16);
+    assert_eq!(c.bytes_per_tick(), 16 * 8 + 4);
+    let recorder = FlightRecorder::new(&CAMP, 10, Watch::Agents(&[1, 2]), c);
+    assert_eq!(recorder.frame_bytes(), 2 * 300 * c.bytes_per_tick());
+}
+
+#[test]
+fn the_legend_names_every_code_in_order() {
+    use bt_core::{Rejection, Why};
+    let json = export(&FlightRecorder::new(
+        &CAMP,
+        1,
+        Watch::All,
+        Capacity::default(),
+    ));
+    let rejections = [
+        Rejection::Decision,
+        Rejection::Stimuli,
+        Rejection::Timer,
+        Rejection::Decide,
+        Rejection::NoChild,
+        Rejection::Gate,
+        Rejection::Cooldown,
+        Rejection::Waiting,
+        Rejection::RoleBusy,
+        Rejection::NoSelection,
+    ];
+    let names: Vec<&str> = rejections.iter().map(|r| r.as_str()).collect();
+    assert_eq!(json["legend"]["rejections"], serde_json::json!(names));
+    let whys = [
+        Why::Ended,
+        Why::ActivateFailed,
+        Why::Preempted,
+        Why::NoChild,
+        Why::Rejected,
+        Why::ParentLeft,
+        Why::Error,
+        Why::Stopped,
+        Why::Refused,
+        Why::Reselected,
+    ];
+    let names: Vec<&str> = whys.iter().map(|w| w.as_str()).collect();
+    assert_eq!(json["legend"]["whys"], serde_json::json!(names));
+}
