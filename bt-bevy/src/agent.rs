@@ -1,7 +1,7 @@
 //! How behaviors reach an entity's components: the agent type of a tree as a
 //! view over a query item.
 
-use bevy_ecs::query::{IterQueryData, QueryData};
+use bevy_ecs::query::{ContiguousQueryData, IterQueryData, QueryData};
 
 /// The agent type of a tree run by [`BrainPlugin`](crate::BrainPlugin): which
 /// of an entity's components its behaviors read and write, and how the
@@ -68,9 +68,28 @@ pub trait BrainAgent: Sized + 'static {
     ) -> R;
 }
 
+/// A [`BrainAgent`] that can also be made from a whole table chunk of its
+/// components at once, for [`BrainPlugin::dense`](crate::BrainPlugin::dense):
+/// the plugin then walks plain slices instead of fetching each entity.
+/// [`component_agent!`](crate::component_agent) implements it.
+///
+/// Writing through a chunk's `ContiguousMut` with `DerefMut` marks the
+/// whole chunk changed, once per call: write through
+/// `bypass_change_detection()` and set the changed tick of row `i` instead,
+/// as `component_agent!` does.
+pub trait DenseAgent: BrainAgent<Data: ContiguousQueryData> {
+    /// Runs `tick` on the agent made from row `i` of `chunk`, and writes
+    /// back what it changed.
+    fn with_agent_at<R>(
+        chunk: &mut <Self::Data as ContiguousQueryData>::Contiguous<'_, '_>,
+        i: usize,
+        tick: impl FnOnce(&mut Self) -> R,
+    ) -> R;
+}
+
 /// Makes a component the agent type of its trees: implements
-/// [`BrainAgent`] with `Data = &'static mut Self`, so behaviors get the
-/// component in place.
+/// [`BrainAgent`] and [`DenseAgent`] with `Data = &'static mut Self`, so
+/// behaviors get the component in place.
 ///
 /// ```
 /// use bevy_ecs::prelude::*;
@@ -91,6 +110,22 @@ macro_rules! component_agent {
                 tick: impl FnOnce(&mut Self) -> R,
             ) -> R {
                 tick(&mut **data)
+            }
+        }
+
+        impl $crate::DenseAgent for $t {
+            #[inline(always)]
+            fn with_agent_at<R>(
+                chunk: &mut <Self::Data as $crate::__private::ContiguousQueryData>::Contiguous<
+                    '_,
+                    '_,
+                >,
+                i: usize,
+                tick: impl FnOnce(&mut Self) -> R,
+            ) -> R {
+                let this_run = chunk.this_run_tick();
+                chunk.changed_ticks_slice_mut()[i] = this_run;
+                tick(&mut chunk.bypass_change_detection()[i])
             }
         }
     };

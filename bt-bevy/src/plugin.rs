@@ -16,9 +16,12 @@ use bt_core::{Action, ActionOp, ActionRequest, AgentMemory, ItemIdx, Outcome, Ti
 use bt_core::{TickError, TickReport, TreeShared};
 
 use crate::adapter::{self, Input, TreeMemory};
-use crate::agent::BrainAgent;
+use crate::agent::{BrainAgent, DenseAgent};
 use crate::brain::{Brain, Decisions, NoSenses, SenseSource};
 use crate::debug::{self, DebugBrain};
+
+/// Adds a tick system to a schedule.
+type AddSystem = fn(&mut App, Interned<dyn ScheduleLabel>);
 
 /// Runs the brains of one tree: add one per tree.
 ///
@@ -39,6 +42,10 @@ pub struct BrainPlugin<M: TreeMemory, Se = NoSenses> {
     tree: &'static M::Tree,
     schedule: Interned<dyn ScheduleLabel>,
     action_capacity: usize,
+    /// Adds the chunked tick system ([`BrainPlugin::dense`]) for `Se`.
+    dense: Option<AddSystem>,
+    /// `dense` was asked for, then the senses changed.
+    lost_dense: bool,
     _senses: PhantomData<fn() -> Se>,
 }
 
@@ -55,6 +62,8 @@ where
             tree,
             schedule: FixedUpdate.intern(),
             action_capacity: 8192,
+            dense: None,
+            lost_dense: false,
             _senses: PhantomData,
         }
     }
@@ -79,13 +88,42 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
 
     /// Takes the brains' stimuli from the component `S2` (usually a
     /// [`Senses`](crate::Senses)), aged by each tick's `dt`.
+    ///
+    /// Call it before [`dense`](Self::dense).
     pub fn with_senses<S2: SenseSource>(self) -> BrainPlugin<M, S2> {
         BrainPlugin {
             tree: self.tree,
             schedule: self.schedule,
             action_capacity: self.action_capacity,
+            dense: None,
+            lost_dense: self.lost_dense || self.dense.is_some(),
             _senses: PhantomData,
         }
+    }
+
+    /// Ticks the brains table chunk by table chunk instead of entity by
+    /// entity, for an agent type that supports it ([`DenseAgent`]; every
+    /// [`component_agent!`](crate::component_agent) does): the same ticks
+    /// in the same order within a chunk, without Bevy's per-entity fetch.
+    /// Where the query is not dense (a component stored in a sparse set),
+    /// it falls back to the entity-by-entity path.
+    pub fn dense(mut self) -> Self
+    where
+        M::Agent: DenseAgent,
+        Se: SenseSource,
+    {
+        fn add<M: TreeMemory, Se: SenseSource>(app: &mut App, schedule: Interned<dyn ScheduleLabel>)
+        where
+            M::Agent: DenseAgent,
+        {
+            app.add_systems(
+                schedule,
+                tick_brains_dense::<M, Se>.in_set(BrainSystems::Tick),
+            );
+        }
+        self.dense = Some(add::<M, Se>);
+        self.lost_dense = false;
+        self
     }
 }
 
@@ -126,11 +164,22 @@ where
         )
         .add_systems(
             self.schedule,
-            (
-                apply_outcomes::<M>.in_set(BrainSystems::Outcomes),
-                tick_brains::<M, Se>.in_set(BrainSystems::Tick),
-            ),
+            apply_outcomes::<M>.in_set(BrainSystems::Outcomes),
         );
+        assert!(
+            !self.lost_dense,
+            "BrainPlugin for tree `{}`: call `dense()` after `with_senses()`",
+            M::tree_name(self.tree)
+        );
+        match self.dense {
+            Some(add) => add(app, self.schedule),
+            None => {
+                app.add_systems(
+                    self.schedule,
+                    tick_brains::<M, Se>.in_set(BrainSystems::Tick),
+                );
+            }
+        }
     }
 
     fn is_unique(&self) -> bool {
@@ -265,8 +314,6 @@ pub struct BrainStats<M> {
     pub idle: u64,
     /// Brains whose active path changed.
     pub changed: u64,
-    /// Deciders activated, over all brains.
-    pub activated: u64,
     /// Brains whose tick failed (see [`Brain::last_tick`]).
     pub errors: u64,
     /// Runs of the tick system so far.
@@ -280,7 +327,6 @@ impl<M> Default for BrainStats<M> {
             ticked: 0,
             idle: 0,
             changed: 0,
-            activated: 0,
             errors: 0,
             runs: 0,
             _m: PhantomData,
@@ -290,32 +336,51 @@ impl<M> Default for BrainStats<M> {
 
 /// Counters shared by the tasks of one parallel tick.
 #[derive(Default)]
-struct Totals([AtomicU64; 5]);
+struct Totals([AtomicU64; 4]);
 
-/// One task's counts, added to the totals once, when the task ends.
+/// One task's counts, added to the totals once, when the task ends. Small
+/// (three words), because Bevy's parallel iteration moves it through every
+/// item: `ticked | changed << 32` and `idle | errors << 32` (a task ticks
+/// fewer than 2^32 brains).
 struct Tally<'t> {
     totals: &'t Totals,
-    n: [u64; 5],
+    ticked_changed: u64,
+    idle_errors: u64,
 }
 
-impl Tally<'_> {
+impl<'t> Tally<'t> {
+    fn new(totals: &'t Totals) -> Self {
+        Tally {
+            totals,
+            ticked_changed: 0,
+            idle_errors: 0,
+        }
+    }
+
     #[inline(always)]
     fn add(&mut self, result: &Result<TickReport, TickError>) {
-        self.n[0] += 1;
         match result {
             Ok(r) => {
-                self.n[1] += u64::from(r.behavior.is_none());
-                self.n[2] += u64::from(r.changed());
-                self.n[3] += u64::from(r.activated);
+                self.ticked_changed += 1 | u64::from(r.changed()) << 32;
+                self.idle_errors += u64::from(r.behavior.is_none());
             }
-            Err(_) => self.n[4] += 1,
+            Err(_) => {
+                self.ticked_changed += 1 | 1 << 32;
+                self.idle_errors += 1 << 32;
+            }
         }
     }
 }
 
 impl Drop for Tally<'_> {
     fn drop(&mut self) {
-        for (t, n) in self.totals.0.iter().zip(self.n) {
+        let (a, b) = (self.ticked_changed, self.idle_errors);
+        for (t, n) in self
+            .totals
+            .0
+            .iter()
+            .zip([a & 0xFFFF_FFFF, a >> 32, b & 0xFFFF_FFFF, b >> 32])
+        {
             if n != 0 {
                 t.fetch_add(n, Ordering::Relaxed);
             }
@@ -333,83 +398,203 @@ type TickData<M, Se> = (
     <<M as TreeMemory>::Agent as BrainAgent>::Data,
 );
 
+/// The query of the chunked tick: as [`TickData`], but `Decisions` with
+/// write access (never used: the tick only reads them). bevy_ecs 0.20.1's
+/// parallel chunk fetch of a read-only component checks the chunk's length
+/// against the whole table's in debug builds, and fails for every chunk but
+/// a table's only one; the mutable fetch has no such check.
+type DenseData<M, Se> = (
+    Entity,
+    &'static mut Brain<M>,
+    Option<&'static mut Decisions>,
+    Option<&'static mut Se>,
+    <<M as TreeMemory>::Agent as BrainAgent>::Data,
+);
+
 /// Ticks one entity's brain: builds the input, runs the tick on the agent
 /// view, keeps the result. Marks the brain changed only when the active
 /// path changed.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn tick_one<M: TreeMemory, Se: SenseSource>(
     now: f64,
     dt: f32,
-    item: &mut bevy_ecs::query::QueryItem<'_, '_, TickData<M, Se>>,
+    entity: Entity,
+    brain: &mut Mut<Brain<M>>,
+    decision: u64,
+    senses: Option<&mut Mut<Se>>,
+    data: &mut bevy_ecs::query::QueryItem<'_, '_, <M::Agent as BrainAgent>::Data>,
     trace: Option<&mut bt_core::TraceRecorder>,
-) -> bool
+) -> Result<TickReport, TickError>
 where
     M::Agent: BrainAgent,
 {
-    let (entity, brain, decisions, senses, data) = item;
     let input = Input {
         now,
         dt,
         agent: entity.index_u32(),
-        decision: decisions.map_or(0, |d| d.0),
-        stimuli: senses.as_mut().map_or(0, |s| s.update_bits(dt)),
+        decision,
+        stimuli: senses.map_or(0, |s| s.update_bits(dt)),
     };
     let b = brain.bypass_change_detection();
     let result = <M::Agent as BrainAgent>::with_agent(data, |agent| match trace {
         None => b.memory.tick(agent, &input),
         Some(trace) => b.memory.tick_traced(agent, &input, trace),
     });
-    let changed = result.as_ref().map_or(true, TickReport::changed);
     b.last = result;
-    if changed {
+    if result.as_ref().map_or(true, TickReport::changed) {
         brain.set_changed();
     }
-    changed
+    result
 }
 
-/// Ticks every brain of tree `M`, then forwards the deferred actions.
+/// The tick system's parameters, in the order both tick systems take them.
+type Watched<'w, 's, M, Se> = Query<'w, 's, (TickData<M, Se>, &'static mut DebugBrain)>;
+
+/// Ticks every brain of tree `M` in parallel, entity by entity, then
+/// forwards the deferred actions.
 #[allow(clippy::type_complexity)]
 fn tick_brains<M: TreeMemory, Se: SenseSource>(
     time: Res<Time>,
-    mut shared: ResMut<BrainShared<M>>,
-    mut stats: ResMut<BrainStats<M>>,
+    shared: ResMut<BrainShared<M>>,
+    stats: ResMut<BrainStats<M>>,
     mut brains: Query<TickData<M, Se>, Without<DebugBrain>>,
-    mut watched: Query<(TickData<M, Se>, &mut DebugBrain)>,
+    watched: Watched<M, Se>,
     entities: &Entities,
-    mut actions: MessageWriter<ActionMessage<M>>,
+    actions: MessageWriter<ActionMessage<M>>,
 ) where
     M::Agent: BrainAgent,
 {
     let (now, dt) = (time.elapsed_secs_f64(), time.delta_secs());
     let totals = Totals::default();
+    per_entity::<M, Se>(&mut brains, now, dt, &totals);
+    finish::<M, Se>(now, dt, &totals, watched, shared, stats, entities, actions);
+}
+
+/// [`tick_brains`] over whole table chunks where the query is dense (every
+/// component in tables), entity by entity where it is not.
+#[allow(clippy::type_complexity)]
+fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
+    time: Res<Time>,
+    shared: ResMut<BrainShared<M>>,
+    stats: ResMut<BrainStats<M>>,
+    mut brains: Query<DenseData<M, Se>, Without<DebugBrain>>,
+    watched: Watched<M, Se>,
+    entities: &Entities,
+    actions: MessageWriter<ActionMessage<M>>,
+) where
+    M::Agent: DenseAgent,
+{
+    let (now, dt) = (time.elapsed_secs_f64(), time.delta_secs());
+    let totals = Totals::default();
+    match brains.contiguous_par_iter_mut() {
+        Ok(chunks) => chunks.for_each_init(
+            || Tally::new(&totals),
+            |tally, (ids, mut brains, mut decisions, mut senses, mut data)| {
+                for (i, id) in ids.iter().enumerate() {
+                    let input = Input {
+                        now,
+                        dt,
+                        agent: id.index_u32(),
+                        decision: decisions
+                            .as_mut()
+                            .map_or(0, |d| d.bypass_change_detection()[i].0),
+                        stimuli: senses.as_mut().map_or(0, |s| {
+                            let this_run = s.this_run_tick();
+                            s.changed_ticks_slice_mut()[i] = this_run;
+                            s.bypass_change_detection()[i].update_bits(dt)
+                        }),
+                    };
+                    let b = &mut brains.bypass_change_detection()[i];
+                    let result = <M::Agent as DenseAgent>::with_agent_at(&mut data, i, |agent| {
+                        b.memory.tick(agent, &input)
+                    });
+                    tally.add(&result);
+                    let changed = result.as_ref().map_or(true, TickReport::changed);
+                    b.last = result;
+                    if changed {
+                        let this_run = brains.this_run_tick();
+                        brains.changed_ticks_slice_mut()[i] = this_run;
+                    }
+                }
+            },
+        ),
+        Err(_) => brains.par_iter_mut().for_each_init(
+            || Tally::new(&totals),
+            |tally, (entity, mut brain, decisions, mut senses, mut data)| {
+                let decision = decisions.map_or(0, |d| d.0);
+                let senses = senses.as_mut();
+                let r = tick_one::<M, Se>(
+                    now, dt, entity, &mut brain, decision, senses, &mut data, None,
+                );
+                tally.add(&r);
+            },
+        ),
+    }
+    finish::<M, Se>(now, dt, &totals, watched, shared, stats, entities, actions);
+}
+
+/// Ticks the brains of `brains` in parallel, one entity at a time.
+fn per_entity<M: TreeMemory, Se: SenseSource>(
+    brains: &mut Query<TickData<M, Se>, Without<DebugBrain>>,
+    now: f64,
+    dt: f32,
+    totals: &Totals,
+) where
+    M::Agent: BrainAgent,
+{
     brains.par_iter_mut().for_each_init(
-        || Tally {
-            totals: &totals,
-            n: [0; 5],
-        },
-        |tally, mut item| {
-            tick_one::<M, Se>(now, dt, &mut item, None);
-            tally.add(&item.1.last);
+        || Tally::new(totals),
+        |tally, (entity, mut brain, decisions, mut senses, mut data)| {
+            let decision = decisions.map_or(0, |d| d.0);
+            let senses = senses.as_mut();
+            let r = tick_one::<M, Se>(
+                now, dt, entity, &mut brain, decision, senses, &mut data, None,
+            );
+            tally.add(&r);
         },
     );
-    // The watched entities: ticked one by one, traced and dumped.
-    let mut tally = Tally {
-        totals: &totals,
-        n: [0; 5],
-    };
-    for (mut item, mut debug) in &mut watched {
+}
+
+/// After the parallel tick: ticks the watched entities one by one with a
+/// trace, sums the tally, and forwards the deferred actions as messages.
+#[allow(clippy::too_many_arguments)]
+fn finish<M: TreeMemory, Se: SenseSource>(
+    now: f64,
+    dt: f32,
+    totals: &Totals,
+    mut watched: Watched<M, Se>,
+    mut shared: ResMut<BrainShared<M>>,
+    mut stats: ResMut<BrainStats<M>>,
+    entities: &Entities,
+    mut actions: MessageWriter<ActionMessage<M>>,
+) where
+    M::Agent: BrainAgent,
+{
+    let mut tally = Tally::new(totals);
+    for ((entity, mut brain, decisions, mut senses, mut data), mut debug) in &mut watched {
         let mut trace = bt_core::TraceRecorder::new();
-        tick_one::<M, Se>(now, dt, &mut item, Some(&mut trace));
-        tally.add(&item.1.last);
-        debug::record(&mut debug, item.0, &item.1.memory, &item.1.last, trace, now);
+        let decision = decisions.map_or(0, |d| d.0);
+        let senses = senses.as_mut();
+        let r = tick_one::<M, Se>(
+            now,
+            dt,
+            entity,
+            &mut brain,
+            decision,
+            senses,
+            &mut data,
+            Some(&mut trace),
+        );
+        tally.add(&r);
+        debug::record(&mut debug, entity, &brain.memory, &r, trace, now);
     }
     drop(tally);
-    let [ticked, idle, changed, activated, errors] = totals.0.map(AtomicU64::into_inner);
+    let [ticked, changed, idle, errors] = totals.0.each_ref().map(|t| t.load(Ordering::Relaxed));
     *stats = BrainStats {
         ticked,
         idle,
         changed,
-        activated,
         errors,
         runs: stats.runs + 1,
         _m: PhantomData,

@@ -27,10 +27,17 @@ fn world_step(mut creatures: Query<(&mut Agent, &mut Decisions)>) {
     });
 }
 
-fn w1_app() -> App {
+/// The W1 crowd's app: brains ticked entity by entity, or table chunk by
+/// table chunk (`dense`).
+fn w1_app(dense: bool) -> App {
     let mut app = app();
-    app.add_plugins(BrainPlugin::new(&W1).in_schedule(Update))
-        .add_systems(Update, world_step.before(BrainSystems::Tick));
+    let plugin = BrainPlugin::new(&W1).in_schedule(Update);
+    if dense {
+        app.add_plugins(plugin.dense());
+    } else {
+        app.add_plugins(plugin);
+    }
+    app.add_systems(Update, world_step.before(BrainSystems::Tick));
     app
 }
 
@@ -54,9 +61,18 @@ fn leaves(app: &mut App) -> BTreeMap<Entity, Option<ItemIdx>> {
 
 #[test]
 fn every_entity_decides_as_tick_all_does_with_the_same_seeds_and_inputs() {
+    decides_as_tick_all(false);
+}
+
+#[test]
+fn dense_ticking_decides_as_tick_all_does() {
+    decides_as_tick_all(true);
+}
+
+fn decides_as_tick_all(dense: bool) {
     const N: usize = 1000;
     const FRAMES: usize = 200;
-    let mut app = w1_app();
+    let mut app = w1_app(dense);
     let entities: Vec<Entity> = (0..N)
         .map(|i| app.world_mut().spawn(creature(i)).id())
         .collect();
@@ -102,8 +118,17 @@ fn every_entity_decides_as_tick_all_does_with_the_same_seeds_and_inputs() {
 
 #[test]
 fn entities_spawned_and_despawned_while_running_decide_as_alone() {
+    spawned_and_despawned(false);
+}
+
+#[test]
+fn dense_ticking_follows_spawns_and_despawns() {
+    spawned_and_despawned(true);
+}
+
+fn spawned_and_despawned(dense: bool) {
     const FRAMES: usize = 120;
-    let mut app = w1_app();
+    let mut app = w1_app(dense);
     // The reference: each live entity's agent and memory, ticked alone.
     let mut reference: BTreeMap<Entity, (Agent, W1Memory)> = BTreeMap::new();
     let mut spawned = 0;

@@ -2,7 +2,6 @@
 //! mid-action, and gates under the parallel query.
 
 use std::collections::{BTreeSet, HashSet};
-use std::sync::Mutex;
 
 use bevy_app::{App, PostUpdate, Update};
 use bevy_ecs::prelude::*;
@@ -158,18 +157,18 @@ fn removing_or_replacing_a_brain_gives_back_what_it_held() {
 
 /// A gate of three in front of a long task; everyone else waits.
 #[derive(Component, Default)]
-struct Worker;
+struct Worker {
+    /// The thread the worker was last ticked on while waiting.
+    thread: Option<std::thread::ThreadId>,
+}
 bt_bevy::component_agent!(Worker);
 
 #[derive(Default)]
 struct Steps(u8);
 
-/// Threads the waiting workers were ticked on.
-static THREADS: Mutex<Option<HashSet<std::thread::ThreadId>>> = Mutex::new(None);
-
 behavior! { WORK: Worker, memory: Steps, tick: |_w, m, _cx| { m.0 += 1; m.0 < 4 } }
-behavior! { WAIT: Worker, tick: |_w, _cx| {
-    THREADS.lock().unwrap().get_or_insert_default().insert(std::thread::current().id());
+behavior! { WAIT: Worker, tick: |w, _cx| {
+    w.thread = Some(std::thread::current().id());
     true
 } }
 decider! { DO_WORK: Worker => WORK, gate: 3 }
@@ -179,13 +178,29 @@ tree! { WORKSHOP: Worker = WORK_ROOT, memory: WorkshopMemory }
 
 #[test]
 fn a_gate_holds_across_the_parallel_query() {
+    gate_holds(false);
+}
+
+#[test]
+fn a_gate_holds_across_parallel_table_chunks() {
+    gate_holds(true);
+}
+
+fn gate_holds(dense: bool) {
     let mut app = app();
-    app.add_plugins(BrainPlugin::new(&WORKSHOP).in_schedule(Update));
+    let plugin = BrainPlugin::new(&WORKSHOP).in_schedule(Update);
+    if dense {
+        app.add_plugins(plugin.dense());
+    } else {
+        app.add_plugins(plugin);
+    }
     for _ in 0..4000 {
-        app.world_mut().spawn((Worker, Brain::new(&WORKSHOP)));
+        app.world_mut()
+            .spawn((Worker::default(), Brain::new(&WORKSHOP)));
     }
     let gate = WORKSHOP.find("DO_WORK").unwrap();
     let mut workers = BTreeSet::new();
+    let mut threads = HashSet::new();
     for frame in 0..40 {
         app.update();
         let world = app.world_mut();
@@ -199,8 +214,13 @@ fn a_gate_holds_across_the_parallel_query() {
         assert_eq!(working.len(), 3, "frame {frame}");
         assert_eq!(state.gate_count(gate), Some(3), "frame {frame}");
         workers.extend(working);
+        threads.extend(
+            world
+                .query::<&Worker>()
+                .iter(world)
+                .filter_map(|w| w.thread),
+        );
     }
     assert!(workers.len() > 3, "the gate changed hands");
-    let threads = THREADS.lock().unwrap().as_ref().map_or(0, HashSet::len);
-    assert!(threads >= 2, "ticked on {threads} thread(s)");
+    assert!(threads.len() >= 2, "ticked on {} thread(s)", threads.len());
 }

@@ -1,0 +1,324 @@
+//! W1 (the creature crowd) at N = 10 000 through the Bevy plugin, against
+//! bt-core's own `tick_all` on the same tree source, interleaved in one run.
+//!
+//! ```sh
+//! cargo bench -p bt-bevy --bench w1                 # 1 compute thread
+//! BT_BEVY_THREADS=2 cargo bench -p bt-bevy --bench w1
+//! # instruction counts: one contender, T ticks (see the README)
+//! valgrind --tool=callgrind target/release/deps/w1-* --only dense --ticks 60
+//! ```
+//!
+//! A tick of an agent is its world step plus its tree tick, as in bt-bench.
+//! Three contenders:
+//! - `core`: bt-core's `tick_all` over slices (the bt-bench W1 loop);
+//! - `plugin`: the agent as one component (`component_agent!`), the world
+//!   step a parallel system writing `Decisions`, the brains ticked by
+//!   `BrainPlugin` in `Update`;
+//! - `dense`: the same with `BrainPlugin::dense` and a world step over
+//!   table chunks (`contiguous_par_iter_mut`): no per-entity fetch;
+//! - `view`: the same agent split into two components (the blackboard and
+//!   the check-sum tally), which the tree sees through a copied view.
+
+#[allow(dead_code)]
+#[path = "../../bt-bench/benches/workloads/w1_core.rs"]
+mod w1_core;
+#[allow(dead_code)]
+#[path = "../../bt-bench/benches/workloads/world.rs"]
+mod world;
+
+/// The same W1 source again, for the split-components contender: its own
+/// agent type, so it can be a view.
+#[allow(dead_code, clippy::duplicate_mod)]
+#[path = "../../bt-bench/benches/workloads/w1_core.rs"]
+mod w1_split;
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use bevy_app::{App, TaskPoolOptions, TaskPoolPlugin, Update};
+use bevy_ecs::component::{Component, Mutable, StorageType};
+use bevy_ecs::prelude::*;
+use bevy_ecs::query::QueryData;
+use bevy_time::{TimePlugin, TimeUpdateStrategy};
+use bt_bevy::{Brain, BrainAgent, BrainPlugin, BrainStats, BrainSystems, Decisions};
+
+use world::{Activations, Beh, World};
+
+impl Component for w1_core::Agent {
+    const STORAGE_TYPE: StorageType = StorageType::Table;
+    type Mutability = Mutable;
+}
+bt_bevy::component_agent!(w1_core::Agent);
+
+/// The split contender's components.
+#[derive(Component)]
+pub struct Blackboard(World);
+#[derive(Component)]
+pub struct Tally(Activations);
+
+impl BrainAgent for w1_split::Agent {
+    type Data = (&'static mut Blackboard, &'static mut Tally);
+
+    #[inline(always)]
+    fn with_agent<R>(
+        (board, tally): &mut <Self::Data as QueryData>::Item<'_, '_>,
+        tick: impl FnOnce(&mut Self) -> R,
+    ) -> R {
+        let mut agent = w1_split::Agent {
+            world: board.0,
+            activations: tally.0,
+        };
+        let r = tick(&mut agent);
+        board.0 = agent.world;
+        tally.0 = agent.activations;
+        r
+    }
+}
+
+fn step_one(mut creatures: Query<(&mut w1_core::Agent, &mut Decisions)>) {
+    creatures.par_iter_mut().for_each(|(mut a, mut d)| {
+        a.world.step();
+        d.set(a.world.flags());
+    });
+}
+
+fn step_chunks(mut creatures: Query<(&mut w1_core::Agent, &mut Decisions)>) {
+    let chunks = creatures
+        .contiguous_par_iter_mut()
+        .expect("table components");
+    chunks.for_each(|(mut agents, mut decisions)| {
+        for (a, d) in agents.iter_mut().zip(decisions.iter_mut()) {
+            a.world.step();
+            d.set(a.world.flags());
+        }
+    });
+}
+
+fn step_split(mut creatures: Query<(&mut Blackboard, &mut Decisions)>) {
+    creatures.par_iter_mut().for_each(|(mut b, mut d)| {
+        b.0.step();
+        d.set(b.0.flags());
+    });
+}
+
+fn app(threads: usize) -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        TaskPoolPlugin {
+            task_pool_options: TaskPoolOptions::with_num_threads(threads),
+        },
+        TimePlugin,
+    ))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+        1.0 / 30.0,
+    )));
+    app
+}
+
+/// A contender: makes its crowd, then runs `t` ticks of it.
+trait Contender {
+    fn new(n: usize, threads: usize) -> Self;
+    fn run(&mut self, t: u32);
+    fn activations(&mut self) -> Activations;
+}
+
+struct Core(w1_core::Crowd, u32);
+
+impl Contender for Core {
+    fn new(n: usize, _threads: usize) -> Self {
+        Core(w1_core::Crowd::new(n), 0)
+    }
+    fn run(&mut self, t: u32) {
+        for _ in 0..t {
+            black_box(self.0.tick(self.1));
+            self.1 += 1;
+        }
+    }
+    fn activations(&mut self) -> Activations {
+        self.0.activations()
+    }
+}
+
+struct Plugin(App);
+
+impl Contender for Plugin {
+    fn new(n: usize, threads: usize) -> Self {
+        let mut app = app(threads);
+        app.add_plugins(BrainPlugin::new(&w1_core::W1).in_schedule(Update))
+            .add_systems(Update, step_one.before(BrainSystems::Tick));
+        spawn_agents(&mut app, n);
+        Plugin(app)
+    }
+    fn run(&mut self, t: u32) {
+        run_app(&mut self.0, t);
+    }
+    fn activations(&mut self) -> Activations {
+        agent_activations(&mut self.0)
+    }
+}
+
+struct Dense(App);
+
+impl Contender for Dense {
+    fn new(n: usize, threads: usize) -> Self {
+        let mut app = app(threads);
+        app.add_plugins(BrainPlugin::new(&w1_core::W1).in_schedule(Update).dense())
+            .add_systems(Update, step_chunks.before(BrainSystems::Tick));
+        spawn_agents(&mut app, n);
+        Dense(app)
+    }
+    fn run(&mut self, t: u32) {
+        run_app(&mut self.0, t);
+    }
+    fn activations(&mut self) -> Activations {
+        agent_activations(&mut self.0)
+    }
+}
+
+fn spawn_agents(app: &mut App, n: usize) {
+    app.world_mut().spawn_batch((0..n).map(|i| {
+        let agent = w1_core::Agent {
+            world: World::spawn(i),
+            activations: [0; Beh::COUNT],
+        };
+        (agent, Decisions::default(), Brain::new(&w1_core::W1))
+    }));
+}
+
+fn run_app(app: &mut App, t: u32) {
+    for _ in 0..t {
+        app.update();
+    }
+    let stats = app.world().resource::<BrainStats<w1_core::W1Memory>>();
+    assert!(stats.ticked > 0 && stats.errors == 0);
+}
+
+fn agent_activations(app: &mut App) -> Activations {
+    let world = app.world_mut();
+    let all: Vec<Activations> = world
+        .query::<&w1_core::Agent>()
+        .iter(world)
+        .map(|a| a.activations)
+        .collect();
+    w1_core::sum(all.iter())
+}
+
+struct View(App);
+
+impl Contender for View {
+    fn new(n: usize, threads: usize) -> Self {
+        let mut app = app(threads);
+        app.add_plugins(BrainPlugin::new(&w1_split::W1).in_schedule(Update))
+            .add_systems(Update, step_split.before(BrainSystems::Tick));
+        app.world_mut().spawn_batch((0..n).map(|i| {
+            (
+                Blackboard(World::spawn(i)),
+                Tally([0; Beh::COUNT]),
+                Decisions::default(),
+                Brain::new(&w1_split::W1),
+            )
+        }));
+        View(app)
+    }
+    fn run(&mut self, t: u32) {
+        for _ in 0..t {
+            self.0.update();
+        }
+    }
+    fn activations(&mut self) -> Activations {
+        let world = self.0.world_mut();
+        let all: Vec<Activations> = world.query::<&Tally>().iter(world).map(|t| t.0).collect();
+        w1_core::sum(all.iter())
+    }
+}
+
+/// ns per agent-tick of `t` ticks of a fresh crowd of `n`, after one
+/// warm-up tick.
+fn time<C: Contender>(n: usize, t: u32, threads: usize) -> (f64, Activations) {
+    let mut c = C::new(n, threads);
+    c.run(1);
+    let start = Instant::now();
+    c.run(t);
+    let ns = start.elapsed().as_nanos() as f64 / (n as f64 * f64::from(t));
+    (ns, c.activations())
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+fn arg(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
+}
+
+fn main() {
+    let threads = std::env::var("BT_BEVY_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    let n: usize = arg("--n").and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    // `--only core|plugin|view --ticks T`: one contender, for callgrind.
+    if let Some(only) = arg("--only") {
+        let t = arg("--ticks").and_then(|v| v.parse().ok()).unwrap_or(60);
+        let ns = match only.as_str() {
+            "core" => time::<Core>(n, t, threads).0,
+            "plugin" => time::<Plugin>(n, t, threads).0,
+            "dense" => time::<Dense>(n, t, threads).0,
+            "view" => time::<View>(n, t, threads).0,
+            other => panic!("--only {other}: expected core, plugin, dense or view"),
+        };
+        println!("{only}: N={n} T={t}: {ns:.1} ns per agent-tick");
+        return;
+    }
+    let t = 300;
+    let runs: usize = std::env::var("BT_BEVY_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    println!(
+        "W1, N = {n}, T = {t}, {threads} compute thread(s), median of {runs} interleaved runs"
+    );
+    // Warm-up.
+    time::<Core>(n, 30, threads);
+    time::<Plugin>(n, 30, threads);
+    time::<Dense>(n, 30, threads);
+    time::<View>(n, 30, threads);
+    let (mut core, mut plugin, mut dense, mut view) = (vec![], vec![], vec![], vec![]);
+    let mut sums = None;
+    for _ in 0..runs {
+        let (c, a) = time::<Core>(n, t, threads);
+        let (p, b) = time::<Plugin>(n, t, threads);
+        let (d, _) = time::<Dense>(n, t, threads);
+        let (v, _) = time::<View>(n, t, threads);
+        // Both run W1 from tick 0 with the same worlds: the check-sum
+        // totals agree (the random group's split may differ: the seeds
+        // differ, entity bits against agent indices).
+        sums = Some((a, b));
+        core.push(c);
+        plugin.push(p);
+        dense.push(d);
+        view.push(v);
+    }
+    let (c, p, d, v) = (median(core), median(plugin), median(dense), median(view));
+    println!("  core   (tick_all over slices)     {c:7.1} ns/agent-tick");
+    println!(
+        "  plugin (agent as one component)   {p:7.1} ns/agent-tick  {:+.0} %",
+        (p / c - 1.0) * 100.0
+    );
+    println!(
+        "  dense  (one component, chunks)    {d:7.1} ns/agent-tick  {:+.0} %",
+        (d / c - 1.0) * 100.0
+    );
+    println!(
+        "  view   (two components, a view)   {v:7.1} ns/agent-tick  {:+.0} %",
+        (v / c - 1.0) * 100.0
+    );
+    if let Some((a, b)) = sums {
+        println!("  activations, core:   {a:?}");
+        println!("  activations, plugin: {b:?}");
+    }
+}
