@@ -232,15 +232,41 @@ impl Contender for View {
     }
 }
 
-/// ns per agent-tick of `t` ticks of a fresh crowd of `n`, after one
-/// warm-up tick.
-fn time<C: Contender>(n: usize, t: u32, threads: usize) -> (f64, Activations) {
+/// CPU time this process has used, over all its threads, in ns (Linux:
+/// `/proc/self/task/*/schedstat`; 0 elsewhere).
+fn cpu_ns() -> u64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
+/// One timed run.
+struct Figures {
+    /// Wall-clock ns per agent-tick.
+    wall: f64,
+    /// CPU ns per agent-tick, over all threads.
+    cpu: f64,
+    activations: Activations,
+}
+
+/// `t` ticks of a fresh crowd of `n`, after one warm-up tick.
+fn time<C: Contender>(n: usize, t: u32, threads: usize) -> Figures {
     let mut c = C::new(n, threads);
     c.run(1);
-    let start = Instant::now();
+    let agent_ticks = n as f64 * f64::from(t);
+    let (start, cpu) = (Instant::now(), cpu_ns());
     c.run(t);
-    let ns = start.elapsed().as_nanos() as f64 / (n as f64 * f64::from(t));
-    (ns, c.activations())
+    let wall = start.elapsed().as_nanos() as f64 / agent_ticks;
+    let cpu = (cpu_ns() - cpu) as f64 / agent_ticks;
+    Figures {
+        wall,
+        cpu,
+        activations: c.activations(),
+    }
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -261,17 +287,17 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
     let n: usize = arg("--n").and_then(|v| v.parse().ok()).unwrap_or(10_000);
-    // `--only core|plugin|view --ticks T`: one contender, for callgrind.
+    // `--only core|plugin|dense|view --ticks T`: one contender, for callgrind.
     if let Some(only) = arg("--only") {
         let t = arg("--ticks").and_then(|v| v.parse().ok()).unwrap_or(60);
-        let ns = match only.as_str() {
-            "core" => time::<Core>(n, t, threads).0,
-            "plugin" => time::<Plugin>(n, t, threads).0,
-            "dense" => time::<Dense>(n, t, threads).0,
-            "view" => time::<View>(n, t, threads).0,
+        let f = match only.as_str() {
+            "core" => time::<Core>(n, t, threads),
+            "plugin" => time::<Plugin>(n, t, threads),
+            "dense" => time::<Dense>(n, t, threads),
+            "view" => time::<View>(n, t, threads),
             other => panic!("--only {other}: expected core, plugin, dense or view"),
         };
-        println!("{only}: N={n} T={t}: {ns:.1} ns per agent-tick");
+        println!("{only}: N={n} T={t}: {:.1} ns per agent-tick", f.wall);
         return;
     }
     let t = 300;
@@ -280,45 +306,46 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(5);
     println!(
-        "W1, N = {n}, T = {t}, {threads} compute thread(s), median of {runs} interleaved runs"
+        "W1, N = {n}, T = {t}, {threads} compute thread(s), medians of {runs} interleaved runs"
     );
     // Warm-up.
     time::<Core>(n, 30, threads);
     time::<Plugin>(n, 30, threads);
     time::<Dense>(n, 30, threads);
     time::<View>(n, 30, threads);
-    let (mut core, mut plugin, mut dense, mut view) = (vec![], vec![], vec![], vec![]);
-    let mut sums = None;
+    let mut figures: [Vec<Figures>; 4] = Default::default();
     for _ in 0..runs {
-        let (c, a) = time::<Core>(n, t, threads);
-        let (p, b) = time::<Plugin>(n, t, threads);
-        let (d, _) = time::<Dense>(n, t, threads);
-        let (v, _) = time::<View>(n, t, threads);
-        // Both run W1 from tick 0 with the same worlds: the check-sum
-        // totals agree (the random group's split may differ: the seeds
-        // differ, entity bits against agent indices).
-        sums = Some((a, b));
-        core.push(c);
-        plugin.push(p);
-        dense.push(d);
-        view.push(v);
+        figures[0].push(time::<Core>(n, t, threads));
+        figures[1].push(time::<Plugin>(n, t, threads));
+        figures[2].push(time::<Dense>(n, t, threads));
+        figures[3].push(time::<View>(n, t, threads));
     }
-    let (c, p, d, v) = (median(core), median(plugin), median(dense), median(view));
-    println!("  core   (tick_all over slices)     {c:7.1} ns/agent-tick");
-    println!(
-        "  plugin (agent as one component)   {p:7.1} ns/agent-tick  {:+.0} %",
-        (p / c - 1.0) * 100.0
-    );
-    println!(
-        "  dense  (one component, chunks)    {d:7.1} ns/agent-tick  {:+.0} %",
-        (d / c - 1.0) * 100.0
-    );
-    println!(
-        "  view   (two components, a view)   {v:7.1} ns/agent-tick  {:+.0} %",
-        (v / c - 1.0) * 100.0
-    );
-    if let Some((a, b)) = sums {
-        println!("  activations, core:   {a:?}");
-        println!("  activations, plugin: {b:?}");
+    let names = [
+        "core   (tick_all over slices)  ",
+        "plugin (agent as one component)",
+        "dense  (one component, chunks) ",
+        "view   (two components, a view)",
+    ];
+    let wall = figures
+        .each_ref()
+        .map(|f| median(f.iter().map(|f| f.wall).collect()));
+    let cpu = figures
+        .each_ref()
+        .map(|f| median(f.iter().map(|f| f.cpu).collect()));
+    println!("                                   wall ns/agent-tick     CPU ns/agent-tick");
+    for i in 0..4 {
+        println!(
+            "  {}  {:7.1} {:>+6.0} %       {:7.1} {:>+6.0} %",
+            names[i],
+            wall[i],
+            (wall[i] / wall[0] - 1.0) * 100.0,
+            cpu[i],
+            (cpu[i] / cpu[0] - 1.0) * 100.0,
+        );
     }
+    // The same worlds from tick 0: the check-sum totals agree except for
+    // the random group's split (the plugin seeds brains from entity bits,
+    // bt-bench from agent indices).
+    println!("  activations, core:   {:?}", figures[0][0].activations);
+    println!("  activations, plugin: {:?}", figures[1][0].activations);
 }

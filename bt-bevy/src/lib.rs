@@ -108,18 +108,25 @@
 //!   keeps its state in as many components as it likes, and Bevy's
 //!   scheduler sees exactly those accesses, so systems on other components
 //!   run beside the brains. The price is the copy in and out, a few bytes
-//!   per entity and tick, and change detection on what is written back.
+//!   per entity and tick, and change detection on what is written back
+//!   (see Cost below).
 //!
 //! The alternatives cost more: a query inside each behavior (a lookup per
 //! call, and no parallel tick, since each behavior would need the whole
 //! world), or an agent type with a lifetime (every tree, behavior and
 //! memory in bt-core generic over it, for every user, Bevy or not).
 //!
-//! Measured on the W1 creature crowd (10 000 entities; see the crate's
-//! `w1` benchmark and the README), the plugin with the agent as one
-//! component executes 22 % more instructions per agent-tick than bt-core's
-//! own `tick_all` over slices (world step included), and a two-component
-//! view 31 % more.
+//! # Cost
+//!
+//! Measured on the W1 creature crowd (10 000 entities, world step
+//! included; the crate's `w1` benchmark, figures in the README), against
+//! bt-core's own `tick_all` over slices on the same tree: the plugin with
+//! the agent as one component executes 22 % more instructions per
+//! agent-tick, a view over two components 31 % more. Most of that is
+//! Bevy's per-entity fetch; [`BrainPlugin::dense`] skips it by ticking
+//! whole table chunks (for agents that implement [`DenseAgent`], as every
+//! [`component_agent!`] does), and fetches memories ahead as `tick_all`
+//! does: 11 % more.
 //!
 //! # Debugging
 //!

@@ -37,7 +37,13 @@ type AddSystem = fn(&mut App, Interned<dyn ScheduleLabel>);
 /// senses `.before(BrainSystems::Tick)` and the ones that read actions
 /// `.after(BrainSystems::Tick)`.
 ///
-/// Adds `bevy_time`'s `TimePlugin` if the app has none.
+/// It needs `bevy_time`'s `TimePlugin` (in `MinimalPlugins` and
+/// `DefaultPlugins`) and, for the parallel tick, `bevy_app`'s
+/// `TaskPoolPlugin`. Add one per tree; adding the same tree twice panics,
+/// as for any plugin.
+///
+/// # Panics
+/// When the app is finished without a `Time` resource.
 pub struct BrainPlugin<M: TreeMemory, Se = NoSenses> {
     tree: &'static M::Tree,
     schedule: Interned<dyn ScheduleLabel>,
@@ -141,9 +147,6 @@ where
     M::Agent: BrainAgent,
 {
     fn build(&self, app: &mut App) {
-        if !app.is_plugin_added::<bevy_time::TimePlugin>() {
-            app.add_plugins(bevy_time::TimePlugin);
-        }
         let capacity = if M::has_actions(self.tree) {
             self.action_capacity
         } else {
@@ -182,8 +185,13 @@ where
         }
     }
 
-    fn is_unique(&self) -> bool {
-        false
+    fn finish(&self, app: &mut App) {
+        assert!(
+            app.world().contains_resource::<Time>(),
+            "BrainPlugin for tree `{}` needs bevy_time's `TimePlugin` (part of \
+             `MinimalPlugins` and `DefaultPlugins`): the brains tick on its clock",
+            M::tree_name(self.tree)
+        );
     }
 }
 
@@ -492,6 +500,14 @@ fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
             || Tally::new(&totals),
             |tally, (ids, mut brains, mut decisions, mut senses, mut data)| {
                 for (i, id) in ids.iter().enumerate() {
+                    // As `tick_all` does: the memories of the next few
+                    // brains are on their way while this one ticks.
+                    if let Some(next) = brains.get(i + AHEAD) {
+                        next.memory.prefetch();
+                    }
+                    if let Some(soon) = brains.get(i + AHEAD / 2) {
+                        soon.memory.prefetch_leaf_block();
+                    }
                     let input = Input {
                         now,
                         dt,
@@ -533,6 +549,9 @@ fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
     }
     finish::<M, Se>(now, dt, &totals, watched, shared, stats, entities, actions);
 }
+
+/// How many brains ahead the chunked tick fetches memories.
+const AHEAD: usize = 4;
 
 /// Ticks the brains of `brains` in parallel, one entity at a time.
 fn per_entity<M: TreeMemory, Se: SenseSource>(

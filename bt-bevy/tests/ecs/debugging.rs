@@ -80,12 +80,32 @@ fn a_debugged_entity_gets_its_trace_and_dump_and_the_others_none() {
 
 #[test]
 fn stimuli_from_the_senses_component_expire_with_the_clock() {
+    stimuli_expire(false);
+}
+
+#[test]
+fn dense_ticking_ages_the_senses_too() {
+    stimuli_expire(true);
+}
+
+#[test]
+#[should_panic(expected = "call `dense()` after `with_senses()`")]
+fn dense_before_with_senses_is_refused() {
     let mut app = app();
-    app.add_plugins(
-        BrainPlugin::new(&GUARD)
-            .in_schedule(Update)
-            .with_senses::<GuardSenses>(),
-    );
+    let plugin = BrainPlugin::new(&GUARD).dense();
+    app.add_plugins(plugin.with_senses::<GuardSenses>());
+}
+
+fn stimuli_expire(dense: bool) {
+    let mut app = app();
+    let plugin = BrainPlugin::new(&GUARD)
+        .in_schedule(Update)
+        .with_senses::<GuardSenses>();
+    if dense {
+        app.add_plugins(plugin.dense());
+    } else {
+        app.add_plugins(plugin);
+    }
     let guard = app
         .world_mut()
         .spawn((Guard, Brain::new(&GUARD), GuardSenses::default()))

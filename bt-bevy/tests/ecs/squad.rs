@@ -224,3 +224,11 @@ fn gate_holds(dense: bool) {
     assert!(workers.len() > 3, "the gate changed hands");
     assert!(threads.len() >= 2, "ticked on {} thread(s)", threads.len());
 }
+
+#[test]
+#[should_panic(expected = "needs bevy_time's `TimePlugin`")]
+fn a_plugin_without_a_clock_is_refused_by_name() {
+    let mut app = App::new();
+    app.add_plugins(BrainPlugin::new(&SQUAD));
+    app.finish();
+}
