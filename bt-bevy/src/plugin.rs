@@ -456,7 +456,7 @@ where
     result
 }
 
-/// The tick system's parameters, in the order both tick systems take them.
+/// The watched entities: those with a [`DebugBrain`], ticked one by one.
 type Watched<'w, 's, M, Se> = Query<'w, 's, (TickData<M, Se>, &'static mut DebugBrain)>;
 
 /// Ticks every brain of tree `M` in parallel, entity by entity, then

@@ -232,3 +232,42 @@ fn a_plugin_without_a_clock_is_refused_by_name() {
     app.add_plugins(BrainPlugin::new(&SQUAD));
     app.finish();
 }
+
+/// A flanking move needs two soldiers; alone, a soldier waits in its lobby.
+behavior! { FLANK_MOVE: Soldier }
+decider! { FLANK: Soldier => FLANK_MOVE, together: 2 }
+group! { FLANK_ROOT: Soldier, prioritized [FLANK, FIRE] }
+tree! { FLANKERS: Soldier = FLANK_ROOT, memory: FlankMemory }
+
+#[test]
+fn despawning_gives_back_places_in_group_roles() {
+    let mut app = app();
+    app.add_plugins(BrainPlugin::new(&FLANKERS).in_schedule(Update));
+    let roles = |app: &App| {
+        let shared = app.world().resource::<BrainShared<FlankMemory>>();
+        shared.state().roles_held()
+    };
+    let spawn = |app: &mut App| {
+        let soldier = (Soldier::default(), Brain::new(&FLANKERS));
+        app.world_mut().spawn(soldier).id()
+    };
+    // Alone: waiting in the lobby, firing meanwhile.
+    let first = spawn(&mut app);
+    app.update();
+    assert_eq!(roles(&app), 1);
+    app.world_mut().despawn(first);
+    assert_eq!(roles(&app), 0, "its place in the lobby is given back");
+    // Two flank together; despawning one gives back its place inside.
+    let (a, b) = (spawn(&mut app), spawn(&mut app));
+    for _ in 0..3 {
+        app.update();
+    }
+    let world = app.world();
+    let running = |e| world.get::<Brain<FlankMemory>>(e).unwrap().running();
+    assert_eq!((running(a), running(b)), (Some("FLANK"), Some("FLANK")));
+    assert_eq!(roles(&app), 2);
+    app.world_mut().despawn(a);
+    assert_eq!(roles(&app), 1);
+    app.world_mut().despawn(b);
+    assert_eq!(roles(&app), 0);
+}
