@@ -233,7 +233,7 @@ fn a_plugin_without_a_clock_is_refused_by_name() {
     app.finish();
 }
 
-/// A flanking move needs two soldiers; alone, a soldier waits in its lobby.
+// A flanking move needs two soldiers; alone, a soldier waits in its lobby.
 behavior! { FLANK_MOVE: Soldier }
 decider! { FLANK: Soldier => FLANK_MOVE, together: 2 }
 group! { FLANK_ROOT: Soldier, prioritized [FLANK, FIRE] }
