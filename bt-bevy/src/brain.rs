@@ -115,7 +115,7 @@ impl<M: TreeMemory> Brain<M> {
             // Every request still queued is this entity's or a live one's:
             // queues are drained at the end of each tick and whenever a
             // brain leaves, so an index cannot have been reused meanwhile.
-            let entity = if request.agent == cx.entity.index_u32() {
+            let entity = if request.agent == agent_id(cx.entity) {
                 cx.entity
             } else {
                 crate::plugin::resolve(world.entities(), request.agent)
@@ -228,7 +228,10 @@ impl SenseSource for NoSenses {
     }
 }
 
-/// The id and seed a brain gets from its entity (what the hooks use).
+/// The agent id of an entity's brain, as its ticks, traces and deferred
+/// actions carry it: the entity's index. (Its generator's seed is
+/// [`Entity::to_bits`].) Give it to `bt_core::watch_agent` to follow one
+/// entity in bt-core's debug output.
 pub fn agent_id(entity: Entity) -> u32 {
     entity.index_u32()
 }

@@ -17,7 +17,7 @@ use bt_core::{TickError, TickReport, TreeShared};
 
 use crate::adapter::{self, Input, TreeMemory};
 use crate::agent::{BrainAgent, DenseAgent};
-use crate::brain::{Brain, Decisions, NoSenses, SenseSource};
+use crate::brain::{Brain, Decisions, NoSenses, SenseSource, agent_id};
 use crate::debug::{self, DebugBrain};
 
 /// Adds a tick system to a schedule.
@@ -440,7 +440,7 @@ where
     let input = Input {
         now,
         dt,
-        agent: entity.index_u32(),
+        agent: agent_id(entity),
         decision,
         stimuli: senses.map_or(0, |s| s.update_bits(dt)),
     };
@@ -511,7 +511,7 @@ fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
                     let input = Input {
                         now,
                         dt,
-                        agent: id.index_u32(),
+                        agent: agent_id(*id),
                         decision: decisions
                             .as_mut()
                             .map_or(0, |d| d.bypass_change_detection()[i].0),
