@@ -76,7 +76,10 @@ pub trait BrainAgent: Sized + 'static {
 /// Writing through a chunk's `ContiguousMut` with `DerefMut` marks the
 /// whole chunk changed, once per call: write through
 /// `bypass_change_detection()` and set the changed tick of row `i` instead,
-/// as `component_agent!` does.
+/// as `component_agent!` does. With bevy_ecs 0.20.1, a read-only `&T` in
+/// `Data` trips a debug assertion of Bevy's parallel chunk fetch (release
+/// builds are not affected): take such components as `&mut T` and only
+/// read them.
 pub trait DenseAgent: BrainAgent<Data: ContiguousQueryData> {
     /// Runs `tick` on the agent made from row `i` of `chunk`, and writes
     /// back what it changed.

@@ -113,6 +113,11 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
     /// in the same order within a chunk, without Bevy's per-entity fetch.
     /// Where the query is not dense (a component stored in a sparse set),
     /// it falls back to the entity-by-entity path.
+    ///
+    /// The chunked tick declares write access to [`Decisions`] (it only
+    /// reads them): with bevy_ecs 0.20.1, fetching a read-only component
+    /// chunk in parallel trips a debug assertion. Systems that read
+    /// `Decisions` then cannot run at the same time as the tick.
     pub fn dense(mut self) -> Self
     where
         M::Agent: DenseAgent,
