@@ -199,6 +199,19 @@ where
     }
 }
 
+/// An empty decision-trace recorder.
+pub(crate) fn new_trace() -> TraceRecorder {
+    TraceRecorder::new()
+}
+
+/// The text of a traced tick, with its error (if any) as a last note.
+pub(crate) fn trace_text(mut trace: TraceRecorder, error: Option<&TickError>) -> String {
+    if let Some(e) = error {
+        trace.note(&format!("error: {e}"));
+    }
+    trace.take()
+}
+
 /// Hands every queued request of `shared` to `f`, oldest first.
 pub(crate) fn drain(shared: &TreeShared, f: impl FnMut(ActionRequest)) {
     shared.drain_actions(f);

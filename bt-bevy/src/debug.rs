@@ -5,7 +5,7 @@ use bevy_ecs::component::Component;
 use bevy_ecs::entity::Entity;
 use bt_core::{DumpView, TickError, TickReport, TraceRecorder};
 
-use crate::adapter::TreeMemory;
+use crate::adapter::{self, TreeMemory};
 
 /// Put it on an entity to debug its brain: from then on, each tick of that
 /// entity is recorded as a decision trace (one line per step: deciders
@@ -17,7 +17,7 @@ use crate::adapter::TreeMemory;
 /// one after them.
 ///
 /// For bt-core's leveled debug output of one entity instead, use
-/// `bt_core::watch_agent(Some(entity.index_u32()))` with
+/// `bt_core::watch_agent(Some(bt_bevy::agent_id(entity)))` with
 /// `bt_core::set_debug_level`.
 #[derive(Component, Debug, Clone)]
 pub struct DebugBrain {
@@ -67,13 +67,10 @@ pub(crate) fn record<M: TreeMemory>(
     entity: Entity,
     memory: &M,
     result: &Result<TickReport, TickError>,
-    mut trace: TraceRecorder,
+    trace: TraceRecorder,
     now: f64,
 ) {
-    if let Err(e) = result {
-        trace.note(&format!("error: {e}"));
-    }
-    debug.trace = trace.take();
+    debug.trace = adapter::trace_text(trace, result.as_ref().err());
     debug.dump.clear();
     let view = if debug.whole_tree {
         DumpView::WholeTree

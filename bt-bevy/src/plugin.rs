@@ -597,7 +597,7 @@ fn finish<M: TreeMemory, Se: SenseSource>(
 {
     let mut tally = Tally::new(totals);
     for ((entity, mut brain, decisions, mut senses, mut data), mut debug) in &mut watched {
-        let mut trace = bt_core::TraceRecorder::new();
+        let mut trace = adapter::new_trace();
         let decision = decisions.map_or(0, |d| d.0);
         let senses = senses.as_mut();
         let r = tick_one::<M, Se>(

@@ -8,7 +8,7 @@ use bevy_time::{TimePlugin, TimeUpdateStrategy};
 /// Frames per second of the manual clock.
 pub const FPS: f64 = 30.0;
 
-/// An app with a thread pool (four compute threads, so the parallel
+/// An app with a thread pool (six threads, so the parallel
 /// query really runs in parallel) and a clock that moves 1/30 s per update.
 pub fn app() -> App {
     let mut app = App::new();
