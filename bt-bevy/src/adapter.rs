@@ -1,5 +1,6 @@
 //! The one place that calls bt-core: ticking, binding a memory to its
-//! crowd's shared state, outcomes, dumps and the action queue.
+//! crowd's shared state, outcomes, dumps, traces, stimuli and the action
+//! queue.
 //!
 //! Everything else in this crate goes through [`TreeMemory`], so a change in
 //! bt-core's API is a change in this file only.
@@ -7,8 +8,8 @@
 use std::sync::Arc;
 
 use bt_core::{
-    ActionRequest, AgentMemory, DumpView, Outcome, TickError, TickInput, TickReport, Ticket,
-    TraceRecorder, Tree, TreeShared,
+    ActionRequest, AgentMemory, DumpView, Outcome, Stimuli, TickError, TickInput, TickReport,
+    Ticket, TraceRecorder, Tree, TreeShared,
 };
 
 /// What this crate needs from an agent memory: implemented for every
@@ -197,6 +198,20 @@ where
     fn leaf_name(&self) -> Option<&'static str> {
         self.leaf().map(|i| AgentMemory::tree(self).node(i).name())
     }
+}
+
+/// No stimuli.
+pub(crate) const fn no_stimuli<F, const N: usize, P: Copy>() -> Stimuli<F, N, P> {
+    Stimuli::new()
+}
+
+/// Ages `stimuli` by `dt` and returns the word of those still live.
+#[inline(always)]
+pub(crate) fn age_stimuli<F, const N: usize, P: Copy>(
+    stimuli: &mut Stimuli<F, N, P>,
+    dt: f32,
+) -> u64 {
+    stimuli.update_bits(dt)
 }
 
 /// An empty decision-trace recorder.

@@ -188,7 +188,7 @@ pub struct Senses<F, const N: usize, P: Copy = u64>(pub Stimuli<F, N, P>);
 
 impl<F, const N: usize, P: Copy> Default for Senses<F, N, P> {
     fn default() -> Self {
-        Senses(Stimuli::new())
+        Senses(crate::adapter::no_stimuli())
     }
 }
 
@@ -213,7 +213,7 @@ impl<F: 'static, const N: usize, P: Copy + Send + Sync + 'static> Component for 
 impl<F: 'static, const N: usize, P: Copy + Send + Sync + 'static> SenseSource for Senses<F, N, P> {
     #[inline]
     fn update_bits(&mut self, dt: f32) -> u64 {
-        self.0.update_bits(dt)
+        crate::adapter::age_stimuli(&mut self.0, dt)
     }
 }
 
