@@ -17,7 +17,10 @@
 //! - `dense`: the same with `BrainPlugin::dense` and a world step over
 //!   table chunks (`contiguous_par_iter_mut`): no per-entity fetch;
 //! - `view`: the same agent split into two components (the blackboard and
-//!   the check-sum tally), which the tree sees through a copied view.
+//!   the check-sum tally), which the tree sees through a copied view;
+//! - `step` and `bevy-step`: the world step alone, over a slice and as the
+//!   `dense` app runs it without brains, so that the tree ticks can be
+//!   compared on their own.
 
 #[allow(dead_code)]
 #[path = "../../bt-bench/benches/workloads/w1_core.rs"]
@@ -203,6 +206,53 @@ fn agent_activations(app: &mut App) -> Activations {
     w1_core::sum(all.iter())
 }
 
+/// The world step alone, over a slice (what `core` does besides ticking).
+struct Step(Vec<World>);
+
+impl Contender for Step {
+    fn new(n: usize, _threads: usize) -> Self {
+        Step((0..n).map(World::spawn).collect())
+    }
+    fn run(&mut self, t: u32) {
+        for _ in 0..t {
+            for w in &mut self.0 {
+                w.step();
+                black_box(w.flags());
+            }
+        }
+    }
+    fn activations(&mut self) -> Activations {
+        [0; Beh::COUNT]
+    }
+}
+
+/// The world step alone, as the `dense` app runs it: the same app, the
+/// same entities and the same chunked step system, no brains.
+struct BevyStep(App);
+
+impl Contender for BevyStep {
+    fn new(n: usize, threads: usize) -> Self {
+        let mut app = app(threads);
+        app.add_systems(Update, step_chunks);
+        app.world_mut().spawn_batch((0..n).map(|i| {
+            let agent = w1_core::Agent {
+                world: World::spawn(i),
+                activations: [0; Beh::COUNT],
+            };
+            (agent, Decisions::default())
+        }));
+        BevyStep(app)
+    }
+    fn run(&mut self, t: u32) {
+        for _ in 0..t {
+            self.0.update();
+        }
+    }
+    fn activations(&mut self) -> Activations {
+        [0; Beh::COUNT]
+    }
+}
+
 struct View(App);
 
 impl Contender for View {
@@ -295,7 +345,11 @@ fn main() {
             "plugin" => time::<Plugin>(n, t, threads),
             "dense" => time::<Dense>(n, t, threads),
             "view" => time::<View>(n, t, threads),
-            other => panic!("--only {other}: expected core, plugin, dense or view"),
+            "step" => time::<Step>(n, t, threads),
+            "bevy-step" => time::<BevyStep>(n, t, threads),
+            other => {
+                panic!("--only {other}: expected core, plugin, dense, view, step or bevy-step")
+            }
         };
         println!("{only}: N={n} T={t}: {:.1} ns per agent-tick", f.wall);
         return;
@@ -313,12 +367,14 @@ fn main() {
     time::<Plugin>(n, 30, threads);
     time::<Dense>(n, 30, threads);
     time::<View>(n, 30, threads);
-    let mut figures: [Vec<Figures>; 4] = Default::default();
+    let mut figures: [Vec<Figures>; 6] = Default::default();
     for _ in 0..runs {
         figures[0].push(time::<Core>(n, t, threads));
         figures[1].push(time::<Plugin>(n, t, threads));
         figures[2].push(time::<Dense>(n, t, threads));
         figures[3].push(time::<View>(n, t, threads));
+        figures[4].push(time::<Step>(n, t, threads));
+        figures[5].push(time::<BevyStep>(n, t, threads));
     }
     let names = [
         "core   (tick_all over slices)  ",
@@ -333,7 +389,7 @@ fn main() {
         .each_ref()
         .map(|f| median(f.iter().map(|f| f.cpu).collect()));
     println!("                                   wall ns/agent-tick     CPU ns/agent-tick");
-    for i in 0..4 {
+    for i in 0..names.len() {
         println!(
             "  {}  {:7.1} {:>+6.0} %       {:7.1} {:>+6.0} %",
             names[i],
@@ -346,6 +402,17 @@ fn main() {
     // The same worlds from tick 0: the check-sum totals agree except for
     // the random group's split (the plugin seeds brains from entity bits,
     // bt-bench from agent indices).
+    println!(
+        "  world step alone: {:.1} ns over a slice, {:.1} ns as a Bevy app (CPU)",
+        cpu[4], cpu[5]
+    );
+    // What the brains add on each side: the tree tick through the plugin
+    // against the tree tick of `tick_all`, each without its world step.
+    let (core_tick, dense_tick) = (cpu[0] - cpu[4], cpu[2] - cpu[5]);
+    println!(
+        "  tree tick without the world step (CPU): tick_all {core_tick:.1} ns, dense plugin {dense_tick:.1} ns ({:+.0} %)",
+        (dense_tick / core_tick - 1.0) * 100.0
+    );
     println!("  activations, core:   {:?}", figures[0][0].activations);
     println!("  activations, plugin: {:?}", figures[1][0].activations);
 }
