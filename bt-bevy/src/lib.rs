@@ -118,15 +118,18 @@
 //!
 //! # Cost
 //!
-//! Measured on the W1 creature crowd (10 000 entities, world step
-//! included; the crate's `w1` benchmark, figures in the README), against
-//! bt-core's own `tick_all` over slices on the same tree: the plugin with
-//! the agent as one component executes 22 % more instructions per
-//! agent-tick, a view over two components 31 % more. Most of that is
-//! Bevy's per-entity fetch; [`BrainPlugin::dense`] skips it by ticking
-//! whole table chunks (for agents that implement [`DenseAgent`], as every
-//! [`component_agent!`] does), and fetches memories ahead as `tick_all`
-//! does: 11 % more.
+//! Measured on the W1 creature crowd (10 000 entities; the crate's `w1`
+//! benchmark, figures in the README), against bt-core's own `tick_all`
+//! over slices on the same tree, world step included: the plugin with the
+//! agent as one component executes 22 % more instructions per agent-tick,
+//! a view over two components 31 % more. Most of that is Bevy's
+//! per-entity fetch; [`BrainPlugin::dense`] skips it by ticking whole table
+//! chunks (for agents that implement [`DenseAgent`], as every
+//! [`component_agent!`] does) and fetches memories ahead as `tick_all`
+//! does: 11 % more. In CPU time a Bevy app also pays for its frame (the
+//! schedule, its executor and the hand-offs between threads), brains or
+//! not: on the development machine about 250 µs a frame, 25 ns per
+//! agent-tick at that size, more than the world step itself.
 //!
 //! # Debugging
 //!
