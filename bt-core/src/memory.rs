@@ -139,9 +139,12 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     }
 
     /// Starts fetching the parts of this memory every tick reads: the
-    /// active path, the slots and the block owners.
+    /// active path, the slots and the block owners. A hint for callers that
+    /// keep a crowd's memories in storage of their own (an ECS table) and
+    /// tick them in order, as [`tick_all`](crate::tick_all) does: call it a
+    /// few agents ahead of the one being ticked. Reads nothing.
     #[inline(always)]
-    pub(crate) fn prefetch(&self) {
+    pub fn prefetch(&self) {
         crate::raw::prefetch(&self.levels);
         crate::raw::prefetch(&self.depth);
         self.blocks.prefetch_owners();
@@ -149,9 +152,10 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
 
     /// Starts fetching the block of the deepest active level, which the
     /// tick of a running behavior reads; call it after
-    /// [`prefetch`](Self::prefetch) had time to bring in the path.
+    /// [`prefetch`](Self::prefetch) had time to bring in the path (half as
+    /// far ahead). Reads only the path's depth.
     #[inline(always)]
-    pub(crate) fn prefetch_leaf_block(&self) {
+    pub fn prefetch_leaf_block(&self) {
         if let Some(leaf) = self.depth().checked_sub(1) {
             self.blocks.prefetch_block(leaf);
         }

@@ -1,0 +1,238 @@
+//! The one place that calls bt-core: ticking, binding a memory to its
+//! crowd's shared state, outcomes, dumps, traces, stimuli and the action
+//! queue.
+//!
+//! Everything else in this crate goes through [`TreeMemory`], so a change in
+//! bt-core's API is a change in this file only.
+
+use std::sync::Arc;
+
+use bt_core::{
+    ActionRequest, AgentMemory, DumpView, Outcome, Stimuli, TickError, TickInput, TickReport,
+    Ticket, TraceRecorder, Tree, TreeShared,
+};
+
+/// What this crate needs from an agent memory: implemented for every
+/// [`bt_core::AgentMemory`], so [`Brain<M>`](crate::Brain) and
+/// [`BrainPlugin<M>`](crate::BrainPlugin) can be written with one type
+/// parameter (`Brain<CreatureMemory>`, with the alias `tree!` declares)
+/// instead of the tree's agent type and three sizes.
+///
+/// There is nothing to implement: the trait exists to name the memory type.
+pub trait TreeMemory: Send + Sync + Sized + 'static {
+    /// The tree's agent type.
+    type Agent: 'static;
+    /// The compiled tree type.
+    type Tree: Sync + 'static;
+
+    /// The tree's name.
+    fn tree_name(tree: &'static Self::Tree) -> &'static str;
+
+    /// A memory not bound to any shared state (for a brain not yet on an
+    /// entity).
+    #[doc(hidden)]
+    fn unbound(tree: &'static Self::Tree) -> Self;
+
+    /// A memory of the crowd sharing `shared`, its generator seeded with
+    /// `seed`.
+    #[doc(hidden)]
+    fn bound(tree: &'static Self::Tree, shared: &Arc<TreeShared>, seed: u64) -> Self;
+
+    /// The crowd's shared state for `tree`.
+    #[doc(hidden)]
+    fn new_shared(tree: &'static Self::Tree, action_capacity: usize) -> Arc<TreeShared>;
+
+    /// Whether the tree launches deferred actions.
+    #[doc(hidden)]
+    fn has_actions(tree: &'static Self::Tree) -> bool;
+
+    /// The tree that made this memory.
+    #[doc(hidden)]
+    fn tree(&self) -> &'static Self::Tree;
+
+    /// One tick.
+    #[doc(hidden)]
+    fn tick(&mut self, agent: &mut Self::Agent, input: &Input) -> Result<TickReport, TickError>;
+
+    /// One tick, its decision trace appended to `trace`.
+    #[doc(hidden)]
+    fn tick_traced(
+        &mut self,
+        agent: &mut Self::Agent,
+        input: &Input,
+        trace: &mut TraceRecorder,
+    ) -> Result<TickReport, TickError>;
+
+    /// Starts fetching what the next tick reads (see
+    /// [`AgentMemory::prefetch`]).
+    #[doc(hidden)]
+    fn prefetch(&self);
+
+    /// Starts fetching the running behavior's block.
+    #[doc(hidden)]
+    fn prefetch_leaf_block(&self);
+
+    /// Gives back everything the memory holds in its shared state (gates,
+    /// roles, pending actions, which are cancelled) and makes it idle.
+    #[doc(hidden)]
+    fn release(&mut self);
+
+    /// The shared state it is bound to.
+    #[doc(hidden)]
+    fn shared(&self) -> Option<&Arc<TreeShared>>;
+
+    /// Reports a deferred action back.
+    #[doc(hidden)]
+    fn complete(&mut self, ticket: Ticket, outcome: Outcome) -> bool;
+
+    /// Writes the state dump.
+    #[doc(hidden)]
+    fn dump(&self, out: &mut String, now: f64, view: DumpView);
+
+    /// The name of the deepest active decider.
+    #[doc(hidden)]
+    fn leaf_name(&self) -> Option<&'static str>;
+}
+
+/// A tick's input, as this crate builds it from an entity.
+#[derive(Clone, Copy, Debug)]
+pub struct Input {
+    /// Absolute time, seconds.
+    pub now: f64,
+    /// Step, seconds.
+    pub dt: f32,
+    /// The agent id: the entity's index.
+    pub agent: u32,
+    /// Decision flags.
+    pub decision: u64,
+    /// Stimuli flags.
+    pub stimuli: u64,
+}
+
+impl Input {
+    #[inline(always)]
+    fn bt(&self) -> TickInput {
+        TickInput::new(self.now, self.dt)
+            .with_agent(self.agent)
+            .with_decision_bits(self.decision)
+            .with_stimuli_bits(self.stimuli)
+    }
+}
+
+impl<A: 'static, const L: usize, const S: usize, const N: usize> TreeMemory
+    for AgentMemory<A, L, S, N>
+where
+    AgentMemory<A, L, S, N>: Send + Sync,
+    Tree<A, L, S, N>: Sync,
+{
+    type Agent = A;
+    type Tree = Tree<A, L, S, N>;
+
+    fn tree_name(tree: &'static Self::Tree) -> &'static str {
+        tree.name()
+    }
+
+    fn unbound(tree: &'static Self::Tree) -> Self {
+        tree.new_memory(0)
+    }
+
+    fn bound(tree: &'static Self::Tree, shared: &Arc<TreeShared>, seed: u64) -> Self {
+        tree.new_memory_in(shared, seed)
+    }
+
+    fn new_shared(tree: &'static Self::Tree, action_capacity: usize) -> Arc<TreeShared> {
+        tree.new_shared(action_capacity)
+    }
+
+    fn has_actions(tree: &'static Self::Tree) -> bool {
+        tree.shape().actions > 0
+    }
+
+    fn tree(&self) -> &'static Self::Tree {
+        AgentMemory::tree(self)
+    }
+
+    #[inline(always)]
+    fn tick(&mut self, agent: &mut A, input: &Input) -> Result<TickReport, TickError> {
+        let tree = AgentMemory::tree(self);
+        bt_core::tick(tree, agent, self, &input.bt())
+    }
+
+    fn tick_traced(
+        &mut self,
+        agent: &mut A,
+        input: &Input,
+        trace: &mut TraceRecorder,
+    ) -> Result<TickReport, TickError> {
+        let tree = AgentMemory::tree(self);
+        bt_core::tick_traced(tree, agent, self, &input.bt(), trace)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self) {
+        AgentMemory::prefetch(self);
+    }
+
+    #[inline(always)]
+    fn prefetch_leaf_block(&self) {
+        AgentMemory::prefetch_leaf_block(self);
+    }
+
+    fn release(&mut self) {
+        self.reset();
+    }
+
+    fn shared(&self) -> Option<&Arc<TreeShared>> {
+        AgentMemory::shared(self)
+    }
+
+    fn complete(&mut self, ticket: Ticket, outcome: Outcome) -> bool {
+        AgentMemory::complete(self, ticket, outcome)
+    }
+
+    fn dump(&self, out: &mut String, now: f64, view: DumpView) {
+        // Writing to a String cannot fail.
+        let _ = bt_core::debug_print_state(out, AgentMemory::tree(self), self, now, view);
+    }
+
+    fn leaf_name(&self) -> Option<&'static str> {
+        self.leaf().map(|i| AgentMemory::tree(self).node(i).name())
+    }
+}
+
+/// No stimuli.
+pub(crate) const fn no_stimuli<F, const N: usize, P: Copy>() -> Stimuli<F, N, P> {
+    Stimuli::new()
+}
+
+/// Ages `stimuli` by `dt` and returns the word of those still live.
+#[inline(always)]
+pub(crate) fn age_stimuli<F, const N: usize, P: Copy>(
+    stimuli: &mut Stimuli<F, N, P>,
+    dt: f32,
+) -> u64 {
+    stimuli.update_bits(dt)
+}
+
+/// An empty decision-trace recorder.
+pub(crate) fn new_trace() -> TraceRecorder {
+    TraceRecorder::new()
+}
+
+/// The text of a traced tick, with its error (if any) as a last note.
+pub(crate) fn trace_text(mut trace: TraceRecorder, error: Option<&TickError>) -> String {
+    if let Some(e) = error {
+        trace.note(&format!("error: {e}"));
+    }
+    trace.take()
+}
+
+/// Hands every queued request of `shared` to `f`, oldest first.
+pub(crate) fn drain(shared: &TreeShared, f: impl FnMut(ActionRequest)) {
+    shared.drain_actions(f);
+}
+
+/// Requests lost to a full queue since `shared` was made.
+pub(crate) fn lost(shared: &TreeShared) -> usize {
+    shared.lost_requests()
+}

@@ -1,0 +1,135 @@
+//! How behaviors reach an entity's components: the agent type of a tree as a
+//! view over a query item.
+
+use bevy_ecs::query::{ContiguousQueryData, IterQueryData, QueryData};
+
+/// The agent type of a tree run by [`BrainPlugin`](crate::BrainPlugin): which
+/// of an entity's components its behaviors read and write, and how the
+/// agent value they see is made from them.
+///
+/// A tree's behaviors take `&mut A` for one `'static` type `A` (the tree is
+/// static data holding function pointers over `A`), and a query item borrows
+/// the world, so `A` cannot be the query item itself. Two ways fit:
+///
+/// - **The agent is a component.** `Data = &'static mut Self` and
+///   [`with_agent`](Self::with_agent) hands the component over in place:
+///   no copy, no cost beyond the query. Best when the AI state is its own
+///   component. [`component_agent!`](crate::component_agent) writes this
+///   impl.
+/// - **The agent is a view.** A small `'static` struct of the values the
+///   behaviors need, `Data` the components they come from (any
+///   [`QueryData`]: tuples, `Option`, `&T` for read-only ones, a
+///   `#[derive(QueryData)]` struct). `with_agent` copies the values in,
+///   runs the tick on the view and writes back the ones that may have
+///   changed. The game's state stays in as many components as it likes;
+///   each tree names only what it touches, and Bevy's scheduler sees
+///   exactly those accesses. The cost is one load and one store of the
+///   view per entity and tick (a few bytes; measured in the crate's
+///   benchmark) and change detection on what is written back (use
+///   `set_if_neq` to write only real changes).
+///
+/// ```
+/// use bevy_ecs::prelude::*;
+/// use bevy_ecs::query::QueryData;
+/// use bt_bevy::BrainAgent;
+///
+/// #[derive(Component)] struct Health(f32);
+/// #[derive(Component)] struct Position(f32, f32);
+/// #[derive(Component)] struct Hunger(f32);
+///
+/// /// What the creature tree sees of an entity.
+/// struct CreatureView { health: f32, x: f32, hunger: f32 }
+///
+/// impl BrainAgent for CreatureView {
+///     // Health is only read; position and hunger are written back.
+///     type Data = (&'static Health, &'static mut Position, &'static mut Hunger);
+///
+///     fn with_agent<R>(
+///         (health, pos, hunger): &mut <Self::Data as QueryData>::Item<'_, '_>,
+///         tick: impl FnOnce(&mut Self) -> R,
+///     ) -> R {
+///         let mut view = CreatureView { health: health.0, x: pos.0, hunger: hunger.0 };
+///         let r = tick(&mut view);
+///         pos.0 = view.x;
+///         hunger.0 = view.hunger;
+///         r
+///     }
+/// }
+/// ```
+pub trait BrainAgent: Sized + 'static {
+    /// The components the tree's behaviors read and write.
+    type Data: IterQueryData;
+
+    /// Runs `tick` on the agent made from one entity's `data`, and writes
+    /// back what it changed.
+    fn with_agent<R>(
+        data: &mut <Self::Data as QueryData>::Item<'_, '_>,
+        tick: impl FnOnce(&mut Self) -> R,
+    ) -> R;
+}
+
+/// A [`BrainAgent`] that can also be made from a whole table chunk of its
+/// components at once, for [`BrainPlugin::dense`](crate::BrainPlugin::dense):
+/// the plugin then walks plain slices instead of fetching each entity.
+/// [`component_agent!`](crate::component_agent) implements it.
+///
+/// Writing through a chunk's `ContiguousMut` with `DerefMut` marks the
+/// whole chunk changed, once per call: write through
+/// `bypass_change_detection()` and set the changed tick of row `i` instead,
+/// as `component_agent!` does. With bevy_ecs 0.20.1, a read-only `&T` in
+/// `Data` trips a debug assertion of Bevy's parallel chunk fetch (release
+/// builds are not affected): take such components as `&mut T` and only
+/// read them.
+pub trait DenseAgent: BrainAgent<Data: ContiguousQueryData> {
+    /// Runs `tick` on the agent made from row `i` of `chunk`, and writes
+    /// back what it changed.
+    fn with_agent_at<R>(
+        chunk: &mut <Self::Data as ContiguousQueryData>::Contiguous<'_, '_>,
+        i: usize,
+        tick: impl FnOnce(&mut Self) -> R,
+    ) -> R;
+}
+
+/// Makes a component the agent type of its trees: implements
+/// [`BrainAgent`] and [`DenseAgent`] with `Data = &'static mut Self`, so
+/// behaviors get the component in place.
+///
+/// ```
+/// use bevy_ecs::prelude::*;
+///
+/// #[derive(Component, Default)]
+/// struct Critter { hunger: f32 }
+/// bt_bevy::component_agent!(Critter);
+/// ```
+#[macro_export]
+macro_rules! component_agent {
+    ($t:ty) => {
+        impl $crate::BrainAgent for $t {
+            type Data = &'static mut $t;
+
+            #[inline(always)]
+            fn with_agent<R>(
+                data: &mut <Self::Data as $crate::__private::QueryData>::Item<'_, '_>,
+                tick: impl FnOnce(&mut Self) -> R,
+            ) -> R {
+                tick(&mut **data)
+            }
+        }
+
+        impl $crate::DenseAgent for $t {
+            #[inline(always)]
+            fn with_agent_at<R>(
+                chunk: &mut <Self::Data as $crate::__private::ContiguousQueryData>::Contiguous<
+                    '_,
+                    '_,
+                >,
+                i: usize,
+                tick: impl FnOnce(&mut Self) -> R,
+            ) -> R {
+                let this_run = chunk.this_run_tick();
+                chunk.changed_ticks_slice_mut()[i] = this_run;
+                tick(&mut chunk.bypass_change_detection()[i])
+            }
+        }
+    };
+}

@@ -1,0 +1,237 @@
+//! The components: an entity's brain, its decision flags, its senses.
+
+use std::marker::PhantomData;
+
+use bevy_ecs::change_detection::DetectChangesMut;
+use bevy_ecs::component::{Component, Mutable, StorageType};
+use bevy_ecs::entity::Entity;
+use bevy_ecs::lifecycle::{ComponentHook, HookContext};
+use bevy_ecs::world::DeferredWorld;
+use bt_core::{AgentMemory, Outcome, Stimuli, TickError, TickReport, Ticket, Tree};
+
+use crate::adapter::TreeMemory;
+use crate::plugin::{ActionMessage, BrainShared};
+
+/// An entity's brain: its [`AgentMemory`] for one tree, and what its last
+/// tick did.
+///
+/// Insert `Brain::new(&TREE)` (alone or in a bundle); when it lands on an
+/// entity it is bound to the crowd's [`BrainShared`] state and its random
+/// generator is seeded with [`Entity::to_bits`], so the same entities make
+/// the same random choices in every run. The agent id every tick and every
+/// deferred action carries is the entity's index
+/// ([`Entity::index_u32`]).
+///
+/// Removing it, replacing it or despawning its entity gives back whatever
+/// the entity held in the shared state: its gate slots, its places in group
+/// roles, and its pending deferred actions, each of which is cancelled with
+/// an [`ActionMessage`] that names the entity. Behaviors' `deactivate`
+/// callbacks do not run then (they need the agent, which may be gone):
+/// block values are dropped, as when a plain `AgentMemory` is dropped.
+///
+/// Its change tick moves only when a tick changed the active path, so
+/// `Changed<Brain<M>>` finds the entities that switched behavior.
+pub struct Brain<M: TreeMemory> {
+    pub(crate) memory: M,
+    pub(crate) last: Result<TickReport, TickError>,
+}
+
+impl<A: 'static, const L: usize, const S: usize, const N: usize> Brain<AgentMemory<A, L, S, N>>
+where
+    AgentMemory<A, L, S, N>: TreeMemory<Tree = Tree<A, L, S, N>>,
+{
+    /// A brain running `tree`, idle until its first tick.
+    pub fn new(tree: &'static Tree<A, L, S, N>) -> Self {
+        Brain {
+            memory: TreeMemory::unbound(tree),
+            last: Ok(TickReport::default()),
+        }
+    }
+}
+
+impl<M: TreeMemory> Brain<M> {
+    /// The agent memory: the active path, timers, the generator (read
+    /// only: the plugin ticks it).
+    pub fn memory(&self) -> &M {
+        &self.memory
+    }
+
+    /// What the last tick did, or why it failed.
+    pub fn last_tick(&self) -> Result<&TickReport, &TickError> {
+        self.last.as_ref()
+    }
+
+    /// The name of the behavior decider that runs (`None`: idle).
+    pub fn running(&self) -> Option<&'static str> {
+        self.memory.leaf_name()
+    }
+
+    /// Reports a deferred action back, as an [`ActionOutcome`](crate::ActionOutcome)
+    /// message does: the behavior sees `outcome` from its next tick on.
+    /// False, changing nothing, when the ticket is not this brain's pending
+    /// launch (it was cancelled or already reported).
+    pub fn complete(&mut self, ticket: Ticket, outcome: Outcome) -> bool {
+        self.memory.complete(ticket, outcome)
+    }
+
+    /// When a brain lands on an entity: bind it to the crowd and seed it
+    /// from the entity.
+    fn on_insert_hook(mut world: DeferredWorld, cx: HookContext) {
+        let shared = world
+            .get_resource::<BrainShared<M>>()
+            .map(|s| s.state().clone());
+        let Some(mut brain) = world.get_mut::<Self>(cx.entity) else {
+            return;
+        };
+        let tree = brain.memory.tree();
+        brain.memory = match &shared {
+            Some(shared) => M::bound(tree, shared, cx.entity.to_bits()),
+            None => {
+                log::warn!(
+                    target: "bt_bevy",
+                    "{}: brain of tree `{}` inserted, but its BrainPlugin was not added",
+                    cx.entity,
+                    M::tree_name(tree)
+                );
+                M::unbound(tree)
+            }
+        };
+        brain.last = Ok(TickReport::default());
+    }
+
+    /// When a brain leaves an entity (removed, replaced or despawned): give
+    /// back what it holds, and forward the cancellations now, while the
+    /// entity they name is still known.
+    fn on_discard_hook(mut world: DeferredWorld, cx: HookContext) {
+        let Some(mut brain) = world.get_mut::<Self>(cx.entity) else {
+            return;
+        };
+        let brain = brain.bypass_change_detection();
+        brain.memory.release();
+        let Some(shared) = brain.memory.shared().cloned() else {
+            return;
+        };
+        crate::adapter::drain(&shared, |request| {
+            // Every request still queued is this entity's or a live one's:
+            // queues are drained at the end of each tick and whenever a
+            // brain leaves, so an index cannot have been reused meanwhile.
+            let entity = if request.agent == agent_id(cx.entity) {
+                cx.entity
+            } else {
+                crate::plugin::resolve(world.entities(), request.agent)
+            };
+            world.write_message(ActionMessage::<M>::new(entity, request));
+        });
+    }
+}
+
+impl<M: TreeMemory> Component for Brain<M> {
+    const STORAGE_TYPE: StorageType = StorageType::Table;
+    type Mutability = Mutable;
+
+    fn on_insert() -> Option<ComponentHook> {
+        Some(Self::on_insert_hook)
+    }
+
+    fn on_discard() -> Option<ComponentHook> {
+        Some(Self::on_discard_hook)
+    }
+}
+
+impl<M: TreeMemory> std::fmt::Debug for Brain<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Brain")
+            .field("tree", &M::tree_name(self.memory.tree()))
+            .field("running", &self.running())
+            .field("last", &self.last)
+            .finish()
+    }
+}
+
+/// The decision flags of an entity's next tick: ad hoc facts the game
+/// fills in (has-nest, is-night, …) for the deciders' `needs_*`
+/// preconditions. An entity without this component ticks with no flags.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Decisions(pub u64);
+
+impl Decisions {
+    /// The flags `flags` of the game's own `bitflags` type.
+    pub fn from_flags<F: bitflags::Flags>(flags: F) -> Self
+    where
+        F::Bits: Into<u64>,
+    {
+        Decisions(flags.bits().into())
+    }
+
+    /// Replaces the flags with `flags`.
+    pub fn set<F: bitflags::Flags>(&mut self, flags: F)
+    where
+        F::Bits: Into<u64>,
+    {
+        self.0 = flags.bits().into();
+    }
+}
+
+/// Where a brain's stimuli flags come from: a component that ages its
+/// stimuli by each tick's `dt` and returns the word of those still live.
+/// [`Senses`] is the usual one; [`NoSenses`] means none.
+pub trait SenseSource: Component<Mutability = Mutable> {
+    /// Ages the stimuli by `dt` seconds and returns the live ones' word.
+    fn update_bits(&mut self, dt: f32) -> u64;
+}
+
+/// An entity's stimuli: up to `N` live stimuli of the flags type `F` with
+/// payloads `P` (a [`bt_core::Stimuli`] as a component). Any system may
+/// set stimuli on any entity; the brain's tick ages them and tests them.
+/// Tell the plugin with [`BrainPlugin::with_senses`](crate::BrainPlugin::with_senses).
+pub struct Senses<F, const N: usize, P: Copy = u64>(pub Stimuli<F, N, P>);
+
+impl<F, const N: usize, P: Copy> Default for Senses<F, N, P> {
+    fn default() -> Self {
+        Senses(crate::adapter::no_stimuli())
+    }
+}
+
+impl<F, const N: usize, P: Copy> std::ops::Deref for Senses<F, N, P> {
+    type Target = Stimuli<F, N, P>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl<F, const N: usize, P: Copy> std::ops::DerefMut for Senses<F, N, P> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl<F: 'static, const N: usize, P: Copy + Send + Sync + 'static> Component for Senses<F, N, P> {
+    const STORAGE_TYPE: StorageType = StorageType::Table;
+    type Mutability = Mutable;
+}
+
+impl<F: 'static, const N: usize, P: Copy + Send + Sync + 'static> SenseSource for Senses<F, N, P> {
+    #[inline]
+    fn update_bits(&mut self, dt: f32) -> u64 {
+        crate::adapter::age_stimuli(&mut self.0, dt)
+    }
+}
+
+/// No stimuli: the [`SenseSource`] of a plugin that was not given one. No
+/// entity ever has it.
+#[derive(Component, Debug)]
+pub struct NoSenses(PhantomData<()>);
+
+impl SenseSource for NoSenses {
+    fn update_bits(&mut self, _dt: f32) -> u64 {
+        0
+    }
+}
+
+/// The agent id of an entity's brain, as its ticks, traces and deferred
+/// actions carry it: the entity's index. (Its generator's seed is
+/// [`Entity::to_bits`].) Give it to `bt_core::watch_agent` to follow one
+/// entity in bt-core's debug output.
+pub fn agent_id(entity: Entity) -> u32 {
+    entity.index_u32()
+}

@@ -1,0 +1,169 @@
+//! Runs [`bt_core`] decider trees on Bevy ECS entities.
+//!
+//! Each entity with a [`Brain`] is an agent: the plugin ticks every brain
+//! once per run of its schedule, in parallel over Bevy's query, with the
+//! time from Bevy's clock, decision flags from a [`Decisions`] component
+//! and stimuli from a [`Senses`] component. Behaviors read and write the
+//! entity's own components; deferred actions leave as messages and their
+//! outcomes come back as messages.
+//!
+//! ```
+//! use bevy_app::{App, TaskPoolPlugin, Update};
+//! use bevy_ecs::prelude::*;
+//! use bevy_time::TimePlugin;
+//! use bt_bevy::{Brain, BrainPlugin, BrainSystems, Decisions};
+//! use bt_core::{behavior, decider, group, tree};
+//!
+//! bitflags::bitflags! {
+//!     #[derive(Clone, Copy)]
+//!     struct Facts: u32 { const HUNGRY = 1; }
+//! }
+//!
+//! #[derive(Component, Default)]
+//! struct Critter { food: u32, steps: u32 }
+//! bt_bevy::component_agent!(Critter); // behaviors get `&mut Critter`
+//!
+//! behavior! { EAT: Critter, tick: |c, _cx| { c.food += 1; c.food < 3 } }
+//! behavior! { WANDER: Critter, tick: |c, _cx| { c.steps += 1; true } }
+//! decider! { EAT_WHEN_HUNGRY: Critter => EAT, needs_all: Facts::HUNGRY }
+//! decider! { JUST_WANDER: Critter => WANDER }
+//! group! { ROOT: Critter, prioritized [EAT_WHEN_HUNGRY, JUST_WANDER] }
+//! tree! { CRITTER: Critter = ROOT, memory: CritterMemory }
+//!
+//! // The game fills the decision flags before the brains tick.
+//! fn senses(mut q: Query<(&Critter, &mut Decisions)>) {
+//!     for (c, mut d) in &mut q {
+//!         d.set(if c.steps >= 2 && c.food < 3 { Facts::HUNGRY } else { Facts::empty() });
+//!     }
+//! }
+//!
+//! let mut app = App::new();
+//! app.add_plugins((TaskPoolPlugin::default(), TimePlugin))
+//!     .add_plugins(BrainPlugin::new(&CRITTER).in_schedule(Update))
+//!     .add_systems(Update, senses.before(BrainSystems::Tick));
+//! let critter = app
+//!     .world_mut()
+//!     .spawn((Critter::default(), Decisions::default(), Brain::new(&CRITTER)))
+//!     .id();
+//! let mut running = Vec::new();
+//! for _ in 0..6 {
+//!     app.update();
+//!     running.push(app.world().get::<Brain<CritterMemory>>(critter).unwrap().running());
+//! }
+//! let (wander, eat) = (Some("JUST_WANDER"), Some("EAT_WHEN_HUNGRY"));
+//! assert_eq!(running, [wander, wander, eat, eat, wander, wander]);
+//! ```
+//!
+//! # What the plugin adds
+//!
+//! [`BrainPlugin::new(&TREE)`](BrainPlugin::new) — one per tree — adds, in
+//! the schedule of its choice ([`FixedUpdate`](bevy_app::FixedUpdate) by
+//! default), the system set [`BrainSystems`]: reported outcomes are handed
+//! to their brains ([`BrainSystems::Outcomes`]), then every brain is ticked
+//! and the deferred actions the ticks issued are written as
+//! [`ActionMessage`]s ([`BrainSystems::Tick`]). It adds the crowd's shared
+//! state as the [`BrainShared`] resource and a per-run tally,
+//! [`BrainStats`].
+//!
+//! - **Brains.** [`Brain::new(&TREE)`](Brain::new) is a component holding the
+//!   entity's `AgentMemory`. When it lands on an entity it is bound to the
+//!   crowd's shared state, and its random generator is seeded with
+//!   [`Entity::to_bits`](bevy_ecs::entity::Entity::to_bits): the same
+//!   entities make the same random choices in every run. The agent id of
+//!   its ticks, traces and actions is the entity's index
+//!   ([`agent_id`]).
+//! - **Time.** `now` is [`Time::elapsed_secs_f64`](bevy_time::Time) and `dt`
+//!   [`Time::delta_secs`](bevy_time::Time) of the schedule's clock: the
+//!   fixed clock in `FixedUpdate`, the virtual one in `Update`.
+//! - **Flags.** [`Decisions`] holds the decision flags the game fills
+//!   before [`BrainSystems::Tick`]; [`Senses`] (enabled with
+//!   [`BrainPlugin::with_senses`]) holds stimuli, aged by each tick's `dt`.
+//!   Either may be missing: no flags.
+//! - **Deferred actions.** A behavior's `launch` becomes an
+//!   [`ActionMessage`] naming the entity; a game system carries it out and
+//!   reports back with one message, `outcomes.write(action.outcome(Outcome::Succeeded))`
+//!   (or [`Brain::complete`] where it holds the brain). Preemption, an
+//!   ended behavior or a despawn sends a `Cancel` with the same ticket.
+//! - **Leaving.** Removing, replacing or despawning a brain gives back its
+//!   gate slots, its places in group roles and its pending actions (each
+//!   cancelled with a message naming the entity) at once: a despawned
+//!   entity never holds a gate. Behaviors' `deactivate` callbacks do not
+//!   run then; their memory blocks are dropped.
+//!
+//! # How behaviors reach the entity's components
+//!
+//! A tree's behaviors take `&mut A` for one `'static` agent type `A`: the
+//! tree is static data holding function pointers over `A`. A Bevy query
+//! item borrows the world for one system run, so it cannot be that type;
+//! and one struct holding the whole game state is what an ECS avoids.
+//! [`BrainAgent`] joins the two: a tree's agent type names the components
+//! its behaviors use (`type Data`, any query data) and says how the agent
+//! is made from them for one tick.
+//!
+//! - The agent may be a component of its own ([`component_agent!`]): it is
+//!   handed over in place, at no cost beyond the query.
+//! - Or a small view: a struct of the values the behaviors read and write,
+//!   copied in from the entity's components before its tick and written
+//!   back after. Each tree names only the components it touches, the game
+//!   keeps its state in as many components as it likes, and Bevy's
+//!   scheduler sees exactly those accesses, so systems on other components
+//!   run beside the brains. The price is the copy in and out, a few bytes
+//!   per entity and tick, and change detection on what is written back
+//!   (see Cost below).
+//!
+//! The alternatives cost more: a query inside each behavior (a lookup per
+//! call, and no parallel tick, since each behavior would need the whole
+//! world), or an agent type with a lifetime (every tree, behavior and
+//! memory in bt-core generic over it, for every user, Bevy or not).
+//!
+//! # Cost
+//!
+//! Measured on the W1 creature crowd (10 000 entities; the crate's `w1`
+//! benchmark, figures in the README), against bt-core's own `tick_all`
+//! over slices on the same tree, world step included: the plugin with the
+//! agent as one component executes 22 % more instructions per agent-tick,
+//! a view over two components 31 % more. Most of that is Bevy's
+//! per-entity fetch; [`BrainPlugin::dense`] skips it by ticking whole table
+//! chunks (for agents that implement [`DenseAgent`], as every
+//! [`component_agent!`] does) and fetches memories ahead as `tick_all`
+//! does: 11 % more. In CPU time a Bevy app also pays for its frame (the
+//! schedule, its executor and the hand-offs between threads), brains or
+//! not: on the development machine about 250 µs a frame, 25 ns per
+//! agent-tick at that size, more than the world step itself.
+//!
+//! # Debugging
+//!
+//! Put [`DebugBrain`] on an entity to trace it: each of its ticks is
+//! recorded as a decision trace and followed by a state dump, kept in the
+//! component and written to the `log` crate (`info`, target `bt_bevy`),
+//! which Bevy's `LogPlugin` shows. The other entities are ticked without
+//! any trace. bt-core's leveled debug output works as well, for one entity:
+//! `bt_core::watch_agent(Some(bt_bevy::agent_id(entity)))`.
+//!
+//! # Features of the build
+//!
+//! Only `bevy_ecs` (with `multi_threaded`, for the parallel query),
+//! `bevy_app` and `bevy_time` are used, with default features off: no
+//! renderer, no reflection, no assets. A cold debug build of this crate
+//! and its dependencies takes about 35 s on two cores.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod adapter;
+mod agent;
+mod brain;
+mod debug;
+mod plugin;
+
+pub use adapter::TreeMemory;
+pub use agent::{BrainAgent, DenseAgent};
+pub use brain::{Brain, Decisions, NoSenses, SenseSource, Senses, agent_id};
+pub use debug::DebugBrain;
+pub use plugin::{
+    ActionMessage, ActionOutcome, BrainPlugin, BrainShared, BrainStats, BrainSystems,
+};
+
+#[doc(hidden)]
+pub mod __private {
+    pub use bevy_ecs::query::{ContiguousQueryData, QueryData};
+}

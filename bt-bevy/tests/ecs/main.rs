@@ -1,0 +1,14 @@
+//! The plugin in a headless `App`, run for a number of frames.
+
+mod common;
+mod crowd;
+mod debugging;
+mod squad;
+
+// The W1 creature tree of the benchmarks, the very same source.
+#[allow(dead_code, unreachable_pub)]
+#[path = "../../../bt-bench/benches/workloads/w1_core.rs"]
+mod w1_core;
+#[allow(dead_code, unreachable_pub)]
+#[path = "../../../bt-bench/benches/workloads/world.rs"]
+mod world;
