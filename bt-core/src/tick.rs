@@ -28,7 +28,7 @@ use core::fmt;
 use crate::decl::{Ctx, DecideRaw, Policy};
 use crate::memory::{AgentMemory, Level};
 use crate::raw::{DIn, DPool};
-use crate::sync::{self, ActionOp, ActionRequest, ActionState, RoleAnswer, TreeShared};
+use crate::sync::{self, ActionOp, ActionRequest, ActionState, RoleAnswer, Ticket, TreeShared};
 use crate::trace::{Event, NoTrace, NodeRef, Rejection, Tracer, Why};
 use crate::tree::{Has, Item, ItemIdx, NO_SLOT, Tree};
 
@@ -49,12 +49,19 @@ pub struct TickInput {
     /// Stimuli flags, usually from [`Stimuli::update`](crate::Stimuli::update),
     /// tested by deciders' `stimuli_*` preconditions.
     pub stimuli: u64,
-    /// The agent's id, handed on to callbacks and traces.
+    /// The agent's id, handed on to callbacks and traces, and the id
+    /// under which its deferred actions are launched
+    /// ([`ActionRequest::agent`](crate::ActionRequest::agent)). Set it with
+    /// [`with_agent`](Self::with_agent): [`tick_all`](crate::tick_all)
+    /// replaces an id not set that way with the agent's index.
     pub agent: u32,
+    /// Whether `agent` was set with `with_agent`.
+    agent_given: bool,
 }
 
 impl TickInput {
-    /// Input at time `now` with step `dt`, no flags, agent 0.
+    /// Input at time `now` with step `dt`, no flags, agent 0 (in
+    /// [`tick_all`](crate::tick_all): the agent's index).
     pub const fn new(now: f64, dt: f32) -> Self {
         TickInput {
             now,
@@ -62,6 +69,7 @@ impl TickInput {
             decision: 0,
             stimuli: 0,
             agent: 0,
+            agent_given: false,
         }
     }
 
@@ -95,9 +103,21 @@ impl TickInput {
         self
     }
 
-    /// With the agent id `agent`.
+    /// With the agent id `agent` (also in [`tick_all`](crate::tick_all),
+    /// which otherwise gives each agent its index).
     pub const fn with_agent(mut self, agent: u32) -> Self {
         self.agent = agent;
+        self.agent_given = true;
+        self
+    }
+
+    /// With the agent id `index`, unless an id was set with
+    /// [`with_agent`](Self::with_agent): what the crowd ticks do.
+    #[inline(always)]
+    pub(crate) fn or_agent(mut self, index: usize) -> Self {
+        if !self.agent_given {
+            self.agent = index as u32;
+        }
         self
     }
 }
@@ -1362,7 +1382,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         if T::ENABLED && item.action != NO_SLOT {
             let slot = self.mem.slots[item.action as usize];
             if sync::action_state(slot) == ActionState::Pending {
-                let ticket = sync::ticket(item.action, sync::action_serial(slot));
+                let ticket = sync::ticket_of(self.shared().id(), item.action, slot);
                 self.trace(|r| Event::Cancelled {
                     node: r.node(i),
                     ticket,
@@ -1389,8 +1409,8 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             return false;
         };
         let slot = &mut mem.slots[item.action as usize];
-        let serial = sync::next_serial(*slot);
-        let ticket = sync::ticket(item.action, serial);
+        let serial = shared.next_serial();
+        let ticket = Ticket::new(shared.id(), agent, item.action, serial);
         let queued = shared.push(ActionRequest {
             agent,
             item: ItemIdx(i as u16),

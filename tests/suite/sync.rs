@@ -205,11 +205,50 @@ fn a_memory_without_shared_state_is_refused_by_name() {
     assert!(T_GATE.needs_shared() && !T_PLAIN.needs_shared());
 }
 
+/// A tree of the same name and counts but another structure: its gate is
+/// on another decider.
+mod same_name {
+    use super::*;
+    decider! { ALARM: Grunt => ALARMED, needs_all: Want::ALARM, gate: 2 }
+    group! { SQUAD: Grunt, sequential [WORK_A, WORK_B], needs_all: Want::SQUAD }
+    group! { GATE_ROOT: Grunt, prioritized [ALARM, SQUAD, IDLE] }
+    tree! { pub T_GATE: Grunt = GATE_ROOT }
+}
+
 #[test]
-#[should_panic(expected = "tree `T_TIGHT`: the shared state was made for tree `T_GATE`")]
-fn shared_state_of_another_tree_is_refused() {
+fn shared_state_of_a_tree_of_another_structure_is_refused_whatever_its_name() {
+    let other = &same_name::T_GATE;
+    assert_eq!(other.name(), T_GATE.name());
+    assert_eq!((other.len(), other.shape()), (T_GATE.len(), T_GATE.shape()));
     let shared = T_GATE.new_shared(0);
-    let _ = T_TIGHT.new_memory_in(&shared, 0);
+    let refused = catch_unwind(AssertUnwindSafe(|| other.new_memory_in(&shared, 0)));
+    let message = panic_text(refused.unwrap_err());
+    assert!(
+        message.starts_with(
+            "tree `T_GATE`: the shared state was made for tree `T_GATE`, of another structure"
+        ),
+        "{message}"
+    );
+    let refused = catch_unwind(AssertUnwindSafe(|| T_COOL.new_memory_in(&shared, 0)));
+    assert!(panic_text(refused.unwrap_err()).contains("of another structure"));
+    // A tree declared alike (here: the same root, another redecide budget)
+    // has the same structure, and shares the state safely.
+    assert_eq!(shared.fingerprint(), T_TIGHT.new_shared(0).fingerprint());
+    let mut g = Grunt {
+        want: Want::SQUAD,
+        ..Grunt::default()
+    };
+    let mut m = T_TIGHT.new_memory_in(&shared, 0);
+    run(&T_TIGHT, &mut g, &mut m, 0.0).unwrap();
+    assert_eq!(squad_count(&shared), 1);
+}
+
+fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
 }
 
 // --- gates in parallel ---------------------------------------------------
