@@ -231,6 +231,16 @@ impl core::error::Error for TickError {}
 /// Only if a callback panics. The panic goes on to the caller; the memory is
 /// then idle, with every block value dropped exactly once and no further
 /// callback run.
+///
+/// # Stack
+/// A tick keeps scratch space for DBlocks of `levels × block size` bytes
+/// on the stack (384 bytes for three levels of 128-byte blocks), and
+/// builds each memory block value on the stack before moving it into its
+/// block. A tree with large blocks needs a thread stack to match: with
+/// blocks of a few hundred KiB, more than a rayon worker thread's 2 MiB
+/// default. Twice `levels × block size` and 256 KiB more is enough,
+/// unoptimised builds included. The memory itself is wherever the caller
+/// keeps it.
 #[inline]
 pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,

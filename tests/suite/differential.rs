@@ -623,6 +623,59 @@ fn validate_names_the_decider_at_fault() {
         small.validate().unwrap_err().to_string(),
         "`B2`: memory type larger than the block"
     );
+
+    // A memory type aligned above the block's alignment is named as such,
+    // whatever its size.
+    let err = with(&|v| v[1].behavior = Some(WIDE.__erased()));
+    assert_eq!(
+        err.to_string(),
+        "`WIDE`: memory type aligned above the block's 16 bytes"
+    );
+}
+
+/// One byte, aligned to 32.
+#[repr(align(32))]
+#[derive(Default)]
+struct Wide(#[allow(dead_code)] u8);
+
+bt_core::behavior! { WIDE: Sim, memory: Wide }
+
+/// A `decide` value of +∞ counts as `f32::MAX`: in a scored group it ties
+/// with `f32::MAX`, and a tie goes to the earlier child.
+#[test]
+fn an_infinite_score_ties_with_the_largest_finite_one() {
+    let mut scored = Vec::new();
+    for _ in 0..2 {
+        let mut leaf = raw(false, 5, 0, &[]);
+        leaf.decide = true;
+        scored.push(leaf);
+    }
+    scored.push(raw(true, 0, 4, &[0, 1]));
+    let built = build(&scored, None);
+    let mut events = Events::default();
+    for (answers, wins) in [
+        ([f32::MAX, f32::INFINITY], "L0"),
+        ([f32::INFINITY, f32::MAX], "L0"),
+        ([1.0, f32::INFINITY], "L1"),
+    ] {
+        let mut sim = Sim {
+            answers: answers.to_vec(),
+            ..Sim::default()
+        };
+        let mut memory = built.tree.new_memory(0);
+        tick_traced(built.tree, &mut sim, &mut memory, &at(0.0), &mut events).unwrap();
+        assert_eq!(memory.leaf(), built.tree.find(wins), "{answers:?}");
+    }
+    let decided: Vec<f32> = events
+        .0
+        .iter()
+        .filter_map(|e| match e {
+            bt_core::Event::Decided { value, .. } => Some(*value),
+            _ => None,
+        })
+        .collect();
+    let max = f32::MAX;
+    assert_eq!(decided, [max, max, max, max, 1.0, max]);
 }
 
 /// Ticking a hand-made table that `validate` would refuse: a memory type
@@ -822,4 +875,49 @@ fn the_compile_step_names_the_decider_at_fault_at_run_time() {
         0,
         "behavior `B4`: its DBlock type is 4 bytes, larger than the tree's 2-byte block",
     );
+}
+
+// ---------------------------------------------------------------------------
+// The stack a tick takes.
+
+mod big {
+    /// A block value of 64 KiB.
+    pub struct Huge(pub [u8; 64 * 1024]);
+    impl Default for Huge {
+        fn default() -> Self {
+            Huge([7; 64 * 1024])
+        }
+    }
+    bt_core::behavior! { HUGE: u32, memory: Huge, tick: |a, m, _cx| { *a += u32::from(m.0[9]); true } }
+    bt_core::decider! { LEAF: u32 => HUGE }
+    bt_core::group! { MIDDLE: u32, prioritized [LEAF] }
+    bt_core::group! { ROOT: u32, prioritized [MIDDLE] }
+    bt_core::tree! { pub BIG: u32 = ROOT, block: 65536 }
+}
+
+/// A tick keeps scratch space of levels × block bytes on its stack, and
+/// builds a block value there before moving it into its block: three
+/// levels of 64 KiB blocks tick on a thread with twice levels × block
+/// bytes and 256 KiB more of stack, unoptimised builds included (the
+/// memory itself is on the heap).
+#[test]
+#[cfg_attr(miri, ignore)] // too slow under Miri
+fn a_tick_needs_levels_times_block_bytes_of_stack() {
+    let tree = &big::BIG;
+    let block = tree.block_size();
+    let stack = 2 * tree.levels() * block + 256 * 1024;
+    let mut memory = Box::new(tree.new_memory(0));
+    let total = std::thread::Builder::new()
+        .stack_size(stack)
+        .spawn(move || {
+            let mut agent = 0u32;
+            for t in 0..3 {
+                tick(tree, &mut agent, &mut memory, &at(f64::from(t))).unwrap();
+            }
+            agent
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(total, 21);
 }
