@@ -1130,8 +1130,12 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     fn decide(&mut self, c: usize, dry: bool) -> Option<Pick<L>> {
         let item = &self.items[c];
         let depth = item.depth as usize;
+        // A group role may still turn the candidate down once it has
+        // accepted: its pick is then kept (shuffle rounds marked) only
+        // after the role lets it in.
+        let role = item.is(Has::SYNC) && item.role != NO_SLOT;
         let pick = if item.is(Has::DELEGATE) {
-            let Some(mut pick) = self.select_in(c, 0, 0, dry) else {
+            let Some(mut pick) = self.select_in(c, 0, 0, dry || role) else {
                 self.trace(|r| Event::Rejected {
                     node: r.node(c),
                     by: Rejection::NoChild,
@@ -1164,16 +1168,16 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             };
             Pick::one(c, depth, slot, value)
         };
-        if item.is(Has::SYNC)
-            && item.role != NO_SLOT
-            && let Some(by) = self.role_rejection(item)
-        {
+        if role && let Some(by) = self.role_rejection(item) {
             self.free(pick.slot);
             self.trace(|r| Event::Rejected {
                 node: r.node(c),
                 by,
             });
             return None;
+        }
+        if role && !dry && item.is(Has::DELEGATE) {
+            self.commit(&pick, depth);
         }
         if item.is(Has::DELEGATE) {
             let value = pick.value;

@@ -190,6 +190,8 @@ fn raw(group: bool, behavior: u8, policy: u8, children: &[u8]) -> RawDecider {
         recheck: false,
         delegate: false,
         behavior_flags: 0,
+        sync: 0,
+        launch: false,
     }
 }
 
@@ -203,6 +205,9 @@ fn quiet_tick(dt: u8) -> TickScript {
         fails: 0,
         panic_at: None,
         slot: 0,
+        op: 0,
+        who: 0,
+        one_by_one: false,
     }
 }
 
@@ -225,6 +230,8 @@ fn shuffle_runs_every_child_once_per_round() {
         seed: 7,
         answers: vec![1; 32],
         ticks: (0..20).map(|_| quiet_tick(3)).collect(),
+        agents: 1,
+        capacity: 1,
     };
     let mut leaves = Vec::new();
     check_case(&case, |_, step| {
@@ -240,6 +247,64 @@ fn shuffle_runs_every_child_once_per_round() {
         sorted.sort_unstable();
         assert_eq!(sorted, [1, 2, 3, 4, 5], "{leaves:?}");
     }
+}
+
+/// A pinned crowd: two agents with a gate, a global cooldown, a pair role
+/// and deferred actions that are preempted (cancelled), reported back,
+/// stopped with `deactivate_all` and reset, compared with the model on
+/// both the traced and the untraced path.
+#[test]
+fn a_pinned_crowd_with_shared_checks_and_deferred_actions_matches_the_model() {
+    // L0: decides, gate 1 + cooldown 1.0; L1: launches (B8); L2: launches
+    // and ticks (B9), in a pair role; L3 idles (B5).
+    let mut l0 = raw(false, 5, 0, &[]);
+    l0.decide = true;
+    l0.sync = 6;
+    let mut l1 = raw(false, 0, 0, &[]);
+    l1.launch = true;
+    let mut l2 = raw(false, 1, 0, &[]);
+    l2.launch = true;
+    l2.sync = 5;
+    let root = raw(true, 0, 0, &[0, 1, 2, 3]);
+    let mut ticks: Vec<TickScript> = (0..12).map(|_| quiet_tick(2)).collect();
+    // L0 accepts at ticks 2 and 7 (preempting pending launches); L1's
+    // launch declines at tick 9 (B8 fails on bit 0); then stops and resets.
+    ticks[2].changes = vec![(0, 1)];
+    ticks[3].changes = vec![(0, 0)];
+    ticks[7].changes = vec![(0, 1)];
+    ticks[8].changes = vec![(0, 0)];
+    ticks[9].fails = 1;
+    ticks[10].op = 1;
+    ticks[11].op = 2;
+    ticks[11].who = 1;
+    ticks[5].one_by_one = true;
+    let case = Case {
+        deciders: vec![l0, l1, l2, raw(false, 5, 0, &[]), root],
+        end_after: [0; 8],
+        limit: None,
+        seed: 11,
+        answers: vec![0; 32],
+        ticks,
+        agents: 2,
+        capacity: 3,
+    };
+    let mut leaves = Vec::new();
+    check_case(&case, |built, step| {
+        if let Outcome::Done(r) = &step.production {
+            leaves.push((step.agent, r.behavior.map(|i| built.tree.node(i).name())));
+        }
+        Ok(())
+    })
+    .unwrap();
+    for seen in [(0, Some("L1")), (1, Some("L1")), (1, Some("L0"))] {
+        assert!(leaves.contains(&seen), "{leaves:?}");
+    }
+    // The gate of 1 lets one agent into L0 at a time.
+    assert!(
+        leaves
+            .chunks(2)
+            .all(|pair| pair.iter().filter(|l| l.1 == Some("L0")).count() <= 1)
+    );
 }
 
 /// A pinned case with a panic in each callback kind, then with panics in
@@ -288,6 +353,8 @@ fn pinned_panics_keep_the_memory_consistent() {
         seed: 3,
         answers: vec![1; 32],
         ticks,
+        agents: 1,
+        capacity: 1,
     };
     // A run without panics lists each tick's callbacks (the model's, the
     // same as production's); then one run per callback kind panics at the
