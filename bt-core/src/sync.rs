@@ -179,7 +179,8 @@ pub enum ActionOp {
 /// One entry of the deferred-action queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ActionRequest {
-    /// The agent id of the tick (`TickInput::agent`) that issued it.
+    /// The agent id (`TickInput::agent`) the launch was made under; a
+    /// cancellation names the same id as its launch.
     pub agent: u32,
     /// The decider whose behavior issued it.
     pub item: ItemIdx,
@@ -277,9 +278,25 @@ const SERIAL_MAX: u32 = (1 << 30) - 1;
 /// Made once per crowd (it allocates then, never afterwards) and shared
 /// through an `Arc` with every agent's memory
 /// ([`Tree::new_memory_in`](crate::Tree::new_memory_in)): the memory gives
-/// back what it holds even when it is reset or dropped. A game can keep one
-/// per level or world; agents bound to different `TreeShared` values do not
-/// see each other.
+/// back what it holds even when it is reset or dropped (not when it is
+/// never dropped, as with `mem::forget`). A game can keep one per level or
+/// world; agents bound to different `TreeShared` values do not see each
+/// other.
+///
+/// It belongs to a tree by the tree's structure ([`fingerprint`](Self::fingerprint)),
+/// not by its name, and every crowd has an [`id`](Self::id) that its
+/// tickets carry.
+///
+/// # Time
+///
+/// Global cooldowns keep the `now` of the last entry. A stamp more than
+/// one period later than an agent's `now` counts as run out, so a tick
+/// given a time far ahead (milliseconds passed as seconds) does not hold
+/// the crowd until the clock catches up; [`clear_cooldowns`](Self::clear_cooldowns)
+/// lets every cooldown run out at once (after a jump of the game clock,
+/// or between two rounds). Gate counts and role places need no reset:
+/// they are what the crowd's memories hold, and go back to zero as the
+/// memories are reset or dropped.
 pub struct TreeShared {
     tree: &'static str,
     /// The tree's structural fingerprint ([`TreeShared::fingerprint`]).
@@ -343,7 +360,8 @@ impl TreeShared {
     /// Shared state for a crowd running `tree`, with room for
     /// `action_capacity` deferred-action requests between two
     /// [`drain_actions`](Self::drain_actions) calls (a launch and a cancel
-    /// per agent and tick is always enough).
+    /// per agent and tick is always enough). Its [`id`](Self::id) is the
+    /// next of a count kept for the whole process.
     ///
     /// # Panics
     /// If `tree` has deferred actions and `action_capacity` is 0: no
