@@ -25,9 +25,10 @@
 //!   completion of a cancelled launch is told apart from the current one,
 //!   and the agent id (the one the launch was made under) lets a memory
 //!   that is dropped name the agent in its cancellation.
-//! - the deferred-action queue: a ring of `capacity` entries between
-//!   `head` (the next entry to hand out) and `tail` (the next free one),
-//!   both counting up for ever (wrapping). A writer reserves an entry by
+//! - the deferred-action queue: at most `capacity` entries between `head`
+//!   (the next entry to hand out) and `tail` (the next free one), both
+//!   counting up for ever (wrapping), in a ring of a power of two entries,
+//!   so that entry `i` is `i & (ring - 1)` across the wrap too. A writer reserves an entry by
 //!   moving `tail` on with a CAS, fills it and publishes it by writing its
 //!   sequence number into `ready`; a drain takes an entry by moving `head`
 //!   on with a CAS *before* it calls back, so a callback that panics, ticks
@@ -310,7 +311,9 @@ pub struct TreeShared {
     roles: Box<[AtomicU64]>,
     /// Per item: its gate, or `NO_SLOT`.
     gate_of: Box<[u16]>,
+    /// The ring: `capacity` rounded up to a power of two.
     queue: Box<[Entry]>,
+    capacity: usize,
     head: AtomicUsize,
     tail: AtomicUsize,
     lost: AtomicUsize,
@@ -405,7 +408,10 @@ impl TreeShared {
             cooldowns: (0..cooldowns).map(|_| AtomicU64::new(never)).collect(),
             roles: (0..roles).map(|_| AtomicU64::new(0)).collect(),
             gate_of,
-            queue: (0..action_capacity).map(|_| Entry::default()).collect(),
+            queue: (0..action_capacity.next_power_of_two())
+                .map(|_| Entry::default())
+                .collect(),
+            capacity: action_capacity,
             head: AtomicUsize::new(0),
             tail: AtomicUsize::new(0),
             lost: AtomicUsize::new(0),
@@ -488,12 +494,12 @@ impl TreeShared {
             self.head.load(Ordering::Acquire),
             self.tail.load(Ordering::Acquire),
         );
-        tail.wrapping_sub(head).min(self.queue.len())
+        tail.wrapping_sub(head).min(self.capacity)
     }
 
     /// The queue's capacity.
     pub fn action_capacity(&self) -> usize {
-        self.queue.len()
+        self.capacity
     }
 
     /// Requests that did not fit the queue since it was made. A launch that
@@ -515,7 +521,7 @@ impl TreeShared {
     /// request names its agent. Two threads may drain at once; each request
     /// goes to one of them.
     pub fn drain_actions(&self, mut f: impl FnMut(ActionRequest)) {
-        let cap = self.queue.len();
+        let (cap, mask) = (self.capacity, self.queue.len() - 1);
         let end = self.tail.load(Ordering::Acquire);
         loop {
             let head = self.head.load(Ordering::Acquire);
@@ -524,7 +530,7 @@ impl TreeShared {
             if left == 0 || left > cap {
                 return;
             }
-            let e = &self.queue[head % cap];
+            let e = &self.queue[head & mask];
             if e.ready.load(Ordering::Acquire) != head.wrapping_add(1) {
                 // Reserved by an agent ticking on another thread and not
                 // yet written: the next drain hands it out.
@@ -551,7 +557,7 @@ impl TreeShared {
     /// Queues a request; false (and counted as lost) when the queue is
     /// full.
     pub(crate) fn push(&self, r: ActionRequest) -> bool {
-        let cap = self.queue.len();
+        let cap = self.capacity;
         let mut tail = self.tail.load(Ordering::Acquire);
         loop {
             let head = self.head.load(Ordering::Acquire);
@@ -569,7 +575,7 @@ impl TreeShared {
                 Err(now) => tail = now,
             }
         }
-        self.queue[tail % cap].write(&r, tail.wrapping_add(1));
+        self.queue[tail & (self.queue.len() - 1)].write(&r, tail.wrapping_add(1));
         true
     }
 
@@ -955,6 +961,30 @@ mod tests {
         );
         assert_eq!(s.queued(), 0);
         assert!(s.push(r(1, ActionOp::Cancel)), "room again after a drain");
+    }
+
+    /// The counts of handed-out and queued requests wrap past the largest
+    /// `usize` with nothing lost or repeated, also for a capacity that is
+    /// not a power of two.
+    #[test]
+    fn the_queue_counts_wrap_past_the_largest_index() {
+        let s = shared(0, 0, 3);
+        s.head.store(usize::MAX - 4, Ordering::Relaxed);
+        s.tail.store(usize::MAX - 4, Ordering::Relaxed);
+        let r = |n: u32| ActionRequest {
+            agent: n,
+            item: ItemIdx(0),
+            ticket: Ticket::new(s.id(), n, 0, n),
+            op: ActionOp::Cancel,
+        };
+        let mut got = Vec::new();
+        for n in 0..6 {
+            assert!(s.push(r(2 * n)) && s.push(r(2 * n + 1)));
+            assert_eq!(s.queued(), 2);
+            s.drain_actions(|q| got.push(q.agent));
+        }
+        assert_eq!(got, (0..12).collect::<Vec<_>>());
+        assert!(s.tail.load(Ordering::Relaxed) < 10, "wrapped");
     }
 
     /// The ring wraps around many times without losing or repeating a
