@@ -886,7 +886,8 @@ pub fn build(raw: &[RawDecider], limit: Option<u8>) -> Built {
                     || taken.len() == MAX_FANOUT
                     || h + 1 > LEVELS
                     || items + n > MAX_ITEMS
-                    || slots + s > SLOTS - 2
+                    // Room for the group's own timer, shuffle round and role.
+                    || slots + s > SLOTS - 3
                 {
                     continue;
                 }
