@@ -984,10 +984,14 @@ fn a_forgotten_memory_keeps_its_gate_slot() {
     };
     let mut m = T_GATE.new_memory_in(&shared, 0);
     run(&T_GATE, &mut g, &mut m, 0.0).unwrap();
-    std::mem::forget(m);
+    // What `mem::forget` does: the memory is never dropped.
+    let forgotten = std::mem::ManuallyDrop::new(m);
     // No drop, no give-back: the slot stays taken for this crowd.
     assert_eq!(squad_count(&shared), 1);
     assert_eq!(Arc::strong_count(&shared), 2);
+    // (Dropped after all, so that nothing leaks from the test.)
+    drop(std::mem::ManuallyDrop::into_inner(forgotten));
+    assert_eq!(squad_count(&shared), 0);
 }
 
 #[test]
