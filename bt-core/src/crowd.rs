@@ -63,9 +63,12 @@ impl CrowdReport {
     }
 }
 
-/// Ticks every agent once: agent `i` with `memories[i]` and the input
-/// `input(i, &agents[i])` (which builds its decision and stimuli words).
-/// Allocates nothing; an agent's error does not stop the others.
+/// Ticks every agent once, in index order: agent `i` with `memories[i]`
+/// and the input `input(i, &agents[i])` (which builds its decision and
+/// stimuli words). Agent `i`'s id ([`TickInput::agent`]) is `i` unless
+/// `input` sets one with [`TickInput::with_agent`]; its deferred actions
+/// are launched under that id. Allocates nothing; an agent's error does
+/// not stop the others.
 ///
 /// # Panics
 /// If the slices differ in length, or a callback panics (the agents after
@@ -115,14 +118,24 @@ fn tick_slice<A: 'static, const L: usize, const S: usize, const N: usize>(
             soon.prefetch_leaf_block();
         }
         let (agent, memory) = (&mut agents[j], &mut memories[j]);
-        let input = input(base + j, agent);
+        let input = input(base + j, agent).or_agent(base + j);
         report.add(base + j, tick(tree, agent, memory, &input));
     }
 }
 
-/// [`tick_all`] on every core (feature `rayon`): the same ticks, the same
-/// results as the serial path, in chunks of agents ticked in parallel.
-/// `input` must be `Sync`, so it cannot hold mutable state.
+/// [`tick_all`] on every core (feature `rayon`): exactly the results of
+/// [`tick_all`] (reports, agents, memories, shared state and queued
+/// requests), in chunks of agents ticked in parallel. `input` must be
+/// `Sync`, so it cannot hold mutable state.
+///
+/// A tree that needs a [`TreeShared`](crate::TreeShared) (gates, global
+/// cooldowns, group roles or deferred actions) is ticked in index order on
+/// the calling thread: whether an agent gets through a gate, a cooldown or
+/// a role depends on every agent ticked before it, and the serials of the
+/// crowd's tickets and the order of its queue on the order of the
+/// launches, so no parallel order gives the same results. (Ticking agents
+/// of such a tree from several threads with [`tick`] keeps every limit;
+/// it only gives up the order.)
 ///
 /// # Panics
 /// As [`tick_all`].
@@ -141,6 +154,12 @@ pub fn par_tick_all<A: Send + 'static, const L: usize, const S: usize, const N: 
     );
     /// Agents per task: large enough to amortise scheduling.
     const CHUNK: usize = 256;
+    if tree.needs_shared() {
+        let mut report = CrowdReport::default();
+        let mut input = |i: usize, a: &A| input(i, a);
+        tick_slice(tree, agents, memories, 0, &mut input, &mut report);
+        return report;
+    }
     agents
         .par_chunks_mut(CHUNK)
         .zip(memories.par_chunks_mut(CHUNK))

@@ -113,14 +113,18 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     /// Reports a deferred action back: the behavior that launched it sees
     /// `outcome` in [`Ctx::action`](crate::Ctx::action) from its next tick
     /// on. Returns false, changing nothing, when the ticket is not this
-    /// memory's pending launch (it was cancelled, or already reported).
+    /// memory's pending launch: it was cancelled or already reported, or
+    /// it is a ticket of another memory, tree or crowd.
     pub fn complete(&mut self, ticket: Ticket, outcome: Outcome) -> bool {
+        let Some(shared) = &self.shared else {
+            return false;
+        };
         let Some(slot) = self.slots.get_mut(ticket.slot()) else {
             return false;
         };
         if ticket.slot() < self.tree.shape.first_action_slot()
             || sync::action_state(*slot) != ActionState::Pending
-            || sync::action_serial(*slot) != ticket.serial()
+            || sync::ticket_of(shared.id(), ticket.slot() as u16, *slot) != ticket
         {
             return false;
         }
@@ -134,8 +138,43 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
 
     /// The state of the deferred action in agent-memory slot `slot` (see
     /// [`Node::action_slot`](crate::Node::action_slot)).
+    ///
+    /// # Panics
+    /// If `slot` is not a deferred-action slot of the tree.
+    #[track_caller]
     pub fn action_state(&self, slot: usize) -> ActionState {
-        sync::action_state(self.slots[slot])
+        sync::action_state(self.slots[self.action_slot(slot)])
+    }
+
+    /// The ticket of the pending launch in deferred-action slot `slot`
+    /// (`None`: nothing pending there). It names the agent id the launch
+    /// was made under, which its cancellation names too.
+    ///
+    /// # Panics
+    /// If `slot` is not a deferred-action slot of the tree.
+    #[track_caller]
+    pub fn pending_ticket(&self, slot: usize) -> Option<Ticket> {
+        let word = self.slots[self.action_slot(slot)];
+        let shared = self.shared.as_ref()?;
+        (sync::action_state(word) == ActionState::Pending)
+            .then(|| sync::ticket_of(shared.id(), slot as u16, word))
+    }
+
+    /// `slot`, checked to be a deferred-action slot.
+    #[track_caller]
+    fn action_slot(&self, slot: usize) -> usize {
+        let shape = self.tree.shape;
+        let first = shape.first_action_slot();
+        if slot < first || slot >= first + shape.actions {
+            not_a_slot(
+                "deferred-action",
+                slot,
+                self.tree.name,
+                first,
+                first + shape.actions,
+            );
+        }
+        slot
     }
 
     /// Starts fetching the parts of this memory every tick reads: the
@@ -202,7 +241,14 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
 
     /// The behavior whose memory value the block of level `depth` holds
     /// (`None`: the block is empty).
+    ///
+    /// # Panics
+    /// If `depth` is not below the tree's level count.
+    #[track_caller]
     pub fn block_behavior(&self, depth: usize) -> Option<&'static crate::ErasedBehavior<A>> {
+        if depth >= L {
+            not_a_slot("level", depth, self.tree.name, 0, L);
+        }
         self.blocks.owner(depth)
     }
 
@@ -213,7 +259,15 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
 
     /// Time of the last `decide` call of the timer in `slot` (negative
     /// infinity if it never ran).
+    ///
+    /// # Panics
+    /// If `slot` is not a timer slot of the tree (`0..tree.timers()`).
+    #[track_caller]
     pub fn timer(&self, slot: usize) -> f64 {
+        let timers = self.tree.shape.timers;
+        if slot >= timers {
+            not_a_slot("timer", slot, self.tree.name, 0, timers);
+        }
         f64::from_bits(self.slots[slot])
     }
 
@@ -316,6 +370,17 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> fmt::Debug
             .entries(self.0.active_path().map(|l| items[l.item.get()].decider))
             .finish()
     }
+}
+
+/// The panic of a lookup with an index out of its range.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn not_a_slot(what: &str, index: usize, tree: &str, start: usize, end: usize) -> ! {
+    if start == end {
+        panic!("{what} {index} out of range: tree `{tree}` has none");
+    }
+    panic!("{what} {index} out of range: tree `{tree}` has them at {start}..{end}",)
 }
 
 /// A generator state from a seed: never zero (xorshift would stay at zero).

@@ -26,7 +26,11 @@ use arrayvec::ArrayVec;
 /// seconds after the one it was set for: stimuli set since the last update
 /// are not aged by the next one (they happened *now*), older ones age by
 /// each update's `dt`, and a stimulus whose age reaches `T` exactly has
-/// expired. With `dt = 0.5` and `T = 2.0` that is four ticks.
+/// expired. With `dt = 0.5` and `T = 2.0` that is four ticks. Ages are
+/// kept in `f64`, so a time-out of days still ends on the tick it should
+/// at 60 ticks a second. A `dt` that is not a finite number of seconds at
+/// or above zero (NaN, an infinity, a negative step) ages nothing: no
+/// stimulus expires in that update.
 ///
 /// ```
 /// use bt_core::Stimuli;
@@ -61,8 +65,10 @@ struct Entry<P> {
     bit: u8,
     fresh: bool,
     payload: P,
-    /// Seconds left; `f32::INFINITY` for a stimulus that never expires.
-    left: f32,
+    /// Seconds left; `f64::INFINITY` for a stimulus that never expires.
+    /// An `f64`: at 60 ticks a second, an `f32` time-out above about
+    /// 260 000 s would not move at all, and long ones would drift.
+    left: f64,
 }
 
 /// One live stimulus, as [`Stimuli::get`] and [`Stimuli::iter`] show it.
@@ -207,7 +213,7 @@ impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
             bit,
             fresh: true,
             payload,
-            left: timeout.unwrap_or(f32::INFINITY),
+            left: timeout.map_or(f64::INFINITY, f64::from),
         };
         if let Some(e) = self.live.iter_mut().find(|e| e.bit == bit) {
             *e = entry;
@@ -234,9 +240,14 @@ impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
     }
 
     /// Ages the stimuli by `dt` seconds, drops the expired ones and returns
-    /// the raw word of those still live. Call once per tick, before it.
+    /// the raw word of those still live. Call once per tick, before it. A
+    /// `dt` that is NaN, infinite or negative ages nothing.
     pub fn update_bits(&mut self, dt: f32) -> u64 {
-        let dt = if dt.is_finite() && dt > 0.0 { dt } else { 0.0 };
+        let dt = if dt.is_finite() && dt > 0.0 {
+            f64::from(dt)
+        } else {
+            0.0
+        };
         let mut word = 0;
         self.live.retain(|e| {
             if !e.fresh {
@@ -301,7 +312,8 @@ where
 
     /// Ages the stimuli by `dt` seconds (the tick's step), drops the
     /// expired ones and returns the flags of those still live, for
-    /// [`TickInput::with_stimuli`](crate::TickInput::with_stimuli).
+    /// [`TickInput::with_stimuli`](crate::TickInput::with_stimuli). A `dt`
+    /// that is NaN, infinite or negative ages nothing.
     pub fn update(&mut self, dt: f32) -> F
     where
         F::Bits: TryFrom<u64>,
@@ -315,7 +327,7 @@ impl<P: Copy> Entry<P> {
         Stimulus {
             bit: self.bit,
             payload: self.payload,
-            remaining: self.left.is_finite().then_some(self.left),
+            remaining: self.left.is_finite().then_some(self.left as f32),
         }
     }
 }
@@ -323,5 +335,46 @@ impl<P: Copy> Entry<P> {
 impl<F, const N: usize, P: Copy + fmt::Debug> fmt::Debug for Stimuli<F, N, P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Word = Stimuli<(), 4, u32>;
+
+    /// A time-out of 10^5 s at 60 ticks a second ends within one tick of
+    /// 10^5 s (aged in `f32`, it would end some 6 000 s late).
+    #[test]
+    #[cfg_attr(miri, ignore)] // six million updates
+    fn a_long_time_out_expires_on_time_at_sixty_ticks_a_second() {
+        let mut s = Word::new();
+        s.set_bit(3, 0, Some(1e5)).unwrap();
+        let dt = 1.0f32 / 60.0;
+        let mut ticks = 0u64;
+        while s.update_bits(dt) != 0 {
+            ticks += 1;
+            assert!(ticks < 7_000_000, "never expired");
+        }
+        let lived = ticks as f64 * f64::from(dt);
+        assert!((lived - 1e5).abs() <= f64::from(dt), "lived {lived} s");
+    }
+
+    /// NaN, infinite and negative steps age nothing; a stimulus that never
+    /// expires survives every step.
+    #[test]
+    fn a_step_that_is_not_a_finite_time_ages_nothing() {
+        let mut s = Word::new();
+        s.set_bit(0, 1, Some(1.0)).unwrap();
+        s.set_bit(1, 2, None).unwrap();
+        assert_eq!(s.update_bits(0.25), 0b11);
+        for dt in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -5.0] {
+            assert_eq!(s.update_bits(dt), 0b11, "dt {dt}");
+            assert_eq!(s.get_bit(0).unwrap().remaining, Some(1.0), "dt {dt}");
+        }
+        assert_eq!(s.update_bits(1.0), 0b10);
+        assert_eq!(s.update_bits(f32::MAX), 0b10);
+        assert_eq!(s.get_bit(1).unwrap().remaining, None);
     }
 }

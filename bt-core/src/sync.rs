@@ -19,11 +19,20 @@
 //!   `REGISTERED | TOUCHED | generation`. An agent stays in the lobby only
 //!   while it keeps wanting in: a tick that did not evaluate the decider
 //!   takes it out again.
-//! - an agent's action slot: `agent << 32 | state << 24 | serial`; the
-//!   serial (24 bits, wrapping) numbers the launches of that slot, so a late
+//! - an agent's action slot: `agent << 32 | state << 30 | serial`; the
+//!   serial (30 bits, from 1, wrapping) numbers the launches of the whole
+//!   crowd, so a ticket names one launch among every agent's, a late
 //!   completion of a cancelled launch is told apart from the current one,
-//!   and the agent id lets a memory that is dropped name the agent in its
-//!   cancellation.
+//!   and the agent id (the one the launch was made under) lets a memory
+//!   that is dropped name the agent in its cancellation.
+//! - the deferred-action queue: at most `capacity` entries between `head`
+//!   (the next entry to hand out) and `tail` (the next free one), both
+//!   counting up for ever (wrapping), in a ring of a power of two entries,
+//!   so that entry `i` is `i & (ring - 1)` across the wrap too. A writer reserves an entry by
+//!   moving `tail` on with a CAS, fills it and publishes it by writing its
+//!   sequence number into `ready`; a drain takes an entry by moving `head`
+//!   on with a CAS *before* it calls back, so a callback that panics, ticks
+//!   an agent or drains again always finds the ring consistent.
 
 use alloc::boxed::Box;
 use core::fmt;
@@ -102,19 +111,49 @@ pub enum Outcome {
 
 /// One launch of a deferred action by one agent: hand it back with the
 /// outcome to [`AgentMemory::complete`](crate::AgentMemory::complete).
+///
+/// It names the launch uniquely within its crowd: the crowd's
+/// [`TreeShared::id`], the agent id the launch was made under, the
+/// agent-memory slot of the launching decider and a serial that counts the
+/// launches of the whole crowd. A ticket of another memory, tree or crowd
+/// completes nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Ticket {
+    crowd: u32,
+    agent: u32,
     slot: u16,
     serial: u32,
 }
 
 impl Ticket {
+    /// The ticket with these parts (for code that stores tickets and makes
+    /// them again; a ticket that names no pending launch completes nothing).
+    pub const fn new(crowd: u32, agent: u32, slot: u16, serial: u32) -> Self {
+        Ticket {
+            crowd,
+            agent,
+            slot,
+            serial,
+        }
+    }
+
+    /// The [`TreeShared::id`] of the crowd the launch was made in.
+    pub const fn crowd(self) -> u32 {
+        self.crowd
+    }
+
+    /// The agent id the launch was made under (`TickInput::agent`).
+    pub const fn agent(self) -> u32 {
+        self.agent
+    }
+
     /// The agent-memory slot of the launching decider.
     pub const fn slot(self) -> usize {
         self.slot as usize
     }
 
-    /// Which launch of that slot it is (counts up from 1).
+    /// Which launch of the crowd it is (counts up from 1, wrapping after
+    /// 2<sup>30</sup> − 1 launches).
     pub const fn serial(self) -> u32 {
         self.serial
     }
@@ -141,7 +180,8 @@ pub enum ActionOp {
 /// One entry of the deferred-action queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ActionRequest {
-    /// The agent id of the tick (`TickInput::agent`) that issued it.
+    /// The agent id (`TickInput::agent`) the launch was made under; a
+    /// cancellation names the same id as its launch.
     pub agent: u32,
     /// The decider whose behavior issued it.
     pub item: ItemIdx,
@@ -174,9 +214,63 @@ struct Entry {
     ticket: AtomicU64,
     code: AtomicU32,
     arg: AtomicU64,
-    /// Set (release) once the fields above are written.
-    ready: AtomicU32,
+    /// The entry's sequence number plus one, written (release) once the
+    /// fields above are.
+    ready: AtomicUsize,
 }
+
+impl Entry {
+    /// Writes `r` and publishes it as entry number `ready - 1`.
+    fn write(&self, r: &ActionRequest, ready: usize) {
+        let (op, code, arg) = match r.op {
+            ActionOp::Launch(a) => (1, a.code, a.arg),
+            ActionOp::Cancel => (2, 0, 0),
+        };
+        self.head.store(
+            u64::from(r.agent) << 32 | u64::from(r.item.0) << 16 | op,
+            Ordering::Relaxed,
+        );
+        self.ticket.store(
+            u64::from(r.ticket.slot) << 32 | u64::from(r.ticket.serial),
+            Ordering::Relaxed,
+        );
+        self.code.store(code, Ordering::Relaxed);
+        self.arg.store(arg, Ordering::Relaxed);
+        self.ready.store(ready, Ordering::Release);
+    }
+
+    /// The request it holds, of the crowd `crowd`.
+    fn read(&self, crowd: u32) -> ActionRequest {
+        let head = self.head.load(Ordering::Relaxed);
+        let ticket = self.ticket.load(Ordering::Relaxed);
+        let op = if head & 0xFF == 1 {
+            ActionOp::Launch(Action {
+                code: self.code.load(Ordering::Relaxed),
+                arg: self.arg.load(Ordering::Relaxed),
+            })
+        } else {
+            ActionOp::Cancel
+        };
+        let agent = (head >> 32) as u32;
+        ActionRequest {
+            agent,
+            item: ItemIdx((head >> 16) as u16),
+            ticket: Ticket {
+                crowd,
+                agent,
+                slot: (ticket >> 32) as u16,
+                serial: ticket as u32,
+            },
+            op,
+        }
+    }
+}
+
+/// Where crowds get their ids: one process-wide count.
+static NEXT_CROWD: AtomicU32 = AtomicU32::new(1);
+
+/// Serials are 30 bits: `1..=SERIAL_MAX`.
+const SERIAL_MAX: u32 = (1 << 30) - 1;
 
 /// The state a crowd of agents ticking one tree shares: the counters of its
 /// gates, the stamps of its global cooldowns, the lobbies of its group
@@ -185,26 +279,53 @@ struct Entry {
 /// Made once per crowd (it allocates then, never afterwards) and shared
 /// through an `Arc` with every agent's memory
 /// ([`Tree::new_memory_in`](crate::Tree::new_memory_in)): the memory gives
-/// back what it holds even when it is reset or dropped. A game can keep one
-/// per level or world; agents bound to different `TreeShared` values do not
-/// see each other.
+/// back what it holds even when it is reset or dropped (not when it is
+/// never dropped, as with `mem::forget`). A game can keep one per level or
+/// world; agents bound to different `TreeShared` values do not see each
+/// other.
+///
+/// It belongs to a tree by the tree's structure ([`fingerprint`](Self::fingerprint)),
+/// not by its name, and every crowd has an [`id`](Self::id) that its
+/// tickets carry.
+///
+/// # Time
+///
+/// Global cooldowns keep the `now` of the last entry. A stamp more than
+/// one period later than an agent's `now` counts as run out, so a tick
+/// given a time far ahead (milliseconds passed as seconds) does not hold
+/// the crowd until the clock catches up; [`clear_cooldowns`](Self::clear_cooldowns)
+/// lets every cooldown run out at once (after a jump of the game clock,
+/// or between two rounds). Gate counts and role places need no reset:
+/// they are what the crowd's memories hold, and go back to zero as the
+/// memories are reset or dropped.
 pub struct TreeShared {
     tree: &'static str,
-    items: usize,
+    /// The tree's structural fingerprint ([`TreeShared::fingerprint`]).
+    fingerprint: u64,
+    /// The address of the item stream it was made from: a memory of that
+    /// very tree fits without computing its fingerprint again.
+    stream: usize,
+    id: u32,
     gates: Box<[AtomicU32]>,
     cooldowns: Box<[AtomicU64]>,
     roles: Box<[AtomicU64]>,
     /// Per item: its gate, or `NO_SLOT`.
     gate_of: Box<[u16]>,
+    /// The ring: `capacity` rounded up to a power of two.
     queue: Box<[Entry]>,
-    len: AtomicUsize,
+    capacity: usize,
+    head: AtomicUsize,
+    tail: AtomicUsize,
     lost: AtomicUsize,
+    /// Launches made so far, for the serials of tickets.
+    launches: AtomicU32,
 }
 
 impl fmt::Debug for TreeShared {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TreeShared")
             .field("tree", &self.tree)
+            .field("id", &self.id)
             .field("gates", &self.gates)
             .field("cooldowns", &self.cooldowns.len())
             .field("roles", &self.roles.len())
@@ -242,18 +363,31 @@ impl TreeShared {
     /// Shared state for a crowd running `tree`, with room for
     /// `action_capacity` deferred-action requests between two
     /// [`drain_actions`](Self::drain_actions) calls (a launch and a cancel
-    /// per agent and tick is always enough).
+    /// per agent and tick is always enough). Its [`id`](Self::id) is the
+    /// next of a count kept for the whole process.
+    ///
+    /// # Panics
+    /// If `tree` has deferred actions and `action_capacity` is 0: no
+    /// launch could ever be queued, so none of them would ever run.
     pub fn new<A: 'static, const L: usize, const S: usize, const N: usize>(
         tree: &'static Tree<A, L, S, N>,
         action_capacity: usize,
     ) -> Self {
         let shape = tree.shape;
-        Self::with(
+        assert!(
+            action_capacity > 0 || shape.actions == 0,
+            "tree `{}` has deferred actions: its shared state needs room for at least one request",
+            tree.name
+        );
+        let mut shared = Self::with(
             tree.name,
             tree.items.iter().map(|it| it.gate).collect(),
             (shape.gates, shape.cooldowns, shape.roles),
             action_capacity,
-        )
+        );
+        shared.fingerprint = fingerprint(tree);
+        shared.stream = tree.items.as_ptr() as usize;
+        shared
     }
 
     /// Fresh state for tree `tree` whose items have the gates `gate_of`:
@@ -267,14 +401,21 @@ impl TreeShared {
         let never = f64::NEG_INFINITY.to_bits();
         TreeShared {
             tree,
-            items: gate_of.len(),
+            fingerprint: 0,
+            stream: 0,
+            id: NEXT_CROWD.fetch_add(1, Ordering::Relaxed),
             gates: (0..gates).map(|_| AtomicU32::new(0)).collect(),
             cooldowns: (0..cooldowns).map(|_| AtomicU64::new(never)).collect(),
             roles: (0..roles).map(|_| AtomicU64::new(0)).collect(),
             gate_of,
-            queue: (0..action_capacity).map(|_| Entry::default()).collect(),
-            len: AtomicUsize::new(0),
+            queue: (0..action_capacity.next_power_of_two())
+                .map(|_| Entry::default())
+                .collect(),
+            capacity: action_capacity,
+            head: AtomicUsize::new(0),
+            tail: AtomicUsize::new(0),
             lost: AtomicUsize::new(0),
+            launches: AtomicU32::new(0),
         }
     }
 
@@ -283,15 +424,26 @@ impl TreeShared {
         self.tree
     }
 
+    /// The structural fingerprint of the tree it was made for: a hash of
+    /// every item's place, policy, slots, shared checks and decider name
+    /// and id (not of the tree's name). Memories of any tree with the same
+    /// fingerprint may be bound to it.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// This crowd's id: different for every `TreeShared` made in the
+    /// process (counting from 1), and part of every [`Ticket`] of its
+    /// launches.
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
     pub(crate) fn fits<A: 'static, const L: usize, const S: usize, const N: usize>(
         &self,
         tree: &Tree<A, L, S, N>,
     ) -> bool {
-        self.tree == tree.name
-            && self.items == tree.items.len()
-            && self.gates.len() == tree.shape.gates
-            && self.cooldowns.len() == tree.shape.cooldowns
-            && self.roles.len() == tree.shape.roles
+        self.stream == tree.items.as_ptr() as usize || self.fingerprint == fingerprint(tree)
     }
 
     /// How many agents are active in the gated decider `item` now (`None`:
@@ -324,9 +476,30 @@ impl TreeShared {
             .sum()
     }
 
+    /// Lets every global cooldown run out at once, as if no agent had ever
+    /// entered its decider: the way back after a clock that jumped, or
+    /// between two rounds of a game. Gate counts and role places are not
+    /// touched: they are held by memories, which give them back when they
+    /// deactivate, are [reset](crate::AgentMemory::reset) or are dropped.
+    pub fn clear_cooldowns(&self) {
+        let never = f64::NEG_INFINITY.to_bits();
+        for c in &self.cooldowns {
+            c.store(never, Ordering::Release);
+        }
+    }
+
     /// Deferred-action requests waiting in the queue.
     pub fn queued(&self) -> usize {
-        self.len.load(Ordering::Acquire).min(self.queue.len())
+        let (head, tail) = (
+            self.head.load(Ordering::Acquire),
+            self.tail.load(Ordering::Acquire),
+        );
+        tail.wrapping_sub(head).min(self.capacity)
+    }
+
+    /// The queue's capacity.
+    pub fn action_capacity(&self) -> usize {
+        self.capacity
     }
 
     /// Requests that did not fit the queue since it was made. A launch that
@@ -336,65 +509,79 @@ impl TreeShared {
         self.lost.load(Ordering::Acquire)
     }
 
-    /// Hands every queued request to `f`, oldest first, and empties the
-    /// queue. Call it between crowd ticks: requests pushed while it runs
-    /// may be lost. Ticked in parallel, agents queue in no fixed order;
-    /// each request names its agent.
+    /// Hands the requests queued when it is called to `f`, oldest first,
+    /// taking each off the queue before `f` sees it.
+    ///
+    /// `f` may do anything, also tick or drop agents, complete tickets or
+    /// drain again: requests queued while a drain runs wait for the next
+    /// drain (a drain called from `f` hands them out), and none is lost. If
+    /// `f` panics, the request it was given counts as handed out and the
+    /// queue stays consistent: the next drain goes on with the request
+    /// after it. Ticked in parallel, agents queue in no fixed order; each
+    /// request names its agent. Two threads may drain at once; each request
+    /// goes to one of them.
     pub fn drain_actions(&self, mut f: impl FnMut(ActionRequest)) {
-        let n = self.queued();
-        for e in &self.queue[..n] {
-            // A writer publishes right after it reserves its entry, with
-            // nothing in between that could stop it.
-            while e.ready.load(Ordering::Acquire) == 0 {
-                core::hint::spin_loop();
+        let (cap, mask) = (self.capacity, self.queue.len() - 1);
+        let end = self.tail.load(Ordering::Acquire);
+        loop {
+            let head = self.head.load(Ordering::Acquire);
+            let left = end.wrapping_sub(head);
+            // Nothing left, or a drain called back from `f` went past `end`.
+            if left == 0 || left > cap {
+                return;
             }
-            let head = e.head.load(Ordering::Relaxed);
-            let ticket = e.ticket.load(Ordering::Relaxed);
-            let op = if head & 0xFF == 1 {
-                ActionOp::Launch(Action {
-                    code: e.code.load(Ordering::Relaxed),
-                    arg: e.arg.load(Ordering::Relaxed),
-                })
-            } else {
-                ActionOp::Cancel
-            };
-            e.ready.store(0, Ordering::Relaxed);
-            f(ActionRequest {
-                agent: (head >> 32) as u32,
-                item: ItemIdx((head >> 16) as u16),
-                ticket: Ticket {
-                    slot: (ticket >> 32) as u16,
-                    serial: ticket as u32,
-                },
-                op,
-            });
+            let e = &self.queue[head & mask];
+            if e.ready.load(Ordering::Acquire) != head.wrapping_add(1) {
+                // Reserved by an agent ticking on another thread and not
+                // yet written: the next drain hands it out.
+                return;
+            }
+            let request = e.read(self.id);
+            // Taken only if no other drain took it first; a writer reuses
+            // the entry only once `head` has passed it.
+            if self
+                .head
+                .compare_exchange(
+                    head,
+                    head.wrapping_add(1),
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                )
+                .is_ok()
+            {
+                f(request);
+            }
         }
-        self.len.store(0, Ordering::Release);
     }
 
-    /// Queues a request; false when the queue is full.
+    /// Queues a request; false (and counted as lost) when the queue is
+    /// full.
     pub(crate) fn push(&self, r: ActionRequest) -> bool {
-        let i = self.len.fetch_add(1, Ordering::AcqRel);
-        let Some(e) = self.queue.get(i) else {
-            self.lost.fetch_add(1, Ordering::Relaxed);
-            return false;
-        };
-        let (op, code, arg) = match r.op {
-            ActionOp::Launch(a) => (1, a.code, a.arg),
-            ActionOp::Cancel => (2, 0, 0),
-        };
-        e.head.store(
-            u64::from(r.agent) << 32 | u64::from(r.item.0) << 16 | op,
-            Ordering::Relaxed,
-        );
-        e.ticket.store(
-            u64::from(r.ticket.slot) << 32 | u64::from(r.ticket.serial),
-            Ordering::Relaxed,
-        );
-        e.code.store(code, Ordering::Relaxed);
-        e.arg.store(arg, Ordering::Relaxed);
-        e.ready.store(1, Ordering::Release);
+        let cap = self.capacity;
+        let mut tail = self.tail.load(Ordering::Acquire);
+        loop {
+            let head = self.head.load(Ordering::Acquire);
+            if tail.wrapping_sub(head) >= cap {
+                self.lost.fetch_add(1, Ordering::AcqRel);
+                return false;
+            }
+            match self.tail.compare_exchange_weak(
+                tail,
+                tail.wrapping_add(1),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => break,
+                Err(now) => tail = now,
+            }
+        }
+        self.queue[tail & (self.queue.len() - 1)].write(&r, tail.wrapping_add(1));
         true
+    }
+
+    /// The serial of the next launch in this crowd.
+    pub(crate) fn next_serial(&self) -> u32 {
+        self.launches.fetch_add(1, Ordering::Relaxed) % SERIAL_MAX + 1
     }
 
     // --- gates -----------------------------------------------------------
@@ -420,14 +607,14 @@ impl TreeShared {
 
     pub(crate) fn cooldown_ready(&self, c: u16, now: f64, period: f64) -> bool {
         let last = f64::from_bits(self.cooldowns[c as usize].load(Ordering::Relaxed));
-        !period_runs(last, now, period)
+        !cooldown_runs(last, now, period)
     }
 
     /// Stamps the cooldown with `now` if it has run out.
     pub(crate) fn cooldown_take(&self, c: u16, now: f64, period: f64) -> bool {
         self.cooldowns[c as usize]
             .fetch_update(Ordering::AcqRel, Ordering::Relaxed, |bits| {
-                (!period_runs(f64::from_bits(bits), now, period)).then_some(now.to_bits())
+                (!cooldown_runs(f64::from_bits(bits), now, period)).then_some(now.to_bits())
             })
             .is_ok()
     }
@@ -540,13 +727,23 @@ impl TreeShared {
     }
 }
 
+/// Whether a global cooldown of `period` seconds stamped at `last` still
+/// runs at `now`: as a timer, except that a stamp more than one period
+/// later than `now` (the clock went back, or a tick was given a time far
+/// ahead) counts as run out instead of holding the crowd until the clock
+/// catches up.
+#[inline(always)]
+pub(crate) fn cooldown_runs(last: f64, now: f64, period: f64) -> bool {
+    period_runs(last, now, period) && last - now < period
+}
+
 /// An agent's action slot.
 pub(crate) const fn action_state(slot: u64) -> ActionState {
-    ActionState::from_bits((slot >> 24) & 0xFF)
+    ActionState::from_bits((slot >> 30) & 0b11)
 }
 
 pub(crate) const fn action_serial(slot: u64) -> u32 {
-    (slot & 0xFF_FFFF) as u32
+    (slot & SERIAL_MAX as u64) as u32
 }
 
 pub(crate) const fn action_agent(slot: u64) -> u32 {
@@ -554,17 +751,84 @@ pub(crate) const fn action_agent(slot: u64) -> u32 {
 }
 
 pub(crate) const fn action_slot(agent: u32, serial: u32, state: ActionState) -> u64 {
-    (agent as u64) << 32 | state.bits() << 24 | (serial & 0xFF_FFFF) as u64
+    (agent as u64) << 32 | state.bits() << 30 | (serial & SERIAL_MAX) as u64
 }
 
-/// The next launch's serial: 1, 2, …, wrapping within 24 bits past 0.
-pub(crate) const fn next_serial(slot: u64) -> u32 {
-    let s = (action_serial(slot) + 1) & 0xFF_FFFF;
-    if s == 0 { 1 } else { s }
+/// The ticket of the launch an action slot holds.
+pub(crate) const fn ticket_of(crowd: u32, slot: u16, word: u64) -> Ticket {
+    Ticket {
+        crowd,
+        agent: action_agent(word),
+        slot,
+        serial: action_serial(word),
+    }
 }
 
-pub(crate) const fn ticket(slot: u16, serial: u32) -> Ticket {
-    Ticket { slot, serial }
+/// A structural fingerprint of `tree` (64-bit FNV-1a): every item's
+/// place in the stream, what it has, its policy and slots, its shared
+/// checks, and its decider's name and id. Not the tree's name: two trees
+/// declared alike share state safely, two made alike but named alike do
+/// not pass for each other.
+pub(crate) fn fingerprint<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+) -> u64 {
+    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    let sh = tree.shape;
+    for n in [
+        sh.items,
+        sh.levels,
+        sh.timers,
+        sh.shuffles,
+        sh.roles,
+        sh.actions,
+        sh.gates,
+        sh.cooldowns,
+    ] {
+        h.u64(n as u64);
+    }
+    for it in tree.items {
+        h.u64(u64::from(it.has.bits()) << 48 | u64::from(it.end) << 32 | u64::from(it.parent));
+        h.u64(
+            u64::from(it.child_index) << 24
+                | u64::from(it.child_count) << 16
+                | u64::from(it.depth) << 8
+                | it.policy as u64,
+        );
+        for slot in [
+            it.timer,
+            it.shuffle,
+            it.gate,
+            it.cooldown,
+            it.role,
+            it.action,
+        ] {
+            h.u64(u64::from(slot));
+        }
+        let sync = &it.decider.pre.sync;
+        h.u64(u64::from(sync.gate) << 8 | u64::from(sync.together));
+        h.u64(sync.cooldown.to_bits());
+        h.u64(it.every.to_bits());
+        h.u64(u64::from(it.decider.id));
+        h.bytes(it.decider.name.as_bytes());
+    }
+    h.0
+}
+
+/// 64-bit FNV-1a.
+struct Fnv(u64);
+
+impl Fnv {
+    fn bytes(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        // A terminator, so that names do not run into what follows.
+        self.0 = (self.0 ^ 0xFF).wrapping_mul(0x0100_0000_01b3);
+    }
+
+    fn u64(&mut self, v: u64) {
+        self.bytes(&v.to_le_bytes());
+    }
 }
 
 /// Gives back what the decider `item`, active in an agent's memory, holds
@@ -587,16 +851,16 @@ pub(crate) fn release<A: 'static>(
     }
     if item.action != NO_SLOT {
         let slot = &mut slots[item.action as usize];
-        let (agent, serial) = (action_agent(*slot), action_serial(*slot));
+        let ticket = ticket_of(shared.id, item.action, *slot);
         if action_state(*slot) == ActionState::Pending {
             shared.push(ActionRequest {
-                agent,
+                agent: ticket.agent,
                 item: ItemIdx(idx),
-                ticket: ticket(item.action, serial),
+                ticket,
                 op: ActionOp::Cancel,
             });
         }
-        *slot = action_slot(agent, serial, ActionState::None);
+        *slot = action_slot(ticket.agent, ticket.serial, ActionState::None);
     }
 }
 
@@ -671,7 +935,7 @@ mod tests {
         let r = |agent, op| ActionRequest {
             agent,
             item: ItemIdx(3),
-            ticket: ticket(1, agent),
+            ticket: Ticket::new(s.id(), agent, 1, agent),
             op,
         };
         assert_eq!(
@@ -697,5 +961,65 @@ mod tests {
         );
         assert_eq!(s.queued(), 0);
         assert!(s.push(r(1, ActionOp::Cancel)), "room again after a drain");
+    }
+
+    /// The counts of handed-out and queued requests wrap past the largest
+    /// `usize` with nothing lost or repeated, also for a capacity that is
+    /// not a power of two.
+    #[test]
+    fn the_queue_counts_wrap_past_the_largest_index() {
+        let s = shared(0, 0, 3);
+        s.head.store(usize::MAX - 4, Ordering::Relaxed);
+        s.tail.store(usize::MAX - 4, Ordering::Relaxed);
+        let r = |n: u32| ActionRequest {
+            agent: n,
+            item: ItemIdx(0),
+            ticket: Ticket::new(s.id(), n, 0, n),
+            op: ActionOp::Cancel,
+        };
+        let mut got = Vec::new();
+        for n in 0..6 {
+            assert!(s.push(r(2 * n)) && s.push(r(2 * n + 1)));
+            assert_eq!(s.queued(), 2);
+            s.drain_actions(|q| got.push(q.agent));
+        }
+        assert_eq!(got, (0..12).collect::<Vec<_>>());
+        assert!(s.tail.load(Ordering::Relaxed) < 10, "wrapped");
+    }
+
+    /// The ring wraps around many times without losing or repeating a
+    /// request, also when requests are pushed by the drain's callback.
+    #[test]
+    fn the_queue_wraps_around_and_keeps_what_a_drain_pushes() {
+        let s = shared(0, 0, 3);
+        let r = |n: u32| ActionRequest {
+            agent: n,
+            item: ItemIdx(0),
+            ticket: Ticket::new(s.id(), n, 0, n),
+            op: ActionOp::Cancel,
+        };
+        let (mut next, mut lost) = (0, 0);
+        let push = |next: &mut u32, lost: &mut usize| {
+            if s.push(r(*next)) {
+                *next += 1;
+            } else {
+                *lost += 1;
+            }
+        };
+        let mut got = Vec::new();
+        for _ in 0..10 {
+            push(&mut next, &mut lost);
+            // Each request handed out frees its place and pushes one more;
+            // those wait for the next drain.
+            s.drain_actions(|q| {
+                got.push(q.agent);
+                push(&mut next, &mut lost);
+            });
+            assert!(s.queued() > 0);
+        }
+        s.drain_actions(|q| got.push(q.agent));
+        assert_eq!(got, (0..next).collect::<Vec<_>>());
+        assert!(next > 20 && lost > 0, "{next} {lost}");
+        assert_eq!((s.queued(), s.lost_requests()), (0, lost));
     }
 }

@@ -28,7 +28,7 @@ use core::fmt;
 use crate::decl::{Ctx, DecideRaw, Policy};
 use crate::memory::{AgentMemory, Level};
 use crate::raw::{DIn, DPool};
-use crate::sync::{self, ActionOp, ActionRequest, ActionState, RoleAnswer, TreeShared};
+use crate::sync::{self, ActionOp, ActionRequest, ActionState, RoleAnswer, Ticket, TreeShared};
 use crate::trace::{Event, NoTrace, NodeRef, Rejection, Tracer, Why};
 use crate::tree::{Has, Item, ItemIdx, NO_SLOT, Tree};
 
@@ -49,12 +49,19 @@ pub struct TickInput {
     /// Stimuli flags, usually from [`Stimuli::update`](crate::Stimuli::update),
     /// tested by deciders' `stimuli_*` preconditions.
     pub stimuli: u64,
-    /// The agent's id, handed on to callbacks and traces.
+    /// The agent's id, handed on to callbacks and traces, and the id
+    /// under which its deferred actions are launched
+    /// ([`ActionRequest::agent`](crate::ActionRequest::agent)). Set it with
+    /// [`with_agent`](Self::with_agent): [`tick_all`](crate::tick_all)
+    /// replaces an id not set that way with the agent's index.
     pub agent: u32,
+    /// Whether `agent` was set with `with_agent`.
+    agent_given: bool,
 }
 
 impl TickInput {
-    /// Input at time `now` with step `dt`, no flags, agent 0.
+    /// Input at time `now` with step `dt`, no flags, agent 0 (in
+    /// [`tick_all`](crate::tick_all): the agent's index).
     pub const fn new(now: f64, dt: f32) -> Self {
         TickInput {
             now,
@@ -62,6 +69,7 @@ impl TickInput {
             decision: 0,
             stimuli: 0,
             agent: 0,
+            agent_given: false,
         }
     }
 
@@ -95,9 +103,21 @@ impl TickInput {
         self
     }
 
-    /// With the agent id `agent`.
+    /// With the agent id `agent` (also in [`tick_all`](crate::tick_all),
+    /// which otherwise gives each agent its index).
     pub const fn with_agent(mut self, agent: u32) -> Self {
         self.agent = agent;
+        self.agent_given = true;
+        self
+    }
+
+    /// With the agent id `index`, unless an id was set with
+    /// [`with_agent`](Self::with_agent): what the crowd ticks do.
+    #[inline(always)]
+    pub(crate) fn or_agent(mut self, index: usize) -> Self {
+        if !self.agent_given {
+            self.agent = index as u32;
+        }
         self
     }
 }
@@ -227,6 +247,16 @@ impl core::error::Error for TickError {}
 /// Only if a callback panics. The panic goes on to the caller; the memory is
 /// then idle, with every block value dropped exactly once and no further
 /// callback run.
+///
+/// # Stack
+/// A tick keeps scratch space for DBlocks of `levels × block size` bytes
+/// on the stack (384 bytes for three levels of 128-byte blocks), and
+/// builds each memory block value on the stack before moving it into its
+/// block. A tree with large blocks needs a thread stack to match: with
+/// blocks of a few hundred KiB, more than a rayon worker thread's 2 MiB
+/// default. Twice `levels × block size` and 256 KiB more is enough,
+/// unoptimised builds included. The memory itself is wherever the caller
+/// keeps it.
 #[inline]
 pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
@@ -1144,8 +1174,12 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     fn decide(&mut self, c: usize, dry: bool) -> Option<Pick<L>> {
         let item = &self.items[c];
         let depth = item.depth as usize;
+        // A group role may still turn the candidate down once it has
+        // accepted: its pick is then kept (shuffle rounds marked) only
+        // after the role lets it in.
+        let role = item.is(Has::SYNC) && item.role != NO_SLOT;
         let pick = if item.is(Has::DELEGATE) {
-            let Some(mut pick) = self.select_in(c, 0, 0, dry) else {
+            let Some(mut pick) = self.select_in(c, 0, 0, dry || role) else {
                 self.trace(|r| Event::Rejected {
                     node: r.node(c),
                     by: Rejection::NoChild,
@@ -1178,16 +1212,16 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             };
             Pick::one(c, depth, slot, value)
         };
-        if item.is(Has::SYNC)
-            && item.role != NO_SLOT
-            && let Some(by) = self.role_rejection(item)
-        {
+        if role && let Some(by) = self.role_rejection(item) {
             self.free(pick.slot);
             self.trace(|r| Event::Rejected {
                 node: r.node(c),
                 by,
             });
             return None;
+        }
+        if role && !dry && item.is(Has::DELEGATE) {
+            self.commit(&pick, depth);
         }
         if item.is(Has::DELEGATE) {
             let value = pick.value;
@@ -1411,7 +1445,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         if T::ENABLED && item.action != NO_SLOT {
             let slot = self.mem.slots[item.action as usize];
             if sync::action_state(slot) == ActionState::Pending {
-                let ticket = sync::ticket(item.action, sync::action_serial(slot));
+                let ticket = sync::ticket_of(self.shared().id(), item.action, slot);
                 self.trace(|r| Event::Cancelled {
                     node: r.node(i),
                     ticket,
@@ -1438,8 +1472,8 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             return false;
         };
         let slot = &mut mem.slots[item.action as usize];
-        let serial = sync::next_serial(*slot);
-        let ticket = sync::ticket(item.action, serial);
+        let serial = shared.next_serial();
+        let ticket = Ticket::new(shared.id(), agent, item.action, serial);
         let queued = shared.push(ActionRequest {
             agent,
             item: ItemIdx(i as u16),

@@ -306,7 +306,8 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
     /// holds there whenever it deactivates, resets or drops.
     ///
     /// # Panics
-    /// If `shared` was made for another tree.
+    /// If `shared` was made for a tree of another structure (see
+    /// [`TreeShared::fingerprint`]), whatever its name.
     pub fn new_memory_in(
         &'static self,
         shared: &alloc::sync::Arc<TreeShared>,
@@ -314,9 +315,12 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
     ) -> AgentMemory<A, L, S, N> {
         assert!(
             shared.fits(self),
-            "tree `{}`: the shared state was made for tree `{}`",
+            "tree `{}`: the shared state was made for tree `{}`, of another structure \
+             (fingerprint {:#018x}, this tree {:#018x})",
             self.name,
-            shared.tree_name()
+            shared.tree_name(),
+            shared.fingerprint(),
+            crate::sync::fingerprint(self)
         );
         AgentMemory::new(self, seed, Some(alloc::sync::Arc::clone(shared)))
     }
@@ -501,8 +505,20 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
                 return Err(TreeError::new(name, "a slot group without `select`"));
             }
             if let Some(b) = it.behavior {
+                if b.memory.align > crate::raw::BLOCK_ALIGN {
+                    return Err(TreeError::new(
+                        b.name,
+                        "memory type aligned above the block's 16 bytes",
+                    ));
+                }
                 if !b.memory.fits(N) {
                     return Err(TreeError::new(b.name, "memory type larger than the block"));
+                }
+                if b.dblock.align > crate::raw::BLOCK_ALIGN {
+                    return Err(TreeError::new(
+                        b.name,
+                        "DBlock type aligned above the block's 16 bytes",
+                    ));
                 }
                 if !b.dblock.fits(N) {
                     return Err(TreeError::new(b.name, "DBlock type larger than the block"));

@@ -1,5 +1,6 @@
-//! A reference model of the tick semantics (`bt_core::semantics`) and the
-//! random trees it is compared on.
+//! A reference model of the tick semantics (`bt_core::semantics`), with
+//! the shared checks and crowds, and the random trees and crowds it is
+//! compared on.
 //!
 //! The model is a small recursive interpreter over the *declared* deciders
 //! (`&'static Decider<Sim>`), not the compiled stream: a `Vec` path of
@@ -67,9 +68,36 @@
 //!   Every generated slot group selects the child `Sim::slot`, which each
 //!   tick's script sets.
 //!
-//! The shared checks (gates, cooldowns, group roles) and deferred actions
-//! are not modelled: the generator makes none, and scenario tests in
-//! `sync.rs` cover them.
+//! - **Crowds.** A case ticks a crowd of one to three agents, in index
+//!   order, each with agent id = its index, sharing one [`Crowd`] (the
+//!   model of a `TreeShared`). Gates, global cooldowns and group roles are
+//!   keyed by place. A candidate's gate and cooldown are checked after its
+//!   timer and before a slot group's selection; its role after it
+//!   accepted (a delegating group's pick is kept only once the role lets
+//!   it in). The gate place, the cooldown stamp and the role place are
+//!   taken at activation, before the memory block is built; ticked one
+//!   agent at a time, that claim never fails. A role is a lobby of agents:
+//!   the one that fills it to the role's size admits them all; while any
+//!   is admitted or inside, the role is busy; an agent that did not ask in
+//!   a tick leaves the lobby at its end. A cooldown stamped more than a
+//!   period ahead of `now` has run out.
+//! - **Deferred actions.** `launch` runs after `activate`; a launch takes
+//!   the crowd's next serial (also when the queue turns it away) and its
+//!   ticket the memory slot numbers of production (`Node::action_slot`)
+//!   and the production crowd's id. A deactivation cancels a pending
+//!   launch after `deactivate`, before the block is dropped; a panic or
+//!   `reset` cancels without events. Each crowd tick's requests are
+//!   drained and some launches reported back by their tickets.
+//! - **The untraced path.** A third copy of the crowd, with a `TreeShared`
+//!   of its own, runs `tick_all` (no id set: the index is the id) or
+//!   `tick` agent by agent without a tracer, and must make the same
+//!   decisions: the same callbacks, paths, generators, timers, reports,
+//!   requests (but for the crowd id) and shared counts.
+//! - **Stopping and resetting.** A script may stop an agent with
+//!   `deactivate_all` (its `deactivate` callbacks run, no events, then it
+//!   leaves every lobby) or `reset` it (what it holds is given back
+//!   without callbacks; timers, shuffle rounds and actions are cleared,
+//!   the generator kept) before a tick.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -79,9 +107,10 @@ use std::sync::{Mutex, Once};
 
 use bt_core::__private::{DecideFn, DecideRaw, decide_for, flatten_vec, shape};
 use bt_core::{
-    AgentMemory, Ctx, Decider, DeciderFlags, DeciderKind, ErasedBehavior, Event, FlagTest, ItemIdx,
-    NodeRef, Policy, Preconditions, Rejection, TIMER_SLACK, TickError, TickInput, TickReport,
-    Tracer, Tree, Why, behavior, write_event,
+    Action, ActionOp, ActionRequest, ActionState, AgentMemory, Ctx, Decider, DeciderFlags,
+    DeciderKind, ErasedBehavior, Event, FlagTest, ItemIdx, NodeRef, Policy, Preconditions,
+    Rejection, SyncChecks, TIMER_SLACK, TickError, TickInput, TickReport, Ticket, Tracer, Tree,
+    TreeShared, Why, behavior, write_event,
 };
 use proptest::prelude::*;
 
@@ -272,6 +301,11 @@ pub enum Call {
         seen: Ctx,
         mem: Option<u32>,
     },
+    Launch {
+        b: u8,
+        seen: Ctx,
+        action: Option<Action>,
+    },
 }
 
 /// The scripted agent. Production and model each get a clone.
@@ -315,14 +349,26 @@ impl Sim {
         ok
     }
 
+    /// A launch: declines when `Bb`'s bit (modulo 8) of `fails` is set.
+    pub fn on_launch(&mut self, b: u8, seen: Ctx) -> Option<Action> {
+        let action = (self.fails & (1 << (b % 8)) == 0).then(|| {
+            Action::new(
+                u32::from(b),
+                (seen.now * 4.0) as u64 + u64::from(seen.agent),
+            )
+        });
+        self.journal.push(Call::Launch { b, seen, action });
+        action
+    }
+
     pub fn on_tick(&mut self, b: u8, mem: Option<&mut u32>, seen: Ctx) -> bool {
-        let mut running = self.ends & (1 << b) == 0;
+        let mut running = self.ends & (1 << (b % 8)) == 0;
         let ticks = mem.map(|m| {
             *m += 1;
             *m
         });
         if let Some(t) = ticks {
-            let after = u32::from(self.end_after[b as usize]);
+            let after = u32::from(self.end_after[b as usize % 8]);
             running &= after == 0 || t < after;
         }
         self.journal.push(Call::Tick {
@@ -376,6 +422,25 @@ behavior! { pub B6: Sim,
 behavior! { pub B7: Sim, memory: Mem,
     tick: |s, m, cx| { harness::hit("tick"); s.on_tick(7, Some(&mut m.ticks), *cx) },
     deactivate: |s, m, cx| { harness::hit("deactivate"); s.on_deactivate(7, Some(&mut m.ticks), *cx) },
+}
+
+// Deferred actions: `B8` runs while its action is pending, `B9` ticks on
+// its own and sees the action's state.
+behavior! { pub B8: Sim,
+    launch: |s, cx| { harness::hit("launch"); s.on_launch(8, *cx) },
+}
+behavior! { pub B9: Sim, memory: Mem,
+    launch: |s, _m, cx| { harness::hit("launch"); s.on_launch(9, *cx) },
+    tick: |s, m, cx| { harness::hit("tick"); s.on_tick(9, Some(&mut m.ticks), *cx) },
+}
+
+/// `B8` or `B9`, by the parity of `b`.
+pub fn launch_pool(b: u8) -> &'static ErasedBehavior<Sim> {
+    if b.is_multiple_of(2) {
+        B8.__erased()
+    } else {
+        B9.__erased()
+    }
 }
 
 /// Behavior `Bb` of the pool.
@@ -444,7 +509,46 @@ pub struct RawDecider {
     pub recheck: bool,
     pub delegate: bool,
     pub behavior_flags: u8,
+    /// Shared checks: index into [`SYNCS`].
+    pub sync: u8,
+    /// A leaf launches a deferred action: its behavior is `B8` or `B9`.
+    pub launch: bool,
 }
+
+/// The shared checks a generated decider may have (index 0: none).
+pub const SYNCS: [SyncChecks; 7] = [
+    SyncChecks::NONE,
+    SyncChecks {
+        gate: 1,
+        cooldown: 0.0,
+        together: 0,
+    },
+    SyncChecks {
+        gate: 2,
+        cooldown: 0.0,
+        together: 0,
+    },
+    SyncChecks {
+        gate: 0,
+        cooldown: 0.5,
+        together: 0,
+    },
+    SyncChecks {
+        gate: 0,
+        cooldown: 1.0,
+        together: 0,
+    },
+    SyncChecks {
+        gate: 0,
+        cooldown: 0.0,
+        together: 2,
+    },
+    SyncChecks {
+        gate: 1,
+        cooldown: 1.0,
+        together: 2,
+    },
+];
 
 /// Timer periods (index 0: no timer).
 pub const PERIODS: [f64; 4] = [0.0, 0.5, 1.0, 2.5];
@@ -495,6 +599,13 @@ pub struct TickScript {
     pub panic_at: Option<u8>,
     /// What slot groups select this tick ([`Sim::slot`]).
     pub slot: u8,
+    /// Before the tick, agent `who` (modulo the crowd) is: 0, left alone;
+    /// 1, stopped with `deactivate_all`; 2, `reset`.
+    pub op: u8,
+    pub who: u8,
+    /// Whether the untraced copy is ticked one agent at a time with `tick`
+    /// rather than with `tick_all` (always, when a panic is scripted).
+    pub one_by_one: bool,
 }
 
 /// A whole test case: a tree and a script of ticks. Its `Debug` output is
@@ -509,6 +620,10 @@ pub struct Case {
     /// Initial answers, indices into [`ANSWERS`], by decider id.
     pub answers: Vec<u8>,
     pub ticks: Vec<TickScript>,
+    /// Agents in the crowd (at least 1).
+    pub agents: u8,
+    /// Room in the deferred-action queue (at least 1).
+    pub capacity: u8,
 }
 
 impl fmt::Debug for RawDecider {
@@ -517,7 +632,7 @@ impl fmt::Debug for RawDecider {
             f,
             "RawDecider {{ group: {}, behavior: {}, group_behavior: {:?}, policy: {}, \
              children: vec!{:?}, decide: {}, decision: {:?}, stimuli: {:?}, every: {}, \
-             recheck: {}, delegate: {}, behavior_flags: {} }}",
+             recheck: {}, delegate: {}, behavior_flags: {}, sync: {}, launch: {} }}",
             self.group,
             self.behavior,
             self.group_behavior,
@@ -529,7 +644,9 @@ impl fmt::Debug for RawDecider {
             self.every,
             self.recheck,
             self.delegate,
-            self.behavior_flags
+            self.behavior_flags,
+            self.sync,
+            self.launch
         )
     }
 }
@@ -539,7 +656,7 @@ impl fmt::Debug for TickScript {
         write!(
             f,
             "TickScript {{ dt: {}, decision: {}, stimuli: {}, changes: vec!{:?}, ends: {}, \
-             fails: {}, panic_at: {:?}, slot: {} }}",
+             fails: {}, panic_at: {:?}, slot: {}, op: {}, who: {}, one_by_one: {} }}",
             self.dt,
             self.decision,
             self.stimuli,
@@ -547,7 +664,10 @@ impl fmt::Debug for TickScript {
             self.ends,
             self.fails,
             self.panic_at,
-            self.slot
+            self.slot,
+            self.op,
+            self.who,
+            self.one_by_one
         )
     }
 }
@@ -560,8 +680,8 @@ impl fmt::Debug for Case {
         }
         writeln!(
             f,
-            "    ],\n    end_after: {:?},\n    limit: {:?},\n    seed: {:#x},\n    answers: vec!{:?},\n    ticks: vec![",
-            self.end_after, self.limit, self.seed, self.answers
+            "    ],\n    end_after: {:?},\n    limit: {:?},\n    seed: {:#x},\n    answers: vec!{:?},\n    agents: {},\n    capacity: {},\n    ticks: vec![",
+            self.end_after, self.limit, self.seed, self.answers, self.agents, self.capacity
         )?;
         for t in &self.ticks {
             writeln!(f, "        {t:?},")?;
@@ -596,11 +716,16 @@ pub fn raw_decider() -> impl Strategy<Value = RawDecider> {
             prop::bool::weighted(0.25),
             prop_oneof![Just(0u8), any::<u8>()],
         ),
+        (
+            prop_oneof![5 => Just(0u8), 1 => 1..SYNCS.len() as u8],
+            prop::bool::weighted(0.2),
+        ),
     )
         .prop_map(
             |(
                 (group, behavior, group_behavior, policy, children, decide),
                 (decision, stimuli, every, recheck, delegate, behavior_flags),
+                (sync, launch),
             )| RawDecider {
                 group,
                 behavior,
@@ -614,6 +739,8 @@ pub fn raw_decider() -> impl Strategy<Value = RawDecider> {
                 recheck,
                 delegate,
                 behavior_flags,
+                sync,
+                launch,
             },
         )
 }
@@ -638,9 +765,14 @@ pub fn tick_script(panics: bool) -> impl Strategy<Value = TickScript> {
         (sparse(), sparse()).prop_map(|(a, b)| a & b),
         panic,
         prop_oneof![3 => 0..2u8, 1 => 0..8u8],
+        (
+            prop_oneof![12 => Just(0u8), 1 => 1..3u8],
+            0..4u8,
+            any::<bool>(),
+        ),
     )
         .prop_map(
-            |(dt, decision, stimuli, changes, ends, fails, panic_at, slot)| TickScript {
+            |(
                 dt,
                 decision,
                 stimuli,
@@ -649,6 +781,19 @@ pub fn tick_script(panics: bool) -> impl Strategy<Value = TickScript> {
                 fails,
                 panic_at,
                 slot,
+                (op, who, one_by_one),
+            )| TickScript {
+                dt,
+                decision,
+                stimuli,
+                changes,
+                ends,
+                fails,
+                panic_at,
+                slot,
+                op,
+                who,
+                one_by_one,
             },
         )
 }
@@ -662,15 +807,20 @@ pub fn case(deciders: usize, ticks: usize, panics: bool) -> impl Strategy<Value 
         any::<u64>(),
         prop::collection::vec(0..ANSWERS.len() as u8, MAX_DECIDERS),
         prop::collection::vec(tick_script(panics), 1..=ticks),
+        (prop_oneof![1 => Just(1u8), 2 => 2..4u8], 1..8u8),
     )
-        .prop_map(|(deciders, end_after, limit, seed, answers, ticks)| Case {
-            deciders,
-            end_after,
-            limit,
-            seed,
-            answers,
-            ticks,
-        })
+        .prop_map(
+            |(deciders, end_after, limit, seed, answers, ticks, (agents, capacity))| Case {
+                deciders,
+                end_after,
+                limit,
+                seed,
+                answers,
+                ticks,
+                agents,
+                capacity,
+            },
+        )
 }
 
 /// Everything the tests leak to make `'static` trees at run time, kept
@@ -741,7 +891,8 @@ pub fn build(raw: &[RawDecider], limit: Option<u8>) -> Built {
                     || taken.len() == MAX_FANOUT
                     || h + 1 > LEVELS
                     || items + n > MAX_ITEMS
-                    || slots + s > SLOTS - 2
+                    // Room for the group's own timer, shuffle round and role.
+                    || slots + s > SLOTS - 3
                 {
                     continue;
                 }
@@ -769,12 +920,22 @@ pub fn build(raw: &[RawDecider], limit: Option<u8>) -> Built {
         if group && policy == Policy::Shuffle {
             slots += 1;
         }
+        let sync = SYNCS[r.sync as usize % SYNCS.len()];
+        if sync.together != 0 {
+            slots += 1;
+        }
+        let launch = r.launch && !group;
+        if launch {
+            slots += 1;
+        }
         let kind = if group {
             DeciderKind::Group {
                 policy,
                 children: leak_vec(children),
                 behavior: r.group_behavior.map(pool),
             }
+        } else if launch {
+            DeciderKind::Behavior(launch_pool(r.behavior))
         } else {
             DeciderKind::Behavior(pool(r.behavior))
         };
@@ -787,7 +948,7 @@ pub fn build(raw: &[RawDecider], limit: Option<u8>) -> Built {
                 decision: flag_test_of(r.decision),
                 stimuli: flag_test_of(r.stimuli),
                 every,
-                sync: bt_core::SyncChecks::NONE,
+                sync,
             },
             flags,
             behavior_flags: u64::from(r.behavior_flags),
@@ -907,6 +1068,7 @@ impl Place {
 #[derive(Clone, Copy)]
 struct Caps {
     b: u8,
+    launch: bool,
     activate: bool,
     tick: bool,
     deactivate: bool,
@@ -916,8 +1078,10 @@ struct Caps {
 
 fn caps(b: &'static ErasedBehavior<Sim>) -> Caps {
     let (activate, tick, deactivate) = b.callbacks();
+    let n: u8 = b.name()[1..].parse().expect("a pool behavior");
     Caps {
-        b: b.name()[1..].parse().expect("a pool behavior"),
+        b: n,
+        launch: matches!(n, 8 | 9),
         activate,
         tick,
         deactivate,
@@ -1004,29 +1168,197 @@ pub struct PathLevel {
     pub redecides: u16,
 }
 
+/// What the model's crowd shares (the model of a `TreeShared`), keyed by
+/// the place (route) of the decider concerned.
+pub struct Crowd {
+    /// The production crowd's id, which tickets carry.
+    pub id: u32,
+    /// Agents active in each gated place.
+    gates: HashMap<Vec<u8>, u32>,
+    /// When an agent last entered each place with a global cooldown.
+    stamps: HashMap<Vec<u8>, f64>,
+    roles: HashMap<Vec<u8>, Role>,
+    /// The deferred-action queue.
+    pub queue: Vec<ActionRequest>,
+    capacity: usize,
+    pub lost: usize,
+    launches: u32,
+}
+
+/// A group role: the agents (by crowd index) waiting in its lobby, those
+/// admitted when their group formed and not yet entered, and how many are
+/// inside.
+#[derive(Default)]
+struct Role {
+    lobby: Vec<usize>,
+    admitted: Vec<usize>,
+    inside: u32,
+}
+
+/// What a role says to an agent that wants in.
+enum RoleAnswer {
+    Enter,
+    Wait,
+    Busy,
+}
+
+impl Crowd {
+    pub fn new(id: u32, capacity: usize) -> Self {
+        Crowd {
+            id,
+            gates: HashMap::new(),
+            stamps: HashMap::new(),
+            roles: HashMap::new(),
+            queue: Vec::new(),
+            capacity,
+            lost: 0,
+            launches: 0,
+        }
+    }
+
+    /// Agents holding a gate place, over all gates.
+    pub fn gates_held(&self) -> u64 {
+        self.gates.values().map(|&n| u64::from(n)).sum()
+    }
+
+    /// Agents waiting in, admitted to or inside any role.
+    pub fn roles_held(&self) -> u64 {
+        self.roles
+            .values()
+            .map(|r| (r.lobby.len() + r.admitted.len()) as u64 + u64::from(r.inside))
+            .sum()
+    }
+
+    /// A global cooldown of `period` stamped at the place runs until
+    /// `period` (less the timer slack) after its stamp; a stamp more than
+    /// a period ahead of `now` has run out.
+    fn cooldown_runs(&self, route: &[u8], now: f64, period: f64) -> bool {
+        let last = self.stamps.get(route).copied().unwrap_or(f64::NEG_INFINITY);
+        now - last < period - TIMER_SLACK && last - now < period
+    }
+
+    fn push(&mut self, r: ActionRequest) -> bool {
+        if self.queue.len() >= self.capacity {
+            self.lost += 1;
+            return false;
+        }
+        self.queue.push(r);
+        true
+    }
+
+    /// Agent `who` wants into the role at `route` of `size`.
+    fn role_want(&mut self, route: &[u8], size: u8, who: usize) -> RoleAnswer {
+        let role = self.roles.entry(route.to_vec()).or_default();
+        if role.lobby.contains(&who) {
+            return RoleAnswer::Wait;
+        }
+        if role.admitted.contains(&who) {
+            return RoleAnswer::Enter;
+        }
+        if !role.admitted.is_empty() || role.inside > 0 {
+            return RoleAnswer::Busy;
+        }
+        role.lobby.push(who);
+        if role.lobby.len() == usize::from(size) {
+            role.admitted = std::mem::take(&mut role.lobby);
+            return RoleAnswer::Enter;
+        }
+        RoleAnswer::Wait
+    }
+
+    /// Agent `who` leaves the lobby, or gives up its admission.
+    fn role_withdraw(&mut self, route: &[u8], who: usize) {
+        if let Some(role) = self.roles.get_mut(route) {
+            role.lobby.retain(|&a| a != who);
+            role.admitted.retain(|&a| a != who);
+        }
+    }
+
+    /// Whether agent `who` waits in or is admitted to the role.
+    fn role_registered(&self, route: &[u8], who: usize) -> bool {
+        self.roles
+            .get(route)
+            .is_some_and(|r| r.lobby.contains(&who) || r.admitted.contains(&who))
+    }
+}
+
 /// The reference interpreter's per-agent state.
 pub struct Model {
     root: &'static Decider<Sim>,
+    /// The production tree, for the memory slot numbers that tickets carry.
+    tree: &'static GenTree,
     limit: u32,
+    /// The agent's index in its crowd.
+    who: usize,
     path: Vec<Level>,
     timers: HashMap<Vec<u8>, f64>,
     /// Shuffle groups: the children run in the current round.
     rounds: HashMap<Vec<u8>, u64>,
+    /// Deferred actions: the state and ticket of each place's last launch.
+    actions: HashMap<Vec<u8>, (ActionState, Ticket)>,
+    /// Roles whose decider this tick evaluated.
+    touched: Vec<Vec<u8>>,
     rng: u64,
 }
 
 impl Model {
     /// A fresh agent: idle, timers never run, no shuffle round begun, the
     /// generator in state `rng` (from [`AgentMemory::rng_state`]).
-    pub fn new(root: &'static Decider<Sim>, limit: u32, rng: u64) -> Self {
+    pub fn new(built: &Built, who: usize, rng: u64) -> Self {
         Model {
-            root,
-            limit,
+            root: built.root,
+            tree: built.tree,
+            limit: built.tree.redecide_limit(),
+            who,
             path: Vec::new(),
             timers: HashMap::new(),
             rounds: HashMap::new(),
+            actions: HashMap::new(),
+            touched: Vec::new(),
             rng,
         }
+    }
+
+    /// The state of the deferred action at `route`.
+    pub fn action(&self, route: &[u8]) -> ActionState {
+        self.actions.get(route).map_or(ActionState::None, |a| a.0)
+    }
+
+    /// `AgentMemory::complete`: the pending launch with this ticket gets
+    /// `outcome`.
+    pub fn complete(&mut self, ticket: Ticket, outcome: bt_core::Outcome) -> bool {
+        for (state, t) in self.actions.values_mut() {
+            if *t == ticket && *state == ActionState::Pending {
+                *state = match outcome {
+                    bt_core::Outcome::Succeeded => ActionState::Succeeded,
+                    bt_core::Outcome::Failed => ActionState::Failed,
+                };
+                return true;
+            }
+        }
+        false
+    }
+
+    /// `deactivate_all`: every level deactivated, deepest first, with its
+    /// `deactivate` and no events; then the agent leaves every lobby.
+    pub fn deactivate_all(&mut self, sim: &mut Sim, input: &TickInput, crowd: &mut Crowd) {
+        let mut run = Run::new(self, sim, input, crowd);
+        if run.deactivate_to(0, Why::Stopped).is_err() {
+            unreachable!("no panic is scripted here");
+        }
+        run.leave_lobbies();
+    }
+
+    /// `AgentMemory::reset`: what the agent holds is given back without
+    /// callbacks, and its timers, rounds, roles and actions are cleared;
+    /// the generator is kept.
+    pub fn reset(&mut self, crowd: &mut Crowd) {
+        let sim = &mut Sim::default();
+        let input = TickInput::new(0.0, 0.0);
+        Run::new(self, sim, &input, crowd).abandon();
+        self.timers.clear();
+        self.rounds.clear();
+        self.actions.clear();
     }
 
     pub fn rng_state(&self) -> u64 {
@@ -1056,16 +1388,13 @@ impl Model {
     }
 
     /// One tick: the events it emits and how it ended.
-    pub fn tick(&mut self, sim: &mut Sim, input: &TickInput) -> (Vec<Event>, Outcome) {
-        let mut run = Run {
-            m: self,
-            sim,
-            input,
-            events: Vec::new(),
-            report: Report::default(),
-            redecides: 0,
-            stays_idle: false,
-        };
+    pub fn tick(
+        &mut self,
+        sim: &mut Sim,
+        input: &TickInput,
+        crowd: &mut Crowd,
+    ) -> (Vec<Event>, Outcome) {
+        let mut run = Run::new(self, sim, input, crowd);
         let outcome = run.run();
         (run.events, outcome)
     }
@@ -1075,6 +1404,7 @@ struct Run<'a> {
     m: &'a mut Model,
     sim: &'a mut Sim,
     input: &'a TickInput,
+    c: &'a mut Crowd,
     events: Vec<Event>,
     report: Report,
     redecides: u32,
@@ -1109,9 +1439,89 @@ fn policy(d: &'static Decider<Sim>) -> Policy {
     d.policy().expect("a group")
 }
 
-impl Run<'_> {
+impl<'a> Run<'a> {
+    fn new(m: &'a mut Model, sim: &'a mut Sim, input: &'a TickInput, c: &'a mut Crowd) -> Self {
+        Run {
+            m,
+            sim,
+            input,
+            c,
+            events: Vec::new(),
+            report: Report::default(),
+            redecides: 0,
+            stays_idle: false,
+        }
+    }
+
     fn emit(&mut self, e: Event) {
         self.events.push(e);
+    }
+
+    /// A panic: what every level holds is given back, deepest first, with
+    /// no callbacks and no events; the agent leaves every lobby; the path
+    /// is cleared.
+    fn abandon(&mut self) {
+        while let Some(l) = self.m.path.pop() {
+            self.release(&l, false);
+        }
+        self.leave_lobbies();
+    }
+
+    fn leave_lobbies(&mut self) {
+        let who = self.m.who;
+        let routes: Vec<Vec<u8>> = self.c.roles.keys().cloned().collect();
+        for route in routes {
+            self.c.role_withdraw(&route, who);
+        }
+    }
+
+    /// The end of a tick: the agent leaves the lobbies of the roles it did
+    /// not ask again.
+    fn sweep(&mut self) {
+        let who = self.m.who;
+        let touched = std::mem::take(&mut self.m.touched);
+        let routes: Vec<Vec<u8>> = self.c.roles.keys().cloned().collect();
+        for route in routes {
+            if !touched.contains(&route) && self.c.role_registered(&route, who) {
+                self.c.role_withdraw(&route, who);
+            }
+        }
+    }
+
+    /// Gives back what level `l`, leaving the path, holds: its gate place,
+    /// its place in a role, and its pending deferred action (cancelled;
+    /// traced when `events`).
+    fn release(&mut self, l: &Level, events: bool) {
+        let sync = l.d.pre.sync;
+        let route = &l.at.route;
+        if sync.gate != 0 {
+            let n = self.c.gates.get_mut(route).expect("a held gate");
+            *n -= 1;
+        }
+        if sync.together != 0 {
+            let role = self.c.roles.get_mut(route).expect("a role");
+            role.inside -= 1;
+        }
+        let Some(&(state, ticket)) = self.m.actions.get(route) else {
+            return;
+        };
+        if state == ActionState::Pending {
+            if events {
+                self.emit(Event::Cancelled {
+                    node: node(l.d, &l.at),
+                    ticket,
+                });
+            }
+            self.c.push(ActionRequest {
+                agent: ticket.agent(),
+                item: ItemIdx(l.at.index),
+                ticket,
+                op: ActionOp::Cancel,
+            });
+        }
+        self.m
+            .actions
+            .insert(route.clone(), (ActionState::None, ticket));
     }
 
     fn run(&mut self) -> Outcome {
@@ -1151,7 +1561,8 @@ impl Run<'_> {
             }
             Err(Stop::Panic) => {
                 // Abandoned: idle, no callbacks; slots and generator kept.
-                self.m.path.clear();
+                self.abandon();
+                self.m.touched.clear();
                 Outcome::Panicked
             }
             Err(Stop::Fail(_)) => unreachable!("failures stop at the root"),
@@ -1159,6 +1570,7 @@ impl Run<'_> {
     }
 
     fn end(&mut self) {
+        self.sweep();
         let leaf = self.m.path.last().map(|l| node(l.d, &l.at));
         self.report.behavior = leaf.map(|n| n.index);
         let visited = self.report.visited;
@@ -1186,7 +1598,7 @@ impl Run<'_> {
         self.report.visited += 1;
         self.emit(Event::Visit { node: node(d, &at) });
         if let Some(b) = d.behavior()
-            && caps(b).tick
+            && (caps(b).tick || caps(b).launch)
             && !self.tick_behavior(k)?
         {
             return Err(Stop::Fail(Why::Ended));
@@ -1291,10 +1703,11 @@ impl Run<'_> {
                     }
                     None => {
                         let (d, at) = (self.m.path[k].d, self.m.path[k].at.clone());
-                        // An idle agent's root without a group behavior:
-                        // the agent stays idle, and only the root's own
-                        // `decide` can have broken the Subset Rule.
-                        if first && k == 0 && d.behavior().is_none() {
+                        // An idle agent's root without a group behavior
+                        // or shared checks: the agent stays idle, and only
+                        // the root's own `decide` can have broken the
+                        // Subset Rule.
+                        if first && k == 0 && d.behavior().is_none() && !d.pre.sync.is_some() {
                             self.stays_idle = true;
                             if d.decide.is_some() {
                                 self.report.subset_violation = Some(ItemIdx(at.index));
@@ -1381,6 +1794,7 @@ impl Run<'_> {
         let (d, at) = pick.chain.remove(0);
         let last = pick.chain.is_empty();
         debug_assert_eq!(self.m.path.len(), k);
+        self.claim(d, &at);
         self.m.path.push(Level {
             d,
             at: at.clone(),
@@ -1415,6 +1829,13 @@ impl Run<'_> {
                     return Err(Stop::Fail(Why::ActivateFailed));
                 }
             }
+            if caps.launch && !self.launch(k)? {
+                self.emit(Event::ActivateFailed {
+                    node: node(d, &at),
+                    behavior: b.name(),
+                });
+                return Err(Stop::Fail(Why::ActivateFailed));
+            }
         }
         self.emit(Event::Activated {
             node: node(d, &at),
@@ -1422,7 +1843,7 @@ impl Run<'_> {
             flags: d.behavior_flags,
         });
         if let Some(b) = behavior
-            && caps(b).tick
+            && (caps(b).tick || caps(b).launch)
             && !self.tick_behavior(k)?
         {
             return Err(Stop::Fail(Why::Ended));
@@ -1437,14 +1858,93 @@ impl Run<'_> {
         }
     }
 
-    /// The leaf: the behavior at level `k` ticks.
+    /// Takes the gate place, cooldown and role place of `d` at `at`, about
+    /// to be activated. Its evaluation just found them free, and nothing in
+    /// between (one agent at a time) takes them, so a claim never fails.
+    fn claim(&mut self, d: &'static Decider<Sim>, at: &Place) {
+        let sync = d.pre.sync;
+        let route = &at.route;
+        if sync.gate != 0 {
+            let n = self.c.gates.entry(route.clone()).or_insert(0);
+            assert!(*n < u32::from(sync.gate), "model: a gate claim failed");
+            *n += 1;
+        }
+        if sync.cooldown != 0.0 {
+            let now = self.input.now;
+            assert!(!self.c.cooldown_runs(route, now, sync.cooldown));
+            self.c.stamps.insert(route.clone(), now);
+        }
+        if sync.together != 0 {
+            let who = self.m.who;
+            let role = self.c.roles.get_mut(route).expect("a role");
+            assert!(role.admitted.contains(&who), "model: a role claim failed");
+            role.admitted.retain(|&a| a != who);
+            role.inside += 1;
+        }
+    }
+
+    /// Launches the deferred action of the behavior at level `k`: false
+    /// when its `launch` declines or the queue is full.
+    fn launch(&mut self, k: usize) -> Result<bool, Stop> {
+        let (d, at) = (self.m.path[k].d, self.m.path[k].at.clone());
+        harness::callback("launch")?;
+        let seen = self.seen(k);
+        let b = caps(d.behavior().expect("a behavior")).b;
+        let Some(action) = self.sim.on_launch(b, seen) else {
+            return Ok(false);
+        };
+        self.c.launches += 1;
+        let serial = (self.c.launches - 1) % ((1 << 30) - 1) + 1;
+        let slot = self
+            .m
+            .tree
+            .node(ItemIdx(at.index))
+            .action_slot()
+            .expect("an action slot");
+        let agent = self.input.agent;
+        let ticket = Ticket::new(self.c.id, agent, slot as u16, serial);
+        let queued = self.c.push(ActionRequest {
+            agent,
+            item: ItemIdx(at.index),
+            ticket,
+            op: ActionOp::Launch(action),
+        });
+        if !queued {
+            return Ok(false);
+        }
+        self.m
+            .actions
+            .insert(at.route.clone(), (ActionState::Pending, ticket));
+        self.emit(Event::Launched {
+            node: node(d, &at),
+            action,
+            ticket,
+        });
+        Ok(true)
+    }
+
+    /// The leaf: the behavior at level `k` ticks. A deferred action's
+    /// behavior first sees a report of its action; without a `tick` of its
+    /// own it runs while the action is pending.
     fn tick_behavior(&mut self, k: usize) -> Result<bool, Stop> {
         let (d, at) = (self.m.path[k].d, self.m.path[k].at.clone());
         let b = d.behavior().expect("a behavior");
-        harness::callback("tick")?;
-        let seen = self.seen(k);
-        let mem = self.m.path[k].mem.as_mut();
-        let running = self.sim.on_tick(caps(b).b, mem, seen);
+        let caps = caps(b);
+        let state = self.m.action(&at.route);
+        if caps.launch && matches!(state, ActionState::Succeeded | ActionState::Failed) {
+            self.emit(Event::ActionReported {
+                node: node(d, &at),
+                state,
+            });
+        }
+        let running = if caps.tick {
+            harness::callback("tick")?;
+            let seen = self.seen(k);
+            let mem = self.m.path[k].mem.as_mut();
+            self.sim.on_tick(caps.b, mem, seen)
+        } else {
+            state == ActionState::Pending
+        };
         self.emit(Event::Ticked {
             node: node(d, &at),
             behavior: b.name(),
@@ -1467,16 +1967,22 @@ impl Run<'_> {
                 }
             };
             let seen = self.seen(j);
-            let mut l = self.m.path.pop().expect("a level");
-            if let Some(b) = l.d.behavior() {
-                let caps = caps(b);
-                if caps.deactivate {
-                    harness::callback("deactivate")?;
-                    self.sim.on_deactivate(caps.b, l.mem.as_mut(), seen);
-                }
-                if caps.memory {
-                    harness::callback("memory drop")?;
-                }
+            let behavior = self.m.path[j].d.behavior();
+            if let Some(b) = behavior
+                && caps(b).deactivate
+            {
+                // A panic here leaves the level on the path: `abandon`
+                // gives back what it holds.
+                harness::callback("deactivate")?;
+                let mem = self.m.path[j].mem.as_mut();
+                self.sim.on_deactivate(caps(b).b, mem, seen);
+            }
+            let l = self.m.path.pop().expect("a level");
+            self.release(&l, true);
+            if let Some(b) = behavior
+                && caps(b).memory
+            {
+                harness::callback("memory drop")?;
             }
             self.report.deactivated += 1;
             self.emit(Event::Deactivated {
@@ -1498,6 +2004,9 @@ impl Run<'_> {
         cx.stimuli = i.stimuli;
         cx.agent = i.agent;
         cx.depth = k as u8;
+        if l.d.behavior().is_some_and(|b| caps(b).launch) {
+            cx.action = self.m.action(&l.at.route);
+        }
         cx
     }
 
@@ -1653,6 +2162,24 @@ impl Run<'_> {
             }
             self.m.timers.insert(at.route.clone(), now);
         }
+        let sync = d.pre.sync;
+        let gate_full = sync.gate != 0
+            && self.c.gates.get(&at.route).copied().unwrap_or(0) >= u32::from(sync.gate);
+        let cooling = sync.cooldown != 0.0
+            && self
+                .c
+                .cooldown_runs(&at.route, self.input.now, sync.cooldown);
+        if gate_full || cooling {
+            self.emit(Event::Rejected {
+                node: node(d, &at),
+                by: if gate_full {
+                    Rejection::Gate
+                } else {
+                    Rejection::Cooldown
+                },
+            });
+            return Ok(None);
+        }
         if d.is_group() && policy(d) == Policy::Slot && self.selected(d).is_none() {
             self.emit(Event::Rejected {
                 node: node(d, &at),
@@ -1663,6 +2190,13 @@ impl Run<'_> {
         if d.flags.contains(DeciderFlags::DELEGATE_DECIDE) {
             return match self.select(d, &at, 0, 0)? {
                 Some(mut pick) => {
+                    if let Some(by) = self.role_rejection(d, &at) {
+                        self.emit(Event::Rejected {
+                            node: node(d, &at),
+                            by,
+                        });
+                        return Ok(None);
+                    }
                     self.emit(Event::Decided {
                         node: node(d, &at),
                         value: pick.value,
@@ -1687,12 +2221,36 @@ impl Run<'_> {
         } else {
             (1.0, None)
         };
+        if let Some(by) = self.role_rejection(d, &at) {
+            self.emit(Event::Rejected {
+                node: node(d, &at),
+                by,
+            });
+            return Ok(None);
+        }
         let takes_dblock = d.behavior().is_some_and(|b| caps(b).dblock);
         Ok(Some(Pick {
             chain: vec![(d, at)],
             value,
             dblock: dblock.filter(|_| takes_dblock),
         }))
+    }
+
+    /// The group role of a candidate that accepted: it registers in the
+    /// lobby, and goes on only once its group has formed.
+    fn role_rejection(&mut self, d: &'static Decider<Sim>, at: &Place) -> Option<Rejection> {
+        let size = d.pre.sync.together;
+        if size == 0 {
+            return None;
+        }
+        if !self.m.touched.contains(&at.route) {
+            self.m.touched.push(at.route.clone());
+        }
+        match self.c.role_want(&at.route, size, self.m.who) {
+            RoleAnswer::Enter => None,
+            RoleAnswer::Wait => Some(Rejection::Waiting),
+            RoleAnswer::Busy => Some(Rejection::RoleBusy),
+        }
     }
 
     /// The child slot group `d` selects for the agent, if it has one.
@@ -1824,17 +2382,36 @@ fn lifecycle(
     Ok(open)
 }
 
-/// What one tick of both looked like, for the properties to check.
+/// What one agent's tick looked like in both, for the properties to check.
 pub struct Step {
     pub tick: usize,
+    /// The agent's index in the crowd.
+    pub agent: usize,
     /// How the tick ended (production and model agree).
     pub production: Outcome,
 }
 
+/// Memory block values a production memory holds: the levels whose block
+/// has an owner with a memory type.
+fn live_blocks(memory: &GenMemory) -> usize {
+    (0..LEVELS)
+        .filter(|&l| {
+            memory
+                .block_behavior(l)
+                .is_some_and(|b| b.memory_type() != "()")
+        })
+        .count()
+}
+
 /// Runs `case` on production and on the model side by side and checks
-/// that they agree after every tick: events, outcome, the agent's journal
-/// of callbacks, the active path, timers, the generator, and the live
-/// memory blocks and DBlocks. `each` sees every step.
+/// that they agree after every agent's tick: events, outcome, the agent's
+/// journal of callbacks, the active path, timers, the generator, the live
+/// memory blocks and DBlocks; after every crowd tick, the requests queued,
+/// the requests lost and what the shared state holds. A third copy runs
+/// the untraced path (`tick_all`, or `tick` agent by agent) with a
+/// `TreeShared` of its own and must make the same decisions. Launches are
+/// reported back (succeeded, failed, or not at all) by their tickets. `each`
+/// sees every agent's step.
 pub fn check_case(
     case: &Case,
     mut each: impl FnMut(&Built, &Step) -> Result<(), TestCaseError>,
@@ -1842,23 +2419,38 @@ pub fn check_case(
     harness::quiet_scripted_panics();
     let built = build(&case.deciders, case.limit);
     let tree = built.tree;
+    let n = usize::from(case.agents.max(1));
+    let capacity = usize::from(case.capacity.max(1));
     let live_before = harness::live_mems();
     let bad_before = harness::bad_drops();
-    let mut memory = tree.new_memory(case.seed);
-    let mut model = Model::new(built.root, tree.redecide_limit(), memory.rng_state());
+    let shared = tree.needs_shared().then(|| tree.new_shared(capacity));
+    let quiet_shared = tree.needs_shared().then(|| tree.new_shared(capacity));
+    let seed = |i: usize| case.seed.wrapping_add((i as u64).wrapping_mul(0x9E37_79B9));
+    let make = |sh: &Option<std::sync::Arc<TreeShared>>, i: usize| match sh {
+        Some(sh) => tree.new_memory_in(sh, seed(i)),
+        None => tree.new_memory(seed(i)),
+    };
+    let mut memories: Vec<GenMemory> = (0..n).map(|i| make(&shared, i)).collect();
+    let mut quiet: Vec<GenMemory> = (0..n).map(|i| make(&quiet_shared, i)).collect();
+    let mut crowd = Crowd::new(shared.as_ref().map_or(0, |s| s.id()), capacity);
+    let mut models: Vec<Model> = (0..n)
+        .map(|i| Model::new(&built, i, memories[i].rng_state()))
+        .collect();
     let mut answers: Vec<f32> = case
         .answers
         .iter()
         .map(|&a| ANSWERS[a as usize % ANSWERS.len()])
         .collect();
-    let mut agent = Sim {
+    let sim = Sim {
         end_after: case.end_after,
         ..Sim::default()
     };
-    let mut twin = agent.clone();
+    let mut agents = vec![sim.clone(); n];
+    let mut twins = agents.clone();
+    let mut quiet_agents = agents.clone();
     let mut now = 0.0f64;
-    // Activations not yet matched by a deactivation.
-    let mut open = 0usize;
+    // Per agent: activations not yet matched by a deactivation.
+    let mut open = vec![0usize; n];
     let context = |t: usize, what: &str| {
         format!(
             "tick {t}: {what}\ntree (redecide limit {}):\n{}",
@@ -1870,133 +2462,323 @@ pub fn check_case(
         for &(id, a) in &script.changes {
             answers[id as usize % MAX_DECIDERS] = ANSWERS[a as usize % ANSWERS.len()];
         }
-        for sim in [&mut agent, &mut twin] {
+        for sim in agents.iter_mut().chain(&mut twins).chain(&mut quiet_agents) {
             sim.answers.clone_from(&answers);
             sim.ends = script.ends;
             sim.fails = script.fails;
             sim.slot = script.slot;
         }
         let dt = STEPS[script.dt as usize % STEPS.len()];
-        let input = TickInput::new(now, dt)
+        let base = TickInput::new(now, dt)
             .with_decision_bits(u64::from(script.decision))
-            .with_stimuli_bits(u64::from(script.stimuli))
-            .with_agent(7);
+            .with_stimuli_bits(u64::from(script.stimuli));
+        let input = |i: usize| base.with_agent(i as u32);
         let panic_at = script.panic_at.map(u32::from);
 
-        harness::begin(panic_at);
-        let mut events = Events::default();
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            bt_core::tick_traced(tree, &mut agent, &mut memory, &input, &mut events)
-        }));
-        let calls = harness::end();
-        let production = match &result {
-            Ok(Ok(report)) => Outcome::Done(report.into()),
-            Ok(Err(e)) => Outcome::Error(*e),
-            Err(payload) => {
-                prop_assert!(
-                    payload.downcast_ref::<ScriptedPanic>().is_some(),
-                    "{}",
-                    context(t, "an unscripted panic")
-                );
-                Outcome::Panicked
+        // An agent stopped or reset before the tick, in all three.
+        let who = usize::from(script.who) % n;
+        match script.op {
+            1 => {
+                harness::begin(None);
+                bt_core::deactivate_all(tree, &mut agents[who], &mut memories[who], &input(who))
+                    .expect("deactivate_all");
+                let calls = harness::end();
+                harness::begin(None);
+                models[who].deactivate_all(&mut twins[who], &input(who), &mut crowd);
+                prop_assert_eq!(calls, harness::end(), "{}", context(t, "deactivate_all"));
+                bt_core::deactivate_all(tree, &mut quiet_agents[who], &mut quiet[who], &input(who))
+                    .expect("deactivate_all");
+                open[who] = 0;
             }
-        };
-        let live_production = harness::live_mems() - live_before;
-        prop_assert_eq!(
-            harness::live_tokens(),
-            0,
-            "{}",
-            context(t, "a DBlock outlived its tick")
-        );
-
-        harness::begin(panic_at);
-        let (expected, outcome) = model.tick(&mut twin, &input);
-        let model_calls = harness::end();
-
-        if events.0 != expected {
-            let got = render(&events.0);
-            let want = render(&expected);
-            let first = got
-                .lines()
-                .zip(want.lines())
-                .position(|(a, b)| a != b)
-                .unwrap_or_else(|| got.lines().count().min(want.lines().count()));
-            return Err(TestCaseError::fail(format!(
-                "{}\nevents differ at line {first}\n--- production\n{got}--- model\n{want}",
-                context(t, "traces differ")
-            )));
-        }
-        prop_assert_eq!(&production, &outcome, "{}", context(t, "outcomes differ"));
-        prop_assert_eq!(calls, model_calls, "{}", context(t, "callback counts"));
-        prop_assert_eq!(
-            &agent.journal,
-            &twin.journal,
-            "{}",
-            context(t, "behavior callbacks differ")
-        );
-        let path: Vec<PathLevel> = memory
-            .active_path()
-            .map(|l| PathLevel {
-                item: l.item,
-                since: l.since,
-                mask: l.mask,
-                redecides: l.redecides,
-            })
-            .collect();
-        prop_assert_eq!(path, model.path(), "{}", context(t, "active paths differ"));
-        prop_assert_eq!(
-            memory.rng_state(),
-            model.rng_state(),
-            "{}",
-            context(t, "generators differ")
-        );
-        for n in tree.nodes() {
-            if let Some(slot) = n.timer_slot() {
-                let route = route_of(tree, n.index());
-                prop_assert_eq!(
-                    memory.timer(slot).to_bits(),
-                    model.timer(&route).to_bits(),
-                    "{}",
-                    context(t, &format!("timer of {n:?}"))
-                );
+            2 => {
+                memories[who].reset();
+                models[who].reset(&mut crowd);
+                quiet[who].reset();
+                open[who] = 0;
             }
+            _ => {}
         }
-        prop_assert_eq!(
-            live_production,
-            model.live_blocks(),
-            "{}",
-            context(t, "live memory blocks")
-        );
-        prop_assert_eq!(
-            harness::bad_drops(),
-            bad_before,
-            "{}",
-            context(t, "a block value dropped twice")
-        );
-        if production == Outcome::Panicked {
-            prop_assert!(memory.is_idle());
-            open = 0;
+
+        // The traced crowd and the model, agent by agent.
+        let mut outcomes = Vec::new();
+        let mut traced_calls = 0;
+        for i in 0..n {
+            harness::begin(panic_at);
+            let mut events = Events::default();
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                bt_core::tick_traced(
+                    tree,
+                    &mut agents[i],
+                    &mut memories[i],
+                    &input(i),
+                    &mut events,
+                )
+            }));
+            let calls = harness::end();
+            traced_calls += calls;
+            let production = match &result {
+                Ok(Ok(report)) => Outcome::Done(report.into()),
+                Ok(Err(e)) => Outcome::Error(*e),
+                Err(payload) => {
+                    prop_assert!(
+                        payload.downcast_ref::<ScriptedPanic>().is_some(),
+                        "{}",
+                        context(t, "an unscripted panic")
+                    );
+                    Outcome::Panicked
+                }
+            };
+            prop_assert_eq!(
+                harness::live_tokens(),
+                0,
+                "{}",
+                context(t, "a DBlock outlived its tick")
+            );
+
+            harness::begin(panic_at);
+            let (expected, outcome) = models[i].tick(&mut twins[i], &input(i), &mut crowd);
+            let model_calls = harness::end();
+
+            let context = |what: &str| context(t, &format!("agent {i}: {what}"));
+            if events.0 != expected {
+                let got = render(&events.0);
+                let want = render(&expected);
+                let first = got
+                    .lines()
+                    .zip(want.lines())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or_else(|| got.lines().count().min(want.lines().count()));
+                return Err(TestCaseError::fail(format!(
+                    "{}\nevents differ at line {first}\n--- production\n{got}--- model\n{want}",
+                    context("traces differ")
+                )));
+            }
+            prop_assert_eq!(&production, &outcome, "{}", context("outcomes differ"));
+            prop_assert_eq!(calls, model_calls, "{}", context("callback counts"));
+            prop_assert_eq!(
+                &agents[i].journal,
+                &twins[i].journal,
+                "{}",
+                context("behavior callbacks differ")
+            );
+            let memory = &memories[i];
+            prop_assert_eq!(
+                path_of(memory),
+                models[i].path(),
+                "{}",
+                context("active paths differ")
+            );
+            prop_assert_eq!(
+                memory.rng_state(),
+                models[i].rng_state(),
+                "{}",
+                context("generators differ")
+            );
+            for node in tree.nodes() {
+                if let Some(slot) = node.timer_slot() {
+                    let route = route_of(tree, node.index());
+                    prop_assert_eq!(
+                        memory.timer(slot).to_bits(),
+                        models[i].timer(&route).to_bits(),
+                        "{}",
+                        context(&format!("timer of {node:?}"))
+                    );
+                }
+            }
+            prop_assert_eq!(
+                live_blocks(memory),
+                models[i].live_blocks(),
+                "{}",
+                context("live memory blocks")
+            );
+            prop_assert_eq!(
+                harness::bad_drops(),
+                bad_before,
+                "{}",
+                context("a block value dropped twice")
+            );
+            if production == Outcome::Panicked {
+                prop_assert!(memory.is_idle());
+                open[i] = 0;
+            } else {
+                open[i] = lifecycle(tree, memory, &events.0, open[i])
+                    .map_err(|e| TestCaseError::fail(context(&e)))?;
+            }
+            each(
+                &built,
+                &Step {
+                    tick: t,
+                    agent: i,
+                    production: production.clone(),
+                },
+            )?;
+            outcomes.push(production);
+        }
+
+        // The untraced path, with a crowd of its own, decides the same.
+        if panic_at.is_some() || script.one_by_one {
+            for i in 0..n {
+                harness::begin(panic_at);
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    bt_core::tick(tree, &mut quiet_agents[i], &mut quiet[i], &input(i))
+                }));
+                harness::end();
+                let got = match result {
+                    Ok(Ok(report)) => Outcome::Done((&report).into()),
+                    Ok(Err(e)) => Outcome::Error(e),
+                    Err(_) => Outcome::Panicked,
+                };
+                prop_assert_eq!(&got, &outcomes[i], "{}", context(t, "untraced outcome"));
+            }
         } else {
-            open = lifecycle(tree, &memory, &events.0, open)
-                .map_err(|e| TestCaseError::fail(context(t, &e)))?;
+            // No id set: `tick_all` gives each agent its index. Callbacks
+            // are counted (and DBlocks numbered) from 0 for each agent.
+            let mut calls = 0;
+            harness::begin(None);
+            let report = bt_core::tick_all(tree, &mut quiet_agents, &mut quiet, |_, _| {
+                calls += harness::end();
+                harness::begin(None);
+                base
+            });
+            calls += harness::end();
+            prop_assert_eq!(calls, traced_calls, "{}", context(t, "untraced calls"));
+            let done: Vec<&Report> = outcomes
+                .iter()
+                .filter_map(|o| match o {
+                    Outcome::Done(r) => Some(r),
+                    _ => None,
+                })
+                .collect();
+            let first_error = outcomes.iter().enumerate().find_map(|(i, o)| match o {
+                Outcome::Error(e) => Some((i, *e)),
+                _ => None,
+            });
+            prop_assert_eq!(report.ticked as usize, n);
+            prop_assert_eq!(report.errors as usize, n - done.len());
+            prop_assert_eq!(report.first_error, first_error);
+            prop_assert_eq!(
+                report.idle as usize,
+                done.iter().filter(|r| r.behavior.is_none()).count()
+            );
+            prop_assert_eq!(
+                report.visited,
+                done.iter().map(|r| u64::from(r.visited)).sum::<u64>()
+            );
+            prop_assert_eq!(
+                report.activated,
+                done.iter().map(|r| u64::from(r.activated)).sum::<u64>()
+            );
         }
-        each(
-            &built,
-            &Step {
-                tick: t,
-                production,
-            },
-        )?;
-        agent.journal.clear();
-        twin.journal.clear();
+        for i in 0..n {
+            let context = |what: &str| context(t, &format!("untraced agent {i}: {what}"));
+            prop_assert_eq!(
+                &quiet_agents[i].journal,
+                &agents[i].journal,
+                "{}",
+                context("journal")
+            );
+            prop_assert_eq!(
+                path_of(&quiet[i]),
+                path_of(&memories[i]),
+                "{}",
+                context("path")
+            );
+            prop_assert_eq!(quiet[i].rng_state(), memories[i].rng_state());
+            for slot in 0..tree.timers() {
+                prop_assert_eq!(
+                    quiet[i].timer(slot).to_bits(),
+                    memories[i].timer(slot).to_bits()
+                );
+            }
+        }
+        prop_assert_eq!(
+            harness::live_mems() - live_before,
+            2 * models.iter().map(Model::live_blocks).sum::<usize>(),
+            "{}",
+            context(t, "live memory blocks of both crowds")
+        );
+
+        // The shared state, the queue and the reports back.
+        if let (Some(shared), Some(quiet_shared)) = (&shared, &quiet_shared) {
+            let mut sent = Vec::new();
+            shared.drain_actions(|r| sent.push(r));
+            let mut quiet_sent = Vec::new();
+            quiet_shared.drain_actions(|r| quiet_sent.push(r));
+            let modelled = std::mem::take(&mut crowd.queue);
+            prop_assert_eq!(&sent, &modelled, "{}", context(t, "queued requests"));
+            let strip = |r: &ActionRequest| {
+                let k = r.ticket;
+                (r.agent, r.item, r.op, k.agent(), k.slot(), k.serial())
+            };
+            prop_assert_eq!(
+                sent.iter().map(strip).collect::<Vec<_>>(),
+                quiet_sent.iter().map(strip).collect::<Vec<_>>(),
+                "{}",
+                context(t, "untraced requests")
+            );
+            prop_assert_eq!(shared.lost_requests(), crowd.lost, "{}", context(t, "lost"));
+            prop_assert_eq!(quiet_shared.lost_requests(), crowd.lost);
+            prop_assert_eq!(
+                shared.gates_held(),
+                crowd.gates_held(),
+                "{}",
+                context(t, "gates")
+            );
+            prop_assert_eq!(
+                shared.roles_held(),
+                crowd.roles_held(),
+                "{}",
+                context(t, "roles")
+            );
+            prop_assert_eq!(quiet_shared.gates_held(), crowd.gates_held());
+            prop_assert_eq!(quiet_shared.roles_held(), crowd.roles_held());
+            for (r, q) in sent.iter().zip(&quiet_sent) {
+                if !matches!(r.op, ActionOp::Launch(_)) {
+                    continue;
+                }
+                let outcome = match (r.ticket.serial() as usize + t) % 4 {
+                    0 => bt_core::Outcome::Succeeded,
+                    1 => bt_core::Outcome::Failed,
+                    _ => continue,
+                };
+                let a = r.agent as usize;
+                prop_assert!(
+                    !quiet[a].complete(r.ticket, outcome),
+                    "a ticket of another crowd"
+                );
+                let done = memories[a].complete(r.ticket, outcome);
+                prop_assert_eq!(done, models[a].complete(r.ticket, outcome));
+                prop_assert_eq!(done, quiet[a].complete(q.ticket, outcome));
+            }
+        }
+        for sim in agents.iter_mut().chain(&mut twins).chain(&mut quiet_agents) {
+            sim.journal.clear();
+        }
         now += f64::from(dt);
     }
-    drop(memory);
+    drop(memories);
+    drop(quiet);
     prop_assert_eq!(
         harness::live_mems(),
         live_before,
         "dropping the memory drops its blocks"
     );
     prop_assert_eq!(harness::bad_drops(), bad_before, "no double drop");
+    for sh in shared.iter().chain(&quiet_shared) {
+        prop_assert_eq!((sh.gates_held(), sh.roles_held()), (0, 0), "given back");
+    }
     Ok(())
+}
+
+/// A production memory's active path as the comparison sees it.
+fn path_of(memory: &GenMemory) -> Vec<PathLevel> {
+    memory
+        .active_path()
+        .map(|l| PathLevel {
+            item: l.item,
+            since: l.since,
+            mask: l.mask,
+            redecides: l.redecides,
+        })
+        .collect()
 }

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicI32, Ordering};
 
 use bt_core::{
     Action, ActionOp, ActionRequest, ActionState, AgentMemory, Outcome, TickError, TickInput,
-    TraceRecorder, Tree, TreeShared, behavior, deactivate_all, decider, group, tick, tick_traced,
-    tree,
+    Ticket, TraceRecorder, Tree, TreeShared, behavior, deactivate_all, decider, group, tick,
+    tick_traced, tree,
 };
 
 bitflags::bitflags! {
@@ -206,11 +206,50 @@ fn a_memory_without_shared_state_is_refused_by_name() {
     assert!(T_GATE.needs_shared() && !T_PLAIN.needs_shared());
 }
 
+/// A tree of the same name and counts but another structure: its gate is
+/// on another decider.
+mod same_name {
+    use super::*;
+    decider! { ALARM: Grunt => ALARMED, needs_all: Want::ALARM, gate: 2 }
+    group! { SQUAD: Grunt, sequential [WORK_A, WORK_B], needs_all: Want::SQUAD }
+    group! { GATE_ROOT: Grunt, prioritized [ALARM, SQUAD, IDLE] }
+    tree! { pub T_GATE: Grunt = GATE_ROOT }
+}
+
 #[test]
-#[should_panic(expected = "tree `T_TIGHT`: the shared state was made for tree `T_GATE`")]
-fn shared_state_of_another_tree_is_refused() {
+fn shared_state_of_a_tree_of_another_structure_is_refused_whatever_its_name() {
+    let other = &same_name::T_GATE;
+    assert_eq!(other.name(), T_GATE.name());
+    assert_eq!((other.len(), other.shape()), (T_GATE.len(), T_GATE.shape()));
     let shared = T_GATE.new_shared(0);
-    let _ = T_TIGHT.new_memory_in(&shared, 0);
+    let refused = catch_unwind(AssertUnwindSafe(|| other.new_memory_in(&shared, 0)));
+    let message = panic_text(refused.unwrap_err());
+    assert!(
+        message.starts_with(
+            "tree `T_GATE`: the shared state was made for tree `T_GATE`, of another structure"
+        ),
+        "{message}"
+    );
+    let refused = catch_unwind(AssertUnwindSafe(|| T_COOL.new_memory_in(&shared, 0)));
+    assert!(panic_text(refused.unwrap_err()).contains("of another structure"));
+    // A tree declared alike (here: the same root, another redecide budget)
+    // has the same structure, and shares the state safely.
+    assert_eq!(shared.fingerprint(), T_TIGHT.new_shared(0).fingerprint());
+    let mut g = Grunt {
+        want: Want::SQUAD,
+        ..Grunt::default()
+    };
+    let mut m = T_TIGHT.new_memory_in(&shared, 0);
+    run(&T_TIGHT, &mut g, &mut m, 0.0).unwrap();
+    assert_eq!(squad_count(&shared), 1);
+}
+
+fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
 }
 
 // --- gates in parallel ---------------------------------------------------
@@ -236,7 +275,7 @@ tree! { T_PAR: Grunt = P_ROOT }
 
 #[test]
 #[cfg_attr(miri, ignore)] // too slow
-fn gates_hold_when_a_crowd_is_ticked_in_parallel() {
+fn gates_hold_when_agents_are_ticked_on_many_threads() {
     let n = 4000;
     let shared = T_PAR.new_shared(0);
     let mut grunts: Vec<Grunt> = (0..n).map(|_| Grunt::default()).collect();
@@ -253,10 +292,19 @@ fn gates_hold_when_a_crowd_is_ticked_in_parallel() {
             g.want.set(Want::SQUAD, !rng.is_multiple_of(4));
         }
         let now = f64::from(t) * 0.1;
-        let report = bt_core::par_tick_all(&T_PAR, &mut grunts, &mut memories, |_, g| {
-            TickInput::new(now, 0.1).with_decision(g.want)
+        // Each agent ticked on its own by one of four threads, as an engine
+        // that ticks entities in a parallel query does.
+        let chunk = n / 4;
+        std::thread::scope(|s| {
+            for (gs, ms) in grunts.chunks_mut(chunk).zip(memories.chunks_mut(chunk)) {
+                s.spawn(move || {
+                    for (g, m) in gs.iter_mut().zip(ms) {
+                        let input = TickInput::new(now, 0.1).with_decision(g.want);
+                        tick(&T_PAR, g, m, &input).unwrap();
+                    }
+                });
+            }
         });
-        assert_eq!(report.errors, 0);
         let inside = memories.iter().filter(|m| m.is_active(gate)).count();
         assert!(inside <= 3, "tick {t}: {inside} agents inside a gate of 3");
         assert_eq!(shared.gate_count(gate), Some(inside as u32), "tick {t}");
@@ -693,4 +741,291 @@ fn a_full_queue_fails_the_launch_and_counts_it() {
         (Some("FETCH"), Some("IDLE"))
     );
     assert_eq!((shared.queued(), shared.lost_requests()), (1, 1));
+}
+
+// --- the queue under re-entry and panics --------------------------------
+
+/// `n` grunts of T_ACT that each launch one fetch at time 0, ticked by
+/// `tick_all` (agent `i` has id `i`).
+fn launched(n: usize, capacity: usize) -> (Arc<TreeShared>, Vec<Grunt>, Vec<ActMemory>) {
+    let shared = T_ACT.new_shared(capacity);
+    let mut grunts = wanting(n, Want::FETCH);
+    for (i, g) in grunts.iter_mut().enumerate() {
+        g.target = 100 + i as u64;
+    }
+    let mut memories: Vec<_> = (0..n as u64)
+        .map(|i| T_ACT.new_memory_in(&shared, i))
+        .collect();
+    let report = bt_core::tick_all(&T_ACT, &mut grunts, &mut memories, |_, g| input(g, 0.0));
+    assert_eq!(report.errors, 0);
+    assert_eq!(shared.queued(), n);
+    (shared, grunts, memories)
+}
+
+type ActMemory = AgentMemory<Grunt, 2, 1>;
+
+#[test]
+fn a_drain_called_from_a_drain_callback_hands_out_the_rest_once() {
+    let (shared, _grunts, _memories) = launched(4, 8);
+    let mut outer = Vec::new();
+    let mut inner = Vec::new();
+    shared.drain_actions(|r| {
+        outer.push(r.agent);
+        if r.agent == 1 {
+            shared.drain_actions(|r| inner.push(r.agent));
+        }
+    });
+    assert_eq!((outer, inner), (vec![0, 1], vec![2, 3]));
+    assert_eq!((shared.queued(), shared.lost_requests()), (0, 0));
+    shared.drain_actions(|r| panic!("drained twice: {r}"));
+}
+
+#[test]
+fn a_panicking_drain_callback_leaves_the_queue_consistent() {
+    let (shared, _grunts, _memories) = launched(3, 3);
+    let mut seen = Vec::new();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        shared.drain_actions(|r| {
+            seen.push(r.agent);
+            assert!(r.agent != 1, "the game system fails");
+        })
+    }));
+    assert!(r.is_err());
+    // The request the callback panicked on was handed out; the next drain
+    // goes on after it, and the queue has room again.
+    assert_eq!(seen, [0, 1]);
+    assert_eq!(shared.queued(), 1);
+    assert_eq!(
+        drain(&shared).iter().map(|r| r.agent).collect::<Vec<_>>(),
+        [2]
+    );
+    assert_eq!(shared.lost_requests(), 0);
+}
+
+#[test]
+fn requests_made_during_a_drain_are_delivered_by_the_next_drain() {
+    let (shared, mut grunts, memories) = launched(3, 8);
+    let mut memories: Vec<Option<ActMemory>> = memories.into_iter().map(Some).collect();
+    let mut first = Vec::new();
+    shared.drain_actions(|r| {
+        first.push(r);
+        let i = r.agent as usize;
+        match i {
+            // Completed and ticked again: it ends, then launches anew.
+            0 => {
+                let m = memories[i].as_mut().unwrap();
+                assert!(m.complete(r.ticket, Outcome::Succeeded));
+                run(&T_ACT, &mut grunts[i], m, 0.1).unwrap();
+                run(&T_ACT, &mut grunts[i], m, 0.2).unwrap();
+            }
+            // Preempted by an alarm: its launch is cancelled.
+            1 => {
+                grunts[i].want |= Want::ALARM;
+                let input = input(&grunts[i], 0.1).with_agent(1);
+                tick(
+                    &T_ACT,
+                    &mut grunts[i],
+                    memories[i].as_mut().unwrap(),
+                    &input,
+                )
+                .unwrap();
+            }
+            // Dropped: its launch is cancelled.
+            _ => memories[i] = None,
+        }
+    });
+    assert_eq!(first.len(), 3);
+    let next = drain(&shared);
+    let ops: Vec<_> = next.iter().map(|r| (r.agent, r.op)).collect();
+    assert_eq!(
+        ops,
+        [
+            (0, ActionOp::Launch(Action::new(FETCH_CODE, 100))),
+            (1, ActionOp::Cancel),
+            (2, ActionOp::Cancel),
+        ]
+    );
+    assert_eq!(
+        (next[1].ticket, next[2].ticket),
+        (first[1].ticket, first[2].ticket)
+    );
+    assert_eq!(shared.lost_requests(), 0);
+    assert_eq!(
+        memories[0].as_ref().unwrap().pending_ticket(0),
+        Some(next[0].ticket)
+    );
+}
+
+// --- tickets and agent ids ----------------------------------------------
+
+#[test]
+fn tick_all_launches_under_each_agents_index_and_completions_route_back() {
+    let (shared, mut grunts, mut memories) = launched(3, 8);
+    let requests = drain(&shared);
+    let agents: Vec<u32> = requests.iter().map(|r| r.agent).collect();
+    assert_eq!(agents, [0, 1, 2]);
+    let mut serials: Vec<u32> = requests.iter().map(|r| r.ticket.serial()).collect();
+    serials.dedup();
+    assert_eq!(serials.len(), 3, "one serial per launch in the crowd");
+    for r in &requests {
+        assert_eq!((r.ticket.agent(), r.ticket.crowd()), (r.agent, shared.id()));
+        // Routed by agent id, each completion reaches its own memory; any
+        // other memory refuses it.
+        for (i, m) in memories.iter_mut().enumerate() {
+            if i != r.agent as usize {
+                assert!(!m.complete(r.ticket, Outcome::Succeeded), "{r} to {i}");
+            }
+        }
+        assert!(memories[r.agent as usize].complete(r.ticket, Outcome::Succeeded));
+    }
+    // An id the input sets is kept.
+    for (g, m) in grunts.iter_mut().zip(&mut memories) {
+        g.want = Want::empty();
+        run(&T_ACT, g, m, 0.1).unwrap();
+        g.want = Want::FETCH;
+    }
+    bt_core::tick_all(&T_ACT, &mut grunts, &mut memories, |i, g| {
+        input(g, 0.2).with_agent(1000 + i as u32)
+    });
+    let agents: Vec<u32> = drain(&shared).iter().map(|r| r.agent).collect();
+    assert_eq!(agents, [1000, 1001, 1002]);
+}
+
+#[test]
+fn a_ticket_of_another_memory_tree_or_crowd_completes_nothing() {
+    // Two crowds of one tree, one of another; every agent has id 0 and
+    // makes its crowd's first launch.
+    let (a, b) = (T_ACT.new_shared(4), T_ACT.new_shared(4));
+    let other = T_ACT2.new_shared(4);
+    let mut g = Grunt {
+        want: Want::FETCH,
+        target: 5,
+        ..Grunt::default()
+    };
+    let mut in_a = T_ACT.new_memory_in(&a, 0);
+    let mut also_in_a = T_ACT.new_memory_in(&a, 1);
+    let mut in_b = T_ACT.new_memory_in(&b, 0);
+    let mut in_other = T_ACT2.new_memory_in(&other, 0);
+    for m in [&mut in_a, &mut also_in_a, &mut in_b] {
+        run(&T_ACT, &mut g, m, 0.0).unwrap();
+    }
+    run(&T_ACT2, &mut g, &mut in_other, 0.0).unwrap();
+    let ticket = |s: &TreeShared| drain(s)[0].ticket;
+    let (ta, tb, tother) = (ticket(&a), ticket(&b), ticket(&other));
+    let also = drain(&a);
+    assert!(also.is_empty(), "drained with ta");
+    assert_eq!(
+        (ta.slot(), ta.serial(), ta.agent()),
+        (tb.slot(), tb.serial(), tb.agent())
+    );
+    assert_eq!((ta.slot(), ta.serial()), (tother.slot(), tother.serial()));
+    assert!(!in_b.complete(ta, Outcome::Succeeded), "another crowd");
+    assert!(!in_other.complete(ta, Outcome::Succeeded), "another tree");
+    assert!(
+        !also_in_a.complete(ta, Outcome::Succeeded),
+        "another memory"
+    );
+    let forged = Ticket::new(ta.crowd(), 9, ta.slot() as u16, ta.serial());
+    assert!(
+        !in_a.complete(forged, Outcome::Succeeded),
+        "another agent id"
+    );
+    assert!(in_a.complete(ta, Outcome::Succeeded));
+    assert!(in_b.complete(tb, Outcome::Succeeded));
+    assert!(in_other.complete(tother, Outcome::Succeeded));
+}
+
+// --- the clock and shared state ------------------------------------------
+
+#[test]
+fn a_clock_jump_does_not_freeze_a_global_cooldown() {
+    let shared = T_COOL.new_shared(0);
+    let mut grunts = wanting(2, Want::BARK);
+    let mut memories: Vec<_> = (0..2).map(|i| T_COOL.new_memory_in(&shared, i)).collect();
+    // Milliseconds passed as seconds once: the cooldown is stamped at 5000.
+    run(&T_COOL, &mut grunts[0], &mut memories[0], 5000.0).unwrap();
+    // Back to seconds: a stamp more than a period ahead counts as run out.
+    run(&T_COOL, &mut grunts[1], &mut memories[1], 5.0).unwrap();
+    assert_eq!(
+        (grunts[0].barks.clone(), grunts[1].barks.clone()),
+        (vec![5000.0], vec![5.0])
+    );
+    // And the cooldown runs from the new stamp as usual.
+    run(&T_COOL, &mut grunts[0], &mut memories[0], 5.5).unwrap();
+    assert_eq!(grunts[0].barks, [5000.0]);
+    // A clock a little behind the stamp (less than a period) still waits.
+    run(&T_COOL, &mut grunts[0], &mut memories[0], 4.5).unwrap();
+    assert_eq!(grunts[0].barks, [5000.0]);
+    run(&T_COOL, &mut grunts[0], &mut memories[0], 6.0).unwrap();
+    assert_eq!(grunts[0].barks, [5000.0, 6.0]);
+}
+
+#[test]
+fn clear_cooldowns_lets_every_global_cooldown_run_out() {
+    let shared = T_COOL.new_shared(0);
+    let mut g = Grunt {
+        want: Want::BARK,
+        ..Grunt::default()
+    };
+    let mut m = T_COOL.new_memory_in(&shared, 0);
+    run(&T_COOL, &mut g, &mut m, 0.0).unwrap();
+    run(&T_COOL, &mut g, &mut m, 0.1).unwrap();
+    assert_eq!(g.barks, [0.0]);
+    shared.clear_cooldowns();
+    run(&T_COOL, &mut g, &mut m, 0.2).unwrap();
+    assert_eq!(g.barks, [0.0, 0.2]);
+}
+
+#[test]
+fn a_forgotten_memory_keeps_its_gate_slot() {
+    let shared = T_GATE.new_shared(0);
+    let mut g = Grunt {
+        want: Want::SQUAD,
+        ..Grunt::default()
+    };
+    let mut m = T_GATE.new_memory_in(&shared, 0);
+    run(&T_GATE, &mut g, &mut m, 0.0).unwrap();
+    // What `mem::forget` does: the memory is never dropped.
+    let forgotten = std::mem::ManuallyDrop::new(m);
+    // No drop, no give-back: the slot stays taken for this crowd.
+    assert_eq!(squad_count(&shared), 1);
+    assert_eq!(Arc::strong_count(&shared), 2);
+    // (Dropped after all, so that nothing leaks from the test.)
+    drop(std::mem::ManuallyDrop::into_inner(forgotten));
+    assert_eq!(squad_count(&shared), 0);
+}
+
+#[test]
+#[should_panic(
+    expected = "tree `T_ACT` has deferred actions: its shared state needs room for at least one request"
+)]
+fn a_tree_with_deferred_actions_refuses_a_queue_without_room() {
+    let _ = T_ACT.new_shared(0);
+}
+
+#[test]
+fn lookups_out_of_range_panic_naming_the_range() {
+    let shared = T_ACT.new_shared(1);
+    let m = T_ACT.new_memory_in(&shared, 0);
+    let text = |f: &dyn Fn()| panic_text(catch_unwind(AssertUnwindSafe(f)).unwrap_err());
+    assert_eq!(
+        text(&|| {
+            m.timer(0);
+        }),
+        "timer 0 out of range: tree `T_ACT` has none"
+    );
+    assert_eq!(
+        text(&|| {
+            m.action_state(1);
+        }),
+        "deferred-action 1 out of range: tree `T_ACT` has them at 0..1"
+    );
+    assert_eq!(
+        text(&|| {
+            m.block_behavior(2);
+        }),
+        "level 2 out of range: tree `T_ACT` has them at 0..2"
+    );
+    assert_eq!(m.action_state(0), ActionState::None);
+    assert!(m.block_behavior(1).is_none());
 }

@@ -6,8 +6,8 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use bt_core::{
-    AgentMemory, Behavior, CrowdReport, Decider, Stimuli, TickInput, Tree, behavior, decider,
-    group, par_tick_all, tick, tick_all, tree,
+    Action, ActionOp, ActionRequest, AgentMemory, Behavior, CrowdReport, Decider, ItemIdx, Outcome,
+    Stimuli, TickInput, Ticket, Tree, behavior, decider, group, par_tick_all, tick, tick_all, tree,
 };
 
 use crate::model::{GenMemory, GenTree};
@@ -307,5 +307,150 @@ fn par_tick_all_is_deterministic_under_repetition() {
     let first = run();
     for _ in 0..6 {
         assert!(run() == first);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// `par_tick_all` against `tick_all` on a tree with shared state.
+
+behavior! { SHOUT_B: Walker,
+    activate: |w, cx| { w.note("shout+", cx.now); true },
+    tick: |w, cx| { w.note("shout", cx.now); w.pick(7, 3) != 0 },
+}
+behavior! { FETCH_B: Walker,
+    launch: |w, cx| { w.note("fetch", cx.now); Some(Action::new(1, w.pick(11, 1000))) },
+}
+behavior! { PAIR_B: Walker,
+    tick: |w, cx| { w.note("pair", cx.now); w.pick(13, 4) != 0 },
+}
+decider! { SHOUT: Walker => SHOUT_B, decide: |w, _| (w.pick(2, 3) == 0) as u8 as f32, cooldown: 0.5 }
+decider! { GUARD1: Walker => STEP_B }
+decider! { GUARD2: Walker => STEP_B }
+group! { GUARD: Walker, prioritized [GUARD1, GUARD2],
+    decide: |w, _| (w.pick(4, 2) == 0) as u8 as f32, gate: 3,
+}
+decider! { FETCH: Walker => FETCH_B, decide: |w, _| (w.pick(6, 3) == 0) as u8 as f32 }
+decider! { PAIR: Walker => PAIR_B, decide: |w, _| (w.pick(9, 2) == 0) as u8 as f32, together: 2 }
+group! { SHARED_ROOT: Walker, prioritized [SHOUT, GUARD, PAIR, FETCH, IDLE], behavior: SENSE }
+tree! { SHARED: Walker = SHARED_ROOT, memory: SharedMemory }
+
+/// What one crowd run gave: every frame's report and drained requests
+/// (tickets without the crowd id, which differs between two crowds), the
+/// agents and paths at the end, what the shared state still holds, and
+/// which items were ever on a path.
+#[derive(Debug, PartialEq)]
+struct SharedRun {
+    reports: Vec<CrowdReport>,
+    drained: Vec<Vec<ActionRequest>>,
+    walkers: Vec<Walker>,
+    paths: Vec<Vec<ItemIdx>>,
+    held: (u64, u64),
+    ran: Vec<bool>,
+}
+
+/// One crowd run. Completions go back by agent id, some right away, some
+/// a frame later, some never.
+fn shared_run(agents: usize, frames: u32, seed: u64, parallel: bool) -> SharedRun {
+    let shared = SHARED.new_shared(4 * agents);
+    let mut walkers: Vec<Walker> = (0..agents)
+        .map(|i| Walker::new(i ^ seed as usize))
+        .collect();
+    let mut memories: Vec<SharedMemory> = (0..agents)
+        .map(|i| SHARED.new_memory_in(&shared, seed ^ i as u64))
+        .collect();
+    let (mut reports, mut drained, mut later) = (Vec::new(), Vec::new(), Vec::new());
+    let mut ran = vec![false; SHARED.len()];
+    for t in 0..frames {
+        let report = if parallel {
+            par_tick_all(&SHARED, &mut walkers, &mut memories, shared_input(t))
+        } else {
+            tick_all(&SHARED, &mut walkers, &mut memories, shared_input(t))
+        };
+        reports.push(report);
+        for m in &memories {
+            for l in m.active_path() {
+                ran[l.item.get()] = true;
+            }
+        }
+        for (i, ticket) in later.drain(..) {
+            let m: &mut SharedMemory = &mut memories[i];
+            m.complete(ticket, Outcome::Failed);
+        }
+        let mut frame = Vec::new();
+        shared.drain_actions(|r| {
+            let t = r.ticket;
+            frame.push(ActionRequest {
+                ticket: Ticket::new(0, t.agent(), t.slot() as u16, t.serial()),
+                ..r
+            });
+            if let ActionOp::Launch(a) = r.op {
+                match a.arg % 3 {
+                    0 => {
+                        memories[r.agent as usize].complete(r.ticket, Outcome::Succeeded);
+                    }
+                    1 => later.push((r.agent as usize, r.ticket)),
+                    _ => {}
+                }
+            }
+        });
+        drained.push(frame);
+    }
+    SharedRun {
+        reports,
+        drained,
+        walkers,
+        paths: memories
+            .iter()
+            .map(|m| m.active_path().map(|l| l.item).collect())
+            .collect(),
+        held: (shared.gates_held(), shared.roles_held()),
+        ran,
+    }
+}
+
+fn shared_input(t: u32) -> impl Fn(usize, &Walker) -> TickInput + Sync {
+    move |_, w| TickInput::new(f64::from(t) * 0.2, 0.2).with_decision_bits(w.state & 2)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config {
+        failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5EED_C0DE),
+        ..proptest::test_runner::Config::with_cases(24)
+    })]
+
+    /// Random crowds (sizes across several chunks, random seeds) on a tree
+    /// with a gate, a global cooldown, a group role and a deferred action:
+    /// `par_tick_all` gives exactly what `tick_all` gives, frame by frame,
+    /// requests and their tickets included.
+    #[test]
+    #[cfg_attr(miri, ignore)] // too slow under Miri
+    fn par_tick_all_matches_tick_all_with_shared_state(
+        agents in 1usize..700,
+        frames in 1u32..24,
+        seed in proptest::prelude::any::<u64>(),
+    ) {
+        let serial = shared_run(agents, frames, seed, false);
+        let parallel = shared_run(agents, frames, seed, true);
+        proptest::prop_assert!(serial == parallel);
+    }
+}
+
+/// The shared tree's crowd uses everything it has: somebody shouts,
+/// guards, pairs and fetches, and launches are both completed and
+/// cancelled.
+#[test]
+#[cfg_attr(miri, ignore)] // too slow under Miri
+fn the_shared_crowd_uses_every_shared_check() {
+    let run = shared_run(600, 20, 7, false);
+    assert!(run.reports.iter().all(|r| r.errors == 0));
+    let requests = || run.drained.iter().flatten();
+    assert!(requests().any(|r| r.op == ActionOp::Cancel));
+    assert!(requests().any(|r| matches!(r.op, ActionOp::Launch(_))));
+    for name in ["SHOUT", "GUARD1", "PAIR", "FETCH", "IDLE"] {
+        assert!(
+            run.ran[SHARED.find(name).unwrap().get()],
+            "nobody ran {name}"
+        );
     }
 }
