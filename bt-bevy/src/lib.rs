@@ -154,14 +154,22 @@ mod agent;
 mod brain;
 mod debug;
 mod plugin;
+#[cfg(feature = "viewer")]
+mod record;
 
 pub use adapter::TreeMemory;
 pub use agent::{BrainAgent, DenseAgent};
 pub use brain::{Brain, Decisions, NoSenses, SenseSource, Senses, agent_id};
+/// The decision viewer's crate (feature `viewer`): its [`Recording`](bt_viewer::Recording),
+/// [`Capacity`](bt_viewer::Capacity) and page writer.
+#[cfg(feature = "viewer")]
+pub use bt_viewer;
 pub use debug::DebugBrain;
 pub use plugin::{
     ActionMessage, ActionOutcome, BrainPlugin, BrainShared, BrainStats, BrainSystems,
 };
+#[cfg(feature = "viewer")]
+pub use record::{BrainRecorder, RecordBrains, Recorded};
 
 #[doc(hidden)]
 pub mod __private {
