@@ -20,7 +20,8 @@ use crate::brain::agent_id;
 /// brain). The entity's ticks then run one by one after the parallel
 /// tick, as [`DebugBrain`](crate::DebugBrain)'s do; an entity may have
 /// both. Removing it pauses the entity's lane; inserting it again resumes
-/// it.
+/// it. On a plugin that does not record, it only moves the entity out of
+/// the parallel tick.
 #[derive(Component, Clone, Copy, Debug, Default)]
 pub struct Recorded;
 
@@ -36,7 +37,9 @@ pub struct RecordBrains {
 
 impl RecordBrains {
     /// Records the entities with a [`Recorded`] component, up to `lanes`
-    /// of them at once, each with the last 300 ticks of 16 words.
+    /// of them at once (a lane is given back when its entity goes, and
+    /// reused once its ticks are overwritten; an entity that finds none is
+    /// not recorded), each with the last 300 ticks of 16 words.
     pub fn marked(lanes: usize) -> Self {
         RecordBrains {
             all: false,
