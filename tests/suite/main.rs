@@ -19,6 +19,7 @@ mod dsl_forms;
 mod guard_nest;
 mod logging;
 mod model;
+mod persist;
 mod policies;
 mod preconditions;
 mod semantics;

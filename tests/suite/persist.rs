@@ -1,0 +1,259 @@
+//! Save and restore: a restored run continues exactly as an uninterrupted
+//! one, and bad snapshots give typed errors, never a panic, a leak or a
+//! double drop.
+//!
+//! The property tests run `BT_PROPTEST_CASES` cases each (default 256),
+//! from the fixed seed of the differential tests. A long run:
+//!
+//! ```sh
+//! BT_PROPTEST_CASES=10000 cargo test --release --test suite persist
+//! ```
+//!
+//! Under Miri only the pinned decoder cases run (`cargo +nightly miri test
+//! -p bt-suite --test suite persist`).
+
+use std::cell::Cell;
+use std::fmt::Display;
+use std::sync::Arc;
+
+use bt_core::{
+    Action, ActionOp, ActionState, AgentMemory, Event, Outcome as ActionOutcome, RestoreError,
+    SnapshotError, Stimuli, TickInput, Tree, TreeShared, behavior, decider, group, tick,
+    tick_traced, tree,
+};
+use proptest::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::model::{
+    ANSWERS, Call, Case, Events, GenMemory, GenTree, MAX_DECIDERS, STEPS, Sim, build, case, harness,
+};
+
+/// The differential tests' configuration, with 256 cases unless
+/// `BT_PROPTEST_CASES` says otherwise.
+fn config() -> ProptestConfig {
+    let mut config = crate::differential::config();
+    if std::env::var_os("BT_PROPTEST_CASES").is_none() {
+        config.cases = 256;
+    }
+    config
+}
+
+// ---------------------------------------------------------------------------
+// Formats.
+
+/// The two formats snapshots are tested in: compact binary and JSON.
+#[derive(Clone, Copy, Debug)]
+enum Format {
+    Postcard,
+    Json,
+}
+
+fn save<T: Serialize>(format: Format, value: &T) -> Vec<u8> {
+    match format {
+        Format::Postcard => postcard::to_allocvec(value).expect("postcard writes it"),
+        Format::Json => serde_json::to_vec(value).expect("JSON writes it"),
+    }
+}
+
+/// The format's error as text, so both formats give one type.
+fn typed<T, E: Display>(r: Result<T, RestoreError<E>>) -> Result<T, RestoreError<String>> {
+    r.map_err(|e| match e {
+        RestoreError::Format(e) => RestoreError::Format(e.to_string()),
+        RestoreError::Snapshot(e) => RestoreError::Snapshot(e),
+    })
+}
+
+fn load_memory<A: 'static, const L: usize, const S: usize, const N: usize>(
+    format: Format,
+    bytes: &[u8],
+    memory: &mut AgentMemory<A, L, S, N>,
+    now: f64,
+) -> Result<(), RestoreError<String>> {
+    match format {
+        Format::Postcard => {
+            typed(memory.restore(now, &mut postcard::Deserializer::from_bytes(bytes)))
+        }
+        Format::Json => {
+            typed(memory.restore(now, &mut serde_json::Deserializer::from_slice(bytes)))
+        }
+    }
+}
+
+fn load_stimuli(format: Format, bytes: &[u8]) -> Result<Stimuli<(), 8, u32>, RestoreError<String>> {
+    match format {
+        Format::Postcard => typed(Stimuli::restore(&mut postcard::Deserializer::from_bytes(
+            bytes,
+        ))),
+        Format::Json => typed(Stimuli::restore(&mut serde_json::Deserializer::from_slice(
+            bytes,
+        ))),
+    }
+}
+
+fn load_shared<A: 'static, const L: usize, const S: usize, const N: usize>(
+    format: Format,
+    bytes: &[u8],
+    shared: &TreeShared,
+    tree: &'static Tree<A, L, S, N>,
+    now: f64,
+) -> Result<(), RestoreError<String>> {
+    match format {
+        Format::Postcard => {
+            typed(shared.restore(tree, now, &mut postcard::Deserializer::from_bytes(bytes)))
+        }
+        Format::Json => {
+            typed(shared.restore(tree, now, &mut serde_json::Deserializer::from_slice(bytes)))
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Continuation on the differential generator's random trees: every policy,
+// flag and timer preconditions, DBlocks, slot groups, memory blocks, and
+// stimuli with time-outs.
+
+/// Where a run is cut: before tick `at`, through `format`, restored under
+/// a clock moved by `shift` seconds.
+#[derive(Clone, Copy, Debug)]
+struct Cut {
+    at: usize,
+    format: Format,
+    shift: f64,
+}
+
+/// What one tick showed: its events (only compared without a clock
+/// shift: they carry the clock), the callbacks the agent saw (times moved
+/// back by the shift), the leaf and the active path.
+#[derive(Debug, PartialEq)]
+struct Seen {
+    events: Option<Vec<Event>>,
+    journal: Vec<Call>,
+    outcome: Result<Option<u16>, String>,
+    path: Vec<(u16, f64)>,
+}
+
+/// Runs `case`, cut and restored into a fresh memory and fresh stimuli at
+/// `cut`, and returns what each tick showed.
+fn drive(case: &Case, cut: Option<Cut>) -> Vec<Seen> {
+    let built = build(&case.deciders, case.limit);
+    let tree: &'static GenTree = built.tree;
+    let mut memory: GenMemory = tree.new_memory(case.seed);
+    let mut stimuli = Stimuli::<(), 8, u32>::new();
+    let mut answers: Vec<f32> = case
+        .answers
+        .iter()
+        .map(|&a| ANSWERS[a as usize % ANSWERS.len()])
+        .collect();
+    let mut sim = Sim {
+        end_after: case.end_after,
+        ..Sim::default()
+    };
+    let mut now = 0.0f64;
+    let mut offset = 0.0f64;
+    let mut seen = Vec::new();
+    for (t, script) in case.ticks.iter().enumerate() {
+        if let Some(c) = cut
+            && c.at == t
+        {
+            let bytes = save(c.format, &memory.snapshot(now + offset));
+            let stimuli_bytes = save(c.format, &stimuli);
+            drop(memory);
+            offset += c.shift;
+            memory = tree.new_memory(0xDEAD);
+            load_memory(c.format, &bytes, &mut memory, now + offset).expect("restores");
+            stimuli = load_stimuli(c.format, &stimuli_bytes).expect("restores");
+        }
+        for &(id, a) in &script.changes {
+            answers[id as usize % MAX_DECIDERS] = ANSWERS[a as usize % ANSWERS.len()];
+        }
+        sim.answers.clone_from(&answers);
+        sim.ends = script.ends;
+        sim.fails = script.fails;
+        sim.slot = script.slot;
+        for bit in 0..4u8 {
+            if script.stimuli & (1 << bit) != 0 {
+                let timeout = (bit != 3).then_some(0.75);
+                stimuli.set_bit(bit, t as u32, timeout).unwrap();
+            }
+        }
+        let dt = STEPS[script.dt as usize % STEPS.len()];
+        let word = stimuli.update_bits(dt);
+        let input = TickInput::new(now + offset, dt)
+            .with_decision_bits(u64::from(script.decision))
+            .with_stimuli_bits(word)
+            .with_agent(7);
+        let mut events = Events::default();
+        harness::begin(None);
+        let outcome = tick_traced(tree, &mut sim, &mut memory, &input, &mut events)
+            .map(|r| r.behavior.map(|i| i.0))
+            .map_err(|e| e.to_string());
+        harness::end();
+        let mut journal = std::mem::take(&mut sim.journal);
+        for call in &mut journal {
+            let (Call::Activate { seen, .. }
+            | Call::Tick { seen, .. }
+            | Call::Deactivate { seen, .. }) = call;
+            seen.now -= offset;
+            seen.since -= offset;
+        }
+        seen.push(Seen {
+            events: (offset == 0.0).then_some(events.0),
+            journal,
+            outcome,
+            path: memory
+                .active_path()
+                .map(|l| (l.item.0, l.since - offset))
+                .collect(),
+        });
+        now += f64::from(dt);
+    }
+    seen
+}
+
+/// Compares two runs tick by tick, events only where both have them.
+fn same_runs(straight: &[Seen], restored: &[Seen]) -> Result<(), TestCaseError> {
+    prop_assert_eq!(straight.len(), restored.len());
+    for (t, (a, b)) in straight.iter().zip(restored).enumerate() {
+        if let (Some(x), Some(y)) = (&a.events, &b.events) {
+            prop_assert_eq!(x, y, "events of tick {}", t);
+        }
+        prop_assert_eq!(&a.journal, &b.journal, "callbacks of tick {}", t);
+        prop_assert_eq!(&a.outcome, &b.outcome, "outcome of tick {}", t);
+        prop_assert_eq!(&a.path, &b.path, "active path after tick {}", t);
+    }
+    Ok(())
+}
+
+fn cut() -> impl Strategy<Value = (usize, bool, bool)> {
+    (0..14usize, any::<bool>(), prop::bool::weighted(0.25))
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Run k ticks, save, restore into a fresh memory (and fresh stimuli),
+    /// run to the end: every event, callback (with what it saw), outcome
+    /// and active path equals a run that never stopped, in both formats,
+    /// also under a clock moved by the restore. Every block value is
+    /// dropped exactly once.
+    #[test]
+    #[cfg_attr(miri, ignore)] // too slow
+    fn a_restored_agent_continues_as_if_never_stopped(
+        case in case(16, 12, false),
+        (at, json, shifted) in cut(),
+    ) {
+        harness::quiet_scripted_panics();
+        let live = harness::live_mems();
+        let bad = harness::bad_drops();
+        let straight = drive(&case, None);
+        let cut = Cut {
+            at: at % (case.ticks.len() + 1),
+            format: if json { Format::Json } else { Format::Postcard },
+            shift: if shifted { 1024.0 } else { 0.0 },
+        };
+        let restored = drive(&case, Some(cut));
+        same_runs(&straight, &restored)?;
+        prop_assert_eq!(harness::live_mems(), live, "every block value dropped");
+        prop_assert_eq!(harness::bad_drops(), bad, "none dropped twice");
+    }
+}
