@@ -1005,3 +1005,55 @@ proptest! {
         restore_anything(format, &bytes);
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The decoder over mutated bytes of a crowd's shared state and of one
+    /// of its memories (gates, a cooldown, a role lobby, queued and
+    /// outstanding deferred actions): restored or refused, never a panic,
+    /// and the restored crowd ticks on.
+    #[test]
+    #[cfg_attr(miri, ignore)] // too slow
+    fn mutated_crowd_snapshots_are_restored_or_refused_without_harm(
+        script in prop::collection::vec(crowd_tick(), 1..8),
+        json in any::<bool>(),
+        which in 0..4usize,
+        mutations in prop::collection::vec(mutation(), 1..4),
+        shared_mutations in prop::collection::vec(mutation(), 0..3),
+    ) {
+        let format = if json { Format::Json } else { Format::Postcard };
+        let shared = SQUAD.new_shared(16);
+        let mut soldiers: Vec<Soldier> =
+            (0..4).map(|id| Soldier { id, ..Soldier::default() }).collect();
+        let mut memories: Vec<SquadMemory> =
+            (0..4).map(|i| SQUAD.new_memory_in(&shared, i)).collect();
+        for (t, step) in script.iter().enumerate() {
+            for (i, (s, m)) in soldiers.iter_mut().zip(&mut memories).enumerate() {
+                s.want = Want::from_bits_truncate(step.wants[i]);
+                let input = TickInput::new(t as f64 * 0.5, 0.5).with_decision(s.want).with_agent(s.id);
+                tick(&SQUAD, s, m, &input).expect("ticks");
+            }
+        }
+        let now = script.len() as f64 * 0.5;
+        let mut shared_bytes = save(format, &shared.snapshot(&SQUAD, now));
+        let mut bytes = save(format, &memories[which].snapshot(now));
+        mutate(&mut bytes, &mutations);
+        mutate(&mut shared_bytes, &shared_mutations);
+        let fresh = SQUAD.new_shared(16);
+        let _ = load_shared(format, &shared_bytes, &fresh, &SQUAD, now);
+        let mut m = SQUAD.new_memory_in(&fresh, 3);
+        if load_memory(format, &bytes, &mut m, now).is_err() {
+            prop_assert!(m.is_idle());
+        }
+        let s = &mut soldiers[which];
+        for t in 0..4 {
+            s.want = Want::from_bits_truncate(t * 5);
+            let input = TickInput::new(now + f64::from(t), 0.5).with_decision(s.want).with_agent(s.id);
+            let _ = tick(&SQUAD, s, &mut m, &input);
+            fresh.drain_actions(|r| { m.complete(r.ticket, ActionOutcome::Succeeded); });
+        }
+        drop(m);
+        prop_assert!(fresh.gates_held() <= 2);
+    }
+}

@@ -449,6 +449,16 @@ fn check_slots<A: 'static, const L: usize, const S: usize, const N: usize>(
             }
         }
     }
+    let roles = tree.shape.role_slot(0)..tree.shape.first_action_slot();
+    // A role slot: `REGISTERED (bit 40) | TOUCHED (bit 41) | generation`.
+    if slots[roles]
+        .iter()
+        .any(|&w| (w >> 32) & !0b11_0000_0000 != 0)
+    {
+        return Err(SnapshotError::BadValue {
+            what: "group role slot",
+        });
+    }
     let first = tree.shape.first_action_slot();
     for (slot, &word) in slots.iter().enumerate().skip(first) {
         if sync::action_state(word) != ActionState::None

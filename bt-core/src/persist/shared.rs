@@ -230,6 +230,33 @@ impl TreeShared {
     }
 }
 
+/// Checks gate counts and role words against their deciders' limits.
+fn check_shared<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    gates: &[u32],
+    roles: &[u64],
+) -> Result<(), SnapshotError> {
+    for item in tree.items {
+        let sync = item.decider.pre.sync;
+        if item.gate != NO_SLOT && gates[item.gate as usize] > u32::from(sync.gate) {
+            return Err(SnapshotError::BadValue {
+                what: "gate count above its limit",
+            });
+        }
+        if item.role != NO_SLOT {
+            let w = roles[item.role as usize];
+            let size = u64::from(sync.together);
+            let parts = [w & 0xFF, (w >> 8) & 0xFF, (w >> 16) & 0xFF];
+            if (w >> 24) & 0xFF != 0 || parts.iter().any(|&n| n > size) {
+                return Err(SnapshotError::BadValue {
+                    what: "group role lobby",
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 struct Parsed {
     gates: Vec<u32>,
     cooldowns: Vec<u64>,
@@ -278,6 +305,7 @@ impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> Body<'de>
             .map_err(raise)?;
         let roles: Vec<u64> = f.field("roles")?;
         super::memory::count(&roles, shape.roles, "group roles").map_err(raise)?;
+        check_shared(tree, &gates, &roles).map_err(raise)?;
         let saved: Vec<RequestSnap> = f.field("queue")?;
         if saved.len() > self.capacity {
             return Err(raise(SnapshotError::Count {
