@@ -138,7 +138,7 @@
 //! - Save and restore, with the `serde` feature: an agent's memory, its
 //!   stimuli and a crowd's shared state go through any serde format and
 //!   come back into the same tree, continuing exactly where they stopped
-//!   ([`persist`](crate::persist)).
+//!   (the `persist` module).
 //! - `no_std` (with `alloc` for the trace recorder only); the tick itself
 //!   never allocates.
 #![no_std]
@@ -227,8 +227,8 @@ pub use tree::{Has, ItemIdx, Node, Tree, TreeError};
 /// - `persist` (a bare key; the `serde` feature) — saved agent state keeps
 ///   the memory block: the memory type must implement serde's `Serialize`
 ///   and `Deserialize` (a compile error names the behavior otherwise).
-///   Without it, a restored agent activates the behavior afresh (see
-///   [`persist`](crate::persist)).
+///   Without it, a restored agent activates the behavior afresh (see the
+///   `persist` module).
 ///
 /// The bracketed arguments are there exactly when `memory:` / `dblock:` are
 /// declared. `f` is a function path or a closure that captures nothing.

@@ -742,6 +742,64 @@ mod tests {
         assert_eq!(live(), 0);
     }
 
+    /// A persisted counted value: (de)serializes as its `u64`.
+    #[cfg(feature = "serde")]
+    mod persisted {
+        use super::*;
+
+        impl serde::Serialize for Counted {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_u64(self.0)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for Counted {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                // Reads a number; the value is the marker `Drop` checks.
+                <u64 as serde::Deserialize>::deserialize(d)?;
+                LIVE.with(|l| l.set(l.get() + 1));
+                Ok(Counted(0xC0FFEE))
+            }
+        }
+
+        struct Saved;
+
+        impl BehaviorDef<u32> for Saved {
+            type Memory = Counted;
+            type DBlock = ();
+            const NAME: &'static str = "SAVED";
+            const MODULE: &'static str = "tests";
+            const PERSIST: Option<PersistFns> = Some(PersistFns::of::<Counted>());
+        }
+
+        static SAVED: ErasedBehavior<u32> = ErasedBehavior::new::<Saved>();
+
+        #[test]
+        fn a_loaded_value_is_dropped_once_and_a_failed_load_leaves_the_block_empty() {
+            let mut blocks = Blocks::<u32, 2, 32>::new();
+            blocks.init(0, &SAVED);
+            let text = serde_json::to_string(blocks.saved(0).expect("persisted")).unwrap();
+            assert_eq!(text, "12648430");
+            assert!(
+                blocks.saved(1).is_none(),
+                "an empty block has nothing to save"
+            );
+            let mut ok = serde_json::Deserializer::from_str("7");
+            let mut erased = <dyn erased_serde::Deserializer>::erase(&mut ok);
+            blocks.load(1, &SAVED, &mut erased).unwrap();
+            assert_eq!(live(), 2);
+            // Loading over a value drops it first; a failed load leaves the
+            // block empty.
+            let mut bad = serde_json::Deserializer::from_str("\"x\"");
+            let mut erased = <dyn erased_serde::Deserializer>::erase(&mut bad);
+            assert!(blocks.load(1, &SAVED, &mut erased).is_err());
+            assert!(blocks.owner(1).is_none());
+            assert_eq!(live(), 1);
+            drop(blocks);
+            assert_eq!(live(), 0);
+        }
+    }
+
     #[test]
     fn blocks_are_aligned() {
         let mut blocks = Blocks::<u32, 2, 32>::new();

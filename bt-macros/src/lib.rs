@@ -102,6 +102,10 @@ macro_rules! __bt_behavior_impl {
     (@keys $k:tt { {$($attrs:tt)*} $vis:vis $name:ident [$A:ty] } [$m:tt $d:tt $a:tt $t:tt $x:tt $l:tt []] persist $(, $($rest:tt)*)?) => {
         $crate::__bt_behavior_impl! { @keys $k { {$($attrs)*} $vis $name [$A] } [$m $d $a $t $x $l [$name]] $($($rest)*)? }
     };
+    // Catch-all: `persist` given twice.
+    (@keys $k:tt { $attrs:tt $vis:vis $name:ident $A:tt } [$m:tt $d:tt $a:tt $t:tt $x:tt $l:tt [$p:ident]] persist $($rest:tt)*) => {
+        $crate::__bt_twice! { behavior $name persist }
+    };
     // Exit: every key consumed.
     (@keys $k:tt { {$($attrs:tt)*} $vis:vis $name:ident [$A:ty] }
         [$mem:tt $db:tt [$($act:expr)?] [$($tick:expr)?] [$($deact:expr)?] [$($launch:expr)?] [$($persist:ident)?]]) => {
@@ -568,7 +572,6 @@ macro_rules! __bt_bad_key {
     (decider $n:ident; together; $($known:ident)*) => { $crate::__bt_twice! { decider $n together } };
     (decider $n:ident; select; $($known:ident)*) => { $crate::__bt_twice! { decider $n select } };
     (behavior $n:ident; launch; $($known:ident)*) => { $crate::__bt_twice! { behavior $n launch } };
-    (behavior $n:ident; persist; $($known:ident)*) => { $crate::__bt_twice! { behavior $n persist } };
     (tree $n:ident; block; $($known:ident)*) => { $crate::__bt_twice! { tree $n block } };
     (tree $n:ident; max_depth; $($known:ident)*) => { $crate::__bt_twice! { tree $n max_depth } };
     (tree $n:ident; redecide_limit; $($known:ident)*) => { $crate::__bt_twice! { tree $n redecide_limit } };
