@@ -737,6 +737,63 @@ pub(crate) fn cooldown_runs(last: f64, now: f64, period: f64) -> bool {
     period_runs(last, now, period) && last - now < period
 }
 
+// --- snapshots (the `serde` feature): what `persist::shared` reads and writes.
+
+#[cfg(feature = "serde")]
+impl TreeShared {
+    /// The gate counters, cooldown stamps and role words.
+    pub(crate) fn words(&self) -> (&[AtomicU32], &[AtomicU64], &[AtomicU64]) {
+        (&self.gates, &self.cooldowns, &self.roles)
+    }
+
+    /// Room in the deferred-action queue.
+    pub(crate) fn capacity(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Hands every queued request to `f`, oldest first, leaving the queue
+    /// as it is.
+    pub(crate) fn peek_actions(&self, mut f: impl FnMut(ActionRequest)) {
+        for e in &self.queue[..self.queued()] {
+            while e.ready.load(Ordering::Acquire) == 0 {
+                core::hint::spin_loop();
+            }
+            let head = e.head.load(Ordering::Relaxed);
+            let ticket = e.ticket.load(Ordering::Relaxed);
+            let op = if head & 0xFF == 1 {
+                ActionOp::Launch(Action {
+                    code: e.code.load(Ordering::Relaxed),
+                    arg: e.arg.load(Ordering::Relaxed),
+                })
+            } else {
+                ActionOp::Cancel
+            };
+            f(ActionRequest {
+                agent: (head >> 32) as u32,
+                item: ItemIdx((head >> 16) as u16),
+                ticket: Ticket {
+                    slot: (ticket >> 32) as u16,
+                    serial: ticket as u32,
+                },
+                op,
+            });
+        }
+    }
+
+    /// Replaces the queue with `requests` (which fit it) and the count of
+    /// lost requests with `lost`.
+    pub(crate) fn replace_queue(&self, requests: &[ActionRequest], lost: usize) {
+        for e in &self.queue[..self.queued()] {
+            e.ready.store(0, Ordering::Relaxed);
+        }
+        self.len.store(0, Ordering::Release);
+        for &r in requests {
+            self.push(r);
+        }
+        self.lost.store(lost, Ordering::Release);
+    }
+}
+
 /// An agent's action slot.
 pub(crate) const fn action_state(slot: u64) -> ActionState {
     ActionState::from_bits((slot >> 30) & 0b11)
