@@ -2,7 +2,8 @@
 //! compile step reads from each decider, in preorder.
 //!
 //! Two trees with the same fingerprint have the same item stream in every
-//! respect an agent's saved state depends on: each item's name, depth, kind,
+//! respect an agent's saved state and a crowd's shared state depend on: each
+//! item's name and id (a hash of its module path and name), depth, kind,
 //! policy, child count, decider flags, preconditions (flag tests, timer,
 //! shared checks), and its behavior's name, memory type and callbacks (whether a
 //! behavior persists its memory is not part of it: see the snapshots). The
@@ -65,6 +66,7 @@ const fn behavior<A>(mut h: u64, b: Option<&'static ErasedBehavior<A>>) -> u64 {
 /// Mixes decider `d`, visited at `depth` in the preorder walk, into `h`.
 pub(crate) const fn mix_decider<A>(mut h: u64, d: &'static Decider<A>, depth: usize) -> u64 {
     h = text(h, d.name);
+    h = word(h, d.id as u64);
     h = word(h, depth as u64);
     h = match d.kind {
         DeciderKind::Behavior(_) => byte(h, 0xB0),

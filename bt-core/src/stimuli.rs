@@ -327,7 +327,7 @@ where
 #[cfg(feature = "serde")]
 impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
     /// Every live stimulus as `(bit, fresh, payload, seconds left)`, in order.
-    pub(crate) fn entries(&self) -> impl ExactSizeIterator<Item = (u8, bool, P, f32)> + '_ {
+    pub(crate) fn entries(&self) -> impl ExactSizeIterator<Item = (u8, bool, P, f64)> + '_ {
         self.live
             .iter()
             .map(|e| (e.bit, e.fresh, e.payload, e.left))
@@ -335,7 +335,7 @@ impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
 
     /// Stimuli made of checked entries: at most `N`, distinct bits below 64,
     /// time left above zero.
-    pub(crate) fn from_entries(entries: impl Iterator<Item = (u8, bool, P, f32)>) -> Self {
+    pub(crate) fn from_entries(entries: impl Iterator<Item = (u8, bool, P, f64)>) -> Self {
         let mut s = Self::new();
         for (bit, fresh, payload, left) in entries {
             s.live.push(Entry {

@@ -192,7 +192,8 @@ fn drive(case: &Case, cut: Option<Cut>) -> Vec<Seen> {
         for call in &mut journal {
             let (Call::Activate { seen, .. }
             | Call::Tick { seen, .. }
-            | Call::Deactivate { seen, .. }) = call;
+            | Call::Deactivate { seen, .. }
+            | Call::Launch { seen, .. }) = call;
             seen.now -= offset;
             seen.since -= offset;
         }
@@ -360,7 +361,8 @@ fn drive_crowd(script: &[CrowdTick], cut: Option<Cut>) -> CrowdSeen {
                     } else {
                         ActionOutcome::Succeeded
                     };
-                    m.complete(ticket, outcome);
+                    let taken = m.complete(ticket, outcome);
+                    s.log.push(format!("complete {ticket}: {taken}"));
                 }
             }
             if step.reports[i] & 1 != 0 {
@@ -374,8 +376,20 @@ fn drive_crowd(script: &[CrowdTick], cut: Option<Cut>) -> CrowdSeen {
             let mut e = Events::default();
             tick_traced(&SQUAD, s, m, &input, &mut e).expect("ticks");
             for event in &mut e.0 {
-                if let Event::Start { now, .. } = event {
-                    *now -= offset;
+                match event {
+                    Event::Start { now, .. } => *now -= offset,
+                    // Tickets name the crowd that issued them: the restored
+                    // crowd's own id after the cut.
+                    Event::Launched { ticket, .. } | Event::Cancelled { ticket, .. } => {
+                        assert_eq!(ticket.crowd(), shared.id(), "{ticket:?}");
+                        *ticket = bt_core::Ticket::new(
+                            0,
+                            ticket.agent(),
+                            ticket.slot() as u16,
+                            ticket.serial(),
+                        );
+                    }
+                    _ => {}
                 }
             }
             events.push(e.0);
@@ -383,7 +397,7 @@ fn drive_crowd(script: &[CrowdTick], cut: Option<Cut>) -> CrowdSeen {
         if let Some(c) = cut
             && c.at == t
         {
-            let shared_bytes = save(c.format, &shared.snapshot(&SQUAD, now + offset));
+            let shared_bytes = save(c.format, &shared.snapshot(now + offset));
             let bytes: Vec<_> = memories
                 .iter()
                 .map(|m| save(c.format, &m.snapshot(now + offset)))
@@ -400,9 +414,15 @@ fn drive_crowd(script: &[CrowdTick], cut: Option<Cut>) -> CrowdSeen {
                     m
                 })
                 .collect();
+            // The game's own tickets name the saved crowd; the restored
+            // crowd adopts them.
+            for t in outstanding.iter_mut().flatten() {
+                *t = shared.adopt_ticket(*t);
+            }
         }
         let mut requests = Vec::new();
         shared.drain_actions(|r| {
+            assert_eq!(r.ticket.crowd(), shared.id());
             if let ActionOp::Launch(_) = r.op {
                 outstanding[r.agent as usize].push(r.ticket);
             }
@@ -442,6 +462,95 @@ proptest! {
         for (t, (a, b)) in straight.iter().zip(&restored).enumerate() {
             prop_assert_eq!(a, b, "tick {}", t);
         }
+    }
+}
+
+/// Ticks soldier `id` once with the wish `want` at `now`.
+fn soldier_tick(shared_memory: &mut SquadMemory, id: u32, want: Want, now: f64) {
+    let mut s = Soldier {
+        id,
+        want,
+        ..Soldier::default()
+    };
+    let input = TickInput::new(now, 0.25).with_decision(want).with_agent(id);
+    tick(&SQUAD, &mut s, shared_memory, &input).expect("ticks");
+}
+
+#[test]
+fn a_restored_crowd_issues_its_own_tickets_adopts_the_saved_ones_and_refuses_foreign_ones() {
+    use bt_core::Ticket;
+    let shared = SQUAD.new_shared(16);
+    let mut fetcher = SQUAD.new_memory_in(&shared, 0);
+    soldier_tick(&mut fetcher, 3, Want::FETCH, 0.0);
+    // Saved with the launch still queued.
+    let shared_bytes = save(Format::Postcard, &shared.snapshot(0.25));
+    let memory_bytes = save(Format::Postcard, &fetcher.snapshot(0.25));
+    let mut queued = Vec::new();
+    shared.drain_actions(|r| queued.push(r.ticket));
+    let [saved] = queued[..] else {
+        panic!("one launch: {queued:?}")
+    };
+    assert_eq!((saved.crowd(), saved.agent()), (shared.id(), 3));
+
+    let restored = SQUAD.new_shared(16);
+    assert_ne!(restored.id(), shared.id());
+    load_shared(Format::Postcard, &shared_bytes, &restored, &SQUAD, 0.25).expect("restores");
+    let mut fetcher = SQUAD.new_memory_in(&restored, 0);
+    load_memory(Format::Postcard, &memory_bytes, &mut fetcher, 0.25).expect("restores");
+    let own = Ticket::new(restored.id(), 3, saved.slot() as u16, saved.serial());
+    // What the restored crowd hands out names it: the queued request and
+    // the memory's pending launch.
+    let mut requeued = Vec::new();
+    restored.drain_actions(|r| requeued.push(r.ticket));
+    assert_eq!(requeued, [own]);
+    assert_eq!(fetcher.pending_ticket(saved.slot()), Some(own));
+    // The ticket kept from before the save is foreign as it is, and so is
+    // one of a third crowd even after adoption; adopted, the saved one
+    // completes the launch.
+    assert!(!fetcher.complete(saved, ActionOutcome::Succeeded));
+    let third = SQUAD.new_shared(16);
+    let foreign = Ticket::new(third.id(), 3, saved.slot() as u16, saved.serial());
+    assert_eq!(restored.adopt_ticket(foreign), foreign);
+    assert!(!fetcher.complete(restored.adopt_ticket(foreign), ActionOutcome::Succeeded));
+    assert_eq!(restored.adopt_ticket(saved), own);
+    assert!(fetcher.complete(restored.adopt_ticket(saved), ActionOutcome::Succeeded));
+    assert_eq!(fetcher.pending_ticket(saved.slot()), None);
+
+    // Serials go on from the saved launch count: the next launch of the
+    // restored crowd is not the saved one again.
+    let mut other = SQUAD.new_memory_in(&restored, 1);
+    soldier_tick(&mut other, 3, Want::FETCH, 0.5);
+    let mut next = Vec::new();
+    restored.drain_actions(|r| next.push(r.ticket));
+    assert_eq!(next.len(), 1, "{next:?}");
+    assert_eq!(next[0].serial(), saved.serial() + 1);
+}
+
+/// A crowd snapshot whose queued request names another crowd than the
+/// snapshot's own, or a serial no launch has, is refused.
+#[test]
+fn a_queued_request_of_another_crowd_or_serial_is_refused() {
+    let shared = SQUAD.new_shared(16);
+    let mut fetcher = SQUAD.new_memory_in(&shared, 0);
+    soldier_tick(&mut fetcher, 3, Want::FETCH, 0.0);
+    let good = serde_json::to_value(shared.snapshot(0.25)).unwrap();
+    assert_eq!(good["crowd"], shared.id());
+    assert_eq!(good["launches"], 1);
+    assert_eq!(good["queue"][0]["ticket"]["crowd"], shared.id());
+    for (field, value, what) in [
+        ("crowd", shared.id() + 1, "queued request's crowd"),
+        ("serial", 0, "queued request's ticket serial"),
+        ("serial", 1 << 30, "queued request's ticket serial"),
+    ] {
+        let mut v = good.clone();
+        v["queue"][0]["ticket"][field] = value.into();
+        let fresh = SQUAD.new_shared(16);
+        let err = load_shared(Format::Json, &bytes(&v), &fresh, &SQUAD, 0.25).expect_err(what);
+        assert!(
+            matches!(&err, RestoreError::Snapshot(SnapshotError::BadValue { what: w }) if *w == what),
+            "{field}: {err:?}"
+        );
+        assert_eq!(fresh.queued(), 0, "left unchanged");
     }
 }
 
@@ -610,7 +719,7 @@ fn a_block_that_is_not_persisted_is_activated_afresh_on_the_next_tick() {
     guard_tick(&mut guard, &mut memory, 1.5, Sight::DUTY | Sight::FOE);
     assert_eq!(memory.leaf(), GUARD.find("G_FIGHTING"));
     let saved = save(Format::Postcard, &memory.snapshot(1.5));
-    let shared_saved = save(Format::Postcard, &shared.snapshot(&GUARD, 1.5));
+    let shared_saved = save(Format::Postcard, &shared.snapshot(1.5));
     let live_before = live();
     drop(memory);
     drop(shared);
@@ -640,7 +749,7 @@ fn a_level_dropped_on_restore_gives_back_its_gate_slot() {
     // A memory whose duty level lost its block: the path ends above it and
     // the duty's gate slot, restored with the shared state, is given back.
     let (_, memory, shared) = patrolling();
-    let shared_bytes = save(Format::Json, &shared.snapshot(&GUARD, 1.5));
+    let shared_bytes = save(Format::Json, &shared.snapshot(1.5));
     let mut v = json_of(&memory);
     v["blocks"][1] = serde_json::json!("Dropped");
     let fresh = GUARD.new_shared(4);
@@ -741,7 +850,7 @@ fn bad_snapshots_give_typed_errors_naming_what_is_wrong() {
     assert!(other.is_idle());
 
     // The shared state of another structure.
-    let saved = save(Format::Json, &shared.snapshot(&GUARD, 1.5));
+    let saved = save(Format::Json, &shared.snapshot(1.5));
     let other_shared = changed::GUARD.new_shared(4);
     let err = load_shared(Format::Json, &saved, &other_shared, &changed::GUARD, 1.5).unwrap_err();
     assert!(
@@ -775,7 +884,7 @@ fn a_duplicate_ticket_in_the_queue_is_refused() {
     )
     .unwrap();
     assert_eq!(shared.queued(), 1);
-    let mut v = serde_json::to_value(shared.snapshot(&SQUAD, 0.0)).unwrap();
+    let mut v = serde_json::to_value(shared.snapshot(0.0)).unwrap();
     let entry = v["queue"][0].clone();
     v["queue"].as_array_mut().unwrap().push(entry);
     let fresh = SQUAD.new_shared(8);
@@ -1036,7 +1145,7 @@ proptest! {
             }
         }
         let now = script.len() as f64 * 0.5;
-        let mut shared_bytes = save(format, &shared.snapshot(&SQUAD, now));
+        let mut shared_bytes = save(format, &shared.snapshot(now));
         let mut bytes = save(format, &memories[which].snapshot(now));
         mutate(&mut bytes, &mutations);
         mutate(&mut shared_bytes, &shared_mutations);

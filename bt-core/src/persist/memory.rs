@@ -100,7 +100,7 @@ fn action_in(a: &ActionSnap) -> Result<u64, SnapshotError> {
             });
         }
     };
-    if a.serial > 0xFF_FFFF {
+    if a.serial > sync::SERIAL_MAX {
         return Err(SnapshotError::BadValue {
             what: "deferred-action serial",
         });

@@ -45,8 +45,9 @@
 //!   stimuli with payloads, remaining time-outs and whether they were set
 //!   since the last update.
 //! - A crowd's shared state ([`TreeShared::snapshot`]): gate counts,
-//!   cooldown stamps, role lobbies, the queued deferred-action requests and
-//!   the count of lost ones.
+//!   cooldown stamps, role lobbies, the queued deferred-action requests
+//!   (each with its whole ticket: crowd, agent id, slot and serial), the
+//!   count of lost ones, the crowd's id and its launch count.
 //!
 //! # Rules
 //!
@@ -72,6 +73,14 @@
 //!   so restore the [`TreeShared`] first, then the memories bound to it.
 //!   No `deactivate` runs for them: they never ran in this process. A
 //!   behavior whose memory type has no size needs no `persist`.
+//! - **Tickets.** A restored crowd keeps the [`id`](crate::TreeShared::id)
+//!   it was made with: its restored queue and the pending launches of the
+//!   memories restored into it name that id, and complete there. Serials
+//!   go on from the saved launch count, so no ticket is issued twice. A
+//!   ticket the game kept from before the save names the saved crowd:
+//!   [`TreeShared::adopt_ticket`](crate::TreeShared::adopt_ticket) turns it
+//!   into one of the restored crowd; a ticket of any other crowd stays
+//!   foreign and completes nothing.
 //! - **All or nothing.** A restore reads and checks the whole snapshot
 //!   before it changes anything; on an error the memory, stimuli or shared
 //!   state is left as it was, and every block value built so far is dropped
@@ -108,7 +117,7 @@ pub use memory::MemorySnapshot;
 pub use shared::SharedSnapshot;
 
 /// The snapshot format version this build writes and reads.
-pub const SNAPSHOT_VERSION: u16 = 1;
+pub const SNAPSHOT_VERSION: u16 = 2;
 
 /// Why a snapshot that decoded could not be restored.
 #[derive(Clone, Debug, PartialEq)]

@@ -40,32 +40,50 @@ const FIELDS: &[&str] = &[
     "gates",
     "cooldowns",
     "roles",
+    "crowd",
+    "launches",
     "queue",
     "lost",
 ];
 
-/// A ticket as saved.
+/// A ticket as saved: the crowd it was issued in (the saving crowd's id),
+/// the agent id of its launch, the memory slot and the crowd-wide serial.
 #[derive(Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 struct TicketSnap {
+    crowd: u32,
+    agent: u32,
     slot: u16,
     serial: u32,
 }
 
 fn ticket_out(t: Ticket) -> TicketSnap {
     TicketSnap {
+        crowd: t.crowd(),
+        agent: t.agent(),
         slot: t.slot() as u16,
         serial: t.serial(),
     }
 }
 
-fn ticket_in(t: TicketSnap) -> Ticket {
-    sync::ticket(t.slot, t.serial)
+/// A saved ticket of the crowd `from`, as a ticket of the crowd `into`
+/// (see [`TreeShared::adopt_ticket`]).
+fn ticket_in(t: TicketSnap, from: u32, into: u32) -> Result<Ticket, SnapshotError> {
+    if t.crowd != from {
+        return Err(SnapshotError::BadValue {
+            what: "queued request's crowd",
+        });
+    }
+    if t.serial == 0 || t.serial > sync::SERIAL_MAX {
+        return Err(SnapshotError::BadValue {
+            what: "queued request's ticket serial",
+        });
+    }
+    Ok(Ticket::new(into, t.agent, t.slot, t.serial))
 }
 
-/// A queued deferred-action request as saved.
+/// A queued deferred-action request as saved (its agent is its ticket's).
 #[derive(Serialize, Deserialize)]
 struct RequestSnap {
-    agent: u32,
     item: u16,
     ticket: TicketSnap,
     /// The action of a launch; `None` for a cancellation.
@@ -74,7 +92,6 @@ struct RequestSnap {
 
 fn request_out(r: &ActionRequest) -> RequestSnap {
     RequestSnap {
-        agent: r.agent,
         item: r.item.0,
         ticket: ticket_out(r.ticket),
         launch: match r.op {
@@ -84,10 +101,12 @@ fn request_out(r: &ActionRequest) -> RequestSnap {
     }
 }
 
-/// A saved request, checked against the tree's items.
+/// A saved request of the crowd `from`, checked against the tree's items,
+/// as a request of the crowd `into`.
 fn request_in<A: 'static>(
     r: &RequestSnap,
     items: &[crate::tree::Item<A>],
+    (from, into): (u32, u32),
 ) -> Result<ActionRequest, SnapshotError> {
     let Some(item) = items.get(r.item as usize) else {
         return Err(SnapshotError::OutOfRange {
@@ -101,10 +120,11 @@ fn request_in<A: 'static>(
             what: "queued request's ticket slot",
         });
     }
+    let ticket = ticket_in(r.ticket, from, into)?;
     Ok(ActionRequest {
-        agent: r.agent,
+        agent: ticket.agent(),
         item: ItemIdx(r.item),
-        ticket: ticket_in(r.ticket),
+        ticket,
         op: match r.launch {
             Some((code, arg)) => ActionOp::Launch(Action::new(code, arg)),
             None => ActionOp::Cancel,
@@ -134,6 +154,8 @@ impl Serialize for SharedSnapshot<'_> {
                 .collect::<Vec<_>>(),
         )?;
         st.serialize_field("roles", &roles.iter().map(load64).collect::<Vec<_>>())?;
+        st.serialize_field("crowd", &self.shared.id())?;
+        st.serialize_field("launches", &self.shared.launches())?;
         st.serialize_field("queue", &queue)?;
         st.serialize_field("lost", &(self.shared.lost_requests() as u64))?;
         st.end()
@@ -141,38 +163,37 @@ impl Serialize for SharedSnapshot<'_> {
 }
 
 impl TreeShared {
-    /// A snapshot of this shared state taken at clock reading `now`. Take
-    /// it between crowd ticks: requests queued while it is taken may be
-    /// missed. See [the `persist` module](crate::persist).
-    ///
-    /// # Panics
-    /// If this shared state was made for another tree.
-    pub fn snapshot<A: 'static, const L: usize, const S: usize, const N: usize>(
-        &self,
-        tree: &'static Tree<A, L, S, N>,
-        now: f64,
-    ) -> SharedSnapshot<'_> {
-        assert!(
-            self.fits(tree),
-            "tree `{}`: the shared state was made for tree `{}`",
-            tree.name,
-            self.tree_name()
-        );
+    /// A snapshot of this shared state taken at clock reading `now`, named
+    /// by the tree it was made for (its name, item count and structural
+    /// [`fingerprint`](Self::fingerprint)). It holds the crowd's [`id`](Self::id)
+    /// and launch count, so that a restored crowd goes on issuing unique
+    /// tickets. Take it between crowd ticks: requests queued while it is
+    /// taken may be missed. See [the `persist` module](crate::persist).
+    pub fn snapshot(&self, now: f64) -> SharedSnapshot<'_> {
         SharedSnapshot {
             shared: self,
             header: Header {
-                tree: tree.name,
-                items: tree.items.len(),
-                fingerprint: tree.shape.fingerprint,
+                tree: self.tree_name(),
+                items: self.items(),
+                fingerprint: self.fingerprint(),
             },
             now,
         }
     }
 
     /// Replaces this shared state (gates, cooldowns, role lobbies, the
-    /// queue and its lost count) with a snapshot read from `d`, moving its
-    /// cooldown stamps to the clock reading `now`. Restore it before the
-    /// memories bound to it, and between crowd ticks.
+    /// queue, its lost count and the crowd's launch count) with a snapshot
+    /// read from `d`, moving its cooldown stamps to the clock reading `now`.
+    /// Restore it before the memories bound to it, and between crowd ticks.
+    /// `tree` is the tree it was made for: the snapshot's counts, gate
+    /// limits, role sizes and requests are checked against it.
+    ///
+    /// This crowd keeps its own [`id`](Self::id): the restored queue's
+    /// requests and the pending launches of memories restored into it carry
+    /// it in their tickets, and complete as tickets of this crowd. Serials
+    /// go on from the saved launch count, so no restored ticket is issued
+    /// again. A ticket kept from before the save names the saved crowd:
+    /// [`adopt_ticket`](Self::adopt_ticket) makes it one of this crowd.
     ///
     /// # Errors
     /// [`RestoreError::Format`] when `d` cannot decode a snapshot;
@@ -209,7 +230,8 @@ impl TreeShared {
             FIELDS,
             SharedBody {
                 tree,
-                capacity: self.capacity(),
+                into: self.id(),
+                capacity: self.action_capacity(),
                 now,
                 fault: &fault,
             },
@@ -225,7 +247,7 @@ impl TreeShared {
         for (w, &v) in roles.iter().zip(&p.roles) {
             w.store(v, Ordering::Release);
         }
-        self.replace_queue(&p.queue, p.lost);
+        self.replace_queue(&p.queue, p.lost, p.launches, p.crowd);
         Ok(())
     }
 }
@@ -263,10 +285,14 @@ struct Parsed {
     roles: Vec<u64>,
     queue: Vec<ActionRequest>,
     lost: usize,
+    launches: u32,
+    crowd: u32,
 }
 
 struct SharedBody<'f, A: 'static, const L: usize, const S: usize, const N: usize> {
     tree: &'static Tree<A, L, S, N>,
+    /// The id of the crowd restored into.
+    into: u32,
     capacity: usize,
     now: f64,
     fault: &'f Fault,
@@ -306,6 +332,11 @@ impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> Body<'de>
         let roles: Vec<u64> = f.field("roles")?;
         super::memory::count(&roles, shape.roles, "group roles").map_err(raise)?;
         check_shared(tree, &gates, &roles).map_err(raise)?;
+        let crowd: u32 = f.field("crowd")?;
+        let launches: u32 = f.field("launches")?;
+        if crowd == 0 {
+            return Err(raise(SnapshotError::BadValue { what: "crowd id" }));
+        }
         let saved: Vec<RequestSnap> = f.field("queue")?;
         if saved.len() > self.capacity {
             return Err(raise(SnapshotError::Count {
@@ -316,7 +347,7 @@ impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> Body<'de>
         }
         let queue = saved
             .iter()
-            .map(|r| request_in(r, tree.items))
+            .map(|r| request_in(r, tree.items, (crowd, self.into)))
             .collect::<Result<Vec<_>, _>>()
             .map_err(raise)?;
         // A request is one agent's launch or cancel of one ticket: sorted,
@@ -330,9 +361,9 @@ impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> Body<'de>
             .collect();
         keys.sort_unstable();
         if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
-            let (_, slot, serial, _) = w[0];
+            let (agent, slot, serial, _) = w[0];
             return Err(raise(SnapshotError::DuplicateTicket {
-                ticket: sync::ticket(slot as u16, serial),
+                ticket: Ticket::new(crowd, agent, slot as u16, serial),
             }));
         }
         let lost: u64 = f.field("lost")?;
@@ -342,6 +373,8 @@ impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> Body<'de>
             roles,
             queue,
             lost: usize::try_from(lost).unwrap_or(usize::MAX),
+            launches,
+            crowd,
         })
     }
 }

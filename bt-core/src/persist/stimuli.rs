@@ -18,7 +18,7 @@ struct StimulusSnap<P> {
     fresh: bool,
     payload: P,
     /// Seconds left; `None`: never expires.
-    left: Option<f32>,
+    left: Option<f64>,
 }
 
 /// Live stimuli with their payloads, remaining time-outs and whether they
@@ -116,7 +116,7 @@ impl<'de, F, const N: usize, P: Copy + Deserialize<'de>> Body<'de> for StimuliBo
             }
         }
         Ok(Stimuli::from_entries(live.into_iter().map(|s| {
-            (s.bit, s.fresh, s.payload, s.left.unwrap_or(f32::INFINITY))
+            (s.bit, s.fresh, s.payload, s.left.unwrap_or(f64::INFINITY))
         })))
     }
 }
