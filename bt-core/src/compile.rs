@@ -49,6 +49,11 @@ pub struct Shape {
     pub gates: usize,
     /// Global cooldowns (shared stamps, no memory slot).
     pub cooldowns: usize,
+    /// A hash of the tree's structure: every decider's name, kind, policy,
+    /// children, preconditions and behavior, in preorder (so the slot
+    /// layout too). Saved agent state names it, and restores only into a
+    /// tree with the same fingerprint.
+    pub fingerprint: u64,
 }
 
 impl Shape {
@@ -131,6 +136,7 @@ const fn count<A>(
         actions: 0,
         gates: 0,
         cooldowns: 0,
+        fingerprint: crate::fingerprint::SEED,
     };
     walk(root, 0, &mut path, &mut acc, block, max_depth, strict);
     acc
@@ -165,6 +171,7 @@ const fn walk<A>(
     }
     path[depth] = d.id;
     acc.items += 1;
+    acc.fingerprint = crate::fingerprint::mix_decider(acc.fingerprint, d, depth);
     if acc.items > MAX_ITEMS {
         if strict {
             tree_has_too_many_items(d.name);

@@ -378,6 +378,12 @@ impl<A: 'static> ErasedBehavior<A> {
     pub const fn is_deferred(&self) -> bool {
         self.has_launch
     }
+
+    /// Whether saved agent state keeps its memory block: it was declared
+    /// with `persist`, or its memory type has no size (nothing to keep).
+    pub const fn persists_memory(&self) -> bool {
+        self.persist.is_some() || self.memory.size == 0
+    }
 }
 
 impl<A: 'static> fmt::Debug for ErasedBehavior<A> {
@@ -414,6 +420,9 @@ pub trait BehaviorDef<A>: 'static {
     const HAS_DEACTIVATE: bool = false;
     /// Whether `launch` is defined: the behavior is a deferred action.
     const HAS_LAUNCH: bool = false;
+    /// How the memory block is saved and restored (`persist` key); `None`:
+    /// it is not, and a restored agent re-activates the behavior.
+    const PERSIST: Option<crate::raw::PersistFns> = None;
 
     /// Starts the behavior; `false` fails it (its `deactivate` still runs).
     fn activate(

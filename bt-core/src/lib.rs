@@ -139,6 +139,10 @@
 //! - Deferred actions: a behavior's `launch` queues a request for a game
 //!   system instead of acting; the outcome comes back to the behavior, and
 //!   preemption cancels it ([`behavior!`], [`TreeShared::drain_actions`]).
+//! - Save and restore, with the `serde` feature: an agent's memory, its
+//!   stimuli and a crowd's shared state go through any serde format and
+//!   come back into the same tree, continuing exactly where they stopped
+//!   (the `persist` module).
 //! - `no_std`, with `alloc`: an [`AgentMemory`] is one fixed-size value and
 //!   holds no heap memory of its own, but a [`TreeShared`] allocates its
 //!   counters and request queue once when it is made and is shared through
@@ -221,8 +225,11 @@ mod compile;
 mod crowd;
 mod debug;
 mod decl;
+mod fingerprint;
 mod logging;
 mod memory;
+#[cfg(feature = "serde")]
+pub mod persist;
 mod raw;
 mod stimuli;
 mod sync;
@@ -244,6 +251,8 @@ pub use decl::{
 };
 pub use logging::{debug_level, set_debug_level, watch_agent, watch_agents};
 pub use memory::{ActiveLevel, AgentMemory};
+#[cfg(feature = "serde")]
+pub use persist::{MemorySnapshot, RestoreError, SNAPSHOT_VERSION, SharedSnapshot, SnapshotError};
 pub use raw::{BLOCK_ALIGN, ErasedBehavior, TypeLayout};
 pub use stimuli::{Stimuli, StimuliError, Stimulus};
 pub use sync::{Action, ActionOp, ActionRequest, ActionState, Outcome, Ticket, TreeShared};
@@ -318,6 +327,11 @@ pub use bitflags;
 ///   runs while the action is [pending](ActionState::Pending) and ends once
 ///   it is reported back ([`AgentMemory::complete`]). Deactivated before
 ///   that, it queues a cancellation.
+/// - `persist` (a bare key; the `serde` feature) — saved agent state keeps
+///   the memory block: the memory type must implement serde's `Serialize`
+///   and `Deserialize` (a compile error names the behavior otherwise).
+///   Without it, a restored agent activates the behavior afresh (see the
+///   `persist` module).
 ///
 /// The bracketed arguments are there exactly when `memory:` / `dblock:` are
 /// declared. `f` is a function path or a closure that captures nothing.
@@ -529,6 +543,9 @@ pub mod __private {
         DEFAULT_BLOCK, Shape, check_unique_children, flatten, flatten_vec, fnv1a, measure, shape,
     };
     pub use crate::decl::{BehaviorDef, DecideFn, DecideRaw};
+    #[cfg(feature = "serde")]
+    pub use crate::persist::private::{PersistMemory, persist};
+    pub use crate::raw::PersistFns;
     pub use crate::tree::{FlagCheck, Item, Kind, NeedsNoShared, TreeKind};
     pub use bt_macros::{__bt_behavior_impl, __bt_decider_impl, __bt_leaf_impl, __bt_tree_impl};
     pub use core;
@@ -609,6 +626,20 @@ pub mod __private {
         f: impl FnOnce(&A, &mut Decide<'_, ()>) -> f32,
     ) -> f32 {
         f(agent, &mut Decide::new(raw))
+    }
+
+    /// Without the `serde` feature no memory type can be persisted.
+    #[cfg(not(feature = "serde"))]
+    #[diagnostic::on_unimplemented(
+        message = "behavior `{B}` is declared with `persist`, which needs the `serde` feature of bt-core",
+        label = "enable `features = [\"serde\"]` on the bt-core dependency"
+    )]
+    pub trait PersistMemory<B> {}
+
+    /// What `persist` expands to without the `serde` feature: an error.
+    #[cfg(not(feature = "serde"))]
+    pub const fn persist<B, M: PersistMemory<B>>() -> crate::raw::PersistFns {
+        crate::raw::PersistFns::unavailable()
     }
 
     /// Implemented by deciders only; the macros use it to check children.
