@@ -221,35 +221,34 @@ mod compile;
 mod crowd;
 mod debug;
 mod decl;
-mod logging;
+mod interp;
 mod memory;
-mod raw;
-mod stimuli;
-mod sync;
-mod tick;
-mod trace;
-mod tree;
+mod stream;
 
 #[doc = include_str!("../docs/semantics.md")]
 pub mod semantics {}
 
-pub use compile::{DEFAULT_BLOCK, MAX_CHILDREN, MAX_LEVELS, MAX_SHUFFLE_CHILDREN, Shape};
+pub use compile::{DEFAULT_BLOCK, MAX_CHILDREN, MAX_LEVELS, MAX_SHUFFLE_CHILDREN};
 #[cfg(feature = "rayon")]
 pub use crowd::par_tick_all;
 pub use crowd::{CrowdReport, tick_all};
+pub use debug::log::{debug_level, set_debug_level, watch_agent, watch_agents};
+pub use debug::trace::{TraceRecorder, write_event};
 pub use debug::{Dump, DumpView, Scenario, debug_print_state, record_trace, to_dot};
 pub use decl::{
-    Behavior, BehaviorDef, Ctx, Decide, DecideRaw, Decider, DeciderFlags, DeciderKind, FlagTest,
-    Policy, Preconditions, SelectFn, SyncChecks,
+    Action, ActionState, Behavior, BehaviorDef, Ctx, Decide, DecideRaw, Decider, DeciderFlags,
+    DeciderKind, FlagTest, ItemIdx, Policy, Preconditions, SelectFn, SyncChecks, TIMER_SLACK,
+    TickInput,
 };
-pub use logging::{debug_level, set_debug_level, watch_agent, watch_agents};
+pub use interp::{
+    Event, NoTrace, NodeRef, Rejection, TickError, TickReport, Tracer, Why, deactivate_all, tick,
+    tick_traced,
+};
+pub use memory::raw::{BLOCK_ALIGN, ErasedBehavior, TypeLayout};
+pub use memory::shared::{ActionOp, ActionRequest, Outcome, Ticket, TreeShared};
+pub use memory::stimuli::{Stimuli, StimuliError, Stimulus};
 pub use memory::{ActiveLevel, AgentMemory};
-pub use raw::{BLOCK_ALIGN, ErasedBehavior, TypeLayout};
-pub use stimuli::{Stimuli, StimuliError, Stimulus};
-pub use sync::{Action, ActionOp, ActionRequest, ActionState, Outcome, Ticket, TreeShared};
-pub use tick::{TIMER_SLACK, TickError, TickInput, TickReport, deactivate_all, tick, tick_traced};
-pub use trace::{Event, NoTrace, NodeRef, Rejection, TraceRecorder, Tracer, Why, write_event};
-pub use tree::{CrowdTree, Has, ItemIdx, Node, Tree, TreeError};
+pub use stream::{CrowdTree, Has, Node, Shape, Tree, TreeError};
 
 /// The `bitflags` crate, whose types the flag tests take: declare decision
 /// and stimuli flags with `bt_core::bitflags::bitflags!`, and they match the
@@ -526,10 +525,10 @@ pub struct ReadmeDoctests;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::compile::{
-        DEFAULT_BLOCK, Shape, check_unique_children, flatten, flatten_vec, fnv1a, measure, shape,
+        DEFAULT_BLOCK, check_unique_children, flatten, flatten_vec, fnv1a, measure, shape,
     };
     pub use crate::decl::{BehaviorDef, DecideFn, DecideRaw};
-    pub use crate::tree::{FlagCheck, Item, Kind, NeedsNoShared, TreeKind};
+    pub use crate::stream::{FlagCheck, Item, Kind, NeedsNoShared, Shape, TreeKind};
     pub use bt_macros::{__bt_behavior_impl, __bt_decider_impl, __bt_leaf_impl, __bt_tree_impl};
     pub use core;
 

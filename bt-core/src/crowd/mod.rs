@@ -1,8 +1,9 @@
 //! Ticking a crowd: many agents, one shared tree.
 
+use crate::decl::TickInput;
+use crate::interp::{TickError, tick};
 use crate::memory::AgentMemory;
-use crate::tick::{TickError, TickInput, tick};
-use crate::tree::Tree;
+use crate::stream::Tree;
 
 /// What a crowd tick did, summed over the agents.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -112,7 +113,7 @@ fn tick_slice<A: 'static, const L: usize, const S: usize, const N: usize>(
             next.prefetch();
         }
         if let Some(next) = agents.get(j + AHEAD) {
-            crate::raw::prefetch(next);
+            crate::memory::raw::prefetch(next);
         }
         if let Some(soon) = memories.get(j + AHEAD / 2) {
             soon.prefetch_leaf_block();

@@ -20,7 +20,8 @@
 use core::fmt;
 use core::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
-use crate::trace::{Event, Tracer, write_event};
+use super::trace::write_event;
+use crate::interp::{Event, Tracer};
 
 static LEVEL: AtomicU8 = AtomicU8::new(0);
 /// `mask << 32 | value`: agents with `id & mask == value` are watched.

@@ -25,102 +25,17 @@
 
 use core::fmt;
 
-use crate::decl::{Ctx, DecideRaw, Policy};
+mod event;
+
+pub use event::{Event, NoTrace, NodeRef, Rejection, Tracer, Why};
+
+use crate::decl::{ActionState, Ctx, DecideRaw, ItemIdx, Policy, TickInput, period_runs};
+use crate::memory::raw::{DIn, DPool};
+use crate::memory::shared::{
+    self as sync, ActionOp, ActionRequest, RoleAnswer, Ticket, TreeShared,
+};
 use crate::memory::{AgentMemory, Level};
-use crate::raw::{DIn, DPool};
-use crate::sync::{self, ActionOp, ActionRequest, ActionState, RoleAnswer, Ticket, TreeShared};
-use crate::trace::{Event, NoTrace, NodeRef, Rejection, Tracer, Why};
-use crate::tree::{Has, Item, ItemIdx, NO_SLOT, Tree};
-
-/// What the caller tells a tick: the time and this tick's flag words.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[non_exhaustive]
-pub struct TickInput {
-    /// Absolute time, in seconds. Must be finite. A clock that goes
-    /// backwards is accepted: timers then wait until `now` passes their
-    /// last stamp plus their period, and `Ctx::time_active` may be negative.
-    pub now: f64,
-    /// Time since the previous tick, in seconds. Must be finite and not
-    /// negative.
-    pub dt: f32,
-    /// Decision flags: ad hoc per-tick facts from the caller (is-night,
-    /// has-nest, …), tested by deciders' `needs_*` preconditions.
-    pub decision: u64,
-    /// Stimuli flags, usually from [`Stimuli::update`](crate::Stimuli::update),
-    /// tested by deciders' `stimuli_*` preconditions.
-    pub stimuli: u64,
-    /// The agent's id, handed on to callbacks and traces, and the id
-    /// under which its deferred actions are launched
-    /// ([`ActionRequest::agent`](crate::ActionRequest::agent)). Set it with
-    /// [`with_agent`](Self::with_agent): [`tick_all`](crate::tick_all)
-    /// replaces an id not set that way with the agent's index.
-    pub agent: u32,
-    /// Whether `agent` was set with `with_agent`.
-    agent_given: bool,
-}
-
-impl TickInput {
-    /// Input at time `now` with step `dt`, no flags, agent 0 (in
-    /// [`tick_all`](crate::tick_all): the agent's index).
-    pub const fn new(now: f64, dt: f32) -> Self {
-        TickInput {
-            now,
-            dt,
-            decision: 0,
-            stimuli: 0,
-            agent: 0,
-            agent_given: false,
-        }
-    }
-
-    /// With the decision flags `flags` (any `bitflags` type up to 64 bits).
-    pub fn with_decision<F: bitflags::Flags>(mut self, flags: F) -> Self
-    where
-        F::Bits: Into<u64>,
-    {
-        self.decision = flags.bits().into();
-        self
-    }
-
-    /// With the raw decision flag word `bits`.
-    pub const fn with_decision_bits(mut self, bits: u64) -> Self {
-        self.decision = bits;
-        self
-    }
-
-    /// With the stimuli flags `flags` (any `bitflags` type up to 64 bits).
-    pub fn with_stimuli<F: bitflags::Flags>(mut self, flags: F) -> Self
-    where
-        F::Bits: Into<u64>,
-    {
-        self.stimuli = flags.bits().into();
-        self
-    }
-
-    /// With the raw stimuli flag word `bits`.
-    pub const fn with_stimuli_bits(mut self, bits: u64) -> Self {
-        self.stimuli = bits;
-        self
-    }
-
-    /// With the agent id `agent` (also in [`tick_all`](crate::tick_all),
-    /// which otherwise gives each agent its index).
-    pub const fn with_agent(mut self, agent: u32) -> Self {
-        self.agent = agent;
-        self.agent_given = true;
-        self
-    }
-
-    /// With the agent id `index`, unless an id was set with
-    /// [`with_agent`](Self::with_agent): what the crowd ticks do.
-    #[inline(always)]
-    pub(crate) fn or_agent(mut self, index: usize) -> Self {
-        if !self.agent_given {
-            self.agent = index as u32;
-        }
-        self
-    }
-}
+use crate::stream::{Has, Item, NO_SLOT, Tree};
 
 /// What one tick did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -265,7 +180,7 @@ pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     input: &TickInput,
 ) -> Result<TickReport, TickError> {
     // Debug output off: one load and this branch.
-    match crate::logging::level_for(input.agent) {
+    match crate::debug::log::level_for(input.agent) {
         0 => run(tree, agent, memory, input, &mut NoTrace),
         level => logged(level, tree, agent, memory, input, &mut NoTrace),
     }
@@ -282,13 +197,13 @@ fn logged<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     input: &TickInput,
     tracer: &mut T,
 ) -> Result<TickReport, TickError> {
-    let log = crate::logging::LogTracer::new(level, input.agent, input.now);
+    let log = crate::debug::log::LogTracer::new(level, input.agent, input.now);
     let result = run(
         tree,
         agent,
         memory,
         input,
-        &mut crate::logging::Tee(tracer, log),
+        &mut crate::debug::log::Tee(tracer, log),
     );
     if let Err(e) = &result {
         log::debug!(target: "bt", "agent {}: tick error: {e}", input.agent);
@@ -310,7 +225,7 @@ pub fn tick_traced<A: 'static, T: Tracer, const L: usize, const S: usize, const 
     input: &TickInput,
     tracer: &mut T,
 ) -> Result<TickReport, TickError> {
-    match crate::logging::level_for(input.agent) {
+    match crate::debug::log::level_for(input.agent) {
         0 => run(tree, agent, memory, input, tracer),
         level => logged(level, tree, agent, memory, input, tracer),
     }
@@ -435,19 +350,6 @@ impl<const L: usize> Pick<L> {
 }
 
 const NO_DSLOT: u8 = u8::MAX;
-
-/// Rounding slack of timer preconditions, in seconds: game clocks add up
-/// `dt`s, and a period of 1.0 should not slip a whole tick because the sum
-/// came to 0.9999999999999996.
-pub const TIMER_SLACK: f64 = 1e-6;
-
-/// Whether a period of `period` seconds that started at `last` still runs
-/// at `now`, less [`TIMER_SLACK`]: the test of timers and of global
-/// cooldowns.
-#[inline(always)]
-pub(crate) fn period_runs(last: f64, now: f64, period: f64) -> bool {
-    now - last < period - TIMER_SLACK
-}
 
 enum Step<const L: usize> {
     Walk(usize),

@@ -28,8 +28,7 @@ use core::marker::PhantomData;
 use core::mem::{self, MaybeUninit};
 use core::ptr;
 
-use crate::decl::{BehaviorDef, Ctx};
-use crate::sync::Action;
+use crate::decl::{Action, BehaviorDef, Ctx};
 
 /// Alignment of every memory block and DBlock.
 pub const BLOCK_ALIGN: usize = 16;

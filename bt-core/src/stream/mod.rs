@@ -15,13 +15,14 @@
 //! test is skipped by a clear bit in `has`. A failed test means the
 //! `decide` function is never called.
 
+mod shape;
+
+pub use shape::Shape;
+
 use core::fmt;
 
-use crate::compile::Shape;
-use crate::decl::{DecideFn, Decider, FlagTest, Policy};
-use crate::memory::AgentMemory;
-use crate::raw::ErasedBehavior;
-use crate::sync::TreeShared;
+use crate::decl::{DecideFn, Decider, FlagTest, ItemIdx, Policy};
+use crate::memory::raw::ErasedBehavior;
 
 /// `Item::parent` of the root.
 pub const NO_PARENT: u16 = u16::MAX;
@@ -66,26 +67,6 @@ bitflags::bitflags! {
         /// alone (no timer, `decide`, DBlock, delegation or shared check):
         /// a draw among them calls nothing and builds one pick.
         const PLAIN_CHILDREN = 1 << 15;
-    }
-}
-
-/// Index of an item (a decider at one place in the tree) in a compiled tree.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ItemIdx(pub u16);
-
-impl ItemIdx {
-    /// The root.
-    pub const ROOT: ItemIdx = ItemIdx(0);
-
-    /// As a `usize` for indexing.
-    pub const fn get(self) -> usize {
-        self.0 as usize
-    }
-}
-
-impl fmt::Display for ItemIdx {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
     }
 }
 
@@ -241,7 +222,7 @@ impl FlagCheck {
 ///
 /// `L` is the number of depth levels and `S` the number of per-agent slots
 /// (timers, shuffle groups, group roles and deferred actions); both are computed from the declaration at
-/// compile time and size each agent's [`AgentMemory`]. `N` is the byte size
+/// compile time and size each agent's [`AgentMemory`](crate::AgentMemory). `N` is the byte size
 /// of each level's memory block.
 ///
 /// A tree is immutable and `Sync`: one static tree drives every agent.
@@ -283,55 +264,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
         }
     }
 
-    /// A fresh, idle memory for one agent.
-    ///
-    /// `seed` is the seed of the agent's own random generator, the one
-    /// random and shuffle groups draw from. Give each agent its own (its
-    /// index, say) so that a crowd does not draw alike; the same seed
-    /// replays the same draws.
-    ///
-    /// A tree with gates, global cooldowns, group roles or deferred actions
-    /// ([`needs_shared`](Self::needs_shared)) needs memories made by
-    /// [`new_memory_in`](Self::new_memory_in) instead. [`tree!`](crate::tree)
-    /// declares such a tree as a [`CrowdTree`], on which this method does
-    /// not compile; a memory made for a hand-assembled one fails every
-    /// tick with [`TickError::NotShared`](crate::TickError::NotShared).
-    pub fn new_memory(&'static self, seed: u64) -> AgentMemory<A, L, S, N> {
-        AgentMemory::new(self, seed, None)
-    }
-
-    /// A fresh, idle memory for one agent of the crowd that shares
-    /// `shared`: the agent's gate slots, cooldowns, group roles and
-    /// deferred actions go through it, and the memory gives back what it
-    /// holds there whenever it deactivates, resets or drops.
-    ///
-    /// # Panics
-    /// If `shared` was made for a tree of another structure (see
-    /// [`TreeShared::fingerprint`]), whatever its name.
-    pub fn new_memory_in(
-        &'static self,
-        shared: &alloc::sync::Arc<TreeShared>,
-        seed: u64,
-    ) -> AgentMemory<A, L, S, N> {
-        assert!(
-            shared.fits(self),
-            "tree `{}`: the shared state was made for tree `{}`, of another structure \
-             (fingerprint {:#018x}, this tree {:#018x})",
-            self.name,
-            shared.tree_name(),
-            shared.fingerprint(),
-            crate::sync::fingerprint(self)
-        );
-        AgentMemory::new(self, seed, Some(alloc::sync::Arc::clone(shared)))
-    }
-
-    /// Shared state for a crowd running this tree, with room for
-    /// `action_capacity` deferred-action requests (see [`TreeShared::new`]).
-    pub fn new_shared(&'static self, action_capacity: usize) -> alloc::sync::Arc<TreeShared> {
-        alloc::sync::Arc::new(TreeShared::new(self, action_capacity))
-    }
-
-    /// Whether agents need a [`TreeShared`]: the tree has a gate, a global
+    /// Whether agents need a [`TreeShared`](crate::TreeShared): the tree has a gate, a global
     /// cooldown, a group role or a deferred action.
     pub const fn needs_shared(&self) -> bool {
         self.shared
@@ -505,7 +438,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
                 return Err(TreeError::new(name, "a slot group without `select`"));
             }
             if let Some(b) = it.behavior {
-                if b.memory.align > crate::raw::BLOCK_ALIGN {
+                if b.memory.align > crate::memory::raw::BLOCK_ALIGN {
                     return Err(TreeError::new(
                         b.name,
                         "memory type aligned above the block's 16 bytes",
@@ -514,7 +447,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
                 if !b.memory.fits(N) {
                     return Err(TreeError::new(b.name, "memory type larger than the block"));
                 }
-                if b.dblock.align > crate::raw::BLOCK_ALIGN {
+                if b.dblock.align > crate::memory::raw::BLOCK_ALIGN {
                     return Err(TreeError::new(
                         b.name,
                         "DBlock type aligned above the block's 16 bytes",
@@ -563,7 +496,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
 /// A `CrowdTree` is a [`Tree`] (it dereferences to one, so [`tick`](crate::tick),
 /// [`tick_all`](crate::tick_all), [`Tree::find`] and the rest take it as it
 /// is), except that its agents' memories can only be made bound to the
-/// crowd's [`TreeShared`], with [`Tree::new_memory_in`]: calling
+/// crowd's [`TreeShared`](crate::TreeShared), with [`Tree::new_memory_in`]: calling
 /// `new_memory` on it is a compile error, so a memory without the shared
 /// state cannot reach a tick.
 ///
@@ -588,23 +521,13 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
 /// ```
 #[repr(transparent)]
 pub struct CrowdTree<A: 'static, const L: usize, const S: usize, const N: usize = 128>(
-    Tree<A, L, S, N>,
+    pub(crate) Tree<A, L, S, N>,
 );
 
 impl<A: 'static, const L: usize, const S: usize, const N: usize> CrowdTree<A, L, S, N> {
     /// The tree, as a plain [`Tree`].
     pub const fn tree(&self) -> &Tree<A, L, S, N> {
         &self.0
-    }
-
-    /// Not available: a `CrowdTree`'s agents need the crowd's shared state.
-    /// Use [`Tree::new_memory_in`].
-    #[doc(hidden)]
-    pub fn new_memory(&'static self, seed: u64) -> AgentMemory<A, L, S, N>
-    where
-        Self: NeedsNoShared,
-    {
-        self.0.new_memory(seed)
     }
 }
 

@@ -1,0 +1,285 @@
+//! Decision traces: structured events from inside a tick.
+//!
+//! [`tick_traced`](crate::tick_traced) hands every step of a tick to a
+//! [`Tracer`]: which decider was tried and why it was rejected, what each
+//! `decide` returned, what was activated, ticked, deactivated and why.
+//! [`TraceRecorder`] turns the events into stable text, one line per event,
+//! for snapshot tests. [`tick`](crate::tick) uses [`NoTrace`], whose hook is
+//! compiled away.
+
+use core::fmt;
+
+use crate::decl::{Action, ActionState, ItemIdx};
+use crate::memory::shared::Ticket;
+
+/// A decider at one place in the tree, as events name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeRef {
+    /// Its index in the compiled stream.
+    pub index: ItemIdx,
+    /// Its name.
+    pub name: &'static str,
+    /// Its depth (the root is 0).
+    pub depth: u8,
+}
+
+impl fmt::Display for NodeRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.index, self.name)
+    }
+}
+
+/// Why a candidate decider did not activate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rejection {
+    /// Its decision-flag test failed.
+    Decision,
+    /// Its stimuli-flag test failed.
+    Stimuli,
+    /// Its timer has not run out.
+    Timer,
+    /// Its `decide` returned zero (or less, or NaN).
+    Decide,
+    /// It delegates its decision and none of its children accepts.
+    NoChild,
+    /// Its gate is full: as many agents as it admits are active in it.
+    Gate,
+    /// Its global cooldown has not run out.
+    Cooldown,
+    /// Its group role is waiting for more agents to want in.
+    Waiting,
+    /// Its group role is busy with a group that formed before.
+    RoleBusy,
+    /// A slot group whose `select` names no child (or one out of range).
+    NoSelection,
+}
+
+impl Rejection {
+    /// A short name for text output.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Rejection::Decision => "decision flags",
+            Rejection::Stimuli => "stimuli flags",
+            Rejection::Timer => "timer",
+            Rejection::Decide => "decide",
+            Rejection::NoChild => "no child accepts",
+            Rejection::Gate => "gate full",
+            Rejection::Cooldown => "global cooldown",
+            Rejection::Waiting => "waiting for the group",
+            Rejection::RoleBusy => "group role busy",
+            Rejection::NoSelection => "nothing selected",
+        }
+    }
+}
+
+/// Why a decider was deactivated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// Its behavior's `tick` returned false.
+    Ended,
+    /// Its behavior's `activate` returned false.
+    ActivateFailed,
+    /// A higher-priority (or better-scored) sibling took over.
+    Preempted,
+    /// A group none of whose remaining children accepts.
+    NoChild,
+    /// A group whose own `decide` rejected on a redecide
+    /// (`CALL_DECIDE_ON_REDECIDE`).
+    Rejected,
+    /// An ancestor was deactivated.
+    ParentLeft,
+    /// The tick stopped on an error.
+    Error,
+    /// [`deactivate_all`](crate::deactivate_all) was called.
+    Stopped,
+    /// Its activation was refused by the crowd's shared state: another
+    /// agent took the last gate slot or the cooldown first (only when
+    /// agents are ticked in parallel).
+    Refused,
+    /// A slot group whose `select` now names another child, or none.
+    Reselected,
+}
+
+impl Why {
+    /// A short name for text output.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Why::Ended => "ended",
+            Why::ActivateFailed => "activate failed",
+            Why::Preempted => "preempted",
+            Why::NoChild => "no child can run",
+            Why::Rejected => "rejected on redecide",
+            Why::ParentLeft => "parent left",
+            Why::Error => "error",
+            Why::Stopped => "stopped",
+            Why::Refused => "refused by the shared state",
+            Why::Reselected => "selection changed",
+        }
+    }
+
+    /// The reason given to the levels below the one that failed.
+    pub(crate) const fn below(self) -> Why {
+        match self {
+            Why::Preempted | Why::Error | Why::Stopped | Why::Reselected => self,
+            _ => Why::ParentLeft,
+        }
+    }
+}
+
+/// One step inside a tick.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Event {
+    /// A tick starts.
+    Start {
+        /// Agent id from the tick input.
+        agent: u32,
+        /// Absolute time.
+        now: f64,
+        /// Time step.
+        dt: f32,
+        /// Decision flags.
+        decision: u64,
+        /// Stimuli flags.
+        stimuli: u64,
+    },
+    /// An active decider is visited on the way down the active path.
+    Visit {
+        /// The decider.
+        node: NodeRef,
+    },
+    /// A candidate was rejected, by a precondition or by its `decide`.
+    Rejected {
+        /// The decider.
+        node: NodeRef,
+        /// What rejected it.
+        by: Rejection,
+    },
+    /// A `decide` (or a delegation to the children) returned a value above 0.
+    Decided {
+        /// The decider.
+        node: NodeRef,
+        /// The value: weight for random groups, score for scored groups.
+        value: f32,
+    },
+    /// A sibling takes over from a group's active child.
+    Preempt {
+        /// The group.
+        group: NodeRef,
+        /// The child that takes over.
+        by: NodeRef,
+    },
+    /// A decider was activated (its behavior's `activate` succeeded).
+    Activated {
+        /// The decider.
+        node: NodeRef,
+        /// Its behavior, if any.
+        behavior: Option<&'static str>,
+        /// The behavior flags word passed to the behavior.
+        flags: u64,
+    },
+    /// A behavior's `activate` returned false.
+    ActivateFailed {
+        /// The decider.
+        node: NodeRef,
+        /// The behavior.
+        behavior: &'static str,
+    },
+    /// A behavior ticked.
+    Ticked {
+        /// The decider.
+        node: NodeRef,
+        /// The behavior.
+        behavior: &'static str,
+        /// Whether it goes on.
+        running: bool,
+    },
+    /// A decider was deactivated.
+    Deactivated {
+        /// The decider.
+        node: NodeRef,
+        /// Why.
+        why: Why,
+    },
+    /// A group picks again with its failed child masked out.
+    Redecide {
+        /// The group.
+        group: NodeRef,
+        /// The child that failed.
+        failed: NodeRef,
+        /// The group's mask of failed children after this one.
+        mask: u64,
+    },
+    /// A group accepted but none of its children could run (Spore's
+    /// Subset Rule). It is then handled like any failure.
+    SubsetViolation {
+        /// The group.
+        group: NodeRef,
+    },
+    /// A behavior launched a deferred action.
+    Launched {
+        /// The decider.
+        node: NodeRef,
+        /// The request.
+        action: Action,
+        /// The launch's ticket.
+        ticket: Ticket,
+    },
+    /// A deactivated behavior's pending deferred action was cancelled.
+    Cancelled {
+        /// The decider.
+        node: NodeRef,
+        /// The launch's ticket.
+        ticket: Ticket,
+    },
+    /// A behavior ticked with its deferred action reported back.
+    ActionReported {
+        /// The decider.
+        node: NodeRef,
+        /// What the game system reported.
+        state: ActionState,
+    },
+    /// Nothing accepts at the root: the agent is idle this tick.
+    Idle,
+    /// The redecide budget ran out; everything is deactivated.
+    RedecideLimit {
+        /// The group where it ran out.
+        group: NodeRef,
+    },
+    /// The tick ends.
+    End {
+        /// The active behavior decider, if any.
+        leaf: Option<NodeRef>,
+        /// Deciders visited.
+        visited: u32,
+    },
+}
+
+/// Receives the events of a tick.
+pub trait Tracer {
+    /// Whether events are wanted at all. When false the interpreter builds
+    /// none, so a disabled tracer costs nothing.
+    const ENABLED: bool = true;
+
+    /// Called for each event, in order.
+    fn event(&mut self, event: &Event);
+}
+
+/// The tracer of [`tick`](crate::tick): ignores everything, costs nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoTrace;
+
+impl Tracer for NoTrace {
+    const ENABLED: bool = false;
+
+    #[inline(always)]
+    fn event(&mut self, _: &Event) {}
+}
+
+impl<T: Tracer + ?Sized> Tracer for &mut T {
+    const ENABLED: bool = T::ENABLED;
+
+    fn event(&mut self, event: &Event) {
+        (**self).event(event)
+    }
+}
