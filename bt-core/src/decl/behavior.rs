@@ -236,3 +236,21 @@ impl ActionState {
         matches!(self, ActionState::Succeeded | ActionState::Failed)
     }
 }
+
+/// 32-bit FNV-1a of `module::name`: the stable id of a decider or behavior.
+pub const fn fnv1a(module: &str, name: &str) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    h = fnv_bytes(h, module.as_bytes());
+    h = fnv_bytes(h, b"::");
+    fnv_bytes(h, name.as_bytes())
+}
+
+const fn fnv_bytes(mut h: u32, bytes: &[u8]) -> u32 {
+    let mut i = 0;
+    while i < bytes.len() {
+        h ^= bytes[i] as u32;
+        h = h.wrapping_mul(0x0100_0193);
+        i += 1;
+    }
+    h
+}

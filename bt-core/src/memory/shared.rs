@@ -39,7 +39,7 @@ use core::fmt;
 use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 use crate::decl::{Action, ActionState, ItemIdx, period_runs};
-use crate::stream::{Has, Item, NO_SLOT, Tree};
+use crate::tree::{Has, Item, NO_SLOT, Tree};
 
 /// How a game system reports a deferred action back
 /// ([`AgentMemory::complete`](crate::AgentMemory::complete)).

@@ -1,4 +1,16 @@
-//! What the compile step counts of a tree.
+//! The limits of a compiled stream, and what the compile step counts of
+//! a tree.
+
+/// Most depth levels a tree may have (the root is level 0).
+pub const MAX_LEVELS: usize = 32;
+/// Most children of one group: the width of the redecide mask.
+pub const MAX_CHILDREN: usize = 64;
+/// Most children of one shuffle group: the width of its round mask.
+pub const MAX_SHUFFLE_CHILDREN: usize = 32;
+/// Most items of one compiled tree (indices are `u16`).
+pub const MAX_ITEMS: usize = u16::MAX as usize;
+/// Block size of a tree that does not choose one: 128 bytes, as in Spore.
+pub const DEFAULT_BLOCK: usize = 128;
 
 /// What the validation pass counts: it sizes the item stream and the agent
 /// memory.

@@ -6,7 +6,6 @@
 //! [`fmt::Write`] and allocate nothing; [`record_trace`] is for tests and
 //! returns a `String`.
 
-pub(crate) mod log;
 pub(crate) mod trace;
 
 use alloc::string::String;
@@ -16,7 +15,7 @@ use crate::decl::TickInput;
 use crate::decl::{DeciderFlags, FlagTest};
 use crate::interp::{TickReport, tick_traced};
 use crate::memory::{ActiveLevel, AgentMemory};
-use crate::stream::{Node, Tree};
+use crate::tree::{Node, Tree};
 use trace::TraceRecorder;
 
 /// What [`debug_print_state`] shows.

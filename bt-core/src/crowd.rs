@@ -3,7 +3,7 @@
 use crate::decl::TickInput;
 use crate::interp::{TickError, tick};
 use crate::memory::AgentMemory;
-use crate::stream::Tree;
+use crate::tree::Tree;
 
 /// What a crowd tick did, summed over the agents.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

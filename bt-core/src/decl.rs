@@ -9,10 +9,11 @@ use core::marker::PhantomData;
 
 use crate::memory::raw::{DSink, ErasedBehavior, TypeLayout};
 
-mod behavior;
+pub(crate) mod behavior;
 mod input;
 
 pub(crate) use behavior::bits_as;
+pub use behavior::fnv1a;
 pub use behavior::{Action, ActionState, BehaviorDef, Ctx, ItemIdx};
 pub(crate) use input::period_runs;
 pub use input::{TIMER_SLACK, TickInput};

@@ -17,7 +17,7 @@
 
 mod shape;
 
-pub use shape::Shape;
+pub use shape::{DEFAULT_BLOCK, MAX_CHILDREN, MAX_ITEMS, MAX_LEVELS, MAX_SHUFFLE_CHILDREN, Shape};
 
 use core::fmt;
 
@@ -404,7 +404,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
         if self.items.is_empty() {
             return Err(TreeError::new(self.name, "the tree has no items"));
         }
-        if self.items.len() > crate::compile::MAX_ITEMS {
+        if self.items.len() > MAX_ITEMS {
             return Err(TreeError::new(
                 self.name,
                 "more items than a u16 index holds",
@@ -474,10 +474,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
                     count += 1;
                     c = child.end as usize;
                 }
-                if count == 0
-                    || count > crate::compile::MAX_CHILDREN
-                    || count != it.child_count as usize
-                {
+                if count == 0 || count > MAX_CHILDREN || count != it.child_count as usize {
                     return Err(TreeError::new(name, "bad child count"));
                 }
             } else if end != i + 1 {

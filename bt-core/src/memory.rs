@@ -10,8 +10,8 @@ pub(crate) mod shared;
 pub(crate) mod stimuli;
 
 use crate::decl::{ActionState, ItemIdx};
-use crate::stream::Tree;
-use crate::stream::{CrowdTree, NeedsNoShared};
+use crate::tree::Tree;
+use crate::tree::{CrowdTree, NeedsNoShared};
 use raw::Blocks;
 use shared::{self as sync, Outcome, Ticket, TreeShared};
 

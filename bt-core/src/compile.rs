@@ -16,37 +16,8 @@
 
 use crate::decl::{Decider, DeciderFlags, DeciderKind, Policy};
 use crate::memory::raw::{ErasedBehavior, TypeLayout};
-use crate::stream::Shape;
-use crate::stream::{FlagCheck, Has, Item, NO_PARENT, NO_SLOT};
-
-/// Most depth levels a tree may have (the root is level 0).
-pub const MAX_LEVELS: usize = 32;
-/// Most children of one group: the width of the redecide mask.
-pub const MAX_CHILDREN: usize = 64;
-/// Most children of one shuffle group: the width of its round mask.
-pub const MAX_SHUFFLE_CHILDREN: usize = 32;
-/// Most items of one compiled tree (indices are `u16`).
-pub const MAX_ITEMS: usize = u16::MAX as usize;
-/// Block size of a tree that does not choose one: 128 bytes, as in Spore.
-pub const DEFAULT_BLOCK: usize = 128;
-
-/// 32-bit FNV-1a of `module::name`: the stable id of a decider or behavior.
-pub const fn fnv1a(module: &str, name: &str) -> u32 {
-    let mut h: u32 = 0x811c_9dc5;
-    h = fnv_bytes(h, module.as_bytes());
-    h = fnv_bytes(h, b"::");
-    fnv_bytes(h, name.as_bytes())
-}
-
-const fn fnv_bytes(mut h: u32, bytes: &[u8]) -> u32 {
-    let mut i = 0;
-    while i < bytes.len() {
-        h ^= bytes[i] as u32;
-        h = h.wrapping_mul(0x0100_0193);
-        i += 1;
-    }
-    h
-}
+use crate::tree::{FlagCheck, Has, Item, NO_PARENT, NO_SLOT};
+use crate::tree::{MAX_CHILDREN, MAX_ITEMS, MAX_LEVELS, MAX_SHUFFLE_CHILDREN, Shape};
 
 /// Validates the graph under `root` and counts its shape.
 ///
