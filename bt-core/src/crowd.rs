@@ -74,6 +74,7 @@ impl CrowdReport {
 /// # Panics
 /// If the slices differ in length, or a callback panics (the agents after
 /// it are not ticked; the panicking agent's memory is left idle).
+#[inline]
 pub fn tick_all<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agents: &mut [A],

@@ -135,6 +135,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     /// tests alone: every weight is 1, so the same reservoir draws the same
     /// numbers, but only the child index is carried through the loop and
     /// no pick is built until the end. Nothing to commit: no child delegates.
+    #[inline]
     pub(super) fn draw_plain(&mut self, g: usize, mask: u64, among: u64) -> Option<Pick<L>> {
         let end = self.items[g].end as usize;
         let mut total = 0.0f64;
@@ -165,6 +166,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
 
     /// Records a kept pick in the shuffle rounds: each delegating shuffle
     /// group on its chain, from depth `from` down, runs the next item.
+    #[inline]
     pub(super) fn commit(&mut self, pick: &Pick<L>, from: usize) {
         for j in from..pick.end as usize {
             let g = pick.chain[j] as usize;
@@ -179,6 +181,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     /// already used in this round is only drawn when no unused child
     /// accepts, which starts a new round; a round also ends once every
     /// child has been used.
+    #[inline]
     pub(super) fn mark(&mut self, g: usize, c: usize) {
         let item = &self.items[g];
         let slot = item.shuffle as usize;
@@ -200,6 +203,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     }
 
     /// The child of slot group `g` that its `select` names for this agent.
+    #[inline]
     pub(super) fn selected(&self, g: usize) -> Option<usize> {
         let item = &self.items[g];
         let want = (item.decider.select?)(self.agent);

@@ -13,6 +13,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
 {
     /// Tries candidate `c`: preconditions, cheapest first, then its `decide`
     /// (or, for a delegating group, its children).
+    #[inline]
     pub(super) fn evaluate(&mut self, c: usize) -> Option<Pick<L>> {
         self.evaluate_in(c, false)
     }
@@ -150,6 +151,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         period_runs(last, self.input.now, item.every)
     }
 
+    #[inline]
     pub(super) fn flag_rejection(&self, item: &Item<A>) -> Option<Rejection> {
         if !item.decision.passes(self.input.decision) {
             return Some(Rejection::Decision);
@@ -191,6 +193,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
     }
 
+    #[inline]
     pub(super) fn alloc(&mut self) -> u8 {
         let free = (!self.used).trailing_zeros() as usize;
         if free >= L {
@@ -202,6 +205,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         free as u8
     }
 
+    #[inline]
     pub(super) fn free(&mut self, slot: u8) {
         if slot != NO_DSLOT {
             self.used &= !(1u32 << slot);
@@ -211,6 +215,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
 
     /// Sets the per-level fields of [`cx`](Self::cx) for a callback of
     /// `item`, active at level `k`.
+    #[inline]
     pub(super) fn fill_cx(&mut self, k: usize, item: &Item<A>) {
         self.cx.since = self.mem.levels[k].since;
         self.cx.flags = item.behavior_flags;

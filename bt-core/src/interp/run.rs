@@ -83,6 +83,7 @@ impl<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize> Drop
 impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     Run<'r, A, T, L, S, N>
 {
+    #[inline]
     pub(super) fn new(
         tree: &Tree<A, L, S, N>,
         agent: &'r mut A,
@@ -155,6 +156,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         Ok(self.report)
     }
 
+    #[inline]
     pub(super) fn end(&mut self) {
         if self.mem.shared.is_some() {
             self.sweep_roles();
@@ -167,6 +169,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
     }
 
+    #[inline]
     pub(super) fn node(&self, i: usize) -> NodeRef {
         let item = &self.items[i];
         NodeRef {

@@ -15,6 +15,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
 {
     /// The crowd's shared state; only items with shared checks or deferred
     /// actions reach it, and `check` made sure it is there for them.
+    #[inline]
     pub(super) fn shared(&self) -> &TreeShared {
         match &self.mem.shared {
             Some(shared) => shared,
@@ -40,6 +41,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     }
 
     /// The gate and global cooldown of a candidate.
+    #[inline]
     pub(super) fn sync_rejection(&self, item: &Item<A>) -> Option<Rejection> {
         let shared = self.shared();
         let sync = &item.decider.pre.sync;
@@ -56,6 +58,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
 
     /// The group role of a candidate that accepts: it registers in the
     /// lobby, and goes on only once its group has formed.
+    #[inline]
     pub(super) fn role_rejection(&mut self, item: &Item<A>) -> Option<Rejection> {
         let mem = &mut *self.mem;
         let shared = mem.shared.as_deref()?;
@@ -74,6 +77,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     /// Takes item `i`'s gate slot, cooldown and role place, all or none
     /// (a cooldown already stamped stays stamped). Fails only when another
     /// agent, ticked in parallel, got there first.
+    #[inline]
     pub(super) fn claim(&mut self, i: usize) -> bool {
         let item = &self.items[i];
         let sync = &item.decider.pre.sync;
@@ -111,6 +115,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
 
     /// Gives back what item `i`, leaving the path, holds in the shared
     /// state; a pending deferred action is cancelled.
+    #[inline]
     pub(super) fn release(&mut self, i: usize) {
         let item = &self.items[i];
         if T::ENABLED && item.action != NO_SLOT {
@@ -131,6 +136,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
 
     /// Launches the deferred action of the behavior active at level `k`.
     /// False when `launch` declines or the queue is full.
+    #[inline]
     pub(super) fn launch(&mut self, k: usize, i: usize) -> bool {
         let item = &self.items[i];
         self.fill_cx(k, item);

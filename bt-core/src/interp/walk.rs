@@ -14,6 +14,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     Run<'r, A, T, L, S, N>
 {
     /// An idle agent starts from the root.
+    #[inline]
     pub(super) fn start(&mut self) -> Step<L> {
         match self.evaluate(0) {
             Some(pick) => Step::Enter(0, pick),
@@ -26,6 +27,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
 
     /// Walks down the active path from level `k`. A tick in
     /// which nothing changes stays in this loop from the root to the leaf.
+    #[inline]
     pub(super) fn walk(&mut self, mut k: usize) -> Step<L> {
         loop {
             let level = &mut self.mem.levels[k];
@@ -93,6 +95,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     /// preconditions (the test to start is not the test to continue); no
     /// `decide` scores 1.0. A delegating child has no `decide`: it scores
     /// what its own active child scores, as it did when it won.
+    #[inline]
     pub(super) fn challenge(&mut self, g: usize, active: usize) -> Option<Pick<L>> {
         let mut scored = active;
         let mut level = self.items[active].depth as usize;
@@ -130,6 +133,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         best
     }
 
+    #[inline]
     pub(super) fn preempt(&mut self, k: usize, pick: Pick<L>) -> Step<L> {
         self.trace(|r| Event::Preempt {
             group: r.node(r.mem.levels[k].item as usize),
@@ -139,6 +143,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         Step::Enter(k + 1, pick)
     }
 
+    #[inline]
     pub(super) fn enter(&mut self, k: usize, pick: Pick<L>) -> Step<L> {
         let i = pick.chain[k] as usize;
         let item = &self.items[i];
@@ -213,6 +218,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
     }
 
+    #[inline]
     pub(super) fn choose(&mut self, k: usize, first: bool) -> Step<L> {
         let level = self.mem.levels[k];
         let g = level.item as usize;
@@ -259,6 +265,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         true
     }
 
+    #[inline]
     pub(super) fn subset_violation(&mut self, g: usize) {
         self.report.subset_violation = Some(ItemIdx(g as u16));
         self.trace(|r| Event::SubsetViolation { group: r.node(g) });
@@ -267,6 +274,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
     }
 
+    #[inline]
     pub(super) fn fail(&mut self, k: usize, why: Why) -> Result<Step<L>, TickError> {
         let i = self.mem.levels[k].item as usize;
         self.deactivate_to(k, why);
@@ -308,6 +316,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
 
     /// `CALL_DECIDE_ON_REDECIDE`: the group's flag tests and `decide` again
     /// (not its timer: the group is already running).
+    #[inline]
     pub(super) fn recheck(&mut self, g: usize) -> bool {
         let item = &self.items[g];
         self.report.visited += 1;
