@@ -1,5 +1,6 @@
-//! The reference workloads of `WORKLOAD.md`, W1 and W2, with bt-core and
-//! with bonsai-bt (a tree-instance-per-agent library), in one run.
+//! The reference workloads of `WORKLOAD.md`, W1, W3 and W2, with bt-core
+//! and with bonsai-bt (a tree-instance-per-agent library), and
+//! `par_tick_all` against `tick_all`, in one run.
 //!
 //! ```sh
 //! cargo bench -p bt-bench                      # the full figures
@@ -23,6 +24,8 @@ mod w1_core;
 mod w2_bonsai;
 #[path = "workloads/w2_core.rs"]
 mod w2_core;
+#[path = "workloads/w3_core.rs"]
+mod w3_core;
 #[path = "workloads/world.rs"]
 mod world;
 
@@ -204,8 +207,8 @@ fn fingerprint(counts: &Activations) -> u64 {
     })
 }
 
-/// `BT_BENCH_PROFILE=world|w1-core|w1-bonsai|w2-core`: one untimed run of
-/// one crowd (N = `BT_BENCH_N`, default 1 000; T = 300, W2: 100), for
+/// `BT_BENCH_PROFILE=world|w1-core|w1-bonsai|w2-core|world-w3|w3-core`: one
+/// untimed run of one crowd (N = `BT_BENCH_N`, default 1 000; T = 300, W2: 100), for
 /// `valgrind --tool=callgrind`.
 fn profile(what: &str) {
     let n = env_usize("BT_BENCH_N").unwrap_or(1_000);
@@ -228,6 +231,21 @@ fn profile(what: &str) {
                 },
             );
             w.iter().fold(0, |h, a| h ^ a.rng)
+        }
+        "world-w3" => {
+            let w = run(
+                n,
+                300,
+                |n| (0..n).map(World::spawn).collect::<Vec<_>>(),
+                |w, _| {
+                    w.iter_mut().for_each(World::step_steady);
+                    0
+                },
+            );
+            w.iter().fold(0, |h, a| h ^ a.rng)
+        }
+        "w3-core" => {
+            fingerprint(&run(n, 300, w3_core::Crowd::new, w3_core::Crowd::tick).activations())
         }
         "w1-core" => {
             fingerprint(&run(n, 300, w1_core::Crowd::new, w1_core::Crowd::tick).activations())
@@ -253,14 +271,64 @@ fn main() {
         cfg.runs,
     );
     println!("ns per agent-tick = time of (world step + tree tick) over all agents / (N * T)");
-    w1(&cfg);
+    let w1 = crowd(&cfg, &W1);
+    let w3 = crowd(&cfg, &W3);
+    println!("\nbt-core / world step, same run: W1 and W3");
+    for ((n, r1), (_, r3)) in w1.iter().zip(&w3) {
+        println!(
+            "  N = {n:>7}: W1 {r1:.2}x, W3 {r3:.2}x, W1 / W3 {:.2}",
+            r1 / r3
+        );
+    }
+    par(&cfg);
     w2(&cfg);
 }
 
-fn w1(cfg: &Config) {
+/// W1 or W3: the same tree, table and contenders; W3 runs its behaviors
+/// 20 times longer and turns things on 20 times less often.
+struct Workload<C> {
+    name: &'static str,
+    title: &'static str,
+    core_new: fn(usize) -> C,
+    core_tick: fn(&mut C, u32) -> u32,
+    core_activations: fn(&C) -> Activations,
+    /// Agent-ticks in which nothing was activated or deactivated, where
+    /// the crowd counts them.
+    core_steady: fn(&C) -> Option<u64>,
+    memory_bytes: fn() -> usize,
+    bonsai_new: fn(usize) -> w1_bonsai::Crowd,
+    world_step: fn(&mut World),
+}
+
+const W1: Workload<w1_core::Crowd> = Workload {
+    name: "W1",
+    title: "creature crowd",
+    core_new: w1_core::Crowd::new,
+    core_tick: w1_core::Crowd::tick,
+    core_activations: w1_core::Crowd::activations,
+    core_steady: |_| None,
+    memory_bytes: w1_core::memory_bytes,
+    bonsai_new: w1_bonsai::Crowd::new,
+    world_step: World::step,
+};
+
+const W3: Workload<w3_core::Crowd> = Workload {
+    name: "W3",
+    title: "steady crowd, behaviors 20x longer, 'on' chances 20x rarer",
+    core_new: w3_core::Crowd::new,
+    core_tick: w3_core::Crowd::tick,
+    core_activations: w3_core::Crowd::activations,
+    core_steady: |c| Some(c.steady),
+    memory_bytes: w3_core::memory_bytes,
+    bonsai_new: w1_bonsai::Crowd::new_steady,
+    world_step: World::step_steady,
+};
+
+/// The W1 or W3 figures; returns the bt-core / world time ratio per N.
+fn crowd<C>(cfg: &Config, wl: &Workload<C>) -> Vec<(usize, f64)> {
     let (items, levels, slots, block) = w1_core::shape();
     let t = cfg.w1_t;
-    println!("\n== W1: creature crowd, T = {t} ==");
+    println!("\n== {}: {}, T = {t} ==", wl.name, wl.title);
     println!(
         "bt-core   : {items} items, {levels} levels, {slots} timer slot, {block}-byte blocks; tick_all"
     );
@@ -271,11 +339,12 @@ fn w1(cfg: &Config) {
 
     // The counted runs: heap, allocations and check-sums.
     let n_check = if cfg.quick { 1_000 } else { 10_000 };
-    let core = counted(n_check, t, w1_core::Crowd::new, w1_core::Crowd::tick);
-    let core_counts = core.crowd.activations();
+    let core = counted(n_check, t, wl.core_new, wl.core_tick);
+    let core_counts = (wl.core_activations)(&core.crowd);
+    let core_steady = (wl.core_steady)(&core.crowd);
     let (core_heap, core_allocs) = (core.heap_made, core.allocs);
     drop(core);
-    let bonsai = counted(n_check, t, w1_bonsai::Crowd::new, w1_bonsai::Crowd::tick);
+    let bonsai = counted(n_check, t, wl.bonsai_new, w1_bonsai::Crowd::tick);
     let bonsai_counts = bonsai.crowd.activations();
     let (heap_made, heap_end, blocks, bonsai_allocs) = (
         bonsai.heap_made,
@@ -287,7 +356,7 @@ fn w1(cfg: &Config) {
 
     let world_bytes = size_of::<World>();
     let agent_bytes = size_of::<w1_core::Agent>();
-    let memory_bytes = w1_core::memory_bytes();
+    let memory_bytes = (wl.memory_bytes)();
     let inline = w1_bonsai::inline_bytes() as f64;
     println!("\nbytes per agent (counted at N = {n_check}):");
     println!(
@@ -320,6 +389,7 @@ fn w1(cfg: &Config) {
         "N", "world", "bt-core", "bonsai-bt", "bonsai/core", "core/world"
     );
     let mut spreads = Vec::new();
+    let mut ratios = Vec::new();
     for &n in &cfg.w1_n {
         let world = time(
             n,
@@ -327,27 +397,17 @@ fn w1(cfg: &Config) {
             cfg.runs,
             |n| (0..n).map(World::spawn).collect::<Vec<_>>(),
             |w, _| {
-                w.iter_mut().for_each(World::step);
+                w.iter_mut().for_each(wl.world_step);
                 0
             },
             |w| w.iter().fold(0, |h, a| h ^ a.rng),
         );
-        let core = time(
-            n,
-            t,
-            cfg.runs,
-            w1_core::Crowd::new,
-            w1_core::Crowd::tick,
-            |c| fingerprint(&c.activations()),
-        );
-        let bonsai = time(
-            n,
-            t,
-            cfg.runs,
-            w1_bonsai::Crowd::new,
-            w1_bonsai::Crowd::tick,
-            |c| fingerprint(&c.activations()),
-        );
+        let core = time(n, t, cfg.runs, wl.core_new, wl.core_tick, |c| {
+            fingerprint(&(wl.core_activations)(c))
+        });
+        let bonsai = time(n, t, cfg.runs, wl.bonsai_new, w1_bonsai::Crowd::tick, |c| {
+            fingerprint(&c.activations())
+        });
         println!(
             "  {n:>7}  {}  {}  {:>9}  {:>12.1}x  {:>12.2}x",
             world.cell(),
@@ -357,9 +417,17 @@ fn w1(cfg: &Config) {
             core.median / world.median,
         );
         spreads.push((n, world.spread(), core.spread(), bonsai.spread()));
+        ratios.push((n, core.median / world.median));
     }
     for (n, w, c, b) in spreads {
         println!("  {n:>7}  [world {w}] [bt-core {c}] [bonsai-bt {b}]");
+    }
+
+    if let Some(steady) = core_steady {
+        println!(
+            "\nagent-ticks in which bt-core activated or deactivated nothing: {:.1}% (N = {n_check}, T = {t})",
+            steady as f64 * 100.0 / (n_check as f64 * f64::from(t))
+        );
     }
 
     println!("\ncheck-sum: activations per behavior, N = {n_check}, T = {t}");
@@ -394,6 +462,111 @@ fn w1(cfg: &Config) {
     ] {
         println!("  {note}");
     }
+    ratios
+}
+
+/// Process CPU time (user + system, every thread) in seconds, from
+/// `/proc/self/stat` (`None` where there is none). Clock ticks of 10 ms.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name, which is in parentheses: the
+    // state is field 3, utime field 14 and stime field 15.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let utime: f64 = fields.next()?.parse().ok()?;
+    let stime: f64 = fields.next()?.parse().ok()?;
+    Some((utime + stime) / 100.0)
+}
+
+/// One run of W1 with `tick_all` or `par_tick_all`: the wall time of the
+/// tree ticks alone, of the world steps (serial in both), and the process
+/// CPU time over the whole run, all in seconds.
+fn par_run(n: usize, t: u32, parallel: bool) -> (f64, f64, Option<f64>, Activations) {
+    let mut crowd = w1_core::Crowd::new(n);
+    let cpu_start = cpu_seconds();
+    let (mut tree, mut world) = (0.0, 0.0);
+    for tick_no in 0..t {
+        let start = Instant::now();
+        for a in &mut crowd.agents {
+            a.world.step();
+        }
+        let stepped = Instant::now();
+        let now = world::now(tick_no);
+        let input = |_: usize, a: &w1_core::Agent| {
+            bt_core::TickInput::new(now, world::DT).with_decision(a.world.flags())
+        };
+        let report = if parallel {
+            bt_core::par_tick_all(&w1_core::W1, &mut crowd.agents, &mut crowd.memories, input)
+        } else {
+            bt_core::tick_all(&w1_core::W1, &mut crowd.agents, &mut crowd.memories, input)
+        };
+        let done = Instant::now();
+        assert_eq!(report.errors, 0, "a tree failed");
+        world += (stepped - start).as_secs_f64();
+        tree += (done - stepped).as_secs_f64();
+    }
+    let cpu = cpu_start.zip(cpu_seconds()).map(|(a, b)| b - a);
+    (tree, world, cpu, black_box(&crowd).activations())
+}
+
+/// `par_tick_all` against `tick_all` on W1, interleaved run by run: wall
+/// time of the tree ticks, and CPU time next to it, so that a machine
+/// busy with other work shows as such (CPU / wall well under the number
+/// of cores while the parallel ticks run).
+fn par(cfg: &Config) {
+    let n = env_usize("BT_BENCH_PAR_N").unwrap_or(100_000);
+    let t = if cfg.quick { 100 } else { cfg.w1_t };
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    println!(
+        "\n== par_tick_all against tick_all: W1, N = {n}, T = {t}, {threads} hardware threads, \
+         rayon's default pool =="
+    );
+    let mut serial = Vec::new();
+    let mut parallel = Vec::new();
+    let mut first = None;
+    for run in 0..=cfg.runs {
+        for (is_par, samples) in [(false, &mut serial), (true, &mut parallel)] {
+            let (tree, world, cpu, counts) = par_run(n, t, is_par);
+            assert_eq!(
+                *first.get_or_insert(counts),
+                counts,
+                "par_tick_all and tick_all differ"
+            );
+            if run > 0 {
+                samples.push((tree, world, cpu));
+            }
+        }
+    }
+    let per = |secs: f64| secs * 1e9 / (n as f64 * f64::from(t));
+    let median = |samples: &mut Vec<(f64, f64, Option<f64>)>| {
+        samples.sort_by(|a, b| a.0.total_cmp(&b.0));
+        samples[samples.len() / 2]
+    };
+    let (s_tree, s_world, s_cpu) = median(&mut serial);
+    let (p_tree, p_world, p_cpu) = median(&mut parallel);
+    println!(
+        "  {:<13} {:>15} {:>15} {:>22} {:>14}",
+        "", "tree ns/a-tick", "world ns/a-tick", "tree CPU ns/a-tick", "tree CPU/wall"
+    );
+    for (name, tree, world, cpu) in [
+        ("tick_all", s_tree, s_world, s_cpu),
+        ("par_tick_all", p_tree, p_world, p_cpu),
+    ] {
+        // The world step runs on one thread: its CPU time is its wall time.
+        let tree_cpu = cpu.map(|c| (c - world).max(0.0));
+        let cpu_cell = tree_cpu.map_or("n/a".to_string(), |c| format!("{:.1}", per(c)));
+        let ratio_cell = tree_cpu.map_or("n/a".to_string(), |c| format!("{:.2}", c / tree));
+        println!(
+            "  {name:<13} {:>15.1} {:>15.1} {cpu_cell:>22} {ratio_cell:>14}",
+            per(tree),
+            per(world),
+        );
+    }
+    println!(
+        "  par_tick_all speed-up on the tree ticks (wall): {:.2}x (median runs; CPU from \
+         /proc/self/stat in 10 ms ticks, the serial world step's wall time taken off)",
+        s_tree / p_tree
+    );
 }
 
 fn w2(cfg: &Config) {

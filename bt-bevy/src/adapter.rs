@@ -92,6 +92,28 @@ pub trait TreeMemory: Send + Sync + Sized + 'static {
     /// The name of the deepest active decider.
     #[doc(hidden)]
     fn leaf_name(&self) -> Option<&'static str>;
+
+    /// A flight recorder for `tree` with room for `lanes` agents.
+    #[cfg(feature = "viewer")]
+    #[doc(hidden)]
+    fn new_recorder(
+        tree: &'static Self::Tree,
+        lanes: usize,
+        capacity: bt_viewer::Capacity,
+    ) -> bt_viewer::FlightRecorder;
+
+    /// One tick recorded in `lane` of `recorder`, its events also appended
+    /// to `trace` when there is one.
+    #[cfg(feature = "viewer")]
+    #[doc(hidden)]
+    fn tick_recorded(
+        &mut self,
+        agent: &mut Self::Agent,
+        input: &Input,
+        recorder: &mut bt_viewer::FlightRecorder,
+        lane: usize,
+        trace: Option<&mut TraceRecorder>,
+    ) -> Result<TickReport, TickError>;
 }
 
 /// A tick's input, as this crate builds it from an entity.
@@ -197,6 +219,31 @@ where
 
     fn leaf_name(&self) -> Option<&'static str> {
         self.leaf().map(|i| AgentMemory::tree(self).node(i).name())
+    }
+
+    #[cfg(feature = "viewer")]
+    fn new_recorder(
+        tree: &'static Self::Tree,
+        lanes: usize,
+        capacity: bt_viewer::Capacity,
+    ) -> bt_viewer::FlightRecorder {
+        bt_viewer::FlightRecorder::with_lanes(tree, lanes, capacity)
+    }
+
+    #[cfg(feature = "viewer")]
+    fn tick_recorded(
+        &mut self,
+        agent: &mut A,
+        input: &Input,
+        recorder: &mut bt_viewer::FlightRecorder,
+        lane: usize,
+        trace: Option<&mut TraceRecorder>,
+    ) -> Result<TickReport, TickError> {
+        let tree = AgentMemory::tree(self);
+        match trace {
+            None => recorder.tick_lane(lane, tree, agent, self, &input.bt()),
+            Some(trace) => recorder.tick_lane_traced(lane, tree, agent, self, &input.bt(), trace),
+        }
     }
 }
 

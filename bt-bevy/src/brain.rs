@@ -34,6 +34,9 @@ use crate::plugin::{ActionMessage, BrainShared};
 pub struct Brain<M: TreeMemory> {
     pub(crate) memory: M,
     pub(crate) last: Result<TickReport, TickError>,
+    /// Its lane in the plugin's flight recorder.
+    #[cfg(feature = "viewer")]
+    pub(crate) lane: u32,
 }
 
 impl<A: 'static, const L: usize, const S: usize, const N: usize> Brain<AgentMemory<A, L, S, N>>
@@ -45,6 +48,8 @@ where
         Brain {
             memory: TreeMemory::unbound(tree),
             last: Ok(TickReport::default()),
+            #[cfg(feature = "viewer")]
+            lane: crate::record::NO_LANE,
         }
     }
 }
@@ -97,6 +102,10 @@ impl<M: TreeMemory> Brain<M> {
             }
         };
         brain.last = Ok(TickReport::default());
+        #[cfg(feature = "viewer")]
+        {
+            brain.lane = crate::record::NO_LANE;
+        }
     }
 
     /// When a brain leaves an entity (removed, replaced or despawned): give
@@ -108,7 +117,17 @@ impl<M: TreeMemory> Brain<M> {
         };
         let brain = brain.bypass_change_detection();
         brain.memory.release();
-        let Some(shared) = brain.memory.shared().cloned() else {
+        let shared = brain.memory.shared().cloned();
+        #[cfg(feature = "viewer")]
+        {
+            let lane = std::mem::replace(&mut brain.lane, crate::record::NO_LANE);
+            if let Some(mut recorder) = world.get_resource_mut::<crate::record::BrainRecorder<M>>()
+            {
+                // Its lane in the recording ends here.
+                recorder.release(lane);
+            }
+        }
+        let Some(shared) = shared else {
             return;
         };
         crate::adapter::drain(&shared, |request| {

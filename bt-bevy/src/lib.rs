@@ -138,7 +138,76 @@
 //! component and written to the `log` crate (`info`, target `bt_bevy`),
 //! which Bevy's `LogPlugin` shows. The other entities are ticked without
 //! any trace. bt-core's leveled debug output works as well, for one entity:
-//! `bt_core::watch_agent(Some(bt_bevy::agent_id(entity)))`.
+//! `bt_core::watch_agent(Some(bt_bevy::agent_id(entity)))`. To look at
+//! decisions rather than read them, record the entity for the decision
+//! viewer (next section).
+//!
+//! # Recording for the decision viewer
+//!
+//! With the `viewer` feature, [`BrainPlugin::record`] keeps a flight
+//! recorder of the tree's brains (bt-viewer's, re-exported as
+//! [`bt_viewer`]): the entities with a [`Recorded`] component
+//! ([`RecordBrains::marked`]) or every brain ([`RecordBrains::all`]). It is
+//! the [`BrainRecorder`] resource:
+//!
+//! ```
+//! # #[cfg(feature = "viewer")] {
+//! use bevy_app::{App, TaskPoolPlugin, Update};
+//! use bevy_time::TimePlugin;
+//! use bt_bevy::{Brain, BrainPlugin, BrainRecorder, RecordBrains, Recorded, agent_id};
+//! use bt_core::{behavior, decider, group, tree};
+//!
+//! #[derive(bevy_ecs::component::Component, Default)]
+//! struct Critter;
+//! bt_bevy::component_agent!(Critter);
+//! behavior! { WANDER: Critter }
+//! decider! { JUST_WANDER: Critter => WANDER }
+//! group! { ROOT: Critter, prioritized [JUST_WANDER] }
+//! tree! { CRITTER: Critter = ROOT, memory: CritterMemory }
+//!
+//! let mut app = App::new();
+//! app.add_plugins((TaskPoolPlugin::default(), TimePlugin))
+//!     .add_plugins(BrainPlugin::new(&CRITTER).in_schedule(Update).record(RecordBrains::marked(16)));
+//! let watched = app.world_mut().spawn((Critter, Brain::new(&CRITTER), Recorded)).id();
+//! app.world_mut().spawn((Critter, Brain::new(&CRITTER))); // not recorded
+//! for _ in 0..3 {
+//!     app.update();
+//! }
+//! let recorder = app.world().resource::<BrainRecorder<CritterMemory>>();
+//! let recording = recorder.export();
+//! assert_eq!(recording.agents.len(), 1);
+//! assert_eq!(recording.agents[0].agent, agent_id(watched));
+//! assert_eq!(recording.agents[0].ticks.len(), 3);
+//! // recorder.write_page(Path::new("target/brains")) writes the viewer page;
+//! // app.world_mut().resource_mut::<BrainRecorder<CritterMemory>>().serve(0)
+//! // follows the app live from 127.0.0.1.
+//! # }
+//! ```
+//!
+//! - **Lanes.** Each recorded entity gets a lane under its agent id, the
+//!   entity's index ([`agent_id`]), so the viewer's search by agent finds
+//!   it. A despawned entity's lane (or a replaced brain's) ends there; its
+//!   ticks stay until they are overwritten, after which the lane may go to
+//!   a newcomer. An entity whose index is reused gets a lane of its own
+//!   under the same id; the page's search shows the newest. An entity that
+//!   finds no free lane is not recorded (a warning says so once).
+//! - **Frames.** Each run of the tick system is one frame: the recording's
+//!   tick serial counts the runs since the plugin was added.
+//! - **Cost.** The recorder holds the last ticks of every lane in memory
+//!   allocated when the plugin is added, `lanes × ticks × (8 ×
+//!   words_per_tick + 4)` bytes ([`RecordBrains::capacity`]); recording
+//!   allocates nothing after that. Recorded brains tick one by one after
+//!   the parallel tick, as [`DebugBrain`]'s do (with both, the text trace
+//!   and the recording come from the same tick), so recording every brain
+//!   of a large crowd gives up the parallel tick.
+//! - **Export.** [`BrainRecorder::export`] gives the
+//!   [`Recording`](bt_viewer::Recording), [`BrainRecorder::write_page`]
+//!   writes it beside the self-contained viewer page.
+//! - **Live.** [`BrainRecorder::serve`] starts bt-viewer's
+//!   [`LiveServer`](bt_viewer::LiveServer) on 127.0.0.1: the page follows
+//!   the app as it runs, sent the new ticks at most every 100 ms
+//!   ([`RecordBrains::publish_every`]). Publishing formats JSON, on the
+//!   app's thread, only while serving.
 //!
 //! # Features of the build
 //!
@@ -146,22 +215,35 @@
 //! `bevy_app` and `bevy_time` are used, with default features off: no
 //! renderer, no reflection, no assets. A cold debug build of this crate
 //! and its dependencies takes about 35 s on two cores.
+//!
+//! - `viewer` (off by default): recording for the decision viewer (see
+//!   above). It adds bt-viewer, with serde, serde_json and tiny_http.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+// The recording section links to items of the `viewer` feature.
+#![cfg_attr(not(feature = "viewer"), allow(rustdoc::broken_intra_doc_links))]
 
 mod adapter;
 mod agent;
 mod brain;
 mod debug;
 mod plugin;
+#[cfg(feature = "viewer")]
+mod record;
 
 pub use adapter::TreeMemory;
 pub use agent::{BrainAgent, DenseAgent};
 pub use brain::{Brain, Decisions, NoSenses, SenseSource, Senses, agent_id};
+/// The decision viewer's crate (feature `viewer`): its [`Recording`](bt_viewer::Recording),
+/// [`Capacity`](bt_viewer::Capacity) and page writer.
+#[cfg(feature = "viewer")]
+pub use bt_viewer;
 pub use debug::DebugBrain;
 pub use plugin::{
     ActionMessage, ActionOutcome, BrainPlugin, BrainShared, BrainStats, BrainSystems,
 };
+#[cfg(feature = "viewer")]
+pub use record::{BrainRecorder, RecordBrains, Recorded};
 
 #[doc(hidden)]
 pub mod __private {

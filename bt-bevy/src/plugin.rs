@@ -19,6 +19,8 @@ use crate::adapter::{self, Input, TreeMemory};
 use crate::agent::{BrainAgent, DenseAgent};
 use crate::brain::{Brain, Decisions, NoSenses, SenseSource, agent_id};
 use crate::debug::{self, DebugBrain};
+#[cfg(feature = "viewer")]
+use crate::record::{BrainRecorder, RecordBrains, Recorded};
 
 /// Adds a tick system to a schedule.
 type AddSystem = fn(&mut App, Interned<dyn ScheduleLabel>);
@@ -52,6 +54,9 @@ pub struct BrainPlugin<M: TreeMemory, Se = NoSenses> {
     dense: Option<AddSystem>,
     /// `dense` was asked for, then the senses changed.
     lost_dense: bool,
+    /// What [`record`](Self::record) asked for.
+    #[cfg(feature = "viewer")]
+    record: Option<RecordBrains>,
     _senses: PhantomData<fn() -> Se>,
 }
 
@@ -70,6 +75,8 @@ where
             action_capacity: 8192,
             dense: None,
             lost_dense: false,
+            #[cfg(feature = "viewer")]
+            record: None,
             _senses: PhantomData,
         }
     }
@@ -103,8 +110,22 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
             action_capacity: self.action_capacity,
             dense: None,
             lost_dense: self.lost_dense || self.dense.is_some(),
+            #[cfg(feature = "viewer")]
+            record: self.record,
             _senses: PhantomData,
         }
+    }
+
+    /// Records brains into a flight recorder for the decision viewer
+    /// (feature `viewer`): those with a [`Recorded`] component, or all of
+    /// them (see [`RecordBrains`]). The recorder is the
+    /// [`BrainRecorder`] resource, allocated here; recording allocates
+    /// nothing after that. Recorded brains tick one by one after the
+    /// parallel tick.
+    #[cfg(feature = "viewer")]
+    pub fn record(mut self, settings: RecordBrains) -> Self {
+        self.record = Some(settings);
+        self
     }
 
     /// Ticks the brains table chunk by table chunk instead of entity by
@@ -174,6 +195,15 @@ where
             self.schedule,
             apply_outcomes::<M>.in_set(BrainSystems::Outcomes),
         );
+        #[cfg(feature = "viewer")]
+        if let Some(settings) = &self.record {
+            app.insert_resource(BrainRecorder::<M>::new(self.tree, settings));
+            if settings.all {
+                app.add_observer(|add: On<Add<Brain<M>>>, mut commands: Commands| {
+                    commands.entity(add.entity).insert(Recorded);
+                });
+            }
+        }
         assert!(
             !self.lost_dense,
             "BrainPlugin for tree `{}`: call `dense()` after `with_senses()`",
@@ -425,8 +455,8 @@ type DenseData<M, Se> = (
 );
 
 /// Ticks one entity's brain: builds the input, runs the tick on the agent
-/// view, keeps the result. Marks the brain changed only when the active
-/// path changed.
+/// view (with `run`: a plain tick, a traced or a recorded one), keeps the
+/// result. Marks the brain changed only when the active path changed.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn tick_one<M: TreeMemory, Se: SenseSource>(
@@ -437,7 +467,7 @@ fn tick_one<M: TreeMemory, Se: SenseSource>(
     decision: u64,
     senses: Option<&mut Mut<Se>>,
     data: &mut bevy_ecs::query::QueryItem<'_, '_, <M::Agent as BrainAgent>::Data>,
-    trace: Option<&mut bt_core::TraceRecorder>,
+    run: impl FnOnce(&mut M, &mut M::Agent, &Input) -> Result<TickReport, TickError>,
 ) -> Result<TickReport, TickError>
 where
     M::Agent: BrainAgent,
@@ -450,10 +480,8 @@ where
         stimuli: senses.map_or(0, |s| s.update_bits(dt)),
     };
     let b = brain.bypass_change_detection();
-    let result = <M::Agent as BrainAgent>::with_agent(data, |agent| match trace {
-        None => b.memory.tick(agent, &input),
-        Some(trace) => b.memory.tick_traced(agent, &input, trace),
-    });
+    let result =
+        <M::Agent as BrainAgent>::with_agent(data, |agent| run(&mut b.memory, agent, &input));
     b.last = result;
     if result.as_ref().map_or(true, TickReport::changed) {
         brain.set_changed();
@@ -461,18 +489,58 @@ where
     result
 }
 
+/// A plain tick, for [`tick_one`].
+#[inline(always)]
+fn plain<M: TreeMemory>(
+    memory: &mut M,
+    agent: &mut M::Agent,
+    input: &Input,
+) -> Result<TickReport, TickError> {
+    memory.tick(agent, input)
+}
+
+/// The brains ticked in parallel: all but the traced ones.
+#[cfg(not(feature = "viewer"))]
+type Untraced = Without<DebugBrain>;
+/// The brains ticked in parallel: all but the traced and recorded ones.
+#[cfg(feature = "viewer")]
+type Untraced = (Without<DebugBrain>, Without<Recorded>);
+
 /// The watched entities: those with a [`DebugBrain`], ticked one by one.
-type Watched<'w, 's, M, Se> = Query<'w, 's, (TickData<M, Se>, &'static mut DebugBrain)>;
+#[cfg(not(feature = "viewer"))]
+type Watched<'w, 's, M, Se> =
+    Query<'w, 's, (TickData<M, Se>, Option<&'static mut DebugBrain>), With<DebugBrain>>;
+/// The watched entities: those with a [`DebugBrain`] or [`Recorded`],
+/// ticked one by one.
+#[cfg(feature = "viewer")]
+type Watched<'w, 's, M, Se> = Query<
+    'w,
+    's,
+    (
+        TickData<M, Se>,
+        Option<&'static mut DebugBrain>,
+        Has<Recorded>,
+    ),
+    Or<(With<DebugBrain>, With<Recorded>)>,
+>;
+
+/// The plugin's flight recorder, when it records.
+#[cfg(feature = "viewer")]
+type RecorderParam<'w, M> = Option<ResMut<'w, BrainRecorder<M>>>;
+/// Nothing: recording needs the `viewer` feature.
+#[cfg(not(feature = "viewer"))]
+type RecorderParam<'w, M> = PhantomData<fn() -> &'w M>;
 
 /// Ticks every brain of tree `M` in parallel, entity by entity, then
 /// forwards the deferred actions.
-#[allow(clippy::type_complexity)]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn tick_brains<M: TreeMemory, Se: SenseSource>(
     time: Res<Time>,
     shared: ResMut<BrainShared<M>>,
     stats: ResMut<BrainStats<M>>,
-    mut brains: Query<TickData<M, Se>, Without<DebugBrain>>,
+    mut brains: Query<TickData<M, Se>, Untraced>,
     watched: Watched<M, Se>,
+    recorder: RecorderParam<M>,
     entities: &Entities,
     actions: MessageWriter<ActionMessage<M>>,
 ) where
@@ -481,18 +549,21 @@ fn tick_brains<M: TreeMemory, Se: SenseSource>(
     let (now, dt) = (time.elapsed_secs_f64(), time.delta_secs());
     let totals = Totals::default();
     per_entity::<M, Se>(&mut brains, now, dt, &totals);
-    finish::<M, Se>(now, dt, &totals, watched, shared, stats, entities, actions);
+    finish::<M, Se>(
+        now, dt, &totals, watched, recorder, shared, stats, entities, actions,
+    );
 }
 
 /// [`tick_brains`] over whole table chunks where the query is dense (every
 /// component in tables), entity by entity where it is not.
-#[allow(clippy::type_complexity)]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
     time: Res<Time>,
     shared: ResMut<BrainShared<M>>,
     stats: ResMut<BrainStats<M>>,
-    mut brains: Query<DenseData<M, Se>, Without<DebugBrain>>,
+    mut brains: Query<DenseData<M, Se>, Untraced>,
     watched: Watched<M, Se>,
+    recorder: RecorderParam<M>,
     entities: &Entities,
     actions: MessageWriter<ActionMessage<M>>,
 ) where
@@ -546,13 +617,15 @@ fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
                 let decision = decisions.map_or(0, |d| d.0);
                 let senses = senses.as_mut();
                 let r = tick_one::<M, Se>(
-                    now, dt, entity, &mut brain, decision, senses, &mut data, None,
+                    now, dt, entity, &mut brain, decision, senses, &mut data, plain::<M>,
                 );
                 tally.add(&r);
             },
         ),
     }
-    finish::<M, Se>(now, dt, &totals, watched, shared, stats, entities, actions);
+    finish::<M, Se>(
+        now, dt, &totals, watched, recorder, shared, stats, entities, actions,
+    );
 }
 
 /// How many brains ahead the chunked tick fetches memories.
@@ -560,7 +633,7 @@ const AHEAD: usize = 4;
 
 /// Ticks the brains of `brains` in parallel, one entity at a time.
 fn per_entity<M: TreeMemory, Se: SenseSource>(
-    brains: &mut Query<TickData<M, Se>, Without<DebugBrain>>,
+    brains: &mut Query<TickData<M, Se>, Untraced>,
     now: f64,
     dt: f32,
     totals: &Totals,
@@ -573,21 +646,24 @@ fn per_entity<M: TreeMemory, Se: SenseSource>(
             let decision = decisions.map_or(0, |d| d.0);
             let senses = senses.as_mut();
             let r = tick_one::<M, Se>(
-                now, dt, entity, &mut brain, decision, senses, &mut data, None,
+                now, dt, entity, &mut brain, decision, senses, &mut data, plain::<M>,
             );
             tally.add(&r);
         },
     );
 }
 
-/// After the parallel tick: ticks the watched entities one by one with a
-/// trace, sums the tally, and forwards the deferred actions as messages.
+/// After the parallel tick: ticks the watched entities one by one (with a
+/// trace for [`DebugBrain`], into the flight recorder for [`Recorded`]),
+/// sums the tally, and forwards the deferred actions as messages.
 #[allow(clippy::too_many_arguments)]
 fn finish<M: TreeMemory, Se: SenseSource>(
     now: f64,
     dt: f32,
     totals: &Totals,
     mut watched: Watched<M, Se>,
+    #[cfg_attr(not(feature = "viewer"), allow(unused_mut, unused_variables))]
+    mut recorder: RecorderParam<M>,
     mut shared: ResMut<BrainShared<M>>,
     mut stats: ResMut<BrainStats<M>>,
     entities: &Entities,
@@ -595,11 +671,29 @@ fn finish<M: TreeMemory, Se: SenseSource>(
 ) where
     M::Agent: BrainAgent,
 {
+    #[cfg(feature = "viewer")]
+    if let Some(r) = recorder.as_mut() {
+        r.recorder.begin_frame();
+    }
     let mut tally = Tally::new(totals);
-    for ((entity, mut brain, decisions, mut senses, mut data), mut debug) in &mut watched {
-        let mut trace = adapter::new_trace();
+    for item in &mut watched {
+        #[cfg(feature = "viewer")]
+        let ((entity, mut brain, decisions, mut senses, mut data), mut debug, recorded) = item;
+        #[cfg(not(feature = "viewer"))]
+        let ((entity, mut brain, decisions, mut senses, mut data), mut debug) = item;
+        let mut trace = debug.as_ref().map(|_| adapter::new_trace());
         let decision = decisions.map_or(0, |d| d.0);
         let senses = senses.as_mut();
+        #[cfg(feature = "viewer")]
+        let lane = match recorder.as_mut() {
+            Some(r) if recorded => {
+                let b = brain.bypass_change_detection();
+                r.lane(&mut b.lane, entity).map(|lane| (r, lane))
+            }
+            _ => None,
+        };
+        #[cfg(not(feature = "viewer"))]
+        let lane: Option<((), usize)> = None;
         let r = tick_one::<M, Se>(
             now,
             dt,
@@ -608,10 +702,27 @@ fn finish<M: TreeMemory, Se: SenseSource>(
             decision,
             senses,
             &mut data,
-            Some(&mut trace),
+            |memory, agent, input| match lane {
+                #[cfg(feature = "viewer")]
+                Some((r, lane)) => {
+                    memory.tick_recorded(agent, input, &mut r.recorder, lane, trace.as_mut())
+                }
+                #[cfg(not(feature = "viewer"))]
+                Some(((), _)) => unreachable!("recording needs the viewer feature"),
+                None => match trace.as_mut() {
+                    Some(trace) => memory.tick_traced(agent, input, trace),
+                    None => memory.tick(agent, input),
+                },
+            },
         );
         tally.add(&r);
-        debug::record(&mut debug, entity, &brain.memory, &r, trace, now);
+        if let (Some(debug), Some(trace)) = (debug.as_mut(), trace) {
+            debug::record(debug, entity, &brain.memory, &r, trace, now);
+        }
+    }
+    #[cfg(feature = "viewer")]
+    if let Some(r) = recorder.as_mut() {
+        r.after_run();
     }
     drop(tally);
     let [ticked, changed, idle, errors] = totals.0.each_ref().map(|t| t.load(Ordering::Relaxed));

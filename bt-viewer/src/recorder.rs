@@ -37,8 +37,8 @@ use alloc_crate::vec;
 use alloc_crate::vec::Vec;
 
 use bt_core::{
-    AgentMemory, CrowdReport, Event, ItemIdx, Rejection, TickError, TickInput, TickReport, Tracer,
-    Tree, Why, tick, tick_all, tick_traced,
+    AgentMemory, CrowdReport, Event, ItemIdx, NoTrace, Rejection, TickError, TickInput, TickReport,
+    Tracer, Tree, Why, tick, tick_all, tick_traced,
 };
 
 /// The most redecides a path level records (15 bits; more are shown as this).
@@ -252,8 +252,14 @@ pub struct FlightRecorder {
     agent_of: Vec<u32>,
     /// K frames of `frame_words` words.
     words: Vec<u64>,
-    /// K rows of one offset per watch slot.
+    /// K rows of one offset per watch slot (`lanes` per row).
     offsets: Vec<u32>,
+    /// Watch slots per frame: those watched, or the lanes of
+    /// [`with_lanes`](Self::with_lanes), assigned or not.
+    lanes: usize,
+    /// Per watch slot: given back by [`release`](Self::release), to be
+    /// assigned again once none of its ticks is kept.
+    released: Vec<bool>,
     capacity: Capacity,
     frame_words: usize,
     /// Words of a tick that are not events: the header and the deepest path.
@@ -317,6 +323,8 @@ impl FlightRecorder {
             tree: crate::export::TreeInfo::of(tree),
             words,
             offsets: vec![NONE; capacity.ticks * watched],
+            lanes: watched,
+            released: vec![false; watched],
             slot_of,
             agent_of,
             capacity,
@@ -367,11 +375,14 @@ impl FlightRecorder {
         self.frames
     }
 
-    /// Begins a new frame, overwriting the oldest.
-    fn begin_frame(&mut self) {
-        let watched = self.agent_of.len();
+    /// Begins a new frame (one tick of the crowd), overwriting the oldest.
+    /// [`tick_all`](Self::tick_all) and [`tick`](Self::tick) begin frames
+    /// themselves; call it before each round of
+    /// [`tick_lane`](Self::tick_lane) calls.
+    pub fn begin_frame(&mut self) {
+        let lanes = self.lanes;
         let f = (self.frames % self.capacity.ticks as u64) as usize;
-        self.offsets[f * watched..(f + 1) * watched].fill(NONE);
+        self.offsets[f * lanes..(f + 1) * lanes].fill(NONE);
         self.frames += 1;
         self.frame = f;
         self.fill = 0;
@@ -401,14 +412,142 @@ impl FlightRecorder {
         match self.slot_of.get(index) {
             Some(&slot) if slot != u32::MAX => {
                 let slot = slot as usize;
-                let watched = self.agent_of.len();
-                if self.frames == 0 || self.offsets[self.frame * watched + slot] != NONE {
+                if self.frames == 0 || self.offsets[self.frame * self.lanes + slot] != NONE {
                     self.begin_frame();
                 }
-                self.record(slot, tree, agent, memory, input)
+                self.record(slot, tree, agent, memory, input, &mut NoTrace)
             }
             _ => tick(tree, agent, memory, input),
         }
+    }
+
+    /// A recorder with room for `lanes` agents that are not known yet:
+    /// each one is given a lane when it appears ([`assign`](Self::assign),
+    /// with the id it is to have in the recording) and ticked into it
+    /// ([`tick_lane`](Self::tick_lane)) after [`begin_frame`](Self::begin_frame).
+    /// For crowds whose members come and go, such as the entities of an
+    /// ECS. The frames take what those of `lanes` watched agents take, all
+    /// allocated here.
+    ///
+    /// # Panics
+    /// If `capacity.ticks` is 0, or a frame would hold more than
+    /// `u32::MAX` words.
+    pub fn with_lanes<A: 'static, const L: usize, const S: usize, const N: usize>(
+        tree: &'static Tree<A, L, S, N>,
+        lanes: usize,
+        capacity: Capacity,
+    ) -> Self {
+        let mut recorder = Self::new(tree, 0, Watch::All, capacity);
+        let frame_words = lanes * capacity.words_per_tick.max(recorder.fixed);
+        assert!(
+            u32::try_from(frame_words).is_ok(),
+            "a frame of {lanes} lanes x {} words is too large",
+            capacity.words_per_tick
+        );
+        recorder.agent_of = Vec::with_capacity(lanes);
+        recorder.released = vec![false; lanes];
+        recorder.lanes = lanes;
+        recorder.frame_words = frame_words;
+        recorder.words = vec![u64::MAX; capacity.ticks * frame_words];
+        recorder.offsets = vec![NONE; capacity.ticks * lanes];
+        recorder
+    }
+
+    /// The number of lanes: watched agents, or the room given to
+    /// [`with_lanes`](Self::with_lanes).
+    pub fn lanes(&self) -> usize {
+        self.lanes
+    }
+
+    /// Gives agent `id` a lane of its own: the recording shows its ticks
+    /// under `agent: id`. A lane never used is taken first, then one given
+    /// back by [`release`](Self::release) whose ticks have all been
+    /// overwritten. `None` when there is none: the agent is not recorded.
+    /// Allocates nothing.
+    pub fn assign(&mut self, id: u32) -> Option<usize> {
+        if self.agent_of.len() < self.lanes {
+            self.agent_of.push(id);
+            return Some(self.agent_of.len() - 1);
+        }
+        let lanes = self.lanes;
+        let lane = (0..self.agent_of.len()).find(|&lane| {
+            self.released[lane]
+                && (0..self.capacity.ticks).all(|f| self.offsets[f * lanes + lane] == NONE)
+        })?;
+        self.released[lane] = false;
+        self.agent_of[lane] = id;
+        Some(lane)
+    }
+
+    /// Ends `lane`: its agent is gone. Its kept ticks stay in the recording
+    /// until they are overwritten; then [`assign`](Self::assign) may give
+    /// the lane to another agent.
+    ///
+    /// # Panics
+    /// If `lane` was never assigned.
+    pub fn release(&mut self, lane: usize) {
+        assert!(
+            lane < self.agent_of.len(),
+            "lane {lane} was not assigned ({} are)",
+            self.agent_of.len()
+        );
+        self.released[lane] = true;
+    }
+
+    /// The id of the agent that `lane` records.
+    pub fn lane_agent(&self, lane: usize) -> Option<u32> {
+        self.agent_of.get(lane).copied()
+    }
+
+    /// Ticks one agent with `memory`, as [`tick`] does, recording the tick
+    /// in `lane` of the current frame (see [`begin_frame`](Self::begin_frame);
+    /// a lane that already has a tick in it begins the next frame).
+    /// `input.agent` is left as the caller set it.
+    ///
+    /// # Errors
+    /// As [`tick`].
+    ///
+    /// # Panics
+    /// If `lane` was never assigned; as [`tick`]; a tick that panics is not
+    /// kept.
+    #[inline]
+    pub fn tick_lane<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        lane: usize,
+        tree: &Tree<A, L, S, N>,
+        agent: &mut A,
+        memory: &mut AgentMemory<A, L, S, N>,
+        input: &TickInput,
+    ) -> Result<TickReport, TickError> {
+        self.tick_lane_traced(lane, tree, agent, memory, input, &mut NoTrace)
+    }
+
+    /// [`tick_lane`](Self::tick_lane), every event of the tick also handed
+    /// to `also` (a `TraceRecorder` for a text trace, for instance).
+    ///
+    /// # Errors
+    /// As [`tick`].
+    ///
+    /// # Panics
+    /// As [`tick_lane`](Self::tick_lane).
+    pub fn tick_lane_traced<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        lane: usize,
+        tree: &Tree<A, L, S, N>,
+        agent: &mut A,
+        memory: &mut AgentMemory<A, L, S, N>,
+        input: &TickInput,
+        also: &mut impl Tracer,
+    ) -> Result<TickReport, TickError> {
+        assert!(
+            lane < self.agent_of.len(),
+            "lane {lane} was not assigned ({} are)",
+            self.agent_of.len()
+        );
+        if self.frames == 0 || self.offsets[self.frame * self.lanes + lane] != NONE {
+            self.begin_frame();
+        }
+        self.record(lane, tree, agent, memory, input, also)
     }
 
     /// Ticks every agent once, as [`tick_all`] does (agent `i` with
@@ -460,7 +599,14 @@ impl FlightRecorder {
             while to < n && self.slot_of[to] != u32::MAX {
                 let slot = self.slot_of[to] as usize;
                 let inp = input(to, &agents[to]);
-                let result = self.record(slot, tree, &mut agents[to], &mut memories[to], &inp);
+                let result = self.record(
+                    slot,
+                    tree,
+                    &mut agents[to],
+                    &mut memories[to],
+                    &inp,
+                    &mut NoTrace,
+                );
                 add(&mut report, to, result);
                 to += 1;
             }
@@ -470,14 +616,15 @@ impl FlightRecorder {
     }
 
     /// Ticks watched agent `slot` through [`tick_traced`] into the current
-    /// frame.
-    fn record<A: 'static, const L: usize, const S: usize, const N: usize>(
+    /// frame, its events also handed to `also`.
+    fn record<A: 'static, const L: usize, const S: usize, const N: usize, T: Tracer>(
         &mut self,
         slot: usize,
         tree: &Tree<A, L, S, N>,
         agent: &mut A,
         memory: &mut AgentMemory<A, L, S, N>,
         input: &TickInput,
+        also: &mut T,
     ) -> Result<TickReport, TickError> {
         let watched = self.agent_of.len();
         let base = self.frame * self.frame_words;
@@ -496,7 +643,15 @@ impl FlightRecorder {
             visited: 0,
             flags: 0,
         };
-        let result = tick_traced(tree, agent, memory, input, &mut tracer);
+        let result = if T::ENABLED {
+            let mut tee = Tee {
+                frame: &mut tracer,
+                also,
+            };
+            tick_traced(tree, agent, memory, input, &mut tee)
+        } else {
+            tick_traced(tree, agent, memory, input, &mut tracer)
+        };
         if let Err(e) = &result {
             tracer.flags |= error_code(e) << ERROR_SHIFT;
         }
@@ -523,7 +678,7 @@ impl FlightRecorder {
             levels,
             flags,
         );
-        self.offsets[self.frame * watched + slot] = start as u32;
+        self.offsets[self.frame * self.lanes + slot] = start as u32;
         self.written += (at - start) as u64;
         self.ticks += 1;
         self.fill = at;
@@ -537,10 +692,10 @@ impl FlightRecorder {
     pub(crate) fn ticks_of(&self, slot: usize) -> (u32, u64, impl Iterator<Item = TickWords<'_>>) {
         let k = self.capacity.ticks as u64;
         let from = self.frames.saturating_sub(k);
-        let watched = self.agent_of.len();
+        let lanes = self.lanes;
         let at = move |serial: u64| {
             let f = (serial % k) as usize;
-            let off = self.offsets[f * watched + slot];
+            let off = self.offsets[f * lanes + slot];
             (off != NONE).then(|| TickWords {
                 serial,
                 words: &self.words[f * self.frame_words + off as usize..(f + 1) * self.frame_words],
@@ -600,6 +755,20 @@ fn header(leaf: u16, visited: u16, events: u16, levels: u8, flags: u8) -> u64 {
         | u64::from(events) << 32
         | u64::from(levels) << 48
         | u64::from(flags) << 56
+}
+
+/// Hands each event to the frame and to another tracer.
+struct Tee<'a, 'r, T> {
+    frame: &'a mut FrameTracer<'r>,
+    also: &'a mut T,
+}
+
+impl<T: Tracer> Tracer for Tee<'_, '_, T> {
+    #[inline(always)]
+    fn event(&mut self, event: &Event) {
+        self.frame.event(event);
+        self.also.event(event);
+    }
 }
 
 /// The [`Tracer`] that writes one tick's events into a frame.

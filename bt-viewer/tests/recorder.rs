@@ -130,6 +130,94 @@ fn ticking_agents_one_by_one_records_frame_by_frame() {
     }
 }
 
+#[test]
+fn lanes_record_agents_under_their_own_ids_as_watching_them_does() {
+    let (mut agents, mut memories) = crowd(3);
+    let (mut twins, mut twin_memories) = crowd(3);
+    let capacity = Capacity::new(8, 16);
+    let mut watching = FlightRecorder::new(&CAMP, 3, Watch::Agents(&[0, 2]), capacity);
+    let mut lanes = FlightRecorder::with_lanes(&CAMP, 4, capacity);
+    assert_eq!((lanes.lanes(), lanes.watched()), (4, 0));
+    let ids = [lanes.assign(900), lanes.assign(7)];
+    assert_eq!(ids, [Some(0), Some(1)]);
+    assert_eq!(lanes.lane_agent(1), Some(7));
+    let mut traced = Vec::new();
+    for t in 0..6 {
+        agents.iter_mut().for_each(Creature::step);
+        watching.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, t));
+        twins.iter_mut().for_each(Creature::step);
+        lanes.begin_frame();
+        for (lane, i) in [(0, 0), (1, 2)] {
+            let input = twins[i].input(i, t);
+            let mut also = Kept::default();
+            lanes
+                .tick_lane_traced(
+                    lane,
+                    &CAMP,
+                    &mut twins[i],
+                    &mut twin_memories[i],
+                    &input,
+                    &mut also,
+                )
+                .unwrap();
+            traced.push(also.0.len());
+        }
+        let input = twins[1].input(1, t);
+        bt_core::tick(&CAMP, &mut twins[1], &mut twin_memories[1], &input).unwrap();
+    }
+    let (want, got) = (export(&watching), export(&lanes));
+    assert_eq!(got["agents"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        (
+            got["agents"][0]["agent"].as_u64(),
+            got["agents"][1]["agent"].as_u64()
+        ),
+        (Some(900), Some(7))
+    );
+    for k in 0..2 {
+        assert_eq!(ticks(&got, k), ticks(&want, k), "lane {k}");
+    }
+    // The other tracer saw what the lane kept.
+    let kept: Vec<usize> = (0..6)
+        .flat_map(|t| (0..2).map(move |k| (t, k)))
+        .map(|(t, k)| ticks(&got, k)[t][6].as_array().unwrap().len() / 4)
+        .collect();
+    assert_eq!(traced, kept);
+    assert!(kept.iter().sum::<usize>() > 0);
+}
+
+#[test]
+fn a_released_lane_is_given_again_only_once_its_ticks_are_overwritten() {
+    let (mut agents, mut memories) = crowd(1);
+    let mut lanes = FlightRecorder::with_lanes(&CAMP, 1, Capacity::new(3, 16));
+    let lane = lanes.assign(1).unwrap();
+    let mut run = |lanes: &mut FlightRecorder, t: u32, record: bool| {
+        lanes.begin_frame();
+        if record {
+            let input = agents[0].input(0, t);
+            lanes
+                .tick_lane(lane, &CAMP, &mut agents[0], &mut memories[0], &input)
+                .unwrap();
+        }
+    };
+    run(&mut lanes, 0, true);
+    run(&mut lanes, 1, true);
+    lanes.release(lane);
+    assert_eq!(lanes.assign(2), None, "its ticks are still kept");
+    run(&mut lanes, 2, false);
+    run(&mut lanes, 3, false);
+    assert_eq!(lanes.assign(2), None, "its tick 1 is still kept");
+    let json = export(&lanes);
+    assert_eq!(json["agents"][0]["agent"], 1);
+    assert_eq!(ticks(&json, 0).len(), 1);
+    run(&mut lanes, 4, false);
+    assert_eq!(lanes.assign(2), Some(lane));
+    run(&mut lanes, 5, true);
+    let json = export(&lanes);
+    assert_eq!(json["agents"][0]["agent"], 2);
+    assert_eq!(ticks(&json, 0)[0][0], 5);
+}
+
 /// Collects the events the recorder keeps.
 #[derive(Default)]
 struct Kept(Vec<String>);

@@ -25,7 +25,7 @@ use bonsai_bt::{
     UpdateArgs, WaitForever, While,
 };
 
-use crate::world::{Activations, Beh, DT, World, next, now, seed};
+use crate::world::{Activations, Beh, DT, STEADY_SCALE, World, next, now, seed};
 
 /// The leaves: conditions, the emulation leaves, and the behaviors.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -59,6 +59,8 @@ pub struct Board {
     count: u8,
     food_found: bool,
     in_guard: bool,
+    /// How much longer than in W1 the behaviors run (1: W1, 20: W3).
+    scale: u8,
 }
 
 const NONE: u8 = u8::MAX;
@@ -71,7 +73,7 @@ fn cond(yes: bool, dt: f64) -> (Status, f64) {
 }
 
 impl Board {
-    fn new(i: usize) -> Self {
+    fn new(i: usize, scale: u8) -> Self {
         let mut idle_rng = seed(i) ^ 0xD1B5_4A32_D192_ED03;
         next(&mut idle_rng);
         Board {
@@ -83,6 +85,7 @@ impl Board {
             count: 0,
             food_found: false,
             in_guard: false,
+            scale,
         }
     }
 
@@ -105,7 +108,7 @@ impl Board {
             return (Failure, dt);
         }
         self.count += 1;
-        if self.count < b.ticks() {
+        if self.count < b.ticks() * self.scale {
             return (Running, 0.0);
         }
         self.running = NONE;
@@ -196,15 +199,29 @@ pub fn tree() -> Behavior<Leaf> {
 /// A crowd: one `BT` per agent.
 pub struct Crowd {
     pub bts: Vec<BT<Leaf, Board>>,
+    /// W3 (longer behaviors, W3's world step) rather than W1.
+    steady: bool,
 }
 
 impl Crowd {
+    /// A W1 crowd.
     pub fn new(n: usize) -> Self {
+        Self::with(n, false)
+    }
+
+    /// A W3 crowd.
+    pub fn new_steady(n: usize) -> Self {
+        Self::with(n, true)
+    }
+
+    fn with(n: usize, steady: bool) -> Self {
         let tree = tree();
+        let scale = if steady { STEADY_SCALE } else { 1 };
         Crowd {
             bts: (0..n)
-                .map(|i| BT::new(tree.clone(), Board::new(i)))
+                .map(|i| BT::new(tree.clone(), Board::new(i, scale)))
                 .collect(),
+            steady,
         }
     }
 
@@ -213,7 +230,12 @@ impl Crowd {
     #[inline(never)]
     pub fn tick(&mut self, t: u32) -> u32 {
         for bt in &mut self.bts {
-            bt.blackboard_mut().world.step();
+            let world = &mut bt.blackboard_mut().world;
+            if self.steady {
+                world.step_steady();
+            } else {
+                world.step();
+            }
         }
         let now = now(t);
         let event: Event = UpdateArgs { dt: f64::from(DT) }.into();

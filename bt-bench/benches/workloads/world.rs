@@ -30,6 +30,12 @@ pub fn chance(s: &mut u64, per_mille: u64) -> bool {
     next(s) % 1000 < per_mille
 }
 
+/// The modulus of W3's "on" draws: W1's per-mille chances, 20 times rarer.
+const STEADY_ON: u64 = 20_000;
+
+/// How much longer W3's behaviors run than W1's.
+pub const STEADY_SCALE: u8 = 20;
+
 bitflags::bitflags! {
     /// W1's decision flags, made from the blackboard once per tick.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -97,6 +103,38 @@ impl World {
         }
     }
 
+    /// W3's world step: W1's, with every "on" chance divided by 20 (one draw
+    /// `next() % 20000 < p`); the "off" chances and the draw rule as in W1.
+    #[inline]
+    pub fn step_steady(&mut self) {
+        let s = &mut self.rng;
+        let x = next(s);
+        self.danger = if self.danger {
+            x % 1000 >= 150
+        } else {
+            x % STEADY_ON < 5
+        };
+        if self.has_nest {
+            let x = next(s);
+            self.intruder = if self.intruder {
+                x % 1000 >= 100
+            } else {
+                x % STEADY_ON < 10
+            };
+        }
+        if self.intruder && !self.hurt {
+            self.hurt = next(s) % STEADY_ON < 20;
+        } else if !self.intruder && self.hurt {
+            self.hurt = !chance(s, 300);
+        }
+        if !self.hungry {
+            self.hungry = next(s) % STEADY_ON < 15;
+        }
+        if !self.tired {
+            self.tired = next(s) % STEADY_ON < 8;
+        }
+    }
+
     /// The decision flags of this tick.
     #[inline]
     pub fn flags(&self) -> W1Flags {
@@ -156,6 +194,11 @@ impl Beh {
             Beh::Patrol => 10,
             Beh::Rest => 6,
         }
+    }
+
+    /// Ticks the behavior runs in W3: 20 times W1's.
+    pub const fn steady_ticks(self) -> u8 {
+        self.ticks() * STEADY_SCALE
     }
 }
 

@@ -20,7 +20,7 @@ impl Component for Agent {
 bt_bevy::component_agent!(Agent);
 
 /// The world step of every creature, then its decision flags.
-fn world_step(mut creatures: Query<(&mut Agent, &mut Decisions)>) {
+pub(crate) fn world_step(mut creatures: Query<(&mut Agent, &mut Decisions)>) {
     creatures.par_iter_mut().for_each(|(mut a, mut d)| {
         a.world.step();
         d.set(a.world.flags());
@@ -41,7 +41,7 @@ fn w1_app(dense: bool) -> App {
     app
 }
 
-fn creature(i: usize) -> (Agent, Decisions, Brain<W1Memory>) {
+pub(crate) fn creature(i: usize) -> (Agent, Decisions, Brain<W1Memory>) {
     let agent = Agent {
         world: World::spawn(i),
         activations: [0; Beh::COUNT],

@@ -3,6 +3,7 @@
 mod common;
 mod crowd;
 mod debugging;
+mod recording;
 mod squad;
 
 // The W1 creature tree of the benchmarks, the very same source.
