@@ -41,11 +41,22 @@ impl<const L: usize> Pick<L> {
 
 pub(super) const NO_DSLOT: u8 = u8::MAX;
 
+/// The steps of a tick, as `docs/semantics.md` numbers them; each names
+/// the level it works on.
 pub(super) enum Step<const L: usize> {
+    /// 1, 2 and 4: walk down the active path from a level, ticking each
+    /// behavior and letting each group preempt (`walk.rs`).
     Walk(usize),
+    /// 2 and 3: deactivate below a level and activate a pick there
+    /// (`walk.rs`).
     Enter(usize, Pick<L>),
+    /// 3: a group at a level picks a child by its policy (`walk.rs`,
+    /// `policy.rs`).
     Choose(usize, bool),
+    /// 5 and 6: the decider at a level failed; mask it and redecide its
+    /// group, within the redecide budget (`walk.rs`).
     Fail(usize, Why),
+    /// The tick is over.
     Done,
 }
 
