@@ -14,6 +14,8 @@
 //! Shared deciders are inlined at every place they are used, so the stream
 //! is a tree even when the declaration is a DAG.
 
+pub(crate) mod fingerprint;
+
 use crate::decl::{Decider, DeciderFlags, DeciderKind, Policy};
 use crate::memory::raw::{ErasedBehavior, TypeLayout};
 use crate::tree::{FlagCheck, Has, Item, NO_PARENT, NO_SLOT};
@@ -57,6 +59,7 @@ const fn count<A>(
         actions: 0,
         gates: 0,
         cooldowns: 0,
+        fingerprint: fingerprint::SEED,
     };
     walk(root, 0, &mut path, &mut acc, block, max_depth, strict);
     acc
@@ -91,6 +94,7 @@ const fn walk<A>(
     }
     path[depth] = d.id;
     acc.items += 1;
+    acc.fingerprint = fingerprint::mix_decider(acc.fingerprint, d, depth);
     if acc.items > MAX_ITEMS {
         if strict {
             tree_has_too_many_items(d.name);

@@ -385,6 +385,12 @@ impl<A: 'static> ErasedBehavior<A> {
     pub const fn is_deferred(&self) -> bool {
         self.has_launch
     }
+
+    /// Whether saved agent state keeps its memory block: it was declared
+    /// with `persist`, or its memory type has no size (nothing to keep).
+    pub const fn persists_memory(&self) -> bool {
+        self.persist.is_some() || self.memory.size == 0
+    }
 }
 
 impl<A: 'static> fmt::Debug for ErasedBehavior<A> {

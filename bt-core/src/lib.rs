@@ -61,19 +61,21 @@
 //!    [`Ctx`], [`Action`], [`ItemIdx`]) and the tick's input.
 //! 2. `tree` — the compiled stream: the flat item table, its limits and
 //!    [`Shape`], and lookups over it.
-//! 3. `compile` — the const compile step that validates a declaration and
-//!    writes its stream.
+//! 3. `compile` — the const compile step that validates a declaration,
+//!    hashes its structure (`compile/fingerprint.rs`) and writes its stream.
 //! 4. `memory` — agent memory and the crowd's shared state it points to;
 //!    `memory/raw.rs`, the one module with `unsafe` code, is the floor:
-//!    every layer may use it, and it uses only the behavior contract.
+//!    every layer may use it, and it uses only the behavior contract (which
+//!    names one item of it, the erased save and restore of a block).
 //! 5. `interp` — the interpreter: the entry points (`interp.rs`), the step
 //!    machine (`run.rs`), the walk down the active path (`walk.rs`), the
 //!    group policies (`policy.rs`), preconditions, timers and `decide`
 //!    (`precondition.rs`), the shared checks and deferred actions
 //!    (`shared.rs`), and its trace events and log output.
 //! 6. `crowd` — ticking a crowd.
-//! 7. `debug` — state dumps, the trace recorder, DOT; beside it, save and
-//!    restore.
+//! 7. `debug` — state dumps, the trace recorder, DOT; beside it, on the
+//!    same rank, `persist` — saving and restoring agents and shared state
+//!    (feature `serde`).
 //!
 //! # How a tick decides
 //!
@@ -163,6 +165,10 @@
 //! - Deferred actions: a behavior's `launch` queues a request for a game
 //!   system instead of acting; the outcome comes back to the behavior, and
 //!   preemption cancels it ([`behavior!`], [`TreeShared::drain_actions`]).
+//! - Save and restore, with the `serde` feature: an agent's memory, its
+//!   stimuli and a crowd's shared state go through any serde format and
+//!   come back into the same tree, continuing exactly where they stopped
+//!   (the `persist` module).
 //! - `no_std`, with `alloc`: an [`AgentMemory`] is one fixed-size value and
 //!   holds no heap memory of its own, but a [`TreeShared`] allocates its
 //!   counters and request queue once when it is made and is shared through
@@ -247,6 +253,8 @@ mod debug;
 mod decl;
 mod interp;
 mod memory;
+#[cfg(feature = "serde")]
+pub mod persist;
 mod tree;
 
 #[doc = include_str!("../docs/semantics.md")]
@@ -271,6 +279,8 @@ pub use memory::raw::{BLOCK_ALIGN, ErasedBehavior, TypeLayout};
 pub use memory::shared::{ActionOp, ActionRequest, Outcome, Ticket, TreeShared};
 pub use memory::stimuli::{Stimuli, StimuliError, Stimulus};
 pub use memory::{ActiveLevel, AgentMemory};
+#[cfg(feature = "serde")]
+pub use persist::{MemorySnapshot, RestoreError, SNAPSHOT_VERSION, SharedSnapshot, SnapshotError};
 pub use tree::{
     CrowdTree, DEFAULT_BLOCK, Has, MAX_CHILDREN, MAX_LEVELS, MAX_SHUFFLE_CHILDREN, Node, Shape,
     Tree, TreeError,
@@ -343,6 +353,11 @@ pub use bitflags;
 ///   runs while the action is [pending](ActionState::Pending) and ends once
 ///   it is reported back ([`AgentMemory::complete`]). Deactivated before
 ///   that, it queues a cancellation.
+/// - `persist` (a bare key; the `serde` feature) — saved agent state keeps
+///   the memory block: the memory type must implement serde's `Serialize`
+///   and `Deserialize` (a compile error names the behavior otherwise).
+///   Without it, a restored agent activates the behavior afresh (see the
+///   `persist` module).
 ///
 /// The bracketed arguments are there exactly when `memory:` / `dblock:` are
 /// declared. `f` is a function path or a closure that captures nothing.
@@ -552,6 +567,9 @@ pub struct ReadmeDoctests;
 pub mod __private {
     pub use crate::compile::{check_unique_children, flatten, flatten_vec, measure, shape};
     pub use crate::decl::{BehaviorDef, DecideFn, DecideRaw, fnv1a};
+    pub use crate::memory::raw::PersistFns;
+    #[cfg(feature = "serde")]
+    pub use crate::persist::private::{PersistMemory, persist};
     pub use crate::tree::{DEFAULT_BLOCK, FlagCheck, Item, Kind, NeedsNoShared, Shape, TreeKind};
     pub use bt_macros::{__bt_behavior_impl, __bt_decider_impl, __bt_leaf_impl, __bt_tree_impl};
     pub use core;
@@ -632,6 +650,20 @@ pub mod __private {
         f: impl FnOnce(&A, &mut Decide<'_, ()>) -> f32,
     ) -> f32 {
         f(agent, &mut Decide::new(raw))
+    }
+
+    /// Without the `serde` feature no memory type can be persisted.
+    #[cfg(not(feature = "serde"))]
+    #[diagnostic::on_unimplemented(
+        message = "behavior `{B}` is declared with `persist`, which needs the `serde` feature of bt-core",
+        label = "enable `features = [\"serde\"]` on the bt-core dependency"
+    )]
+    pub trait PersistMemory<B> {}
+
+    /// What `persist` expands to without the `serde` feature: an error.
+    #[cfg(not(feature = "serde"))]
+    pub const fn persist<B, M: PersistMemory<B>>() -> crate::memory::raw::PersistFns {
+        crate::memory::raw::PersistFns::unavailable()
     }
 
     /// Implemented by deciders only; the macros use it to check children.

@@ -448,7 +448,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
             self.name,
             shared.tree_name(),
             shared.fingerprint(),
-            crate::memory::shared::fingerprint(self)
+            self.shape.fingerprint
         );
         AgentMemory::new(self, seed, Some(alloc::sync::Arc::clone(shared)))
     }

@@ -63,43 +63,52 @@ macro_rules! __bt_type_name {
 /// Emits a `static NAME: Behavior<A, D>` holding an erased
 /// `BehaviorDef` implementation built from the declared callbacks.
 ///
-/// Slots: `[memory] [dblock] [activate] [tick] [deactivate] [launch]`.
+/// Slots: `[memory] [dblock] [activate] [tick] [deactivate] [launch]
+/// [persist]`.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __bt_behavior_impl {
     // Entry: `NAME: Agent` then the keys, every slot empty.
     ($k:tt; $(#[$($m:tt)*])* $vis:vis $name:ident : $A:ty $(, $($keys:tt)*)?) => {
         $crate::__bt_behavior_impl! {
-            @keys $k { {$(#[$($m)*])*} $vis $name [$A] } [[] [] [] [] [] []] $($($keys)*)?
+            @keys $k { {$(#[$($m)*])*} $vis $name [$A] } [[] [] [] [] [] [] []] $($($keys)*)?
         }
     };
     // Middle: `memory: Type`.
-    (@keys $k:tt $head:tt [[] $d:tt $a:tt $t:tt $x:tt $l:tt] memory: $M:ty $(, $($rest:tt)*)?) => {
-        $crate::__bt_behavior_impl! { @keys $k $head [[$M] $d $a $t $x $l] $($($rest)*)? }
+    (@keys $k:tt $head:tt [[] $d:tt $a:tt $t:tt $x:tt $l:tt $p:tt] memory: $M:ty $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [[$M] $d $a $t $x $l $p] $($($rest)*)? }
     };
     // Middle: `dblock: Type`.
-    (@keys $k:tt $head:tt [$m:tt [] $a:tt $t:tt $x:tt $l:tt] dblock: $D:ty $(, $($rest:tt)*)?) => {
-        $crate::__bt_behavior_impl! { @keys $k $head [$m [$D] $a $t $x $l] $($($rest)*)? }
+    (@keys $k:tt $head:tt [$m:tt [] $a:tt $t:tt $x:tt $l:tt $p:tt] dblock: $D:ty $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [$m [$D] $a $t $x $l $p] $($($rest)*)? }
     };
     // Middle: `activate: fn or closure`.
-    (@keys $k:tt $head:tt [$m:tt $d:tt [] $t:tt $x:tt $l:tt] activate: $f:expr $(, $($rest:tt)*)?) => {
-        $crate::__bt_behavior_impl! { @keys $k $head [$m $d [$f] $t $x $l] $($($rest)*)? }
+    (@keys $k:tt $head:tt [$m:tt $d:tt [] $t:tt $x:tt $l:tt $p:tt] activate: $f:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [$m $d [$f] $t $x $l $p] $($($rest)*)? }
     };
     // Middle: `tick: fn or closure`.
-    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt [] $x:tt $l:tt] tick: $f:expr $(, $($rest:tt)*)?) => {
-        $crate::__bt_behavior_impl! { @keys $k $head [$m $d $a [$f] $x $l] $($($rest)*)? }
+    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt [] $x:tt $l:tt $p:tt] tick: $f:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [$m $d $a [$f] $x $l $p] $($($rest)*)? }
     };
     // Middle: `deactivate: fn or closure`.
-    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt $t:tt [] $l:tt] deactivate: $f:expr $(, $($rest:tt)*)?) => {
-        $crate::__bt_behavior_impl! { @keys $k $head [$m $d $a $t [$f] $l] $($($rest)*)? }
+    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt $t:tt [] $l:tt $p:tt] deactivate: $f:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [$m $d $a $t [$f] $l $p] $($($rest)*)? }
     };
     // Middle: `launch: fn or closure`.
-    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt $t:tt $x:tt []] launch: $f:expr $(, $($rest:tt)*)?) => {
-        $crate::__bt_behavior_impl! { @keys $k $head [$m $d $a $t $x [$f]] $($($rest)*)? }
+    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt $t:tt $x:tt [] $p:tt] launch: $f:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [$m $d $a $t $x [$f] $p] $($($rest)*)? }
+    };
+    // Middle: `persist` (a bare key): the memory block is saved with the agent.
+    (@keys $k:tt { {$($attrs:tt)*} $vis:vis $name:ident [$A:ty] } [$m:tt $d:tt $a:tt $t:tt $x:tt $l:tt []] persist $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k { {$($attrs)*} $vis $name [$A] } [$m $d $a $t $x $l [$name]] $($($rest)*)? }
+    };
+    // Catch-all: `persist` given twice.
+    (@keys $k:tt { $attrs:tt $vis:vis $name:ident $A:tt } [$m:tt $d:tt $a:tt $t:tt $x:tt $l:tt [$p:ident]] persist $($rest:tt)*) => {
+        $crate::__bt_twice! { behavior $name persist }
     };
     // Exit: every key consumed.
     (@keys $k:tt { {$($attrs:tt)*} $vis:vis $name:ident [$A:ty] }
-        [$mem:tt $db:tt [$($act:expr)?] [$($tick:expr)?] [$($deact:expr)?] [$($launch:expr)?]]) => {
+        [$mem:tt $db:tt [$($act:expr)?] [$($tick:expr)?] [$($deact:expr)?] [$($launch:expr)?] [$($persist:ident)?]]) => {
         $($attrs)*
         $vis static $name: $k::Behavior<$A, $crate::__bt_type_or_unit!($db)> = {
             #[allow(non_camel_case_types, dead_code, unused_variables, unused_qualifications,
@@ -118,13 +127,14 @@ macro_rules! __bt_behavior_impl {
                 $( $crate::__bt_tick! { $k; [$A] $mem $tick } )?
                 $( $crate::__bt_deactivate! { $k; [$A] $mem $deact } )?
                 $( $crate::__bt_launch! { $k; [$A] $mem $launch } )?
+                $( $crate::__bt_persist! { $k; $persist } )?
             }
             $k::Behavior::__new::<__BtDef>()
         };
     };
     // Catch-all: a key that is unknown or given twice.
     (@keys $k:tt { $attrs:tt $vis:vis $name:ident $A:tt } $slots:tt $key:ident : $($rest:tt)*) => {
-        $crate::__bt_bad_key! { behavior $name; $key; memory dblock activate tick deactivate launch }
+        $crate::__bt_bad_key! { behavior $name; $key; memory dblock activate tick deactivate launch persist }
     };
     // Catch-all: anything else in the key list.
     (@keys $k:tt { $attrs:tt $vis:vis $name:ident $A:tt } $slots:tt $($rest:tt)+) => {
@@ -258,6 +268,22 @@ macro_rules! __bt_launch {
         ) -> ::core::option::Option<$k::Action> {
             $k::__private::call_am(agent, memory, cx, $f)
         }
+    };
+}
+
+/// Emits `PERSIST` for a behavior declared with `persist`: the memory type
+/// must implement serde's `Serialize` and `Deserialize`. `$name` is the
+/// behavior's name, declared here as a type so that the error for a
+/// missing bound names the behavior and points at it.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_persist {
+    ($k:tt; $name:ident) => {
+        const PERSIST: ::core::option::Option<$k::__private::PersistFns> = {
+            #[allow(non_camel_case_types, dead_code)]
+            struct $name;
+            ::core::option::Option::Some($k::__private::persist::<$name, Self::Memory>())
+        };
     };
 }
 

@@ -65,7 +65,10 @@ bt_core::bitflags::bitflags! {
     }
 }
 
-/// The agent: the creature and what it perceives of the world.
+/// The agent: the creature and what it perceives of the world. The game
+/// saves it beside the creature's agent memory (see the `save_load`
+/// example).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Creature {
     pub health: f32,
     pub hunger: f32,
@@ -80,6 +83,7 @@ pub struct Creature {
     /// When the last full patrol round ended.
     last_patrol: f64,
     /// What the creature's behaviors did this tick, printed after it.
+    #[serde(skip)]
     pub notes: Vec<String>,
 }
 
@@ -169,7 +173,7 @@ behavior! {
     },
 }
 
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 struct GrowlState {
     growls: u8,
 }
@@ -178,6 +182,7 @@ behavior! {
     /// Growls a few times; the stranger backs off and the behavior ends.
     GROWL: Creature,
     memory: GrowlState,
+    persist,
     tick: |c, m, _cx| {
         m.growls += 1;
         if m.growls < GROWLS {
@@ -192,7 +197,7 @@ behavior! {
 /// The patrol's memory block: the waypoint it walks to. Built fresh (by
 /// `Default`) at each activation and dropped at deactivation, so a
 /// preempted patrol starts again from the first waypoint.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 struct PatrolLegs {
     waypoint: u8,
     walked: f32,
@@ -211,6 +216,7 @@ behavior! {
     /// Walks `PATROL_LEGS` legs around the nest, then ends.
     PATROL: Creature,
     memory: PatrolLegs,
+    persist,
     tick: patrol_tick,
     deactivate: |c, m, cx| {
         // Only a full round earns a rest; a preempted one is resumed as
@@ -422,9 +428,24 @@ fn set(c: &mut Creature, sense: Sense, payload: u32, timeout: Option<f32>) {
 }
 
 /// The scripted world around one creature.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct World {
+    #[serde(with = "decision_bits")]
     flags: Decision,
     next: usize,
+}
+
+/// The decision flags as their bits (bitflags is built without serde here).
+mod decision_bits {
+    use super::Decision;
+
+    pub fn serialize<S: serde::Serializer>(flags: &Decision, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u32(flags.bits())
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Decision, D::Error> {
+        <u32 as serde::Deserialize>::deserialize(d).map(Decision::from_bits_truncate)
+    }
 }
 
 impl World {

@@ -37,7 +37,7 @@ use crate::model::{
 /// `BT_PROPTEST_CASES` cases (default 1024), from a fixed seed unless
 /// `PROPTEST_RNG_SEED` gives one; failures are not persisted to files
 /// (they become [`regression`] tests instead).
-fn config() -> ProptestConfig {
+pub(crate) fn config() -> ProptestConfig {
     let cases = std::env::var("BT_PROPTEST_CASES")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -20,6 +20,7 @@ mod dsl_forms;
 mod guard_nest;
 mod logging;
 mod model;
+mod persist;
 mod policies;
 mod preconditions;
 mod semantics;

@@ -257,6 +257,27 @@ impl Drop for Mem {
     }
 }
 
+/// Saved agent state keeps a block's tick count; a restored block is a new
+/// live instance.
+impl serde::Serialize for Mem {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u32(self.ticks)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Mem {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let ticks = u32::deserialize(d)?;
+        let id = NEXT_MEM.with(|n| {
+            let id = n.get();
+            n.set(id + 1);
+            id
+        });
+        LIVE_MEMS.with(|l| l.borrow_mut().insert(id));
+        Ok(Mem { id, ticks })
+    }
+}
+
 /// A DBlock value: the ordinal of the `decide` call that made it.
 pub struct Token(u32);
 
@@ -391,22 +412,22 @@ impl Sim {
 
 // The pool of behaviors the generated deciders pick from, with different
 // subsets of callbacks, memory blocks and DBlocks.
-behavior! { pub B0: Sim, memory: Mem, dblock: Token,
+behavior! { pub B0: Sim, memory: Mem, dblock: Token, persist,
     activate: |s, m, d, cx| { harness::hit("activate"); s.on_activate(0, Some(&mut m.ticks), d.map(|t| t.value()), *cx) },
     tick: |s, m, cx| { harness::hit("tick"); s.on_tick(0, Some(&mut m.ticks), *cx) },
     deactivate: |s, m, cx| { harness::hit("deactivate"); s.on_deactivate(0, Some(&mut m.ticks), *cx) },
 }
-behavior! { pub B1: Sim, memory: Mem, dblock: Token,
+behavior! { pub B1: Sim, memory: Mem, dblock: Token, persist,
     activate: |s, m, d, cx| { harness::hit("activate"); s.on_activate(1, Some(&mut m.ticks), d.map(|t| t.value()), *cx) },
     tick: |s, m, cx| { harness::hit("tick"); s.on_tick(1, Some(&mut m.ticks), *cx) },
     deactivate: |s, m, cx| { harness::hit("deactivate"); s.on_deactivate(1, Some(&mut m.ticks), *cx) },
 }
-behavior! { pub B2: Sim, memory: Mem,
+behavior! { pub B2: Sim, memory: Mem, persist,
     activate: |s, m, cx| { harness::hit("activate"); s.on_activate(2, Some(&mut m.ticks), None, *cx) },
     tick: |s, m, cx| { harness::hit("tick"); s.on_tick(2, Some(&mut m.ticks), *cx) },
     deactivate: |s, m, cx| { harness::hit("deactivate"); s.on_deactivate(2, Some(&mut m.ticks), *cx) },
 }
-behavior! { pub B3: Sim, memory: Mem,
+behavior! { pub B3: Sim, memory: Mem, persist,
     tick: |s, m, cx| { harness::hit("tick"); s.on_tick(3, Some(&mut m.ticks), *cx) },
 }
 behavior! { pub B4: Sim, dblock: Token,
@@ -419,7 +440,7 @@ behavior! { pub B6: Sim,
     tick: |s, cx| { harness::hit("tick"); s.on_tick(6, None, *cx) },
     deactivate: |s, cx| { harness::hit("deactivate"); s.on_deactivate(6, None, *cx) },
 }
-behavior! { pub B7: Sim, memory: Mem,
+behavior! { pub B7: Sim, memory: Mem, persist,
     tick: |s, m, cx| { harness::hit("tick"); s.on_tick(7, Some(&mut m.ticks), *cx) },
     deactivate: |s, m, cx| { harness::hit("deactivate"); s.on_deactivate(7, Some(&mut m.ticks), *cx) },
 }

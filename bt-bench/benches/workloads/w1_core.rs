@@ -18,8 +18,9 @@ impl Agent {
     }
 }
 
-/// The memory block of a behavior that runs a fixed number of ticks.
-#[derive(Default)]
+/// The memory block of a behavior that runs a fixed number of ticks; kept
+/// in saved agent state (`persist`).
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub struct Ticks(u8);
 
 /// One tick of an `n`-tick behavior: running `n - 1` times, done on the n-th.
@@ -44,11 +45,11 @@ mod act {
         activate: |a, _cx| { a.count(Beh::GuardScope); true },
         deactivate: |_a, _cx| {},
     }
-    behavior! { pub YELL: Agent, memory: Ticks,
+    behavior! { pub YELL: Agent, memory: Ticks, persist,
         activate: |a, _m, _cx| { a.count(Beh::Yell); true },
         tick: |_a, m, _cx| step(m, Beh::Yell.ticks()),
     }
-    behavior! { pub FIGHT: Agent, memory: Ticks,
+    behavior! { pub FIGHT: Agent, memory: Ticks, persist,
         activate: |a, _m, _cx| { a.count(Beh::Fight); true },
         tick: |a, m, _cx| {
             let running = step(m, Beh::Fight.ticks());
@@ -58,11 +59,11 @@ mod act {
             running
         },
     }
-    behavior! { pub FIND_FOOD: Agent, memory: Ticks,
+    behavior! { pub FIND_FOOD: Agent, memory: Ticks, persist,
         activate: |a, _m, _cx| { a.count(Beh::FindFood); true },
         tick: |_a, m, _cx| step(m, Beh::FindFood.ticks()),
     }
-    behavior! { pub EAT_FOOD: Agent, memory: Ticks,
+    behavior! { pub EAT_FOOD: Agent, memory: Ticks, persist,
         activate: |a, _m, _cx| { a.count(Beh::EatFood); true },
         tick: |a, m, _cx| {
             let running = step(m, Beh::EatFood.ticks());
@@ -72,11 +73,11 @@ mod act {
             running
         },
     }
-    behavior! { pub PATROL: Agent, memory: Ticks,
+    behavior! { pub PATROL: Agent, memory: Ticks, persist,
         activate: |a, _m, _cx| { a.count(Beh::Patrol); true },
         tick: |_a, m, _cx| step(m, Beh::Patrol.ticks()),
     }
-    behavior! { pub REST: Agent, memory: Ticks,
+    behavior! { pub REST: Agent, memory: Ticks, persist,
         activate: |a, _m, _cx| { a.count(Beh::Rest); true },
         tick: |a, m, _cx| {
             let running = step(m, Beh::Rest.ticks());
@@ -86,15 +87,15 @@ mod act {
             running
         },
     }
-    behavior! { pub FLIP: Agent, memory: Ticks,
+    behavior! { pub FLIP: Agent, memory: Ticks, persist,
         activate: |a, _m, _cx| { a.count(Beh::Flip); true },
         tick: |_a, m, _cx| step(m, Beh::Flip.ticks()),
     }
-    behavior! { pub ROLL: Agent, memory: Ticks,
+    behavior! { pub ROLL: Agent, memory: Ticks, persist,
         activate: |a, _m, _cx| { a.count(Beh::Roll); true },
         tick: |_a, m, _cx| step(m, Beh::Roll.ticks()),
     }
-    behavior! { pub DANCE: Agent, memory: Ticks,
+    behavior! { pub DANCE: Agent, memory: Ticks, persist,
         activate: |a, _m, _cx| { a.count(Beh::Dance); true },
         tick: |_a, m, _cx| step(m, Beh::Dance.ticks()),
     }

@@ -33,6 +33,9 @@ pub trait BehaviorDef<A>: 'static {
     const HAS_DEACTIVATE: bool = false;
     /// Whether `launch` is defined: the behavior is a deferred action.
     const HAS_LAUNCH: bool = false;
+    /// How the memory block is saved and restored (`persist` key); `None`:
+    /// it is not, and a restored agent re-activates the behavior.
+    const PERSIST: Option<crate::memory::raw::PersistFns> = None;
 
     /// Starts the behavior; `false` fails it (its `deactivate` still runs).
     fn activate(

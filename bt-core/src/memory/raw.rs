@@ -69,6 +69,73 @@ impl TypeLayout {
     }
 }
 
+/// How a behavior's memory block is saved and restored: made by the
+/// `persist` key of [`behavior!`](crate::behavior) (which needs the `serde`
+/// feature), for a memory type that implements `Serialize` and
+/// `Deserialize`.
+#[derive(Clone, Copy)]
+pub struct PersistFns {
+    #[cfg(feature = "serde")]
+    save: SaveFn,
+    #[cfg(feature = "serde")]
+    load: LoadFn,
+    _sealed: (),
+}
+
+#[cfg(feature = "serde")]
+type SaveFn = unsafe fn(*const u8) -> *const dyn erased_serde::Serialize;
+#[cfg(feature = "serde")]
+type LoadFn =
+    unsafe fn(*mut u8, &mut dyn erased_serde::Deserializer<'_>) -> Result<(), erased_serde::Error>;
+
+#[cfg(feature = "serde")]
+impl PersistFns {
+    /// The save and restore functions of memory type `M`.
+    pub(crate) const fn of<M>() -> Self
+    where
+        M: serde::Serialize + serde::de::DeserializeOwned + 'static,
+    {
+        PersistFns {
+            save: save_thunk::<M>,
+            load: load_thunk::<M>,
+            _sealed: (),
+        }
+    }
+}
+
+#[cfg(not(feature = "serde"))]
+impl PersistFns {
+    /// Never called: without the `serde` feature no type can be persisted.
+    pub(crate) const fn unavailable() -> Self {
+        PersistFns { _sealed: () }
+    }
+}
+
+/// # Safety
+/// `p` points to a live `M` that outlives every use of the result.
+#[cfg(feature = "serde")]
+unsafe fn save_thunk<M: serde::Serialize + 'static>(
+    p: *const u8,
+) -> *const dyn erased_serde::Serialize {
+    // Only a pointer cast: no access happens here (see `Blocks::saved`).
+    p.cast::<M>() as *const dyn erased_serde::Serialize
+}
+
+/// # Safety
+/// `p` is valid for writes of `M`, aligned for it, and holds no live value.
+#[cfg(feature = "serde")]
+unsafe fn load_thunk<M: serde::de::DeserializeOwned>(
+    p: *mut u8,
+    d: &mut dyn erased_serde::Deserializer<'_>,
+) -> Result<(), erased_serde::Error> {
+    // A failing `Deserialize` drops whatever it built before it returns
+    // the error; nothing is written then.
+    let value = erased_serde::deserialize::<M>(d)?;
+    // SAFETY: guaranteed by the caller (see `Blocks::load`).
+    unsafe { p.cast::<M>().write(value) };
+    Ok(())
+}
+
 type InitFn = unsafe fn(*mut u8);
 type DropFn = unsafe fn(*mut u8);
 type ActivateFn<A> = unsafe fn(&mut A, *mut u8, DIn<'_>, &Ctx) -> bool;
@@ -90,6 +157,7 @@ pub struct ErasedBehavior<A: 'static> {
     pub(crate) memory_type: &'static str,
     pub(crate) dblock: TypeLayout,
     pub(crate) dblock_type: &'static str,
+    pub(crate) persist: Option<PersistFns>,
     init: InitFn,
     drop: DropFn,
     activate: ActivateFn<A>,
@@ -114,6 +182,7 @@ impl<A: 'static> ErasedBehavior<A> {
             memory_type: T::MEMORY_TYPE,
             dblock: TypeLayout::of::<T::DBlock>(),
             dblock_type: T::DBLOCK_TYPE,
+            persist: T::PERSIST,
             init: init_thunk::<T::Memory>,
             drop: drop_thunk::<T::Memory>,
             activate: activate_thunk::<A, T>,
@@ -283,6 +352,52 @@ impl<A: 'static, const L: usize, const N: usize> Blocks<A, L, N> {
             // written by `b.init`; clearing the owner above ends its life.
             unsafe { (b.drop)(self.bytes[level].as_mut_ptr()) }
         }
+    }
+
+    /// The value in the block of `level` as something serde can write, if
+    /// it holds one whose behavior persists its memory.
+    #[cfg(feature = "serde")]
+    pub(crate) fn saved(&self, level: usize) -> Option<&dyn erased_serde::Serialize> {
+        let persist = self.owner[level]?.persist?;
+        let p = self.bytes[level].0.as_ptr().cast::<u8>();
+        // SAFETY: `owner[level] == Some(b)` means the block holds a live
+        // value written by `b.init` or `b`'s `load`, i.e. a `T::Memory` for
+        // the `T` whose `PersistFns::of::<T::Memory>()` is `persist`; so the
+        // cast in `save_thunk` names the value's own type. The reference
+        // borrows `self`, so the value outlives it and is not mutated
+        // meanwhile.
+        Some(unsafe { &*(persist.save)(p) })
+    }
+
+    /// Builds `b`'s memory value in the block of `level` from `d`, first
+    /// dropping whatever the block held. On an error the block is left
+    /// empty.
+    ///
+    /// # Panics
+    /// If `b` does not persist its memory, or its memory type does not fit
+    /// the block (callers check both first).
+    #[cfg(feature = "serde")]
+    pub(crate) fn load(
+        &mut self,
+        level: usize,
+        b: &'static ErasedBehavior<A>,
+        d: &mut dyn erased_serde::Deserializer<'_>,
+    ) -> Result<(), erased_serde::Error> {
+        self.release(level);
+        let persist = b.persist.expect("a behavior that persists its memory");
+        assert!(
+            b.memory.fits(N),
+            "behavior `{}`: memory type does not fit a {N}-byte block",
+            b.name
+        );
+        // SAFETY: the block is `N` bytes aligned to `BLOCK_ALIGN`, `b`'s
+        // memory type fits both (asserted above), and it holds no live value
+        // (released above). `persist.load` writes a `T::Memory` of the same
+        // `T` as `b.init` (both come from one `BehaviorDef`), and writes
+        // nothing when it fails; the owner is set only after a success.
+        unsafe { (persist.load)(self.bytes[level].as_mut_ptr(), d)? };
+        self.owner[level] = Some(b);
+        Ok(())
     }
 
     /// Drops every value, deepest level first.
@@ -624,6 +739,64 @@ mod tests {
         assert!(DIn::EMPTY.take::<Counted>().is_none());
         drop(pool);
         assert_eq!(live(), 0);
+    }
+
+    /// A persisted counted value: (de)serializes as its `u64`.
+    #[cfg(feature = "serde")]
+    mod persisted {
+        use super::*;
+
+        impl serde::Serialize for Counted {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_u64(self.0)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for Counted {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                // Reads a number; the value is the marker `Drop` checks.
+                <u64 as serde::Deserialize>::deserialize(d)?;
+                LIVE.with(|l| l.set(l.get() + 1));
+                Ok(Counted(0xC0FFEE))
+            }
+        }
+
+        struct Saved;
+
+        impl BehaviorDef<u32> for Saved {
+            type Memory = Counted;
+            type DBlock = ();
+            const NAME: &'static str = "SAVED";
+            const MODULE: &'static str = "tests";
+            const PERSIST: Option<PersistFns> = Some(PersistFns::of::<Counted>());
+        }
+
+        static SAVED: ErasedBehavior<u32> = ErasedBehavior::new::<Saved>();
+
+        #[test]
+        fn a_loaded_value_is_dropped_once_and_a_failed_load_leaves_the_block_empty() {
+            let mut blocks = Blocks::<u32, 2, 32>::new();
+            blocks.init(0, &SAVED);
+            let text = serde_json::to_string(blocks.saved(0).expect("persisted")).unwrap();
+            assert_eq!(text, "12648430");
+            assert!(
+                blocks.saved(1).is_none(),
+                "an empty block has nothing to save"
+            );
+            let mut ok = serde_json::Deserializer::from_str("7");
+            let mut erased = <dyn erased_serde::Deserializer>::erase(&mut ok);
+            blocks.load(1, &SAVED, &mut erased).unwrap();
+            assert_eq!(live(), 2);
+            // Loading over a value drops it first; a failed load leaves the
+            // block empty.
+            let mut bad = serde_json::Deserializer::from_str("\"x\"");
+            let mut erased = <dyn erased_serde::Deserializer>::erase(&mut bad);
+            assert!(blocks.load(1, &SAVED, &mut erased).is_err());
+            assert!(blocks.owner(1).is_none());
+            assert_eq!(live(), 1);
+            drop(blocks);
+            assert_eq!(live(), 0);
+        }
     }
 
     #[test]

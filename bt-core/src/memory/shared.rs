@@ -212,7 +212,7 @@ impl Entry {
 static NEXT_CROWD: AtomicU32 = AtomicU32::new(1);
 
 /// Serials are 30 bits: `1..=SERIAL_MAX`.
-const SERIAL_MAX: u32 = (1 << 30) - 1;
+pub(crate) const SERIAL_MAX: u32 = (1 << 30) - 1;
 
 /// The state a crowd of agents ticking one tree shares: the counters of its
 /// gates, the stamps of its global cooldowns, the lobbies of its group
@@ -244,9 +244,6 @@ pub struct TreeShared {
     tree: &'static str,
     /// The tree's structural fingerprint ([`TreeShared::fingerprint`]).
     fingerprint: u64,
-    /// The address of the item stream it was made from: a memory of that
-    /// very tree fits without computing its fingerprint again.
-    stream: usize,
     id: u32,
     gates: Box<[AtomicU32]>,
     cooldowns: Box<[AtomicU64]>,
@@ -261,6 +258,10 @@ pub struct TreeShared {
     lost: AtomicUsize,
     /// Launches made so far, for the serials of tickets.
     launches: AtomicU32,
+    /// The id of the crowd whose snapshot was restored into it last (0:
+    /// none), for [`TreeShared::adopt_ticket`].
+    #[cfg(feature = "serde")]
+    restored_from: AtomicU32,
 }
 
 impl fmt::Debug for TreeShared {
@@ -327,8 +328,7 @@ impl TreeShared {
             (shape.gates, shape.cooldowns, shape.roles),
             action_capacity,
         );
-        shared.fingerprint = fingerprint(tree);
-        shared.stream = tree.items.as_ptr() as usize;
+        shared.fingerprint = shape.fingerprint;
         shared
     }
 
@@ -344,7 +344,6 @@ impl TreeShared {
         TreeShared {
             tree,
             fingerprint: 0,
-            stream: 0,
             id: NEXT_CROWD.fetch_add(1, Ordering::Relaxed),
             gates: (0..gates).map(|_| AtomicU32::new(0)).collect(),
             cooldowns: (0..cooldowns).map(|_| AtomicU64::new(never)).collect(),
@@ -358,6 +357,8 @@ impl TreeShared {
             tail: AtomicUsize::new(0),
             lost: AtomicUsize::new(0),
             launches: AtomicU32::new(0),
+            #[cfg(feature = "serde")]
+            restored_from: AtomicU32::new(0),
         }
     }
 
@@ -366,10 +367,12 @@ impl TreeShared {
         self.tree
     }
 
-    /// The structural fingerprint of the tree it was made for: a hash of
-    /// every item's place, policy, slots, shared checks and decider name
-    /// and id (not of the tree's name). Memories of any tree with the same
-    /// fingerprint may be bound to it.
+    /// The structural fingerprint of the tree it was made for
+    /// ([`Shape::fingerprint`](crate::Shape::fingerprint), computed with the
+    /// rest of the tree's shape): a hash of every decider's name and id,
+    /// kind, policy, children, preconditions, shared checks and behavior, in
+    /// preorder (not of the tree's name). Memories of any tree with the same
+    /// fingerprint may be bound to it, and its snapshots name it.
     pub fn fingerprint(&self) -> u64 {
         self.fingerprint
     }
@@ -385,7 +388,7 @@ impl TreeShared {
         &self,
         tree: &Tree<A, L, S, N>,
     ) -> bool {
-        self.stream == tree.items.as_ptr() as usize || self.fingerprint == fingerprint(tree)
+        self.fingerprint == tree.shape.fingerprint
     }
 
     /// How many agents are active in the gated decider `item` now (`None`:
@@ -679,6 +682,89 @@ pub(crate) fn cooldown_runs(last: f64, now: f64, period: f64) -> bool {
     period_runs(last, now, period) && last - now < period
 }
 
+// --- snapshots (the `serde` feature): what `persist::shared` reads and writes.
+
+#[cfg(feature = "serde")]
+impl TreeShared {
+    /// The gate counters, cooldown stamps and role words.
+    pub(crate) fn words(&self) -> (&[AtomicU32], &[AtomicU64], &[AtomicU64]) {
+        (&self.gates, &self.cooldowns, &self.roles)
+    }
+
+    /// The number of items of the tree it was made for.
+    pub(crate) fn items(&self) -> usize {
+        self.gate_of.len()
+    }
+
+    /// Launches made so far in this crowd: the next ticket's serial follows
+    /// from it.
+    pub(crate) fn launches(&self) -> u32 {
+        self.launches.load(Ordering::Acquire)
+    }
+
+    /// Hands every queued request to `f`, oldest first, leaving the queue
+    /// as it is. A request reserved by an agent ticking on another thread
+    /// and not yet written ends the walk, as it ends a drain.
+    pub(crate) fn peek_actions(&self, mut f: impl FnMut(ActionRequest)) {
+        let mask = self.queue.len() - 1;
+        let head = self.head.load(Ordering::Acquire);
+        for i in 0..self.queued() {
+            let at = head.wrapping_add(i);
+            let e = &self.queue[at & mask];
+            if e.ready.load(Ordering::Acquire) != at.wrapping_add(1) {
+                return;
+            }
+            f(e.read(self.id));
+        }
+    }
+
+    /// Replaces the queue with `requests` (which fit it), the count of
+    /// lost requests with `lost` and the launch count with `launches`, and
+    /// remembers `from` as the crowd the state was saved from.
+    pub(crate) fn replace_queue(
+        &self,
+        requests: &[ActionRequest],
+        lost: usize,
+        launches: u32,
+        from: u32,
+    ) {
+        for e in &self.queue {
+            e.ready.store(0, Ordering::Relaxed);
+        }
+        self.head.store(0, Ordering::Release);
+        self.tail.store(0, Ordering::Release);
+        for &r in requests {
+            self.push(r);
+        }
+        self.lost.store(lost, Ordering::Release);
+        self.launches.store(launches, Ordering::Release);
+        self.restored_from.store(from, Ordering::Release);
+    }
+
+    /// A ticket of the crowd whose snapshot was last restored into this
+    /// shared state, as a ticket of this crowd (the same agent, slot and
+    /// serial under this crowd's [`id`](Self::id)); any other ticket as it
+    /// is.
+    ///
+    /// What a restored crowd hands out (its queued requests, its memories'
+    /// [`pending_ticket`](crate::AgentMemory::pending_ticket)) already
+    /// carries this crowd's id. A ticket the game kept from before the
+    /// save (the crowd it names no longer exists) goes through this first;
+    /// then [`complete`](crate::AgentMemory::complete) takes it. Tickets of
+    /// other crowds stay foreign and complete nothing.
+    pub fn adopt_ticket(&self, ticket: Ticket) -> Ticket {
+        let from = self.restored_from.load(Ordering::Acquire);
+        if from != 0 && ticket.crowd == from {
+            Ticket {
+                crowd: self.id,
+                ..ticket
+            }
+        } else {
+            ticket
+        }
+    }
+}
+
 /// An agent's action slot.
 pub(crate) const fn action_state(slot: u64) -> ActionState {
     ActionState::from_bits((slot >> 30) & 0b11)
@@ -703,73 +789,6 @@ pub(crate) const fn ticket_of(crowd: u32, slot: u16, word: u64) -> Ticket {
         agent: action_agent(word),
         slot,
         serial: action_serial(word),
-    }
-}
-
-/// A structural fingerprint of `tree` (64-bit FNV-1a): every item's
-/// place in the stream, what it has, its policy and slots, its shared
-/// checks, and its decider's name and id. Not the tree's name: two trees
-/// declared alike share state safely, two made alike but named alike do
-/// not pass for each other.
-pub(crate) fn fingerprint<A: 'static, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
-) -> u64 {
-    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
-    let sh = tree.shape;
-    for n in [
-        sh.items,
-        sh.levels,
-        sh.timers,
-        sh.shuffles,
-        sh.roles,
-        sh.actions,
-        sh.gates,
-        sh.cooldowns,
-    ] {
-        h.u64(n as u64);
-    }
-    for it in tree.items {
-        h.u64(u64::from(it.has.bits()) << 48 | u64::from(it.end) << 32 | u64::from(it.parent));
-        h.u64(
-            u64::from(it.child_index) << 24
-                | u64::from(it.child_count) << 16
-                | u64::from(it.depth) << 8
-                | it.policy as u64,
-        );
-        for slot in [
-            it.timer,
-            it.shuffle,
-            it.gate,
-            it.cooldown,
-            it.role,
-            it.action,
-        ] {
-            h.u64(u64::from(slot));
-        }
-        let sync = &it.decider.pre.sync;
-        h.u64(u64::from(sync.gate) << 8 | u64::from(sync.together));
-        h.u64(sync.cooldown.to_bits());
-        h.u64(it.every.to_bits());
-        h.u64(u64::from(it.decider.id));
-        h.bytes(it.decider.name.as_bytes());
-    }
-    h.0
-}
-
-/// 64-bit FNV-1a.
-struct Fnv(u64);
-
-impl Fnv {
-    fn bytes(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        // A terminator, so that names do not run into what follows.
-        self.0 = (self.0 ^ 0xFF).wrapping_mul(0x0100_0000_01b3);
-    }
-
-    fn u64(&mut self, v: u64) {
-        self.bytes(&v.to_le_bytes());
     }
 }
 

@@ -322,6 +322,34 @@ where
     }
 }
 
+// --- snapshots (the `serde` feature): what `persist::stimuli` reads and writes.
+
+#[cfg(feature = "serde")]
+impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
+    /// Every live stimulus as `(bit, fresh, payload, seconds left)`, in order.
+    pub(crate) fn entries(&self) -> impl ExactSizeIterator<Item = (u8, bool, P, f64)> + '_ {
+        self.live
+            .iter()
+            .map(|e| (e.bit, e.fresh, e.payload, e.left))
+    }
+
+    /// Stimuli made of checked entries: at most `N`, distinct bits below 64,
+    /// time left above zero.
+    pub(crate) fn from_entries(entries: impl Iterator<Item = (u8, bool, P, f64)>) -> Self {
+        let mut s = Self::new();
+        for (bit, fresh, payload, left) in entries {
+            s.live.push(Entry {
+                bit,
+                fresh,
+                payload,
+                left,
+            });
+            s.word |= 1 << bit;
+        }
+        s
+    }
+}
+
 impl<P: Copy> Entry<P> {
     fn view(&self) -> Stimulus<P> {
         Stimulus {

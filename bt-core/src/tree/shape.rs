@@ -32,6 +32,11 @@ pub struct Shape {
     pub gates: usize,
     /// Global cooldowns (shared stamps, no memory slot).
     pub cooldowns: usize,
+    /// A hash of the tree's structure: every decider's name, kind, policy,
+    /// children, preconditions and behavior, in preorder (so the slot
+    /// layout too). Saved agent state names it, and restores only into a
+    /// tree with the same fingerprint.
+    pub fingerprint: u64,
 }
 
 impl Shape {

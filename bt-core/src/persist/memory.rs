@@ -1,0 +1,648 @@
+//! Snapshots of one agent's memory.
+
+use alloc::vec::Vec;
+use core::fmt;
+
+use serde::de::{
+    self, DeserializeSeed, Deserializer, EnumAccess, SeqAccess, VariantAccess, Visitor,
+};
+use serde::ser::{SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize};
+
+use super::{
+    Body, Fault, Fields, Header, RestoreError, SnapshotError, read_struct, time_in, time_out,
+};
+use crate::decl::{ActionState, Policy};
+use crate::memory::raw::{Blocks, ErasedBehavior};
+use crate::memory::shared as sync;
+use crate::memory::{AgentMemory, Level};
+use crate::tree::{Has, NO_PARENT, Tree};
+
+/// An agent's memory as serde writes it: made by
+/// [`AgentMemory::snapshot`], restored by [`AgentMemory::restore`]. See
+/// [the module](crate::persist) for what it holds.
+pub struct MemorySnapshot<'m, A: 'static, const L: usize, const S: usize, const N: usize> {
+    memory: &'m AgentMemory<A, L, S, N>,
+    now: f64,
+}
+
+impl<A: 'static, const L: usize, const S: usize, const N: usize> fmt::Debug
+    for MemorySnapshot<'_, A, L, S, N>
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemorySnapshot")
+            .field("memory", self.memory)
+            .field("now", &self.now)
+            .finish()
+    }
+}
+
+const FIELDS: &[&str] = &[
+    "version",
+    "tree",
+    "items",
+    "fingerprint",
+    "saved_at",
+    "rng",
+    "timers",
+    "rounds",
+    "actions",
+    "path",
+    "blocks",
+];
+
+/// One level of the active path.
+#[derive(Serialize, Deserialize)]
+struct LevelSnap {
+    /// The decider's stable id: checks the item index.
+    decider: u32,
+    item: u16,
+    since: f64,
+    mask: u64,
+    redecides: u16,
+    cursor: u8,
+}
+
+/// One deferred-action slot.
+#[derive(Serialize, Deserialize)]
+struct ActionSnap {
+    agent: u32,
+    serial: u32,
+    /// 0 none, 1 pending, 2 succeeded, 3 failed.
+    state: u8,
+}
+
+/// A deferred-action slot as saved.
+fn action_out(slot: u64) -> ActionSnap {
+    let state = match sync::action_state(slot) {
+        ActionState::None => 0,
+        ActionState::Pending => 1,
+        ActionState::Succeeded => 2,
+        ActionState::Failed => 3,
+    };
+    ActionSnap {
+        agent: sync::action_agent(slot),
+        serial: sync::action_serial(slot),
+        state,
+    }
+}
+
+/// A saved deferred-action slot, checked.
+fn action_in(a: &ActionSnap) -> Result<u64, SnapshotError> {
+    let state = match a.state {
+        0 => ActionState::None,
+        1 => ActionState::Pending,
+        2 => ActionState::Succeeded,
+        3 => ActionState::Failed,
+        _ => {
+            return Err(SnapshotError::BadValue {
+                what: "deferred-action state",
+            });
+        }
+    };
+    if a.serial > sync::SERIAL_MAX {
+        return Err(SnapshotError::BadValue {
+            what: "deferred-action serial",
+        });
+    }
+    Ok(sync::action_slot(a.agent, a.serial, state))
+}
+
+/// What a level's block holds in a snapshot.
+enum BlockOut<'m> {
+    /// Nothing to keep: no behavior, or a memory type without size.
+    None,
+    /// The value of a behavior declared with `persist`.
+    Kept(&'m dyn erased_serde::Serialize),
+    /// The value of a behavior without `persist`: not saved.
+    Dropped,
+}
+
+const BLOCK: &str = "Block";
+const BLOCK_VARIANTS: &[&str] = &["None", "Kept", "Dropped"];
+
+impl Serialize for BlockOut<'_> {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        match self {
+            BlockOut::None => s.serialize_unit_variant(BLOCK, 0, "None"),
+            BlockOut::Kept(v) => s.serialize_newtype_variant(BLOCK, 1, "Kept", v),
+            BlockOut::Dropped => s.serialize_unit_variant(BLOCK, 2, "Dropped"),
+        }
+    }
+}
+
+impl<A: 'static, const L: usize, const S: usize, const N: usize> Serialize
+    for MemorySnapshot<'_, A, L, S, N>
+{
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        let m = self.memory;
+        let tree = m.tree;
+        let shape = tree.shape;
+        let depth = m.depth();
+        let actions = shape.first_action_slot();
+        let mut st = s.serialize_struct("AgentMemory", FIELDS.len())?;
+        st.serialize_field("version", &super::SNAPSHOT_VERSION)?;
+        st.serialize_field("tree", tree.name)?;
+        st.serialize_field("items", &(tree.items.len() as u64))?;
+        st.serialize_field("fingerprint", &shape.fingerprint)?;
+        st.serialize_field("saved_at", &self.now)?;
+        st.serialize_field("rng", &m.rng)?;
+        st.serialize_field(
+            "timers",
+            &Seq(|| {
+                m.slots[..shape.timers]
+                    .iter()
+                    .map(|&t| time_out(f64::from_bits(t)))
+            }),
+        )?;
+        st.serialize_field("rounds", &&m.slots[shape.timers..actions])?;
+        st.serialize_field(
+            "actions",
+            &Seq(|| m.slots[actions..].iter().map(|&a| action_out(a))),
+        )?;
+        st.serialize_field(
+            "path",
+            &Seq(|| {
+                m.levels[..depth].iter().map(|l| LevelSnap {
+                    decider: tree.items[l.item as usize].decider.id,
+                    item: l.item,
+                    since: l.since,
+                    mask: l.mask,
+                    redecides: l.redecides,
+                    cursor: l.cursor,
+                })
+            }),
+        )?;
+        st.serialize_field(
+            "blocks",
+            &Seq(|| {
+                (0..depth).map(|k| match tree.items[m.levels[k].item as usize].behavior {
+                    None => BlockOut::None,
+                    Some(b) => match m.blocks.saved(k) {
+                        Some(v) => BlockOut::Kept(v),
+                        None if b.memory.size == 0 => BlockOut::None,
+                        None => BlockOut::Dropped,
+                    },
+                })
+            }),
+        )?;
+        st.end()
+    }
+}
+
+/// A sequence written from an iterator made afresh by the closure.
+struct Seq<F>(F);
+
+impl<F, I> Serialize for Seq<F>
+where
+    F: Fn() -> I,
+    I: ExactSizeIterator,
+    I::Item: Serialize,
+{
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        s.collect_seq((self.0)())
+    }
+}
+
+impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, L, S, N> {
+    /// A snapshot of this memory taken at clock reading `now`, for any
+    /// serde serializer: compact (postcard, bincode) or for humans (JSON).
+    /// See [the module](crate::persist) for what it holds.
+    pub fn snapshot(&self, now: f64) -> MemorySnapshot<'_, A, L, S, N> {
+        MemorySnapshot { memory: self, now }
+    }
+
+    /// Replaces this memory's state with a snapshot read from `d`, moving
+    /// its times to the clock reading `now` (see [the module](crate::persist)).
+    /// The memory keeps its tree and its [`TreeShared`](crate::TreeShared)
+    /// binding; restore the shared state first.
+    ///
+    /// # Errors
+    /// [`RestoreError::Format`] when `d` cannot decode a snapshot;
+    /// [`RestoreError::Snapshot`] when it is of another format version,
+    /// tree or structure, or holds a value no memory of this tree can have
+    /// (an index out of range, a broken path, a memory block its behavior
+    /// does not persist). The memory is left unchanged then.
+    pub fn restore<'de, D: Deserializer<'de>>(
+        &mut self,
+        now: f64,
+        d: D,
+    ) -> Result<(), RestoreError<D::Error>> {
+        let fault = Fault::default();
+        let parsed = read_struct(
+            d,
+            "AgentMemory",
+            FIELDS,
+            MemoryBody {
+                tree: self.tree,
+                now,
+                fault: &fault,
+            },
+        );
+        let parsed = fault.finish(parsed)?;
+        self.apply(parsed);
+        Ok(())
+    }
+
+    /// Installs a checked snapshot.
+    fn apply(&mut self, mut p: Parsed<A, L, S, N>) {
+        self.abandon();
+        core::mem::swap(&mut self.blocks, &mut p.blocks);
+        self.levels = p.levels;
+        self.slots = p.slots;
+        self.rng = p.rng;
+        self.set_depth(p.depth);
+        // Levels whose blocks were not saved are restored inactive: what
+        // they hold in the shared state is given back, deepest first.
+        let items = self.tree.items;
+        while self.depth() > p.keep {
+            let k = self.depth() - 1;
+            let i = self.levels[k].item;
+            if let Some(shared) = &self.shared {
+                sync::release(shared, &items[i as usize], i, &mut self.slots);
+            }
+            self.set_depth(k);
+            self.blocks.release(k);
+        }
+        // `p.blocks` now holds the old values (none: `abandon` dropped them).
+    }
+}
+
+/// A checked snapshot, not yet installed.
+struct Parsed<A: 'static, const L: usize, const S: usize, const N: usize> {
+    rng: u64,
+    slots: [u64; S],
+    levels: [Level; L],
+    depth: usize,
+    /// The levels restored active: below the first whose block was dropped.
+    keep: usize,
+    blocks: Blocks<A, L, N>,
+}
+
+struct MemoryBody<'f, A: 'static, const L: usize, const S: usize, const N: usize> {
+    tree: &'static Tree<A, L, S, N>,
+    now: f64,
+    fault: &'f Fault,
+}
+
+impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> Body<'de>
+    for MemoryBody<'_, A, L, S, N>
+{
+    type Value = Parsed<A, L, S, N>;
+
+    fn read<F: Fields<'de>>(self, f: &mut F) -> Result<Self::Value, F::Error> {
+        let (tree, fault) = (self.tree, self.fault);
+        let shape = tree.shape;
+        let raise = |e| fault.raise::<F::Error>(e);
+        Header {
+            tree: tree.name,
+            items: tree.items.len(),
+            fingerprint: shape.fingerprint,
+        }
+        .check(f, fault)?;
+        let saved_at: f64 = f.field("saved_at")?;
+        if !saved_at.is_finite() || !self.now.is_finite() {
+            return Err(raise(SnapshotError::BadValue {
+                what: "clock reading",
+            }));
+        }
+        let shift = self.now - saved_at;
+        let rng: u64 = f.field("rng")?;
+        if rng == 0 {
+            return Err(raise(SnapshotError::BadValue {
+                what: "generator state",
+            }));
+        }
+        let mut slots = [0u64; S];
+        let timers: Vec<Option<f64>> = f.field("timers")?;
+        count(&timers, shape.timers, "timers").map_err(raise)?;
+        for (slot, t) in slots.iter_mut().zip(&timers) {
+            *slot = time_in(*t, shift, "timer stamp").map_err(raise)?.to_bits();
+        }
+        let first_action = shape.first_action_slot();
+        let rounds: Vec<u64> = f.field("rounds")?;
+        count(
+            &rounds,
+            first_action - shape.timers,
+            "shuffle and role slots",
+        )
+        .map_err(raise)?;
+        slots[shape.timers..first_action].copy_from_slice(&rounds);
+        let actions: Vec<ActionSnap> = f.field("actions")?;
+        count(&actions, S - first_action, "deferred-action slots").map_err(raise)?;
+        for (slot, a) in slots[first_action..].iter_mut().zip(&actions) {
+            *slot = action_in(a).map_err(raise)?;
+        }
+        let path: Vec<LevelSnap> = f.field("path")?;
+        let mut levels = [Level::default(); L];
+        check_path(tree, &path, shift, &mut levels).map_err(raise)?;
+        check_slots(tree, &slots, &levels[..path.len()]).map_err(raise)?;
+        let mut blocks = Blocks::new();
+        let keep = f.field_seed(
+            "blocks",
+            BlocksSeed {
+                tree,
+                levels: &levels[..path.len()],
+                blocks: &mut blocks,
+                fault,
+            },
+        )?;
+        Ok(Parsed {
+            rng,
+            slots,
+            levels,
+            depth: path.len(),
+            keep,
+            blocks,
+        })
+    }
+}
+
+pub(super) fn count<T>(v: &[T], expected: usize, what: &'static str) -> Result<(), SnapshotError> {
+    if v.len() == expected {
+        Ok(())
+    } else {
+        Err(SnapshotError::Count {
+            what,
+            found: v.len(),
+            expected,
+        })
+    }
+}
+
+/// Checks the saved path against the tree and fills `levels`.
+fn check_path<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    path: &[LevelSnap],
+    shift: f64,
+    levels: &mut [Level; L],
+) -> Result<(), SnapshotError> {
+    if path.len() > L {
+        return Err(SnapshotError::Count {
+            what: "active path levels",
+            found: path.len(),
+            expected: L,
+        });
+    }
+    let items = tree.items;
+    for (k, l) in path.iter().enumerate() {
+        let bad = |problem| SnapshotError::BadPath {
+            depth: k,
+            item: l.item,
+            problem,
+        };
+        let Some(item) = items.get(l.item as usize) else {
+            return Err(SnapshotError::OutOfRange {
+                what: "active path item",
+                index: u64::from(l.item),
+                len: items.len(),
+            });
+        };
+        if item.decider.id != l.decider {
+            return Err(bad("the decider there has another id"));
+        }
+        let parent = if k == 0 { NO_PARENT } else { path[k - 1].item };
+        if item.parent != parent || item.depth as usize != k {
+            return Err(bad("not a child of the level above"));
+        }
+        if k + 1 < path.len() && !item.is(Has::GROUP) {
+            return Err(bad("a behavior decider above the leaf"));
+        }
+        if item.is(Has::GROUP) {
+            let all = if item.child_count as u32 >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << item.child_count) - 1
+            };
+            if l.mask & !all != 0 || l.cursor > item.child_count {
+                return Err(bad("a redecide mask or cursor past the children"));
+            }
+        } else if l.mask != 0 || l.cursor != 0 {
+            return Err(bad("a redecide mask on a behavior decider"));
+        }
+        let since = time_in(Some(l.since), shift, "activation time")?;
+        levels[k] = Level {
+            since,
+            mask: l.mask,
+            item: l.item,
+            redecides: l.redecides,
+            cursor: l.cursor,
+        };
+    }
+    Ok(())
+}
+
+/// Checks the slots against the tree and the path: shuffle rounds within
+/// their groups, and pending actions only on the active path.
+fn check_slots<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    slots: &[u64; S],
+    path: &[Level],
+) -> Result<(), SnapshotError> {
+    for item in tree.items {
+        if item.policy == Policy::Shuffle && item.is(Has::GROUP) {
+            let used = slots[item.shuffle as usize] & 0xFFFF_FFFF;
+            if used >> item.child_count != 0 {
+                return Err(SnapshotError::BadValue {
+                    what: "shuffle round",
+                });
+            }
+        }
+    }
+    let roles = tree.shape.role_slot(0)..tree.shape.first_action_slot();
+    // A role slot: `REGISTERED (bit 40) | TOUCHED (bit 41) | generation`.
+    if slots[roles]
+        .iter()
+        .any(|&w| (w >> 32) & !0b11_0000_0000 != 0)
+    {
+        return Err(SnapshotError::BadValue {
+            what: "group role slot",
+        });
+    }
+    let first = tree.shape.first_action_slot();
+    for (slot, &word) in slots.iter().enumerate().skip(first) {
+        if sync::action_state(word) != ActionState::None
+            && !path
+                .iter()
+                .any(|l| tree.items[l.item as usize].action as usize == slot)
+        {
+            return Err(SnapshotError::BadValue {
+                what: "deferred action of an inactive behavior",
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Reads the blocks of the checked path into `blocks`; returns how many
+/// levels stay active.
+struct BlocksSeed<'b, A: 'static, const L: usize, const S: usize, const N: usize> {
+    tree: &'static Tree<A, L, S, N>,
+    levels: &'b [Level],
+    blocks: &'b mut Blocks<A, L, N>,
+    fault: &'b Fault,
+}
+
+impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> DeserializeSeed<'de>
+    for BlocksSeed<'_, A, L, S, N>
+{
+    type Value = usize;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> Visitor<'de>
+    for BlocksSeed<'_, A, L, S, N>
+{
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "one memory block per active level")
+    }
+
+    fn visit_seq<Q: SeqAccess<'de>>(self, mut seq: Q) -> Result<usize, Q::Error> {
+        let depth = self.levels.len();
+        let mut keep = depth;
+        for (k, level) in self.levels.iter().enumerate() {
+            let behavior = self.tree.items[level.item as usize].behavior;
+            let seed = BlockSeed {
+                behavior,
+                depth: k,
+                blocks: &mut *self.blocks,
+                fault: self.fault,
+            };
+            let Some(kept) = seq.next_element_seed(seed)? else {
+                return Err(self.fault.raise(SnapshotError::Count {
+                    what: "memory blocks",
+                    found: k,
+                    expected: depth,
+                }));
+            };
+            if !kept && keep == depth {
+                keep = k;
+            }
+        }
+        let extra = BlockSeed {
+            behavior: None,
+            depth,
+            blocks: &mut *self.blocks,
+            fault: self.fault,
+        };
+        if seq.next_element_seed(extra)?.is_some() {
+            return Err(self.fault.raise(SnapshotError::Count {
+                what: "memory blocks",
+                found: depth + 1,
+                expected: depth,
+            }));
+        }
+        Ok(keep)
+    }
+}
+
+/// Reads one level's block; `true` when the level can stay active.
+struct BlockSeed<'b, A: 'static, const L: usize, const N: usize> {
+    behavior: Option<&'static ErasedBehavior<A>>,
+    depth: usize,
+    blocks: &'b mut Blocks<A, L, N>,
+    fault: &'b Fault,
+}
+
+#[derive(Deserialize)]
+#[serde(variant_identifier)]
+enum BlockTag {
+    None,
+    Kept,
+    Dropped,
+}
+
+impl<'de, A: 'static, const L: usize, const N: usize> DeserializeSeed<'de>
+    for BlockSeed<'_, A, L, N>
+{
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_enum(BLOCK, BLOCK_VARIANTS, self)
+    }
+}
+
+impl<'de, A: 'static, const L: usize, const N: usize> Visitor<'de> for BlockSeed<'_, A, L, N> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a memory block")
+    }
+
+    fn visit_enum<E: EnumAccess<'de>>(self, data: E) -> Result<bool, E::Error> {
+        let (tag, variant) = data.variant::<BlockTag>()?;
+        let mismatch = |problem| match self.behavior {
+            Some(b) => self.fault.raise::<E::Error>(SnapshotError::Block {
+                behavior: b.name,
+                depth: self.depth,
+                problem,
+            }),
+            None => self.fault.raise::<E::Error>(SnapshotError::BadValue {
+                what: "memory block of a level without a behavior",
+            }),
+        };
+        match (tag, self.behavior) {
+            (BlockTag::None, None) => {
+                variant.unit_variant()?;
+                Ok(true)
+            }
+            (BlockTag::None, Some(b)) if b.memory.size == 0 && b.persist.is_none() => {
+                variant.unit_variant()?;
+                // Nothing to read: the value is its type's only one.
+                self.blocks.init(self.depth, b);
+                Ok(true)
+            }
+            (BlockTag::Kept, Some(b)) if b.persist.is_some() => {
+                if !b.memory.fits(N) {
+                    return Err(mismatch("memory type larger than the block"));
+                }
+                variant.newtype_variant_seed(ValueSeed {
+                    behavior: b,
+                    depth: self.depth,
+                    blocks: self.blocks,
+                })?;
+                Ok(true)
+            }
+            (BlockTag::Dropped, Some(b)) if b.memory.size != 0 => {
+                variant.unit_variant()?;
+                Ok(false)
+            }
+            (BlockTag::Kept, _) => Err(mismatch(
+                "a saved value, but the behavior does not persist its memory",
+            )),
+            (BlockTag::None | BlockTag::Dropped, _) => Err(mismatch(
+                "no saved value, but the behavior persists its memory",
+            )),
+        }
+    }
+}
+
+/// Reads a persisted memory value into its block.
+struct ValueSeed<'b, A: 'static, const L: usize, const N: usize> {
+    behavior: &'static ErasedBehavior<A>,
+    depth: usize,
+    blocks: &'b mut Blocks<A, L, N>,
+}
+
+impl<'de, A: 'static, const L: usize, const N: usize> DeserializeSeed<'de>
+    for ValueSeed<'_, A, L, N>
+{
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        let mut erased = <dyn erased_serde::Deserializer<'de>>::erase(d);
+        self.blocks
+            .load(self.depth, self.behavior, &mut erased)
+            .map_err(|e| {
+                de::Error::custom(format_args!(
+                    "memory of behavior `{}` at depth {}: {e}",
+                    self.behavior.name, self.depth
+                ))
+            })
+    }
+}

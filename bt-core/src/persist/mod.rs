@@ -1,0 +1,508 @@
+//! Save and restore (the `serde` feature): an agent's [`AgentMemory`], its
+//! [`Stimuli`] and a crowd's [`TreeShared`] leave the process through any
+//! serde format and come back into the same tree with nothing lost.
+//!
+//! ```
+//! use bt_core::{behavior, decider, group, tree, tick, TickInput};
+//!
+//! #[derive(Default, serde::Serialize, serde::Deserialize)]
+//! struct Steps { taken: u32 }
+//!
+//! #[derive(Default)]
+//! struct Walker { log: Vec<u32> }
+//!
+//! behavior! { WALK: Walker, memory: Steps, persist,
+//!     tick: |w, m, _cx| { m.taken += 1; w.log.push(m.taken); true },
+//! }
+//! decider! { JUST_WALK: Walker => WALK }
+//! tree! { WALKER: Walker = JUST_WALK }
+//!
+//! let mut walker = Walker::default();
+//! let mut memory = WALKER.new_memory(1);
+//! for t in 0..3 {
+//!     tick(&WALKER, &mut walker, &mut memory, &TickInput::new(f64::from(t), 1.0))?;
+//! }
+//! // Save at t = 2 ...
+//! let json = serde_json::to_string(&memory.snapshot(2.0)).unwrap();
+//! // ... and load into a fresh memory, under a clock that starts at 100.
+//! let mut restored = WALKER.new_memory(0);
+//! restored.restore(100.0, &mut serde_json::Deserializer::from_str(&json)).unwrap();
+//! tick(&WALKER, &mut walker, &mut restored, &TickInput::new(101.0, 1.0))?;
+//! assert_eq!(walker.log, [1, 2, 3, 4]); // the fourth step, not a new first
+//! # Ok::<(), bt_core::TickError>(())
+//! ```
+//!
+//! # What a snapshot holds
+//!
+//! - An agent's memory ([`AgentMemory::snapshot`]): the active path, each
+//!   level by its item index *and* its decider's stable id, with its
+//!   activation time, last redecide mask and count and sequential cursor;
+//!   every timer, shuffle round, group-role slot and deferred action (its
+//!   agent id, ticket serial and state); the random generator's state; and
+//!   the memory block of every active level whose behavior is declared with
+//!   `persist` (see [`behavior!`](crate::behavior)).
+//! - Stimuli (`Serialize`/`Deserialize`, or [`Stimuli::restore`]): the live
+//!   stimuli with payloads, remaining time-outs and whether they were set
+//!   since the last update.
+//! - A crowd's shared state ([`TreeShared::snapshot`]): gate counts,
+//!   cooldown stamps, role lobbies, the queued deferred-action requests
+//!   (each with its whole ticket: crowd, agent id, slot and serial), the
+//!   count of lost ones, the crowd's id and its launch count.
+//!
+//! # Rules
+//!
+//! - **Identity.** Memory and shared snapshots carry a format version, the
+//!   tree's name, item count and structural fingerprint
+//!   ([`Shape::fingerprint`](crate::Shape::fingerprint)). They restore only
+//!   into a tree with the same three; anything else is a
+//!   [`SnapshotError`] naming what differs. There is no migration: a tree
+//!   whose structure changed starts its agents afresh.
+//! - **Time.** A snapshot is taken at a clock reading `now` and stores it
+//!   with the times. Restoring at another `now` moves every time (activation
+//!   times, timer stamps, cooldown stamps) by the difference, so a restored
+//!   agent continues under the new clock as if no time had passed; restored
+//!   at the same `now`, every time is bit for bit what it was. Stimuli hold
+//!   only remaining durations and need no clock.
+//! - **Memory blocks that are not persisted.** A level whose behavior has a
+//!   memory type but no `persist` cannot be rebuilt as it was. That level
+//!   and every level below it are restored *inactive*: the level above
+//!   decides again on the next tick and activates a child with fresh
+//!   blocks, through `activate` as usual. What the dropped levels held in
+//!   the crowd's shared state (a gate slot, a place in a group role, a
+//!   pending deferred action, which is cancelled) is given back at restore,
+//!   so restore the [`TreeShared`] first, then the memories bound to it.
+//!   No `deactivate` runs for them: they never ran in this process. A
+//!   behavior whose memory type has no size needs no `persist`.
+//! - **Tickets.** A restored crowd keeps the [`id`](crate::TreeShared::id)
+//!   it was made with: its restored queue and the pending launches of the
+//!   memories restored into it name that id, and complete there. Serials
+//!   go on from the saved launch count, so no ticket is issued twice. A
+//!   ticket the game kept from before the save names the saved crowd:
+//!   [`TreeShared::adopt_ticket`](crate::TreeShared::adopt_ticket) turns it
+//!   into one of the restored crowd; a ticket of any other crowd stays
+//!   foreign and completes nothing.
+//! - **All or nothing.** A restore reads and checks the whole snapshot
+//!   before it changes anything; on an error the memory, stimuli or shared
+//!   state is left as it was, and every block value built so far is dropped
+//!   exactly once. On success the memory's previous state is replaced as by
+//!   [`AgentMemory::reset`] (its blocks dropped without `deactivate`, its
+//!   shared holdings given back).
+//!
+//! Errors come in two kinds ([`RestoreError`]): the format's own (truncated
+//! input, a wrong type) and [`SnapshotError`] for a snapshot that decodes
+//! but does not fit the tree.
+//!
+//! [`AgentMemory`]: crate::AgentMemory
+//! [`AgentMemory::snapshot`]: crate::AgentMemory::snapshot
+//! [`AgentMemory::reset`]: crate::AgentMemory::reset
+//! [`Stimuli`]: crate::Stimuli
+//! [`Stimuli::restore`]: crate::Stimuli::restore
+//! [`TreeShared`]: crate::TreeShared
+//! [`TreeShared::snapshot`]: crate::TreeShared::snapshot
+
+use alloc::string::String;
+use core::cell::RefCell;
+use core::fmt;
+use core::marker::PhantomData;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use crate::memory::shared::Ticket;
+
+mod memory;
+mod shared;
+mod stimuli;
+
+pub use memory::MemorySnapshot;
+pub use shared::SharedSnapshot;
+
+/// The snapshot format version this build writes and reads.
+pub const SNAPSHOT_VERSION: u16 = 2;
+
+/// Why a snapshot that decoded could not be restored.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum SnapshotError {
+    /// Written by another version of the format.
+    Version {
+        /// The snapshot's version.
+        found: u16,
+        /// The version this build reads ([`SNAPSHOT_VERSION`]).
+        supported: u16,
+    },
+    /// Taken from another tree.
+    OtherTree {
+        /// The tree restored into.
+        tree: &'static str,
+        /// The tree the snapshot names.
+        found: String,
+    },
+    /// Taken from a tree of the same name whose structure has changed since.
+    StructureChanged {
+        /// The tree.
+        tree: &'static str,
+        /// What differs first: `"item count"` or `"structure"` (the
+        /// fingerprint: a decider's name, kind, policy, children,
+        /// preconditions or behavior).
+        what: &'static str,
+        /// The saved value (item count, or fingerprint).
+        saved: u64,
+        /// The tree's value.
+        current: u64,
+    },
+    /// A list of the wrong length.
+    Count {
+        /// Which list.
+        what: &'static str,
+        /// Its length in the snapshot.
+        found: usize,
+        /// The length the tree needs (the most, for a path or a queue).
+        expected: usize,
+    },
+    /// An index past the end of what it indexes.
+    OutOfRange {
+        /// Which index.
+        what: &'static str,
+        /// Its value.
+        index: u64,
+        /// How many there are.
+        len: usize,
+    },
+    /// The active path is not a path down the tree.
+    BadPath {
+        /// The depth at fault.
+        depth: usize,
+        /// The item index the snapshot has there.
+        item: u16,
+        /// What is wrong.
+        problem: &'static str,
+    },
+    /// A memory block that does not fit its level's behavior.
+    Block {
+        /// The behavior.
+        behavior: &'static str,
+        /// The depth of its level.
+        depth: usize,
+        /// What is wrong.
+        problem: &'static str,
+    },
+    /// A value no saved state can have.
+    BadValue {
+        /// Which value.
+        what: &'static str,
+    },
+    /// The same deferred-action request twice in the queue.
+    DuplicateTicket {
+        /// Its ticket.
+        ticket: Ticket,
+    },
+}
+
+impl fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SnapshotError::Version { found, supported } => write!(
+                f,
+                "snapshot format version {found}; this build reads version {supported}"
+            ),
+            SnapshotError::OtherTree { tree, found } => {
+                write!(
+                    f,
+                    "tree `{tree}`: the snapshot was taken from tree `{found}`"
+                )
+            }
+            SnapshotError::StructureChanged {
+                tree,
+                what,
+                saved,
+                current,
+            } => write!(
+                f,
+                "tree `{tree}`: its {what} changed since the snapshot was taken \
+                 (saved {saved:#x}, now {current:#x})"
+            ),
+            SnapshotError::Count {
+                what,
+                found,
+                expected,
+            } => write!(f, "{what}: the snapshot has {found}, the tree {expected}"),
+            SnapshotError::OutOfRange { what, index, len } => {
+                write!(f, "{what} {index} out of range (there are {len})")
+            }
+            SnapshotError::BadPath {
+                depth,
+                item,
+                problem,
+            } => write!(f, "active path at depth {depth} (item {item}): {problem}"),
+            SnapshotError::Block {
+                behavior,
+                depth,
+                problem,
+            } => write!(
+                f,
+                "memory block of behavior `{behavior}` at depth {depth}: {problem}"
+            ),
+            SnapshotError::BadValue { what } => write!(f, "invalid {what}"),
+            SnapshotError::DuplicateTicket { ticket } => {
+                write!(f, "deferred-action ticket {ticket} queued twice")
+            }
+        }
+    }
+}
+
+impl core::error::Error for SnapshotError {}
+
+/// Why a restore failed: the format could not decode the input (`E` is the
+/// deserializer's error), or the snapshot does not fit.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RestoreError<E> {
+    /// The input is not a snapshot in this format (truncated, corrupt, of
+    /// another type).
+    Format(E),
+    /// The snapshot decoded but cannot be restored here.
+    Snapshot(SnapshotError),
+}
+
+impl<E: fmt::Display> fmt::Display for RestoreError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RestoreError::Format(e) => write!(f, "cannot decode the snapshot: {e}"),
+            RestoreError::Snapshot(e) => e.fmt(f),
+        }
+    }
+}
+
+impl<E: fmt::Debug + fmt::Display> core::error::Error for RestoreError<E> {}
+
+/// Where a restore keeps the [`SnapshotError`] it raised, so that the
+/// caller gets it typed even though serde passes it on as a message.
+#[derive(Default)]
+pub(crate) struct Fault(RefCell<Option<SnapshotError>>);
+
+impl Fault {
+    /// Records `e` and returns it as the format's error.
+    pub(crate) fn raise<E: de::Error>(&self, e: SnapshotError) -> E {
+        let error = E::custom(&e);
+        *self.0.borrow_mut() = Some(e);
+        error
+    }
+
+    /// The typed error of a failed restore.
+    pub(crate) fn finish<T, E>(self, r: Result<T, E>) -> Result<T, RestoreError<E>> {
+        r.map_err(|e| match self.0.into_inner() {
+            Some(fault) => RestoreError::Snapshot(fault),
+            None => RestoreError::Format(e),
+        })
+    }
+}
+
+/// A snapshot's header: what it was taken from.
+pub(crate) struct Header {
+    pub(crate) tree: &'static str,
+    pub(crate) items: usize,
+    pub(crate) fingerprint: u64,
+}
+
+impl Header {
+    /// Reads and checks the header fields, first to last.
+    pub(crate) fn check<'de, F: Fields<'de>>(
+        &self,
+        f: &mut F,
+        fault: &Fault,
+    ) -> Result<(), F::Error> {
+        let version: u16 = f.field("version")?;
+        if version != SNAPSHOT_VERSION {
+            return Err(fault.raise(SnapshotError::Version {
+                found: version,
+                supported: SNAPSHOT_VERSION,
+            }));
+        }
+        let tree: String = f.field("tree")?;
+        if tree != self.tree {
+            return Err(fault.raise(SnapshotError::OtherTree {
+                tree: self.tree,
+                found: tree,
+            }));
+        }
+        let items: u64 = f.field("items")?;
+        if items != self.items as u64 {
+            return Err(fault.raise(SnapshotError::StructureChanged {
+                tree: self.tree,
+                what: "item count",
+                saved: items,
+                current: self.items as u64,
+            }));
+        }
+        let fingerprint: u64 = f.field("fingerprint")?;
+        if fingerprint != self.fingerprint {
+            return Err(fault.raise(SnapshotError::StructureChanged {
+                tree: self.tree,
+                what: "structure",
+                saved: fingerprint,
+                current: self.fingerprint,
+            }));
+        }
+        Ok(())
+    }
+}
+
+/// A time as a snapshot stores it: `None` for "never" (negative infinity),
+/// which not every format can write.
+pub(crate) fn time_out(t: f64) -> Option<f64> {
+    (t != f64::NEG_INFINITY).then_some(t)
+}
+
+/// A stored time moved by `shift`, checked.
+pub(crate) fn time_in(
+    t: Option<f64>,
+    shift: f64,
+    what: &'static str,
+) -> Result<f64, SnapshotError> {
+    match t {
+        None => Ok(f64::NEG_INFINITY),
+        Some(t) if t.is_finite() && (t + shift).is_finite() => Ok(t + shift),
+        Some(_) => Err(SnapshotError::BadValue { what }),
+    }
+}
+
+/// The fields of a struct being read, from a sequence (compact formats) or
+/// a map (self-describing ones) alike, in their declared order.
+pub(crate) trait Fields<'de> {
+    /// The format's error.
+    type Error: de::Error;
+
+    /// Reads the next field, which must be `name`.
+    fn field<T: de::Deserialize<'de>>(&mut self, name: &'static str) -> Result<T, Self::Error> {
+        self.field_seed(name, PhantomData)
+    }
+
+    /// Reads the next field, which must be `name`, through `seed`.
+    fn field_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        name: &'static str,
+        seed: T,
+    ) -> Result<T::Value, Self::Error>;
+}
+
+struct SeqFields<A>(A, usize);
+
+impl<'de, A: SeqAccess<'de>> Fields<'de> for SeqFields<A> {
+    type Error = A::Error;
+
+    fn field_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        name: &'static str,
+        seed: T,
+    ) -> Result<T::Value, A::Error> {
+        let at = self.1;
+        self.1 += 1;
+        self.0
+            .next_element_seed(seed)?
+            .ok_or_else(|| de::Error::custom(format_args!("missing field `{name}` (field {at})")))
+    }
+}
+
+struct MapFields<A>(A);
+
+impl<'de, A: MapAccess<'de>> Fields<'de> for MapFields<A> {
+    type Error = A::Error;
+
+    fn field_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        name: &'static str,
+        seed: T,
+    ) -> Result<T::Value, A::Error> {
+        match self.0.next_key_seed(Key(name))? {
+            Some(()) => self.0.next_value_seed(seed),
+            None => Err(de::Error::missing_field(name)),
+        }
+    }
+}
+
+/// Reads one map key and checks that it is `self.0`.
+struct Key(&'static str);
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_identifier(self)
+    }
+}
+
+impl Visitor<'_> for Key {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the field `{}`", self.0)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        if v == self.0 {
+            Ok(())
+        } else {
+            Err(E::custom(format_args!(
+                "expected the field `{}`, found `{v}` (fields come in their saved order)",
+                self.0
+            )))
+        }
+    }
+}
+
+/// What a struct's fields make, read by [`read_struct`].
+pub(crate) trait Body<'de> {
+    /// The value made.
+    type Value;
+
+    /// Reads every field, in order.
+    fn read<F: Fields<'de>>(self, f: &mut F) -> Result<Self::Value, F::Error>;
+}
+
+struct StructVisitor<B>(B, &'static str);
+
+impl<'de, B: Body<'de>> Visitor<'de> for StructVisitor<B> {
+    type Value = B::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a {} snapshot", self.1)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<B::Value, A::Error> {
+        self.0.read(&mut SeqFields(seq, 0))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<B::Value, A::Error> {
+        self.0.read(&mut MapFields(map))
+    }
+}
+
+/// Reads the struct `name` with `fields` from `d` into `body`.
+pub(crate) fn read_struct<'de, D: Deserializer<'de>, B: Body<'de>>(
+    d: D,
+    name: &'static str,
+    fields: &'static [&'static str],
+    body: B,
+) -> Result<B::Value, D::Error> {
+    d.deserialize_struct(name, fields, StructVisitor(body, name))
+}
+
+/// What the `persist` key of `behavior!` expands to. Not public API.
+#[doc(hidden)]
+pub mod private {
+    use crate::memory::raw::PersistFns;
+
+    /// A memory type a `persist` behavior `B` can save and restore.
+    #[diagnostic::on_unimplemented(
+        message = "behavior `{B}` is declared with `persist`, but its memory type `{Self}` cannot be saved",
+        label = "`{Self}` must implement `serde::Serialize` and `serde::Deserialize`",
+        note = "derive both for `{Self}`, or remove `persist`: a restored agent then activates `{B}` afresh"
+    )]
+    pub trait PersistMemory<B>: serde::Serialize + serde::de::DeserializeOwned + 'static {}
+
+    impl<B, M: serde::Serialize + serde::de::DeserializeOwned + 'static> PersistMemory<B> for M {}
+
+    /// The save and restore functions of behavior `B`'s memory type `M`.
+    pub const fn persist<B, M: PersistMemory<B>>() -> PersistFns {
+        PersistFns::of::<M>()
+    }
+}

@@ -1,0 +1,381 @@
+//! Snapshots of a crowd's shared state.
+
+use alloc::vec::Vec;
+use core::fmt;
+use core::sync::atomic::Ordering;
+
+use serde::de::Deserializer;
+use serde::ser::{SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize};
+
+use super::{
+    Body, Fault, Fields, Header, RestoreError, SnapshotError, read_struct, time_in, time_out,
+};
+use crate::decl::{Action, ItemIdx};
+use crate::memory::shared::{self as sync, ActionOp, ActionRequest, Ticket, TreeShared};
+use crate::tree::{NO_SLOT, Tree};
+
+/// A crowd's shared state as serde writes it: made by
+/// [`TreeShared::snapshot`], restored by [`TreeShared::restore`].
+pub struct SharedSnapshot<'s> {
+    shared: &'s TreeShared,
+    header: Header,
+    now: f64,
+}
+
+impl fmt::Debug for SharedSnapshot<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SharedSnapshot")
+            .field("shared", self.shared)
+            .field("now", &self.now)
+            .finish()
+    }
+}
+
+const FIELDS: &[&str] = &[
+    "version",
+    "tree",
+    "items",
+    "fingerprint",
+    "saved_at",
+    "gates",
+    "cooldowns",
+    "roles",
+    "crowd",
+    "launches",
+    "queue",
+    "lost",
+];
+
+/// A ticket as saved: the crowd it was issued in (the saving crowd's id),
+/// the agent id of its launch, the memory slot and the crowd-wide serial.
+#[derive(Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct TicketSnap {
+    crowd: u32,
+    agent: u32,
+    slot: u16,
+    serial: u32,
+}
+
+fn ticket_out(t: Ticket) -> TicketSnap {
+    TicketSnap {
+        crowd: t.crowd(),
+        agent: t.agent(),
+        slot: t.slot() as u16,
+        serial: t.serial(),
+    }
+}
+
+/// A saved ticket of the crowd `from`, as a ticket of the crowd `into`
+/// (see [`TreeShared::adopt_ticket`]).
+fn ticket_in(t: TicketSnap, from: u32, into: u32) -> Result<Ticket, SnapshotError> {
+    if t.crowd != from {
+        return Err(SnapshotError::BadValue {
+            what: "queued request's crowd",
+        });
+    }
+    if t.serial == 0 || t.serial > sync::SERIAL_MAX {
+        return Err(SnapshotError::BadValue {
+            what: "queued request's ticket serial",
+        });
+    }
+    Ok(Ticket::new(into, t.agent, t.slot, t.serial))
+}
+
+/// A queued deferred-action request as saved (its agent is its ticket's).
+#[derive(Serialize, Deserialize)]
+struct RequestSnap {
+    item: u16,
+    ticket: TicketSnap,
+    /// The action of a launch; `None` for a cancellation.
+    launch: Option<(u32, u64)>,
+}
+
+fn request_out(r: &ActionRequest) -> RequestSnap {
+    RequestSnap {
+        item: r.item.0,
+        ticket: ticket_out(r.ticket),
+        launch: match r.op {
+            ActionOp::Launch(a) => Some((a.code, a.arg)),
+            ActionOp::Cancel => None,
+        },
+    }
+}
+
+/// A saved request of the crowd `from`, checked against the tree's items,
+/// as a request of the crowd `into`.
+fn request_in<A: 'static>(
+    r: &RequestSnap,
+    items: &[crate::tree::Item<A>],
+    (from, into): (u32, u32),
+) -> Result<ActionRequest, SnapshotError> {
+    let Some(item) = items.get(r.item as usize) else {
+        return Err(SnapshotError::OutOfRange {
+            what: "queued request's item",
+            index: u64::from(r.item),
+            len: items.len(),
+        });
+    };
+    if item.action == NO_SLOT || item.action != r.ticket.slot {
+        return Err(SnapshotError::BadValue {
+            what: "queued request's ticket slot",
+        });
+    }
+    let ticket = ticket_in(r.ticket, from, into)?;
+    Ok(ActionRequest {
+        agent: ticket.agent(),
+        item: ItemIdx(r.item),
+        ticket,
+        op: match r.launch {
+            Some((code, arg)) => ActionOp::Launch(Action::new(code, arg)),
+            None => ActionOp::Cancel,
+        },
+    })
+}
+
+impl Serialize for SharedSnapshot<'_> {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        let (gates, cooldowns, roles) = self.shared.words();
+        let mut queue = Vec::with_capacity(self.shared.queued());
+        self.shared.peek_actions(|r| queue.push(request_out(&r)));
+        let mut st = s.serialize_struct("TreeShared", FIELDS.len())?;
+        st.serialize_field("version", &super::SNAPSHOT_VERSION)?;
+        st.serialize_field("tree", self.header.tree)?;
+        st.serialize_field("items", &(self.header.items as u64))?;
+        st.serialize_field("fingerprint", &self.header.fingerprint)?;
+        st.serialize_field("saved_at", &self.now)?;
+        let load32 = |w: &core::sync::atomic::AtomicU32| w.load(Ordering::Acquire);
+        let load64 = |w: &core::sync::atomic::AtomicU64| w.load(Ordering::Acquire);
+        st.serialize_field("gates", &gates.iter().map(load32).collect::<Vec<_>>())?;
+        st.serialize_field(
+            "cooldowns",
+            &cooldowns
+                .iter()
+                .map(|c| time_out(f64::from_bits(load64(c))))
+                .collect::<Vec<_>>(),
+        )?;
+        st.serialize_field("roles", &roles.iter().map(load64).collect::<Vec<_>>())?;
+        st.serialize_field("crowd", &self.shared.id())?;
+        st.serialize_field("launches", &self.shared.launches())?;
+        st.serialize_field("queue", &queue)?;
+        st.serialize_field("lost", &(self.shared.lost_requests() as u64))?;
+        st.end()
+    }
+}
+
+impl TreeShared {
+    /// A snapshot of this shared state taken at clock reading `now`, named
+    /// by the tree it was made for (its name, item count and structural
+    /// [`fingerprint`](Self::fingerprint)). It holds the crowd's [`id`](Self::id)
+    /// and launch count, so that a restored crowd goes on issuing unique
+    /// tickets. Take it between crowd ticks: requests queued while it is
+    /// taken may be missed. See [the `persist` module](crate::persist).
+    pub fn snapshot(&self, now: f64) -> SharedSnapshot<'_> {
+        SharedSnapshot {
+            shared: self,
+            header: Header {
+                tree: self.tree_name(),
+                items: self.items(),
+                fingerprint: self.fingerprint(),
+            },
+            now,
+        }
+    }
+
+    /// Replaces this shared state (gates, cooldowns, role lobbies, the
+    /// queue, its lost count and the crowd's launch count) with a snapshot
+    /// read from `d`, moving its cooldown stamps to the clock reading `now`.
+    /// Restore it before the memories bound to it, and between crowd ticks.
+    /// `tree` is the tree it was made for: the snapshot's counts, gate
+    /// limits, role sizes and requests are checked against it.
+    ///
+    /// This crowd keeps its own [`id`](Self::id): the restored queue's
+    /// requests and the pending launches of memories restored into it carry
+    /// it in their tickets, and complete as tickets of this crowd. Serials
+    /// go on from the saved launch count, so no restored ticket is issued
+    /// again. A ticket kept from before the save names the saved crowd:
+    /// [`adopt_ticket`](Self::adopt_ticket) makes it one of this crowd.
+    ///
+    /// # Errors
+    /// [`RestoreError::Format`] when `d` cannot decode a snapshot;
+    /// [`RestoreError::Snapshot`] when it is of another format version,
+    /// tree or structure, has more queued requests than this queue holds,
+    /// a request for an item out of range, or the same ticket queued twice.
+    /// The shared state is left unchanged then.
+    ///
+    /// # Panics
+    /// If this shared state was made for another tree.
+    pub fn restore<
+        'de,
+        D: Deserializer<'de>,
+        A: 'static,
+        const L: usize,
+        const S: usize,
+        const N: usize,
+    >(
+        &self,
+        tree: &'static Tree<A, L, S, N>,
+        now: f64,
+        d: D,
+    ) -> Result<(), RestoreError<D::Error>> {
+        assert!(
+            self.fits(tree),
+            "tree `{}`: the shared state was made for tree `{}`",
+            tree.name,
+            self.tree_name()
+        );
+        let fault = Fault::default();
+        let parsed = read_struct(
+            d,
+            "TreeShared",
+            FIELDS,
+            SharedBody {
+                tree,
+                into: self.id(),
+                capacity: self.action_capacity(),
+                now,
+                fault: &fault,
+            },
+        );
+        let p = fault.finish(parsed)?;
+        let (gates, cooldowns, roles) = self.words();
+        for (w, &v) in gates.iter().zip(&p.gates) {
+            w.store(v, Ordering::Release);
+        }
+        for (w, &v) in cooldowns.iter().zip(&p.cooldowns) {
+            w.store(v, Ordering::Release);
+        }
+        for (w, &v) in roles.iter().zip(&p.roles) {
+            w.store(v, Ordering::Release);
+        }
+        self.replace_queue(&p.queue, p.lost, p.launches, p.crowd);
+        Ok(())
+    }
+}
+
+/// Checks gate counts and role words against their deciders' limits.
+fn check_shared<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    gates: &[u32],
+    roles: &[u64],
+) -> Result<(), SnapshotError> {
+    for item in tree.items {
+        let sync = item.decider.pre.sync;
+        if item.gate != NO_SLOT && gates[item.gate as usize] > u32::from(sync.gate) {
+            return Err(SnapshotError::BadValue {
+                what: "gate count above its limit",
+            });
+        }
+        if item.role != NO_SLOT {
+            let w = roles[item.role as usize];
+            let size = u64::from(sync.together);
+            let parts = [w & 0xFF, (w >> 8) & 0xFF, (w >> 16) & 0xFF];
+            if (w >> 24) & 0xFF != 0 || parts.iter().any(|&n| n > size) {
+                return Err(SnapshotError::BadValue {
+                    what: "group role lobby",
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+struct Parsed {
+    gates: Vec<u32>,
+    cooldowns: Vec<u64>,
+    roles: Vec<u64>,
+    queue: Vec<ActionRequest>,
+    lost: usize,
+    launches: u32,
+    crowd: u32,
+}
+
+struct SharedBody<'f, A: 'static, const L: usize, const S: usize, const N: usize> {
+    tree: &'static Tree<A, L, S, N>,
+    /// The id of the crowd restored into.
+    into: u32,
+    capacity: usize,
+    now: f64,
+    fault: &'f Fault,
+}
+
+impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> Body<'de>
+    for SharedBody<'_, A, L, S, N>
+{
+    type Value = Parsed;
+
+    fn read<F: Fields<'de>>(self, f: &mut F) -> Result<Parsed, F::Error> {
+        let (tree, fault) = (self.tree, self.fault);
+        let shape = tree.shape;
+        let raise = |e| fault.raise::<F::Error>(e);
+        Header {
+            tree: tree.name,
+            items: tree.items.len(),
+            fingerprint: shape.fingerprint,
+        }
+        .check(f, fault)?;
+        let saved_at: f64 = f.field("saved_at")?;
+        if !saved_at.is_finite() || !self.now.is_finite() {
+            return Err(raise(SnapshotError::BadValue {
+                what: "clock reading",
+            }));
+        }
+        let shift = self.now - saved_at;
+        let gates: Vec<u32> = f.field("gates")?;
+        super::memory::count(&gates, shape.gates, "gates").map_err(raise)?;
+        let cooldowns: Vec<Option<f64>> = f.field("cooldowns")?;
+        super::memory::count(&cooldowns, shape.cooldowns, "cooldowns").map_err(raise)?;
+        let cooldowns = cooldowns
+            .iter()
+            .map(|&c| time_in(c, shift, "cooldown stamp").map(f64::to_bits))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(raise)?;
+        let roles: Vec<u64> = f.field("roles")?;
+        super::memory::count(&roles, shape.roles, "group roles").map_err(raise)?;
+        check_shared(tree, &gates, &roles).map_err(raise)?;
+        let crowd: u32 = f.field("crowd")?;
+        let launches: u32 = f.field("launches")?;
+        if crowd == 0 {
+            return Err(raise(SnapshotError::BadValue { what: "crowd id" }));
+        }
+        let saved: Vec<RequestSnap> = f.field("queue")?;
+        if saved.len() > self.capacity {
+            return Err(raise(SnapshotError::Count {
+                what: "queued deferred-action requests",
+                found: saved.len(),
+                expected: self.capacity,
+            }));
+        }
+        let queue = saved
+            .iter()
+            .map(|r| request_in(r, tree.items, (crowd, self.into)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(raise)?;
+        // A request is one agent's launch or cancel of one ticket: sorted,
+        // a repeated one sits beside its twin.
+        let mut keys: Vec<_> = queue
+            .iter()
+            .map(|r| {
+                let launch = matches!(r.op, ActionOp::Launch(_));
+                (r.agent, r.ticket.slot(), r.ticket.serial(), launch)
+            })
+            .collect();
+        keys.sort_unstable();
+        if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
+            let (agent, slot, serial, _) = w[0];
+            return Err(raise(SnapshotError::DuplicateTicket {
+                ticket: Ticket::new(crowd, agent, slot as u16, serial),
+            }));
+        }
+        let lost: u64 = f.field("lost")?;
+        Ok(Parsed {
+            gates,
+            cooldowns,
+            roles,
+            queue,
+            lost: usize::try_from(lost).unwrap_or(usize::MAX),
+            launches,
+            crowd,
+        })
+    }
+}
