@@ -14,89 +14,12 @@
 //! Shared deciders are inlined at every place they are used, so the stream
 //! is a tree even when the declaration is a DAG.
 
+pub(crate) mod fingerprint;
+
 use crate::decl::{Decider, DeciderFlags, DeciderKind, Policy};
-use crate::raw::{ErasedBehavior, TypeLayout};
+use crate::memory::raw::{ErasedBehavior, TypeLayout};
 use crate::tree::{FlagCheck, Has, Item, NO_PARENT, NO_SLOT};
-
-/// Most depth levels a tree may have (the root is level 0).
-pub const MAX_LEVELS: usize = 32;
-/// Most children of one group: the width of the redecide mask.
-pub const MAX_CHILDREN: usize = 64;
-/// Most children of one shuffle group: the width of its round mask.
-pub const MAX_SHUFFLE_CHILDREN: usize = 32;
-/// Most items of one compiled tree (indices are `u16`).
-pub const MAX_ITEMS: usize = u16::MAX as usize;
-/// Block size of a tree that does not choose one: 128 bytes, as in Spore.
-pub const DEFAULT_BLOCK: usize = 128;
-
-/// What the validation pass counts: it sizes the item stream and the agent
-/// memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shape {
-    /// Items in the flattened stream.
-    pub items: usize,
-    /// Depth levels (the deepest item's depth plus one).
-    pub levels: usize,
-    /// Timer preconditions (one memory slot each).
-    pub timers: usize,
-    /// Shuffle groups (one memory slot each).
-    pub shuffles: usize,
-    /// Group roles (one memory slot each, and one shared lobby).
-    pub roles: usize,
-    /// Behaviors with a deferred action (one memory slot each).
-    pub actions: usize,
-    /// Gates (shared counters, no memory slot).
-    pub gates: usize,
-    /// Global cooldowns (shared stamps, no memory slot).
-    pub cooldowns: usize,
-    /// A hash of the tree's structure: every decider's name, kind, policy,
-    /// children, preconditions and behavior, in preorder (so the slot
-    /// layout too). Saved agent state names it, and restores only into a
-    /// tree with the same fingerprint.
-    pub fingerprint: u64,
-}
-
-impl Shape {
-    /// Memory slots an agent needs: timers first, then shuffle groups,
-    /// group roles and deferred actions.
-    pub const fn slots(&self) -> usize {
-        self.timers + self.shuffles + self.roles + self.actions
-    }
-
-    /// Whether the tree has gates, global cooldowns, group roles or
-    /// deferred actions: state its crowd shares in a `TreeShared`.
-    pub const fn needs_shared(&self) -> bool {
-        self.gates + self.cooldowns + self.roles + self.actions > 0
-    }
-
-    /// The memory slot of group role `role`.
-    pub const fn role_slot(&self, role: u16) -> usize {
-        self.timers + self.shuffles + role as usize
-    }
-
-    /// The memory slot of the first deferred action; the others follow.
-    pub const fn first_action_slot(&self) -> usize {
-        self.role_slot(0) + self.roles
-    }
-}
-
-/// 32-bit FNV-1a of `module::name`: the stable id of a decider or behavior.
-pub const fn fnv1a(module: &str, name: &str) -> u32 {
-    let mut h: u32 = 0x811c_9dc5;
-    h = fnv_bytes(h, module.as_bytes());
-    h = fnv_bytes(h, b"::");
-    fnv_bytes(h, name.as_bytes())
-}
-
-const fn fnv_bytes(mut h: u32, bytes: &[u8]) -> u32 {
-    let mut i = 0;
-    while i < bytes.len() {
-        h ^= bytes[i] as u32;
-        h = h.wrapping_mul(0x0100_0193);
-        i += 1;
-    }
-    h
-}
+use crate::tree::{MAX_CHILDREN, MAX_ITEMS, MAX_LEVELS, MAX_SHUFFLE_CHILDREN, Shape};
 
 /// Validates the graph under `root` and counts its shape.
 ///
@@ -136,7 +59,7 @@ const fn count<A>(
         actions: 0,
         gates: 0,
         cooldowns: 0,
-        fingerprint: crate::fingerprint::SEED,
+        fingerprint: fingerprint::SEED,
     };
     walk(root, 0, &mut path, &mut acc, block, max_depth, strict);
     acc
@@ -171,7 +94,7 @@ const fn walk<A>(
     }
     path[depth] = d.id;
     acc.items += 1;
-    acc.fingerprint = crate::fingerprint::mix_decider(acc.fingerprint, d, depth);
+    acc.fingerprint = fingerprint::mix_decider(acc.fingerprint, d, depth);
     if acc.items > MAX_ITEMS {
         if strict {
             tree_has_too_many_items(d.name);
@@ -291,7 +214,7 @@ const fn check_layout(name: &str, what: &str, layout: TypeLayout, block: usize) 
     if layout.size > block {
         type_larger_than_block(name, what, layout.size, block);
     }
-    if layout.align > crate::raw::BLOCK_ALIGN {
+    if layout.align > crate::memory::raw::BLOCK_ALIGN {
         type_over_aligned(name, what, layout.align);
     }
 }
@@ -724,7 +647,7 @@ const fn type_over_aligned(behavior: &str, what: &str, align: usize) -> ! {
         .s(" type needs ")
         .n(align)
         .s("-byte alignment; blocks are aligned to ")
-        .n(crate::raw::BLOCK_ALIGN)
+        .n(crate::memory::raw::BLOCK_ALIGN)
         .s(" bytes")
         .fail()
 }

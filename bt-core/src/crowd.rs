@@ -1,7 +1,8 @@
 //! Ticking a crowd: many agents, one shared tree.
 
+use crate::decl::TickInput;
+use crate::interp::{TickError, tick};
 use crate::memory::AgentMemory;
-use crate::tick::{TickError, TickInput, tick};
 use crate::tree::Tree;
 
 /// What a crowd tick did, summed over the agents.
@@ -73,6 +74,7 @@ impl CrowdReport {
 /// # Panics
 /// If the slices differ in length, or a callback panics (the agents after
 /// it are not ticked; the panicking agent's memory is left idle).
+#[inline]
 pub fn tick_all<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agents: &mut [A],
@@ -112,7 +114,7 @@ fn tick_slice<A: 'static, const L: usize, const S: usize, const N: usize>(
             next.prefetch();
         }
         if let Some(next) = agents.get(j + AHEAD) {
-            crate::raw::prefetch(next);
+            crate::memory::raw::prefetch(next);
         }
         if let Some(soon) = memories.get(j + AHEAD / 2) {
             soon.prefetch_leaf_block();

@@ -6,14 +6,17 @@
 //! [`fmt::Write`] and allocate nothing; [`record_trace`] is for tests and
 //! returns a `String`.
 
+pub(crate) mod trace;
+
 use alloc::string::String;
 use core::fmt::{self, Write};
 
+use crate::decl::TickInput;
 use crate::decl::{DeciderFlags, FlagTest};
+use crate::interp::{TickReport, tick_traced};
 use crate::memory::{ActiveLevel, AgentMemory};
-use crate::tick::{TickInput, TickReport, tick_traced};
-use crate::trace::TraceRecorder;
 use crate::tree::{Node, Tree};
+use trace::TraceRecorder;
 
 /// What [`debug_print_state`] shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -7,9 +7,16 @@
 use core::fmt;
 use core::marker::PhantomData;
 
-use crate::raw::{DSink, ErasedBehavior, TypeLayout};
-use crate::sync::{Action, ActionState};
-use crate::tree::ItemIdx;
+use crate::memory::raw::{DSink, ErasedBehavior, TypeLayout};
+
+pub(crate) mod behavior;
+mod input;
+
+pub(crate) use behavior::bits_as;
+pub use behavior::fnv1a;
+pub use behavior::{Action, ActionState, BehaviorDef, Ctx, ItemIdx};
+pub(crate) use input::period_runs;
+pub use input::{TIMER_SLACK, TickInput};
 
 /// How a group decider picks the child that runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -392,166 +399,9 @@ impl<A: 'static> fmt::Debug for ErasedBehavior<A> {
     }
 }
 
-/// A behavior's definition, as the [`behavior!`](crate::behavior) macro
-/// writes it: the memory and DBlock types and the callbacks. Every callback
-/// has a default, and the `HAS_*` constants let the interpreter skip the
-/// call when the default would run.
-pub trait BehaviorDef<A>: 'static {
-    /// The memory block: built by `Default` at activation, handed to every
-    /// callback, dropped at deactivation.
-    type Memory: Default + Send + 'static;
-    /// The value a `decide` may hand to `activate`.
-    type DBlock: 'static;
-    /// The behavior's name.
-    const NAME: &'static str;
-    /// The module that declares it (part of the stable id).
-    const MODULE: &'static str;
-    /// The memory type as written in the declaration.
-    const MEMORY_TYPE: &'static str = "()";
-    /// The DBlock type as written in the declaration.
-    const DBLOCK_TYPE: &'static str = "()";
-    /// Whether a `decide` may hand a DBlock to `activate`.
-    const HAS_DBLOCK: bool = false;
-    /// Whether `activate` is defined.
-    const HAS_ACTIVATE: bool = false;
-    /// Whether `tick` is defined.
-    const HAS_TICK: bool = false;
-    /// Whether `deactivate` is defined.
-    const HAS_DEACTIVATE: bool = false;
-    /// Whether `launch` is defined: the behavior is a deferred action.
-    const HAS_LAUNCH: bool = false;
-    /// How the memory block is saved and restored (`persist` key); `None`:
-    /// it is not, and a restored agent re-activates the behavior.
-    const PERSIST: Option<crate::raw::PersistFns> = None;
-
-    /// Starts the behavior; `false` fails it (its `deactivate` still runs).
-    fn activate(
-        agent: &mut A,
-        memory: &mut Self::Memory,
-        dblock: Option<Self::DBlock>,
-        cx: &Ctx,
-    ) -> bool {
-        let _ = (agent, memory, dblock, cx);
-        true
-    }
-
-    /// Runs one tick; `false` ends the behavior. The default runs until
-    /// something preempts it.
-    fn tick(agent: &mut A, memory: &mut Self::Memory, cx: &Ctx) -> bool {
-        let _ = (agent, memory, cx);
-        true
-    }
-
-    /// Stops the behavior; runs exactly once per activation.
-    fn deactivate(agent: &mut A, memory: &mut Self::Memory, cx: &Ctx) {
-        let _ = (agent, memory, cx);
-    }
-
-    /// A deferred action: runs after a successful `activate` and returns
-    /// the request for a game system to carry out (`None` fails the
-    /// activation). The request goes to the [`TreeShared`](crate::TreeShared)
-    /// queue; the behavior then sees its progress in [`Ctx::action`].
-    fn launch(agent: &mut A, memory: &mut Self::Memory, cx: &Ctx) -> Option<Action> {
-        let _ = (agent, memory, cx);
-        None
-    }
-}
-
-/// What a behavior callback sees besides the agent and its memory block.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[non_exhaustive]
-pub struct Ctx {
-    /// Absolute time of this tick, in seconds.
-    pub now: f64,
-    /// Time since the previous tick, in seconds.
-    pub dt: f32,
-    /// When the behavior's decider was activated.
-    pub since: f64,
-    /// The behavior flags word of the decider that runs the behavior.
-    pub flags: u64,
-    /// The caller's decision flags for this tick.
-    pub decision: u64,
-    /// The agent's stimuli flags for this tick.
-    pub stimuli: u64,
-    /// The agent id given in the tick input.
-    pub agent: u32,
-    /// Depth of the decider in the tree (the root is 0).
-    pub depth: u8,
-    /// The state of the behavior's deferred action ([`ActionState::None`]
-    /// for a behavior without `launch`).
-    pub action: ActionState,
-}
-
-impl Ctx {
-    /// A context at time `now` with step `dt`, activated now, with no
-    /// flags: for calling behavior functions directly in unit tests.
-    pub const fn at(now: f64, dt: f32) -> Ctx {
-        Ctx {
-            now,
-            dt,
-            since: now,
-            flags: 0,
-            decision: 0,
-            stimuli: 0,
-            agent: 0,
-            depth: 0,
-            action: ActionState::None,
-        }
-    }
-
-    /// The same context with the deferred-action state `action`.
-    pub const fn with_action(mut self, action: ActionState) -> Ctx {
-        self.action = action;
-        self
-    }
-
-    /// The same context with the behavior flags word `flags`.
-    pub const fn with_flags(mut self, flags: u64) -> Ctx {
-        self.flags = flags;
-        self
-    }
-
-    /// The same context, activated at `since`.
-    pub const fn with_since(mut self, since: f64) -> Ctx {
-        self.since = since;
-        self
-    }
-
-    /// Seconds since the behavior's decider was activated.
-    pub fn time_active(&self) -> f64 {
-        self.now - self.since
-    }
-
-    /// The behavior flags word as the user's own flags type.
-    pub fn flags_as<F: bitflags::Flags>(&self) -> F
-    where
-        F::Bits: TryFrom<u64>,
-    {
-        bits_as(self.flags)
-    }
-}
-
-/// Reads a 64-bit flag word as the user's flags type, dropping bits the
-/// type does not define.
-pub(crate) fn bits_as<F: bitflags::Flags>(word: u64) -> F
-where
-    F::Bits: TryFrom<u64>,
-{
-    let width = 8 * core::mem::size_of::<F::Bits>();
-    let word = if width >= 64 {
-        word
-    } else {
-        word & ((1u64 << width) - 1)
-    };
-    match F::Bits::try_from(word) {
-        Ok(bits) => F::from_bits_truncate(bits),
-        Err(_) => F::empty(),
-    }
-}
-
 /// The raw form of a [`Decide`]: what a compiled `decide` receives.
 pub struct DecideRaw<'a> {
-    pub(crate) input: &'a crate::TickInput,
+    pub(crate) input: &'a TickInput,
     pub(crate) item: ItemIdx,
     pub(crate) sink: Option<DSink<'a>>,
 }

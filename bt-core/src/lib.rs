@@ -51,6 +51,32 @@
 //! assert_eq!(critter.log, ["wander", "wander", "eat", "wander", "wander"]);
 //! ```
 //!
+//! # How the source is laid out
+//!
+//! Each folder of `src/` is a layer, and a layer uses only its own modules
+//! and the layers listed before it (`tests/layers.rs` checks it):
+//!
+//! 1. `decl` — what the macros write: deciders, behaviors, policies, flag
+//!    tests; the behavior contract (`decl/behavior.rs`: [`BehaviorDef`],
+//!    [`Ctx`], [`Action`], [`ItemIdx`]) and the tick's input.
+//! 2. `tree` — the compiled stream: the flat item table, its limits and
+//!    [`Shape`], and lookups over it.
+//! 3. `compile` — the const compile step that validates a declaration,
+//!    hashes its structure (`compile/fingerprint.rs`) and writes its stream.
+//! 4. `memory` — agent memory and the crowd's shared state it points to;
+//!    `memory/raw.rs`, the one module with `unsafe` code, is the floor:
+//!    every layer may use it, and it uses only the behavior contract (which
+//!    names one item of it, the erased save and restore of a block).
+//! 5. `interp` — the interpreter: the entry points (`interp.rs`), the step
+//!    machine (`run.rs`), the walk down the active path (`walk.rs`), the
+//!    group policies (`policy.rs`), preconditions, timers and `decide`
+//!    (`precondition.rs`), the shared checks and deferred actions
+//!    (`shared.rs`), and its trace events and log output.
+//! 6. `crowd` — ticking a crowd.
+//! 7. `debug` — state dumps, the trace recorder, DOT; beside it, on the
+//!    same rank, `persist` — saving and restoring agents and shared state
+//!    (feature `serde`).
+//!
 //! # How a tick decides
 //!
 //! The agent's memory holds its *active path*: one active decider per depth
@@ -225,40 +251,40 @@ mod compile;
 mod crowd;
 mod debug;
 mod decl;
-mod fingerprint;
-mod logging;
+mod interp;
 mod memory;
 #[cfg(feature = "serde")]
 pub mod persist;
-mod raw;
-mod stimuli;
-mod sync;
-mod tick;
-mod trace;
 mod tree;
 
 #[doc = include_str!("../docs/semantics.md")]
 pub mod semantics {}
 
-pub use compile::{DEFAULT_BLOCK, MAX_CHILDREN, MAX_LEVELS, MAX_SHUFFLE_CHILDREN, Shape};
 #[cfg(feature = "rayon")]
 pub use crowd::par_tick_all;
 pub use crowd::{CrowdReport, tick_all};
+pub use debug::trace::TraceRecorder;
 pub use debug::{Dump, DumpView, Scenario, debug_print_state, record_trace, to_dot};
 pub use decl::{
-    Behavior, BehaviorDef, Ctx, Decide, DecideRaw, Decider, DeciderFlags, DeciderKind, FlagTest,
-    Policy, Preconditions, SelectFn, SyncChecks,
+    Action, ActionState, Behavior, BehaviorDef, Ctx, Decide, DecideRaw, Decider, DeciderFlags,
+    DeciderKind, FlagTest, ItemIdx, Policy, Preconditions, SelectFn, SyncChecks, TIMER_SLACK,
+    TickInput,
 };
-pub use logging::{debug_level, set_debug_level, watch_agent, watch_agents};
+pub use interp::log::{debug_level, set_debug_level, watch_agent, watch_agents};
+pub use interp::{
+    Event, NoTrace, NodeRef, Rejection, TickError, TickReport, Tracer, Why, deactivate_all, tick,
+    tick_traced, write_event,
+};
+pub use memory::raw::{BLOCK_ALIGN, ErasedBehavior, TypeLayout};
+pub use memory::shared::{ActionOp, ActionRequest, Outcome, Ticket, TreeShared};
+pub use memory::stimuli::{Stimuli, StimuliError, Stimulus};
 pub use memory::{ActiveLevel, AgentMemory};
 #[cfg(feature = "serde")]
 pub use persist::{MemorySnapshot, RestoreError, SNAPSHOT_VERSION, SharedSnapshot, SnapshotError};
-pub use raw::{BLOCK_ALIGN, ErasedBehavior, TypeLayout};
-pub use stimuli::{Stimuli, StimuliError, Stimulus};
-pub use sync::{Action, ActionOp, ActionRequest, ActionState, Outcome, Ticket, TreeShared};
-pub use tick::{TIMER_SLACK, TickError, TickInput, TickReport, deactivate_all, tick, tick_traced};
-pub use trace::{Event, NoTrace, NodeRef, Rejection, TraceRecorder, Tracer, Why, write_event};
-pub use tree::{CrowdTree, Has, ItemIdx, Node, Tree, TreeError};
+pub use tree::{
+    CrowdTree, DEFAULT_BLOCK, Has, MAX_CHILDREN, MAX_LEVELS, MAX_SHUFFLE_CHILDREN, Node, Shape,
+    Tree, TreeError,
+};
 
 /// The `bitflags` crate, whose types the flag tests take: declare decision
 /// and stimuli flags with `bt_core::bitflags::bitflags!`, and they match the
@@ -539,14 +565,12 @@ pub struct ReadmeDoctests;
 /// What the macro expansions use. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::compile::{
-        DEFAULT_BLOCK, Shape, check_unique_children, flatten, flatten_vec, fnv1a, measure, shape,
-    };
-    pub use crate::decl::{BehaviorDef, DecideFn, DecideRaw};
+    pub use crate::compile::{check_unique_children, flatten, flatten_vec, measure, shape};
+    pub use crate::decl::{BehaviorDef, DecideFn, DecideRaw, fnv1a};
+    pub use crate::memory::raw::PersistFns;
     #[cfg(feature = "serde")]
     pub use crate::persist::private::{PersistMemory, persist};
-    pub use crate::raw::PersistFns;
-    pub use crate::tree::{FlagCheck, Item, Kind, NeedsNoShared, TreeKind};
+    pub use crate::tree::{DEFAULT_BLOCK, FlagCheck, Item, Kind, NeedsNoShared, Shape, TreeKind};
     pub use bt_macros::{__bt_behavior_impl, __bt_decider_impl, __bt_leaf_impl, __bt_tree_impl};
     pub use core;
 
@@ -638,8 +662,8 @@ pub mod __private {
 
     /// What `persist` expands to without the `serde` feature: an error.
     #[cfg(not(feature = "serde"))]
-    pub const fn persist<B, M: PersistMemory<B>>() -> crate::raw::PersistFns {
-        crate::raw::PersistFns::unavailable()
+    pub const fn persist<B, M: PersistMemory<B>>() -> crate::memory::raw::PersistFns {
+        crate::memory::raw::PersistFns::unavailable()
     }
 
     /// Implemented by deciders only; the macros use it to check children.

@@ -5,9 +5,15 @@ use core::fmt;
 
 use alloc::sync::Arc;
 
-use crate::raw::Blocks;
-use crate::sync::{self, ActionState, Outcome, Ticket, TreeShared};
-use crate::tree::{ItemIdx, Tree};
+pub(crate) mod raw;
+pub(crate) mod shared;
+pub(crate) mod stimuli;
+
+use crate::decl::{ActionState, ItemIdx};
+use crate::tree::Tree;
+use crate::tree::{CrowdTree, NeedsNoShared};
+use raw::Blocks;
+use shared::{self as sync, Outcome, Ticket, TreeShared};
 
 /// One level of the active path.
 ///
@@ -184,8 +190,8 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     /// few agents ahead of the one being ticked. Reads nothing.
     #[inline(always)]
     pub fn prefetch(&self) {
-        crate::raw::prefetch(&self.levels);
-        crate::raw::prefetch(&self.depth);
+        crate::memory::raw::prefetch(&self.levels);
+        crate::memory::raw::prefetch(&self.depth);
         self.blocks.prefetch_owners();
     }
 
@@ -400,6 +406,70 @@ pub(crate) fn xorshift64star(s: &mut u64) -> u64 {
     *s ^= *s << 25;
     *s ^= *s >> 27;
     s.wrapping_mul(0x2545_F491_4F6C_DD1D)
+}
+
+/// Making memories and shared state for a tree (here, in the layer that
+/// owns them, so that the compiled stream does not depend on them).
+impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N> {
+    /// A fresh, idle memory for one agent.
+    ///
+    /// `seed` is the seed of the agent's own random generator, the one
+    /// random and shuffle groups draw from. Give each agent its own (its
+    /// index, say) so that a crowd does not draw alike; the same seed
+    /// replays the same draws.
+    ///
+    /// A tree with gates, global cooldowns, group roles or deferred actions
+    /// ([`needs_shared`](Self::needs_shared)) needs memories made by
+    /// [`new_memory_in`](Self::new_memory_in) instead. [`tree!`](crate::tree)
+    /// declares such a tree as a [`CrowdTree`], on which this method does
+    /// not compile; a memory made for a hand-assembled one fails every
+    /// tick with [`TickError::NotShared`](crate::TickError::NotShared).
+    pub fn new_memory(&'static self, seed: u64) -> AgentMemory<A, L, S, N> {
+        AgentMemory::new(self, seed, None)
+    }
+
+    /// A fresh, idle memory for one agent of the crowd that shares
+    /// `shared`: the agent's gate slots, cooldowns, group roles and
+    /// deferred actions go through it, and the memory gives back what it
+    /// holds there whenever it deactivates, resets or drops.
+    ///
+    /// # Panics
+    /// If `shared` was made for a tree of another structure (see
+    /// [`TreeShared::fingerprint`]), whatever its name.
+    pub fn new_memory_in(
+        &'static self,
+        shared: &alloc::sync::Arc<TreeShared>,
+        seed: u64,
+    ) -> AgentMemory<A, L, S, N> {
+        assert!(
+            shared.fits(self),
+            "tree `{}`: the shared state was made for tree `{}`, of another structure \
+             (fingerprint {:#018x}, this tree {:#018x})",
+            self.name,
+            shared.tree_name(),
+            shared.fingerprint(),
+            self.shape.fingerprint
+        );
+        AgentMemory::new(self, seed, Some(alloc::sync::Arc::clone(shared)))
+    }
+
+    /// Shared state for a crowd running this tree, with room for
+    /// `action_capacity` deferred-action requests (see [`TreeShared::new`]).
+    pub fn new_shared(&'static self, action_capacity: usize) -> alloc::sync::Arc<TreeShared> {
+        alloc::sync::Arc::new(TreeShared::new(self, action_capacity))
+    }
+}
+
+impl<A: 'static, const L: usize, const S: usize, const N: usize> CrowdTree<A, L, S, N> {
+    /// Not available: a `CrowdTree`'s agents need the crowd's shared state.
+    /// Use [`Tree::new_memory_in`].
+    #[doc(hidden)]
+    pub fn new_memory(&'static self, seed: u64) -> AgentMemory<A, L, S, N>
+    where
+        Self: NeedsNoShared,
+    {
+        self.0.new_memory(seed)
+    }
 }
 
 #[cfg(test)]

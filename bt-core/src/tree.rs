@@ -15,13 +15,16 @@
 //! test is skipped by a clear bit in `has`. A failed test means the
 //! `decide` function is never called.
 
+mod node;
+mod shape;
+
+pub use node::Node;
+pub use shape::{DEFAULT_BLOCK, MAX_CHILDREN, MAX_ITEMS, MAX_LEVELS, MAX_SHUFFLE_CHILDREN, Shape};
+
 use core::fmt;
 
-use crate::compile::Shape;
-use crate::decl::{DecideFn, Decider, FlagTest, Policy};
-use crate::memory::AgentMemory;
-use crate::raw::ErasedBehavior;
-use crate::sync::TreeShared;
+use crate::decl::{DecideFn, Decider, FlagTest, ItemIdx, Policy};
+use crate::memory::raw::ErasedBehavior;
 
 /// `Item::parent` of the root.
 pub const NO_PARENT: u16 = u16::MAX;
@@ -66,26 +69,6 @@ bitflags::bitflags! {
         /// alone (no timer, `decide`, DBlock, delegation or shared check):
         /// a draw among them calls nothing and builds one pick.
         const PLAIN_CHILDREN = 1 << 15;
-    }
-}
-
-/// Index of an item (a decider at one place in the tree) in a compiled tree.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ItemIdx(pub u16);
-
-impl ItemIdx {
-    /// The root.
-    pub const ROOT: ItemIdx = ItemIdx(0);
-
-    /// As a `usize` for indexing.
-    pub const fn get(self) -> usize {
-        self.0 as usize
-    }
-}
-
-impl fmt::Display for ItemIdx {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
     }
 }
 
@@ -241,7 +224,7 @@ impl FlagCheck {
 ///
 /// `L` is the number of depth levels and `S` the number of per-agent slots
 /// (timers, shuffle groups, group roles and deferred actions); both are computed from the declaration at
-/// compile time and size each agent's [`AgentMemory`]. `N` is the byte size
+/// compile time and size each agent's [`AgentMemory`](crate::AgentMemory). `N` is the byte size
 /// of each level's memory block.
 ///
 /// A tree is immutable and `Sync`: one static tree drives every agent.
@@ -283,55 +266,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
         }
     }
 
-    /// A fresh, idle memory for one agent.
-    ///
-    /// `seed` is the seed of the agent's own random generator, the one
-    /// random and shuffle groups draw from. Give each agent its own (its
-    /// index, say) so that a crowd does not draw alike; the same seed
-    /// replays the same draws.
-    ///
-    /// A tree with gates, global cooldowns, group roles or deferred actions
-    /// ([`needs_shared`](Self::needs_shared)) needs memories made by
-    /// [`new_memory_in`](Self::new_memory_in) instead. [`tree!`](crate::tree)
-    /// declares such a tree as a [`CrowdTree`], on which this method does
-    /// not compile; a memory made for a hand-assembled one fails every
-    /// tick with [`TickError::NotShared`](crate::TickError::NotShared).
-    pub fn new_memory(&'static self, seed: u64) -> AgentMemory<A, L, S, N> {
-        AgentMemory::new(self, seed, None)
-    }
-
-    /// A fresh, idle memory for one agent of the crowd that shares
-    /// `shared`: the agent's gate slots, cooldowns, group roles and
-    /// deferred actions go through it, and the memory gives back what it
-    /// holds there whenever it deactivates, resets or drops.
-    ///
-    /// # Panics
-    /// If `shared` was made for a tree of another structure (see
-    /// [`TreeShared::fingerprint`]), whatever its name.
-    pub fn new_memory_in(
-        &'static self,
-        shared: &alloc::sync::Arc<TreeShared>,
-        seed: u64,
-    ) -> AgentMemory<A, L, S, N> {
-        assert!(
-            shared.fits(self),
-            "tree `{}`: the shared state was made for tree `{}`, of another structure \
-             (fingerprint {:#018x}, this tree {:#018x})",
-            self.name,
-            shared.tree_name(),
-            shared.fingerprint(),
-            self.shape.fingerprint
-        );
-        AgentMemory::new(self, seed, Some(alloc::sync::Arc::clone(shared)))
-    }
-
-    /// Shared state for a crowd running this tree, with room for
-    /// `action_capacity` deferred-action requests (see [`TreeShared::new`]).
-    pub fn new_shared(&'static self, action_capacity: usize) -> alloc::sync::Arc<TreeShared> {
-        alloc::sync::Arc::new(TreeShared::new(self, action_capacity))
-    }
-
-    /// Whether agents need a [`TreeShared`]: the tree has a gate, a global
+    /// Whether agents need a [`TreeShared`](crate::TreeShared): the tree has a gate, a global
     /// cooldown, a group role or a deferred action.
     pub const fn needs_shared(&self) -> bool {
         self.shared
@@ -471,7 +406,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
         if self.items.is_empty() {
             return Err(TreeError::new(self.name, "the tree has no items"));
         }
-        if self.items.len() > crate::compile::MAX_ITEMS {
+        if self.items.len() > MAX_ITEMS {
             return Err(TreeError::new(
                 self.name,
                 "more items than a u16 index holds",
@@ -505,7 +440,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
                 return Err(TreeError::new(name, "a slot group without `select`"));
             }
             if let Some(b) = it.behavior {
-                if b.memory.align > crate::raw::BLOCK_ALIGN {
+                if b.memory.align > crate::memory::raw::BLOCK_ALIGN {
                     return Err(TreeError::new(
                         b.name,
                         "memory type aligned above the block's 16 bytes",
@@ -514,7 +449,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
                 if !b.memory.fits(N) {
                     return Err(TreeError::new(b.name, "memory type larger than the block"));
                 }
-                if b.dblock.align > crate::raw::BLOCK_ALIGN {
+                if b.dblock.align > crate::memory::raw::BLOCK_ALIGN {
                     return Err(TreeError::new(
                         b.name,
                         "DBlock type aligned above the block's 16 bytes",
@@ -541,10 +476,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
                     count += 1;
                     c = child.end as usize;
                 }
-                if count == 0
-                    || count > crate::compile::MAX_CHILDREN
-                    || count != it.child_count as usize
-                {
+                if count == 0 || count > MAX_CHILDREN || count != it.child_count as usize {
                     return Err(TreeError::new(name, "bad child count"));
                 }
             } else if end != i + 1 {
@@ -563,7 +495,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
 /// A `CrowdTree` is a [`Tree`] (it dereferences to one, so [`tick`](crate::tick),
 /// [`tick_all`](crate::tick_all), [`Tree::find`] and the rest take it as it
 /// is), except that its agents' memories can only be made bound to the
-/// crowd's [`TreeShared`], with [`Tree::new_memory_in`]: calling
+/// crowd's [`TreeShared`](crate::TreeShared), with [`Tree::new_memory_in`]: calling
 /// `new_memory` on it is a compile error, so a memory without the shared
 /// state cannot reach a tick.
 ///
@@ -588,23 +520,13 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
 /// ```
 #[repr(transparent)]
 pub struct CrowdTree<A: 'static, const L: usize, const S: usize, const N: usize = 128>(
-    Tree<A, L, S, N>,
+    pub(crate) Tree<A, L, S, N>,
 );
 
 impl<A: 'static, const L: usize, const S: usize, const N: usize> CrowdTree<A, L, S, N> {
     /// The tree, as a plain [`Tree`].
     pub const fn tree(&self) -> &Tree<A, L, S, N> {
         &self.0
-    }
-
-    /// Not available: a `CrowdTree`'s agents need the crowd's shared state.
-    /// Use [`Tree::new_memory_in`].
-    #[doc(hidden)]
-    pub fn new_memory(&'static self, seed: u64) -> AgentMemory<A, L, S, N>
-    where
-        Self: NeedsNoShared,
-    {
-        self.0.new_memory(seed)
     }
 }
 
@@ -710,132 +632,6 @@ impl fmt::Display for TreeError {
 }
 
 impl core::error::Error for TreeError {}
-
-/// A read-only view of one item of a compiled tree.
-pub struct Node<'t, A: 'static> {
-    items: &'t [Item<A>],
-    idx: ItemIdx,
-}
-
-impl<A: 'static> Clone for Node<'_, A> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<A: 'static> Copy for Node<'_, A> {}
-
-impl<'t, A: 'static> Node<'t, A> {
-    fn item(&self) -> &'t Item<A> {
-        &self.items[self.idx.get()]
-    }
-
-    /// The item's index in the stream.
-    pub fn index(&self) -> ItemIdx {
-        self.idx
-    }
-
-    /// The declared decider.
-    pub fn decider(&self) -> &'static Decider<A> {
-        self.item().decider
-    }
-
-    /// The decider's name.
-    pub fn name(&self) -> &'static str {
-        self.item().decider.name
-    }
-
-    /// The decider's stable id.
-    pub fn id(&self) -> u32 {
-        self.item().decider.id
-    }
-
-    /// Depth in the tree (the root is 0).
-    pub fn depth(&self) -> usize {
-        self.item().depth as usize
-    }
-
-    /// Index among its parent's children.
-    pub fn child_index(&self) -> usize {
-        self.item().child_index as usize
-    }
-
-    /// Whether this is a group decider.
-    pub fn is_group(&self) -> bool {
-        self.item().is(Has::GROUP)
-    }
-
-    /// The group's policy (`None` for a behavior decider).
-    pub fn policy(&self) -> Option<Policy> {
-        self.is_group().then_some(self.item().policy)
-    }
-
-    /// The behavior it runs (leaf behavior or group behavior).
-    pub fn behavior(&self) -> Option<&'static ErasedBehavior<A>> {
-        self.item().behavior
-    }
-
-    /// The behavior flags word.
-    pub fn behavior_flags(&self) -> u64 {
-        self.item().behavior_flags
-    }
-
-    /// The parent group.
-    pub fn parent(&self) -> Option<Node<'t, A>> {
-        let p = self.item().parent;
-        (p != NO_PARENT).then_some(Node {
-            items: self.items,
-            idx: ItemIdx(p),
-        })
-    }
-
-    /// The children, in declaration order.
-    pub fn children(&self) -> impl Iterator<Item = Node<'t, A>> + 't {
-        let items = self.items;
-        let i = self.idx.get();
-        let end = items[i].end as usize;
-        let mut c = i + 1;
-        core::iter::from_fn(move || {
-            (c < end).then(|| {
-                let node = Node {
-                    items,
-                    idx: ItemIdx(c as u16),
-                };
-                c = items[c].end as usize;
-                node
-            })
-        })
-    }
-
-    /// The timer slot of its timer precondition.
-    pub fn timer_slot(&self) -> Option<usize> {
-        self.item()
-            .is(Has::TIMER)
-            .then_some(self.item().timer as usize)
-    }
-
-    /// The slot of a shuffle group's round.
-    pub fn shuffle_slot(&self) -> Option<usize> {
-        (self.item().shuffle != NO_SLOT).then_some(self.item().shuffle as usize)
-    }
-
-    /// What the item has (preconditions, callbacks, …).
-    pub fn has(&self) -> Has {
-        self.item().has
-    }
-
-    /// The agent-memory slot of its behavior's deferred action.
-    pub fn action_slot(&self) -> Option<usize> {
-        let a = self.item().action;
-        (a != NO_SLOT).then_some(a as usize)
-    }
-}
-
-impl<A: 'static> fmt::Debug for Node<'_, A> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}/{:#x}", self.idx, self.name(), self.id())
-    }
-}
 
 #[cfg(test)]
 mod tests {

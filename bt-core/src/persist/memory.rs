@@ -12,10 +12,10 @@ use serde::{Deserialize, Serialize};
 use super::{
     Body, Fault, Fields, Header, RestoreError, SnapshotError, read_struct, time_in, time_out,
 };
-use crate::decl::Policy;
+use crate::decl::{ActionState, Policy};
+use crate::memory::raw::{Blocks, ErasedBehavior};
+use crate::memory::shared as sync;
 use crate::memory::{AgentMemory, Level};
-use crate::raw::{Blocks, ErasedBehavior};
-use crate::sync::{self, ActionState};
 use crate::tree::{Has, NO_PARENT, Tree};
 
 /// An agent's memory as serde writes it: made by

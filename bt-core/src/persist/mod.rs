@@ -107,7 +107,7 @@ use core::marker::PhantomData;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use crate::sync::Ticket;
+use crate::memory::shared::Ticket;
 
 mod memory;
 mod shared;
@@ -489,7 +489,7 @@ pub(crate) fn read_struct<'de, D: Deserializer<'de>, B: Body<'de>>(
 /// What the `persist` key of `behavior!` expands to. Not public API.
 #[doc(hidden)]
 pub mod private {
-    use crate::raw::PersistFns;
+    use crate::memory::raw::PersistFns;
 
     /// A memory type a `persist` behavior `B` can save and restore.
     #[diagnostic::on_unimplemented(

@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 use super::{
     Body, Fault, Fields, Header, RestoreError, SnapshotError, read_struct, time_in, time_out,
 };
-use crate::sync::{self, Action, ActionOp, ActionRequest, Ticket, TreeShared};
-use crate::tree::{ItemIdx, NO_SLOT, Tree};
+use crate::decl::{Action, ItemIdx};
+use crate::memory::shared::{self as sync, ActionOp, ActionRequest, Ticket, TreeShared};
+use crate::tree::{NO_SLOT, Tree};
 
 /// A crowd's shared state as serde writes it: made by
 /// [`TreeShared::snapshot`], restored by [`TreeShared::restore`].

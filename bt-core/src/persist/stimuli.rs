@@ -6,7 +6,7 @@ use serde::de::{Deserialize, Deserializer};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use super::{Body, Fault, Fields, RestoreError, SNAPSHOT_VERSION, SnapshotError, read_struct};
-use crate::stimuli::Stimuli;
+use crate::memory::stimuli::Stimuli;
 
 const FIELDS: &[&str] = &["version", "live"];
 

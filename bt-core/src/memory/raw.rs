@@ -28,8 +28,7 @@ use core::marker::PhantomData;
 use core::mem::{self, MaybeUninit};
 use core::ptr;
 
-use crate::decl::{BehaviorDef, Ctx};
-use crate::sync::Action;
+use crate::decl::behavior::{Action, BehaviorDef, Ctx, fnv1a};
 
 /// Alignment of every memory block and DBlock.
 pub const BLOCK_ALIGN: usize = 16;
@@ -173,7 +172,7 @@ impl<A: 'static> ErasedBehavior<A> {
     pub(crate) const fn new<T: BehaviorDef<A>>() -> Self {
         ErasedBehavior {
             name: T::NAME,
-            id: crate::compile::fnv1a(T::MODULE, T::NAME),
+            id: fnv1a(T::MODULE, T::NAME),
             has_activate: T::HAS_ACTIVATE,
             has_tick: T::HAS_TICK,
             has_deactivate: T::HAS_DEACTIVATE,

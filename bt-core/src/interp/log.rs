@@ -20,7 +20,7 @@
 use core::fmt;
 use core::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
-use crate::trace::{Event, Tracer, write_event};
+use super::{Event, Tracer, write_event};
 
 static LEVEL: AtomicU8 = AtomicU8::new(0);
 /// `mask << 32 | value`: agents with `id & mask == value` are watched.
@@ -67,7 +67,7 @@ pub(crate) fn level_for(agent: u32) -> u8 {
 fn watched(level: u8, agent: u32) -> u8 {
     let watch = WATCH.load(Ordering::Relaxed);
     let (mask, value) = ((watch >> 32) as u32, watch as u32);
-    if agent & mask == value && log::log_enabled!(target: "bt", log::Level::Debug) {
+    if agent & mask == value && ::log::log_enabled!(target: "bt", ::log::Level::Debug) {
         level
     } else {
         0
@@ -140,7 +140,7 @@ impl Tracer for LogTracer {
                 let (agent, now) = (self.agent, self.now);
                 let leaf = leaf.map_or("idle", |l| l.name);
                 let how = if self.changed { "changed" } else { "same" };
-                log::debug!(
+                ::log::debug!(
                     target: "bt",
                     "agent {agent} t={now:.3}: {leaf} ({how}, visited {visited})"
                 );
@@ -149,7 +149,7 @@ impl Tracer for LogTracer {
         }
         if self.level >= level_of(event) {
             let agent = self.agent;
-            log::debug!(target: "bt", "agent {agent}: {}", Line(event));
+            ::log::debug!(target: "bt", "agent {agent}: {}", Line(event));
         }
     }
 }

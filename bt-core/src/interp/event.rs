@@ -7,11 +7,10 @@
 //! for snapshot tests. [`tick`](crate::tick) uses [`NoTrace`], whose hook is
 //! compiled away.
 
-use alloc::string::String;
 use core::fmt::{self, Write};
 
-use crate::sync::{Action, ActionState, Ticket};
-use crate::tree::ItemIdx;
+use crate::decl::{Action, ActionState, ItemIdx};
+use crate::memory::shared::Ticket;
 
 /// A decider at one place in the tree, as events name it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -282,44 +281,6 @@ impl<T: Tracer + ?Sized> Tracer for &mut T {
 
     fn event(&mut self, event: &Event) {
         (**self).event(event)
-    }
-}
-
-/// Renders events as stable text, one line per event, indented by depth:
-/// the form decision-trace snapshots are written in.
-#[derive(Clone, Debug, Default)]
-pub struct TraceRecorder {
-    text: String,
-}
-
-impl TraceRecorder {
-    /// An empty recorder.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The text recorded so far.
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
-    /// Takes the text, leaving the recorder empty.
-    pub fn take(&mut self) -> String {
-        core::mem::take(&mut self.text)
-    }
-
-    /// Appends a line of the caller's own (a note between ticks).
-    pub fn note(&mut self, line: &str) {
-        self.text.push_str("# ");
-        self.text.push_str(line);
-        self.text.push('\n');
-    }
-}
-
-impl Tracer for TraceRecorder {
-    fn event(&mut self, event: &Event) {
-        // Writing to a String cannot fail.
-        let _ = write_event(&mut self.text, event);
     }
 }
 

@@ -38,66 +38,8 @@ use alloc::boxed::Box;
 use core::fmt;
 use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
-use crate::tick::period_runs;
-use crate::tree::{Has, Item, ItemIdx, NO_SLOT, Tree};
-
-/// A request for a game system, issued by a behavior's `launch`: what to
-/// do (`code`, the game's own numbering) and one argument (a target entity,
-/// an animation id, …).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Action {
-    /// What to do, in the game's own numbering.
-    pub code: u32,
-    /// Its argument.
-    pub arg: u64,
-}
-
-impl Action {
-    /// The action `code` with argument `arg`.
-    pub const fn new(code: u32, arg: u64) -> Self {
-        Action { code, arg }
-    }
-}
-
-/// The state of a behavior's deferred action, as [`Ctx::action`](crate::Ctx::action)
-/// shows it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum ActionState {
-    /// The behavior has no deferred action.
-    #[default]
-    None,
-    /// Launched; the game system has not reported back yet.
-    Pending,
-    /// The game system reported success.
-    Succeeded,
-    /// The game system reported failure.
-    Failed,
-}
-
-impl ActionState {
-    const fn from_bits(bits: u64) -> Self {
-        match bits {
-            1 => ActionState::Pending,
-            2 => ActionState::Succeeded,
-            3 => ActionState::Failed,
-            _ => ActionState::None,
-        }
-    }
-
-    const fn bits(self) -> u64 {
-        match self {
-            ActionState::None => 0,
-            ActionState::Pending => 1,
-            ActionState::Succeeded => 2,
-            ActionState::Failed => 3,
-        }
-    }
-
-    /// Whether the game system has reported back.
-    pub const fn is_done(self) -> bool {
-        matches!(self, ActionState::Succeeded | ActionState::Failed)
-    }
-}
+use crate::decl::{Action, ActionState, ItemIdx, period_runs};
+use crate::tree::{Has, Item, NO_SLOT, Tree};
 
 /// How a game system reports a deferred action back
 /// ([`AgentMemory::complete`](crate::AgentMemory::complete)).

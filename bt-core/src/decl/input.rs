@@ -1,0 +1,104 @@
+//! What the caller hands a tick.
+
+/// What the caller tells a tick: the time and this tick's flag words.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct TickInput {
+    /// Absolute time, in seconds. Must be finite. A clock that goes
+    /// backwards is accepted: timers then wait until `now` passes their
+    /// last stamp plus their period, and `Ctx::time_active` may be negative.
+    pub now: f64,
+    /// Time since the previous tick, in seconds. Must be finite and not
+    /// negative.
+    pub dt: f32,
+    /// Decision flags: ad hoc per-tick facts from the caller (is-night,
+    /// has-nest, …), tested by deciders' `needs_*` preconditions.
+    pub decision: u64,
+    /// Stimuli flags, usually from [`Stimuli::update`](crate::Stimuli::update),
+    /// tested by deciders' `stimuli_*` preconditions.
+    pub stimuli: u64,
+    /// The agent's id, handed on to callbacks and traces, and the id
+    /// under which its deferred actions are launched
+    /// ([`ActionRequest::agent`](crate::ActionRequest::agent)). Set it with
+    /// [`with_agent`](Self::with_agent): [`tick_all`](crate::tick_all)
+    /// replaces an id not set that way with the agent's index.
+    pub agent: u32,
+    /// Whether `agent` was set with `with_agent`.
+    agent_given: bool,
+}
+
+impl TickInput {
+    /// Input at time `now` with step `dt`, no flags, agent 0 (in
+    /// [`tick_all`](crate::tick_all): the agent's index).
+    pub const fn new(now: f64, dt: f32) -> Self {
+        TickInput {
+            now,
+            dt,
+            decision: 0,
+            stimuli: 0,
+            agent: 0,
+            agent_given: false,
+        }
+    }
+
+    /// With the decision flags `flags` (any `bitflags` type up to 64 bits).
+    pub fn with_decision<F: bitflags::Flags>(mut self, flags: F) -> Self
+    where
+        F::Bits: Into<u64>,
+    {
+        self.decision = flags.bits().into();
+        self
+    }
+
+    /// With the raw decision flag word `bits`.
+    pub const fn with_decision_bits(mut self, bits: u64) -> Self {
+        self.decision = bits;
+        self
+    }
+
+    /// With the stimuli flags `flags` (any `bitflags` type up to 64 bits).
+    pub fn with_stimuli<F: bitflags::Flags>(mut self, flags: F) -> Self
+    where
+        F::Bits: Into<u64>,
+    {
+        self.stimuli = flags.bits().into();
+        self
+    }
+
+    /// With the raw stimuli flag word `bits`.
+    pub const fn with_stimuli_bits(mut self, bits: u64) -> Self {
+        self.stimuli = bits;
+        self
+    }
+
+    /// With the agent id `agent` (also in [`tick_all`](crate::tick_all),
+    /// which otherwise gives each agent its index).
+    pub const fn with_agent(mut self, agent: u32) -> Self {
+        self.agent = agent;
+        self.agent_given = true;
+        self
+    }
+
+    /// With the agent id `index`, unless an id was set with
+    /// [`with_agent`](Self::with_agent): what the crowd ticks do.
+    #[inline(always)]
+    pub(crate) fn or_agent(mut self, index: usize) -> Self {
+        if !self.agent_given {
+            self.agent = index as u32;
+        }
+        self
+    }
+}
+
+/// Rounding slack of timer preconditions, in seconds: game clocks add up
+/// `dt`s, and a period of 1.0 should not slip a whole tick because the sum
+/// came to 0.9999999999999996.
+pub const TIMER_SLACK: f64 = 1e-6;
+
+/// Whether a period of `period` seconds that started at `last` still runs
+/// at `now`, less [`TIMER_SLACK`]: the test of timers and of global
+/// cooldowns.
+#[inline(always)]
+pub(crate) fn period_runs(last: f64, now: f64, period: f64) -> bool {
+    now - last < period - TIMER_SLACK
+}

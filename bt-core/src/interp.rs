@@ -1,0 +1,319 @@
+//! The interpreter: one tick of one agent.
+//!
+//! A tick is a small state machine over the flat item stream. Each step
+//! works on one depth level of the agent's active path:
+//!
+//! - `Walk(k)`: the decider active at level `k` is visited; its behavior
+//!   ticks (a group behavior before its children), then a prioritized or
+//!   scored group gets its chance to switch to another child. Otherwise the
+//!   walk goes on into the active child *without* checking it again.
+//! - `Enter(k, pick)`: the picked decider becomes active at level `k`; its
+//!   memory block is built and its behavior activated. A leaf ticks at once,
+//!   a group goes on to `Choose`.
+//! - `Choose(k, first)`: the group at level `k` picks a child by its policy,
+//!   skipping children masked out by failures in this tick.
+//! - `Fail(k, why)`: the decider at level `k` failed. Its subtree is
+//!   deactivated deepest first, it is masked in its parent, and the parent
+//!   redecides; at the root the agent goes idle.
+//!
+//! Every failure masks one child, so a tick makes at most one redecide per
+//! item; the tree's redecide budget bounds it further and turns a runaway
+//! into [`TickError::RedecideLimit`] with every behavior deactivated.
+//!
+//! If a callback panics, the memory is left idle with every block value
+//! dropped (no further callbacks run) and the panic goes on to the caller.
+
+use core::fmt;
+
+mod event;
+pub(crate) mod log;
+mod policy;
+mod precondition;
+mod run;
+mod shared;
+mod walk;
+
+pub use event::{Event, NoTrace, NodeRef, Rejection, Tracer, Why, write_event};
+
+use run::Run;
+
+use crate::decl::{ItemIdx, TickInput};
+use crate::memory::AgentMemory;
+use crate::tree::Tree;
+
+/// What one tick did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TickReport {
+    /// The behavior decider active after the tick (`None`: idle).
+    pub behavior: Option<ItemIdx>,
+    /// Deciders activated in this tick.
+    ///
+    /// An idle agent that stays idle counts none: when its root group has
+    /// no group behavior and finds no child to run, the root is entered and
+    /// left within the tick (the trace shows both), which is not a change.
+    pub activated: u16,
+    /// Deciders deactivated in this tick (see [`activated`](Self::activated)).
+    pub deactivated: u16,
+    /// Masked redecides made in this tick.
+    pub redecides: u16,
+    /// Deciders visited: active ones walked through plus candidates tried.
+    pub visited: u32,
+    /// A group that broke the Subset Rule in this tick: it accepted, but
+    /// none of its children could run. The root of an idle agent breaks it
+    /// only through a `decide` of its own that accepted: without one, a
+    /// root with no child to run just leaves the agent idle.
+    pub subset_violation: Option<ItemIdx>,
+}
+
+impl TickReport {
+    /// Whether the active path changed.
+    pub fn changed(&self) -> bool {
+        self.activated != 0 || self.deactivated != 0
+    }
+}
+
+/// Why a tick stopped without finishing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum TickError {
+    /// The tick made more masked redecides than the tree's budget allows.
+    /// Every active behavior was deactivated; the agent is idle.
+    RedecideLimit {
+        /// The group that was about to redecide once too often.
+        group: &'static str,
+        /// Its item in the stream.
+        item: ItemIdx,
+        /// The budget.
+        limit: u32,
+    },
+    /// The memory was made by another tree. Nothing ran.
+    WrongTree {
+        /// The tree the memory belongs to.
+        memory: &'static str,
+        /// The tree given to the tick.
+        tree: &'static str,
+    },
+    /// The tree has gates, global cooldowns, group roles or deferred
+    /// actions, and the memory was not made with a
+    /// [`TreeShared`](crate::TreeShared) ([`Tree::new_memory_in`]). Nothing
+    /// ran.
+    NotShared {
+        /// The tree.
+        tree: &'static str,
+    },
+    /// A time value is unusable. Nothing ran.
+    InvalidInput {
+        /// `now` or `dt`.
+        field: &'static str,
+        /// The value given.
+        value: f64,
+    },
+}
+
+impl fmt::Display for TickError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TickError::RedecideLimit { group, limit, .. } => write!(
+                f,
+                "group `{group}`: more than {limit} masked redecides in one tick; \
+                 every behavior was deactivated"
+            ),
+            TickError::WrongTree { memory, tree } => write!(
+                f,
+                "agent memory made by tree `{memory}` ticked with tree `{tree}`"
+            ),
+            TickError::NotShared { tree } => write!(
+                f,
+                "tree `{tree}` has gates, cooldowns, group roles or deferred actions; \
+                 make its agents' memories with `new_memory_in`"
+            ),
+            TickError::InvalidInput { field, value } => {
+                write!(
+                    f,
+                    "tick input `{field}` is {value}; it must be finite and not negative"
+                )
+            }
+        }
+    }
+}
+
+impl core::error::Error for TickError {}
+
+/// Runs one tick of one agent, step by step as the
+/// [tick semantics](crate::semantics) describe.
+///
+/// `tree` must be the tree that made `memory`. With debug output on
+/// ([`set_debug_level`](crate::set_debug_level)), the tick also writes its
+/// steps to the `log` crate.
+///
+/// # Errors
+/// Before anything runs, and changing nothing:
+/// - [`TickError::WrongTree`] when `memory` was made by another tree;
+/// - [`TickError::NotShared`] when the tree has gates, global cooldowns,
+///   group roles or deferred actions and `memory` was made without a
+///   [`TreeShared`](crate::TreeShared). For a tree declared with
+///   [`tree!`](crate::tree) that is a compile error (its `new_memory` does
+///   not build); only a hand-assembled table gets here;
+/// - [`TickError::InvalidInput`] when `now` is not finite, or `dt` is not
+///   finite or negative.
+///
+/// During the tick: [`TickError::RedecideLimit`] when it makes more masked
+/// redecides than the tree's budget; every behavior is then deactivated and
+/// the agent idle.
+///
+/// # Panics
+/// Only if a callback panics. The panic goes on to the caller; the memory is
+/// then idle, with every block value dropped exactly once and no further
+/// callback run.
+///
+/// # Stack
+/// A tick keeps scratch space for DBlocks of `levels × block size` bytes
+/// on the stack (384 bytes for three levels of 128-byte blocks), and
+/// builds each memory block value on the stack before moving it into its
+/// block. A tree with large blocks needs a thread stack to match: with
+/// blocks of a few hundred KiB, more than a rayon worker thread's 2 MiB
+/// default. Twice `levels × block size` and 256 KiB more is enough,
+/// unoptimised builds included. The memory itself is wherever the caller
+/// keeps it.
+#[inline]
+pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+) -> Result<TickReport, TickError> {
+    // Debug output off: one load and this branch.
+    match log::level_for(input.agent) {
+        0 => run(tree, agent, memory, input, &mut NoTrace),
+        level => logged(level, tree, agent, memory, input, &mut NoTrace),
+    }
+}
+
+/// A tick with debug output at `level` (see [`set_debug_level`](crate::set_debug_level)).
+#[cold]
+#[inline(never)]
+fn logged<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+    level: u8,
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    tracer: &mut T,
+) -> Result<TickReport, TickError> {
+    let log = log::LogTracer::new(level, input.agent, input.now);
+    let result = run(tree, agent, memory, input, &mut log::Tee(tracer, log));
+    if let Err(e) = &result {
+        ::log::debug!(target: "bt", "agent {}: tick error: {e}", input.agent);
+    }
+    result
+}
+
+/// [`tick`], handing every step to `tracer` (see [`Event`]).
+///
+/// # Errors
+/// As [`tick`].
+///
+/// # Panics
+/// As [`tick`].
+pub fn tick_traced<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    tracer: &mut T,
+) -> Result<TickReport, TickError> {
+    match log::level_for(input.agent) {
+        0 => run(tree, agent, memory, input, tracer),
+        level => logged(level, tree, agent, memory, input, tracer),
+    }
+}
+
+/// Deactivates the whole active path, deepest first, running every
+/// behavior's `deactivate` (the agent is leaving the simulation, or its tree
+/// is being swapped). The memory is idle afterwards, and holds nothing in
+/// its [`TreeShared`](crate::TreeShared): gate slots are given back, pending
+/// deferred actions cancelled and group-role lobbies left.
+///
+/// # Errors
+/// [`TickError::WrongTree`], [`TickError::NotShared`] or
+/// [`TickError::InvalidInput`], as for [`tick`]; nothing ran.
+///
+/// # Panics
+/// Only if a callback panics; the memory is then idle, as with [`tick`].
+pub fn deactivate_all<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+) -> Result<(), TickError> {
+    check(tree, memory, input)?;
+    let mut tracer = NoTrace;
+    let mut r = Run::new(tree, agent, memory, input, &mut tracer);
+    r.deactivate_to(0, Why::Stopped);
+    r.armed = false;
+    drop(r);
+    memory.leave_lobbies();
+    Ok(())
+}
+
+#[inline(always)]
+fn check<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    memory: &AgentMemory<A, L, S, N>,
+    input: &TickInput,
+) -> Result<(), TickError> {
+    // NaN fails both comparisons; -0.0 is a valid `dt`.
+    let now_ok = input.now.abs() <= f64::MAX;
+    let dt_ok = input.dt >= 0.0 && input.dt <= f32::MAX;
+    let shared_ok = !tree.needs_shared() || memory.shared.is_some();
+    if core::ptr::eq(memory.tree, tree) && now_ok && dt_ok && shared_ok {
+        Ok(())
+    } else {
+        Err(refuse(tree, memory, input))
+    }
+}
+
+/// Why [`check`] refused a tick.
+#[cold]
+#[inline(never)]
+fn refuse<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    memory: &AgentMemory<A, L, S, N>,
+    input: &TickInput,
+) -> TickError {
+    if !core::ptr::eq(memory.tree, tree) {
+        return TickError::WrongTree {
+            memory: memory.tree.name,
+            tree: tree.name,
+        };
+    }
+    if tree.needs_shared() && memory.shared.is_none() {
+        return TickError::NotShared { tree: tree.name };
+    }
+    if !input.now.is_finite() {
+        return TickError::InvalidInput {
+            field: "now",
+            value: input.now,
+        };
+    }
+    TickError::InvalidInput {
+        field: "dt",
+        value: f64::from(input.dt),
+    }
+}
+
+#[inline(never)]
+fn run<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    tracer: &mut T,
+) -> Result<TickReport, TickError> {
+    check(tree, memory, input)?;
+    let mut r = Run::new(tree, agent, memory, input, tracer);
+    let result = r.run();
+    r.armed = false;
+    result
+}
