@@ -2,7 +2,7 @@
 //! the random group bt-core's own, tick counts in memory blocks, and the
 //! blackboard turned into a decision-flags word each tick.
 
-use bt_core::{TickInput, decider, group, tick_all, tree};
+use bt_core::{TickInput, tick_all};
 
 use crate::world::{Activations, Beh, DT, W1Flags, World, now};
 
@@ -13,7 +13,7 @@ pub struct Agent {
 }
 
 impl Agent {
-    fn count(&mut self, b: Beh) {
+    pub fn count(&mut self, b: Beh) {
         self.activations[b as usize] += 1;
     }
 }
@@ -24,101 +24,112 @@ impl Agent {
 pub struct Ticks(u8);
 
 /// One tick of an `n`-tick behavior: running `n - 1` times, done on the n-th.
-fn step(m: &mut Ticks, n: u8) -> bool {
+pub fn step(m: &mut Ticks, n: u8) -> bool {
     m.0 += 1;
     m.0 < n
 }
 
-/// The behaviors, named as in WORKLOAD.md.
-mod act {
-    use bt_core::behavior;
+/// Declares the tree of WORKLOAD.md as `$tree` with the memory type
+/// `$memory`, each behavior running `Beh::$ticks()` ticks: W1 with
+/// `ticks`, W3 with `steady_ticks`.
+macro_rules! creature_tree {
+    ($tree:ident, $memory:ident, $ticks:ident) => {
+        /// The behaviors, named as in WORKLOAD.md.
+        mod act {
+            use bt_core::behavior;
 
-    use super::{Agent, Ticks, step};
-    use crate::world::Beh;
+            use super::{Agent, Ticks, step};
+            use crate::world::Beh;
 
-    behavior! { pub FLEE: Agent,
-        activate: |a, _cx| { a.count(Beh::Flee); true },
-        // Runs while danger; fails when danger is off.
-        tick: |a, _cx| a.world.danger,
-    }
-    behavior! { pub GUARD_SCOPE: Agent,
-        activate: |a, _cx| { a.count(Beh::GuardScope); true },
-        deactivate: |_a, _cx| {},
-    }
-    behavior! { pub YELL: Agent, memory: Ticks, persist,
-        activate: |a, _m, _cx| { a.count(Beh::Yell); true },
-        tick: |_a, m, _cx| step(m, Beh::Yell.ticks()),
-    }
-    behavior! { pub FIGHT: Agent, memory: Ticks, persist,
-        activate: |a, _m, _cx| { a.count(Beh::Fight); true },
-        tick: |a, m, _cx| {
-            let running = step(m, Beh::Fight.ticks());
-            if !running {
-                a.world.intruder = false;
+            behavior! { pub FLEE: Agent,
+                activate: |a, _cx| { a.count(Beh::Flee); true },
+                // Runs while danger; fails when danger is off.
+                tick: |a, _cx| a.world.danger,
             }
-            running
-        },
-    }
-    behavior! { pub FIND_FOOD: Agent, memory: Ticks, persist,
-        activate: |a, _m, _cx| { a.count(Beh::FindFood); true },
-        tick: |_a, m, _cx| step(m, Beh::FindFood.ticks()),
-    }
-    behavior! { pub EAT_FOOD: Agent, memory: Ticks, persist,
-        activate: |a, _m, _cx| { a.count(Beh::EatFood); true },
-        tick: |a, m, _cx| {
-            let running = step(m, Beh::EatFood.ticks());
-            if !running {
-                a.world.hungry = false;
+            behavior! { pub GUARD_SCOPE: Agent,
+                activate: |a, _cx| { a.count(Beh::GuardScope); true },
+                deactivate: |_a, _cx| {},
             }
-            running
-        },
-    }
-    behavior! { pub PATROL: Agent, memory: Ticks, persist,
-        activate: |a, _m, _cx| { a.count(Beh::Patrol); true },
-        tick: |_a, m, _cx| step(m, Beh::Patrol.ticks()),
-    }
-    behavior! { pub REST: Agent, memory: Ticks, persist,
-        activate: |a, _m, _cx| { a.count(Beh::Rest); true },
-        tick: |a, m, _cx| {
-            let running = step(m, Beh::Rest.ticks());
-            if !running {
-                a.world.tired = false;
+            behavior! { pub YELL: Agent, memory: Ticks, persist,
+                activate: |a, _m, _cx| { a.count(Beh::Yell); true },
+                tick: |_a, m, _cx| step(m, Beh::Yell.$ticks()),
             }
-            running
-        },
-    }
-    behavior! { pub FLIP: Agent, memory: Ticks, persist,
-        activate: |a, _m, _cx| { a.count(Beh::Flip); true },
-        tick: |_a, m, _cx| step(m, Beh::Flip.ticks()),
-    }
-    behavior! { pub ROLL: Agent, memory: Ticks, persist,
-        activate: |a, _m, _cx| { a.count(Beh::Roll); true },
-        tick: |_a, m, _cx| step(m, Beh::Roll.ticks()),
-    }
-    behavior! { pub DANCE: Agent, memory: Ticks, persist,
-        activate: |a, _m, _cx| { a.count(Beh::Dance); true },
-        tick: |_a, m, _cx| step(m, Beh::Dance.ticks()),
-    }
+            behavior! { pub FIGHT: Agent, memory: Ticks, persist,
+                activate: |a, _m, _cx| { a.count(Beh::Fight); true },
+                tick: |a, m, _cx| {
+                    let running = step(m, Beh::Fight.$ticks());
+                    if !running {
+                        a.world.intruder = false;
+                    }
+                    running
+                },
+            }
+            behavior! { pub FIND_FOOD: Agent, memory: Ticks, persist,
+                activate: |a, _m, _cx| { a.count(Beh::FindFood); true },
+                tick: |_a, m, _cx| step(m, Beh::FindFood.$ticks()),
+            }
+            behavior! { pub EAT_FOOD: Agent, memory: Ticks, persist,
+                activate: |a, _m, _cx| { a.count(Beh::EatFood); true },
+                tick: |a, m, _cx| {
+                    let running = step(m, Beh::EatFood.$ticks());
+                    if !running {
+                        a.world.hungry = false;
+                    }
+                    running
+                },
+            }
+            behavior! { pub PATROL: Agent, memory: Ticks, persist,
+                activate: |a, _m, _cx| { a.count(Beh::Patrol); true },
+                tick: |_a, m, _cx| step(m, Beh::Patrol.$ticks()),
+            }
+            behavior! { pub REST: Agent, memory: Ticks, persist,
+                activate: |a, _m, _cx| { a.count(Beh::Rest); true },
+                tick: |a, m, _cx| {
+                    let running = step(m, Beh::Rest.$ticks());
+                    if !running {
+                        a.world.tired = false;
+                    }
+                    running
+                },
+            }
+            behavior! { pub FLIP: Agent, memory: Ticks, persist,
+                activate: |a, _m, _cx| { a.count(Beh::Flip); true },
+                tick: |_a, m, _cx| step(m, Beh::Flip.$ticks()),
+            }
+            behavior! { pub ROLL: Agent, memory: Ticks, persist,
+                activate: |a, _m, _cx| { a.count(Beh::Roll); true },
+                tick: |_a, m, _cx| step(m, Beh::Roll.$ticks()),
+            }
+            behavior! { pub DANCE: Agent, memory: Ticks, persist,
+                activate: |a, _m, _cx| { a.count(Beh::Dance); true },
+                tick: |_a, m, _cx| step(m, Beh::Dance.$ticks()),
+            }
+        }
+
+        bt_core::decider! { FLEE: Agent => act::FLEE, needs_all: W1Flags::DANGER }
+        bt_core::decider! { YELL_FOR_HELP: Agent => act::YELL, needs_all: W1Flags::HURT }
+        bt_core::decider! { FIGHT: Agent => act::FIGHT }
+        bt_core::group! { GUARD: Agent, prioritized [YELL_FOR_HELP, FIGHT],
+            needs_all: W1Flags::HAS_NEST | W1Flags::INTRUDER,
+            behavior: act::GUARD_SCOPE,
+        }
+        bt_core::decider! { FIND_FOOD: Agent => act::FIND_FOOD }
+        bt_core::decider! { EAT_FOOD: Agent => act::EAT_FOOD }
+        bt_core::group! { EAT: Agent, sequential [FIND_FOOD, EAT_FOOD], needs_all: W1Flags::HUNGRY }
+        bt_core::decider! { PATROL: Agent => act::PATROL, needs_all: W1Flags::HAS_NEST, every: 2.0 }
+        bt_core::decider! { REST: Agent => act::REST, needs_all: W1Flags::TIRED }
+        bt_core::decider! { FLIP: Agent => act::FLIP }
+        bt_core::decider! { ROLL: Agent => act::ROLL }
+        bt_core::decider! { DANCE: Agent => act::DANCE }
+        bt_core::group! { IDLE: Agent, random [FLIP, ROLL, DANCE] }
+        bt_core::group! { ROOT: Agent, prioritized [FLEE, GUARD, EAT, PATROL, REST, IDLE] }
+        bt_core::tree! { pub $tree: Agent = ROOT, memory: $memory }
+    };
 }
+#[allow(unused_imports)]
+pub(crate) use creature_tree;
 
-decider! { FLEE: Agent => act::FLEE, needs_all: W1Flags::DANGER }
-decider! { YELL_FOR_HELP: Agent => act::YELL, needs_all: W1Flags::HURT }
-decider! { FIGHT: Agent => act::FIGHT }
-group! { GUARD: Agent, prioritized [YELL_FOR_HELP, FIGHT],
-    needs_all: W1Flags::HAS_NEST | W1Flags::INTRUDER,
-    behavior: act::GUARD_SCOPE,
-}
-decider! { FIND_FOOD: Agent => act::FIND_FOOD }
-decider! { EAT_FOOD: Agent => act::EAT_FOOD }
-group! { EAT: Agent, sequential [FIND_FOOD, EAT_FOOD], needs_all: W1Flags::HUNGRY }
-decider! { PATROL: Agent => act::PATROL, needs_all: W1Flags::HAS_NEST, every: 2.0 }
-decider! { REST: Agent => act::REST, needs_all: W1Flags::TIRED }
-decider! { FLIP: Agent => act::FLIP }
-decider! { ROLL: Agent => act::ROLL }
-decider! { DANCE: Agent => act::DANCE }
-group! { IDLE: Agent, random [FLIP, ROLL, DANCE] }
-group! { ROOT: Agent, prioritized [FLEE, GUARD, EAT, PATROL, REST, IDLE] }
-tree! { pub W1: Agent = ROOT, memory: W1Memory }
+creature_tree!(W1, W1Memory, ticks);
 
 /// A crowd of `n` agents with their memories.
 pub struct Crowd {

@@ -2,123 +2,12 @@
 //! times longer and W3's world step, which turns things on 20 times less
 //! often: most agent-ticks only confirm what is already running.
 
-use bt_core::{TickInput, decider, group, tick_all, tree};
+use bt_core::{TickInput, tick_all};
 
-use crate::w1_core::sum;
+use crate::w1_core::{Agent, Ticks, step, sum};
 use crate::world::{Activations, Beh, DT, W1Flags, World, now};
 
-/// The agent: the blackboard, and the check-sum counters.
-pub struct Agent {
-    pub world: World,
-    pub activations: Activations,
-}
-
-impl Agent {
-    fn count(&mut self, b: Beh) {
-        self.activations[b as usize] += 1;
-    }
-}
-
-/// The memory block of a behavior that runs a fixed number of ticks.
-#[derive(Default)]
-pub struct Ticks(u8);
-
-/// One tick of an `n`-tick behavior: running `n - 1` times, done on the n-th.
-fn step(m: &mut Ticks, n: u8) -> bool {
-    m.0 += 1;
-    m.0 < n
-}
-
-/// The behaviors, named as in WORKLOAD.md.
-mod act {
-    use bt_core::behavior;
-
-    use super::{Agent, Ticks, step};
-    use crate::world::Beh;
-
-    behavior! { pub FLEE: Agent,
-        activate: |a, _cx| { a.count(Beh::Flee); true },
-        // Runs while danger; fails when danger is off.
-        tick: |a, _cx| a.world.danger,
-    }
-    behavior! { pub GUARD_SCOPE: Agent,
-        activate: |a, _cx| { a.count(Beh::GuardScope); true },
-        deactivate: |_a, _cx| {},
-    }
-    behavior! { pub YELL: Agent, memory: Ticks,
-        activate: |a, _m, _cx| { a.count(Beh::Yell); true },
-        tick: |_a, m, _cx| step(m, Beh::Yell.steady_ticks()),
-    }
-    behavior! { pub FIGHT: Agent, memory: Ticks,
-        activate: |a, _m, _cx| { a.count(Beh::Fight); true },
-        tick: |a, m, _cx| {
-            let running = step(m, Beh::Fight.steady_ticks());
-            if !running {
-                a.world.intruder = false;
-            }
-            running
-        },
-    }
-    behavior! { pub FIND_FOOD: Agent, memory: Ticks,
-        activate: |a, _m, _cx| { a.count(Beh::FindFood); true },
-        tick: |_a, m, _cx| step(m, Beh::FindFood.steady_ticks()),
-    }
-    behavior! { pub EAT_FOOD: Agent, memory: Ticks,
-        activate: |a, _m, _cx| { a.count(Beh::EatFood); true },
-        tick: |a, m, _cx| {
-            let running = step(m, Beh::EatFood.steady_ticks());
-            if !running {
-                a.world.hungry = false;
-            }
-            running
-        },
-    }
-    behavior! { pub PATROL: Agent, memory: Ticks,
-        activate: |a, _m, _cx| { a.count(Beh::Patrol); true },
-        tick: |_a, m, _cx| step(m, Beh::Patrol.steady_ticks()),
-    }
-    behavior! { pub REST: Agent, memory: Ticks,
-        activate: |a, _m, _cx| { a.count(Beh::Rest); true },
-        tick: |a, m, _cx| {
-            let running = step(m, Beh::Rest.steady_ticks());
-            if !running {
-                a.world.tired = false;
-            }
-            running
-        },
-    }
-    behavior! { pub FLIP: Agent, memory: Ticks,
-        activate: |a, _m, _cx| { a.count(Beh::Flip); true },
-        tick: |_a, m, _cx| step(m, Beh::Flip.steady_ticks()),
-    }
-    behavior! { pub ROLL: Agent, memory: Ticks,
-        activate: |a, _m, _cx| { a.count(Beh::Roll); true },
-        tick: |_a, m, _cx| step(m, Beh::Roll.steady_ticks()),
-    }
-    behavior! { pub DANCE: Agent, memory: Ticks,
-        activate: |a, _m, _cx| { a.count(Beh::Dance); true },
-        tick: |_a, m, _cx| step(m, Beh::Dance.steady_ticks()),
-    }
-}
-
-decider! { FLEE: Agent => act::FLEE, needs_all: W1Flags::DANGER }
-decider! { YELL_FOR_HELP: Agent => act::YELL, needs_all: W1Flags::HURT }
-decider! { FIGHT: Agent => act::FIGHT }
-group! { GUARD: Agent, prioritized [YELL_FOR_HELP, FIGHT],
-    needs_all: W1Flags::HAS_NEST | W1Flags::INTRUDER,
-    behavior: act::GUARD_SCOPE,
-}
-decider! { FIND_FOOD: Agent => act::FIND_FOOD }
-decider! { EAT_FOOD: Agent => act::EAT_FOOD }
-group! { EAT: Agent, sequential [FIND_FOOD, EAT_FOOD], needs_all: W1Flags::HUNGRY }
-decider! { PATROL: Agent => act::PATROL, needs_all: W1Flags::HAS_NEST, every: 2.0 }
-decider! { REST: Agent => act::REST, needs_all: W1Flags::TIRED }
-decider! { FLIP: Agent => act::FLIP }
-decider! { ROLL: Agent => act::ROLL }
-decider! { DANCE: Agent => act::DANCE }
-group! { IDLE: Agent, random [FLIP, ROLL, DANCE] }
-group! { ROOT: Agent, prioritized [FLEE, GUARD, EAT, PATROL, REST, IDLE] }
-tree! { pub W3: Agent = ROOT, memory: W3Memory }
+crate::w1_core::creature_tree!(W3, W3Memory, steady_ticks);
 
 /// A crowd of `n` agents with their memories.
 pub struct Crowd {
