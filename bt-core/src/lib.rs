@@ -280,7 +280,9 @@ pub use memory::shared::{ActionOp, ActionRequest, Outcome, Ticket, TreeShared};
 pub use memory::stimuli::{Stimuli, StimuliError, Stimulus};
 pub use memory::{ActiveLevel, AgentMemory};
 #[cfg(feature = "serde")]
-pub use persist::{MemorySnapshot, RestoreError, SNAPSHOT_VERSION, SharedSnapshot, SnapshotError};
+pub use persist::{
+    MemorySnapshot, PathChange, RestoreError, SNAPSHOT_VERSION, SharedSnapshot, SnapshotError,
+};
 pub use tree::{
     CrowdTree, DEFAULT_BLOCK, Has, MAX_CHILDREN, MAX_LEVELS, MAX_SHUFFLE_CHILDREN, Node, Shape,
     Tree, TreeError,

@@ -17,8 +17,9 @@ use std::fmt::Display;
 use std::sync::Arc;
 
 use bt_core::{
-    Action, ActionOp, AgentMemory, Event, Outcome as ActionOutcome, RestoreError, SnapshotError,
-    Stimuli, TickInput, Tree, TreeShared, behavior, decider, group, tick, tick_traced, tree,
+    Action, ActionOp, AgentMemory, Event, Outcome as ActionOutcome, PathChange, RestoreError,
+    SnapshotError, Stimuli, TickInput, Tree, TreeShared, behavior, decider, group, tick,
+    tick_traced, tree,
 };
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -649,6 +650,22 @@ mod changed {
     tree! { pub GUARD: Guard = G_ROOT2 }
 }
 
+// The same root decider edited: a decider added before the sleeping one,
+// which moves it; or the sleeping one replaced, which removes it.
+decider! { G_DOZE: Guard => G_IDLE }
+group! { full G_ROOT_WAKE: Guard, prioritized [G_DUTY, G_WAKE, G_SLEEP],
+name: "G_ROOT", id: G_ROOT.id() }
+group! { full G_ROOT_DOZE: Guard, prioritized [G_DUTY, G_DOZE],
+name: "G_ROOT", id: G_ROOT.id() }
+mod woken {
+    use super::*;
+    tree! { pub GUARD: Guard = G_ROOT_WAKE }
+}
+mod dozing {
+    use super::*;
+    tree! { pub GUARD: Guard = G_ROOT_DOZE }
+}
+
 fn guard_tick(g: &mut Guard, m: &mut GuardMemory, now: f64, sight: Sight) {
     tick(&GUARD, g, m, &TickInput::new(now, 0.5).with_decision(sight)).expect("ticks");
 }
@@ -862,6 +879,105 @@ fn bad_snapshots_give_typed_errors_naming_what_is_wrong() {
             })
         ),
         "{err}"
+    );
+}
+
+/// A sleeping guard's snapshot, restored into `tree`: the typed error.
+fn restore_sleeper_into<const L: usize, const S: usize, const N: usize>(
+    tree: &'static Tree<Guard, L, S, N>,
+) -> SnapshotError {
+    let mut guard = Guard::default();
+    let mut memory = GUARD.new_memory_in(&GUARD.new_shared(4), 5);
+    guard_tick(&mut guard, &mut memory, 0.0, Sight::empty());
+    assert_eq!(memory.leaf(), GUARD.find("G_SLEEP"));
+    let saved = save(Format::Postcard, &memory.snapshot(0.0));
+    let mut other = tree.new_memory_in(&tree.new_shared(4), 0);
+    match load_memory(Format::Postcard, &saved, &mut other, 0.0) {
+        Err(RestoreError::Snapshot(e)) => {
+            assert!(other.is_idle(), "the memory is unchanged");
+            e
+        }
+        r => panic!("{:?}", r.map_err(|e| e.to_string())),
+    }
+}
+
+#[test]
+fn a_structure_change_names_the_saved_decider_that_moved() {
+    let e = restore_sleeper_into(&woken::GUARD);
+    assert_eq!(
+        e,
+        SnapshotError::StructureChanged {
+            tree: "GUARD",
+            what: "item count",
+            saved: 5,
+            current: 6,
+            first_difference: Some(PathChange::Moved {
+                decider: "G_SLEEP",
+                depth: 1,
+                saved: 4,
+                now: 5,
+            }),
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "tree `GUARD`: its item count changed since the snapshot was taken (saved 0x5, now 0x6): \
+         decider `G_SLEEP` saved at item 4 (depth 1) is now at item 5"
+    );
+}
+
+#[test]
+fn a_structure_change_names_the_saved_decider_that_is_gone() {
+    let e = restore_sleeper_into(&dozing::GUARD);
+    let SnapshotError::StructureChanged {
+        what,
+        first_difference,
+        ..
+    } = &e
+    else {
+        panic!("{e}");
+    };
+    assert_eq!(*what, "structure", "same item count, another fingerprint");
+    assert_eq!(
+        *first_difference,
+        Some(PathChange::Gone {
+            id: G_SLEEP.id(),
+            depth: 1,
+            item: 4,
+            now_there: Some("G_DOZE"),
+        })
+    );
+    assert!(
+        e.to_string().ends_with(&format!(
+            ": decider with id {:#x} saved at item 4 (depth 1) no longer exists; \
+             item 4 is now `G_DOZE`",
+            G_SLEEP.id()
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_structure_change_off_the_saved_path_names_no_decider() {
+    // The patrolling guard's path (root, duty, patrolling) is unchanged.
+    let (_, memory, _shared) = patrolling();
+    let saved = save(Format::Json, &memory.snapshot(1.5));
+    let mut other = woken::GUARD.new_memory_in(&woken::GUARD.new_shared(4), 0);
+    let err = load_memory(Format::Json, &saved, &mut other, 1.5).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RestoreError::Snapshot(SnapshotError::StructureChanged {
+                what: "item count",
+                first_difference: None,
+                ..
+            })
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "tree `GUARD`: its item count changed since the snapshot was taken (saved 0x5, now 0x6)"
     );
 }
 

@@ -10,7 +10,8 @@ use serde::ser::{SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Body, Fault, Fields, Header, RestoreError, SnapshotError, read_struct, time_in, time_out,
+    Body, Fault, Fields, Header, RestoreError, SnapshotError, first_change, read_struct, time_in,
+    time_out,
 };
 use crate::decl::{ActionState, Policy};
 use crate::memory::raw::{Blocks, ErasedBehavior};
@@ -294,12 +295,14 @@ impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> Body<'de>
         let (tree, fault) = (self.tree, self.fault);
         let shape = tree.shape;
         let raise = |e| fault.raise::<F::Error>(e);
-        Header {
+        let header = Header {
             tree: tree.name,
             items: tree.items.len(),
             fingerprint: shape.fingerprint,
+        };
+        if let Some(changed) = header.read(f, fault)? {
+            return Err(raise(changed_path(tree, f, changed)?));
         }
-        .check(f, fault)?;
         let saved_at: f64 = f.field("saved_at")?;
         if !saved_at.is_finite() || !self.now.is_finite() {
             return Err(raise(SnapshotError::BadValue {
@@ -368,6 +371,28 @@ pub(super) fn count<T>(v: &[T], expected: usize, what: &'static str) -> Result<(
             expected,
         })
     }
+}
+
+/// `changed`, the header's verdict, with the first level of the saved path
+/// that no longer fits `tree`: reads the fields up to the path unchecked.
+fn changed_path<'de, A: 'static, const L: usize, const S: usize, const N: usize, F: Fields<'de>>(
+    tree: &Tree<A, L, S, N>,
+    f: &mut F,
+    mut changed: SnapshotError,
+) -> Result<SnapshotError, F::Error> {
+    f.field::<f64>("saved_at")?;
+    f.field::<u64>("rng")?;
+    f.field::<Vec<Option<f64>>>("timers")?;
+    f.field::<Vec<u64>>("rounds")?;
+    f.field::<Vec<ActionSnap>>("actions")?;
+    let path: Vec<LevelSnap> = f.field("path")?;
+    if let SnapshotError::StructureChanged {
+        first_difference, ..
+    } = &mut changed
+    {
+        *first_difference = first_change(tree.items, path.iter().map(|l| (l.item, l.decider)));
+    }
+    Ok(changed)
 }
 
 /// Checks the saved path against the tree and fills `levels`.

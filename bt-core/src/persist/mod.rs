@@ -55,8 +55,10 @@
 //!   tree's name, item count and structural fingerprint
 //!   ([`Shape::fingerprint`](crate::Shape::fingerprint)). They restore only
 //!   into a tree with the same three; anything else is a
-//!   [`SnapshotError`] naming what differs. There is no migration: a tree
-//!   whose structure changed starts its agents afresh.
+//!   [`SnapshotError`] naming what differs; for a memory snapshot, also
+//!   the first decider of its saved active path that moved or is gone
+//!   ([`PathChange`]). There is no migration: a tree whose structure
+//!   changed starts its agents afresh.
 //! - **Time.** A snapshot is taken at a clock reading `now` and stores it
 //!   with the times. Restoring at another `now` moves every time (activation
 //!   times, timer stamps, cooldown stamps) by the difference, so a restored
@@ -149,6 +151,11 @@ pub enum SnapshotError {
         saved: u64,
         /// The tree's value.
         current: u64,
+        /// The first level of the snapshot's active path whose decider is
+        /// no longer where it was saved; `None` when the snapshot has no
+        /// such level (no active path, or the path still fits and the
+        /// change is elsewhere) or cannot tell (a shared-state snapshot).
+        first_difference: Option<PathChange>,
     },
     /// A list of the wrong length.
     Count {
@@ -216,11 +223,18 @@ impl fmt::Display for SnapshotError {
                 what,
                 saved,
                 current,
-            } => write!(
-                f,
-                "tree `{tree}`: its {what} changed since the snapshot was taken \
-                 (saved {saved:#x}, now {current:#x})"
-            ),
+                first_difference,
+            } => {
+                write!(
+                    f,
+                    "tree `{tree}`: its {what} changed since the snapshot was taken \
+                     (saved {saved:#x}, now {current:#x})"
+                )?;
+                match first_difference {
+                    Some(change) => write!(f, ": {change}"),
+                    None => Ok(()),
+                }
+            }
             SnapshotError::Count {
                 what,
                 found,
@@ -251,6 +265,96 @@ impl fmt::Display for SnapshotError {
 }
 
 impl core::error::Error for SnapshotError {}
+
+/// How a level of a saved active path no longer fits the tree: the detail
+/// of [`SnapshotError::StructureChanged`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PathChange {
+    /// The saved decider is at another item now.
+    Moved {
+        /// The decider.
+        decider: &'static str,
+        /// The depth of the level in the saved path.
+        depth: usize,
+        /// The item index the snapshot has.
+        saved: u16,
+        /// The decider's item index in the tree.
+        now: u16,
+    },
+    /// No decider of the tree has the saved id.
+    Gone {
+        /// The saved decider's id.
+        id: u32,
+        /// The depth of the level in the saved path.
+        depth: usize,
+        /// The item index the snapshot has.
+        item: u16,
+        /// The decider at that item now, if the tree has that many items.
+        now_there: Option<&'static str>,
+    },
+}
+
+impl fmt::Display for PathChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PathChange::Moved {
+                decider,
+                depth,
+                saved,
+                now,
+            } => write!(
+                f,
+                "decider `{decider}` saved at item {saved} (depth {depth}) is now at item {now}"
+            ),
+            PathChange::Gone {
+                id,
+                depth,
+                item,
+                now_there,
+            } => {
+                write!(
+                    f,
+                    "decider with id {id:#x} saved at item {item} (depth {depth}) no longer exists"
+                )?;
+                match now_there {
+                    Some(name) => write!(f, "; item {item} is now `{name}`"),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+/// The first level of a saved active path, as `(item, decider id)` pairs
+/// from the root down, whose decider is not at its saved item in `items`.
+pub(crate) fn first_change<A: 'static>(
+    items: &[crate::tree::Item<A>],
+    path: impl IntoIterator<Item = (u16, u32)>,
+) -> Option<PathChange> {
+    path.into_iter()
+        .enumerate()
+        .find_map(|(depth, (item, id))| {
+            let there = items.get(usize::from(item)).map(|i| i.decider);
+            if there.is_some_and(|d| d.id == id) {
+                return None;
+            }
+            Some(match items.iter().position(|i| i.decider.id == id) {
+                Some(now) => PathChange::Moved {
+                    decider: items[now].decider.name,
+                    depth,
+                    saved: item,
+                    now: u16::try_from(now).unwrap_or(u16::MAX),
+                },
+                None => PathChange::Gone {
+                    id,
+                    depth,
+                    item,
+                    now_there: there.map(|d| d.name),
+                },
+            })
+        })
+}
 
 /// Why a restore failed: the format could not decode the input (`E` is the
 /// deserializer's error), or the snapshot does not fit.
@@ -310,6 +414,20 @@ impl Header {
         f: &mut F,
         fault: &Fault,
     ) -> Result<(), F::Error> {
+        match self.read(f, fault)? {
+            Some(changed) => Err(fault.raise(changed)),
+            None => Ok(()),
+        }
+    }
+
+    /// Reads and checks the header fields, first to last, and returns
+    /// rather than raises a [`SnapshotError::StructureChanged`] (without its
+    /// detail), so that the caller can read on to find what differs.
+    pub(crate) fn read<'de, F: Fields<'de>>(
+        &self,
+        f: &mut F,
+        fault: &Fault,
+    ) -> Result<Option<SnapshotError>, F::Error> {
         let version: u16 = f.field("version")?;
         if version != SNAPSHOT_VERSION {
             return Err(fault.raise(SnapshotError::Version {
@@ -325,24 +443,21 @@ impl Header {
             }));
         }
         let items: u64 = f.field("items")?;
-        if items != self.items as u64 {
-            return Err(fault.raise(SnapshotError::StructureChanged {
-                tree: self.tree,
-                what: "item count",
-                saved: items,
-                current: self.items as u64,
-            }));
-        }
         let fingerprint: u64 = f.field("fingerprint")?;
-        if fingerprint != self.fingerprint {
-            return Err(fault.raise(SnapshotError::StructureChanged {
-                tree: self.tree,
-                what: "structure",
-                saved: fingerprint,
-                current: self.fingerprint,
-            }));
-        }
-        Ok(())
+        let (what, saved, current) = if items != self.items as u64 {
+            ("item count", items, self.items as u64)
+        } else if fingerprint != self.fingerprint {
+            ("structure", fingerprint, self.fingerprint)
+        } else {
+            return Ok(None);
+        };
+        Ok(Some(SnapshotError::StructureChanged {
+            tree: self.tree,
+            what,
+            saved,
+            current,
+            first_difference: None,
+        }))
     }
 }
 
