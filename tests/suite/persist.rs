@@ -921,7 +921,7 @@ fn a_structure_change_names_the_saved_decider_that_moved() {
     );
     assert_eq!(
         e.to_string(),
-        "tree `GUARD`: its item count changed since the snapshot was taken (saved 0x5, now 0x6): \
+        "tree `GUARD`: its item count changed since the snapshot was taken (saved 5, now 6): \
          decider `G_SLEEP` saved at item 4 (depth 1) is now at item 5"
     );
 }
@@ -977,7 +977,7 @@ fn a_structure_change_off_the_saved_path_names_no_decider() {
     );
     assert_eq!(
         err.to_string(),
-        "tree `GUARD`: its item count changed since the snapshot was taken (saved 0x5, now 0x6)"
+        "tree `GUARD`: its item count changed since the snapshot was taken (saved 5, now 6)"
     );
 }
 

@@ -225,11 +225,20 @@ impl fmt::Display for SnapshotError {
                 current,
                 first_difference,
             } => {
-                write!(
-                    f,
-                    "tree `{tree}`: its {what} changed since the snapshot was taken \
-                     (saved {saved:#x}, now {current:#x})"
-                )?;
+                // A count reads best in decimal, a fingerprint in hex.
+                if *what == "item count" {
+                    write!(
+                        f,
+                        "tree `{tree}`: its {what} changed since the snapshot was taken \
+                         (saved {saved}, now {current})"
+                    )?;
+                } else {
+                    write!(
+                        f,
+                        "tree `{tree}`: its {what} changed since the snapshot was taken \
+                         (saved {saved:#x}, now {current:#x})"
+                    )?;
+                }
                 match first_difference {
                     Some(change) => write!(f, ": {change}"),
                     None => Ok(()),
