@@ -180,66 +180,8 @@
 //!
 //! # What bad input gets
 //!
-//! Each of these is what a test of the crate's suite shows.
-//!
-//! - **A tick's input.** A `now` that is not finite, or a `dt` that is not
-//!   finite or is negative: [`TickError::InvalidInput`] naming the field,
-//!   before anything runs. A memory of another tree:
-//!   [`TickError::WrongTree`] naming both. A tree with shared checks or
-//!   deferred actions is declared as a [`CrowdTree`], whose `new_memory`
-//!   does not compile; a memory made without a [`TreeShared`] through
-//!   [`CrowdTree::tree`] gets [`TickError::NotShared`]. A clock that goes
-//!   backwards is accepted; timers wait until it passes their stamp plus
-//!   their period.
-//! - **A global cooldown stamped far ahead** (one tick given milliseconds
-//!   as seconds): a stamp more than one period later than `now` counts as
-//!   run out, so the crowd is not held until the clock catches up. A stamp
-//!   less than a period ahead (a clock a little behind) still waits.
-//!   [`TreeShared::clear_cooldowns`] lets every cooldown run out at once.
-//! - **Shared state of another tree**: [`Tree::new_memory_in`] panics,
-//!   naming both trees and their structural fingerprints, when the tree's
-//!   structure differs, also when the names are the same. Trees of the
-//!   same structure (the same root under two `tree!` names) may share it.
-//! - **A queue with no room** ([`TreeShared::new`] with capacity 0) for a
-//!   tree with deferred actions: a panic naming the tree. **A full queue**:
-//!   the launch fails its behavior's activation; a cancellation that does
-//!   not fit is lost; both are counted in
-//!   [`lost_requests`](TreeShared::lost_requests).
-//! - **Draining from inside a drain callback**: the inner drain hands out
-//!   the requests not handed out yet, and each request goes out once.
-//!   **Ticking, completing or dropping agents in a drain callback**: the
-//!   requests that makes wait for the next drain; none is lost. **A drain
-//!   callback that panics**: the request it was given counts as handed
-//!   out, and the next drain goes on with the one after it.
-//! - **A ticket of another memory, tree or crowd**, or one made up with
-//!   [`Ticket::new`]: [`AgentMemory::complete`] returns `false` and
-//!   changes nothing. A ticket names the crowd, the agent id its launch
-//!   was made under, the memory slot and a serial counted over the crowd.
-//! - **Agents ticked without ids** by [`tick_all`]: each gets its index
-//!   as id, so requests name their agent; an id set with
-//!   [`TickInput::with_agent`] is kept.
-//! - **`par_tick_all` on a tree with shared state**: it ticks in agent
-//!   order and gives exactly the results of [`tick_all`] (compared on
-//!   random crowds with gates, cooldowns, roles and deferred actions).
-//! - **A memory that is never dropped** (`mem::forget`): the gate slots,
-//!   role places and pending actions it holds stay held.
-//! - **`decide` values**: 0, negative and NaN reject; +∞ counts as
-//!   `f32::MAX` (in a scored group it ties with `f32::MAX`, and the
-//!   earlier child wins).
-//! - **Stimuli**: a `dt` that is NaN, infinite or negative ages nothing;
-//!   ages are kept in `f64`, so a time-out of 10<sup>5</sup> s at 60 ticks
-//!   a second ends within one tick of it. A time-out that is not finite
-//!   and above zero, a flag that is not one bit, and a full set are
-//!   [`StimuliError`]s.
-//! - **Indexes out of range** in [`AgentMemory::timer`],
-//!   [`AgentMemory::action_state`] and [`AgentMemory::block_behavior`]: a
-//!   panic naming the index, the tree and the valid range.
-//! - **A table assembled by hand**: [`Tree::validate`] names the decider
-//!   or behavior at fault, and says whether a block type is too large or
-//!   aligned above the block's 16 bytes.
-//! - **Large memory blocks**: a tick keeps `levels × block size` bytes of
-//!   scratch space on the stack (see [`tick`]); twice that and 256 KiB
-//!   more is enough.
+//! Every input the library refuses or treats specially, with what it gets,
+//! is listed in [`bad_input`].
 #![no_std]
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
@@ -259,6 +201,9 @@ mod tree;
 
 #[doc = include_str!("../docs/semantics.md")]
 pub mod semantics {}
+
+#[doc = include_str!("../docs/bad_input.md")]
+pub mod bad_input {}
 
 #[cfg(feature = "rayon")]
 pub use crowd::par_tick_all;
