@@ -1,0 +1,204 @@
+//! Unit tests of the `unsafe` module, run under Miri in CI.
+
+use core::cell::Cell;
+use core::panic::AssertUnwindSafe;
+use std::panic::catch_unwind;
+
+use super::*;
+
+extern crate std;
+
+std::thread_local! {
+    static LIVE: Cell<i32> = const { Cell::new(0) };
+    static PANIC_IN_DEFAULT: Cell<bool> = const { Cell::new(false) };
+    static PANIC_IN_DROP: Cell<bool> = const { Cell::new(false) };
+}
+
+fn live() -> i32 {
+    LIVE.with(Cell::get)
+}
+
+/// A memory value that counts live instances and can panic on demand.
+#[repr(align(16))]
+struct Counted(u64);
+
+impl Default for Counted {
+    fn default() -> Self {
+        assert!(!PANIC_IN_DEFAULT.with(Cell::get), "Default panics");
+        LIVE.with(|l| l.set(l.get() + 1));
+        Counted(0xC0FFEE)
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        assert_eq!(self.0, 0xC0FFEE, "dropping a value that was never written");
+        LIVE.with(|l| l.set(l.get() - 1));
+        if PANIC_IN_DROP.with(Cell::get) {
+            PANIC_IN_DROP.with(|p| p.set(false));
+            panic!("Drop panics");
+        }
+    }
+}
+
+struct Def;
+
+impl BehaviorDef<u32> for Def {
+    type Memory = Counted;
+    type DBlock = Counted;
+    const NAME: &'static str = "DEF";
+    const MODULE: &'static str = "tests";
+
+    fn tick(agent: &mut u32, memory: &mut Counted, _: &Ctx) -> bool {
+        *agent += 1;
+        memory.0 == 0xC0FFEE
+    }
+}
+
+static DEF: ErasedBehavior<u32> = ErasedBehavior::new::<Def>();
+
+#[test]
+fn blocks_drop_each_value_exactly_once() {
+    {
+        let mut blocks = Blocks::<u32, 3, 32>::new();
+        blocks.init(0, &DEF);
+        blocks.init(2, &DEF);
+        assert_eq!(live(), 2);
+        // Re-initialising drops the old value first.
+        blocks.init(2, &DEF);
+        assert_eq!(live(), 2);
+        let mut agent = 0;
+        assert!(blocks.tick(2, &mut agent, &Ctx::at(0.0, 0.0)));
+        assert_eq!(agent, 1);
+        // An empty level has nothing to run and succeeds.
+        assert!(blocks.tick(1, &mut agent, &Ctx::at(0.0, 0.0)));
+        blocks.release(0);
+        blocks.release(0);
+        assert_eq!(live(), 1);
+        assert!(blocks.owner(0).is_none() && blocks.owner(2).is_some());
+    }
+    assert_eq!(live(), 0, "dropping the blocks drops what is left");
+}
+
+#[test]
+fn panicking_default_leaves_the_block_empty() {
+    let mut blocks = Blocks::<u32, 1, 32>::new();
+    PANIC_IN_DEFAULT.with(|p| p.set(true));
+    let r = catch_unwind(AssertUnwindSafe(|| blocks.init(0, &DEF)));
+    PANIC_IN_DEFAULT.with(|p| p.set(false));
+    assert!(r.is_err());
+    assert!(blocks.owner(0).is_none());
+    drop(blocks);
+    assert_eq!(live(), 0);
+}
+
+#[test]
+fn release_all_goes_on_after_a_panicking_drop() {
+    let mut blocks = Blocks::<u32, 3, 32>::new();
+    for level in 0..3 {
+        blocks.init(level, &DEF);
+    }
+    PANIC_IN_DROP.with(|p| p.set(true));
+    let r = catch_unwind(AssertUnwindSafe(|| blocks.release_all()));
+    assert!(r.is_err());
+    assert_eq!(live(), 0);
+    assert!((0..3).all(|l| blocks.owner(l).is_none()));
+}
+
+#[test]
+#[should_panic(expected = "does not fit")]
+fn a_memory_type_larger_than_the_block_is_refused() {
+    let mut blocks = Blocks::<u32, 1, 4>::new();
+    blocks.init(0, &DEF);
+}
+
+#[test]
+fn dblocks_move_out_once_and_drop_otherwise() {
+    let mut pool = DPool::<2, 32>::new();
+    pool.sink(0).put(Counted::default());
+    // A second value replaces (and drops) the first.
+    pool.sink(0).put(Counted::default());
+    assert_eq!(live(), 1);
+    // The wrong type is not read; the value stays and is dropped later.
+    assert_eq!(pool.input(Some(0)).take::<u64>(), None);
+    assert_eq!(live(), 1);
+    let value = pool.input(Some(0)).take::<Counted>().expect("a Counted");
+    assert_eq!(value.0, 0xC0FFEE);
+    assert!(
+        pool.input(Some(0)).take::<Counted>().is_none(),
+        "moved out once"
+    );
+    drop(value);
+    assert_eq!(live(), 0);
+    pool.sink(1).put(Counted::default());
+    assert!(DIn::EMPTY.take::<Counted>().is_none());
+    drop(pool);
+    assert_eq!(live(), 0);
+}
+
+/// A persisted counted value: (de)serializes as its `u64`.
+#[cfg(feature = "serde")]
+mod persisted {
+    use super::*;
+
+    impl serde::Serialize for Counted {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_u64(self.0)
+        }
+    }
+
+    impl<'de> serde::Deserialize<'de> for Counted {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            // Reads a number; the value is the marker `Drop` checks.
+            <u64 as serde::Deserialize>::deserialize(d)?;
+            LIVE.with(|l| l.set(l.get() + 1));
+            Ok(Counted(0xC0FFEE))
+        }
+    }
+
+    struct Saved;
+
+    impl BehaviorDef<u32> for Saved {
+        type Memory = Counted;
+        type DBlock = ();
+        const NAME: &'static str = "SAVED";
+        const MODULE: &'static str = "tests";
+        const PERSIST: Option<PersistFns> = Some(PersistFns::of::<Counted>());
+    }
+
+    static SAVED: ErasedBehavior<u32> = ErasedBehavior::new::<Saved>();
+
+    #[test]
+    fn a_loaded_value_is_dropped_once_and_a_failed_load_leaves_the_block_empty() {
+        let mut blocks = Blocks::<u32, 2, 32>::new();
+        blocks.init(0, &SAVED);
+        let text = serde_json::to_string(blocks.saved(0).expect("persisted")).unwrap();
+        assert_eq!(text, "12648430");
+        assert!(
+            blocks.saved(1).is_none(),
+            "an empty block has nothing to save"
+        );
+        let mut ok = serde_json::Deserializer::from_str("7");
+        let mut erased = <dyn erased_serde::Deserializer>::erase(&mut ok);
+        blocks.load(1, &SAVED, &mut erased).unwrap();
+        assert_eq!(live(), 2);
+        // Loading over a value drops it first; a failed load leaves the
+        // block empty.
+        let mut bad = serde_json::Deserializer::from_str("\"x\"");
+        let mut erased = <dyn erased_serde::Deserializer>::erase(&mut bad);
+        assert!(blocks.load(1, &SAVED, &mut erased).is_err());
+        assert!(blocks.owner(1).is_none());
+        assert_eq!(live(), 1);
+        drop(blocks);
+        assert_eq!(live(), 0);
+    }
+}
+
+#[test]
+fn blocks_are_aligned() {
+    let mut blocks = Blocks::<u32, 2, 32>::new();
+    for level in 0..2 {
+        let p = blocks.bytes[level].as_mut_ptr();
+        assert_eq!(p as usize % BLOCK_ALIGN, 0);
+    }
+}
