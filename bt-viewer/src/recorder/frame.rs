@@ -1,0 +1,156 @@
+//! The tracers that write one agent's tick into a frame, and the reader
+//! that turns a kept tick's words back into events and a path.
+
+use super::*;
+
+/// Hands each event to the frame and to another tracer.
+pub(super) struct Tee<'a, 'r, T> {
+    pub(super) frame: &'a mut FrameTracer<'r>,
+    pub(super) also: &'a mut T,
+}
+
+impl<T: Tracer> Tracer for Tee<'_, '_, T> {
+    #[inline(always)]
+    fn event(&mut self, event: &Event) {
+        self.frame.event(event);
+        self.also.event(event);
+    }
+}
+
+/// The [`Tracer`] that writes one tick's events into a frame.
+pub(super) struct FrameTracer<'r> {
+    /// Room for the events.
+    pub(super) events: &'r mut [u64],
+    /// Events written.
+    pub(super) n: usize,
+    pub(super) visited: u32,
+    pub(super) flags: u8,
+}
+
+impl FrameTracer<'_> {
+    #[inline(always)]
+    pub(super) fn push(&mut self, w: u64) {
+        if let Some(slot) = self.events.get_mut(self.n) {
+            *slot = w;
+            self.n += 1;
+        } else {
+            self.flags |= TRUNCATED;
+        }
+    }
+}
+
+impl Tracer for FrameTracer<'_> {
+    #[inline(always)]
+    fn event(&mut self, event: &Event) {
+        let w = match *event {
+            Event::Start { .. } | Event::Visit { .. } | Event::Idle => return,
+            Event::Ticked { running: true, .. } => return,
+            Event::End { visited, .. } => {
+                self.visited = visited;
+                return;
+            }
+            Event::Rejected { node, by } => word(Kind::Rejected, rejection_code(by), node.index, 0),
+            Event::Decided { node, value } => word(Kind::Decided, 0, node.index, value.to_bits()),
+            Event::Preempt { group, by } => {
+                word(Kind::Preempt, 0, group.index, u32::from(by.index.0))
+            }
+            Event::Activated { node, .. } => word(Kind::Activated, 0, node.index, 0),
+            Event::ActivateFailed { node, .. } => word(Kind::ActivateFailed, 0, node.index, 0),
+            Event::Ticked { node, .. } => word(Kind::Ended, 0, node.index, 0),
+            Event::Deactivated { node, why } => {
+                word(Kind::Deactivated, why_code(why), node.index, 0)
+            }
+            Event::Redecide { group, failed, .. } => {
+                word(Kind::Redecide, 0, group.index, u32::from(failed.index.0))
+            }
+            Event::SubsetViolation { group } => word(Kind::SubsetViolation, 0, group.index, 0),
+            Event::Launched { node, action, .. } => {
+                word(Kind::Launched, 0, node.index, action.code)
+            }
+            Event::Cancelled { node, ticket } => {
+                let slot = ticket.slot().min(usize::from(u8::MAX)) as u8;
+                word(Kind::Cancelled, slot, node.index, ticket.serial())
+            }
+            Event::ActionReported { node, state } => {
+                let code = match state {
+                    bt_core::ActionState::None => 0,
+                    bt_core::ActionState::Pending => 1,
+                    bt_core::ActionState::Succeeded => 2,
+                    bt_core::ActionState::Failed => 3,
+                };
+                word(Kind::ActionReported, code, node.index, 0)
+            }
+            Event::RedecideLimit { group } => word(Kind::RedecideLimit, 0, group.index, 0),
+            _ => word(Kind::Other, 0, ItemIdx(0), 0),
+        };
+        self.push(w);
+    }
+}
+
+/// One kept tick's words, for the export.
+#[derive(Clone, Copy)]
+pub(crate) struct TickWords<'r> {
+    /// The frame's serial number (0 for the first).
+    pub serial: u64,
+    /// From the tick's header to the end of its frame.
+    pub(super) words: &'r [u64],
+}
+
+/// A kept tick, decoded.
+pub(crate) struct TickView {
+    pub serial: u64,
+    pub now: f64,
+    pub leaf: Option<u16>,
+    pub visited: u16,
+    pub flags: u8,
+    /// (item, redecides, time active, mask) per level, root first.
+    pub path: Vec<(u16, u16, f32, u64)>,
+    /// (kind, code, item, payload) per event.
+    pub events: Vec<(u8, u8, u16, u32)>,
+}
+
+impl TickWords<'_> {
+    fn at(&self, i: u64) -> u64 {
+        self.words[i as usize]
+    }
+
+    pub fn decode(&self) -> TickView {
+        let now = f64::from_bits(self.at(0));
+        let h = self.at(1);
+        let leaf = (h & 0xffff) as u16;
+        let visited = (h >> 16) as u16;
+        let events = u64::from((h >> 32) as u16);
+        let levels = u64::from((h >> 48) as u8);
+        let flags = (h >> 56) as u8;
+        let events_v = (0..events)
+            .map(|i| {
+                let w = self.at(2 + i);
+                (w as u8, (w >> 8) as u8, (w >> 16) as u16, (w >> 32) as u32)
+            })
+            .collect();
+        let mut at = 2 + events;
+        let path = (0..levels)
+            .map(|_| {
+                let w0 = self.at(at);
+                let masked = w0 & 1 << 31 != 0;
+                let mask = if masked { self.at(at + 1) } else { 0 };
+                at += 1 + u64::from(masked);
+                (
+                    w0 as u16,
+                    (w0 >> 16) as u16 & MAX_REDECIDES,
+                    f32::from_bits((w0 >> 32) as u32),
+                    mask,
+                )
+            })
+            .collect();
+        TickView {
+            serial: self.serial,
+            now,
+            leaf: (leaf != NO_LEAF).then_some(leaf),
+            visited,
+            flags,
+            path,
+            events: events_v,
+        }
+    }
+}
