@@ -1,7 +1,7 @@
 //! Ticking a crowd: many agents, one shared tree.
 
 use crate::decl::TickInput;
-use crate::interp::{TickError, tick};
+use crate::interp::{TickError, tick_inline};
 use crate::memory::AgentMemory;
 use crate::tree::Tree;
 
@@ -121,7 +121,7 @@ fn tick_slice<A: 'static, const L: usize, const S: usize, const N: usize>(
         }
         let (agent, memory) = (&mut agents[j], &mut memories[j]);
         let input = input(base + j, agent).or_agent(base + j);
-        report.add(base + j, tick(tree, agent, memory, &input));
+        report.add(base + j, tick_inline(tree, agent, memory, &input));
     }
 }
 

@@ -15,8 +15,8 @@ mod input;
 pub(crate) use behavior::bits_as;
 pub use behavior::fnv1a;
 pub use behavior::{Action, ActionState, BehaviorDef, Ctx, ItemIdx};
-pub(crate) use input::period_runs;
 pub use input::{TIMER_SLACK, TickInput};
+pub(crate) use input::{period_runs, period_runs_until};
 
 /// How a group decider picks the child that runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -31,6 +31,7 @@ mod policy;
 mod precondition;
 mod run;
 mod shared;
+mod steady;
 mod walk;
 
 pub use event::{Event, NoTrace, NodeRef, Rejection, Tracer, Why, write_event};
@@ -183,11 +184,59 @@ pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> Result<TickReport, TickError> {
+    tick_inline(tree, agent, memory, input)
+}
+
+/// [`tick`], inlined into a crowd's loop.
+#[inline(always)]
+pub(crate) fn tick_inline<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+) -> Result<TickReport, TickError> {
     // Debug output off: one load and this branch.
     match log::level_for(input.agent) {
-        0 => run(tree, agent, memory, input, &mut NoTrace),
+        0 => untraced(tree, agent, memory, input),
         level => logged(level, tree, agent, memory, input, &mut NoTrace),
     }
+}
+
+/// An untraced tick. A running agent first walks its path without the
+/// step machine, inlined into the caller's loop; the step machine takes
+/// over only where something changes (or with the input refused, to say
+/// why).
+#[inline(always)]
+fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+) -> Result<TickReport, TickError> {
+    if memory.depth() == 0 || check(tree, memory, input).is_err() {
+        return run(tree, agent, memory, input, &mut NoTrace);
+    }
+    match steady::walk(agent, memory, input) {
+        Ok(report) => Ok(report),
+        Err((bail, visited)) => resume(tree, agent, memory, input, bail, visited),
+    }
+}
+
+/// The step machine from where a steady walk stopped.
+#[inline(never)]
+fn resume<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    bail: steady::Bail,
+    visited: u32,
+) -> Result<TickReport, TickError> {
+    let mut tracer = NoTrace;
+    let mut r = Run::new(tree, agent, memory, input, &mut tracer);
+    let result = r.resume(bail, visited);
+    r.armed = false;
+    result
 }
 
 /// A tick with debug output at `level` (see [`set_debug_level`](crate::set_debug_level)).

@@ -57,8 +57,39 @@ pub struct AgentMemory<A: 'static, const L: usize, const S: usize, const N: usiz
     pub(crate) rng: u64,
     pub(crate) tree: &'static Tree<A, L, S, N>,
     pub(crate) shared: Option<Arc<TreeShared>>,
+    /// What the last tick's steady walk found (see [`Steady`]).
+    pub(crate) steady: Steady,
     /// The number of active levels.
     depth: u8,
+}
+
+/// What the last tick found when it walked the whole active path without
+/// a change: with the same decision and stimuli words and the clock
+/// before `until`, every earlier sibling on the path is still turned down
+/// by its flag tests or its timer, so the next steady walk need not test
+/// them again. Any other tick, and any change to the path, makes it
+/// invalid (`until` = -inf, before every clock reading).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Steady {
+    /// The decision flags it was found with.
+    pub(crate) decision: u64,
+    /// The stimuli flags it was found with.
+    pub(crate) stimuli: u64,
+    /// The earliest time an earlier sibling's timer runs out.
+    pub(crate) until: f64,
+    /// Deciders that walk visited: the active ones and the siblings
+    /// turned down.
+    pub(crate) visited: u32,
+}
+
+impl Steady {
+    /// Valid for no tick.
+    pub(crate) const INVALID: Steady = Steady {
+        decision: 0,
+        stimuli: 0,
+        until: f64::NEG_INFINITY,
+        visited: 0,
+    };
 }
 
 /// One level of an agent's active path, as [`AgentMemory::active_path`]
@@ -88,6 +119,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
             rng: seed_state(seed),
             tree,
             shared,
+            steady: Steady::INVALID,
             depth: 0,
         };
         memory.clear_slots();
@@ -216,6 +248,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     #[inline(always)]
     pub(crate) fn set_depth(&mut self, depth: usize) {
         self.depth = depth as u8;
+        self.steady.until = f64::NEG_INFINITY;
     }
 
     /// Whether nothing is active.
@@ -301,6 +334,18 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
         self.release_shared();
         self.set_depth(0);
         self.blocks.release_all();
+    }
+
+    /// The end of a tick: the agent leaves the lobbies of the group roles
+    /// it did not ask again in this tick.
+    #[inline(never)]
+    pub(crate) fn sweep_roles(&mut self) {
+        let shape = self.tree.shape;
+        if let Some(shared) = self.shared.as_deref() {
+            for r in 0..shape.roles as u16 {
+                shared.role_sweep(r, &mut self.slots[shape.role_slot(r)]);
+            }
+        }
     }
 
     /// Gives back, deepest level first, the gate slots, role places and

@@ -102,3 +102,14 @@ pub const TIMER_SLACK: f64 = 1e-6;
 pub(crate) fn period_runs(last: f64, now: f64, period: f64) -> bool {
     now - last < period - TIMER_SLACK
 }
+
+/// A time before which [`period_runs`]`(last, now, period)` holds for
+/// every `now`: the end of the period less the slack, less a margin of
+/// 2^-40 of the magnitudes involved, far above the rounding of the
+/// subtraction in `period_runs` (2^-53 of them). NaN or -inf when the
+/// period is unusable or never ran: then no `now` is before it.
+#[inline(always)]
+pub(crate) fn period_runs_until(last: f64, period: f64) -> f64 {
+    let p = period - TIMER_SLACK;
+    last + p - (last.abs() + p.abs()) * (1.0 / (1u64 << 40) as f64)
+}

@@ -8,6 +8,7 @@ use crate::memory::AgentMemory;
 use crate::memory::raw::DPool;
 use crate::tree::{Item, Tree};
 
+use super::steady::Bail;
 use super::{Event, NodeRef, TickError, TickReport, Tracer, Why};
 
 /// A `decide` result on its way to activation.
@@ -102,6 +103,9 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         input: &'r TickInput,
         tracer: &'r mut T,
     ) -> Self {
+        // Whatever this tick does, it is not the steady walk the cache
+        // was found by.
+        mem.steady.until = f64::NEG_INFINITY;
         Run {
             items: mem.tree.items,
             agent,
@@ -143,11 +147,35 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         // The last tick's redecide marks, kept for the state dump, are
         // cleared by `walk` as it passes each level: every level it does
         // not reach is deactivated or entered afresh in this tick.
-        let mut step = if self.mem.depth() == 0 {
+        let step = if self.mem.depth() == 0 {
             self.start()
         } else {
             Step::Walk(0)
         };
+        self.run_from(step)
+    }
+
+    /// Goes on from where a steady walk stopped, with `visited` deciders
+    /// visited by it.
+    #[inline(always)]
+    pub(super) fn resume(&mut self, bail: Bail, visited: u32) -> Result<TickReport, TickError> {
+        self.report.visited = visited;
+        let step = match bail {
+            Bail::Walk(k) => Step::Walk(k),
+            Bail::Ended(k) => Step::Fail(k, Why::Ended),
+            Bail::NoChild(k) => Step::Choose(k, false),
+            Bail::Checks(k, from) => {
+                let i = self.mem.levels[k].item as usize;
+                let active = self.mem.levels[k + 1].item as usize;
+                self.checks(k, i, active, from).unwrap_or(Step::Walk(k + 1))
+            }
+        };
+        self.run_from(step)
+    }
+
+    /// The step machine, from `step` on.
+    #[inline(always)]
+    fn run_from(&mut self, mut step: Step<L>) -> Result<TickReport, TickError> {
         loop {
             step = match step {
                 Step::Walk(k) => self.walk(k),
@@ -170,7 +198,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     #[inline]
     pub(super) fn end(&mut self) {
         if self.mem.shared.is_some() {
-            self.sweep_roles();
+            self.mem.sweep_roles();
         }
         self.report.behavior = self.mem.leaf();
         if T::ENABLED {

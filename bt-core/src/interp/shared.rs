@@ -187,17 +187,4 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             _ => self.cx.action == ActionState::Pending,
         }
     }
-
-    /// The end of a tick: the agent leaves the lobbies of the group roles
-    /// it did not ask again in this tick.
-    #[inline(never)]
-    pub(super) fn sweep_roles(&mut self) {
-        let mem = &mut *self.mem;
-        let shape = mem.tree.shape;
-        if let Some(shared) = mem.shared.as_deref() {
-            for r in 0..shape.roles as u16 {
-                shared.role_sweep(r, &mut mem.slots[shape.role_slot(r)]);
-            }
-        }
-    }
 }

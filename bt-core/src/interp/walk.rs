@@ -49,43 +49,61 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
                 return Step::Choose(k, false);
             }
             let active = self.mem.levels[k + 1].item as usize;
-            match item.policy {
-                Policy::Prioritized => {
-                    let mut c = i + 1;
-                    while c < active {
-                        let child = &self.items[c];
-                        // The common case, an earlier sibling stopped by a
-                        // flag test or its timer, costs a mask test here,
-                        // not a candidate.
-                        if self.rejected_early(child) {
-                            c = child.end as usize;
-                            continue;
-                        }
-                        if let Some(pick) = self.evaluate(c) {
-                            return self.preempt(k, pick);
-                        }
-                        c = self.items[c].end as usize;
-                    }
-                }
-                Policy::Scored => {
-                    if let Some(pick) = self.challenge(i, active) {
-                        return self.preempt(k, pick);
-                    }
-                }
-                Policy::Slot => {
-                    let selected = self.selected(i);
-                    if selected != Some(active) {
-                        // The environment changed the agent's child tree.
-                        return match selected.and_then(|c| self.evaluate(c)) {
-                            Some(pick) => self.preempt(k, pick),
-                            None => Step::Fail(k, Why::Reselected),
-                        };
-                    }
-                }
-                Policy::Sequential | Policy::Random | Policy::Shuffle => {}
+            if let Some(step) = self.checks(k, i, active, i + 1) {
+                return step;
             }
             k += 1;
         }
+    }
+
+    /// The policy checks of group `i`, visited at level `k` with `active`
+    /// active below it: a prioritized group's earlier siblings from `from`
+    /// on may preempt it, a scored group's children challenge it, a slot
+    /// group follows its selection. `None`: the active child stays.
+    #[inline(always)]
+    pub(super) fn checks(
+        &mut self,
+        k: usize,
+        i: usize,
+        active: usize,
+        from: usize,
+    ) -> Option<Step<L>> {
+        match self.items[i].policy {
+            Policy::Prioritized => {
+                let mut c = from;
+                while c < active {
+                    let child = &self.items[c];
+                    // The common case, an earlier sibling stopped by a
+                    // flag test or its timer, costs a mask test here,
+                    // not a candidate.
+                    if self.rejected_early(child) {
+                        c = child.end as usize;
+                        continue;
+                    }
+                    if let Some(pick) = self.evaluate(c) {
+                        return Some(self.preempt(k, pick));
+                    }
+                    c = self.items[c].end as usize;
+                }
+            }
+            Policy::Scored => {
+                if let Some(pick) = self.challenge(i, active) {
+                    return Some(self.preempt(k, pick));
+                }
+            }
+            Policy::Slot => {
+                let selected = self.selected(i);
+                if selected != Some(active) {
+                    // The environment changed the agent's child tree.
+                    return Some(match selected.and_then(|c| self.evaluate(c)) {
+                        Some(pick) => self.preempt(k, pick),
+                        None => Step::Fail(k, Why::Reselected),
+                    });
+                }
+            }
+            Policy::Sequential | Policy::Random | Policy::Shuffle => {}
+        }
+        None
     }
 
     /// A scored group's children challenge its active child: the best

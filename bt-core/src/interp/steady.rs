@@ -1,0 +1,244 @@
+//! The steady tick: an untraced tick walks the active path without the
+//! step machine for as long as nothing changes.
+//!
+//! Most ticks of a running agent keep its whole path: each level's
+//! behavior ticks and goes on running, and every earlier sibling of a
+//! prioritized group is turned down by its flag tests or its timer. This
+//! walk does exactly what the step machine's walk does in that case, with
+//! no `Run` to build, no step to dispatch and no DBlock scratch to clear.
+//! At the first level where something else may happen (a behavior ended,
+//! an earlier sibling passed its flag tests, a scored or slot group, a
+//! deferred action) it stops and says where; the step machine takes over
+//! from that very point, so no callback runs twice and none is skipped.
+
+use crate::decl::{ActionState, Ctx, Policy, TickInput, period_runs, period_runs_until};
+use crate::memory::{AgentMemory, Steady};
+use crate::tree::{Has, Item};
+
+use super::TickReport;
+
+/// Where the step machine takes over from a steady walk.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Bail {
+    /// Level `k` is not visited yet: walk from it.
+    Walk(usize),
+    /// Level `k` was visited; its behavior ended.
+    Ended(usize),
+    /// Level `k`, a group, was visited but has no active child.
+    NoChild(usize),
+    /// Level `k`, a group, was visited and its behavior ticked; its policy
+    /// checks go on from child `from` (prioritized groups: the earlier
+    /// siblings before `from` were turned down by their flag tests or
+    /// timers).
+    Checks(usize, usize),
+}
+
+/// How an earlier sibling of the active child fares in the steady walk.
+enum Sibling {
+    /// Turned down by its flag tests: as long as the flag words stay.
+    Flags,
+    /// Turned down by its timer, which runs until the time given.
+    Timer(f64),
+    /// A candidate: the step machine must try it.
+    Candidate,
+}
+
+/// How `item`, an earlier sibling of the active child, fares: exactly as
+/// the full candidate test would turn it down (it writes nothing).
+#[inline(always)]
+fn sibling<A: 'static>(item: &Item<A>, input: &TickInput, slots: &[u64]) -> Sibling {
+    if !item.decision.passes(input.decision) {
+        return Sibling::Flags;
+    }
+    if item.is(Has::STIMULI) && !item.stimuli.passes(input.stimuli) {
+        return Sibling::Flags;
+    }
+    if item.is(Has::TIMER) {
+        let last = f64::from_bits(slots[item.timer as usize]);
+        if period_runs(last, input.now, item.every) {
+            return Sibling::Timer(period_runs_until(last, item.every));
+        }
+    }
+    Sibling::Candidate
+}
+
+/// Walks the active path of a non-idle agent while nothing changes.
+///
+/// `Ok`: the tick is over, with this report. `Err((bail, visited))`: the
+/// step machine goes on from `bail`, with `visited` deciders visited so
+/// far. If a callback panics the memory is abandoned, as the step machine
+/// would leave it.
+#[inline(always)]
+pub(super) fn walk<A: 'static, const L: usize, const S: usize, const N: usize>(
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+) -> Result<TickReport, (Bail, u32)> {
+    let guard = Abandon(memory);
+    let result = walk_levels(agent, &mut *guard.0, input);
+    // Nothing panicked: the memory is consistent.
+    core::mem::forget(guard);
+    result
+}
+
+/// Abandons the memory to an idle state if a callback panics.
+struct Abandon<'m, A: 'static, const L: usize, const S: usize, const N: usize>(
+    &'m mut AgentMemory<A, L, S, N>,
+);
+
+impl<A: 'static, const L: usize, const S: usize, const N: usize> Drop for Abandon<'_, A, L, S, N> {
+    fn drop(&mut self) {
+        self.0.abandon();
+    }
+}
+
+#[inline(always)]
+fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
+    agent: &mut A,
+    mem: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+) -> Result<TickReport, (Bail, u32)> {
+    let mut cx = Ctx {
+        now: input.now,
+        dt: input.dt,
+        since: input.now,
+        flags: 0,
+        decision: input.decision,
+        stimuli: input.stimuli,
+        agent: input.agent,
+        depth: 0,
+        action: ActionState::None,
+    };
+    let steady = mem.steady;
+    if input.now < steady.until
+        && input.decision == steady.decision
+        && input.stimuli == steady.stimuli
+    {
+        return walk_known(agent, mem, &mut cx);
+    }
+    let items = mem.tree.items;
+    let depth = mem.depth();
+    let mut until = f64::INFINITY;
+    let mut visited = 0u32;
+    let mut k = 0;
+    loop {
+        let i = mem.levels[k].item as usize;
+        let item = &items[i];
+        if item.is(Has::LAUNCH) {
+            return Err((Bail::Walk(k), visited));
+        }
+        let level = &mut mem.levels[k];
+        level.mask = 0;
+        level.redecides = 0;
+        visited += 1;
+        if item.is(Has::TICK) {
+            cx.since = level.since;
+            cx.flags = item.behavior_flags;
+            cx.depth = k as u8;
+            if !mem.blocks.tick(k, agent, &cx) {
+                return Err((Bail::Ended(k), visited));
+            }
+        }
+        if !item.is(Has::GROUP) {
+            break;
+        }
+        if k + 1 >= depth {
+            return Err((Bail::NoChild(k), visited));
+        }
+        match item.policy {
+            Policy::Prioritized => {
+                let active = mem.levels[k + 1].item as usize;
+                let mut c = i + 1;
+                while c < active {
+                    let child = &items[c];
+                    match sibling(child, input, &mem.slots) {
+                        Sibling::Flags => {}
+                        Sibling::Timer(t) => until = until.min(t),
+                        Sibling::Candidate => return Err((Bail::Checks(k, c), visited)),
+                    }
+                    visited += 1;
+                    c = child.end as usize;
+                }
+            }
+            Policy::Scored | Policy::Slot => {
+                return Err((Bail::Checks(k, i + 1), visited));
+            }
+            Policy::Sequential | Policy::Random | Policy::Shuffle => {}
+        }
+        k += 1;
+    }
+    mem.steady = Steady {
+        decision: input.decision,
+        stimuli: input.stimuli,
+        until,
+        visited,
+    };
+    end(mem, visited)
+}
+
+/// The steady walk when the last tick's found the same: every level was
+/// walked, its marks are clear, and every earlier sibling is still turned
+/// down; only the behaviors tick.
+#[inline(always)]
+fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
+    agent: &mut A,
+    mem: &mut AgentMemory<A, L, S, N>,
+    cx: &mut Ctx,
+) -> Result<TickReport, (Bail, u32)> {
+    let items = mem.tree.items;
+    let depth = mem.depth();
+    for k in 0..depth {
+        let level = mem.levels[k];
+        let item = &items[level.item as usize];
+        if item.is(Has::TICK) {
+            cx.since = level.since;
+            cx.flags = item.behavior_flags;
+            cx.depth = k as u8;
+            if !mem.blocks.tick(k, agent, cx) {
+                return Err((Bail::Ended(k), visited_to(mem, k)));
+            }
+        }
+    }
+    end(mem, mem.steady.visited)
+}
+
+/// Deciders a steady walk visits up to level `k` and its behavior: the
+/// active ones down to `k`, and the earlier siblings on the levels above
+/// it, all turned down while the last tick's finding holds.
+#[cold]
+#[inline(never)]
+fn visited_to<A: 'static, const L: usize, const S: usize, const N: usize>(
+    mem: &AgentMemory<A, L, S, N>,
+    k: usize,
+) -> u32 {
+    let items = mem.tree.items;
+    let mut visited = 0;
+    for j in 0..k {
+        let i = mem.levels[j].item as usize;
+        if items[i].policy == Policy::Prioritized {
+            let active = mem.levels[j + 1].item as usize;
+            let mut c = i + 1;
+            while c < active {
+                visited += 1;
+                c = items[c].end as usize;
+            }
+        }
+    }
+    visited + k as u32 + 1
+}
+
+/// The end of a tick that changed nothing.
+#[inline(always)]
+fn end<A: 'static, const L: usize, const S: usize, const N: usize>(
+    mem: &mut AgentMemory<A, L, S, N>,
+    visited: u32,
+) -> Result<TickReport, (Bail, u32)> {
+    if mem.shared.is_some() {
+        mem.sweep_roles();
+    }
+    Ok(TickReport {
+        behavior: mem.leaf(),
+        visited,
+        ..TickReport::default()
+    })
+}
