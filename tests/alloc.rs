@@ -545,9 +545,10 @@ fn the_counter_sees_allocations() {
     assert_eq!(n, 1);
 }
 
-/// The tree's shape, checked at compile time: three levels, and two slots
-/// (the timer and the shuffle group).
-const _: fn(CritterMemory) -> AgentMemory<Critter, 3, 2> = |m| m;
+/// The tree's shape, checked at compile time: three levels, two slots
+/// (the timer and the shuffle group), and 16-byte blocks, fitted to its
+/// largest memory type.
+const _: fn(CritterMemory) -> AgentMemory<Critter, 3, 2, 16> = |m| m;
 
 /// The shared checks and deferred actions allocate nothing either: a squad
 /// whose memories are bound to one `TreeShared`, with a gate, a global

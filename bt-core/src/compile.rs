@@ -17,7 +17,7 @@
 pub(crate) mod fingerprint;
 
 use crate::decl::{Decider, DeciderFlags, DeciderKind, Policy};
-use crate::memory::raw::{ErasedBehavior, TypeLayout};
+use crate::memory::raw::{BLOCK_ALIGN, ErasedBehavior, TypeLayout};
 use crate::tree::{FlagCheck, Has, Item, NO_PARENT, NO_SLOT};
 use crate::tree::{MAX_CHILDREN, MAX_ITEMS, MAX_LEVELS, MAX_SHUFFLE_CHILDREN, Shape};
 
@@ -59,6 +59,7 @@ const fn count<A>(
         actions: 0,
         gates: 0,
         cooldowns: 0,
+        block: 0,
         fingerprint: fingerprint::SEED,
     };
     walk(root, 0, &mut path, &mut acc, block, max_depth, strict);
@@ -119,10 +120,12 @@ const fn walk<A>(
     if d.pre.sync.together != 0 {
         acc.roles += 1;
     }
-    if let Some(b) = d.behavior()
-        && b.has_launch
-    {
-        acc.actions += 1;
+    if let Some(b) = d.behavior() {
+        if b.has_launch {
+            acc.actions += 1;
+        }
+        acc.block = fit(acc.block, b.memory);
+        acc.block = fit(acc.block, b.dblock);
     }
     if let DeciderKind::Group {
         policy, children, ..
@@ -137,6 +140,12 @@ const fn walk<A>(
             c += 1;
         }
     }
+}
+
+/// `block`, grown to hold `layout` in whole [`BLOCK_ALIGN`] units.
+const fn fit(block: usize, layout: TypeLayout) -> usize {
+    let size = layout.size.div_ceil(BLOCK_ALIGN) * BLOCK_ALIGN;
+    if size > block { size } else { block }
 }
 
 const fn check_decider<A>(d: &'static Decider<A>, block: usize) {

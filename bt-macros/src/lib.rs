@@ -809,19 +809,19 @@ macro_rules! __bt_tree_impl {
         $($attrs)*
         // A `Tree`, or a `CrowdTree` when the tree needs shared state.
         $vis static $name: <$k::__private::Kind<
-            { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).needs_shared() }
+            { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::measure(&$root, usize::MAX, $crate::__bt_or!($depth 0)).block), $crate::__bt_or!($depth 0)).needs_shared() }
         > as $k::__private::TreeKind>::Of<
             $A,
-            { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).levels },
-            { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).slots() },
-            { $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK) },
+            { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::measure(&$root, usize::MAX, $crate::__bt_or!($depth 0)).block), $crate::__bt_or!($depth 0)).levels },
+            { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::measure(&$root, usize::MAX, $crate::__bt_or!($depth 0)).block), $crate::__bt_or!($depth 0)).slots() },
+            { $crate::__bt_or!($block $k::__private::measure(&$root, usize::MAX, $crate::__bt_or!($depth 0)).block) },
         > = {
             const SHAPE: $k::__private::Shape =
-                $k::__private::shape(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0));
+                $k::__private::shape(&$root, $crate::__bt_or!($block $k::__private::measure(&$root, usize::MAX, $crate::__bt_or!($depth 0)).block), $crate::__bt_or!($depth 0));
             static ITEMS: [$k::__private::Item<$A>; SHAPE.items] = $k::__private::flatten(&$root, SHAPE);
             // Counted without the checks, which `SHAPE` reports once.
             const SHARED: bool =
-                $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).needs_shared();
+                $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::measure(&$root, usize::MAX, $crate::__bt_or!($depth 0)).block), $crate::__bt_or!($depth 0)).needs_shared();
             $k::__private::Kind::<SHARED>::wrap(
                 $k::Tree::__new(::core::stringify!($name), &ITEMS, SHAPE, $crate::__bt_or!($limit 0))
             )
@@ -830,9 +830,9 @@ macro_rules! __bt_tree_impl {
             #[doc = ::core::concat!("The agent memory of [`", ::core::stringify!($name), "`].")]
             $vis type $alias = $k::AgentMemory<
                 $A,
-                { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).levels },
-                { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK), $crate::__bt_or!($depth 0)).slots() },
-                { $crate::__bt_or!($block $k::__private::DEFAULT_BLOCK) },
+                { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::measure(&$root, usize::MAX, $crate::__bt_or!($depth 0)).block), $crate::__bt_or!($depth 0)).levels },
+                { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::measure(&$root, usize::MAX, $crate::__bt_or!($depth 0)).block), $crate::__bt_or!($depth 0)).slots() },
+                { $crate::__bt_or!($block $k::__private::measure(&$root, usize::MAX, $crate::__bt_or!($depth 0)).block) },
             >;
         )?
     };

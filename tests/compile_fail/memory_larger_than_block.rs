@@ -12,6 +12,6 @@ impl Default for Big {
 
 behavior! { B: A, memory: Big }
 decider! { D: A => B }
-tree! { T: A = D }
+tree! { T: A = D, block: 128 }
 
 fn main() {}

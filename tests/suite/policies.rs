@@ -222,27 +222,27 @@ fn at(now: f64) -> TickInput {
 }
 
 #[track_caller]
-fn run<const L: usize, const S: usize>(
-    tree: &'static Tree<Pal, L, S>,
+fn run<const L: usize, const S: usize, const N: usize>(
+    tree: &'static Tree<Pal, L, S, N>,
     pal: &mut Pal,
-    memory: &mut bt_core::AgentMemory<Pal, L, S>,
+    memory: &mut bt_core::AgentMemory<Pal, L, S, N>,
     now: f64,
 ) -> TickReport {
     tick(tree, pal, memory, &at(now)).expect("tick")
 }
 
 /// The name of the behavior decider that runs (`None`: idle).
-fn leaf<const L: usize, const S: usize>(
-    tree: &'static Tree<Pal, L, S>,
-    memory: &bt_core::AgentMemory<Pal, L, S>,
+fn leaf<const L: usize, const S: usize, const N: usize>(
+    tree: &'static Tree<Pal, L, S, N>,
+    memory: &bt_core::AgentMemory<Pal, L, S, N>,
 ) -> Option<&'static str> {
     memory.leaf().map(|i| tree.node(i).name())
 }
 
 /// `n` fresh draws by the root group of `tree` for one agent: each tick
 /// starts from an idle memory (the agent's generator goes on).
-fn draws<const L: usize, const S: usize>(
-    tree: &'static Tree<Pal, L, S>,
+fn draws<const L: usize, const S: usize, const N: usize>(
+    tree: &'static Tree<Pal, L, S, N>,
     pal: &mut Pal,
     seed: u64,
     n: usize,
@@ -447,7 +447,7 @@ fn random_draws_follow_the_weights_and_never_a_rejecting_child() {
 fn a_draw_among_plain_children_is_the_draw_with_weights_of_one() {
     // Children with nothing to call take the short way through a draw; it
     // must draw the same numbers as the full way, child for child.
-    let root = |t: &Tree<Pal, 2, 0>| t.node(bt_core::ItemIdx::ROOT).has();
+    let root = |t: &Tree<Pal, 2, 0, 16>| t.node(bt_core::ItemIdx::ROOT).has();
     assert!(root(&T_PLAIN_RND).contains(Has::PLAIN_CHILDREN));
     assert!(!root(&T_DECIDED).contains(Has::PLAIN_CHILDREN));
     let position = |name: &str| ["R1", "R2", "NEVER", "R3"].iter().position(|n| *n == name);
@@ -477,7 +477,7 @@ fn a_draw_among_plain_children_is_the_draw_with_weights_of_one() {
 /// behavior living two ticks.
 fn shuffle_runs(
     pal: &mut Pal,
-    memory: &mut bt_core::AgentMemory<Pal, 2, 1>,
+    memory: &mut bt_core::AgentMemory<Pal, 2, 1, 16>,
     ticks: std::ops::Range<u32>,
 ) -> Vec<String> {
     pal.life = 2;
@@ -830,8 +830,8 @@ fn delegating_shuffle_group_keeps_its_round_when_it_loses_a_challenge() {
 
 /// One tick in which every behavior ends at once: the behaviors activated,
 /// in order, and the report.
-fn all_end_at_once<const L: usize, const S: usize>(
-    tree: &'static Tree<Pal, L, S>,
+fn all_end_at_once<const L: usize, const S: usize, const N: usize>(
+    tree: &'static Tree<Pal, L, S, N>,
     pal: &mut Pal,
 ) -> (Vec<String>, TickReport) {
     pal.life = 1;
@@ -893,8 +893,8 @@ type Step = (f64, &'static str, fn(&mut Pal));
 
 /// Runs `script` on a fresh memory seeded with `seed`, with `Cue::GO` set,
 /// and returns the trace.
-fn trace<const L: usize, const S: usize>(
-    tree: &'static Tree<Pal, L, S>,
+fn trace<const L: usize, const S: usize, const N: usize>(
+    tree: &'static Tree<Pal, L, S, N>,
     pal: &mut Pal,
     seed: u64,
     script: &[Step],

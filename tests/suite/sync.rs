@@ -23,7 +23,8 @@ bitflags::bitflags! {
     }
 }
 
-/// The test agent.
+/// The test agent. Its behaviors keep no memory, so its trees' blocks are
+/// 0 bytes (the last parameter of `Tree` and `AgentMemory`).
 #[derive(Default)]
 pub struct Grunt {
     pub want: Want,
@@ -65,10 +66,10 @@ fn input(g: &Grunt, now: f64) -> TickInput {
 }
 
 /// Ticks `g` at `now` with its wishes as decision flags.
-fn run<const L: usize, const S: usize>(
-    tree: &Tree<Grunt, L, S>,
+fn run<const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<Grunt, L, S, N>,
     g: &mut Grunt,
-    m: &mut AgentMemory<Grunt, L, S>,
+    m: &mut AgentMemory<Grunt, L, S, N>,
     now: f64,
 ) -> Result<bt_core::TickReport, TickError> {
     let input = input(g, now);
@@ -135,8 +136,8 @@ fn a_gate_admits_at_most_its_limit_and_says_why_it_refused() {
 #[track_caller]
 fn gate_is_given_back(
     what: &str,
-    tree: &'static Tree<Grunt, 3, 0>,
-    leave: impl FnOnce(&mut Grunt, AgentMemory<Grunt, 3, 0>, &Arc<TreeShared>),
+    tree: &'static Tree<Grunt, 3, 0, 0>,
+    leave: impl FnOnce(&mut Grunt, AgentMemory<Grunt, 3, 0, 0>, &Arc<TreeShared>),
 ) {
     let shared = tree.new_shared(0);
     let mut g = Grunt {
@@ -406,15 +407,15 @@ tree! { T_ROLE3: Grunt = ROLE3_ROOT }
 
 /// A crowd ticked in index order, frame by frame.
 struct Crowd<const S: usize> {
-    tree: &'static Tree<Grunt, 2, S>,
+    tree: &'static Tree<Grunt, 2, S, 0>,
     shared: Arc<TreeShared>,
     grunts: Vec<Grunt>,
-    memories: Vec<AgentMemory<Grunt, 2, S>>,
+    memories: Vec<AgentMemory<Grunt, 2, S, 0>>,
     frame: u32,
 }
 
 impl<const S: usize> Crowd<S> {
-    fn new(tree: &'static Tree<Grunt, 2, S>, n: usize) -> Self {
+    fn new(tree: &'static Tree<Grunt, 2, S, 0>, n: usize) -> Self {
         let shared = tree.new_shared(0);
         Crowd {
             tree,
@@ -615,7 +616,7 @@ fn a_deferred_action_goes_out_and_its_outcome_comes_back() {
     };
     let mut m = T_ACT.new_memory_in(&shared, 0);
     let mut trace = TraceRecorder::new();
-    let mut step = |g: &mut Grunt, m: &mut AgentMemory<Grunt, 2, 1>, now: f64, note: &str| {
+    let mut step = |g: &mut Grunt, m: &mut AgentMemory<Grunt, 2, 1, 0>, now: f64, note: &str| {
         trace.note(note);
         tick_traced(&T_ACT, g, m, &input(g, now).with_agent(5), &mut trace).unwrap();
     };
@@ -694,7 +695,7 @@ fn a_behavior_sees_the_outcome_in_its_tick() {
 
 #[test]
 fn a_pending_action_is_cancelled_however_its_behavior_stops() {
-    type Leave = fn(&mut Grunt, &mut Option<AgentMemory<Grunt, 2, 1>>);
+    type Leave = fn(&mut Grunt, &mut Option<AgentMemory<Grunt, 2, 1, 0>>);
     let cases: [(&str, Leave); 5] = [
         ("reset", |_, m| m.as_mut().unwrap().reset()),
         ("dropped", |_, m| *m = None),
@@ -771,7 +772,7 @@ fn launched(n: usize, capacity: usize) -> (Arc<TreeShared>, Vec<Grunt>, Vec<ActM
     (shared, grunts, memories)
 }
 
-type ActMemory = AgentMemory<Grunt, 2, 1>;
+type ActMemory = AgentMemory<Grunt, 2, 1, 0>;
 
 #[test]
 fn a_drain_called_from_a_drain_callback_hands_out_the_rest_once() {

@@ -9,7 +9,10 @@ pub const MAX_CHILDREN: usize = 64;
 pub const MAX_SHUFFLE_CHILDREN: usize = 32;
 /// Most items of one compiled tree (indices are `u16`).
 pub const MAX_ITEMS: usize = u16::MAX as usize;
-/// Block size of a tree that does not choose one: 128 bytes, as in Spore.
+/// Block size [`Tree`](crate::Tree) and [`AgentMemory`](crate::AgentMemory)
+/// default to in their types: 128 bytes, as in Spore. A tree declared with
+/// [`tree!`](crate::tree) and no `block:` gets blocks fitted to its
+/// largest memory type instead ([`Shape::block`]).
 pub const DEFAULT_BLOCK: usize = 128;
 
 /// What the validation pass counts: it sizes the item stream and the agent
@@ -32,6 +35,10 @@ pub struct Shape {
     pub gates: usize,
     /// Global cooldowns (shared stamps, no memory slot).
     pub cooldowns: usize,
+    /// The largest memory type or DBlock of any behavior, rounded up to
+    /// [`BLOCK_ALIGN`](crate::BLOCK_ALIGN): the block size of a tree
+    /// declared without `block:`.
+    pub block: usize,
     /// A hash of the tree's structure: every decider's name, kind, policy,
     /// children, preconditions and behavior, in preorder (so the slot
     /// layout too). Saved agent state names it, and restores only into a
