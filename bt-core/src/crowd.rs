@@ -1,7 +1,7 @@
 //! Ticking a crowd: many agents, one shared tree.
 
 use crate::decl::TickInput;
-use crate::interp::{TickError, tick_inline};
+use crate::interp::{TickError, Ticked, tick_member};
 use crate::memory::AgentMemory;
 use crate::tree::Tree;
 
@@ -45,6 +45,13 @@ impl CrowdReport {
                 }
             }
         }
+    }
+
+    /// An agent whose tick changed nothing: it has a behavior running.
+    #[inline(always)]
+    fn add_steady(&mut self, visited: u32) {
+        self.ticked += 1;
+        self.visited += u64::from(visited);
     }
 
     /// Adds up two reports of disjoint sets of agents.
@@ -121,7 +128,10 @@ fn tick_slice<A: 'static, const L: usize, const S: usize, const N: usize>(
         }
         let (agent, memory) = (&mut agents[j], &mut memories[j]);
         let input = input(base + j, agent).or_agent(base + j);
-        report.add(base + j, tick_inline(tree, agent, memory, &input));
+        match tick_member(tree, agent, memory, &input) {
+            Ticked::Steady { visited } => report.add_steady(visited),
+            Ticked::Run(result) => report.add(base + j, result),
+        }
     }
 }
 

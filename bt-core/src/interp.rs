@@ -187,18 +187,49 @@ pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     tick_inline(tree, agent, memory, input)
 }
 
-/// [`tick`], inlined into a crowd's loop.
+/// [`tick`], inlined into the caller's loop.
 #[inline(always)]
-pub(crate) fn tick_inline<A: 'static, const L: usize, const S: usize, const N: usize>(
+fn tick_inline<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> Result<TickReport, TickError> {
+    match tick_member(tree, agent, memory, input) {
+        Ticked::Steady { visited } => Ok(TickReport {
+            behavior: memory.leaf(),
+            visited,
+            ..TickReport::default()
+        }),
+        Ticked::Run(result) => result,
+    }
+}
+
+/// How a tick of a crowd member went.
+pub(crate) enum Ticked {
+    /// Nothing changed: the agent's behavior is still the one its path
+    /// ends in, and the tick visited `visited` deciders.
+    Steady {
+        /// Deciders visited.
+        visited: u32,
+    },
+    /// The step machine ran, or the input was refused.
+    Run(Result<TickReport, TickError>),
+}
+
+/// [`tick`] for a crowd's loop, inlined into it: a tick that changed
+/// nothing reports only what it visited.
+#[inline(always)]
+pub(crate) fn tick_member<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+) -> Ticked {
     // Debug output off: one load and this branch.
     match log::level_for(input.agent) {
         0 => untraced(tree, agent, memory, input),
-        level => logged(level, tree, agent, memory, input, &mut NoTrace),
+        level => Ticked::Run(logged(level, tree, agent, memory, input, &mut NoTrace)),
     }
 }
 
@@ -212,13 +243,13 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
-) -> Result<TickReport, TickError> {
+) -> Ticked {
     if memory.depth() == 0 || check(tree, memory, input).is_err() {
-        return run(tree, agent, memory, input, &mut NoTrace);
+        return Ticked::Run(run(tree, agent, memory, input, &mut NoTrace));
     }
     match steady::walk(agent, memory, input) {
-        Ok(report) => Ok(report),
-        Err((bail, visited)) => resume(tree, agent, memory, input, bail, visited),
+        Ok(visited) => Ticked::Steady { visited },
+        Err((bail, visited)) => Ticked::Run(resume(tree, agent, memory, input, bail, visited)),
     }
 }
 

@@ -476,7 +476,7 @@ macro_rules! group {
 /// # behavior! { IDLE: Creature }
 /// # decider! { ROOT: Creature => IDLE }
 /// tree! { pub CREATURE: Creature = ROOT,
-///     block: 64,           // bytes per memory block (default 128)
+///     block: 64,           // bytes per memory block (default: fitted, see below)
 ///     max_depth: 8,        // levels allowed (default and most: 32)
 ///     redecide_limit: 100, // masked redecides per tick (default: item count)
 ///     memory: CreatureMemory, // also declare `type CreatureMemory = AgentMemory<…>`
@@ -485,7 +485,14 @@ macro_rules! group {
 /// assert_eq!(CREATURE.levels(), 1);
 /// ```
 ///
-/// Every key is optional. The flattening inlines a decider used in two
+/// Every key is optional. Without `block:`, each level's block is as large
+/// as the largest memory type or DBlock of any behavior in the tree, rounded
+/// up to [`BLOCK_ALIGN`] ([`Shape::block`], computed at compile time): an
+/// agent whose behaviors keep a counter each needs 16-byte blocks, not
+/// Spore's 128. The size is part of the tree's type (`Tree<A, L, S, N>`);
+/// the `memory:` alias names it for you.
+///
+/// The flattening inlines a decider used in two
 /// places at both; the validation rejects, naming the decider at fault, a
 /// cycle, a tree deeper than `max_depth`, an empty group, a group with more
 /// than [`MAX_CHILDREN`] children (a shuffle group: [`MAX_SHUFFLE_CHILDREN`]),

@@ -221,10 +221,19 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     /// few agents ahead of the one being ticked. Reads nothing.
     #[inline(always)]
     pub fn prefetch(&self) {
+        if Self::SMALL {
+            // A few lines: all of them, blocks included.
+            crate::memory::raw::prefetch_lines(self);
+            return;
+        }
         crate::memory::raw::prefetch(&self.levels);
         crate::memory::raw::prefetch(&self.depth);
         self.blocks.prefetch_owners();
     }
+
+    /// Whether the memory is small enough (four cache lines) that
+    /// [`prefetch`](Self::prefetch) fetches all of it.
+    const SMALL: bool = core::mem::size_of::<Self>() <= 256;
 
     /// Starts fetching the block of the deepest active level, which the
     /// tick of a running behavior reads; call it after
@@ -232,6 +241,10 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     /// far ahead). Reads only the path's depth.
     #[inline(always)]
     pub fn prefetch_leaf_block(&self) {
+        if Self::SMALL {
+            // `prefetch` fetched it with the rest.
+            return;
+        }
         if let Some(leaf) = self.depth().checked_sub(1) {
             self.blocks.prefetch_block(leaf);
         }

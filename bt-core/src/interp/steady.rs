@@ -15,8 +15,6 @@ use crate::decl::{ActionState, Ctx, Policy, TickInput, period_runs, period_runs_
 use crate::memory::{AgentMemory, Steady};
 use crate::tree::{Has, Item};
 
-use super::TickReport;
-
 /// Where the step machine takes over from a steady walk.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Bail {
@@ -64,7 +62,8 @@ fn sibling<A: 'static>(item: &Item<A>, input: &TickInput, slots: &[u64]) -> Sibl
 
 /// Walks the active path of a non-idle agent while nothing changes.
 ///
-/// `Ok`: the tick is over, with this report. `Err((bail, visited))`: the
+/// `Ok(visited)`: the tick is over; it changed nothing and visited
+/// `visited` deciders. `Err((bail, visited))`: the
 /// step machine goes on from `bail`, with `visited` deciders visited so
 /// far. If a callback panics the memory is abandoned, as the step machine
 /// would leave it.
@@ -73,7 +72,7 @@ pub(super) fn walk<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
-) -> Result<TickReport, (Bail, u32)> {
+) -> Result<u32, (Bail, u32)> {
     let guard = Abandon(memory);
     let result = walk_levels(agent, &mut *guard.0, input);
     // Nothing panicked: the memory is consistent.
@@ -97,7 +96,7 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
-) -> Result<TickReport, (Bail, u32)> {
+) -> Result<u32, (Bail, u32)> {
     let mut cx = Ctx {
         now: input.now,
         dt: input.dt,
@@ -184,7 +183,7 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
     cx: &mut Ctx,
-) -> Result<TickReport, (Bail, u32)> {
+) -> Result<u32, (Bail, u32)> {
     let items = mem.tree.items;
     let depth = mem.depth();
     for k in 0..depth {
@@ -232,13 +231,9 @@ fn visited_to<A: 'static, const L: usize, const S: usize, const N: usize>(
 fn end<A: 'static, const L: usize, const S: usize, const N: usize>(
     mem: &mut AgentMemory<A, L, S, N>,
     visited: u32,
-) -> Result<TickReport, (Bail, u32)> {
+) -> Result<u32, (Bail, u32)> {
     if mem.shared.is_some() {
         mem.sweep_roles();
     }
-    Ok(TickReport {
-        behavior: mem.leaf(),
-        visited,
-        ..TickReport::default()
-    })
+    Ok(visited)
 }

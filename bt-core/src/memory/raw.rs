@@ -603,5 +603,35 @@ pub(crate) fn prefetch<T>(value: &T) {
     let _ = value;
 }
 
+/// [`prefetch`] of every cache line `value` spans, for a value of a few
+/// lines.
+#[inline(always)]
+pub(crate) fn prefetch_lines<T>(value: &T) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        let start = ptr::from_ref(value).cast::<i8>();
+        let size = mem::size_of::<T>();
+        let mut offset = 0;
+        while offset < size {
+            // SAFETY: as in `prefetch`; the address is inside `value`.
+            unsafe {
+                use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+                _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset));
+            }
+            offset += 64;
+        }
+        if size > 0 && size % 64 != 0 {
+            // SAFETY: as above: the last byte of `value`, whose line the
+            // steps above miss when `value` does not start a line.
+            unsafe {
+                use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+                _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(size - 1));
+            }
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    let _ = value;
+}
+
 #[cfg(test)]
 mod tests;
