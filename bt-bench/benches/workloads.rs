@@ -6,6 +6,7 @@
 //! cargo bench -p bt-bench                      # the full figures
 //! BT_BENCH_QUICK=1 cargo bench -p bt-bench     # N = 1 000 only, fewer runs
 //! cargo run --release -p bt-bench --bench workloads -- --quick
+//! BT_BENCH_ONLY=w3,par cargo bench -p bt-bench  # only the parts named (w1, w3, par, w2)
 //! ```
 //!
 //! Times are medians of ns per agent-tick over several runs after a warm-up
@@ -271,17 +272,34 @@ fn main() {
         cfg.runs,
     );
     println!("ns per agent-tick = time of (world step + tree tick) over all agents / (N * T)");
-    let w1 = crowd(&cfg, &W1);
-    let w3 = crowd(&cfg, &W3);
-    println!("\nbt-core / world step, same run: W1 and W3");
-    for ((n, r1), (_, r3)) in w1.iter().zip(&w3) {
-        println!(
-            "  N = {n:>7}: W1 {r1:.2}x, W3 {r3:.2}x, W1 / W3 {:.2}",
-            r1 / r3
-        );
+    // `BT_BENCH_ONLY=w1,w3,par,w2` runs only the parts named.
+    let only = std::env::var("BT_BENCH_ONLY").unwrap_or_default();
+    let runs = |part: &str| only.is_empty() || only.split(',').any(|p| p.trim() == part);
+    let w1 = if runs("w1") {
+        crowd(&cfg, &W1)
+    } else {
+        Vec::new()
+    };
+    let w3 = if runs("w3") {
+        crowd(&cfg, &W3)
+    } else {
+        Vec::new()
+    };
+    if !w1.is_empty() && !w3.is_empty() {
+        println!("\nbt-core / world step, same run: W1 and W3");
+        for ((n, r1), (_, r3)) in w1.iter().zip(&w3) {
+            println!(
+                "  N = {n:>7}: W1 {r1:.2}x, W3 {r3:.2}x, W1 / W3 {:.2}",
+                r1 / r3
+            );
+        }
     }
-    par(&cfg);
-    w2(&cfg);
+    if runs("par") {
+        par(&cfg);
+    }
+    if runs("w2") {
+        w2(&cfg);
+    }
 }
 
 /// W1 or W3: the same tree, table and contenders; W3 runs its behaviors

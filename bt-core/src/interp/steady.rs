@@ -194,7 +194,14 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
             cx.flags = item.behavior_flags;
             cx.depth = k as u8;
             if !mem.blocks.tick(k, agent, cx) {
-                return Err((Bail::Ended(k), visited_to(mem, k)));
+                // The leaf's level scans nothing: the walk had visited
+                // all it visits.
+                let visited = if k + 1 == depth {
+                    mem.steady.visited
+                } else {
+                    visited_to(mem, k)
+                };
+                return Err((Bail::Ended(k), visited));
             }
         }
     }

@@ -60,12 +60,13 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         let end = self.items[g].end as usize;
         let mut total = 0.0f64;
         let mut drawn = None;
+        let mut visited = 0;
         let mut c = g + 1;
         while c < end {
             let item = &self.items[c];
             let bit = 1u64 << item.child_index;
             if mask & bit == 0 && among & bit != 0 {
-                self.report.visited += 1;
+                visited += 1;
                 if let Some(by) = self.flag_rejection(item) {
                     self.trace(|r| Event::Rejected {
                         node: r.node(c),
@@ -80,6 +81,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             }
             c = item.end as usize;
         }
+        self.report.visited += visited;
         let c = drawn?;
         Some(Pick::one(c, self.items[c].depth as usize, NO_DSLOT, 1.0))
     }
