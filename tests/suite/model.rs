@@ -828,18 +828,33 @@ pub fn case(deciders: usize, ticks: usize, panics: bool) -> impl Strategy<Value 
         any::<u64>(),
         prop::collection::vec(0..ANSWERS.len() as u8, MAX_DECIDERS),
         prop::collection::vec(tick_script(panics), 1..=ticks),
-        (prop_oneof![1 => Just(1u8), 2 => 2..4u8], 1..8u8),
+        (
+            prop_oneof![1 => Just(1u8), 2 => 2..4u8],
+            1..8u8,
+            prop::collection::vec(prop::bool::weighted(0.6), ticks),
+        ),
     )
         .prop_map(
-            |(deciders, end_after, limit, seed, answers, ticks, (agents, capacity))| Case {
-                deciders,
-                end_after,
-                limit,
-                seed,
-                answers,
-                ticks,
-                agents,
-                capacity,
+            |(deciders, end_after, limit, seed, answers, mut ticks, (agents, capacity, keep))| {
+                // Most game ticks see the flag words of the tick before:
+                // the steady walk then reuses what it found, up to the tick
+                // an earlier sibling's timer runs out.
+                for i in 1..ticks.len() {
+                    if keep[i] {
+                        ticks[i].decision = ticks[i - 1].decision;
+                        ticks[i].stimuli = ticks[i - 1].stimuli;
+                    }
+                }
+                Case {
+                    deciders,
+                    end_after,
+                    limit,
+                    seed,
+                    answers,
+                    ticks,
+                    agents,
+                    capacity,
+                }
             },
         )
 }

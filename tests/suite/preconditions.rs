@@ -401,3 +401,57 @@ fn a_hit_stimulus_wakes_fight_until_it_expires() {
     );
     assert_eq!(critter.fought, [77, 77]);
 }
+
+// A once-a-second check above a fallback: the check's behavior ends in
+// the tick it starts, the fallback runs until preempted.
+behavior! { ONCE: Probe, tick: |_p, _cx| false }
+behavior! { KEEP: Probe, tick: |_p, _cx| true }
+decider! { CHECK: Probe => ONCE, every: 1.0, needs_all: Day::DAY }
+decider! { STAY: Probe => KEEP }
+group! { CHECK_ROOT: Probe, prioritized [CHECK, STAY] }
+tree! { T_CHECK: Probe = CHECK_ROOT }
+
+/// The ticks at `times`, with the decision flags `day(now)`, in which
+/// CHECK ran (the path changed). Untraced ticks (the steady walk) and
+/// traced ones (the step machine every tick) must report the same.
+fn check_runs(times: &[f64], day: impl Fn(f64) -> Day) -> Vec<f64> {
+    let mut probe = Probe::default();
+    let mut untraced = T_CHECK.new_memory(0);
+    let mut traced = T_CHECK.new_memory(0);
+    let mut runs = Vec::new();
+    for &now in times {
+        let input = TickInput::new(now, 0.25).with_decision_bits(u64::from(day(now).bits()));
+        let a = tick(&T_CHECK, &mut probe, &mut untraced, &input).unwrap();
+        let mut rec = TraceRecorder::default();
+        let b = tick_traced(&T_CHECK, &mut probe, &mut traced, &input, &mut rec).unwrap();
+        assert_eq!(a, b, "untraced and traced reports at {now}");
+        assert_eq!(T_CHECK.node(a.behavior.unwrap()).name(), "STAY");
+        if a.activated > 0 && now > 0.0 {
+            runs.push(now);
+        }
+    }
+    runs
+}
+
+#[test]
+fn a_sibling_held_back_by_its_timer_starts_the_tick_it_runs_out_with_the_same_flags() {
+    // Same flags every tick: the walk keeps what it found from one tick to
+    // the next, and must still let CHECK in exactly when its second is up.
+    let times: Vec<f64> = (0..14).map(|i| f64::from(i) * 0.25).collect();
+    assert_eq!(check_runs(&times, |_| Day::DAY), [1.0, 2.0, 3.0]);
+}
+
+#[test]
+fn flags_that_change_and_change_back_are_tested_again() {
+    // Night hides CHECK from 0.5 to 1.25: when day comes back at 1.5 its
+    // timer has long run out, and it starts at once, not at 2.0.
+    let times: Vec<f64> = (0..14).map(|i| f64::from(i) * 0.25).collect();
+    let day = |now: f64| {
+        if (0.5..1.5).contains(&now) {
+            Day::empty()
+        } else {
+            Day::DAY
+        }
+    };
+    assert_eq!(check_runs(&times, day), [1.5, 2.5]);
+}
