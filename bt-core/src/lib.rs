@@ -67,8 +67,10 @@
 //!    `memory/raw.rs`, the one module with `unsafe` code, is the floor:
 //!    every layer may use it, and it uses only the behavior contract (which
 //!    names one item of it, the erased save and restore of a block).
-//! 5. `interp` — the interpreter: the entry points (`interp.rs`), the step
-//!    machine (`run.rs`), the walk down the active path (`walk.rs`), the
+//! 5. `interp` — the interpreter: the entry points (`interp.rs`), the
+//!    steady walk that ticks a running agent while nothing changes
+//!    (`steady.rs`), the step machine that takes over where something may
+//!    (`run.rs`), the walk down the active path (`walk.rs`), the
 //!    group policies (`policy.rs`), preconditions, timers and `decide`
 //!    (`precondition.rs`), the shared checks and deferred actions
 //!    (`shared.rs`), and its trace events and log output.

@@ -215,7 +215,9 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     }
 
     /// Starts fetching the parts of this memory every tick reads: the
-    /// active path, the slots and the block owners. A hint for callers that
+    /// active path, the slots and the block owners, or all of it when it
+    /// is at most 256 bytes (blocks fitted to small memory types). A hint
+    /// for callers that
     /// keep a crowd's memories in storage of their own (an ECS table) and
     /// tick them in order, as [`tick_all`](crate::tick_all) does: call it a
     /// few agents ahead of the one being ticked. Reads nothing.

@@ -620,7 +620,7 @@ pub(crate) fn prefetch_lines<T>(value: &T) {
             }
             offset += 64;
         }
-        if size > 0 && size % 64 != 0 {
+        if size > 0 {
             // SAFETY: as above: the last byte of `value`, whose line the
             // steps above miss when `value` does not start a line.
             unsafe {
