@@ -245,29 +245,12 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     input: &TickInput,
 ) -> Ticked {
     if memory.depth() == 0 || check(tree, memory, input).is_err() {
-        return Ticked::Run(run(tree, agent, memory, input, &mut NoTrace));
+        return Ticked::Run(run(tree, agent, memory, input, &mut NoTrace, None));
     }
     match steady::walk(agent, memory, input) {
         Ok(visited) => Ticked::Steady { visited },
-        Err((bail, visited)) => Ticked::Run(resume(tree, agent, memory, input, bail, visited)),
+        Err(from) => Ticked::Run(run(tree, agent, memory, input, &mut NoTrace, Some(from))),
     }
-}
-
-/// The step machine from where a steady walk stopped.
-#[inline(never)]
-fn resume<A: 'static, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
-    agent: &mut A,
-    memory: &mut AgentMemory<A, L, S, N>,
-    input: &TickInput,
-    bail: steady::Bail,
-    visited: u32,
-) -> Result<TickReport, TickError> {
-    let mut tracer = NoTrace;
-    let mut r = Run::new(tree, agent, memory, input, &mut tracer);
-    let result = r.resume(bail, visited);
-    r.armed = false;
-    result
 }
 
 /// A tick with debug output at `level` (see [`set_debug_level`](crate::set_debug_level)).
@@ -282,7 +265,7 @@ fn logged<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     tracer: &mut T,
 ) -> Result<TickReport, TickError> {
     let log = log::LogTracer::new(level, input.agent, input.now);
-    let result = run(tree, agent, memory, input, &mut log::Tee(tracer, log));
+    let result = run(tree, agent, memory, input, &mut log::Tee(tracer, log), None);
     if let Err(e) = &result {
         ::log::debug!(target: "bt", "agent {}: tick error: {e}", input.agent);
     }
@@ -304,7 +287,7 @@ pub fn tick_traced<A: 'static, T: Tracer, const L: usize, const S: usize, const 
     tracer: &mut T,
 ) -> Result<TickReport, TickError> {
     match log::level_for(input.agent) {
-        0 => run(tree, agent, memory, input, tracer),
+        0 => run(tree, agent, memory, input, tracer, None),
         level => logged(level, tree, agent, memory, input, tracer),
     }
 }
@@ -383,6 +366,9 @@ fn refuse<A: 'static, const L: usize, const S: usize, const N: usize>(
     }
 }
 
+/// The step machine, for a whole tick or from where a steady walk
+/// stopped (`from`). One instance per tracer type, so its steps are
+/// inlined into it.
 #[inline(never)]
 fn run<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
@@ -390,10 +376,15 @@ fn run<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
     tracer: &mut T,
+    from: Option<(steady::Bail, u32)>,
 ) -> Result<TickReport, TickError> {
-    check(tree, memory, input)?;
+    // A steady walk that stopped had its input checked.
+    if from.is_none() {
+        check(tree, memory, input)?;
+    }
     let mut r = Run::new(tree, agent, memory, input, tracer);
-    let result = r.run();
+    let step = r.first_step(from);
+    let result = r.run_from(step);
     r.armed = false;
     result
 }

@@ -132,8 +132,23 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
     }
 
+    /// The first step of a tick: from the start, or from where a steady
+    /// walk stopped (`from`: where, and how many deciders it visited).
     #[inline(always)]
-    pub(super) fn run(&mut self) -> Result<TickReport, TickError> {
+    pub(super) fn first_step(&mut self, from: Option<(Bail, u32)>) -> Step<L> {
+        if let Some((bail, visited)) = from {
+            self.report.visited = visited;
+            return match bail {
+                Bail::Walk(k) => Step::Walk(k),
+                Bail::Ended(k) => Step::Fail(k, Why::Ended),
+                Bail::NoChild(k) => Step::Choose(k, false),
+                Bail::Checks(k, from) => {
+                    let i = self.mem.levels[k].item as usize;
+                    let active = self.mem.levels[k + 1].item as usize;
+                    self.checks(k, i, active, from).unwrap_or(Step::Walk(k + 1))
+                }
+            };
+        }
         if T::ENABLED {
             let i = self.input;
             self.tracer.event(&Event::Start {
@@ -147,35 +162,16 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         // The last tick's redecide marks, kept for the state dump, are
         // cleared by `walk` as it passes each level: every level it does
         // not reach is deactivated or entered afresh in this tick.
-        let step = if self.mem.depth() == 0 {
+        if self.mem.depth() == 0 {
             self.start()
         } else {
             Step::Walk(0)
-        };
-        self.run_from(step)
-    }
-
-    /// Goes on from where a steady walk stopped, with `visited` deciders
-    /// visited by it.
-    #[inline(always)]
-    pub(super) fn resume(&mut self, bail: Bail, visited: u32) -> Result<TickReport, TickError> {
-        self.report.visited = visited;
-        let step = match bail {
-            Bail::Walk(k) => Step::Walk(k),
-            Bail::Ended(k) => Step::Fail(k, Why::Ended),
-            Bail::NoChild(k) => Step::Choose(k, false),
-            Bail::Checks(k, from) => {
-                let i = self.mem.levels[k].item as usize;
-                let active = self.mem.levels[k + 1].item as usize;
-                self.checks(k, i, active, from).unwrap_or(Step::Walk(k + 1))
-            }
-        };
-        self.run_from(step)
+        }
     }
 
     /// The step machine, from `step` on.
     #[inline(always)]
-    fn run_from(&mut self, mut step: Step<L>) -> Result<TickReport, TickError> {
+    pub(super) fn run_from(&mut self, mut step: Step<L>) -> Result<TickReport, TickError> {
         loop {
             step = match step {
                 Step::Walk(k) => self.walk(k),
