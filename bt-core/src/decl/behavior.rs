@@ -112,6 +112,23 @@ impl Ctx {
         }
     }
 
+    /// The context of a tick with `input`, before any level's fields are
+    /// set: activated now, no flags, depth 0, no deferred action.
+    #[inline(always)]
+    pub(crate) const fn of(input: &super::TickInput) -> Ctx {
+        Ctx {
+            now: input.now,
+            dt: input.dt,
+            since: input.now,
+            flags: 0,
+            decision: input.decision,
+            stimuli: input.stimuli,
+            agent: input.agent,
+            depth: 0,
+            action: ActionState::None,
+        }
+    }
+
     /// The same context with the deferred-action state `action`.
     pub const fn with_action(mut self, action: ActionState) -> Ctx {
         self.action = action;

@@ -3,7 +3,7 @@
 //! ([`semantics`](crate::semantics)): walk the active path, enter a
 //! pick, choose in a group, fail a level.
 
-use crate::decl::{ActionState, Ctx, ItemIdx, TickInput};
+use crate::decl::{Ctx, ItemIdx, TickInput};
 use crate::memory::AgentMemory;
 use crate::memory::raw::DPool;
 use crate::tree::{Item, Tree};
@@ -117,17 +117,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             used: 0,
             redecides: 0,
             report: TickReport::default(),
-            cx: Ctx {
-                now: input.now,
-                dt: input.dt,
-                since: input.now,
-                flags: 0,
-                decision: input.decision,
-                stimuli: input.stimuli,
-                agent: input.agent,
-                depth: 0,
-                action: ActionState::None,
-            },
+            cx: Ctx::of(input),
             armed: true,
         }
     }

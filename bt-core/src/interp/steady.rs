@@ -11,7 +11,7 @@
 //! deferred action) it stops and says where; the step machine takes over
 //! from that very point, so no callback runs twice and none is skipped.
 
-use crate::decl::{ActionState, Ctx, Policy, TickInput, period_runs, period_runs_until};
+use crate::decl::{Ctx, Policy, TickInput, period_runs, period_runs_until};
 use crate::memory::{AgentMemory, Steady};
 use crate::tree::{Has, Item};
 
@@ -97,17 +97,7 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
     mem: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> Result<u32, (Bail, u32)> {
-    let mut cx = Ctx {
-        now: input.now,
-        dt: input.dt,
-        since: input.now,
-        flags: 0,
-        decision: input.decision,
-        stimuli: input.stimuli,
-        agent: input.agent,
-        depth: 0,
-        action: ActionState::None,
-    };
+    let mut cx = Ctx::of(input);
     let steady = mem.steady;
     if input.now < steady.until
         && input.decision == steady.decision
