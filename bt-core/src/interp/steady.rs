@@ -63,9 +63,8 @@ fn sibling<A: 'static>(item: &Item<A>, input: &TickInput, slots: &[u64]) -> Sibl
 /// Walks the active path of a non-idle agent while nothing changes.
 ///
 /// `Ok(visited)`: the tick is over; it changed nothing and visited
-/// `visited` deciders. `Err((bail, visited))`: the
-/// step machine goes on from `bail`, with `visited` deciders visited so
-/// far. If a callback panics the memory is abandoned, as the step machine
+/// `visited` deciders. `Err((bail, visited))`: the step machine goes on
+/// from `bail`, with `visited` deciders visited so far. If a callback panics the memory is abandoned, as the step machine
 /// would leave it.
 #[inline(always)]
 pub(super) fn walk<A: 'static, const L: usize, const S: usize, const N: usize>(
@@ -165,9 +164,9 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
     end(mem, visited)
 }
 
-/// The steady walk when the last tick's found the same: every level was
-/// walked, its marks are clear, and every earlier sibling is still turned
-/// down; only the behaviors tick.
+/// The steady walk when the last tick's walk holds: it walked every
+/// level and cleared its marks, and every earlier sibling it turned down
+/// is still turned down; only the behaviors tick.
 #[inline(always)]
 fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
