@@ -153,6 +153,9 @@ pub struct ErasedBehavior<A: 'static> {
     pub(crate) has_deactivate: bool,
     pub(crate) has_launch: bool,
     pub(crate) has_dblock: bool,
+    /// Whether the memory type has drop glue: without it, releasing a
+    /// block calls nothing.
+    needs_drop: bool,
     pub(crate) memory: TypeLayout,
     pub(crate) memory_type: &'static str,
     pub(crate) dblock: TypeLayout,
@@ -178,6 +181,7 @@ impl<A: 'static> ErasedBehavior<A> {
             has_deactivate: T::HAS_DEACTIVATE,
             has_launch: T::HAS_LAUNCH,
             has_dblock: T::HAS_DBLOCK,
+            needs_drop: mem::needs_drop::<T::Memory>(),
             memory: TypeLayout::of::<T::Memory>(),
             memory_type: T::MEMORY_TYPE,
             dblock: TypeLayout::of::<T::DBlock>(),
@@ -347,7 +351,9 @@ impl<A: 'static, const L: usize, const N: usize> Blocks<A, L, N> {
     pub(crate) fn release(&mut self, level: usize) {
         // The owner is cleared before the value is dropped: if the drop
         // panics, the block already counts as empty and is never dropped again.
-        if let Some(b) = self.owner[level].take() {
+        if let Some(b) = self.owner[level].take()
+            && b.needs_drop
+        {
             // SAFETY: the owner was `Some(b)`, so the block held a live value
             // written by `b.init`; clearing the owner above ends its life.
             unsafe { (b.drop)(self.bytes[level].as_mut_ptr()) }

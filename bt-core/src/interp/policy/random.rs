@@ -61,11 +61,11 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         let mut total = 0.0f64;
         let mut drawn = None;
         let mut visited = 0;
+        let allowed = among & !mask;
         let mut c = g + 1;
         while c < end {
             let item = &self.items[c];
-            let bit = 1u64 << item.child_index;
-            if mask & bit == 0 && among & bit != 0 {
+            if allowed & (1u64 << item.child_index) != 0 {
                 visited += 1;
                 if let Some(by) = self.flag_rejection(item) {
                     self.trace(|r| Event::Rejected {
