@@ -184,17 +184,6 @@ pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> Result<TickReport, TickError> {
-    tick_inline(tree, agent, memory, input)
-}
-
-/// [`tick`], inlined into the caller's loop.
-#[inline(always)]
-fn tick_inline<A: 'static, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
-    agent: &mut A,
-    memory: &mut AgentMemory<A, L, S, N>,
-    input: &TickInput,
-) -> Result<TickReport, TickError> {
     match tick_member(tree, agent, memory, input) {
         Ticked::Steady { visited } => Ok(TickReport {
             behavior: memory.leaf(),
