@@ -1,0 +1,230 @@
+//! The compile step's errors. Each is a function named after the problem,
+//! so that rustc's "inside `…`" note names it; the message names the
+//! decider or behavior.
+
+use crate::tree::{MAX_CHILDREN, MAX_ITEMS, MAX_SHUFFLE_CHILDREN};
+
+/// A fixed-capacity message built in const evaluation.
+struct Msg {
+    buf: [u8; 256],
+    len: usize,
+}
+
+impl Msg {
+    const fn new() -> Self {
+        Msg {
+            buf: [0; 256],
+            len: 0,
+        }
+    }
+
+    const fn s(mut self, s: &str) -> Self {
+        let b = s.as_bytes();
+        let mut i = 0;
+        while i < b.len() && self.len < self.buf.len() {
+            self.buf[self.len] = b[i];
+            self.len += 1;
+            i += 1;
+        }
+        self
+    }
+
+    const fn n(mut self, mut v: usize) -> Self {
+        let mut digits = [0u8; 20];
+        let mut k = 0;
+        loop {
+            digits[k] = b'0' + (v % 10) as u8;
+            k += 1;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        while k > 0 {
+            k -= 1;
+            if self.len < self.buf.len() {
+                self.buf[self.len] = digits[k];
+                self.len += 1;
+            }
+        }
+        self
+    }
+
+    const fn fail(&self) -> ! {
+        match core::str::from_utf8(self.buf.split_at(self.len).0) {
+            Ok(msg) => panic!("{}", msg),
+            // Only reachable if a name was cut inside a UTF-8 sequence.
+            Err(_) => panic!("invalid decider tree"),
+        }
+    }
+}
+
+pub(super) const fn group_has_no_children(group: &str) -> ! {
+    Msg::new()
+        .s("group `")
+        .s(group)
+        .s("` has no children")
+        .fail()
+}
+
+pub(super) const fn group_has_too_many_children(group: &str, n: usize) -> ! {
+    Msg::new()
+        .s("group `")
+        .s(group)
+        .s("` has ")
+        .n(n)
+        .s(" children; a group holds at most ")
+        .n(MAX_CHILDREN)
+        .s(" (the width of its redecide mask)")
+        .fail()
+}
+
+pub(super) const fn shuffle_group_has_too_many_children(group: &str, n: usize) -> ! {
+    Msg::new()
+        .s("shuffle group `")
+        .s(group)
+        .s("` has ")
+        .n(n)
+        .s(" children; a shuffle group holds at most ")
+        .n(MAX_SHUFFLE_CHILDREN)
+        .fail()
+}
+
+pub(super) const fn duplicate_child_in_group(group: &str, child: &str) -> ! {
+    Msg::new()
+        .s("group `")
+        .s(group)
+        .s("` lists the child `")
+        .s(child)
+        .s("` more than once")
+        .fail()
+}
+
+pub(super) const fn decider_cycle(decider: &str) -> ! {
+    Msg::new()
+        .s("decider `")
+        .s(decider)
+        .s("` contains itself: its children lead back to it (a cycle)")
+        .fail()
+}
+
+pub(super) const fn tree_is_too_deep(decider: &str, depth: usize, max: usize) -> ! {
+    Msg::new()
+        .s("decider `")
+        .s(decider)
+        .s("` is at depth ")
+        .n(depth)
+        .s(", but the tree allows ")
+        .n(max)
+        .s(" levels (depths 0 to ")
+        .n(max - 1)
+        .s(")")
+        .fail()
+}
+
+pub(super) const fn tree_has_too_many_items(decider: &str) -> ! {
+    Msg::new()
+        .s("the tree grows past ")
+        .n(MAX_ITEMS)
+        .s(" items at decider `")
+        .s(decider)
+        .s("` (shared deciders are counted once per place they are used)")
+        .fail()
+}
+
+pub(super) const fn timer_period_not_positive(decider: &str) -> ! {
+    Msg::new()
+        .s("decider `")
+        .s(decider)
+        .s("`: a timer period must be a finite number of seconds above zero")
+        .fail()
+}
+
+pub(super) const fn cooldown_not_positive(decider: &str) -> ! {
+    Msg::new()
+        .s("decider `")
+        .s(decider)
+        .s("`: a global cooldown must be a finite number of seconds above zero")
+        .fail()
+}
+
+pub(super) const fn role_of_one(decider: &str) -> ! {
+    Msg::new()
+        .s("decider `")
+        .s(decider)
+        .s("`: a group role needs at least two agents (`together: 2` or more); use `gate: 1` for one")
+        .fail()
+}
+
+pub(super) const fn slot_group_without_select(group: &str) -> ! {
+    Msg::new()
+        .s("slot group `")
+        .s(group)
+        .s("` has no `select`: it must say which child runs for an agent")
+        .fail()
+}
+
+pub(super) const fn select_outside_slot_group(decider: &str) -> ! {
+    Msg::new()
+        .s("decider `")
+        .s(decider)
+        .s("` has a `select` but is not a slot group; `select` picks the child of a `slot` group")
+        .fail()
+}
+
+pub(super) const fn delegate_decide_on_behavior_decider(decider: &str) -> ! {
+    Msg::new()
+        .s("decider `")
+        .s(decider)
+        .s("` is a behavior decider: DELEGATE_DECIDE needs a group")
+        .fail()
+}
+
+pub(super) const fn redecide_flag_on_behavior_decider(decider: &str) -> ! {
+    Msg::new()
+        .s("decider `")
+        .s(decider)
+        .s("` is a behavior decider: CALL_DECIDE_ON_REDECIDE needs a group")
+        .fail()
+}
+
+pub(super) const fn delegating_group_has_decide(group: &str) -> ! {
+    Msg::new()
+        .s("group `")
+        .s(group)
+        .s("` has DELEGATE_DECIDE and a decide of its own; a delegating group decides through its children only")
+        .fail()
+}
+
+pub(super) const fn type_larger_than_block(
+    behavior: &str,
+    what: &str,
+    size: usize,
+    block: usize,
+) -> ! {
+    Msg::new()
+        .s("behavior `")
+        .s(behavior)
+        .s("`: its ")
+        .s(what)
+        .s(" type is ")
+        .n(size)
+        .s(" bytes, larger than the tree's ")
+        .n(block)
+        .s("-byte block")
+        .fail()
+}
+
+pub(super) const fn type_over_aligned(behavior: &str, what: &str, align: usize) -> ! {
+    Msg::new()
+        .s("behavior `")
+        .s(behavior)
+        .s("`: its ")
+        .s(what)
+        .s(" type needs ")
+        .n(align)
+        .s("-byte alignment; blocks are aligned to ")
+        .n(crate::memory::raw::BLOCK_ALIGN)
+        .s(" bytes")
+        .fail()
+}
