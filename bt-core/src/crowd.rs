@@ -54,6 +54,15 @@ impl CrowdReport {
         self.visited += u64::from(visited);
     }
 
+    /// An agent whose leaf ended and whose group entered another leaf.
+    #[inline(always)]
+    fn add_redecided(&mut self, visited: u32) {
+        self.ticked += 1;
+        self.changed += 1;
+        self.activated += 1;
+        self.visited += u64::from(visited);
+    }
+
     /// Adds up two reports of disjoint sets of agents.
     pub fn merge(mut self, other: CrowdReport) -> CrowdReport {
         self.ticked += other.ticked;
@@ -130,6 +139,7 @@ fn tick_slice<A: 'static, const L: usize, const S: usize, const N: usize>(
         let input = input(base + j, agent).or_agent(base + j);
         match tick_member(tree, agent, memory, &input) {
             Ticked::Steady { visited } => report.add_steady(visited),
+            Ticked::Redecided { visited } => report.add_redecided(visited),
             Ticked::Run(result) => report.add(base + j, result),
         }
     }

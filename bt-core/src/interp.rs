@@ -29,6 +29,7 @@ mod event;
 pub(crate) mod log;
 mod policy;
 mod precondition;
+mod quick;
 mod run;
 mod shared;
 mod steady;
@@ -190,6 +191,14 @@ pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
             visited,
             ..TickReport::default()
         }),
+        Ticked::Redecided { visited } => Ok(TickReport {
+            behavior: memory.leaf(),
+            activated: 1,
+            deactivated: 1,
+            redecides: 1,
+            visited,
+            subset_violation: None,
+        }),
         Ticked::Run(result) => result,
     }
 }
@@ -199,6 +208,13 @@ pub(crate) enum Ticked {
     /// Nothing changed: the agent's behavior is still the one its path
     /// ends in, and the tick visited `visited` deciders.
     Steady {
+        /// Deciders visited.
+        visited: u32,
+    },
+    /// A leaf ended and its group entered another leaf in its place (one
+    /// deactivation, one redecide, one activation), visiting `visited`
+    /// deciders.
+    Redecided {
         /// Deciders visited.
         visited: u32,
     },
@@ -237,7 +253,8 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
         return Ticked::Run(run(tree, agent, memory, input, &mut NoTrace, None));
     }
     match steady::walk(agent, memory, input) {
-        Ok(visited) => Ticked::Steady { visited },
+        Ok(steady::Walked::Steady(visited)) => Ticked::Steady { visited },
+        Ok(steady::Walked::Redecided(visited)) => Ticked::Redecided { visited },
         Err(from) => Ticked::Run(run(tree, agent, memory, input, &mut NoTrace, Some(from))),
     }
 }

@@ -79,6 +79,10 @@ pub(crate) struct Steady {
     /// Deciders that walk visited: the active ones and the siblings
     /// turned down.
     pub(crate) visited: u32,
+    /// A level whose redecide marks the next steady walk must clear, plus
+    /// one (0: none): a leaf's quick redecide keeps what the walk found,
+    /// since it changes nothing above the leaf, but marks its group.
+    pub(crate) marked: u8,
 }
 
 impl Steady {
@@ -88,6 +92,7 @@ impl Steady {
         stimuli: 0,
         until: f64::NEG_INFINITY,
         visited: 0,
+        marked: 0,
     };
 }
 

@@ -8,6 +8,7 @@ use crate::memory::AgentMemory;
 use crate::memory::raw::DPool;
 use crate::tree::{Item, Tree};
 
+use super::quick::Then;
 use super::steady::Bail;
 use super::{Event, NodeRef, TickError, TickReport, Tracer, Why};
 
@@ -132,6 +133,19 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
                 Bail::Walk(k) => Step::Walk(k),
                 Bail::Ended(k) => Step::Fail(k, Why::Ended),
                 Bail::NoChild(k) => Step::Choose(k, false),
+                Bail::Redecided(k, then) => {
+                    self.redecides = 1;
+                    self.report.redecides = 1;
+                    self.report.deactivated = 1;
+                    match then {
+                        Then::GroupFails(why) => Step::Fail(k - 1, why),
+                        Then::Enter(c) => Step::Enter(k, Pick::one(c as usize, k, NO_DSLOT, 1.0)),
+                        Then::Failed(why) => {
+                            self.report.activated = 1;
+                            Step::Fail(k, why)
+                        }
+                    }
+                }
                 Bail::Checks(k, from) => {
                     let i = self.mem.levels[k].item as usize;
                     let active = self.mem.levels[k + 1].item as usize;

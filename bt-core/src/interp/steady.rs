@@ -15,6 +15,8 @@ use crate::decl::{Ctx, Policy, TickInput, period_runs, period_runs_until};
 use crate::memory::{AgentMemory, Steady};
 use crate::tree::{Has, Item};
 
+use super::quick::{self, Then};
+
 /// Where the step machine takes over from a steady walk.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Bail {
@@ -29,6 +31,20 @@ pub(super) enum Bail {
     /// siblings before `from` were turned down by their flag tests or
     /// timers).
     Checks(usize, usize),
+    /// Level `k`'s leaf ended and a quick redecide went as far as [`Then`]
+    /// says (`quick.rs`).
+    Redecided(usize, Then),
+}
+
+/// How a tick that the step machine did not need went.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Walked {
+    /// Nothing changed; the tick visited this many deciders.
+    Steady(u32),
+    /// A leaf ended and its group quickly entered another: one
+    /// deactivation, one redecide and one activation; the tick visited
+    /// this many deciders.
+    Redecided(u32),
 }
 
 /// How an earlier sibling of the active child fares in the steady walk.
@@ -62,16 +78,16 @@ fn sibling<A: 'static>(item: &Item<A>, input: &TickInput, slots: &[u64]) -> Sibl
 
 /// Walks the active path of a non-idle agent while nothing changes.
 ///
-/// `Ok(visited)`: the tick is over; it changed nothing and visited
-/// `visited` deciders. `Err((bail, visited))`: the step machine goes on
-/// from `bail`, with `visited` deciders visited so far. If a callback panics the memory is abandoned, as the step machine
-/// would leave it.
+/// `Ok`: the tick is over, as [`Walked`] says. `Err((bail, visited))`:
+/// the step machine goes on from `bail`, with `visited` deciders visited
+/// so far. If a callback panics the memory is abandoned, as the step
+/// machine would leave it.
 #[inline(always)]
 pub(super) fn walk<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
-) -> Result<u32, (Bail, u32)> {
+) -> Result<Walked, (Bail, u32)> {
     let guard = Abandon(memory);
     let result = walk_levels(agent, &mut *guard.0, input);
     // Nothing panicked: the memory is consistent.
@@ -95,14 +111,14 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
-) -> Result<u32, (Bail, u32)> {
+) -> Result<Walked, (Bail, u32)> {
     let mut cx = Ctx::of(input);
     let steady = mem.steady;
     if input.now < steady.until
         && input.decision == steady.decision
         && input.stimuli == steady.stimuli
     {
-        return walk_known(agent, mem, &mut cx);
+        return walk_known(agent, mem, input, &mut cx);
     }
     let items = mem.tree.items;
     let depth = mem.depth();
@@ -124,7 +140,14 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
             cx.flags = item.behavior_flags;
             cx.depth = k as u8;
             if !mem.blocks.tick(k, agent, &cx) {
-                return Err((Bail::Ended(k), visited));
+                let found = Steady {
+                    decision: input.decision,
+                    stimuli: input.stimuli,
+                    until,
+                    visited,
+                    marked: 0,
+                };
+                return ended(agent, mem, input, &mut cx, k, found);
             }
         }
         if !item.is(Has::GROUP) {
@@ -160,8 +183,9 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
         stimuli: input.stimuli,
         until,
         visited,
+        marked: 0,
     };
-    end(mem, visited)
+    end(mem, Walked::Steady(visited))
 }
 
 /// The steady walk when the last tick's walk holds: it walked every
@@ -171,10 +195,17 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
 fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
     cx: &mut Ctx,
-) -> Result<u32, (Bail, u32)> {
+) -> Result<Walked, (Bail, u32)> {
     let items = mem.tree.items;
     let depth = mem.depth();
+    if mem.steady.marked != 0 {
+        let level = &mut mem.levels[mem.steady.marked as usize - 1];
+        level.mask = 0;
+        level.redecides = 0;
+        mem.steady.marked = 0;
+    }
     for k in 0..depth {
         let level = mem.levels[k];
         let item = &items[level.item as usize];
@@ -185,16 +216,47 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
             if !mem.blocks.tick(k, agent, cx) {
                 // The leaf's level scans nothing: the walk had visited
                 // all it visits.
-                let visited = if k + 1 == depth {
-                    mem.steady.visited
-                } else {
-                    visited_to(mem, k)
-                };
-                return Err((Bail::Ended(k), visited));
+                let mut found = mem.steady;
+                if k + 1 != depth {
+                    found.visited = visited_to(mem, k);
+                }
+                return ended(agent, mem, input, cx, k, found);
             }
         }
     }
-    end(mem, mem.steady.visited)
+    end(mem, Walked::Steady(mem.steady.visited))
+}
+
+/// The behavior at level `k` ended. `found` is what the walk found on
+/// the way, with the deciders visited so far. A leaf whose group can
+/// redecide quickly does so, anything else goes to the step machine.
+#[inline(always)]
+fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
+    agent: &mut A,
+    mem: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    cx: &mut Ctx,
+    k: usize,
+    found: Steady,
+) -> Result<Walked, (Bail, u32)> {
+    let items = mem.tree.items;
+    if k > 0 && k + 1 == mem.depth() {
+        let group = &items[mem.levels[k - 1].item as usize];
+        let leaf = &items[mem.levels[k].item as usize];
+        if quick::applies(group, leaf, mem.tree.redecide_limit) {
+            let visited = quick::redecide(agent, mem, input, cx, k, found.visited)?;
+            if group.policy != Policy::Prioritized {
+                // The new leaf has no earlier sibling to test: the next
+                // walk finds what this one found.
+                mem.steady = Steady {
+                    marked: k as u8,
+                    ..found
+                };
+            }
+            return end(mem, Walked::Redecided(visited));
+        }
+    }
+    Err((Bail::Ended(k), found.visited))
 }
 
 /// Deciders a steady walk visits up to level `k` and its behavior: the
@@ -222,14 +284,14 @@ fn visited_to<A: 'static, const L: usize, const S: usize, const N: usize>(
     visited + k as u32 + 1
 }
 
-/// The end of a tick that changed nothing.
+/// The end of a tick without the step machine.
 #[inline(always)]
 fn end<A: 'static, const L: usize, const S: usize, const N: usize>(
     mem: &mut AgentMemory<A, L, S, N>,
-    visited: u32,
-) -> Result<u32, (Bail, u32)> {
+    walked: Walked,
+) -> Result<Walked, (Bail, u32)> {
     if mem.shared.is_some() {
         mem.sweep_roles();
     }
-    Ok(visited)
+    Ok(walked)
 }
