@@ -833,6 +833,7 @@ pub fn case(deciders: usize, ticks: usize, panics: bool) -> impl Strategy<Value 
             1..8u8,
             prop::collection::vec(prop::bool::weighted(0.6), ticks),
             prop::bool::weighted(0.3),
+            prop::bool::weighted(0.5),
         ),
     )
         .prop_map(
@@ -843,17 +844,23 @@ pub fn case(deciders: usize, ticks: usize, panics: bool) -> impl Strategy<Value 
                 seed,
                 answers,
                 mut ticks,
-                (agents, capacity, keep, plain),
+                (agents, capacity, keep, plain, bare),
             )| {
                 // Groups whose children are decided by their flag tests
                 // alone redecide without the step machine when a leaf
-                // ends: a third of the cases are made of such deciders.
+                // ends: 30 % of the cases are made of such deciders.
                 if plain {
                     for d in &mut deciders {
                         d.decide = false;
                         d.every = 0;
                         d.delegate = false;
                         d.sync = 0;
+                        // Half of them test no flags either: their groups
+                        // pick by the redecide mask alone.
+                        if bare {
+                            d.decision = [0; 4];
+                            d.stimuli = [0; 4];
+                        }
                     }
                 }
                 // Most game ticks see the flag words of the tick before:
@@ -877,6 +884,67 @@ pub fn case(deciders: usize, ticks: usize, panics: bool) -> impl Strategy<Value 
                 }
             },
         )
+}
+
+/// Cases made for the quick redecide: a group of 2 to 6 plain leaves
+/// (random, prioritized or sequential; in half of the cases no leaf tests a
+/// flag) whose behaviors end every few ticks, under a prioritized root
+/// with a plain leaf before it. Most leaf ends then happen in a steady
+/// walk, which redecides them without the step machine.
+pub fn quick_case(ticks: usize) -> impl Strategy<Value = Case> {
+    let leaf = (0..8u8, flag_test(), flag_test());
+    (
+        case(1, ticks, false),
+        prop::collection::vec(leaf, 3..=MAX_FANOUT.min(7)),
+        (0..3u8, any::<bool>()),
+        prop::array::uniform8(1..4u8),
+    )
+        .prop_map(|(mut case, leaves, (policy, bare), end_after)| {
+            let plain = |behavior: u8, decision: [u8; 4], stimuli: [u8; 4]| RawDecider {
+                group: false,
+                behavior,
+                group_behavior: None,
+                policy: 0,
+                children: Vec::new(),
+                decide: false,
+                decision,
+                stimuli,
+                every: 0,
+                recheck: false,
+                delegate: false,
+                behavior_flags: 0,
+                sync: 0,
+                launch: false,
+            };
+            let mut deciders: Vec<RawDecider> = leaves
+                .iter()
+                .map(|&(b, d, s)| match bare {
+                    true => plain(b, [0; 4], [0; 4]),
+                    false => plain(b, d, s),
+                })
+                .collect();
+            // The first leaf needs two decision flags (a quarter of the
+            // words): an earlier sibling that mostly turns down.
+            deciders[0].decision = [0b0011, 0, 0, 0];
+            let n = deciders.len() as u8;
+            // The group of all leaves but the first, then the root: the
+            // first leaf (an earlier sibling to test), then the group.
+            deciders.push(RawDecider {
+                group: true,
+                policy,
+                children: (1..n).collect(),
+                ..plain(0, [0; 4], [0; 4])
+            });
+            deciders.push(RawDecider {
+                group: true,
+                policy: 0,
+                children: vec![0, n],
+                ..plain(0, [0; 4], [0; 4])
+            });
+            case.deciders = deciders;
+            case.end_after = end_after;
+            case
+        })
 }
 
 /// Everything the tests leak to make `'static` trees at run time, kept
