@@ -310,7 +310,7 @@ const fn fill<A>(
     child_index: usize,
     slots: &mut Slots,
 ) -> usize {
-    let mut has = 0u16;
+    let mut has = 0u32;
     let mut policy = Policy::Prioritized;
     let mut child_count = 0;
     let mut timer = NO_SLOT;
@@ -422,9 +422,41 @@ const fn fill<A>(
     }
     out[at].end = next as u16;
     if has & Has::GROUP.bits() != 0 && plain_children(out, at, next) {
-        out[at].has = Has::from_bits_retain(has | Has::PLAIN_CHILDREN.bits());
+        mark_plain(out, at, next);
     }
     next
+}
+
+/// Marks the group at `at` (its subtree ends at `end`), whose children are
+/// plain: `PLAIN_CHILDREN` on it, `BARE_LEAVES` on it if its children are
+/// leaves with no test, and `QUICK_END` on each child whose end it can
+/// redecide without the step machine (see [`Has`]).
+const fn mark_plain<A>(out: &mut [Item<A>], at: usize, end: usize) {
+    let group = out[at].has.bits();
+    let quick = group & Has::RECHECK.bits() == 0
+        && matches!(
+            out[at].policy,
+            Policy::Random | Policy::Prioritized | Policy::Sequential
+        );
+    // What keeps a child from being entered by the quick redecide, and
+    // what it needs no more than the redecide mask to pick it.
+    let not_quick = Has::GROUP.union(Has::SYNC).union(Has::LAUNCH);
+    let tested = not_quick.union(Has::DECISION).union(Has::STIMULI);
+    let mut bare = true;
+    let mut c = at + 1;
+    while c < end {
+        let has = out[c].has.bits();
+        bare = bare && has & tested.bits() == 0;
+        if quick && has & not_quick.bits() == 0 {
+            out[c].has = Has::from_bits_retain(has | Has::QUICK_END.bits());
+        }
+        c = out[c].end as usize;
+    }
+    let mut marks = group | Has::PLAIN_CHILDREN.bits();
+    if bare {
+        marks |= Has::BARE_LEAVES.bits();
+    }
+    out[at].has = Has::from_bits_retain(marks);
 }
 
 /// Whether every child of the group at `at` (its subtree ends at `end`)

@@ -404,7 +404,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
 
     /// A uniform draw in `[0, 1)`.
     pub(crate) fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+        unit(self.next_u64())
     }
 }
 
@@ -470,6 +470,23 @@ pub(crate) fn xorshift64star(s: &mut u64) -> u64 {
     *s ^= *s << 25;
     *s ^= *s >> 27;
     s.wrapping_mul(0x2545_F491_4F6C_DD1D)
+}
+
+/// The draw in `[0, 1)` that a generator output `x` stands for: its top
+/// 53 bits, scaled.
+#[inline(always)]
+fn unit(x: u64) -> f64 {
+    (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// One draw of the generator `s`, true with chance `1 / n`: exactly when
+/// [`AgentMemory::next_f64`]'s draw `u` would give `u * n < 1.0`, for any
+/// whole `n` up to 2^10, in integers. (`u * n` is the integer
+/// `(x >> 11) * n` scaled by 2^-53: below 2^53 it is exact, and from 2^53
+/// on it rounds to 1.0 or more.)
+#[inline(always)]
+pub(crate) fn one_in(s: &mut u64, n: u64) -> bool {
+    (xorshift64star(s) >> 11) * n < 1u64 << 53
 }
 
 /// Making memories and shared state for a tree (here, in the layer that
@@ -550,6 +567,31 @@ mod tests {
         assert_ne!(seed_state(0), 0);
         assert_ne!(seed_state(0x9E37_79B9_7F4A_7C15), 0);
         assert_ne!(seed_state(1), seed_state(2));
+    }
+
+    /// `one_in` decides as the float draw does, also where `u * n` lies
+    /// within a rounding step of 1.0.
+    #[test]
+    fn one_in_agrees_with_the_float_draw() {
+        let mut s = seed_state(11);
+        for n in 1..=64u64 {
+            let edge = (1u64 << 53).div_ceil(n);
+            let near = (edge.saturating_sub(3)..edge + 3).map(|m| m << 11);
+            let random = (0..200).map(|_| xorshift64star(&mut s));
+            for x in near.chain(random) {
+                // A generator state whose next output is `x`: run `one_in`
+                // on a copy of the state that produced it.
+                let float = unit(x) * (n as f64) < 1.0;
+                assert_eq!((x >> 11) * n < 1u64 << 53, float, "n = {n}, x = {x:#x}");
+            }
+            let mut a = xorshift64star(&mut s) | 1;
+            let mut b = a;
+            assert_eq!(
+                one_in(&mut a, n),
+                unit(xorshift64star(&mut b)) * (n as f64) < 1.0
+            );
+            assert_eq!(a, b, "one draw each");
+        }
     }
 
     /// An agent of a three-level tree with one slot keeps at most 160

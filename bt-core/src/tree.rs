@@ -34,7 +34,7 @@ pub const NO_SLOT: u16 = u16::MAX;
 bitflags::bitflags! {
     /// What an item has, so the interpreter can skip what it does not.
     #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-    pub struct Has: u16 {
+    pub struct Has: u32 {
         /// A group decider.
         const GROUP = 1 << 0;
         /// A decision-flag test.
@@ -69,6 +69,14 @@ bitflags::bitflags! {
         /// alone (no timer, `decide`, DBlock, delegation or shared check):
         /// a draw among them calls nothing and builds one pick.
         const PLAIN_CHILDREN = 1 << 15;
+        /// A leaf whose end its group redecides without the step machine:
+        /// the group has plain children and picks among them by their flag
+        /// tests alone (random, prioritized or sequential, its `decide` not
+        /// called again), and the leaf holds nothing in the shared state.
+        const QUICK_END = 1 << 16;
+        /// A group whose children are all leaves (one item each) with no
+        /// test at all: a pick among them reads only the redecide mask.
+        const BARE_LEAVES = 1 << 17;
     }
 }
 

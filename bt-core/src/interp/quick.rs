@@ -12,8 +12,8 @@
 //! fails at once.
 
 use crate::decl::{Ctx, Policy, TickInput};
-use crate::memory::raw::DIn;
-use crate::memory::{AgentMemory, Level};
+use crate::memory::raw::Entered;
+use crate::memory::{self, AgentMemory, Level};
 use crate::tree::{Has, Item};
 
 use super::Why;
@@ -33,30 +33,12 @@ pub(super) enum Then {
     Failed(Why),
 }
 
-/// Whether the end of `leaf`, the active child of `group`, can be
-/// redecided quickly: the group's children are plain, its policy picks
-/// by their flag tests alone and it has no `decide` to call again, the
-/// leaf holds nothing in the shared state, and the tree allows a
-/// redecide.
-#[inline(always)]
-pub(super) fn applies<A: 'static>(group: &Item<A>, leaf: &Item<A>, limit: u32) -> bool {
-    let plain = group.has.bits() & (Has::PLAIN_CHILDREN.bits() | Has::RECHECK.bits())
-        == Has::PLAIN_CHILDREN.bits();
-    plain
-        && matches!(
-            group.policy,
-            Policy::Random | Policy::Prioritized | Policy::Sequential
-        )
-        && !leaf.has.intersects(Has::SYNC.union(Has::LAUNCH))
-        && limit > 0
-}
-
-/// The leaf at level `k` (its group at `k - 1`, for which [`applies`]
-/// holds) ended in a tick that has visited `visited` deciders so far.
+/// The leaf at level `k` (its group at `k - 1`), marked `QUICK_END` by the
+/// compile step in a tree whose redecide limit is not 0, ended in a tick that has visited `visited` deciders so far.
 ///
 /// `Ok(visited)`: the tick is over; the group's new leaf is active and
 /// running. `Err`: the step machine goes on from where this stopped.
-#[inline(never)]
+#[inline(always)]
 pub(super) fn redecide<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
@@ -86,11 +68,25 @@ pub(super) fn redecide<A: 'static, const L: usize, const S: usize, const N: usiz
         level.cursor = ci + 1;
     }
     let (mask, cursor) = (level.mask, level.cursor);
-    // `Choose`.
-    let picked = if group.policy == Policy::Random {
-        draw(mem, g, mask, input, &mut visited)
+    // `Choose`, among the children `g + 1 .. end`.
+    let children = &items[g + 1..group.end as usize];
+    let picked = if group.is(Has::BARE_LEAVES) {
+        // Child `c` is item `g + 1 + c`, and every child passes.
+        let all = u64::MAX.checked_shr(64 - u32::from(group.child_count));
+        let from = u64::MAX.checked_shl(u32::from(cursor));
+        let mut open = all.unwrap_or(0) & from.unwrap_or(0) & !mask;
+        if group.policy == Policy::Random {
+            visited += open.count_ones();
+            pick_bit(&mut mem.rng, open)
+        } else {
+            open &= open.wrapping_neg();
+            visited += open.count_ones();
+            (open != 0).then(|| open.trailing_zeros() as usize)
+        }
+    } else if group.policy == Policy::Random {
+        draw(&mut mem.rng, children, g + 1, mask, input, &mut visited)
     } else {
-        first(items, g, mask, cursor, input, &mut visited)
+        first(children, g + 1, mask, cursor, input, &mut visited)
     };
     let Some(c) = picked else {
         let why = if group.policy == Policy::Sequential {
@@ -101,6 +97,7 @@ pub(super) fn redecide<A: 'static, const L: usize, const S: usize, const N: usiz
         };
         return Err((Bail::Redecided(k, Then::GroupFails(why)), visited));
     };
+    let c = g + 1 + c;
     let item = &items[c];
     if item.has.intersects(Has::GROUP.union(Has::LAUNCH)) {
         return Err((Bail::Redecided(k, Then::Enter(c as u16)), visited));
@@ -115,76 +112,90 @@ pub(super) fn redecide<A: 'static, const L: usize, const S: usize, const N: usiz
     };
     mem.set_depth(k + 1);
     if let Some(b) = item.behavior {
-        mem.blocks.init(k, b);
         cx.since = input.now;
         cx.flags = item.behavior_flags;
         cx.depth = k as u8;
-        if item.is(Has::ACTIVATE) && !mem.blocks.activate(k, agent, DIn::EMPTY, cx) {
-            return Err((
-                Bail::Redecided(k, Then::Failed(Why::ActivateFailed)),
-                visited,
-            ));
-        }
-        if item.is(Has::TICK) && !mem.blocks.tick(k, agent, cx) {
-            return Err((Bail::Redecided(k, Then::Failed(Why::Ended)), visited));
-        }
+        let why = match mem.blocks.enter(k, b, agent, cx) {
+            Entered::Running => return Ok(visited),
+            Entered::ActivateFailed => Why::ActivateFailed,
+            Entered::Ended => Why::Ended,
+        };
+        return Err((Bail::Redecided(k, Then::Failed(why)), visited));
     }
     Ok(visited)
 }
 
 /// The random policy's draw among plain children, as the step machine
-/// makes it: the same reservoir, so the same random numbers.
+/// makes it: the same reservoir, so the same random numbers. Children
+/// start at item `base`; returns the drawn child's offset in `children`.
 #[inline(always)]
-fn draw<A: 'static, const L: usize, const S: usize, const N: usize>(
-    mem: &mut AgentMemory<A, L, S, N>,
-    g: usize,
+fn draw<A: 'static>(
+    rng: &mut u64,
+    children: &[Item<A>],
+    base: usize,
     mask: u64,
     input: &TickInput,
     visited: &mut u32,
 ) -> Option<usize> {
-    let items = mem.tree.items;
-    let end = items[g].end as usize;
-    let mut total = 0.0f64;
+    let mut total = 0u64;
     let mut drawn = None;
-    let mut c = g + 1;
-    while c < end {
-        let item = &items[c];
+    let mut c = 0;
+    while let Some(item) = children.get(c) {
         if mask & (1u64 << item.child_index) == 0 {
             *visited += 1;
             if passes(item, input) {
-                total += 1.0;
-                if drawn.is_none() || mem.next_f64() * total < 1.0 {
+                total += 1;
+                if total == 1 || memory::one_in(rng, total) {
                     drawn = Some(c);
                 }
             }
         }
-        c = item.end as usize;
+        c = item.end as usize - base;
     }
     drawn
 }
 
+/// The random policy's draw among the children whose bits are set in
+/// `open`, all passing: the same reservoir as [`draw`], on bits.
+#[inline(always)]
+fn pick_bit(rng: &mut u64, mut open: u64) -> Option<usize> {
+    if open == 0 {
+        return None;
+    }
+    let mut drawn = open.trailing_zeros();
+    open &= open - 1;
+    let mut total = 1;
+    while open != 0 {
+        total += 1;
+        if memory::one_in(rng, total) {
+            drawn = open.trailing_zeros();
+        }
+        open &= open - 1;
+    }
+    Some(drawn as usize)
+}
+
 /// The prioritized (and sequential, from `cursor` on) pick among plain
-/// children: the first not masked that passes its flag tests.
+/// children: the offset in `children` of the first not masked that
+/// passes its flag tests. Children start at item `base`.
 #[inline(always)]
 fn first<A: 'static>(
-    items: &[Item<A>],
-    g: usize,
+    children: &[Item<A>],
+    base: usize,
     mask: u64,
     cursor: u8,
     input: &TickInput,
     visited: &mut u32,
 ) -> Option<usize> {
-    let end = items[g].end as usize;
-    let mut c = g + 1;
-    while c < end {
-        let item = &items[c];
+    let mut c = 0;
+    while let Some(item) = children.get(c) {
         if item.child_index >= cursor && mask & (1u64 << item.child_index) == 0 {
             *visited += 1;
             if passes(item, input) {
                 return Some(c);
             }
         }
-        c = item.end as usize;
+        c = item.end as usize - base;
     }
     None
 }

@@ -230,7 +230,9 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
 /// The behavior at level `k` ended. `found` is what the walk found on
 /// the way, with the deciders visited so far. A leaf whose group can
 /// redecide quickly does so, anything else goes to the step machine.
-#[inline(always)]
+/// Out of line: it keeps the crowd loop, into which the walk is inlined,
+/// small.
+#[inline(never)]
 fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
@@ -240,21 +242,19 @@ fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     found: Steady,
 ) -> Result<Walked, (Bail, u32)> {
     let items = mem.tree.items;
-    if k > 0 && k + 1 == mem.depth() {
-        let group = &items[mem.levels[k - 1].item as usize];
-        let leaf = &items[mem.levels[k].item as usize];
-        if quick::applies(group, leaf, mem.tree.redecide_limit) {
-            let visited = quick::redecide(agent, mem, input, cx, k, found.visited)?;
-            if group.policy != Policy::Prioritized {
-                // The new leaf has no earlier sibling to test: the next
-                // walk finds what this one found.
-                mem.steady = Steady {
-                    marked: k as u8,
-                    ..found
-                };
-            }
-            return end(mem, Walked::Redecided(visited));
+    // A `QUICK_END` leaf is the deepest level, below its group.
+    if k > 0 && items[mem.levels[k].item as usize].is(Has::QUICK_END) && mem.tree.redecide_limit > 0
+    {
+        let visited = quick::redecide(agent, mem, input, cx, k, found.visited)?;
+        if items[mem.levels[k - 1].item as usize].policy != Policy::Prioritized {
+            // The new leaf has no earlier sibling to test: the next walk
+            // finds what this one found.
+            mem.steady = Steady {
+                marked: k as u8,
+                ..found
+            };
         }
+        return end(mem, Walked::Redecided(visited));
     }
     Err((Bail::Ended(k), found.visited))
 }

@@ -142,6 +142,24 @@ type ActivateFn<A> = unsafe fn(&mut A, *mut u8, DIn<'_>, &Ctx) -> bool;
 type TickFn<A> = unsafe fn(&mut A, *mut u8, &Ctx) -> bool;
 type DeactivateFn<A> = unsafe fn(&mut A, *mut u8, &Ctx);
 type LaunchFn<A> = unsafe fn(&mut A, *mut u8, &Ctx) -> Option<Action>;
+type EnterFn<A> = unsafe fn(
+    *mut u8,
+    &mut Option<&'static ErasedBehavior<A>>,
+    &'static ErasedBehavior<A>,
+    &mut A,
+    &Ctx,
+) -> Entered;
+
+/// How entering a behavior with [`Blocks::enter`] went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Entered {
+    /// `activate` succeeded and the first `tick` goes on running.
+    Running,
+    /// `activate` returned false; nothing ticked.
+    ActivateFailed,
+    /// `activate` succeeded and the first `tick` ended the behavior.
+    Ended,
+}
 
 /// A behavior with its memory type erased: what deciders and the compiled
 /// tree point to. Made only by [`Behavior`](crate::Behavior) declarations.
@@ -167,6 +185,7 @@ pub struct ErasedBehavior<A: 'static> {
     tick: TickFn<A>,
     deactivate: DeactivateFn<A>,
     launch: LaunchFn<A>,
+    enter: EnterFn<A>,
 }
 
 impl<A: 'static> ErasedBehavior<A> {
@@ -193,6 +212,7 @@ impl<A: 'static> ErasedBehavior<A> {
             tick: tick_thunk::<A, T>,
             deactivate: deactivate_thunk::<A, T>,
             launch: launch_thunk::<A, T>,
+            enter: enter_thunk::<A, T>,
         }
     }
 }
@@ -253,6 +273,37 @@ unsafe fn launch_thunk<A, T: BehaviorDef<A>>(
     T::launch(agent, memory, cx)
 }
 
+/// `init`, then `activate` with no DBlock, then the first `tick`, in one
+/// call: what entering a leaf does when nothing between these steps
+/// needs to see them apart. The owner is set as soon as the value is
+/// written, as [`Blocks::init`] does, so a panic in `activate` or `tick`
+/// leaves a block that is dropped exactly once.
+///
+/// # Safety
+/// `p` is valid for writes of `T::Memory`, aligned for it, holds no live
+/// value, and is not aliased for the duration of the call; `owner` is
+/// its block's owner and `b` was erased from `T`.
+unsafe fn enter_thunk<A, T: BehaviorDef<A>>(
+    p: *mut u8,
+    owner: &mut Option<&'static ErasedBehavior<A>>,
+    b: &'static ErasedBehavior<A>,
+    agent: &mut A,
+    cx: &Ctx,
+) -> Entered {
+    // SAFETY: guaranteed by the caller (see `Blocks::enter`).
+    unsafe { p.cast::<T::Memory>().write(T::Memory::default()) };
+    *owner = Some(b);
+    // SAFETY: the value was written just above and `p` is not aliased.
+    let memory = unsafe { &mut *p.cast::<T::Memory>() };
+    if T::HAS_ACTIVATE && !T::activate(agent, memory, None, cx) {
+        return Entered::ActivateFailed;
+    }
+    if T::HAS_TICK && !T::tick(agent, memory, cx) {
+        return Entered::Ended;
+    }
+    Entered::Running
+}
+
 /// The memory blocks of one agent: `L` levels of `N` bytes each.
 pub(crate) struct Blocks<A: 'static, const L: usize, const N: usize> {
     bytes: [Bytes<N>; L],
@@ -308,6 +359,44 @@ impl<A: 'static, const L: usize, const N: usize> Blocks<A, L, N> {
         // the value is written, so a panicking `Default` leaves it empty.
         unsafe { (b.init)(self.bytes[level].as_mut_ptr()) };
         self.owner[level] = Some(b);
+    }
+
+    /// Enters `b` at `level`: builds its memory value in the block (first
+    /// dropping whatever the block held), runs its `activate` with no
+    /// DBlock and then its first `tick`, exactly as [`init`](Self::init),
+    /// [`activate`](Self::activate) with [`DIn::EMPTY`] and
+    /// [`tick`](Self::tick) would in turn, in one call through `b`.
+    ///
+    /// # Panics
+    /// As [`init`](Self::init), or if a callback panics; the block then
+    /// holds the value, to be released as usual.
+    #[inline(always)]
+    pub(crate) fn enter(
+        &mut self,
+        level: usize,
+        b: &'static ErasedBehavior<A>,
+        agent: &mut A,
+        cx: &Ctx,
+    ) -> Entered {
+        self.release(level);
+        assert!(
+            b.memory.fits(N),
+            "behavior `{}`: memory type does not fit a {N}-byte block",
+            b.name
+        );
+        // SAFETY: as in `init`: the block is `N` bytes aligned to
+        // `BLOCK_ALIGN`, `b`'s memory type fits both (checked above), and it
+        // holds no live value (released above). `owner[level]` is the
+        // block's owner, and `&mut self` makes both exclusive.
+        unsafe {
+            (b.enter)(
+                self.bytes[level].as_mut_ptr(),
+                &mut self.owner[level],
+                b,
+                agent,
+                cx,
+            )
+        }
     }
 
     /// Runs the owner's `activate` on its block. An empty block means a
