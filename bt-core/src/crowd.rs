@@ -1,7 +1,7 @@
 //! Ticking a crowd: many agents, one shared tree.
 
 use crate::decl::TickInput;
-use crate::interp::{TickError, Ticked, tick_member};
+use crate::interp::{Tally, TickError, TickReport, tick_member};
 use crate::memory::AgentMemory;
 use crate::tree::Tree;
 
@@ -51,15 +51,6 @@ impl CrowdReport {
     #[inline(always)]
     fn add_steady(&mut self, visited: u32) {
         self.ticked += 1;
-        self.visited += u64::from(visited);
-    }
-
-    /// An agent whose leaf ended and whose group entered another leaf.
-    #[inline(always)]
-    fn add_redecided(&mut self, visited: u32) {
-        self.ticked += 1;
-        self.changed += 1;
-        self.activated += 1;
         self.visited += u64::from(visited);
     }
 
@@ -137,11 +128,31 @@ fn tick_slice<A: 'static, const L: usize, const S: usize, const N: usize>(
         }
         let (agent, memory) = (&mut agents[j], &mut memories[j]);
         let input = input(base + j, agent).or_agent(base + j);
-        match tick_member(tree, agent, memory, &input) {
-            Ticked::Steady { visited } => report.add_steady(visited),
-            Ticked::Redecided { visited } => report.add_redecided(visited),
-            Ticked::Run(result) => report.add(base + j, result),
-        }
+        tick_member(tree, agent, memory, &input, &mut Member(report, base + j));
+    }
+}
+
+/// A crowd report, adding up the tick of agent `.1`.
+struct Member<'r>(&'r mut CrowdReport, usize);
+
+impl Tally for Member<'_> {
+    #[inline(always)]
+    fn steady(&mut self, visited: u32) {
+        self.0.add_steady(visited);
+    }
+
+    #[inline(always)]
+    fn redecided(&mut self, visited: u32) {
+        let report = &mut *self.0;
+        report.ticked += 1;
+        report.changed += 1;
+        report.activated += 1;
+        report.visited += u64::from(visited);
+    }
+
+    #[inline(always)]
+    fn ticked(&mut self, result: Result<TickReport, TickError>) {
+        self.0.add(self.1, result);
     }
 }
 

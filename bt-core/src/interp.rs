@@ -185,13 +185,35 @@ pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> Result<TickReport, TickError> {
-    match tick_member(tree, agent, memory, input) {
-        Ticked::Steady { visited } => Ok(TickReport {
+    /// How the one tick went.
+    enum One {
+        Steady(u32),
+        Redecided(u32),
+        Ticked(Result<TickReport, TickError>),
+    }
+    impl Tally for One {
+        #[inline(always)]
+        fn steady(&mut self, visited: u32) {
+            *self = One::Steady(visited);
+        }
+        #[inline(always)]
+        fn redecided(&mut self, visited: u32) {
+            *self = One::Redecided(visited);
+        }
+        #[inline(always)]
+        fn ticked(&mut self, result: Result<TickReport, TickError>) {
+            *self = One::Ticked(result);
+        }
+    }
+    let mut one = One::Steady(0);
+    tick_member(tree, agent, memory, input, &mut one);
+    match one {
+        One::Steady(visited) => Ok(TickReport {
             behavior: memory.leaf(),
             visited,
             ..TickReport::default()
         }),
-        Ticked::Redecided { visited } => Ok(TickReport {
+        One::Redecided(visited) => Ok(TickReport {
             behavior: memory.leaf(),
             activated: 1,
             deactivated: 1,
@@ -199,42 +221,37 @@ pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
             visited,
             subset_violation: None,
         }),
-        Ticked::Run(result) => result,
+        One::Ticked(result) => result,
     }
 }
 
-/// How a tick of a crowd member went.
-pub(crate) enum Ticked {
-    /// Nothing changed: the agent's behavior is still the one its path
-    /// ends in, and the tick visited `visited` deciders.
-    Steady {
-        /// Deciders visited.
-        visited: u32,
-    },
-    /// A leaf ended and its group entered another leaf in its place (one
-    /// deactivation, one redecide, one activation), visiting `visited`
-    /// deciders.
-    Redecided {
-        /// Deciders visited.
-        visited: u32,
-    },
-    /// The step machine ran, or the input was refused.
-    Run(Result<TickReport, TickError>),
+/// Where a crowd's loop adds up how its members' ticks went: a steady
+/// tick (nothing changed, the agent's behavior is still the one its path
+/// ends in) adds only what it visited, without a report to build.
+pub(crate) trait Tally {
+    /// A tick that changed nothing and visited `visited` deciders.
+    fn steady(&mut self, visited: u32);
+    /// A tick in which a leaf ended and its group quickly entered another
+    /// leaf (one deactivation, one redecide, one activation), visiting
+    /// `visited` deciders.
+    fn redecided(&mut self, visited: u32);
+    /// Any other tick.
+    fn ticked(&mut self, result: Result<TickReport, TickError>);
 }
 
-/// [`tick`] for a crowd's loop, inlined into it: a tick that changed
-/// nothing reports only what it visited.
+/// [`tick`] for a crowd's loop, inlined into it: tallies how the tick went.
 #[inline(always)]
 pub(crate) fn tick_member<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
-) -> Ticked {
+    tally: &mut impl Tally,
+) {
     // Debug output off: one load and this branch.
     match log::level_for(input.agent) {
-        0 => untraced(tree, agent, memory, input),
-        level => Ticked::Run(logged(level, tree, agent, memory, input, &mut NoTrace)),
+        0 => untraced(tree, agent, memory, input, tally),
+        level => tally.ticked(logged(level, tree, agent, memory, input, &mut NoTrace)),
     }
 }
 
@@ -248,15 +265,50 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
-) -> Ticked {
+    tally: &mut impl Tally,
+) {
     if memory.depth() == 0 || check(tree, memory, input).is_err() {
-        return Ticked::Run(run(tree, agent, memory, input, &mut NoTrace, None));
+        return tally.ticked(run(tree, agent, memory, input, &mut NoTrace, None));
     }
     match steady::walk(agent, memory, input) {
-        Ok(steady::Walked::Steady(visited)) => Ticked::Steady { visited },
-        Ok(steady::Walked::Redecided(visited)) => Ticked::Redecided { visited },
-        Err(from) => Ticked::Run(run(tree, agent, memory, input, &mut NoTrace, Some(from))),
+        Ok(visited) => tally.steady(visited),
+        Err(from) => match stopped(tree, agent, memory, input, from) {
+            Stopped::Redecided(visited) => tally.redecided(visited),
+            Stopped::Ran(result) => tally.ticked(result),
+        },
     }
+}
+
+/// How a tick whose steady walk stopped went on.
+enum Stopped {
+    /// A leaf ended and its group quickly entered another, visiting this
+    /// many deciders in all.
+    Redecided(u32),
+    /// The step machine went on.
+    Ran(Result<TickReport, TickError>),
+}
+
+/// An untraced tick whose steady walk stopped at `from`: a leaf that ended
+/// is redecided quickly where its group allows it, anything else goes on
+/// in the step machine. Out of line, to keep the crowd loop small.
+#[inline(never)]
+fn stopped<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    from: (steady::Bail, u32),
+) -> Stopped {
+    let from = match from {
+        (steady::Bail::Ended(k, until), visited) => {
+            match steady::ended(agent, memory, input, k, until, visited) {
+                Ok(visited) => return Stopped::Redecided(visited),
+                Err(from) => from,
+            }
+        }
+        from => from,
+    };
+    Stopped::Ran(run(tree, agent, memory, input, &mut NoTrace, Some(from)))
 }
 
 /// A tick with debug output at `level` (see [`set_debug_level`](crate::set_debug_level)).

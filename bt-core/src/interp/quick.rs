@@ -71,16 +71,16 @@ pub(super) fn redecide<A: 'static, const L: usize, const S: usize, const N: usiz
     // `Choose`, among the children `g + 1 .. end`.
     let children = &items[g + 1..group.end as usize];
     let picked = if group.is(Has::BARE_LEAVES) {
-        // Child `c` is item `g + 1 + c`, and every child passes.
-        let all = u64::MAX.checked_shr(64 - u32::from(group.child_count));
-        let from = u64::MAX.checked_shl(u32::from(cursor));
-        let mut open = all.unwrap_or(0) & from.unwrap_or(0) & !mask;
+        // Child `c` is item `g + 1 + c`, and every child passes (both shifts
+        // are below 128: at most 64 children).
+        let all = ((1u128 << group.child_count) - 1) as u64;
+        let from = (u128::MAX << cursor) as u64;
+        let open = all & from & !mask;
         if group.policy == Policy::Random {
-            visited += open.count_ones();
-            pick_bit(&mut mem.rng, open)
+            pick_bit(&mut mem.rng, open, &mut visited)
         } else {
-            open &= open.wrapping_neg();
-            visited += open.count_ones();
+            // The first open child passes: it is the only one tested.
+            visited += u32::from(open != 0);
             (open != 0).then(|| open.trailing_zeros() as usize)
         }
     } else if group.policy == Policy::Random {
@@ -156,9 +156,10 @@ fn draw<A: 'static>(
 }
 
 /// The random policy's draw among the children whose bits are set in
-/// `open`, all passing: the same reservoir as [`draw`], on bits.
+/// `open`, all passing (each one visited): the same reservoir as
+/// [`draw`], on bits.
 #[inline(always)]
-fn pick_bit(rng: &mut u64, mut open: u64) -> Option<usize> {
+fn pick_bit(rng: &mut u64, mut open: u64, visited: &mut u32) -> Option<usize> {
     if open == 0 {
         return None;
     }
@@ -172,6 +173,7 @@ fn pick_bit(rng: &mut u64, mut open: u64) -> Option<usize> {
         }
         open &= open - 1;
     }
+    *visited += total as u32;
     Some(drawn as usize)
 }
 

@@ -131,7 +131,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             self.report.visited = visited;
             return match bail {
                 Bail::Walk(k) => Step::Walk(k),
-                Bail::Ended(k) => Step::Fail(k, Why::Ended),
+                Bail::Ended(k, _) => Step::Fail(k, Why::Ended),
                 Bail::NoChild(k) => Step::Choose(k, false),
                 Bail::Redecided(k, then) => {
                     self.redecides = 1;

@@ -22,8 +22,10 @@ use super::quick::{self, Then};
 pub(super) enum Bail {
     /// Level `k` is not visited yet: walk from it.
     Walk(usize),
-    /// Level `k` was visited; its behavior ended.
-    Ended(usize),
+    /// Level `k` was visited; its behavior ended. The walk found every
+    /// earlier sibling on the levels above turned down, until the time
+    /// given (see [`Steady::until`]).
+    Ended(usize, f64),
     /// Level `k`, a group, was visited but has no active child.
     NoChild(usize),
     /// Level `k`, a group, was visited and its behavior ticked; its policy
@@ -34,17 +36,6 @@ pub(super) enum Bail {
     /// Level `k`'s leaf ended and a quick redecide went as far as [`Then`]
     /// says (`quick.rs`).
     Redecided(usize, Then),
-}
-
-/// How a tick that the step machine did not need went.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Walked {
-    /// Nothing changed; the tick visited this many deciders.
-    Steady(u32),
-    /// A leaf ended and its group quickly entered another: one
-    /// deactivation, one redecide and one activation; the tick visited
-    /// this many deciders.
-    Redecided(u32),
 }
 
 /// How an earlier sibling of the active child fares in the steady walk.
@@ -78,7 +69,8 @@ fn sibling<A: 'static>(item: &Item<A>, input: &TickInput, slots: &[u64]) -> Sibl
 
 /// Walks the active path of a non-idle agent while nothing changes.
 ///
-/// `Ok`: the tick is over, as [`Walked`] says. `Err((bail, visited))`:
+/// `Ok(visited)`: the tick is over; it changed nothing and visited
+/// `visited` deciders. `Err((bail, visited))`:
 /// the step machine goes on from `bail`, with `visited` deciders visited
 /// so far. If a callback panics the memory is abandoned, as the step
 /// machine would leave it.
@@ -87,7 +79,7 @@ pub(super) fn walk<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
-) -> Result<Walked, (Bail, u32)> {
+) -> Result<u32, (Bail, u32)> {
     let guard = Abandon(memory);
     let result = walk_levels(agent, &mut *guard.0, input);
     // Nothing panicked: the memory is consistent.
@@ -111,19 +103,20 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
-) -> Result<Walked, (Bail, u32)> {
+) -> Result<u32, (Bail, u32)> {
     let mut cx = Ctx::of(input);
     let steady = mem.steady;
     if input.now < steady.until
         && input.decision == steady.decision
         && input.stimuli == steady.stimuli
     {
-        return walk_known(agent, mem, input, &mut cx);
+        return walk_known(agent, mem, &mut cx);
     }
     let items = mem.tree.items;
     let depth = mem.depth();
     let mut until = f64::INFINITY;
     let mut visited = 0u32;
+    let mut ticks = 0u32;
     let mut k = 0;
     loop {
         let i = mem.levels[k].item as usize;
@@ -136,18 +129,13 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
         level.redecides = 0;
         visited += 1;
         if item.is(Has::TICK) {
+            ticks |= 1 << k;
             cx.since = level.since;
             cx.flags = item.behavior_flags;
             cx.depth = k as u8;
             if !mem.blocks.tick(k, agent, &cx) {
-                let found = Steady {
-                    decision: input.decision,
-                    stimuli: input.stimuli,
-                    until,
-                    visited,
-                    marked: 0,
-                };
-                return ended(agent, mem, input, &mut cx, k, found);
+                mem.steady.ticks = ticks;
+                return Err((Bail::Ended(k, until), visited));
             }
         }
         if !item.is(Has::GROUP) {
@@ -182,22 +170,23 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
         decision: input.decision,
         stimuli: input.stimuli,
         until,
-        visited,
+        ticks,
+        visited: visited as u16,
         marked: 0,
     };
-    end(mem, Walked::Steady(visited))
+    end(mem, visited)
 }
 
 /// The steady walk when the last tick's walk holds: it walked every
 /// level and cleared its marks, and every earlier sibling it turned down
-/// is still turned down; only the behaviors tick.
+/// is still turned down; only the behaviors tick, on the levels it
+/// recorded.
 #[inline(always)]
 fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
-    input: &TickInput,
     cx: &mut Ctx,
-) -> Result<Walked, (Bail, u32)> {
+) -> Result<u32, (Bail, u32)> {
     let items = mem.tree.items;
     let depth = mem.depth();
     if mem.steady.marked != 0 {
@@ -206,57 +195,78 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
         level.redecides = 0;
         mem.steady.marked = 0;
     }
-    for k in 0..depth {
+    // Only the levels whose behavior ticks: the rest of the path only
+    // passes the walk on.
+    let mut ticks = mem.steady.ticks;
+    while ticks != 0 {
+        let k = ticks.trailing_zeros() as usize;
+        ticks &= ticks - 1;
         let level = mem.levels[k];
         let item = &items[level.item as usize];
-        if item.is(Has::TICK) {
-            cx.since = level.since;
-            cx.flags = item.behavior_flags;
-            cx.depth = k as u8;
-            if !mem.blocks.tick(k, agent, cx) {
-                // The leaf's level scans nothing: the walk had visited
-                // all it visits.
-                let mut found = mem.steady;
-                if k + 1 != depth {
-                    found.visited = visited_to(mem, k);
-                }
-                return ended(agent, mem, input, cx, k, found);
-            }
+        cx.since = level.since;
+        cx.flags = item.behavior_flags;
+        cx.depth = k as u8;
+        if !mem.blocks.tick(k, agent, cx) {
+            // The leaf's level scans nothing: the walk had visited all it
+            // visits.
+            let visited = if k + 1 == depth {
+                u32::from(mem.steady.visited)
+            } else {
+                visited_to(mem, k)
+            };
+            return Err((Bail::Ended(k, mem.steady.until), visited));
         }
     }
-    end(mem, Walked::Steady(mem.steady.visited))
+    end(mem, u32::from(mem.steady.visited))
 }
 
-/// The behavior at level `k` ended. `found` is what the walk found on
-/// the way, with the deciders visited so far. A leaf whose group can
-/// redecide quickly does so, anything else goes to the step machine.
-/// Out of line: it keeps the crowd loop, into which the walk is inlined,
-/// small.
-#[inline(never)]
-fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
+/// The behavior at level `k` ended in a steady walk that had visited
+/// `visited` deciders and found the earlier siblings above turned down
+/// until `until`. A `QUICK_END` leaf's group redecides it here, and the
+/// tick is over (`Ok(visited)`: one deactivation, one redecide and one
+/// activation); anything else goes on in the step machine, from where
+/// this returns. If a callback panics the memory is abandoned, as the
+/// step machine would leave it.
+#[inline(always)]
+pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
-    mem: &mut AgentMemory<A, L, S, N>,
+    memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
-    cx: &mut Ctx,
     k: usize,
-    found: Steady,
-) -> Result<Walked, (Bail, u32)> {
-    let items = mem.tree.items;
+    until: f64,
+    visited: u32,
+) -> Result<u32, (Bail, u32)> {
+    let items = memory.tree.items;
     // A `QUICK_END` leaf is the deepest level, below its group.
-    if k > 0 && items[mem.levels[k].item as usize].is(Has::QUICK_END) && mem.tree.redecide_limit > 0
-    {
-        let visited = quick::redecide(agent, mem, input, cx, k, found.visited)?;
-        if items[mem.levels[k - 1].item as usize].policy != Policy::Prioritized {
-            // The new leaf has no earlier sibling to test: the next walk
-            // finds what this one found.
-            mem.steady = Steady {
-                marked: k as u8,
-                ..found
-            };
-        }
-        return end(mem, Walked::Redecided(visited));
+    let quick = k > 0
+        && items[memory.levels[k].item as usize].is(Has::QUICK_END)
+        && memory.tree.redecide_limit > 0;
+    if !quick {
+        return Err((Bail::Ended(k, until), visited));
     }
-    Err((Bail::Ended(k), found.visited))
+    let guard = Abandon(memory);
+    let mem = &mut *guard.0;
+    let walked = visited;
+    let visited = quick::redecide(agent, mem, input, &mut Ctx::of(input), k, walked);
+    // Nothing panicked: the memory is consistent.
+    core::mem::forget(guard);
+    let visited = visited?;
+    if items[memory.levels[k - 1].item as usize].policy != Policy::Prioritized {
+        // The new leaf has no earlier sibling to test: the next walk finds
+        // what this one found.
+        // The new leaf ticks or not at the ended one's level.
+        let leaf = &items[memory.levels[k].item as usize];
+        let ticks = memory.steady.ticks & !(1 << k) | u32::from(leaf.is(Has::TICK)) << k;
+        memory.steady = Steady {
+            decision: input.decision,
+            stimuli: input.stimuli,
+            until,
+            ticks,
+            visited: walked as u16,
+            marked: k as u8,
+        };
+    }
+    end(memory, visited)
 }
 
 /// Deciders a steady walk visits up to level `k` and its behavior: the
@@ -288,10 +298,10 @@ fn visited_to<A: 'static, const L: usize, const S: usize, const N: usize>(
 #[inline(always)]
 fn end<A: 'static, const L: usize, const S: usize, const N: usize>(
     mem: &mut AgentMemory<A, L, S, N>,
-    walked: Walked,
-) -> Result<Walked, (Bail, u32)> {
+    visited: u32,
+) -> Result<u32, (Bail, u32)> {
     if mem.shared.is_some() {
         mem.sweep_roles();
     }
-    Ok(walked)
+    Ok(visited)
 }

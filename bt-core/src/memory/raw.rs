@@ -378,7 +378,9 @@ impl<A: 'static, const L: usize, const N: usize> Blocks<A, L, N> {
         agent: &mut A,
         cx: &Ctx,
     ) -> Entered {
-        self.release(level);
+        if self.owner[level].is_some() {
+            self.release(level);
+        }
         assert!(
             b.memory.fits(N),
             "behavior `{}`: memory type does not fit a {N}-byte block",
