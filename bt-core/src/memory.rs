@@ -76,11 +76,9 @@ pub(crate) struct Steady {
     pub(crate) stimuli: u64,
     /// The earliest time an earlier sibling's timer runs out.
     pub(crate) until: f64,
-    /// The levels of the path whose behavior ticks, one bit each.
-    pub(crate) ticks: u32,
     /// Deciders that walk visited: the active ones and the siblings
-    /// turned down, each item at most once (so at most `MAX_ITEMS`).
-    pub(crate) visited: u16,
+    /// turned down.
+    pub(crate) visited: u32,
     /// A level whose redecide marks the next steady walk must clear, plus
     /// one (0: none): a leaf's quick redecide keeps what the walk found,
     /// since it changes nothing above the leaf, but marks its group.
@@ -93,7 +91,6 @@ impl Steady {
         decision: 0,
         stimuli: 0,
         until: f64::NEG_INFINITY,
-        ticks: 0,
         visited: 0,
         marked: 0,
     };

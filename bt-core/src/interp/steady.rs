@@ -116,7 +116,6 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
     let depth = mem.depth();
     let mut until = f64::INFINITY;
     let mut visited = 0u32;
-    let mut ticks = 0u32;
     let mut k = 0;
     loop {
         let i = mem.levels[k].item as usize;
@@ -129,12 +128,10 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
         level.redecides = 0;
         visited += 1;
         if item.is(Has::TICK) {
-            ticks |= 1 << k;
             cx.since = level.since;
             cx.flags = item.behavior_flags;
             cx.depth = k as u8;
             if !mem.blocks.tick(k, agent, &cx) {
-                mem.steady.ticks = ticks;
                 return Err((Bail::Ended(k, until), visited));
             }
         }
@@ -170,8 +167,7 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
         decision: input.decision,
         stimuli: input.stimuli,
         until,
-        ticks,
-        visited: visited as u16,
+        visited,
         marked: 0,
     };
     end(mem, visited)
@@ -179,8 +175,7 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
 
 /// The steady walk when the last tick's walk holds: it walked every
 /// level and cleared its marks, and every earlier sibling it turned down
-/// is still turned down; only the behaviors tick, on the levels it
-/// recorded.
+/// is still turned down; only the behaviors tick.
 #[inline(always)]
 fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
@@ -195,29 +190,26 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
         level.redecides = 0;
         mem.steady.marked = 0;
     }
-    // Only the levels whose behavior ticks: the rest of the path only
-    // passes the walk on.
-    let mut ticks = mem.steady.ticks;
-    while ticks != 0 {
-        let k = ticks.trailing_zeros() as usize;
-        ticks &= ticks - 1;
+    for k in 0..depth {
         let level = mem.levels[k];
         let item = &items[level.item as usize];
-        cx.since = level.since;
-        cx.flags = item.behavior_flags;
-        cx.depth = k as u8;
-        if !mem.blocks.tick(k, agent, cx) {
-            // The leaf's level scans nothing: the walk had visited all it
-            // visits.
-            let visited = if k + 1 == depth {
-                u32::from(mem.steady.visited)
-            } else {
-                visited_to(mem, k)
-            };
-            return Err((Bail::Ended(k, mem.steady.until), visited));
+        if item.is(Has::TICK) {
+            cx.since = level.since;
+            cx.flags = item.behavior_flags;
+            cx.depth = k as u8;
+            if !mem.blocks.tick(k, agent, cx) {
+                // The leaf's level scans nothing: the walk had visited all
+                // it visits.
+                let visited = if k + 1 == depth {
+                    mem.steady.visited
+                } else {
+                    visited_to(mem, k)
+                };
+                return Err((Bail::Ended(k, mem.steady.until), visited));
+            }
         }
     }
-    end(mem, u32::from(mem.steady.visited))
+    end(mem, mem.steady.visited)
 }
 
 /// The behavior at level `k` ended in a steady walk that had visited
@@ -254,15 +246,11 @@ pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     if items[memory.levels[k - 1].item as usize].policy != Policy::Prioritized {
         // The new leaf has no earlier sibling to test: the next walk finds
         // what this one found.
-        // The new leaf ticks or not at the ended one's level.
-        let leaf = &items[memory.levels[k].item as usize];
-        let ticks = memory.steady.ticks & !(1 << k) | u32::from(leaf.is(Has::TICK)) << k;
         memory.steady = Steady {
             decision: input.decision,
             stimuli: input.stimuli,
             until,
-            ticks,
-            visited: walked as u16,
+            visited: walked,
             marked: k as u8,
         };
     }
