@@ -105,6 +105,127 @@ fn release_all_goes_on_after_a_panicking_drop() {
     assert!((0..3).all(|l| blocks.owner(l).is_none()));
 }
 
+std::thread_local! {
+    /// What `Stepped` callbacks do: 0 go on, 1 return false, 2 panic.
+    static ACTIVATE: Cell<u8> = const { Cell::new(0) };
+    static TICK: Cell<u8> = const { Cell::new(0) };
+}
+
+/// A behavior whose `activate` and `tick` do as `ACTIVATE` and `TICK`
+/// say; the agent records the calls in order (1: activate, 2: tick).
+struct Stepped;
+
+impl BehaviorDef<u32> for Stepped {
+    type Memory = Counted;
+    type DBlock = ();
+    const NAME: &'static str = "STEPPED";
+    const MODULE: &'static str = "tests";
+    const HAS_ACTIVATE: bool = true;
+    const HAS_TICK: bool = true;
+
+    fn activate(agent: &mut u32, memory: &mut Counted, dblock: Option<()>, _: &Ctx) -> bool {
+        assert!(dblock.is_none() && memory.0 == 0xC0FFEE);
+        *agent = *agent * 10 + 1;
+        step(ACTIVATE.with(Cell::get))
+    }
+
+    fn tick(agent: &mut u32, memory: &mut Counted, _: &Ctx) -> bool {
+        assert_eq!(memory.0, 0xC0FFEE);
+        *agent = *agent * 10 + 2;
+        step(TICK.with(Cell::get))
+    }
+}
+
+fn step(what: u8) -> bool {
+    assert!(what < 2, "callback panics");
+    what == 0
+}
+
+static STEPPED: ErasedBehavior<u32> = ErasedBehavior::new::<Stepped>();
+
+/// Enters `STEPPED` at level 1 of fresh blocks, with `activate` and `tick`
+/// doing as given; returns the outcome (`None`: it panicked), the calls
+/// made, and the blocks.
+fn enter(activate: u8, tick: u8) -> (Option<Entered>, u32, Blocks<u32, 2, 32>) {
+    ACTIVATE.with(|c| c.set(activate));
+    TICK.with(|c| c.set(tick));
+    let mut blocks = Blocks::<u32, 2, 32>::new();
+    let mut agent = 0;
+    let cx = Ctx::at(0.0, 0.0);
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        blocks.enter(1, &STEPPED, &mut agent, &cx)
+    }));
+    (r.ok(), agent, blocks)
+}
+
+#[test]
+fn enter_runs_activate_then_the_first_tick_on_a_new_value() {
+    let (entered, calls, blocks) = enter(0, 0);
+    assert_eq!((entered, calls), (Some(Entered::Running), 12));
+    assert!(blocks.owner(1).is_some() && blocks.owner(0).is_none());
+    assert_eq!(live(), 1);
+    drop(blocks);
+    assert_eq!(live(), 0);
+
+    let (entered, calls, blocks) = enter(0, 1);
+    assert_eq!((entered, calls), (Some(Entered::Ended), 12));
+    assert!(
+        blocks.owner(1).is_some(),
+        "an ended behavior still holds its block"
+    );
+    drop(blocks);
+
+    let (entered, calls, blocks) = enter(1, 0);
+    assert_eq!(
+        (entered, calls),
+        (Some(Entered::ActivateFailed), 1),
+        "no tick"
+    );
+    assert!(
+        blocks.owner(1).is_some(),
+        "its deactivation still needs the block"
+    );
+    drop(blocks);
+    assert_eq!(live(), 0);
+}
+
+#[test]
+fn a_panic_while_entering_leaves_a_block_dropped_once() {
+    for (activate, tick, calls) in [(2, 0, 1), (0, 2, 12)] {
+        let (entered, made, mut blocks) = enter(activate, tick);
+        assert_eq!((entered, made), (None, calls));
+        assert!(
+            blocks.owner(1).is_some(),
+            "the value was written: it is owned"
+        );
+        assert_eq!(live(), 1);
+        blocks.release_all();
+        assert_eq!(live(), 0);
+    }
+    // A panicking `Default` writes nothing and owns nothing.
+    PANIC_IN_DEFAULT.with(|p| p.set(true));
+    let (entered, calls, blocks) = enter(0, 0);
+    PANIC_IN_DEFAULT.with(|p| p.set(false));
+    assert_eq!((entered, calls), (None, 0));
+    assert!(blocks.owner(1).is_none());
+    drop(blocks);
+    assert_eq!(live(), 0);
+}
+
+#[test]
+fn entering_over_a_held_value_drops_it_first() {
+    ACTIVATE.with(|c| c.set(0));
+    TICK.with(|c| c.set(0));
+    let mut blocks = Blocks::<u32, 1, 32>::new();
+    blocks.init(0, &DEF);
+    assert_eq!(live(), 1);
+    let mut agent = 0;
+    let entered = blocks.enter(0, &STEPPED, &mut agent, &Ctx::at(0.0, 0.0));
+    assert_eq!((entered, live()), (Entered::Running, 1));
+    drop(blocks);
+    assert_eq!(live(), 0);
+}
+
 #[test]
 #[should_panic(expected = "does not fit")]
 fn a_memory_type_larger_than_the_block_is_refused() {
