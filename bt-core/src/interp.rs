@@ -272,14 +272,17 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     }
     match steady::walk(agent, memory, input) {
         Ok(visited) => tally.steady(visited),
-        Err(from) => match stopped(tree, agent, memory, input, from) {
-            Stopped::Redecided(visited) => tally.redecided(visited),
-            Stopped::Ran(result) => tally.ticked(result),
-        },
+        Err((steady::Bail::Ended(k, until), visited)) => {
+            match ended(tree, agent, memory, input, (k, until, visited)) {
+                Stopped::Redecided(visited) => tally.redecided(visited),
+                Stopped::Ran(result) => tally.ticked(result),
+            }
+        }
+        Err(from) => tally.ticked(run(tree, agent, memory, input, &mut NoTrace, Some(from))),
     }
 }
 
-/// How a tick whose steady walk stopped went on.
+/// How a tick whose steady walk stopped at an ended behavior went on.
 enum Stopped {
     /// A leaf ended and its group quickly entered another, visiting this
     /// many deciders in all.
@@ -288,27 +291,22 @@ enum Stopped {
     Ran(Result<TickReport, TickError>),
 }
 
-/// An untraced tick whose steady walk stopped at `from`: a leaf that ended
-/// is redecided quickly where its group allows it, anything else goes on
-/// in the step machine. Out of line, to keep the crowd loop small.
+/// An untraced tick whose steady walk stopped where the behavior at level
+/// `k` ended (`until` and `visited` as [`steady::Bail::Ended`] has them):
+/// a leaf is redecided quickly where its group allows it, anything else
+/// goes on in the step machine. Out of line, to keep the crowd loop small.
 #[inline(never)]
-fn stopped<A: 'static, const L: usize, const S: usize, const N: usize>(
+fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
-    from: (steady::Bail, u32),
+    (k, until, visited): (usize, f64, u32),
 ) -> Stopped {
-    let from = match from {
-        (steady::Bail::Ended(k, until), visited) => {
-            match steady::ended(agent, memory, input, k, until, visited) {
-                Ok(visited) => return Stopped::Redecided(visited),
-                Err(from) => from,
-            }
-        }
-        from => from,
-    };
-    Stopped::Ran(run(tree, agent, memory, input, &mut NoTrace, Some(from)))
+    match steady::ended(agent, memory, input, k, until, visited) {
+        Ok(visited) => Stopped::Redecided(visited),
+        Err(from) => Stopped::Ran(run(tree, agent, memory, input, &mut NoTrace, Some(from))),
+    }
 }
 
 /// A tick with debug output at `level` (see [`set_debug_level`](crate::set_debug_level)).
