@@ -167,8 +167,16 @@ impl Tally for Member<'_> {
 /// a role depends on every agent ticked before it, and the serials of the
 /// crowd's tickets and the order of its queue on the order of the
 /// launches, so no parallel order gives the same results. (Ticking agents
-/// of such a tree from several threads with [`tick`] keeps every limit;
+/// of such a tree from several threads with [`tick`](crate::tick) keeps every limit;
 /// it only gives up the order.)
+///
+/// Called from a thread outside rayon's pool, each call hands the crowd to
+/// the pool's workers and waits; workers that slept through the rest of
+/// the frame take a while to wake up. A frame that runs inside the pool
+/// (its loop in [`rayon::scope`] or `ThreadPool::install`, as an engine's
+/// job system runs it) starts on the calling worker at once: on two cores,
+/// W1 at N = 100 000 ticks 1.95 times as fast as with [`tick_all`] that
+/// way, 1.5 times from outside.
 ///
 /// # Panics
 /// As [`tick_all`].

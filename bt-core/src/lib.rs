@@ -69,8 +69,9 @@
 //!    names one item of it, the erased save and restore of a block).
 //! 5. `interp` — the interpreter: the entry points (`interp.rs`), the
 //!    steady walk that ticks a running agent while nothing changes
-//!    (`steady.rs`), the step machine that takes over where something may
-//!    (`run.rs`), the walk down the active path (`walk.rs`), the
+//!    (`steady.rs`), the quick redecide of a leaf that ended in a group
+//!    that picks by flag tests alone (`quick.rs`), the step machine that
+//!    takes over where anything else may change (`run.rs`), the walk down the active path (`walk.rs`), the
 //!    group policies (`policy.rs`), preconditions, timers and `decide`
 //!    (`precondition.rs`), the shared checks and deferred actions
 //!    (`shared.rs`), and its trace events and log output.
