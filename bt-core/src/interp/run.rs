@@ -128,30 +128,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     #[inline(always)]
     pub(super) fn first_step(&mut self, from: Option<(Bail, u32)>) -> Step<L> {
         if let Some((bail, visited)) = from {
-            self.report.visited = visited;
-            return match bail {
-                Bail::Walk(k) => Step::Walk(k),
-                Bail::Ended(k, _) => Step::Fail(k, Why::Ended),
-                Bail::NoChild(k) => Step::Choose(k, false),
-                Bail::Redecided(k, then) => {
-                    self.redecides = 1;
-                    self.report.redecides = 1;
-                    self.report.deactivated = 1;
-                    match then {
-                        Then::GroupFails(why) => Step::Fail(k - 1, why),
-                        Then::Enter(c) => Step::Enter(k, Pick::one(c as usize, k, NO_DSLOT, 1.0)),
-                        Then::Failed(why) => {
-                            self.report.activated = 1;
-                            Step::Fail(k, why)
-                        }
-                    }
-                }
-                Bail::Checks(k, from) => {
-                    let i = self.mem.levels[k].item as usize;
-                    let active = self.mem.levels[k + 1].item as usize;
-                    self.checks(k, i, active, from).unwrap_or(Step::Walk(k + 1))
-                }
-            };
+            return self.resume(bail, visited);
         }
         if T::ENABLED {
             let i = self.input;
@@ -170,6 +147,37 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             self.start()
         } else {
             Step::Walk(0)
+        }
+    }
+
+    /// The step from where a steady walk stopped at `bail`, having visited
+    /// `visited` deciders. Out of line: a traced tick never resumes, and
+    /// its step machine stays as small as it was without steady walks.
+    #[inline(never)]
+    fn resume(&mut self, bail: Bail, visited: u32) -> Step<L> {
+        self.report.visited = visited;
+        match bail {
+            Bail::Walk(k) => Step::Walk(k),
+            Bail::Ended(k, _) => Step::Fail(k, Why::Ended),
+            Bail::NoChild(k) => Step::Choose(k, false),
+            Bail::Redecided(k, then) => {
+                self.redecides = 1;
+                self.report.redecides = 1;
+                self.report.deactivated = 1;
+                match then {
+                    Then::GroupFails(why) => Step::Fail(k - 1, why),
+                    Then::Enter(c) => Step::Enter(k, Pick::one(c as usize, k, NO_DSLOT, 1.0)),
+                    Then::Failed(why) => {
+                        self.report.activated = 1;
+                        Step::Fail(k, why)
+                    }
+                }
+            }
+            Bail::Checks(k, from) => {
+                let i = self.mem.levels[k].item as usize;
+                let active = self.mem.levels[k + 1].item as usize;
+                self.checks(k, i, active, from).unwrap_or(Step::Walk(k + 1))
+            }
         }
     }
 
