@@ -64,7 +64,8 @@
 //! 3. `compile` — the const compile step that validates a declaration,
 //!    hashes its structure (`compile/fingerprint.rs`) and writes its stream.
 //! 4. `memory` — agent memory and the crowd's shared state it points to;
-//!    `memory/raw.rs`, the one module with `unsafe` code, is the floor:
+//!    `memory/raw.rs` (with its DBlock scratch space, `raw/dblock.rs`), the
+//!    one module with `unsafe` code, is the floor:
 //!    every layer may use it, and it uses only the behavior contract (which
 //!    names one item of it, the erased save and restore of a block).
 //! 5. `interp` — the interpreter: the entry points (`interp.rs`), the

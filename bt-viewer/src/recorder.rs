@@ -38,7 +38,7 @@ use alloc_crate::vec::Vec;
 
 use bt_core::{
     AgentMemory, CrowdReport, Event, ItemIdx, NoTrace, TickError, TickInput, TickReport, Tracer,
-    Tree, tick, tick_all, tick_traced,
+    Tree, tick, tick_traced,
 };
 
 /// How much a [`FlightRecorder`] keeps per watched agent.
@@ -93,7 +93,7 @@ const NONE: u32 = u32::MAX;
 /// (see [`Capacity`]) as compact decision events and its active path, in
 /// memory allocated once, by [`new`](Self::new).
 ///
-/// Tick agents through it ([`tick_all`](Self::tick_all) for a crowd,
+/// Tick agents through it ([`tick_all`](bt_core::tick_all)(Self::tick_all) for a crowd,
 /// [`tick`](Self::tick) for one agent) instead of through bt-core's
 /// functions: it runs [`tick_traced`] for the watched agents and plain
 /// [`tick`] for the others, with the same results.
@@ -232,7 +232,7 @@ impl FlightRecorder {
     }
 
     /// Begins a new frame (one tick of the crowd), overwriting the oldest.
-    /// [`tick_all`](Self::tick_all) and [`tick`](Self::tick) begin frames
+    /// [`tick_all`](bt_core::tick_all)(Self::tick_all) and [`tick`](Self::tick) begin frames
     /// themselves; call it before each round of
     /// [`tick_lane`](Self::tick_lane) calls.
     pub fn begin_frame(&mut self) {
@@ -406,14 +406,14 @@ impl FlightRecorder {
         self.record(lane, tree, agent, memory, input, also)
     }
 
-    /// Ticks every agent once, as [`tick_all`] does (agent `i` with
+    /// Ticks every agent once, as [`tick_all`](bt_core::tick_all) does (agent `i` with
     /// `memories[i]` and the input `input(i, &agents[i])`), recording the
     /// watched ones in a new frame. The runs of unwatched agents between them go through
-    /// [`tick_all`] itself, so they cost what they cost there.
+    /// [`tick_all`](bt_core::tick_all) itself, so they cost what they cost there.
     ///
     /// # Panics
     /// If the slices differ in length or are longer than the crowd the
-    /// recorder was made for, or as [`tick_all`].
+    /// recorder was made for, or as [`tick_all`](bt_core::tick_all).
     pub fn tick_all<A: 'static, const L: usize, const S: usize, const N: usize>(
         &mut self,
         tree: &Tree<A, L, S, N>,
@@ -573,37 +573,6 @@ impl FlightRecorder {
     }
 }
 
-/// The first agent from `from` on that `slot_of` has a watch slot for
-/// (`slot_of.len()` if none): 16 entries at a time where none is watched,
-/// which compiles to a few vector operations instead of a test per agent.
-fn next_watched(slot_of: &[u32], from: usize) -> usize {
-    const STRIDE: usize = 16;
-    let mut at = from;
-    for chunk in slot_of[from..].chunks_exact(STRIDE) {
-        if chunk.iter().fold(u32::MAX, |all, &s| all & s) != u32::MAX {
-            break;
-        }
-        at += STRIDE;
-    }
-    while at < slot_of.len() && slot_of[at] == u32::MAX {
-        at += 1;
-    }
-    at
-}
-
-/// [`tick_all`] on a run of unwatched agents, out of line: inlined into
-/// [`FlightRecorder::tick_all`] beside the recording of watched agents,
-/// the crowd loop compiles to slower code than it has on its own.
-#[inline(never)]
-fn unwatched<A: 'static, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
-    agents: &mut [A],
-    memories: &mut [AgentMemory<A, L, S, N>],
-    input: impl FnMut(usize, &A) -> TickInput,
-) -> CrowdReport {
-    tick_all(tree, agents, memories, input)
-}
-
 /// A report of agents `from..` shifted back to crowd indices.
 fn shift(mut report: CrowdReport, from: usize) -> CrowdReport {
     if let Some((i, e)) = report.first_error {
@@ -612,7 +581,7 @@ fn shift(mut report: CrowdReport, from: usize) -> CrowdReport {
     report
 }
 
-/// Counts one agent's tick in `r`, as [`tick_all`] does.
+/// Counts one agent's tick in `r`, as [`tick_all`](bt_core::tick_all) does.
 #[inline(always)]
 fn add(r: &mut CrowdReport, index: usize, result: Result<TickReport, TickError>) {
     r.ticked += 1;
@@ -642,44 +611,11 @@ fn header(leaf: u16, visited: u16, events: u16, levels: u8, flags: u8) -> u64 {
 }
 
 mod frame;
+mod runs;
 mod words;
 
 pub(crate) use words::*;
 
 use frame::{FrameTracer, Tee};
 pub(crate) use frame::{TickView, TickWords};
-
-#[cfg(test)]
-mod tests {
-    use super::next_watched;
-
-    /// The chunked search finds what a test per agent finds, from every
-    /// start, with watched agents at chunk edges, inside chunks and last.
-    #[test]
-    fn next_watched_agrees_with_a_test_per_agent() {
-        for watched in [
-            vec![],
-            vec![0],
-            vec![15],
-            vec![16],
-            vec![17, 40],
-            vec![31, 32, 33],
-            vec![69],
-        ] {
-            let mut slot_of = vec![u32::MAX; 70];
-            for (slot, &i) in watched.iter().enumerate() {
-                slot_of[i] = slot as u32;
-            }
-            for from in 0..=slot_of.len() {
-                let plain = (from..slot_of.len())
-                    .find(|&i| slot_of[i] != u32::MAX)
-                    .unwrap_or(slot_of.len());
-                assert_eq!(
-                    next_watched(&slot_of, from),
-                    plain,
-                    "{watched:?} from {from}"
-                );
-            }
-        }
-    }
-}
+use runs::{next_watched, unwatched};

@@ -200,25 +200,6 @@ fn regression(case: Case) {
     }
 }
 
-fn raw(group: bool, behavior: u8, policy: u8, children: &[u8]) -> RawDecider {
-    RawDecider {
-        group,
-        behavior,
-        group_behavior: None,
-        policy,
-        children: children.to_vec(),
-        decide: false,
-        decision: [0; 4],
-        stimuli: [0; 4],
-        every: 0,
-        recheck: false,
-        delegate: false,
-        behavior_flags: 0,
-        sync: 0,
-        launch: false,
-    }
-}
-
 fn quiet_tick(dt: u8) -> TickScript {
     TickScript {
         dt,
@@ -241,8 +222,11 @@ fn quiet_tick(dt: u8) -> TickScript {
 #[test]
 fn shuffle_runs_every_child_once_per_round() {
     let behaviors = [0, 1, 2, 3, 7]; // with memory blocks, so `end_after` works
-    let mut deciders: Vec<RawDecider> = behaviors.iter().map(|&b| raw(false, b, 0, &[])).collect();
-    deciders.push(raw(true, 5, 3, &[0, 1, 2, 3, 4]));
+    let mut deciders: Vec<RawDecider> = behaviors
+        .iter()
+        .map(|&b| RawDecider::plain(false, b, 0, &[]))
+        .collect();
+    deciders.push(RawDecider::plain(true, 5, 3, &[0, 1, 2, 3, 4]));
     let mut end_after = [0; 8];
     for b in behaviors {
         end_after[b as usize] = 2;
@@ -281,15 +265,15 @@ fn shuffle_runs_every_child_once_per_round() {
 fn a_pinned_crowd_with_shared_checks_and_deferred_actions_matches_the_model() {
     // L0: decides, gate 1 + cooldown 1.0; L1: launches (B8); L2: launches
     // and ticks (B9), in a pair role; L3 idles (B5).
-    let mut l0 = raw(false, 5, 0, &[]);
+    let mut l0 = RawDecider::plain(false, 5, 0, &[]);
     l0.decide = true;
     l0.sync = 6;
-    let mut l1 = raw(false, 0, 0, &[]);
+    let mut l1 = RawDecider::plain(false, 0, 0, &[]);
     l1.launch = true;
-    let mut l2 = raw(false, 1, 0, &[]);
+    let mut l2 = RawDecider::plain(false, 1, 0, &[]);
     l2.launch = true;
     l2.sync = 5;
-    let root = raw(true, 0, 0, &[0, 1, 2, 3]);
+    let root = RawDecider::plain(true, 0, 0, &[0, 1, 2, 3]);
     let mut ticks: Vec<TickScript> = (0..12).map(|_| quiet_tick(2)).collect();
     // L0 accepts at ticks 2 and 7 (preempting pending launches); L1's
     // launch declines at tick 9 (B8 fails on bit 0); then stops and resets.
@@ -303,7 +287,7 @@ fn a_pinned_crowd_with_shared_checks_and_deferred_actions_matches_the_model() {
     ticks[11].who = 1;
     ticks[5].one_by_one = true;
     let case = Case {
-        deciders: vec![l0, l1, l2, raw(false, 5, 0, &[]), root],
+        deciders: vec![l0, l1, l2, RawDecider::plain(false, 5, 0, &[]), root],
         end_after: [0; 8],
         limit: None,
         seed: 11,
@@ -336,11 +320,11 @@ fn a_pinned_crowd_with_shared_checks_and_deferred_actions_matches_the_model() {
 /// there), through the unsafe block and DBlock code on every panic path.
 #[test]
 fn pinned_panics_keep_the_memory_consistent() {
-    let mut l0 = raw(false, 1, 0, &[]);
+    let mut l0 = RawDecider::plain(false, 1, 0, &[]);
     l0.decide = true;
-    let mut seq = raw(true, 0, 1, &[1, 2]);
+    let mut seq = RawDecider::plain(true, 0, 1, &[1, 2]);
     seq.group_behavior = Some(2);
-    let mut root = raw(true, 0, 0, &[0, 3, 4]);
+    let mut root = RawDecider::plain(true, 0, 0, &[0, 3, 4]);
     root.group_behavior = Some(0);
     let panics = [
         None,
@@ -366,10 +350,10 @@ fn pinned_panics_keep_the_memory_consistent() {
     let case = Case {
         deciders: vec![
             l0,
-            raw(false, 3, 0, &[]),
-            raw(false, 7, 0, &[]),
+            RawDecider::plain(false, 3, 0, &[]),
+            RawDecider::plain(false, 7, 0, &[]),
             seq,
-            raw(false, 6, 0, &[]),
+            RawDecider::plain(false, 6, 0, &[]),
             root,
         ],
         end_after: [0, 2, 0, 1, 0, 0, 0, 2],
@@ -447,12 +431,15 @@ fn decides_of(events: &[bt_core::Event], name: &str) -> usize {
 /// says: the test to continue is not the test to start.
 #[test]
 fn a_timed_active_child_of_a_scored_group_is_rescored_every_tick() {
-    let mut timed = raw(false, 2, 0, &[]);
+    let mut timed = RawDecider::plain(false, 2, 0, &[]);
     timed.decide = true;
     timed.every = 3; // 2.5 s
-    let mut other = raw(false, 3, 0, &[]);
+    let mut other = RawDecider::plain(false, 3, 0, &[]);
     other.decide = true;
-    let built = build(&[timed, other, raw(true, 0, 4, &[0, 1])], None);
+    let built = build(
+        &[timed, other, RawDecider::plain(true, 0, 4, &[0, 1])],
+        None,
+    );
     let mut sim = Sim {
         answers: vec![2.0, 1.0],
         ..Sim::default()
@@ -474,15 +461,15 @@ fn a_timed_active_child_of_a_scored_group_is_rescored_every_tick() {
 /// (the flag's documentation says "flags, not timer").
 #[test]
 fn a_timed_group_that_rechecks_is_decided_on_every_redecide() {
-    let mut group = raw(true, 0, 0, &[0, 1, 2]);
+    let mut group = RawDecider::plain(true, 0, 0, &[0, 1, 2]);
     group.decide = true;
     group.recheck = true;
     group.every = 3; // 2.5 s
     let built = build(
         &[
-            raw(false, 6, 0, &[]),
-            raw(false, 6, 0, &[]),
-            raw(false, 3, 0, &[]),
+            RawDecider::plain(false, 6, 0, &[]),
+            RawDecider::plain(false, 6, 0, &[]),
+            RawDecider::plain(false, 3, 0, &[]),
             group,
         ],
         None,
@@ -510,10 +497,14 @@ fn at(now: f64) -> TickInput {
 /// A root group `G2` (prioritized) over leaves `L0` (behavior B2, decides)
 /// and `L1` (B3).
 fn small_tree(limit: Option<u8>) -> Built {
-    let mut leaf = raw(false, 2, 0, &[]);
+    let mut leaf = RawDecider::plain(false, 2, 0, &[]);
     leaf.decide = true;
     build(
-        &[leaf, raw(false, 3, 0, &[]), raw(true, 0, 0, &[0, 1])],
+        &[
+            leaf,
+            RawDecider::plain(false, 3, 0, &[]),
+            RawDecider::plain(true, 0, 0, &[0, 1]),
+        ],
         limit,
     )
 }
@@ -622,10 +613,14 @@ fn a_memory_made_by_another_tree_is_refused_naming_both_trees() {
 /// `Ctx::since` keeps the activation time, so `time_active` is negative.
 #[test]
 fn a_clock_that_goes_backwards_is_accepted_and_timers_wait_for_it() {
-    let mut leaf = raw(false, 2, 0, &[]);
+    let mut leaf = RawDecider::plain(false, 2, 0, &[]);
     leaf.every = 2; // 1 s
     let built = build(
-        &[leaf, raw(false, 3, 0, &[]), raw(true, 0, 0, &[0, 1])],
+        &[
+            leaf,
+            RawDecider::plain(false, 3, 0, &[]),
+            RawDecider::plain(true, 0, 0, &[0, 1]),
+        ],
         None,
     );
     let tree = built.tree;
@@ -737,11 +732,11 @@ bt_core::behavior! { WIDE: Sim, memory: Wide }
 fn an_infinite_score_ties_with_the_largest_finite_one() {
     let mut scored = Vec::new();
     for _ in 0..2 {
-        let mut leaf = raw(false, 5, 0, &[]);
+        let mut leaf = RawDecider::plain(false, 5, 0, &[]);
         leaf.decide = true;
         scored.push(leaf);
     }
-    scored.push(raw(true, 0, 4, &[0, 1]));
+    scored.push(RawDecider::plain(true, 0, 4, &[0, 1]));
     let built = build(&scored, None);
     let mut events = Events::default();
     for (answers, wins) in [
@@ -806,7 +801,7 @@ fn an_unvalidated_block_too_small_panics_naming_the_behavior() {
 #[test]
 fn an_unvalidated_dblock_too_large_panics_naming_the_decider() {
     harness::quiet_scripted_panics();
-    let mut leaf = raw(false, 4, 0, &[]); // B4: no memory, a Token DBlock
+    let mut leaf = RawDecider::plain(false, 4, 0, &[]); // B4: no memory, a Token DBlock
     leaf.decide = true;
     let built = build(&[leaf], None);
     let tiny: &'static Tree<Sim, LEVELS, 24, 2> = leak(Tree {

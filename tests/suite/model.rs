@@ -536,6 +536,29 @@ pub struct RawDecider {
     pub launch: bool,
 }
 
+impl RawDecider {
+    /// A decider of the given kind, behavior, policy and children, with no
+    /// flag test, timer, `decide`, delegation or shared check.
+    pub fn plain(group: bool, behavior: u8, policy: u8, children: &[u8]) -> RawDecider {
+        RawDecider {
+            group,
+            behavior,
+            group_behavior: None,
+            policy,
+            children: children.to_vec(),
+            decide: false,
+            decision: [0; 4],
+            stimuli: [0; 4],
+            every: 0,
+            recheck: false,
+            delegate: false,
+            behavior_flags: 0,
+            sync: 0,
+            launch: false,
+        }
+    }
+}
+
 /// The shared checks a generated decider may have (index 0: none).
 pub const SYNCS: [SyncChecks; 7] = [
     SyncChecks::NONE,
@@ -901,20 +924,9 @@ pub fn quick_case(ticks: usize) -> impl Strategy<Value = Case> {
     )
         .prop_map(|(mut case, leaves, (policy, bare), end_after)| {
             let plain = |behavior: u8, decision: [u8; 4], stimuli: [u8; 4]| RawDecider {
-                group: false,
-                behavior,
-                group_behavior: None,
-                policy: 0,
-                children: Vec::new(),
-                decide: false,
                 decision,
                 stimuli,
-                every: 0,
-                recheck: false,
-                delegate: false,
-                behavior_flags: 0,
-                sync: 0,
-                launch: false,
+                ..RawDecider::plain(false, behavior, 0, &[])
             };
             let mut deciders: Vec<RawDecider> = leaves
                 .iter()
@@ -929,18 +941,9 @@ pub fn quick_case(ticks: usize) -> impl Strategy<Value = Case> {
             let n = deciders.len() as u8;
             // The group of all leaves but the first, then the root: the
             // first leaf (an earlier sibling to test), then the group.
-            deciders.push(RawDecider {
-                group: true,
-                policy,
-                children: (1..n).collect(),
-                ..plain(0, [0; 4], [0; 4])
-            });
-            deciders.push(RawDecider {
-                group: true,
-                policy: 0,
-                children: vec![0, n],
-                ..plain(0, [0; 4], [0; 4])
-            });
+            let group: Vec<u8> = (1..n).collect();
+            deciders.push(RawDecider::plain(true, 0, policy, &group));
+            deciders.push(RawDecider::plain(true, 0, 0, &[0, n]));
             case.deciders = deciders;
             case.end_after = end_after;
             case
