@@ -54,6 +54,16 @@ impl CrowdReport {
         self.visited += u64::from(visited);
     }
 
+    /// An agent whose leaf ended and whose group quickly entered another
+    /// leaf: one change, one activation.
+    #[inline(always)]
+    fn add_redecided(&mut self, visited: u32) {
+        self.ticked += 1;
+        self.changed += 1;
+        self.activated += 1;
+        self.visited += u64::from(visited);
+    }
+
     /// Adds up two reports of disjoint sets of agents.
     pub fn merge(mut self, other: CrowdReport) -> CrowdReport {
         self.ticked += other.ticked;
@@ -143,11 +153,7 @@ impl Tally for Member<'_> {
 
     #[inline(always)]
     fn redecided(&mut self, visited: u32) {
-        let report = &mut *self.0;
-        report.ticked += 1;
-        report.changed += 1;
-        report.activated += 1;
-        report.visited += u64::from(visited);
+        self.0.add_redecided(visited);
     }
 
     #[inline(always)]

@@ -579,11 +579,11 @@ mod tests {
             let near = (edge.saturating_sub(3)..edge + 3).map(|m| m << 11);
             let random = (0..200).map(|_| xorshift64star(&mut s));
             for x in near.chain(random) {
-                // A generator state whose next output is `x`: run `one_in`
-                // on a copy of the state that produced it.
+                // The integer test `one_in` makes on output `x`.
                 let float = unit(x) * (n as f64) < 1.0;
                 assert_eq!((x >> 11) * n < 1u64 << 53, float, "n = {n}, x = {x:#x}");
             }
+            // And `one_in` itself, on a copy of a generator state.
             let mut a = xorshift64star(&mut s) | 1;
             let mut b = a;
             assert_eq!(

@@ -172,6 +172,12 @@ impl<A: 'static> Item<A> {
     pub(crate) fn is(&self, has: Has) -> bool {
         self.has.contains(has)
     }
+
+    /// Whether the decision and stimuli words pass the item's flag tests.
+    #[inline(always)]
+    pub(crate) fn flags_pass(&self, decision: u64, stimuli: u64) -> bool {
+        self.decision.passes(decision) && (!self.is(Has::STIMULI) || self.stimuli.passes(stimuli))
+    }
 }
 
 /// A compiled decider tree, as declared with [`tree!`](crate::tree).

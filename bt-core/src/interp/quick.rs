@@ -34,7 +34,8 @@ pub(super) enum Then {
 }
 
 /// The leaf at level `k` (its group at `k - 1`), marked `QUICK_END` by the
-/// compile step in a tree whose redecide limit is not 0, ended in a tick that has visited `visited` deciders so far.
+/// compile step in a tree whose redecide limit is not 0, ended in a tick
+/// that has visited `visited` deciders so far.
 ///
 /// `Ok(visited)`: the tick is over; the group's new leaf is active and
 /// running. `Err`: the step machine goes on from where this stopped.
@@ -143,7 +144,7 @@ fn draw<A: 'static>(
     while let Some(item) = children.get(c) {
         if mask & (1u64 << item.child_index) == 0 {
             *visited += 1;
-            if passes(item, input) {
+            if item.flags_pass(input.decision, input.stimuli) {
                 total += 1;
                 if total == 1 || memory::one_in(rng, total) {
                     drawn = Some(c);
@@ -193,18 +194,11 @@ fn first<A: 'static>(
     while let Some(item) = children.get(c) {
         if item.child_index >= cursor && mask & (1u64 << item.child_index) == 0 {
             *visited += 1;
-            if passes(item, input) {
+            if item.flags_pass(input.decision, input.stimuli) {
                 return Some(c);
             }
         }
         c = item.end as usize - base;
     }
     None
-}
-
-/// A plain child's flag tests.
-#[inline(always)]
-fn passes<A: 'static>(item: &Item<A>, input: &TickInput) -> bool {
-    item.decision.passes(input.decision)
-        && (!item.is(Has::STIMULI) || item.stimuli.passes(input.stimuli))
 }

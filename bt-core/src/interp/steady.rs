@@ -52,10 +52,7 @@ enum Sibling {
 /// the full candidate test would turn it down (it writes nothing).
 #[inline(always)]
 fn sibling<A: 'static>(item: &Item<A>, input: &TickInput, slots: &[u64]) -> Sibling {
-    if !item.decision.passes(input.decision) {
-        return Sibling::Flags;
-    }
-    if item.is(Has::STIMULI) && !item.stimuli.passes(input.stimuli) {
+    if !item.flags_pass(input.decision, input.stimuli) {
         return Sibling::Flags;
     }
     if item.is(Has::TIMER) {

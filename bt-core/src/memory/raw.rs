@@ -345,18 +345,31 @@ impl<A: 'static, const L: usize, const N: usize> Blocks<A, L, N> {
     /// such trees, so only a hand-made table can get here), or if the memory
     /// type's `Default` panics; the block is left empty in both cases.
     pub(crate) fn init(&mut self, level: usize, b: &'static ErasedBehavior<A>) {
-        self.release(level);
+        self.make_room(level, b);
+        // SAFETY: the block is `N` bytes aligned to `BLOCK_ALIGN` and
+        // `make_room` checked that `b`'s memory type fits both; the block
+        // holds no live value (`make_room` released it). The owner is set only after
+        // the value is written, so a panicking `Default` leaves it empty.
+        unsafe { (b.init)(self.bytes[level].as_mut_ptr()) };
+        self.owner[level] = Some(b);
+    }
+
+    /// Makes the block of `level` ready for a value of `b`: drops what it
+    /// holds, and checks that `b`'s memory type fits it.
+    ///
+    /// # Panics
+    /// If `b`'s memory type does not fit the block (the compile step rejects
+    /// such trees, so only a hand-made table can get here).
+    #[inline(always)]
+    fn make_room(&mut self, level: usize, b: &'static ErasedBehavior<A>) {
+        if self.owner[level].is_some() {
+            self.release(level);
+        }
         assert!(
             b.memory.fits(N),
             "behavior `{}`: memory type does not fit a {N}-byte block",
             b.name
         );
-        // SAFETY: the block is `N` bytes aligned to `BLOCK_ALIGN` and the
-        // assertion above checked that `b`'s memory type fits both; the block
-        // holds no live value (released above). The owner is set only after
-        // the value is written, so a panicking `Default` leaves it empty.
-        unsafe { (b.init)(self.bytes[level].as_mut_ptr()) };
-        self.owner[level] = Some(b);
     }
 
     /// Enters `b` at `level`: builds its memory value in the block (first
@@ -376,17 +389,10 @@ impl<A: 'static, const L: usize, const N: usize> Blocks<A, L, N> {
         agent: &mut A,
         cx: &Ctx,
     ) -> Entered {
-        if self.owner[level].is_some() {
-            self.release(level);
-        }
-        assert!(
-            b.memory.fits(N),
-            "behavior `{}`: memory type does not fit a {N}-byte block",
-            b.name
-        );
+        self.make_room(level, b);
         // SAFETY: as in `init`: the block is `N` bytes aligned to
-        // `BLOCK_ALIGN`, `b`'s memory type fits both (checked above), and it
-        // holds no live value (released above). `owner[level]` is the
+        // `BLOCK_ALIGN`, `b`'s memory type fits both and the block holds no
+        // live value (both seen to by `make_room`). `owner[level]` is the
         // block's owner, and `&mut self` makes both exclusive.
         unsafe {
             (b.enter)(
