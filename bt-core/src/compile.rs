@@ -421,10 +421,44 @@ const fn fill<A>(
         c += 1;
     }
     out[at].end = next as u16;
-    if has & Has::GROUP.bits() != 0 && plain_children(out, at, next) {
-        mark_plain(out, at, next);
+    if has & Has::GROUP.bits() != 0 {
+        if plain_children(out, at, next) {
+            mark_plain(out, at, next);
+        }
+        if quick_group(out, at, next) {
+            let marks = out[at].has.bits() | Has::QUICK_GROUP.bits();
+            out[at].has = Has::from_bits_retain(marks);
+        }
     }
     next
+}
+
+/// Whether the group at `at` (its subtree ends at `end`) picks without
+/// the step machine in an untraced tick (see [`Has::QUICK_GROUP`]).
+const fn quick_group<A>(out: &[Item<A>], at: usize, end: usize) -> bool {
+    if out[at].has.bits() & Has::RECHECK.bits() != 0 {
+        return false;
+    }
+    match out[at].policy {
+        Policy::Prioritized | Policy::Sequential => {}
+        // The random draw of a timed child is not a quick one.
+        Policy::Random => return plain_children(out, at, end),
+        Policy::Shuffle | Policy::Scored | Policy::Slot => return false,
+    }
+    let calls = Has::DECIDE
+        .union(Has::DBLOCK)
+        .union(Has::DELEGATE)
+        .union(Has::SYNC)
+        .union(Has::SLOT)
+        .bits();
+    let mut c = at + 1;
+    while c < end {
+        if out[c].has.bits() & calls != 0 {
+            return false;
+        }
+        c = out[c].end as usize;
+    }
+    true
 }
 
 /// Marks the group at `at` (its subtree ends at `end`), whose children are

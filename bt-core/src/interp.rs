@@ -37,6 +37,7 @@ mod walk;
 
 pub use event::{Event, NoTrace, NodeRef, Rejection, Tracer, Why, write_event};
 
+use quick::Counts;
 use run::Run;
 
 use crate::decl::{ItemIdx, TickInput};
@@ -278,7 +279,7 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
                 Stopped::Ran(result) => tally.ticked(result),
             }
         }
-        Err(from) => tally.ticked(run(tree, agent, memory, input, &mut NoTrace, Some(from))),
+        Err(from) => tally.ticked(stopped(tree, agent, memory, input, from)),
     }
 }
 
@@ -287,14 +288,15 @@ enum Stopped {
     /// A leaf ended and its group quickly entered another, visiting this
     /// many deciders in all.
     Redecided(u32),
-    /// The step machine went on.
+    /// The quick steps or the step machine went on.
     Ran(Result<TickReport, TickError>),
 }
 
 /// An untraced tick whose steady walk stopped where the behavior at level
 /// `k` ended (`until` and `visited` as [`steady::Bail::Ended`] has them):
 /// a leaf is redecided quickly where its group allows it, anything else
-/// goes on in the step machine. Out of line, to keep the crowd loop small.
+/// goes on in the quick steps or the step machine. Out of line, to keep
+/// the crowd loop small.
 #[inline(never)]
 fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
@@ -303,9 +305,68 @@ fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     input: &TickInput,
     (k, until, visited): (usize, f64, u32),
 ) -> Stopped {
-    match steady::ended(agent, memory, input, k, until, visited) {
-        Ok(visited) => Stopped::Redecided(visited),
-        Err(from) => Stopped::Ran(run(tree, agent, memory, input, &mut NoTrace, Some(from))),
+    let (step, n, visited) = match steady::ended(agent, memory, input, k, until, visited) {
+        Ok(visited) => return Stopped::Redecided(visited),
+        Err((steady::Bail::Quick(step, n), visited)) => (step, n, visited),
+        Err((_, visited)) => (
+            quick::Step::Fail(k as u8, Why::Ended),
+            Counts::default(),
+            visited,
+        ),
+    };
+    let went = steady::guarded(memory, |mem| {
+        quick::go_on(agent, mem, input, step, n, visited)
+    });
+    Stopped::Ran(finish(tree, agent, memory, input, went))
+}
+
+/// An untraced tick whose steady walk stopped at `from` for another
+/// reason than an ended behavior: the quick steps go on where they can,
+/// the step machine anywhere else. Out of line, as [`ended`].
+#[inline(never)]
+fn stopped<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    (bail, visited): (steady::Bail, u32),
+) -> Result<TickReport, TickError> {
+    let went = match bail {
+        steady::Bail::Checks(k, from) => steady::guarded(memory, |mem| {
+            quick::checks(agent, mem, input, k, from, visited)
+        }),
+        steady::Bail::NoChild(k) => steady::guarded(memory, |mem| {
+            let choose = quick::Step::Choose(k as u8, false);
+            quick::go_on(agent, mem, input, choose, Counts::default(), visited)
+        }),
+        _ => Err((bail, visited)),
+    };
+    finish(tree, agent, memory, input, went)
+}
+
+/// The report of a tick the quick steps finished, or the step machine's
+/// from where they stopped.
+#[inline(always)]
+fn finish<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    went: Result<quick::Done, (steady::Bail, u32)>,
+) -> Result<TickReport, TickError> {
+    match went {
+        Ok((n, visited)) => {
+            steady::end(memory, visited).ok();
+            Ok(TickReport {
+                behavior: memory.leaf(),
+                activated: n.activated,
+                deactivated: n.deactivated,
+                redecides: n.redecides.min(u32::from(u16::MAX)) as u16,
+                visited,
+                subset_violation: None,
+            })
+        }
+        Err(from) => run(tree, agent, memory, input, &mut NoTrace, Some(from)),
     }
 }
 

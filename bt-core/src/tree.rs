@@ -79,6 +79,11 @@ bitflags::bitflags! {
         /// A group whose children are all leaves (one item each) with no
         /// test at all: a pick among them reads only the redecide mask.
         const BARE_LEAVES = 1 << 17;
+        /// A group whose pick an untraced tick makes without the step
+        /// machine: prioritized or sequential with children decided by
+        /// their flag tests and timers alone, or random with plain
+        /// children; its `decide` is not called again on a redecide.
+        const QUICK_GROUP = 1 << 18;
     }
 }
 

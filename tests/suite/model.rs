@@ -950,6 +950,94 @@ pub fn quick_case(ticks: usize) -> impl Strategy<Value = Case> {
         })
 }
 
+/// A leaf of [`plain_case`]: behavior, flag tests, timer (index into
+/// [`PERIODS`]).
+type PlainLeaf = (u8, [u8; 4], u8);
+
+/// A child of [`plain_case`]'s root.
+#[derive(Clone, Debug)]
+enum PlainChild {
+    Leaf(PlainLeaf),
+    /// Policy (prioritized, sequential, random), group behavior, flag
+    /// tests, leaves, and the leaves of a group nested after them.
+    Group(
+        u8,
+        Option<u8>,
+        [u8; 4],
+        Vec<PlainLeaf>,
+        Option<Vec<PlainLeaf>>,
+    ),
+}
+
+/// Trees whose groups pick by flag tests and timers alone, the shape of
+/// most game trees: a prioritized root over leaves with flag tests and
+/// timers, and over groups (prioritized, sequential or random; some with a
+/// group behavior, some holding a group of their own) of leaves that end
+/// every few ticks. A leaf ending under the root, a group that runs out
+/// of children, an earlier sibling taking over, a group entered on the
+/// way down: an untraced tick makes these changes without the step
+/// machine, except where a random group has a timed child.
+pub fn plain_case(ticks: usize) -> impl Strategy<Value = Case> {
+    let tested = || {
+        prop_oneof![
+            1 => Just([0u8; 4]),
+            3 => (mask4(), mask4()).prop_map(|(all, none)| [all, 0, none & !all, 0]),
+        ]
+    };
+    let timer = || prop_oneof![3 => Just(0u8), 1 => 1..PERIODS.len() as u8];
+    let leaves = || prop::collection::vec((0..8u8, flag_test(), timer()), 1..=3);
+    let root_leaf = (0..8u8, tested(), timer());
+    let group = (
+        0..3u8,
+        prop::option::weighted(0.5, 0..8u8),
+        tested(),
+        leaves(),
+        prop::option::weighted(0.3, leaves()),
+    )
+        .prop_map(|(p, b, t, l, n)| PlainChild::Group(p, b, t, l, n));
+    let child = prop_oneof![root_leaf.prop_map(PlainChild::Leaf), group];
+    (
+        case(1, ticks, false),
+        prop::collection::vec(child, 2..=4),
+        prop::array::uniform8(1..4u8),
+    )
+        .prop_map(|(mut case, children, end_after)| {
+            let mut deciders: Vec<RawDecider> = Vec::new();
+            let mut push = |d: RawDecider| {
+                deciders.push(d);
+                (deciders.len() - 1) as u8
+            };
+            let leaf = |(b, decision, every): PlainLeaf| RawDecider {
+                decision,
+                every,
+                ..RawDecider::plain(false, b, 0, &[])
+            };
+            let mut top = Vec::new();
+            for child in children {
+                match child {
+                    PlainChild::Leaf(l) => top.push(push(leaf(l))),
+                    PlainChild::Group(policy, behavior, decision, leaves, nested) => {
+                        let mut ids: Vec<u8> = leaves.into_iter().map(|l| push(leaf(l))).collect();
+                        if let Some(nested) = nested {
+                            let inner: Vec<u8> =
+                                nested.into_iter().map(|l| push(leaf(l))).collect();
+                            ids.push(push(RawDecider::plain(true, 0, 0, &inner)));
+                        }
+                        top.push(push(RawDecider {
+                            group_behavior: behavior,
+                            decision,
+                            ..RawDecider::plain(true, 0, policy, &ids)
+                        }));
+                    }
+                }
+            }
+            push(RawDecider::plain(true, 0, 0, &top));
+            case.deciders = deciders;
+            case.end_after = end_after;
+            case
+        })
+}
+
 /// Everything the tests leak to make `'static` trees at run time, kept
 /// reachable from a static: it is live until the process ends, and Miri's
 /// leak check sees it so.

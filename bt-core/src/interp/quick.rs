@@ -1,17 +1,21 @@
-//! The quick redecide: a leaf ended, and its group picks the next child
+//! The quick redecide, and the quick steps: the changes of an untraced
+//! tick in the parts of a tree that decide by flag tests and timers alone,
 //! without the step machine.
 //!
 //! In most crowds the most common change is a leaf behavior that finishes
 //! inside a group whose children are decided by their flag tests alone
 //! (an idle group drawing its next animation, a sequence moving on). The
-//! steady walk hands that case here. It does what the step machine's
-//! `Fail`, `Choose` and `Enter` steps do for it, in the same order and
-//! with the same counts, and hands over to the step machine at the first
-//! thing it does not cover: a group with no child left, a picked child
-//! that is a group or launches a deferred action, or a new leaf that
-//! fails at once.
+//! steady walk hands that case to [`redecide`]. Whatever else such a tick
+//! does (the group ran out of children, a higher-priority sibling took
+//! over, a group was entered) goes on in the quick steps (`steps.rs`).
+//! Both do what the step machine's `Fail`, `Choose` and `Enter` steps do,
+//! in the same order and with the same counts, and hand over to the step
+//! machine, at the very step it would be at, at the first thing they do
+//! not cover: a `decide` to call, a DBlock, a delegating or shuffled,
+//! scored or slot group, a shared check, a deferred action, a group that
+//! is entered and finds no child, the redecide budget running out.
 
-use crate::decl::{Ctx, Policy, TickInput};
+use crate::decl::{Ctx, Policy, TickInput, period_runs};
 use crate::memory::raw::Entered;
 use crate::memory::{self, AgentMemory, Level};
 use crate::tree::{Has, Item};
@@ -19,18 +23,34 @@ use crate::tree::{Has, Item};
 use super::Why;
 use super::steady::Bail;
 
-/// Where the step machine goes on after a quick redecide at level `k`:
-/// the leaf there was deactivated and masked in its group (one redecide).
+mod steps;
+
+pub(super) use steps::{Done, checks, go_on};
+
+/// A step of the step machine (see `run.rs`), where the quick steps hand
+/// a tick over to it. Levels are `u8`, items `u16`, as in the memory.
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Then {
-    /// The group found no child to run: it fails for the reason given.
-    GroupFails(Why),
-    /// The group picked this child, a group or a deferred action: enter
-    /// it at level `k`.
-    Enter(u16),
-    /// The picked leaf was entered at level `k` (one activation) and failed
-    /// for the reason given.
-    Failed(Why),
+pub(super) enum Step {
+    /// The decider at level `k` failed.
+    Fail(u8, Why),
+    /// The group at level `k` picks a child (`true`: just entered).
+    Choose(u8, bool),
+    /// The group at level `k` picked and found no child to run.
+    NoPick(u8, bool),
+    /// Item `c` is entered at level `k`.
+    Enter(u8, u16),
+    /// The walk goes on from level `k`.
+    Walk(u8),
+}
+
+/// What the quick steps did in a tick so far, counted as the step
+/// machine's report counts it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Counts {
+    pub(super) activated: u16,
+    pub(super) deactivated: u16,
+    /// Masked redecides, the count the redecide budget is checked against.
+    pub(super) redecides: u32,
 }
 
 /// The leaf at level `k` (its group at `k - 1`), marked `QUICK_END` by the
@@ -38,7 +58,7 @@ pub(super) enum Then {
 /// that has visited `visited` deciders so far.
 ///
 /// `Ok(visited)`: the tick is over; the group's new leaf is active and
-/// running. `Err`: the step machine goes on from where this stopped.
+/// running. `Err`: the tick goes on from where this stopped ([`Bail::Quick`]).
 #[inline(always)]
 pub(super) fn redecide<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
@@ -61,47 +81,20 @@ pub(super) fn redecide<A: 'static, const L: usize, const S: usize, const N: usiz
     }
     mem.set_depth(k);
     mem.blocks.release(k);
-    let ci = leaf.child_index;
-    let level = &mut mem.levels[k - 1];
-    level.mask |= 1u64 << ci;
-    level.redecides = level.redecides.saturating_add(1);
-    if group.policy == Policy::Sequential {
-        level.cursor = ci + 1;
-    }
-    let (mask, cursor) = (level.mask, level.cursor);
+    let mut n = Counts {
+        activated: 0,
+        deactivated: 1,
+        redecides: 1,
+    };
+    mask(mem, k - 1, leaf.child_index, group.policy);
     // `Choose`, among the children `g + 1 .. end`.
-    let children = &items[g + 1..group.end as usize];
-    let picked = if group.is(Has::BARE_LEAVES) {
-        // Child `c` is item `g + 1 + c`, and every child passes (both shifts
-        // are below 128: at most 64 children).
-        let all = ((1u128 << group.child_count) - 1) as u64;
-        let from = (u128::MAX << cursor) as u64;
-        let open = all & from & !mask;
-        if group.policy == Policy::Random {
-            pick_bit(&mut mem.rng, open, &mut visited)
-        } else {
-            // The first open child passes: it is the only one tested.
-            visited += u32::from(open != 0);
-            (open != 0).then(|| open.trailing_zeros() as usize)
-        }
-    } else if group.policy == Policy::Random {
-        draw(&mut mem.rng, children, g + 1, mask, input, &mut visited)
-    } else {
-        first(children, g + 1, mask, cursor, input, &mut visited)
+    let Some(c) = pick(mem, g, input, &mut visited) else {
+        let step = Step::Fail((k - 1) as u8, ran_out(group.policy));
+        return Err((Bail::Quick(step, n), visited));
     };
-    let Some(c) = picked else {
-        let why = if group.policy == Policy::Sequential {
-            // A sequence that ran out of children is done, not failed.
-            Why::Ended
-        } else {
-            Why::NoChild
-        };
-        return Err((Bail::Redecided(k, Then::GroupFails(why)), visited));
-    };
-    let c = g + 1 + c;
     let item = &items[c];
     if item.has.intersects(Has::GROUP.union(Has::LAUNCH)) {
-        return Err((Bail::Redecided(k, Then::Enter(c as u16)), visited));
+        return Err((Bail::Quick(Step::Enter(k as u8, c as u16), n), visited));
     }
     // `Enter` a leaf: its block, `activate`, and its first tick.
     mem.levels[k] = Level {
@@ -121,9 +114,85 @@ pub(super) fn redecide<A: 'static, const L: usize, const S: usize, const N: usiz
             Entered::ActivateFailed => Why::ActivateFailed,
             Entered::Ended => Why::Ended,
         };
-        return Err((Bail::Redecided(k, Then::Failed(why)), visited));
+        n.activated = 1;
+        return Err((Bail::Quick(Step::Fail(k as u8, why), n), visited));
     }
     Ok(visited)
+}
+
+/// Masks the child with index `ci` in the group at level `g`, as a
+/// failure does: one more redecide there, and a sequence moves past it.
+#[inline(always)]
+fn mask<A: 'static, const L: usize, const S: usize, const N: usize>(
+    mem: &mut AgentMemory<A, L, S, N>,
+    g: usize,
+    ci: u8,
+    policy: Policy,
+) {
+    let level = &mut mem.levels[g];
+    level.mask |= 1u64 << ci;
+    level.redecides = level.redecides.saturating_add(1);
+    if policy == Policy::Sequential {
+        level.cursor = ci + 1;
+    }
+}
+
+/// Why a group with no child left to run fails: a sequence that ran out
+/// of children is done, not failed.
+#[inline(always)]
+fn ran_out(policy: Policy) -> Why {
+    if policy == Policy::Sequential {
+        Why::Ended
+    } else {
+        Why::NoChild
+    }
+}
+
+/// The pick of group `g` (its level's mask and cursor as they stand), as
+/// the step machine's policy makes it for a group marked `PLAIN_CHILDREN`
+/// or `QUICK_GROUP`: the same candidates visited, the same timers
+/// stamped, the same random numbers drawn. Returns the picked item.
+#[inline(always)]
+fn pick<A: 'static, const L: usize, const S: usize, const N: usize>(
+    mem: &mut AgentMemory<A, L, S, N>,
+    g: usize,
+    input: &TickInput,
+    visited: &mut u32,
+) -> Option<usize> {
+    let items = mem.tree.items;
+    let group = &items[g];
+    let level = &mem.levels[group.depth as usize];
+    let (mask, cursor) = (level.mask, level.cursor);
+    if group.is(Has::BARE_LEAVES) {
+        // Child `c` is item `g + 1 + c`, and every child passes (both shifts
+        // are below 128: at most 64 children).
+        let all = ((1u128 << group.child_count) - 1) as u64;
+        let from = (u128::MAX << cursor) as u64;
+        let open = all & from & !mask;
+        let c = if group.policy == Policy::Random {
+            pick_bit(&mut mem.rng, open, visited)
+        } else {
+            // The first open child passes: it is the only one tested.
+            *visited += u32::from(open != 0);
+            (open != 0).then(|| open.trailing_zeros() as usize)
+        };
+        return c.map(|c| g + 1 + c);
+    }
+    let children = &items[g + 1..group.end as usize];
+    let c = if group.policy == Policy::Random {
+        draw(&mut mem.rng, children, g + 1, mask, input, visited)
+    } else {
+        first(
+            children,
+            g + 1,
+            mask,
+            cursor,
+            input,
+            &mut mem.slots,
+            visited,
+        )
+    };
+    c.map(|c| g + 1 + c)
 }
 
 /// The random policy's draw among plain children, as the step machine
@@ -178,9 +247,11 @@ fn pick_bit(rng: &mut u64, mut open: u64, visited: &mut u32) -> Option<usize> {
     Some(drawn as usize)
 }
 
-/// The prioritized (and sequential, from `cursor` on) pick among plain
-/// children: the offset in `children` of the first not masked that
-/// passes its flag tests. Children start at item `base`.
+/// The prioritized (and sequential, from `cursor` on) pick among
+/// children decided by their flag tests and timers: the offset in
+/// `children` of the first not masked that passes them. A timer that lets
+/// its child through is stamped with the tick's time. Children start at
+/// item `base`.
 #[inline(always)]
 fn first<A: 'static>(
     children: &[Item<A>],
@@ -188,17 +259,36 @@ fn first<A: 'static>(
     mask: u64,
     cursor: u8,
     input: &TickInput,
+    slots: &mut [u64],
     visited: &mut u32,
 ) -> Option<usize> {
     let mut c = 0;
     while let Some(item) = children.get(c) {
         if item.child_index >= cursor && mask & (1u64 << item.child_index) == 0 {
             *visited += 1;
-            if item.flags_pass(input.decision, input.stimuli) {
+            if accepts(item, input, slots) {
                 return Some(c);
             }
         }
         c = item.end as usize - base;
     }
     None
+}
+
+/// Whether `item`, a candidate with no `decide`, DBlock, delegation or
+/// shared check, accepts: its flag tests pass and its timer, if it has
+/// one, has run out (and is stamped with the tick's time).
+#[inline(always)]
+fn accepts<A: 'static>(item: &Item<A>, input: &TickInput, slots: &mut [u64]) -> bool {
+    if !item.flags_pass(input.decision, input.stimuli) {
+        return false;
+    }
+    if item.is(Has::TIMER) {
+        let slot = &mut slots[item.timer as usize];
+        if period_runs(f64::from_bits(*slot), input.now, item.every) {
+            return false;
+        }
+        *slot = input.now.to_bits();
+    }
+    true
 }

@@ -8,7 +8,7 @@ use crate::memory::AgentMemory;
 use crate::memory::raw::DPool;
 use crate::tree::{Item, Tree};
 
-use super::quick::Then;
+use super::quick::Step as Quick;
 use super::steady::Bail;
 use super::{Event, NodeRef, TickError, TickReport, Tracer, Why};
 
@@ -160,17 +160,20 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             Bail::Walk(k) => Step::Walk(k),
             Bail::Ended(k, _) => Step::Fail(k, Why::Ended),
             Bail::NoChild(k) => Step::Choose(k, false),
-            Bail::Redecided(k, then) => {
-                self.redecides = 1;
-                self.report.redecides = 1;
-                self.report.deactivated = 1;
-                match then {
-                    Then::GroupFails(why) => Step::Fail(k - 1, why),
-                    Then::Enter(c) => Step::Enter(k, Pick::one(c as usize, k, NO_DSLOT, 1.0)),
-                    Then::Failed(why) => {
-                        self.report.activated = 1;
-                        Step::Fail(k, why)
+            Bail::Quick(step, n) => {
+                self.redecides = n.redecides;
+                self.report.redecides = n.redecides.min(u32::from(u16::MAX)) as u16;
+                self.report.activated = n.activated;
+                self.report.deactivated = n.deactivated;
+                match step {
+                    Quick::Fail(k, why) => Step::Fail(k.into(), why),
+                    Quick::Choose(k, first) => Step::Choose(k.into(), first),
+                    Quick::NoPick(k, first) => self.chose_none(k.into(), first),
+                    Quick::Enter(k, c) => {
+                        let k = usize::from(k);
+                        Step::Enter(k, Pick::one(c.into(), k, NO_DSLOT, 1.0))
                     }
+                    Quick::Walk(k) => Step::Walk(k.into()),
                 }
             }
             Bail::Checks(k, from) => {

@@ -15,7 +15,7 @@ use crate::decl::{Ctx, Policy, TickInput, period_runs, period_runs_until};
 use crate::memory::{AgentMemory, Steady};
 use crate::tree::{Has, Item};
 
-use super::quick::{self, Then};
+use super::quick::{self, Counts, Step};
 
 /// Where the step machine takes over from a steady walk.
 #[derive(Clone, Copy, Debug)]
@@ -33,9 +33,9 @@ pub(super) enum Bail {
     /// siblings before `from` were turned down by their flag tests or
     /// timers).
     Checks(usize, usize),
-    /// Level `k`'s leaf ended and a quick redecide went as far as [`Then`]
-    /// says (`quick.rs`).
-    Redecided(usize, Then),
+    /// The quick steps (`quick.rs`) went as far as this step, with these
+    /// counts.
+    Quick(Step, Counts),
 }
 
 /// How an earlier sibling of the active child fares in the steady walk.
@@ -79,6 +79,20 @@ pub(super) fn walk<A: 'static, const L: usize, const S: usize, const N: usize>(
 ) -> Result<u32, (Bail, u32)> {
     let guard = Abandon(memory);
     let result = walk_levels(agent, &mut *guard.0, input);
+    // Nothing panicked: the memory is consistent.
+    core::mem::forget(guard);
+    result
+}
+
+/// Runs `f` on `memory`, abandoning it to an idle state if a callback
+/// panics, as the step machine would leave it.
+#[inline(always)]
+pub(super) fn guarded<A: 'static, const L: usize, const S: usize, const N: usize, R>(
+    memory: &mut AgentMemory<A, L, S, N>,
+    f: impl FnOnce(&mut AgentMemory<A, L, S, N>) -> R,
+) -> R {
+    let guard = Abandon(memory);
+    let result = f(&mut *guard.0);
     // Nothing panicked: the memory is consistent.
     core::mem::forget(guard);
     result
@@ -281,7 +295,7 @@ fn visited_to<A: 'static, const L: usize, const S: usize, const N: usize>(
 
 /// The end of a tick without the step machine.
 #[inline(always)]
-fn end<A: 'static, const L: usize, const S: usize, const N: usize>(
+pub(super) fn end<A: 'static, const L: usize, const S: usize, const N: usize>(
     mem: &mut AgentMemory<A, L, S, N>,
     visited: u32,
 ) -> Result<u32, (Bail, u32)> {

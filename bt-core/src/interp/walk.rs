@@ -239,23 +239,28 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     #[inline]
     pub(super) fn choose(&mut self, k: usize, first: bool) -> Step<L> {
         let level = self.mem.levels[k];
-        let g = level.item as usize;
-        match self.select(g, level.mask, level.cursor) {
+        match self.select(level.item as usize, level.mask, level.cursor) {
             Some(pick) => Step::Enter(k + 1, pick),
-            None => {
-                if first {
-                    if self.stays_idle(k, g) {
-                        Step::Done
-                    } else {
-                        Step::Fail(k, Why::NoChild)
-                    }
-                } else if self.items[g].policy == Policy::Sequential {
-                    // A sequence that ran out of children is done, not failed.
-                    Step::Fail(k, Why::Ended)
-                } else {
-                    Step::Fail(k, Why::NoChild)
-                }
+            None => self.chose_none(k, first),
+        }
+    }
+
+    /// The group at level `k` found no child to run (`first`: it was
+    /// entered in this tick).
+    #[inline]
+    pub(super) fn chose_none(&mut self, k: usize, first: bool) -> Step<L> {
+        let g = self.mem.levels[k].item as usize;
+        if first {
+            if self.stays_idle(k, g) {
+                Step::Done
+            } else {
+                Step::Fail(k, Why::NoChild)
             }
+        } else if self.items[g].policy == Policy::Sequential {
+            // A sequence that ran out of children is done, not failed.
+            Step::Fail(k, Why::Ended)
+        } else {
+            Step::Fail(k, Why::NoChild)
         }
     }
 
