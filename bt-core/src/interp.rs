@@ -40,7 +40,7 @@ pub use event::{Event, NoTrace, NodeRef, Rejection, Tracer, Why, write_event};
 use quick::Counts;
 use run::Run;
 
-use crate::decl::{ItemIdx, TickInput};
+use crate::decl::{Ctx, ItemIdx, TickInput};
 use crate::memory::AgentMemory;
 use crate::tree::Tree;
 
@@ -252,14 +252,20 @@ pub(crate) fn tick_member<A: 'static, const L: usize, const S: usize, const N: u
     // Debug output off: one load and this branch.
     match log::level_for(input.agent) {
         0 => untraced(tree, agent, memory, input, tally),
-        level => tally.ticked(logged(level, tree, agent, memory, input, &mut NoTrace)),
+        level => {
+            // A copy: the caller's input never has its address taken in
+            // the untraced tick, so it stays in registers there.
+            let input = *input;
+            tally.ticked(logged(level, tree, agent, memory, &input, &mut NoTrace));
+        }
     }
 }
 
 /// An untraced tick. A running agent first walks its path without the
 /// step machine, inlined into the caller's loop; the step machine takes
 /// over only where something changes (or with the input refused, to say
-/// why).
+/// why). Past the input checks, everything reads the tick's fields from
+/// the callbacks' context.
 #[inline(always)]
 fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
@@ -269,17 +275,21 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     tally: &mut impl Tally,
 ) {
     if memory.depth() == 0 || check(tree, memory, input).is_err() {
-        return tally.ticked(run(tree, agent, memory, input, &mut NoTrace, None));
+        let input = *input;
+        return tally.ticked(run(tree, agent, memory, &input, &mut NoTrace, None));
     }
-    match steady::walk(agent, memory, input) {
+    // The callbacks' context: the tick's fields set once, the level's
+    // before each call.
+    let mut cx = Ctx::of(input);
+    match steady::walk(agent, memory, &mut cx) {
         Ok(visited) => tally.steady(visited),
         Err((steady::Bail::Ended(k, until), visited)) => {
-            match ended(tree, agent, memory, input, (k, until, visited)) {
+            match ended(tree, agent, memory, &mut cx, (k, until, visited)) {
                 Stopped::Redecided(visited) => tally.redecided(visited),
                 Stopped::Ran(result) => tally.ticked(result),
             }
         }
-        Err(from) => tally.ticked(stopped(tree, agent, memory, input, from)),
+        Err(from) => tally.ticked(stopped(tree, agent, memory, &mut cx, from)),
     }
 }
 
@@ -302,10 +312,10 @@ fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
-    input: &TickInput,
+    cx: &mut Ctx,
     (k, until, visited): (usize, f64, u32),
 ) -> Stopped {
-    let (step, n, visited) = match steady::ended(agent, memory, input, k, until, visited) {
+    let (step, n, visited) = match steady::ended(agent, memory, cx, k, until, visited) {
         Ok(visited) => return Stopped::Redecided(visited),
         Err((steady::Bail::Quick(step, n), visited)) => (step, n, visited),
         Err((_, visited)) => (
@@ -314,10 +324,11 @@ fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
             visited,
         ),
     };
+    let input = TickInput::of(cx);
     let went = steady::guarded(memory, |mem| {
-        quick::go_on(agent, mem, input, step, n, visited)
+        quick::go_on(agent, mem, &input, cx, step, n, visited)
     });
-    Stopped::Ran(finish(tree, agent, memory, input, went))
+    Stopped::Ran(finish(tree, agent, memory, &input, went))
 }
 
 /// An untraced tick whose steady walk stopped at `from` for another
@@ -328,20 +339,21 @@ fn stopped<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
-    input: &TickInput,
+    cx: &mut Ctx,
     (bail, visited): (steady::Bail, u32),
 ) -> Result<TickReport, TickError> {
+    let input = TickInput::of(cx);
     let went = match bail {
         steady::Bail::Checks(k, from) => steady::guarded(memory, |mem| {
-            quick::checks(agent, mem, input, k, from, visited)
+            quick::checks(agent, mem, &input, cx, k, from, visited)
         }),
         steady::Bail::NoChild(k) => steady::guarded(memory, |mem| {
             let choose = quick::Step::Choose(k as u8, false);
-            quick::go_on(agent, mem, input, choose, Counts::default(), visited)
+            quick::go_on(agent, mem, &input, cx, choose, Counts::default(), visited)
         }),
         _ => Err((bail, visited)),
     };
-    finish(tree, agent, memory, input, went)
+    finish(tree, agent, memory, &input, went)
 }
 
 /// The report of a tick the quick steps finished, or the step machine's
@@ -450,7 +462,8 @@ fn check<A: 'static, const L: usize, const S: usize, const N: usize>(
     if core::ptr::eq(memory.tree, tree) && now_ok && dt_ok && shared_ok {
         Ok(())
     } else {
-        Err(refuse(tree, memory, input))
+        // The times by value: the input's address is never taken here.
+        Err(refuse(tree, memory, input.now, input.dt))
     }
 }
 
@@ -460,7 +473,8 @@ fn check<A: 'static, const L: usize, const S: usize, const N: usize>(
 fn refuse<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     memory: &AgentMemory<A, L, S, N>,
-    input: &TickInput,
+    now: f64,
+    dt: f32,
 ) -> TickError {
     if !core::ptr::eq(memory.tree, tree) {
         return TickError::WrongTree {
@@ -471,15 +485,15 @@ fn refuse<A: 'static, const L: usize, const S: usize, const N: usize>(
     if tree.needs_shared() && memory.shared.is_none() {
         return TickError::NotShared { tree: tree.name };
     }
-    if !input.now.is_finite() {
+    if !now.is_finite() {
         return TickError::InvalidInput {
             field: "now",
-            value: input.now,
+            value: now,
         };
     }
     TickError::InvalidInput {
         field: "dt",
-        value: f64::from(input.dt),
+        value: f64::from(dt),
     }
 }
 

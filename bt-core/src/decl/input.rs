@@ -79,6 +79,19 @@ impl TickInput {
         self
     }
 
+    /// The input a tick with context `cx` was given (its agent id set).
+    #[inline(always)]
+    pub(crate) const fn of(cx: &super::Ctx) -> Self {
+        TickInput {
+            now: cx.now,
+            dt: cx.dt,
+            decision: cx.decision,
+            stimuli: cx.stimuli,
+            agent: cx.agent,
+            agent_given: true,
+        }
+    }
+
     /// With the agent id `index`, unless an id was set with
     /// [`with_agent`](Self::with_agent): what the crowd ticks do.
     #[inline(always)]

@@ -75,10 +75,11 @@ fn sibling<A: 'static>(item: &Item<A>, input: &TickInput, slots: &[u64]) -> Sibl
 pub(super) fn walk<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
-    input: &TickInput,
+    cx: &mut Ctx,
 ) -> Result<u32, (Bail, u32)> {
+    let input = TickInput::of(cx);
     let guard = Abandon(memory);
-    let result = walk_levels(agent, &mut *guard.0, input);
+    let result = walk_levels(agent, &mut *guard.0, &input, cx);
     // Nothing panicked: the memory is consistent.
     core::mem::forget(guard);
     result
@@ -114,14 +115,14 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
+    cx: &mut Ctx,
 ) -> Result<u32, (Bail, u32)> {
-    let mut cx = Ctx::of(input);
     let steady = mem.steady;
     if input.now < steady.until
         && input.decision == steady.decision
         && input.stimuli == steady.stimuli
     {
-        return walk_known(agent, mem, &mut cx);
+        return walk_known(agent, mem, cx);
     }
     let items = mem.tree.items;
     let depth = mem.depth();
@@ -142,7 +143,7 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
             cx.since = level.since;
             cx.flags = item.behavior_flags;
             cx.depth = k as u8;
-            if !mem.blocks.tick(k, agent, &cx) {
+            if !mem.blocks.tick(k, agent, cx) {
                 return Err((Bail::Ended(k, until), visited));
             }
         }
@@ -234,11 +235,12 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
 pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
-    input: &TickInput,
+    cx: &mut Ctx,
     k: usize,
     until: f64,
     visited: u32,
 ) -> Result<u32, (Bail, u32)> {
+    let input = &TickInput::of(cx);
     let items = memory.tree.items;
     // A `QUICK_END` leaf is the deepest level, below its group.
     let quick = k > 0
@@ -250,7 +252,7 @@ pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     let guard = Abandon(memory);
     let mem = &mut *guard.0;
     let walked = visited;
-    let visited = quick::redecide(agent, mem, input, &mut Ctx::of(input), k, walked);
+    let visited = quick::redecide(agent, mem, input, cx, k, walked);
     // Nothing panicked: the memory is consistent.
     core::mem::forget(guard);
     let visited = visited?;

@@ -17,7 +17,8 @@ use super::{Counts, Step, accepts, mask, pick, ran_out};
 pub(in crate::interp) type Done = (Counts, u32);
 
 /// Goes on with an untraced tick from `step`, with `n` counted and
-/// `visited` deciders visited so far.
+/// `visited` deciders visited so far; `cx` is the tick's callback context,
+/// its level fields set before each call.
 ///
 /// `Ok`: the tick is over. `Err`: the step machine goes on from the step
 /// given ([`Bail::Quick`]), which nothing here has started.
@@ -25,12 +26,12 @@ pub(in crate::interp) fn go_on<A: 'static, const L: usize, const S: usize, const
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
+    cx: &mut Ctx,
     mut step: Step,
     mut n: Counts,
     mut visited: u32,
 ) -> Result<Done, (Bail, u32)> {
     let items = mem.tree.items;
-    let mut cx = Ctx::of(input);
     loop {
         step = match step {
             Step::Fail(k8, _) => {
@@ -39,7 +40,7 @@ pub(in crate::interp) fn go_on<A: 'static, const L: usize, const S: usize, const
                     break;
                 }
                 let i = mem.levels[k].item as usize;
-                deactivate_to(agent, mem, &mut cx, k, &mut n);
+                deactivate_to(agent, mem, cx, k, &mut n);
                 if k == 0 {
                     // The root failed: the agent is idle.
                     return Ok((n, visited));
@@ -84,7 +85,7 @@ pub(in crate::interp) fn go_on<A: 'static, const L: usize, const S: usize, const
                     cx.since = input.now;
                     cx.flags = item.behavior_flags;
                     cx.depth = k8;
-                    match mem.blocks.enter(k, b, agent, &cx) {
+                    match mem.blocks.enter(k, b, agent, cx) {
                         Entered::Running => {}
                         Entered::ActivateFailed => {
                             step = Step::Fail(k8, Why::ActivateFailed);
@@ -117,6 +118,7 @@ pub(in crate::interp) fn checks<A: 'static, const L: usize, const S: usize, cons
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
+    cx: &mut Ctx,
     k: usize,
     from: usize,
     mut visited: u32,
@@ -136,9 +138,9 @@ pub(in crate::interp) fn checks<A: 'static, const L: usize, const S: usize, cons
         visited += 1;
         if accepts(child, input, &mut mem.slots) {
             let mut n = Counts::default();
-            deactivate_to(agent, mem, &mut Ctx::of(input), k + 1, &mut n);
+            deactivate_to(agent, mem, cx, k + 1, &mut n);
             let enter = Step::Enter(k as u8 + 1, c as u16);
-            return go_on(agent, mem, input, enter, n, visited);
+            return go_on(agent, mem, input, cx, enter, n, visited);
         }
         c = child.end as usize;
     }
