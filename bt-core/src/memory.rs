@@ -78,11 +78,10 @@ pub(crate) struct Steady {
     pub(crate) until: f64,
     /// Deciders that walk visited: the active ones and the siblings
     /// turned down.
+    /// A leaf's quick redecide keeps what the walk found, since it changes
+    /// nothing above the leaf, but marks its group: the next steady walk
+    /// clears the marks of the leaf's parent level.
     pub(crate) visited: u32,
-    /// A level whose redecide marks the next steady walk must clear, plus
-    /// one (0: none): a leaf's quick redecide keeps what the walk found,
-    /// since it changes nothing above the leaf, but marks its group.
-    pub(crate) marked: u8,
 }
 
 impl Steady {
@@ -92,7 +91,6 @@ impl Steady {
         stimuli: 0,
         until: f64::NEG_INFINITY,
         visited: 0,
-        marked: 0,
     };
 }
 

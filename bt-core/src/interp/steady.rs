@@ -180,7 +180,6 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
         stimuli: input.stimuli,
         until,
         visited,
-        marked: 0,
     };
     end(mem, visited)
 }
@@ -196,12 +195,12 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
 ) -> Result<u32, (Bail, u32)> {
     let items = mem.tree.items;
     let depth = mem.depth();
-    if mem.steady.marked != 0 {
-        let level = &mut mem.levels[mem.steady.marked as usize - 1];
-        level.mask = 0;
-        level.redecides = 0;
-        mem.steady.marked = 0;
-    }
+    // Only a quick redecide's group, the leaf's parent, can hold marks
+    // (a walk clears every level it passes): clear them, with no branch to
+    // mispredict (at depth 1, on the last level, which is not active).
+    let level = &mut mem.levels[depth.wrapping_sub(2).min(L - 1)];
+    level.mask = 0;
+    level.redecides = 0;
     for k in 0..depth {
         let level = mem.levels[k];
         let item = &items[level.item as usize];
@@ -264,7 +263,6 @@ pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
             stimuli: input.stimuli,
             until,
             visited: walked,
-            marked: k as u8,
         };
     }
     end(memory, visited)
