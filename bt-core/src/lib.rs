@@ -71,9 +71,12 @@
 //! 5. `interp` — the interpreter: the entry points (`interp.rs`), the
 //!    steady walk that ticks a running agent while nothing changes
 //!    (`steady.rs`), the quick redecide of a leaf that ended in a group
-//!    that picks by flag tests alone (`quick.rs`), the step machine that
-//!    takes over where anything else may change (`run.rs`), the walk down the active path (`walk.rs`), the
-//!    group policies (`policy.rs`), preconditions, timers and `decide`
+//!    that picks by flag tests alone (`quick.rs`) and the quick steps for
+//!    other changes in groups that decide by flag tests and timers
+//!    (`quick/steps.rs`), the step machine that takes over where anything
+//!    else may change (`run.rs`), the walk down the active path
+//!    (`walk.rs`), the group policies (`policy.rs`), preconditions,
+//!    timers and `decide`
 //!    (`precondition.rs`), the shared checks and deferred actions
 //!    (`shared.rs`), and its trace events and log output.
 //! 6. `crowd` — ticking a crowd.
