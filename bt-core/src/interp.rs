@@ -315,20 +315,33 @@ fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     cx: &mut Ctx,
     (k, until, visited): (usize, f64, u32),
 ) -> Stopped {
-    let (step, n, visited) = match steady::ended(agent, memory, cx, k, until, visited) {
-        Ok(visited) => return Stopped::Redecided(visited),
-        Err((steady::Bail::Quick(step, n), visited)) => (step, n, visited),
-        Err((_, visited)) => (
-            quick::Step::Fail(k as u8, Why::Ended),
-            Counts::default(),
-            visited,
-        ),
+    match steady::ended(agent, memory, cx, k, until, visited) {
+        Ok(visited) => Stopped::Redecided(visited),
+        Err(from) => Stopped::Ran(went_on(tree, agent, memory, cx, k, from)),
+    }
+}
+
+/// The rest of [`ended`]'s tick, where no quick redecide finished it: the
+/// quick steps, then the step machine if they stop. Out of line, so that
+/// the quick redecide's own call stays small.
+#[inline(never)]
+fn went_on<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    cx: &mut Ctx,
+    k: usize,
+    (bail, visited): (steady::Bail, u32),
+) -> Result<TickReport, TickError> {
+    let (step, n) = match bail {
+        steady::Bail::Quick(step, n) => (step, n),
+        _ => (quick::Step::Fail(k as u8, Why::Ended), Counts::default()),
     };
     let input = TickInput::of(cx);
     let went = steady::guarded(memory, |mem| {
         quick::go_on(agent, mem, &input, cx, step, n, visited)
     });
-    Stopped::Ran(finish(tree, agent, memory, &input, went))
+    finish(tree, agent, memory, &input, went)
 }
 
 /// An untraced tick whose steady walk stopped at `from` for another
