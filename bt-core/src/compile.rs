@@ -449,16 +449,8 @@ const fn quick_group<A>(out: &[Item<A>], at: usize, end: usize) -> bool {
         .union(Has::DBLOCK)
         .union(Has::DELEGATE)
         .union(Has::SYNC)
-        .union(Has::SLOT)
-        .bits();
-    let mut c = at + 1;
-    while c < end {
-        if out[c].has.bits() & calls != 0 {
-            return false;
-        }
-        c = out[c].end as usize;
-    }
-    true
+        .union(Has::SLOT);
+    no_child_has(out, at, end, calls)
 }
 
 /// Marks the group at `at` (its subtree ends at `end`), whose children are
@@ -501,11 +493,16 @@ const fn plain_children<A>(out: &[Item<A>], at: usize, end: usize) -> bool {
         .union(Has::DBLOCK)
         .union(Has::DELEGATE)
         .union(Has::SYNC)
-        .union(Has::SLOT)
-        .bits();
+        .union(Has::SLOT);
+    no_child_has(out, at, end, calls)
+}
+
+/// Whether no child of the group at `at` (its subtree ends at `end`) has
+/// any of `has`.
+const fn no_child_has<A>(out: &[Item<A>], at: usize, end: usize, has: Has) -> bool {
     let mut c = at + 1;
     while c < end {
-        if out[c].has.bits() & calls != 0 {
+        if out[c].has.bits() & has.bits() != 0 {
             return false;
         }
         c = out[c].end as usize;
