@@ -381,12 +381,12 @@ fn finish<A: 'static, const L: usize, const S: usize, const N: usize>(
 ) -> Result<TickReport, TickError> {
     match went {
         Ok((n, visited)) => {
-            steady::end(memory, visited).ok();
+            steady::sweep(memory);
             Ok(TickReport {
                 behavior: memory.leaf(),
                 activated: n.activated,
                 deactivated: n.deactivated,
-                redecides: n.redecides.min(u32::from(u16::MAX)) as u16,
+                redecides: n.reported_redecides(),
                 visited,
                 subset_violation: None,
             })

@@ -67,7 +67,10 @@ pub struct AgentMemory<A: 'static, const L: usize, const S: usize, const N: usiz
 /// before `until`, every earlier sibling on the path is still turned down
 /// by its flag tests or its timer, so the next steady walk need not test
 /// them again. Any other tick, and any change to the path, makes it
-/// invalid (`until` = -inf, before every clock reading).
+/// invalid (`until` = -inf, before every clock reading), except a leaf's
+/// quick redecide in a group that is not prioritized: it changes nothing
+/// above the leaf and keeps the finding, but marks the group, so the next
+/// steady walk clears the marks of the leaf's parent level.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Steady {
     /// The decision flags it was found with.
@@ -78,9 +81,6 @@ pub(crate) struct Steady {
     pub(crate) until: f64,
     /// Deciders that walk visited: the active ones and the siblings
     /// turned down.
-    /// A leaf's quick redecide keeps what the walk found, since it changes
-    /// nothing above the leaf, but marks its group: the next steady walk
-    /// clears the marks of the leaf's parent level.
     pub(crate) visited: u32,
 }
 

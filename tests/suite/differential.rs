@@ -31,8 +31,8 @@ use proptest::test_runner::RngSeed;
 
 use crate::model::{
     B0, B4, Built, Call, Case, DECIDES, Events, GenTree, LEVELS, Outcome, RawDecider,
-    ScriptedPanic, Sim, TickScript, build, case, check_case, harness, leak, leak_vec, plain_case,
-    pool, quick_case,
+    ScriptedPanic, Sim, Step, TickScript, build, case, check_case, harness, leak, leak_vec,
+    plain_case, pool, quick_case,
 };
 
 /// `BT_PROPTEST_CASES` cases (default 1024), from a fixed seed unless
@@ -61,6 +61,12 @@ fn visit_bound(n: u32) -> u32 {
     2 * n * n + 3 * n + LEVELS as u32
 }
 
+/// For cases with no scripted panic: production never panics.
+fn no_panic(_: &Built, step: &Step) -> Result<(), TestCaseError> {
+    prop_assert!(step.production != Outcome::Panicked);
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -70,10 +76,7 @@ proptest! {
     #[test]
     #[cfg_attr(miri, ignore)] // too slow under Miri
     fn production_matches_the_model(case in case(16, 10, false)) {
-        check_case(&case, |_, step| {
-            prop_assert!(step.production != Outcome::Panicked);
-            Ok(())
-        })?;
+        check_case(&case, no_panic)?;
     }
 
     /// Leaves that end every few ticks in groups that pick by their flag
@@ -83,10 +86,7 @@ proptest! {
     #[test]
     #[cfg_attr(miri, ignore)] // too slow under Miri
     fn quick_redecides_match_the_model(case in quick_case(24)) {
-        check_case(&case, |_, step| {
-            prop_assert!(step.production != Outcome::Panicked);
-            Ok(())
-        })?;
+        check_case(&case, no_panic)?;
     }
 
     /// Trees that decide by flag tests and timers alone, whose changes
@@ -97,10 +97,7 @@ proptest! {
     #[test]
     #[cfg_attr(miri, ignore)] // too slow under Miri
     fn quick_steps_match_the_model(case in plain_case(24)) {
-        check_case(&case, |_, step| {
-            prop_assert!(step.production != Outcome::Panicked);
-            Ok(())
-        })?;
+        check_case(&case, no_panic)?;
     }
 
     /// Random panics in every callback kind (`decide`, `activate`, `tick`,

@@ -53,6 +53,14 @@ pub(super) struct Counts {
     pub(super) redecides: u32,
 }
 
+impl Counts {
+    /// The redecides as a report counts them: saturating at `u16::MAX`.
+    #[inline(always)]
+    pub(super) fn reported_redecides(&self) -> u16 {
+        self.redecides.min(u32::from(u16::MAX)) as u16
+    }
+}
+
 /// The leaf at level `k` (its group at `k - 1`), marked `QUICK_END` by the
 /// compile step in a tree whose redecide limit is not 0, ended in a tick
 /// that has visited `visited` deciders so far.

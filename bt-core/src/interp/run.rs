@@ -162,7 +162,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             Bail::NoChild(k) => Step::Choose(k, false),
             Bail::Quick(step, n) => {
                 self.redecides = n.redecides;
-                self.report.redecides = n.redecides.min(u32::from(u16::MAX)) as u16;
+                self.report.redecides = n.reported_redecides();
                 self.report.activated = n.activated;
                 self.report.deactivated = n.deactivated;
                 match step {
@@ -208,9 +208,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
 
     #[inline]
     pub(super) fn end(&mut self) {
-        if self.mem.shared.is_some() {
-            self.mem.sweep_roles();
-        }
+        super::steady::sweep(self.mem);
         self.report.behavior = self.mem.leaf();
         if T::ENABLED {
             let leaf = self.report.behavior.map(|i| self.node(i.get()));
