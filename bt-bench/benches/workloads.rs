@@ -1,6 +1,7 @@
 //! The reference workloads of `WORKLOAD.md`, W1, W3 and W2, with bt-core
-//! and with bonsai-bt (a tree-instance-per-agent library), and
-//! `par_tick_all` against `tick_all`, in one run.
+//! and with bonsai-bt (a tree-instance-per-agent library), W1 and W3 also
+//! written by hand with no library (the floor), and `par_tick_all`
+//! against `tick_all`, in one run.
 //!
 //! ```sh
 //! cargo bench -p bt-bench                      # the full figures
@@ -21,6 +22,8 @@ mod alloc;
 mod w1_bonsai;
 #[path = "workloads/w1_core.rs"]
 mod w1_core;
+#[path = "workloads/w1_hand.rs"]
+mod w1_hand;
 #[path = "workloads/w2_bonsai.rs"]
 mod w2_bonsai;
 #[path = "workloads/w2_core.rs"]
@@ -208,7 +211,7 @@ fn fingerprint(counts: &Activations) -> u64 {
     })
 }
 
-/// `BT_BENCH_PROFILE=world|w1-core|w1-bonsai|w2-core|world-w3|w3-core`: one
+/// `BT_BENCH_PROFILE=world|w1-core|w1-hand|w1-bonsai|w2-core|world-w3|w3-core|w3-hand`: one
 /// untimed run of one crowd (N = `BT_BENCH_N`, default 1 000; T = 300, W2: 100), for
 /// `valgrind --tool=callgrind`.
 fn profile(what: &str) {
@@ -251,6 +254,12 @@ fn profile(what: &str) {
         "w1-core" => {
             fingerprint(&run(n, 300, w1_core::Crowd::new, w1_core::Crowd::tick).activations())
         }
+        "w1-hand" => {
+            fingerprint(&run(n, 300, w1_hand::Crowd::new, w1_hand::Crowd::tick).activations())
+        }
+        "w3-hand" => fingerprint(
+            &run(n, 300, w1_hand::Crowd::new_steady, w1_hand::Crowd::tick).activations(),
+        ),
         "w1-bonsai" => {
             fingerprint(&run(n, 300, w1_bonsai::Crowd::new, w1_bonsai::Crowd::tick).activations())
         }
@@ -315,6 +324,7 @@ struct Workload<C> {
     core_steady: fn(&C) -> Option<u64>,
     memory_bytes: fn() -> usize,
     bonsai_new: fn(usize) -> w1_bonsai::Crowd,
+    hand_new: fn(usize) -> w1_hand::Crowd,
     world_step: fn(&mut World),
 }
 
@@ -327,6 +337,7 @@ const W1: Workload<w1_core::Crowd> = Workload {
     core_steady: |_| None,
     memory_bytes: w1_core::memory_bytes,
     bonsai_new: w1_bonsai::Crowd::new,
+    hand_new: w1_hand::Crowd::new,
     world_step: World::step,
 };
 
@@ -339,6 +350,7 @@ const W3: Workload<w3_core::Crowd> = Workload {
     core_steady: |c| Some(c.steady),
     memory_bytes: w3_core::memory_bytes,
     bonsai_new: w1_bonsai::Crowd::new_steady,
+    hand_new: w1_hand::Crowd::new_steady,
     world_step: World::step_steady,
 };
 
@@ -349,6 +361,10 @@ fn crowd<C>(cfg: &Config, wl: &Workload<C>) -> Vec<(usize, f64)> {
     println!("\n== {}: {}, T = {t} ==", wl.name, wl.title);
     println!(
         "bt-core   : {items} items, {levels} levels, {slots} timer slot, {block}-byte blocks; tick_all"
+    );
+    println!(
+        "by hand   : no library; a match on the running leaf, bt-core's semantics ({} B per agent)",
+        w1_hand::brain_bytes()
     );
     println!(
         "bonsai-bt : one BT per agent; reactive Select/Sequence .memory(false) under While(WaitForever); \
@@ -371,6 +387,21 @@ fn crowd<C>(cfg: &Config, wl: &Workload<C>) -> Vec<(usize, f64)> {
         bonsai.allocs,
     );
     drop(bonsai);
+    let hand_counts = (wl.hand_new)(n_check);
+    let hand_counts = {
+        let mut crowd = hand_counts;
+        for tick_no in 0..t {
+            w1_hand::Crowd::tick(&mut crowd, tick_no);
+        }
+        crowd.activations()
+    };
+    // The floor must make bt-core's decisions, or it measures something
+    // else.
+    assert_eq!(
+        core_counts, hand_counts,
+        "{}: the activations by hand differ from bt-core's",
+        wl.name
+    );
 
     let world_bytes = size_of::<World>();
     let agent_bytes = size_of::<w1_core::Agent>();
@@ -403,8 +434,16 @@ fn crowd<C>(cfg: &Config, wl: &Workload<C>) -> Vec<(usize, f64)> {
 
     println!("\nns per agent-tick (median; [min-max] below):");
     println!(
-        "  {:>7}  {:>8}  {:>8}  {:>9}  {:>13}  {:>13}",
-        "N", "world", "bt-core", "bonsai-bt", "bonsai/core", "core/world"
+        "  {:>7}  {:>8}  {:>8}  {:>8}  {:>9}  {:>13}  {:>13}  {:>13}  {:>13}",
+        "N",
+        "world",
+        "by hand",
+        "bt-core",
+        "bonsai-bt",
+        "bonsai/core",
+        "core/world",
+        "hand/world",
+        "core/hand"
     );
     let mut spreads = Vec::new();
     let mut ratios = Vec::new();
@@ -420,6 +459,9 @@ fn crowd<C>(cfg: &Config, wl: &Workload<C>) -> Vec<(usize, f64)> {
             },
             |w| w.iter().fold(0, |h, a| h ^ a.rng),
         );
+        let hand = time(n, t, cfg.runs, wl.hand_new, w1_hand::Crowd::tick, |c| {
+            fingerprint(&c.activations())
+        });
         let core = time(n, t, cfg.runs, wl.core_new, wl.core_tick, |c| {
             fingerprint(&(wl.core_activations)(c))
         });
@@ -427,18 +469,27 @@ fn crowd<C>(cfg: &Config, wl: &Workload<C>) -> Vec<(usize, f64)> {
             fingerprint(&c.activations())
         });
         println!(
-            "  {n:>7}  {}  {}  {:>9}  {:>12.1}x  {:>12.2}x",
+            "  {n:>7}  {}  {}  {}  {:>9}  {:>12.1}x  {:>12.2}x  {:>12.2}x  {:>12.2}x",
             world.cell(),
+            hand.cell(),
             core.cell(),
             bonsai.cell(),
             bonsai.median / core.median,
             core.median / world.median,
+            hand.median / world.median,
+            core.median / hand.median,
         );
-        spreads.push((n, world.spread(), core.spread(), bonsai.spread()));
+        spreads.push((
+            n,
+            world.spread(),
+            hand.spread(),
+            core.spread(),
+            bonsai.spread(),
+        ));
         ratios.push((n, core.median / world.median));
     }
-    for (n, w, c, b) in spreads {
-        println!("  {n:>7}  [world {w}] [bt-core {c}] [bonsai-bt {b}]");
+    for (n, w, h, c, b) in spreads {
+        println!("  {n:>7}  [world {w}] [by hand {h}] [bt-core {c}] [bonsai-bt {b}]");
     }
 
     if let Some(steady) = core_steady {
@@ -448,7 +499,10 @@ fn crowd<C>(cfg: &Config, wl: &Workload<C>) -> Vec<(usize, f64)> {
         );
     }
 
-    println!("\ncheck-sum: activations per behavior, N = {n_check}, T = {t}");
+    println!(
+        "\ncheck-sum: activations per behavior, N = {n_check}, T = {t} (by hand: bt-core's, \
+         checked)"
+    );
     println!(
         "  {:<15} {:>9} {:>10} {:>8}",
         "behavior", "bt-core", "bonsai-bt", "diff"
