@@ -13,6 +13,14 @@ pub struct Agent {
 }
 
 impl Agent {
+    /// Agent `i` at spawn, with no activation counted.
+    pub fn spawn(i: usize) -> Self {
+        Agent {
+            world: World::spawn(i),
+            activations: [0; Beh::COUNT],
+        }
+    }
+
     pub fn count(&mut self, b: Beh) {
         self.activations[b as usize] += 1;
     }
@@ -140,12 +148,7 @@ pub struct Crowd {
 impl Crowd {
     pub fn new(n: usize) -> Self {
         Crowd {
-            agents: (0..n)
-                .map(|i| Agent {
-                    world: World::spawn(i),
-                    activations: [0; Beh::COUNT],
-                })
-                .collect(),
+            agents: (0..n).map(Agent::spawn).collect(),
             memories: (0..n).map(|i| W1.new_memory(i as u64)).collect(),
         }
     }

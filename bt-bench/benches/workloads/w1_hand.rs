@@ -12,24 +12,7 @@
 //! activation count is bt-core's exactly, which the bench checks.
 
 use crate::w1_core::{Agent, sum};
-use crate::world::{Activations, Beh, W1Flags, World, next, now};
-
-/// The running leaf.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-enum Leaf {
-    None,
-    Flee,
-    Yell,
-    Fight,
-    FindFood,
-    EatFood,
-    Patrol,
-    Rest,
-    Flip,
-    Roll,
-    Dance,
-}
+use crate::world::{Activations, Beh, W1Flags, next, now};
 
 /// The root's children, in priority order.
 const FLEE: u8 = 0;
@@ -38,41 +21,33 @@ const EAT: u8 = 2;
 const PATROL: u8 = 3;
 const REST: u8 = 4;
 const IDLE: u8 = 5;
-const IDLE_LEAVES: [Leaf; 3] = [Leaf::Flip, Leaf::Roll, Leaf::Dance];
+const IDLE_LEAVES: [Beh; 3] = [Beh::Flip, Beh::Roll, Beh::Dance];
 
 /// As bt-core's timer slack.
 const SLACK: f64 = 1e-6;
 const PATROL_EVERY: f64 = 2.0;
 
-impl Leaf {
-    fn beh(self) -> Beh {
-        match self {
-            Leaf::None => unreachable!("no behavior runs"),
-            Leaf::Flee => Beh::Flee,
-            Leaf::Yell => Beh::Yell,
-            Leaf::Fight => Beh::Fight,
-            Leaf::FindFood => Beh::FindFood,
-            Leaf::EatFood => Beh::EatFood,
-            Leaf::Patrol => Beh::Patrol,
-            Leaf::Rest => Beh::Rest,
-            Leaf::Flip => Beh::Flip,
-            Leaf::Roll => Beh::Roll,
-            Leaf::Dance => Beh::Dance,
-        }
+/// The root's child the leaf running `b` sits under.
+fn root_child(b: Beh) -> u8 {
+    match b {
+        Beh::Flee => FLEE,
+        Beh::GuardScope | Beh::Yell | Beh::Fight => GUARD,
+        Beh::FindFood | Beh::EatFood => EAT,
+        Beh::Patrol => PATROL,
+        Beh::Rest => REST,
+        Beh::Flip | Beh::Roll | Beh::Dance => IDLE,
     }
+}
 
-    /// The root's child this leaf runs under.
-    fn root_child(self) -> u8 {
-        match self {
-            Leaf::None => u8::MAX,
-            Leaf::Flee => FLEE,
-            Leaf::Yell | Leaf::Fight => GUARD,
-            Leaf::FindFood | Leaf::EatFood => EAT,
-            Leaf::Patrol => PATROL,
-            Leaf::Rest => REST,
-            Leaf::Flip | Leaf::Roll | Leaf::Dance => IDLE,
-        }
-    }
+/// What every step of one agent's tick reads.
+#[derive(Clone, Copy)]
+struct Now {
+    /// The tick's decision word, made before the tree runs (so a behavior
+    /// that clears a fact does not change this tick's decisions).
+    f: W1Flags,
+    now: f64,
+    /// How many times longer than W1's every behavior runs (1: W1, 20: W3).
+    scale: u8,
 }
 
 /// One agent's decision state: 24 bytes.
@@ -82,7 +57,8 @@ pub struct Brain {
     patrol: f64,
     /// IDLE's generator.
     rng: u64,
-    leaf: Leaf,
+    /// The running leaf's behavior.
+    leaf: Option<Beh>,
     /// Ticks the running leaf has run.
     count: u8,
 }
@@ -99,106 +75,93 @@ impl Brain {
         Brain {
             patrol: f64::NEG_INFINITY,
             rng,
-            leaf: Leaf::None,
+            leaf: None,
             count: 0,
         }
     }
 
-    /// One tick: `f` is the tick's decision word, made before the tree
-    /// runs (so a behavior that clears a fact does not change this tick's
-    /// decisions); `scale` stretches every behavior (1: W1, 20: W3).
+    /// One tick.
     #[inline(always)]
-    fn tick(&mut self, a: &mut Agent, f: W1Flags, now: f64, scale: u8) {
-        let running = self.leaf;
-        if running == Leaf::None {
-            return self.decide(a, f, now, scale, 0);
-        }
+    fn tick(&mut self, a: &mut Agent, t: Now) {
+        let Some(running) = self.leaf else {
+            return self.decide(a, t, 0);
+        };
         // An earlier child of the root that passes takes over.
-        for c in 0..running.root_child() {
-            if self.accepts(c, f, now) {
-                return self.enter_root(a, f, now, scale, c, 0);
+        for c in 0..root_child(running) {
+            if self.accepts(c, t) {
+                return self.enter_root(a, t, c, 0);
             }
         }
         // In GUARD, YELL takes over from FIGHT.
-        if running == Leaf::Fight && f.contains(W1Flags::HURT) {
-            return self.enter_leaf(a, f, now, scale, Leaf::Yell, 0, 0);
+        if running == Beh::Fight && t.f.contains(W1Flags::HURT) {
+            return self.enter_leaf(a, t, Beh::Yell, 0, 0);
         }
-        if !self.run(a, scale) {
-            self.ended(a, f, now, scale, running, 0, 0);
+        if !self.run(a, t, running) {
+            self.ended(a, t, running, 0, 0);
         }
     }
 
     /// Whether root child `c` passes its tests (PATROL's timer is stamped
     /// when it lets PATROL through).
     #[inline(always)]
-    fn accepts(&mut self, c: u8, f: W1Flags, now: f64) -> bool {
+    fn accepts(&mut self, c: u8, t: Now) -> bool {
         match c {
-            FLEE => f.contains(W1Flags::DANGER),
-            GUARD => f.contains(W1Flags::HAS_NEST | W1Flags::INTRUDER),
-            EAT => f.contains(W1Flags::HUNGRY),
+            FLEE => t.f.contains(W1Flags::DANGER),
+            GUARD => t.f.contains(W1Flags::HAS_NEST | W1Flags::INTRUDER),
+            EAT => t.f.contains(W1Flags::HUNGRY),
             PATROL => {
                 let ready =
-                    f.contains(W1Flags::HAS_NEST) && now - self.patrol >= PATROL_EVERY - SLACK;
+                    t.f.contains(W1Flags::HAS_NEST) && t.now - self.patrol >= PATROL_EVERY - SLACK;
                 if ready {
-                    self.patrol = now;
+                    self.patrol = t.now;
                 }
                 ready
             }
-            REST => f.contains(W1Flags::TIRED),
+            REST => t.f.contains(W1Flags::TIRED),
             _ => true,
         }
     }
 
     /// The root picks its first child not in `masked` that passes.
-    fn decide(&mut self, a: &mut Agent, f: W1Flags, now: f64, scale: u8, masked: u8) {
+    fn decide(&mut self, a: &mut Agent, t: Now, masked: u8) {
         for c in FLEE..=IDLE {
-            if masked & (1 << c) == 0 && self.accepts(c, f, now) {
-                return self.enter_root(a, f, now, scale, c, masked);
+            if masked & (1 << c) == 0 && self.accepts(c, t) {
+                return self.enter_root(a, t, c, masked);
             }
         }
-        self.leaf = Leaf::None;
+        self.leaf = None;
     }
 
     /// Enters root child `c`; `masked`: the root's children that ended
     /// this tick.
-    fn enter_root(&mut self, a: &mut Agent, f: W1Flags, now: f64, scale: u8, c: u8, masked: u8) {
+    fn enter_root(&mut self, a: &mut Agent, t: Now, c: u8, masked: u8) {
         let leaf = match c {
-            FLEE => Leaf::Flee,
+            FLEE => Beh::Flee,
             GUARD => {
                 a.count(Beh::GuardScope);
-                if f.contains(W1Flags::HURT) {
-                    Leaf::Yell
+                if t.f.contains(W1Flags::HURT) {
+                    Beh::Yell
                 } else {
-                    Leaf::Fight
+                    Beh::Fight
                 }
             }
-            EAT => Leaf::FindFood,
-            PATROL => Leaf::Patrol,
-            REST => Leaf::Rest,
+            EAT => Beh::FindFood,
+            PATROL => Beh::Patrol,
+            REST => Beh::Rest,
             _ => IDLE_LEAVES[self.draw(0b111)],
         };
-        self.enter_leaf(a, f, now, scale, leaf, masked, 0);
+        self.enter_leaf(a, t, leaf, masked, 0);
     }
 
     /// Activates `leaf` and runs its first tick; `masked` as in
     /// [`Brain::enter_root`], `group`: the children of its group that
     /// ended this tick.
-    #[allow(clippy::too_many_arguments)]
-    fn enter_leaf(
-        &mut self,
-        a: &mut Agent,
-        f: W1Flags,
-        now: f64,
-        scale: u8,
-        leaf: Leaf,
-        masked: u8,
-        group: u8,
-    ) {
-        a.count(leaf.beh());
-        self.leaf = leaf;
+    fn enter_leaf(&mut self, a: &mut Agent, t: Now, leaf: Beh, masked: u8, group: u8) {
+        a.count(leaf);
+        self.leaf = Some(leaf);
         self.count = 0;
-        if !self.run(a, scale) {
-            self.ended(a, f, now, scale, leaf, masked, group);
+        if !self.run(a, t, leaf) {
+            self.ended(a, t, leaf, masked, group);
         }
     }
 
@@ -220,60 +183,50 @@ impl Brain {
         drawn as usize
     }
 
-    /// One tick of the running leaf: whether it runs on.
+    /// One tick of the running leaf, `leaf`: whether it runs on.
     #[inline(always)]
-    fn run(&mut self, a: &mut Agent, scale: u8) -> bool {
-        let leaf = self.leaf;
-        if leaf == Leaf::Flee {
+    fn run(&mut self, a: &mut Agent, t: Now, leaf: Beh) -> bool {
+        if leaf == Beh::Flee {
             return a.world.danger;
         }
         self.count += 1;
-        if self.count < leaf.beh().ticks() * scale {
+        if self.count < leaf.ticks() * t.scale {
             return true;
         }
         match leaf {
-            Leaf::Fight => a.world.intruder = false,
-            Leaf::EatFood => a.world.hungry = false,
-            Leaf::Rest => a.world.tired = false,
+            Beh::Fight => a.world.intruder = false,
+            Beh::EatFood => a.world.hungry = false,
+            Beh::Rest => a.world.tired = false,
             _ => {}
         }
         false
     }
 
-    /// `leaf` ended: its group picks again, with `leaf` masked.
+    /// `leaf` ended: its group picks again, with `leaf` masked (`masked`
+    /// and `group` as in [`Brain::enter_leaf`]).
     #[cold]
-    #[allow(clippy::too_many_arguments)]
-    fn ended(
-        &mut self,
-        a: &mut Agent,
-        f: W1Flags,
-        now: f64,
-        scale: u8,
-        leaf: Leaf,
-        masked: u8,
-        group: u8,
-    ) {
+    fn ended(&mut self, a: &mut Agent, t: Now, leaf: Beh, masked: u8, group: u8) {
         let next_leaf = match leaf {
             // GUARD: [YELL needs hurt, FIGHT], prioritized.
-            Leaf::Yell if group & 2 == 0 => Some((Leaf::Fight, group | 1)),
-            Leaf::Fight if group & 1 == 0 && f.contains(W1Flags::HURT) => {
-                Some((Leaf::Yell, group | 2))
+            Beh::Yell if group & 2 == 0 => Some((Beh::Fight, group | 1)),
+            Beh::Fight if group & 1 == 0 && t.f.contains(W1Flags::HURT) => {
+                Some((Beh::Yell, group | 2))
             }
             // EAT: [FIND_FOOD, EAT_FOOD], sequential.
-            Leaf::FindFood => Some((Leaf::EatFood, 0)),
+            Beh::FindFood => Some((Beh::EatFood, 0)),
             // IDLE: random among the children that did not end.
-            Leaf::Flip | Leaf::Roll | Leaf::Dance => {
-                let group = group | 1 << (leaf as u8 - Leaf::Flip as u8);
+            Beh::Flip | Beh::Roll | Beh::Dance => {
+                let group = group | 1 << (leaf as u8 - Beh::Flip as u8);
                 let open = 0b111 & !group;
                 (open != 0).then(|| (IDLE_LEAVES[self.draw(open)], group))
             }
             _ => None,
         };
         match next_leaf {
-            Some((l, group)) => self.enter_leaf(a, f, now, scale, l, masked, group),
+            Some((l, group)) => self.enter_leaf(a, t, l, masked, group),
             // The root's child ended (or ran out of children): the root
             // picks again.
-            None => self.decide(a, f, now, scale, masked | 1 << leaf.root_child()),
+            None => self.decide(a, t, masked | 1 << root_child(leaf)),
         }
     }
 }
@@ -300,35 +253,46 @@ impl Crowd {
 
     fn with(n: usize, steady: bool) -> Self {
         Crowd {
-            agents: (0..n)
-                .map(|i| Agent {
-                    world: World::spawn(i),
-                    activations: [0; Beh::COUNT],
-                })
-                .collect(),
+            agents: (0..n).map(Agent::spawn).collect(),
             brains: (0..n).map(Brain::new).collect(),
             steady,
         }
     }
 
     /// Tick `t`: the world step of every agent, then every agent's brain.
-    #[inline(never)]
     pub fn tick(&mut self, t: u32) -> u32 {
-        let scale = if self.steady {
-            for a in &mut self.agents {
-                a.world.step_steady();
-            }
-            crate::world::STEADY_SCALE
+        if self.steady {
+            self.tick_w3(t)
         } else {
-            for a in &mut self.agents {
-                a.world.step();
-            }
-            1
-        };
+            self.tick_w1(t)
+        }
+    }
+
+    /// A W1 tick. (W1 and W3 tick in functions of their own, each with
+    /// one world step to inline, as the other contenders' crowds have.)
+    #[inline(never)]
+    fn tick_w1(&mut self, t: u32) -> u32 {
+        for a in &mut self.agents {
+            a.world.step();
+        }
+        self.brains(t, 1)
+    }
+
+    /// A W3 tick.
+    #[inline(never)]
+    fn tick_w3(&mut self, t: u32) -> u32 {
+        for a in &mut self.agents {
+            a.world.step_steady();
+        }
+        self.brains(t, crate::world::STEADY_SCALE)
+    }
+
+    #[inline(always)]
+    fn brains(&mut self, t: u32, scale: u8) -> u32 {
         let now = now(t);
         for (a, b) in self.agents.iter_mut().zip(&mut self.brains) {
             let f = a.world.flags();
-            b.tick(a, f, now, scale);
+            b.tick(a, Now { f, now, scale });
         }
         0
     }

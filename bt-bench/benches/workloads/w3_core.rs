@@ -5,7 +5,7 @@
 use bt_core::{TickInput, tick_all};
 
 use crate::w1_core::{Agent, Ticks, step, sum};
-use crate::world::{Activations, Beh, DT, W1Flags, World, now};
+use crate::world::{Activations, DT, W1Flags, now};
 
 crate::w1_core::creature_tree!(W3, W3Memory, steady_ticks);
 
@@ -20,12 +20,7 @@ pub struct Crowd {
 impl Crowd {
     pub fn new(n: usize) -> Self {
         Crowd {
-            agents: (0..n)
-                .map(|i| Agent {
-                    world: World::spawn(i),
-                    activations: [0; Beh::COUNT],
-                })
-                .collect(),
+            agents: (0..n).map(Agent::spawn).collect(),
             memories: (0..n).map(|i| W3.new_memory(i as u64)).collect(),
             steady: 0,
         }

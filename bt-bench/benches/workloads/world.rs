@@ -77,7 +77,7 @@ impl World {
 
     /// The world step, before the tree is ticked. A variable draws only when
     /// it can change in the present state.
-    #[inline]
+    #[inline(always)]
     pub fn step(&mut self) {
         let s = &mut self.rng;
         // 1. danger: always one draw.
@@ -105,7 +105,7 @@ impl World {
 
     /// W3's world step: W1's, with every "on" chance divided by 20 (one draw
     /// `next() % 20000 < p`); the "off" chances and the draw rule as in W1.
-    #[inline]
+    #[inline(always)]
     pub fn step_steady(&mut self) {
         let s = &mut self.rng;
         let x = next(s);
