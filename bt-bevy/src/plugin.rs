@@ -576,8 +576,8 @@ fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
             || Tally::new(&totals),
             |tally, (ids, mut brains, mut decisions, mut senses, mut data)| {
                 for (i, id) in ids.iter().enumerate() {
-                    // As `tick_all` does: the memories of the next few
-                    // brains are on their way while this one ticks.
+                    // The memories of the next few brains are on their
+                    // way while this one ticks.
                     if let Some(next) = brains.get(i + AHEAD) {
                         next.memory.prefetch();
                     }

@@ -109,9 +109,8 @@ pub fn tick_all<A: 'static, const L: usize, const S: usize, const N: usize>(
 }
 
 /// Ticks `agents[j]` with `memories[j]` (agent index `base + j`) in order,
-/// adding to `report`. While it ticks one agent it asks the CPU to fetch
-/// the memories of the next few: a crowd's memories are read once per
-/// tick, in order, and too many to stay in cache.
+/// adding to `report`. Both slices are read front to back, a pattern the
+/// CPU's own prefetcher follows, so no software prefetch is issued.
 #[inline(always)]
 fn tick_slice<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
@@ -121,22 +120,7 @@ fn tick_slice<A: 'static, const L: usize, const S: usize, const N: usize>(
     input: &mut impl FnMut(usize, &A) -> TickInput,
     report: &mut CrowdReport,
 ) {
-    /// How many agents ahead the path, the slots and the agent are
-    /// fetched; the running behavior's block is fetched half as far ahead,
-    /// once the path that says which block it is has arrived.
-    const AHEAD: usize = 4;
-    let n = agents.len().min(memories.len());
-    for j in 0..n {
-        if let Some(next) = memories.get(j + AHEAD) {
-            next.prefetch();
-        }
-        if let Some(next) = agents.get(j + AHEAD) {
-            crate::memory::raw::prefetch(next);
-        }
-        if let Some(soon) = memories.get(j + AHEAD / 2) {
-            soon.prefetch_leaf_block();
-        }
-        let (agent, memory) = (&mut agents[j], &mut memories[j]);
+    for (j, (agent, memory)) in agents.iter_mut().zip(memories).enumerate() {
         let input = input(base + j, agent).or_agent(base + j);
         tick_member(tree, agent, memory, &input, &mut Member(report, base + j));
     }

@@ -220,10 +220,12 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     /// Starts fetching the parts of this memory every tick reads: the
     /// active path, the slots and the block owners, or all of it when it
     /// is at most 256 bytes (blocks fitted to small memory types). A hint
-    /// for callers that
-    /// keep a crowd's memories in storage of their own (an ECS table) and
-    /// tick them in order, as [`tick_all`](crate::tick_all) does: call it a
-    /// few agents ahead of the one being ticked. Reads nothing.
+    /// for callers that tick memories scattered in storage of their own
+    /// (entity by entity in an ECS, say), where the CPU cannot guess the
+    /// next address: call it a few agents ahead of the one being ticked.
+    /// Memories in one slice, ticked in order as
+    /// [`tick_all`](crate::tick_all) ticks them, need no hint. Reads
+    /// nothing.
     #[inline(always)]
     pub fn prefetch(&self) {
         if Self::SMALL {
