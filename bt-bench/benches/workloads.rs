@@ -1,7 +1,8 @@
 //! The reference workloads of `WORKLOAD.md`, W1, W3 and W2, with bt-core
 //! and with bonsai-bt (a tree-instance-per-agent library), W1 and W3 also
-//! written by hand with no library (the floor), and `par_tick_all`
-//! against `tick_all`, in one run.
+//! written by hand with no library (the floor; once more with each
+//! behavior called through a table), and `par_tick_all` against
+//! `tick_all`, in one run.
 //!
 //! ```sh
 //! cargo bench -p bt-bench                      # the full figures
@@ -211,7 +212,7 @@ fn fingerprint(counts: &Activations) -> u64 {
     })
 }
 
-/// `BT_BENCH_PROFILE=world|w1-core|w1-hand|w1-bonsai|w2-core|world-w3|w3-core|w3-hand`: one
+/// `BT_BENCH_PROFILE=world|w1-core|w1-hand|w1-calls|w1-bonsai|w2-core|world-w3|w3-core|w3-hand|w3-calls`: one
 /// untimed run of one crowd (N = `BT_BENCH_N`, default 1 000; T = 300, W2: 100), for
 /// `valgrind --tool=callgrind`.
 fn profile(what: &str) {
@@ -259,6 +260,18 @@ fn profile(what: &str) {
         }
         "w3-hand" => fingerprint(
             &run(n, 300, w1_hand::Crowd::new_steady, w1_hand::Crowd::tick).activations(),
+        ),
+        "w1-calls" => {
+            fingerprint(&run(n, 300, w1_hand::Crowd::new_calls, w1_hand::Crowd::tick).activations())
+        }
+        "w3-calls" => fingerprint(
+            &run(
+                n,
+                300,
+                w1_hand::Crowd::new_steady_calls,
+                w1_hand::Crowd::tick,
+            )
+            .activations(),
         ),
         "w1-bonsai" => {
             fingerprint(&run(n, 300, w1_bonsai::Crowd::new, w1_bonsai::Crowd::tick).activations())
@@ -325,6 +338,8 @@ struct Workload<C> {
     memory_bytes: fn() -> usize,
     bonsai_new: fn(usize) -> w1_bonsai::Crowd,
     hand_new: fn(usize) -> w1_hand::Crowd,
+    /// By hand, each behavior a function called through a table.
+    calls_new: fn(usize) -> w1_hand::Crowd,
     world_step: fn(&mut World),
 }
 
@@ -338,6 +353,7 @@ const W1: Workload<w1_core::Crowd> = Workload {
     memory_bytes: w1_core::memory_bytes,
     bonsai_new: w1_bonsai::Crowd::new,
     hand_new: w1_hand::Crowd::new,
+    calls_new: w1_hand::Crowd::new_calls,
     world_step: World::step,
 };
 
@@ -351,6 +367,7 @@ const W3: Workload<w3_core::Crowd> = Workload {
     memory_bytes: w3_core::memory_bytes,
     bonsai_new: w1_bonsai::Crowd::new_steady,
     hand_new: w1_hand::Crowd::new_steady,
+    calls_new: w1_hand::Crowd::new_steady_calls,
     world_step: World::step_steady,
 };
 
@@ -365,6 +382,9 @@ fn crowd<C>(cfg: &Config, wl: &Workload<C>) -> Vec<(usize, f64)> {
     println!(
         "by hand   : no library; a match on the running leaf, bt-core's semantics ({} B per agent)",
         w1_hand::brain_bytes()
+    );
+    println!(
+        "calls     : by hand, each behavior's tick a function of its own called through a table"
     );
     println!(
         "bonsai-bt : one BT per agent; reactive Select/Sequence .memory(false) under While(WaitForever); \
@@ -387,21 +407,20 @@ fn crowd<C>(cfg: &Config, wl: &Workload<C>) -> Vec<(usize, f64)> {
         bonsai.allocs,
     );
     drop(bonsai);
-    let hand_counts = (wl.hand_new)(n_check);
-    let hand_counts = {
-        let mut crowd = hand_counts;
+    // The floors must make bt-core's decisions, or they measure
+    // something else.
+    for (what, new) in [("by hand", wl.hand_new), ("calls", wl.calls_new)] {
+        let mut crowd = new(n_check);
         for tick_no in 0..t {
             w1_hand::Crowd::tick(&mut crowd, tick_no);
         }
-        crowd.activations()
-    };
-    // The floor must make bt-core's decisions, or it measures something
-    // else.
-    assert_eq!(
-        core_counts, hand_counts,
-        "{}: the activations by hand differ from bt-core's",
-        wl.name
-    );
+        assert_eq!(
+            core_counts,
+            crowd.activations(),
+            "{}: the activations {what} differ from bt-core's",
+            wl.name
+        );
+    }
 
     let world_bytes = size_of::<World>();
     let agent_bytes = size_of::<w1_core::Agent>();
@@ -434,16 +453,18 @@ fn crowd<C>(cfg: &Config, wl: &Workload<C>) -> Vec<(usize, f64)> {
 
     println!("\nns per agent-tick (median; [min-max] below):");
     println!(
-        "  {:>7}  {:>8}  {:>8}  {:>8}  {:>9}  {:>13}  {:>13}  {:>13}  {:>13}",
+        "  {:>7}  {:>8}  {:>8}  {:>8}  {:>8}  {:>9}  {:>13}  {:>13}  {:>13}  {:>13}  {:>13}",
         "N",
         "world",
         "by hand",
+        "calls",
         "bt-core",
         "bonsai-bt",
         "bonsai/core",
         "core/world",
         "hand/world",
-        "core/hand"
+        "core/hand",
+        "core/calls"
     );
     let mut spreads = Vec::new();
     let mut ratios = Vec::new();
@@ -462,6 +483,9 @@ fn crowd<C>(cfg: &Config, wl: &Workload<C>) -> Vec<(usize, f64)> {
         let hand = time(n, t, cfg.runs, wl.hand_new, w1_hand::Crowd::tick, |c| {
             fingerprint(&c.activations())
         });
+        let calls = time(n, t, cfg.runs, wl.calls_new, w1_hand::Crowd::tick, |c| {
+            fingerprint(&c.activations())
+        });
         let core = time(n, t, cfg.runs, wl.core_new, wl.core_tick, |c| {
             fingerprint(&(wl.core_activations)(c))
         });
@@ -469,27 +493,30 @@ fn crowd<C>(cfg: &Config, wl: &Workload<C>) -> Vec<(usize, f64)> {
             fingerprint(&c.activations())
         });
         println!(
-            "  {n:>7}  {}  {}  {}  {:>9}  {:>12.1}x  {:>12.2}x  {:>12.2}x  {:>12.2}x",
+            "  {n:>7}  {}  {}  {}  {}  {:>9}  {:>12.1}x  {:>12.2}x  {:>12.2}x  {:>12.2}x  {:>12.2}x",
             world.cell(),
             hand.cell(),
+            calls.cell(),
             core.cell(),
             bonsai.cell(),
             bonsai.median / core.median,
             core.median / world.median,
             hand.median / world.median,
             core.median / hand.median,
+            core.median / calls.median,
         );
         spreads.push((
             n,
             world.spread(),
             hand.spread(),
+            calls.spread(),
             core.spread(),
             bonsai.spread(),
         ));
         ratios.push((n, core.median / world.median));
     }
-    for (n, w, h, c, b) in spreads {
-        println!("  {n:>7}  [world {w}] [by hand {h}] [bt-core {c}] [bonsai-bt {b}]");
+    for (n, w, h, k, c, b) in spreads {
+        println!("  {n:>7}  [world {w}] [by hand {h}] [calls {k}] [bt-core {c}] [bonsai-bt {b}]");
     }
 
     if let Some(steady) = core_steady {

@@ -82,22 +82,22 @@ impl Brain {
 
     /// One tick.
     #[inline(always)]
-    fn tick(&mut self, a: &mut Agent, t: Now) {
+    fn tick<const C: bool>(&mut self, a: &mut Agent, t: Now) {
         let Some(running) = self.leaf else {
-            return self.decide(a, t, 0);
+            return self.decide::<C>(a, t, 0);
         };
         // An earlier child of the root that passes takes over.
         for c in 0..root_child(running) {
             if self.accepts(c, t) {
-                return self.enter_root(a, t, c, 0);
+                return self.enter_root::<C>(a, t, c, 0);
             }
         }
         // In GUARD, YELL takes over from FIGHT.
         if running == Beh::Fight && t.f.contains(W1Flags::HURT) {
-            return self.enter_leaf(a, t, Beh::Yell, 0, 0);
+            return self.enter_leaf::<C>(a, t, Beh::Yell, 0, 0);
         }
-        if !self.run(a, t, running) {
-            self.ended(a, t, running, 0, 0);
+        if !self.run::<C>(a, t, running) {
+            self.ended::<C>(a, t, running, 0, 0);
         }
     }
 
@@ -123,10 +123,10 @@ impl Brain {
     }
 
     /// The root picks its first child not in `masked` that passes.
-    fn decide(&mut self, a: &mut Agent, t: Now, masked: u8) {
+    fn decide<const C: bool>(&mut self, a: &mut Agent, t: Now, masked: u8) {
         for c in FLEE..=IDLE {
             if masked & (1 << c) == 0 && self.accepts(c, t) {
-                return self.enter_root(a, t, c, masked);
+                return self.enter_root::<C>(a, t, c, masked);
             }
         }
         self.leaf = None;
@@ -134,7 +134,7 @@ impl Brain {
 
     /// Enters root child `c`; `masked`: the root's children that ended
     /// this tick.
-    fn enter_root(&mut self, a: &mut Agent, t: Now, c: u8, masked: u8) {
+    fn enter_root<const C: bool>(&mut self, a: &mut Agent, t: Now, c: u8, masked: u8) {
         let leaf = match c {
             FLEE => Beh::Flee,
             GUARD => {
@@ -150,18 +150,25 @@ impl Brain {
             REST => Beh::Rest,
             _ => IDLE_LEAVES[self.draw(0b111)],
         };
-        self.enter_leaf(a, t, leaf, masked, 0);
+        self.enter_leaf::<C>(a, t, leaf, masked, 0);
     }
 
     /// Activates `leaf` and runs its first tick; `masked` as in
     /// [`Brain::enter_root`], `group`: the children of its group that
     /// ended this tick.
-    fn enter_leaf(&mut self, a: &mut Agent, t: Now, leaf: Beh, masked: u8, group: u8) {
+    fn enter_leaf<const C: bool>(
+        &mut self,
+        a: &mut Agent,
+        t: Now,
+        leaf: Beh,
+        masked: u8,
+        group: u8,
+    ) {
         a.count(leaf);
         self.leaf = Some(leaf);
         self.count = 0;
-        if !self.run(a, t, leaf) {
-            self.ended(a, t, leaf, masked, group);
+        if !self.run::<C>(a, t, leaf) {
+            self.ended::<C>(a, t, leaf, masked, group);
         }
     }
 
@@ -183,9 +190,20 @@ impl Brain {
         drawn as usize
     }
 
-    /// One tick of the running leaf, `leaf`: whether it runs on.
+    /// One tick of the running leaf, `leaf`: whether it runs on. `C`:
+    /// through a call to a function of its own (see [`CALLS`]).
     #[inline(always)]
-    fn run(&mut self, a: &mut Agent, t: Now, leaf: Beh) -> bool {
+    fn run<const C: bool>(&mut self, a: &mut Agent, t: Now, leaf: Beh) -> bool {
+        if C {
+            CALLS[leaf as usize](self, a, t)
+        } else {
+            self.run_here(a, t, leaf)
+        }
+    }
+
+    /// [`Brain::run`] written out.
+    #[inline(always)]
+    fn run_here(&mut self, a: &mut Agent, t: Now, leaf: Beh) -> bool {
         if leaf == Beh::Flee {
             return a.world.danger;
         }
@@ -205,7 +223,7 @@ impl Brain {
     /// `leaf` ended: its group picks again, with `leaf` masked (`masked`
     /// and `group` as in [`Brain::enter_leaf`]).
     #[cold]
-    fn ended(&mut self, a: &mut Agent, t: Now, leaf: Beh, masked: u8, group: u8) {
+    fn ended<const C: bool>(&mut self, a: &mut Agent, t: Now, leaf: Beh, masked: u8, group: u8) {
         let next_leaf = match leaf {
             // GUARD: [YELL needs hurt, FIGHT], prioritized.
             Beh::Yell if group & 2 == 0 => Some((Beh::Fight, group | 1)),
@@ -223,12 +241,37 @@ impl Brain {
             _ => None,
         };
         match next_leaf {
-            Some((l, group)) => self.enter_leaf(a, t, l, masked, group),
+            Some((l, group)) => self.enter_leaf::<C>(a, t, l, masked, group),
             // The root's child ended (or ran out of children): the root
             // picks again.
-            None => self.decide(a, t, masked | 1 << root_child(leaf)),
+            None => self.decide::<C>(a, t, masked | 1 << root_child(leaf)),
         }
     }
+}
+
+/// Each behavior's tick as a function of its own, called through this
+/// table by the crowds made with `calls`: the dispatch any library pays
+/// that runs behaviors it did not write, and the floor for such a
+/// library. (The plain crowds inline every behavior into one `match`.)
+type Run = fn(&mut Brain, &mut Agent, Now) -> bool;
+static CALLS: [Run; Beh::COUNT] = [
+    run_one::<0>,
+    run_one::<1>,
+    run_one::<2>,
+    run_one::<3>,
+    run_one::<4>,
+    run_one::<5>,
+    run_one::<6>,
+    run_one::<7>,
+    run_one::<8>,
+    run_one::<9>,
+    run_one::<10>,
+];
+
+/// The tick of behavior `B` (`Beh::ALL[B]`).
+#[inline(never)]
+fn run_one<const B: usize>(brain: &mut Brain, a: &mut Agent, t: Now) -> bool {
+    brain.run_here(a, t, Beh::ALL[B])
 }
 
 /// A crowd: the agents (blackboard and check-sum counters, as bt-core's)
@@ -238,61 +281,75 @@ pub struct Crowd {
     pub brains: Vec<Brain>,
     /// W3 (longer behaviors, W3's world step) rather than W1.
     steady: bool,
+    /// Behaviors called through [`CALLS`].
+    calls: bool,
 }
 
 impl Crowd {
     /// A W1 crowd.
     pub fn new(n: usize) -> Self {
-        Self::with(n, false)
+        Self::with(n, false, false)
     }
 
     /// A W3 crowd.
     pub fn new_steady(n: usize) -> Self {
-        Self::with(n, true)
+        Self::with(n, true, false)
     }
 
-    fn with(n: usize, steady: bool) -> Self {
+    /// A W1 crowd that calls its behaviors through [`CALLS`].
+    pub fn new_calls(n: usize) -> Self {
+        Self::with(n, false, true)
+    }
+
+    /// A W3 crowd that calls its behaviors through [`CALLS`].
+    pub fn new_steady_calls(n: usize) -> Self {
+        Self::with(n, true, true)
+    }
+
+    fn with(n: usize, steady: bool, calls: bool) -> Self {
         Crowd {
             agents: (0..n).map(Agent::spawn).collect(),
             brains: (0..n).map(Brain::new).collect(),
             steady,
+            calls,
         }
     }
 
     /// Tick `t`: the world step of every agent, then every agent's brain.
     pub fn tick(&mut self, t: u32) -> u32 {
-        if self.steady {
-            self.tick_w3(t)
-        } else {
-            self.tick_w1(t)
+        match (self.steady, self.calls) {
+            (false, false) => self.tick_w1::<false>(t),
+            (true, false) => self.tick_w3::<false>(t),
+            (false, true) => self.tick_w1::<true>(t),
+            (true, true) => self.tick_w3::<true>(t),
         }
     }
 
     /// A W1 tick. (W1 and W3 tick in functions of their own, each with
     /// one world step to inline, as the other contenders' crowds have.)
     #[inline(never)]
-    fn tick_w1(&mut self, t: u32) -> u32 {
+    fn tick_w1<const C: bool>(&mut self, t: u32) -> u32 {
         for a in &mut self.agents {
             a.world.step();
         }
-        self.brains(t, 1)
+        self.brains::<C>(t, 1)
     }
 
     /// A W3 tick.
     #[inline(never)]
-    fn tick_w3(&mut self, t: u32) -> u32 {
+    fn tick_w3<const C: bool>(&mut self, t: u32) -> u32 {
         for a in &mut self.agents {
             a.world.step_steady();
         }
-        self.brains(t, crate::world::STEADY_SCALE)
+        self.brains::<C>(t, crate::world::STEADY_SCALE)
     }
 
     #[inline(always)]
-    fn brains(&mut self, t: u32, scale: u8) -> u32 {
+    fn brains<const C: bool>(&mut self, t: u32, scale: u8) -> u32 {
         let now = now(t);
         for (a, b) in self.agents.iter_mut().zip(&mut self.brains) {
             let f = a.world.flags();
-            b.tick(a, Now { f, now, scale });
+            b.tick::<C>(a, Now { f, now, scale });
         }
         0
     }

@@ -182,6 +182,20 @@ impl Beh {
         "DANCE",
     ];
     pub const IDLE: [Beh; 3] = [Beh::Flip, Beh::Roll, Beh::Dance];
+    /// Every behavior, in the order of [`Beh::NAMES`].
+    pub const ALL: [Beh; Beh::COUNT] = [
+        Beh::Flee,
+        Beh::GuardScope,
+        Beh::Yell,
+        Beh::Fight,
+        Beh::FindFood,
+        Beh::EatFood,
+        Beh::Patrol,
+        Beh::Rest,
+        Beh::Flip,
+        Beh::Roll,
+        Beh::Dance,
+    ];
 
     /// Ticks the behavior runs (FLEE: while danger, shown as 0).
     pub const fn ticks(self) -> u8 {
