@@ -5,7 +5,9 @@
 //! PATROL's timer stamped when it lets PATROL through). It is the floor an
 //! interpreter of the same tree is measured against: the same world, the
 //! same decisions and the same activations, with nothing but a `match` on
-//! the running leaf to dispatch on.
+//! the running leaf to dispatch on. The crowds made with `calls` run each
+//! behavior's tick through a table of functions instead ([`CALLS`]), as
+//! a library must.
 //!
 //! IDLE draws as bt-core's random group does (a reservoir over the open
 //! children, from the same generator with the same seed), so every
