@@ -281,7 +281,7 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     // The callbacks' context: the tick's fields set once, the level's
     // before each call.
     let mut cx = Ctx::of(input);
-    match steady::walk(agent, memory, &mut cx) {
+    match steady::walk(tree, agent, memory, &mut cx) {
         Ok(visited) => tally.steady(visited),
         Err((steady::Bail::Ended(k, until), visited)) => {
             match ended(tree, agent, memory, &mut cx, (k, until, visited)) {
@@ -315,7 +315,7 @@ fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     cx: &mut Ctx,
     (k, until, visited): (usize, f64, u32),
 ) -> Stopped {
-    match steady::ended(agent, memory, cx, k, until, visited) {
+    match steady::ended(tree, agent, memory, cx, k, until, visited) {
         Ok(visited) => Stopped::Redecided(visited),
         Err(from) => Stopped::Ran(went_on(tree, agent, memory, cx, k, from)),
     }
@@ -339,7 +339,7 @@ fn went_on<A: 'static, const L: usize, const S: usize, const N: usize>(
     };
     let input = TickInput::of(cx);
     let went = steady::guarded(memory, |mem| {
-        quick::go_on(agent, mem, &input, cx, step, n, visited)
+        quick::go_on(tree, agent, mem, &input, cx, step, n, visited)
     });
     finish(tree, agent, memory, &input, went)
 }
@@ -358,11 +358,11 @@ fn stopped<A: 'static, const L: usize, const S: usize, const N: usize>(
     let input = TickInput::of(cx);
     let went = match bail {
         steady::Bail::Checks(k, from) => steady::guarded(memory, |mem| {
-            quick::checks(agent, mem, &input, cx, k, from, visited)
+            quick::checks(tree, agent, mem, &input, cx, k, from, visited)
         }),
         steady::Bail::NoChild(k) => steady::guarded(memory, |mem| {
             let choose = quick::Step::Choose(k as u8, false);
-            quick::go_on(agent, mem, &input, cx, choose, Counts::default(), visited)
+            quick::go_on(tree, agent, mem, &input, cx, choose, Counts::default(), visited)
         }),
         _ => Err((bail, visited)),
     };

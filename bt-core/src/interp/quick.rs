@@ -18,7 +18,7 @@
 use crate::decl::{Ctx, Policy, TickInput, period_runs};
 use crate::memory::raw::Entered;
 use crate::memory::{self, AgentMemory, Level};
-use crate::tree::{Has, Item};
+use crate::tree::{Has, Item, Tree};
 
 use super::Why;
 use super::steady::Bail;
@@ -69,6 +69,7 @@ impl Counts {
 /// running. `Err`: the tick goes on from where this stopped ([`Bail::Quick`]).
 #[inline(always)]
 pub(super) fn redecide<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
@@ -76,7 +77,7 @@ pub(super) fn redecide<A: 'static, const L: usize, const S: usize, const N: usiz
     k: usize,
     mut visited: u32,
 ) -> Result<u32, (Bail, u32)> {
-    let items = mem.tree.items;
+    let items = tree.items;
     let g = mem.levels[k - 1].item as usize;
     let group = &items[g];
     let leaf = &items[mem.levels[k].item as usize];
@@ -98,7 +99,7 @@ pub(super) fn redecide<A: 'static, const L: usize, const S: usize, const N: usiz
     };
     mask(mem, k - 1, leaf.child_index, group.policy);
     // `Choose`, among the children `g + 1 .. end`.
-    let Some(c) = pick(mem, g, input, &mut visited) else {
+    let Some(c) = pick(tree, mem, g, input, &mut visited) else {
         let step = Step::Fail((k - 1) as u8, ran_out(group.policy));
         return Err((Bail::Quick(step, n), visited));
     };
@@ -164,12 +165,13 @@ fn ran_out(policy: Policy) -> Why {
 /// stamped, the same random numbers drawn. Returns the picked item.
 #[inline(always)]
 fn pick<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
     mem: &mut AgentMemory<A, L, S, N>,
     g: usize,
     input: &TickInput,
     visited: &mut u32,
 ) -> Option<usize> {
-    let items = mem.tree.items;
+    let items = tree.items;
     let group = &items[g];
     let level = &mem.levels[group.depth as usize];
     let (mask, cursor) = (level.mask, level.cursor);

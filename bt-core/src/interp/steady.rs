@@ -13,7 +13,7 @@
 
 use crate::decl::{Ctx, Policy, TickInput, period_runs, period_runs_until};
 use crate::memory::{AgentMemory, Steady};
-use crate::tree::{Has, Item};
+use crate::tree::{Has, Item, Tree};
 
 use super::quick::{self, Counts, Step};
 
@@ -73,6 +73,7 @@ fn sibling<A: 'static>(item: &Item<A>, input: &TickInput, slots: &[u64]) -> Sibl
 /// step machine would leave it.
 #[inline(always)]
 pub(super) fn walk<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
     cx: &mut Ctx,
@@ -81,7 +82,7 @@ pub(super) fn walk<A: 'static, const L: usize, const S: usize, const N: usize>(
     // Not `guarded`: with a closure here, W3's crowd loop compiled to 36
     // instructions more per agent-tick.
     let guard = Abandon(memory);
-    let result = walk_levels(agent, &mut *guard.0, &input, cx);
+    let result = walk_levels(tree, agent, &mut *guard.0, &input, cx);
     // Nothing panicked: the memory is consistent.
     core::mem::forget(guard);
     result
@@ -114,6 +115,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Drop for Abando
 
 #[inline(always)]
 fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
@@ -124,9 +126,9 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
         && input.decision == steady.decision
         && input.stimuli == steady.stimuli
     {
-        return walk_known(agent, mem, cx);
+        return walk_known(tree, agent, mem, cx);
     }
-    let items = mem.tree.items;
+    let items = tree.items;
     let depth = mem.depth();
     let mut until = f64::INFINITY;
     let mut visited = 0u32;
@@ -191,11 +193,12 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
 /// is still turned down; only the behaviors tick.
 #[inline(always)]
 fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
     cx: &mut Ctx,
 ) -> Result<u32, (Bail, u32)> {
-    let items = mem.tree.items;
+    let items = tree.items;
     let depth = mem.depth();
     // Only a quick redecide's group, the leaf's parent, can hold marks
     // (a walk clears every level it passes): clear them, with no branch to
@@ -234,6 +237,7 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
 /// step machine would leave it.
 #[inline(always)]
 pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
     cx: &mut Ctx,
@@ -242,17 +246,17 @@ pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     visited: u32,
 ) -> Result<u32, (Bail, u32)> {
     let input = &TickInput::of(cx);
-    let items = memory.tree.items;
+    let items = tree.items;
     // A `QUICK_END` leaf is the deepest level, below its group.
     let quick = k > 0
         && items[memory.levels[k].item as usize].is(Has::QUICK_END)
-        && memory.tree.redecide_limit > 0;
+        && tree.redecide_limit > 0;
     if !quick {
         return Err((Bail::Ended(k, until), visited));
     }
     let walked = visited;
     let visited = guarded(memory, |mem| {
-        quick::redecide(agent, mem, input, cx, k, walked)
+        quick::redecide(tree, agent, mem, input, cx, k, walked)
     })?;
     if items[memory.levels[k - 1].item as usize].policy != Policy::Prioritized {
         // The new leaf has no earlier sibling to test: the next walk finds
