@@ -340,7 +340,7 @@ fn went_on<A: 'static, const L: usize, const S: usize, const N: usize>(
     };
     let input = TickInput::of(cx);
     let went = steady::guarded(memory, |mem| {
-        quick::go_on(tree, agent, mem, &input, cx, step, n, visited)
+        quick::go_on(agent, mem, &input, cx, step, n, visited)
     });
     finish(tree, agent, memory, &input, went)
 }
@@ -360,11 +360,11 @@ fn stopped<A: 'static, const L: usize, const S: usize, const N: usize>(
     let input = TickInput::of(cx);
     let went = match bail {
         steady::Bail::Checks(k, from) => steady::guarded(memory, |mem| {
-            quick::checks(tree, agent, mem, &input, cx, k, from, visited)
+            quick::checks(agent, mem, &input, cx, k, from, visited)
         }),
         steady::Bail::NoChild(k) => steady::guarded(memory, |mem| {
             let choose = quick::Step::Choose(k as u8, false);
-            quick::go_on(tree, agent, mem, &input, cx, choose, Counts::default(), visited)
+            quick::go_on(agent, mem, &input, cx, choose, Counts::default(), visited)
         }),
         _ => Err((bail, visited)),
     };

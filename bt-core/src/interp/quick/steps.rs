@@ -6,7 +6,7 @@
 use crate::decl::{Ctx, Policy, TickInput};
 use crate::memory::raw::Entered;
 use crate::memory::{AgentMemory, Level};
-use crate::tree::{Has, Tree};
+use crate::tree::Has;
 
 use super::super::Why;
 use super::super::steady::Bail;
@@ -23,7 +23,6 @@ pub(in crate::interp) type Done = (Counts, u32);
 /// `Ok`: the tick is over. `Err`: the step machine goes on from the step
 /// given ([`Bail::Quick`]), which nothing here has started.
 pub(in crate::interp) fn go_on<A: 'static, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
@@ -32,16 +31,16 @@ pub(in crate::interp) fn go_on<A: 'static, const L: usize, const S: usize, const
     mut n: Counts,
     mut visited: u32,
 ) -> Result<Done, (Bail, u32)> {
-    let items = tree.items;
+    let items = mem.tree.items;
     loop {
         step = match step {
             Step::Fail(k8, _) => {
                 let k = usize::from(k8);
-                if !may_fail(tree, mem, k, n.redecides) {
+                if !may_fail(mem, k, n.redecides) {
                     break;
                 }
                 let i = mem.levels[k].item as usize;
-                deactivate_to(tree, agent, mem, cx, k, &mut n);
+                deactivate_to(agent, mem, cx, k, &mut n);
                 if k == 0 {
                     // The root failed: the agent is idle.
                     return Ok((n, visited));
@@ -57,7 +56,7 @@ pub(in crate::interp) fn go_on<A: 'static, const L: usize, const S: usize, const
                 if !group.is(Has::QUICK_GROUP) {
                     break;
                 }
-                match pick(tree, mem, g, input, &mut visited) {
+                match pick(mem.tree, mem, g, input, &mut visited) {
                     Some(c) => Step::Enter(k8 + 1, c as u16),
                     // Staying idle or breaking the Subset Rule: the step
                     // machine's, from the empty pick on.
@@ -116,7 +115,6 @@ pub(in crate::interp) fn go_on<A: 'static, const L: usize, const S: usize, const
 /// whose active levels below hold nothing in the shared state; anything
 /// else is handed back as it came.
 pub(in crate::interp) fn checks<A: 'static, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
@@ -125,11 +123,11 @@ pub(in crate::interp) fn checks<A: 'static, const L: usize, const S: usize, cons
     from: usize,
     mut visited: u32,
 ) -> Result<Done, (Bail, u32)> {
-    let items = tree.items;
+    let items = mem.tree.items;
     let group = &items[mem.levels[k].item as usize];
     if !group.is(Has::QUICK_GROUP)
         || group.policy != Policy::Prioritized
-        || holds_shared(tree, mem, k + 1)
+        || holds_shared(mem, k + 1)
     {
         return Err((Bail::Checks(k, from), visited));
     }
@@ -140,9 +138,9 @@ pub(in crate::interp) fn checks<A: 'static, const L: usize, const S: usize, cons
         visited += 1;
         if accepts(child, input, &mut mem.slots) {
             let mut n = Counts::default();
-            deactivate_to(tree, agent, mem, cx, k + 1, &mut n);
+            deactivate_to(agent, mem, cx, k + 1, &mut n);
             let enter = Step::Enter(k as u8 + 1, c as u16);
-            return go_on(tree, agent, mem, input, cx, enter, n, visited);
+            return go_on(agent, mem, input, cx, enter, n, visited);
         }
         c = child.end as usize;
     }
@@ -156,28 +154,26 @@ pub(in crate::interp) fn checks<A: 'static, const L: usize, const S: usize, cons
 /// `decide` again.
 #[inline(always)]
 fn may_fail<A: 'static, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
     mem: &AgentMemory<A, L, S, N>,
     k: usize,
     redecides: u32,
 ) -> bool {
-    if holds_shared(tree, mem, k) {
+    if holds_shared(mem, k) {
         return false;
     }
     k == 0
-        || (redecides < tree.redecide_limit
-            && !tree.items[mem.levels[k - 1].item as usize].is(Has::RECHECK))
+        || (redecides < mem.tree.redecide_limit
+            && !mem.tree.items[mem.levels[k - 1].item as usize].is(Has::RECHECK))
 }
 
 /// Whether an active level from `k` down holds a gate slot, a cooldown,
 /// a group role or a deferred action.
 #[inline(always)]
 fn holds_shared<A: 'static, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
     mem: &AgentMemory<A, L, S, N>,
     k: usize,
 ) -> bool {
-    let items = tree.items;
+    let items = mem.tree.items;
     (k..mem.depth()).any(|j| {
         let item = &items[mem.levels[j].item as usize];
         item.has.intersects(Has::SYNC.union(Has::LAUNCH))
@@ -189,14 +185,13 @@ fn holds_shared<A: 'static, const L: usize, const S: usize, const N: usize>(
 /// released), counting each.
 #[inline(always)]
 fn deactivate_to<A: 'static, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
     cx: &mut Ctx,
     level: usize,
     n: &mut Counts,
 ) {
-    let items = tree.items;
+    let items = mem.tree.items;
     while mem.depth() > level {
         let j = mem.depth() - 1;
         let item = &items[mem.levels[j].item as usize];
