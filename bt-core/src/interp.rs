@@ -306,7 +306,7 @@ enum Stopped {
 /// `k` ended (`until` and `visited` as [`steady::Bail::Ended`] has them):
 /// a leaf is redecided quickly where its group allows it, anything else
 /// goes on in the quick steps or the step machine. Inlined into the
-/// crowd loop: a quick redecide is a third of W1's ticks, and there the
+/// crowd loop: about two in five of W1's ticks come here, and there the
 /// tree's fields are constants when the tree is a `static`.
 #[inline(always)]
 fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(

@@ -65,6 +65,9 @@ fn sibling<A: 'static>(item: &Item<A>, input: &TickInput, slots: &[u64]) -> Sibl
 }
 
 /// Walks the active path of a non-idle agent while nothing changes.
+/// `tree` is the memory's (the caller has checked it): read from here
+/// rather than through the memory, its fields are constants for a tree
+/// declared as a `static`.
 ///
 /// `Ok(visited)`: the tick is over; it changed nothing and visited
 /// `visited` deciders. `Err((bail, visited))`: the step machine goes on
