@@ -166,6 +166,45 @@ fn time<C>(
     }
 }
 
+/// The world step as the agents of a bt-core run take it: each tick's
+/// world step and tree tick timed apart, over `runs` runs after a warm-up.
+/// Returns the medians of the world step's and the trees' ns per
+/// agent-tick. Unlike the bare world step, which has no tree to clear
+/// `hungry`, `tired` or `intruder`, this world step draws as often as the
+/// workload's agents make it.
+fn time_split<C>(
+    n: usize,
+    t: u32,
+    runs: usize,
+    make: impl Fn(usize) -> C,
+    world: impl Fn(&mut C),
+    tree: impl Fn(&mut C, u32) -> u32,
+) -> (f64, f64) {
+    let (mut worlds, mut trees) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+    for run in 0..=runs {
+        let mut crowd = make(n);
+        let (mut w, mut k) = (0.0, 0.0);
+        for tick_no in 0..t {
+            let start = Instant::now();
+            world(&mut crowd);
+            let stepped = Instant::now();
+            assert_eq!(tree(&mut crowd, tick_no), 0, "a tree stopped or failed");
+            let done = Instant::now();
+            w += (stepped - start).as_secs_f64();
+            k += (done - stepped).as_secs_f64();
+        }
+        black_box(&crowd);
+        if run > 0 {
+            let per = 1e9 / (n as f64 * f64::from(t));
+            worlds.push(w * per);
+            trees.push(k * per);
+        }
+    }
+    worlds.sort_by(f64::total_cmp);
+    trees.sort_by(f64::total_cmp);
+    (worlds[runs / 2], trees[runs / 2])
+}
+
 /// What the counted run saw.
 struct Counted<C> {
     crowd: C,
@@ -331,6 +370,9 @@ struct Workload<C> {
     title: &'static str,
     core_new: fn(usize) -> C,
     core_tick: fn(&mut C, u32) -> u32,
+    /// `core_tick` in its two halves: the world step, then the trees.
+    core_world: fn(&mut C),
+    core_tree: fn(&mut C, u32) -> u32,
     core_activations: fn(&C) -> Activations,
     /// Agent-ticks in which nothing was activated or deactivated, where
     /// the crowd counts them.
@@ -348,6 +390,8 @@ const W1: Workload<w1_core::Crowd> = Workload {
     title: "creature crowd",
     core_new: w1_core::Crowd::new,
     core_tick: w1_core::Crowd::tick,
+    core_world: w1_core::Crowd::world_step,
+    core_tree: w1_core::Crowd::tree_tick,
     core_activations: w1_core::Crowd::activations,
     core_steady: |_| None,
     memory_bytes: w1_core::memory_bytes,
@@ -362,6 +406,8 @@ const W3: Workload<w3_core::Crowd> = Workload {
     title: "steady crowd, behaviors 20x longer, 'on' chances 20x rarer",
     core_new: w3_core::Crowd::new,
     core_tick: w3_core::Crowd::tick,
+    core_world: w3_core::Crowd::world_step,
+    core_tree: w3_core::Crowd::tree_tick,
     core_activations: w3_core::Crowd::activations,
     core_steady: |c| Some(c.steady),
     memory_bytes: w3_core::memory_bytes,
@@ -468,6 +514,7 @@ fn crowd<C>(cfg: &Config, wl: &Workload<C>) -> Vec<(usize, f64)> {
     );
     let mut spreads = Vec::new();
     let mut ratios = Vec::new();
+    let mut splits = Vec::new();
     for &n in &cfg.w1_n {
         let world = time(
             n,
@@ -514,9 +561,26 @@ fn crowd<C>(cfg: &Config, wl: &Workload<C>) -> Vec<(usize, f64)> {
             bonsai.spread(),
         ));
         ratios.push((n, core.median / world.median));
+        splits.push((
+            n,
+            time_split(n, t, cfg.runs, wl.core_new, wl.core_world, wl.core_tree),
+            core.median,
+        ));
     }
     for (n, w, h, k, c, b) in spreads {
         println!("  {n:>7}  [world {w}] [by hand {h}] [calls {k}] [bt-core {c}] [bonsai-bt {b}]");
+    }
+    println!(
+        "bt-core's tick timed in its halves (medians; the bare world step above runs a world in \
+         which no tree clears hungry, tired or intruder, so it draws less often):"
+    );
+    for (n, (world, tree), core) in splits {
+        println!(
+            "  {n:>7}  world step {world:.1} ns, trees {tree:.1} ns ({:.1} in all, {core:.1} timed whole); \
+             bt-core / this world step {:.2}x",
+            world + tree,
+            core / world
+        );
     }
 
     if let Some(steady) = core_steady {

@@ -157,9 +157,22 @@ impl Crowd {
     /// agent. Returns the number of agents whose tick failed.
     #[inline(never)]
     pub fn tick(&mut self, t: u32) -> u32 {
+        self.world_step();
+        self.tree_tick(t)
+    }
+
+    /// The world step of every agent: the first half of [`tick`](Self::tick).
+    #[inline(always)]
+    pub fn world_step(&mut self) {
         for a in &mut self.agents {
             a.world.step();
         }
+    }
+
+    /// The tree tick `t` of every agent: the second half of
+    /// [`tick`](Self::tick).
+    #[inline(always)]
+    pub fn tree_tick(&mut self, t: u32) -> u32 {
         let now = now(t);
         let report = tick_all(&W1, &mut self.agents, &mut self.memories, |_, a| {
             TickInput::new(now, DT).with_decision(a.world.flags())
