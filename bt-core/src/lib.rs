@@ -212,6 +212,17 @@ pub mod semantics {}
 #[doc = include_str!("../docs/bad_input.md")]
 pub mod bad_input {}
 
+/// The guide: short chapters, from a first tree to save and load and
+/// performance, each with examples that run as tests.
+///
+#[doc = include_str!("../docs/guide/index.md")]
+pub mod guide {
+    #[doc = include_str!("../docs/guide/ch01_first_tree.md")]
+    pub mod ch01_first_tree {}
+    #[doc = include_str!("../docs/guide/ch02_preconditions.md")]
+    pub mod ch02_preconditions {}
+}
+
 #[cfg(feature = "rayon")]
 pub use crowd::par_tick_all;
 pub use crowd::{CrowdReport, tick_all};
