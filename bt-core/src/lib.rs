@@ -221,6 +221,10 @@ pub mod guide {
     pub mod ch01_first_tree {}
     #[doc = include_str!("../docs/guide/ch02_preconditions.md")]
     pub mod ch02_preconditions {}
+    #[doc = include_str!("../docs/guide/ch03_memory_blocks.md")]
+    pub mod ch03_memory_blocks {}
+    #[doc = include_str!("../docs/guide/ch04_policies.md")]
+    pub mod ch04_policies {}
 }
 
 #[cfg(feature = "rayon")]
