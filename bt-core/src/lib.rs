@@ -225,6 +225,8 @@ pub mod guide {
     pub mod ch03_memory_blocks {}
     #[doc = include_str!("../docs/guide/ch04_policies.md")]
     pub mod ch04_policies {}
+    #[doc = include_str!("../docs/guide/ch05_debugging.md")]
+    pub mod ch05_debugging {}
 }
 
 #[cfg(feature = "rayon")]
