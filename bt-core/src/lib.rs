@@ -227,6 +227,8 @@ pub mod guide {
     pub mod ch04_policies {}
     #[doc = include_str!("../docs/guide/ch05_debugging.md")]
     pub mod ch05_debugging {}
+    #[doc = include_str!("../docs/guide/ch06_crowds.md")]
+    pub mod ch06_crowds {}
 }
 
 #[cfg(feature = "rayon")]
