@@ -229,6 +229,8 @@ pub mod guide {
     pub mod ch05_debugging {}
     #[doc = include_str!("../docs/guide/ch06_crowds.md")]
     pub mod ch06_crowds {}
+    #[doc = include_str!("../docs/guide/ch07_deferred_actions.md")]
+    pub mod ch07_deferred_actions {}
 }
 
 #[cfg(feature = "rayon")]
