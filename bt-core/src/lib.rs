@@ -231,6 +231,17 @@ pub mod guide {
     pub mod ch06_crowds {}
     #[doc = include_str!("../docs/guide/ch07_deferred_actions.md")]
     pub mod ch07_deferred_actions {}
+    #[cfg_attr(
+        feature = "serde",
+        doc = include_str!("../docs/guide/ch08_save_and_load.md")
+    )]
+    #[cfg_attr(
+        not(feature = "serde"),
+        doc = "Chapter 8: save and load (feature `serde`).\n\n\
+               This chapter is about the `serde` feature: build the docs with \
+               `--features serde` to read it."
+    )]
+    pub mod ch08_save_and_load {}
 }
 
 #[cfg(feature = "rayon")]
