@@ -242,6 +242,8 @@ pub mod guide {
                `--features serde` to read it."
     )]
     pub mod ch08_save_and_load {}
+    #[doc = include_str!("../docs/guide/ch09_performance.md")]
+    pub mod ch09_performance {}
 }
 
 #[cfg(feature = "rayon")]
