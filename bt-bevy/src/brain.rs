@@ -11,6 +11,7 @@ use bt_core::{AgentMemory, Outcome, Stimuli, TickError, TickReport, Ticket, Tree
 
 use crate::adapter::TreeMemory;
 use crate::plugin::{ActionMessage, BrainShared};
+use crate::tagged::Tagged;
 
 /// An entity's brain: its [`AgentMemory`] for one tree, and what its last
 /// tick did.
@@ -55,6 +56,18 @@ where
 }
 
 impl<M: TreeMemory> Brain<M> {
+    /// This brain under the tag `T`, for the plugin made with
+    /// [`BrainPlugin::tagged::<T>`](crate::BrainPlugin::tagged): the way to
+    /// run two trees whose memory types are the same (see [`Tagged`]).
+    pub fn tagged<T: 'static>(self) -> Brain<Tagged<M, T>> {
+        Brain {
+            memory: Tagged::new(self.memory),
+            last: self.last,
+            #[cfg(feature = "viewer")]
+            lane: self.lane,
+        }
+    }
+
     /// The agent memory: the active path, timers, the generator (read
     /// only: the plugin ticks it).
     pub fn memory(&self) -> &M {
@@ -84,13 +97,26 @@ impl<M: TreeMemory> Brain<M> {
     fn on_insert_hook(mut world: DeferredWorld, cx: HookContext) {
         let shared = world
             .get_resource::<BrainShared<M>>()
-            .map(|s| s.state().clone());
+            .map(|s| (s.tree(), s.state().clone()));
         let Some(mut brain) = world.get_mut::<Self>(cx.entity) else {
             return;
         };
         let tree = brain.memory.tree();
         brain.memory = match &shared {
-            Some(shared) => M::bound(tree, shared, cx.entity.to_bits()),
+            Some((own, shared)) if std::ptr::eq(*own, tree) => {
+                M::bound(tree, shared, cx.entity.to_bits())
+            }
+            Some((own, _)) => {
+                log::warn!(
+                    target: "bt_bevy",
+                    "{}: brain of tree `{}` inserted, but the BrainPlugin of its memory type \
+                     runs tree `{}`: tag one of them (BrainPlugin::tagged, Brain::tagged)",
+                    cx.entity,
+                    M::tree_name(tree),
+                    M::tree_name(own)
+                );
+                M::unbound(tree)
+            }
             None => {
                 log::warn!(
                     target: "bt_bevy",

@@ -230,6 +230,7 @@ mod debug;
 mod plugin;
 #[cfg(feature = "viewer")]
 mod record;
+mod tagged;
 
 pub use adapter::TreeMemory;
 pub use agent::{BrainAgent, DenseAgent};
@@ -244,6 +245,7 @@ pub use plugin::{
 };
 #[cfg(feature = "viewer")]
 pub use record::{BrainRecorder, RecordBrains, Recorded};
+pub use tagged::Tagged;
 
 #[doc(hidden)]
 pub mod __private {

@@ -382,7 +382,7 @@ fn finish<M: TreeMemory, Se: SenseSource>(
         log::warn!(
             target: "bt_bevy",
             "{errors} brain(s) of tree `{}` failed their tick (see Brain::last_tick)",
-            M::tree_name(shared.state_tree())
+            M::tree_name(shared.tree())
         );
     }
     let state = Arc::clone(&shared.state);
@@ -400,12 +400,6 @@ fn finish<M: TreeMemory, Se: SenseSource>(
             lost - shared.lost
         );
         shared.lost = lost;
-    }
-}
-
-impl<M: TreeMemory> BrainShared<M> {
-    fn state_tree(&self) -> &'static M::Tree {
-        self.tree
     }
 }
 

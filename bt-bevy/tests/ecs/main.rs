@@ -5,6 +5,7 @@ mod crowd;
 mod debugging;
 mod recording;
 mod squad;
+mod two_trees;
 
 // The W1 creature tree of the benchmarks, the very same source.
 #[allow(dead_code, unreachable_pub)]
