@@ -454,6 +454,7 @@ pub fn deactivate_all<A: 'static, const L: usize, const S: usize, const N: usize
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> Result<(), TickError> {
+    memory.rejoin();
     check(tree, memory, input)?;
     let mut tracer = NoTrace;
     let mut r = Run::new(tree, agent, memory, input, &mut tracer);
@@ -473,7 +474,14 @@ fn check<A: 'static, const L: usize, const S: usize, const N: usize>(
     // NaN fails both comparisons; -0.0 is a valid `dt`.
     let now_ok = input.now.abs() <= f64::MAX;
     let dt_ok = input.dt >= 0.0 && input.dt <= f32::MAX;
-    let shared_ok = !tree.needs_shared() || memory.shared.is_some();
+    // A tree with shared state needs it, with this memory's holdings
+    // counted there (after a restore of the shared state, the step
+    // machine counts them again first: see `AgentMemory::rejoin`).
+    let shared_ok = !tree.needs_shared()
+        || memory
+            .shared
+            .as_deref()
+            .is_some_and(|s| s.id() == memory.joined);
     if core::ptr::eq(memory.tree, tree) && now_ok && dt_ok && shared_ok {
         Ok(())
     } else {
@@ -526,6 +534,7 @@ fn run<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
 ) -> Result<TickReport, TickError> {
     // A steady walk that stopped had its input checked.
     if from.is_none() {
+        memory.rejoin();
         check(tree, memory, input)?;
     }
     let mut r = Run::new(tree, agent, memory, input, tracer);

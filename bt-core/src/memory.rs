@@ -60,6 +60,11 @@ pub struct AgentMemory<A: 'static, const L: usize, const S: usize, const N: usiz
     pub(crate) steady: Steady,
     /// The number of active levels.
     depth: u8,
+    /// The id of the crowd (`TreeShared::id`) whose gate counts and role
+    /// places include what this memory holds (0 when unbound). A restore
+    /// of the shared state gives the crowd a new id: until the memory is
+    /// restored or ticked, it is not counted (see [`AgentMemory::rejoin`]).
+    pub(crate) joined: u32,
 }
 
 /// What the last tick found when it walked the whole active path without
@@ -114,6 +119,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
         seed: u64,
         shared: Option<Arc<TreeShared>>,
     ) -> Self {
+        let joined = shared.as_deref().map_or(0, TreeShared::id);
         let mut memory = AgentMemory {
             blocks: Blocks::new(),
             levels: [Level::default(); L],
@@ -123,6 +129,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
             shared,
             steady: Steady::INVALID,
             depth: 0,
+            joined,
         };
         memory.clear_slots();
         memory
@@ -376,21 +383,72 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
         let items = self.tree.items;
         for level in self.levels[..self.depth()].iter().rev() {
             let i = level.item;
-            sync::release(shared, &items[i as usize], i, &mut self.slots);
+            sync::release(shared, &items[i as usize], i, &mut self.slots, self.joined);
         }
         self.leave_lobbies();
     }
 
     /// Leaves every group-role lobby the agent waits in, and gives up any
-    /// admission it has not used.
+    /// admission it has not used (only forgets them when the crowd's
+    /// counts no longer include this memory: see [`rejoin`](Self::rejoin)).
     pub(crate) fn leave_lobbies(&mut self) {
         let Some(shared) = &self.shared else {
             return;
         };
         let shape = self.tree.shape;
+        let counted = shared.id() == self.joined;
         for r in 0..shape.roles as u16 {
-            shared.role_withdraw(r, &mut self.slots[shape.role_slot(r)]);
+            let slot = &mut self.slots[shape.role_slot(r)];
+            if counted {
+                shared.role_withdraw(r, slot);
+            } else {
+                *slot = 0;
+            }
         }
+    }
+
+    /// Counts what this memory holds in its crowd's shared state again if
+    /// a restore of that state replaced the counts since it last did: its
+    /// active path's gate slots and role places, and its lobby places
+    /// (given up where the restored generations no longer know them). Its
+    /// pending deferred actions stay pending; their tickets name the
+    /// crowd's new id. Every tick of a tree with shared state starts with
+    /// it, and a restore of the memory does the same for what it installs.
+    #[inline(always)]
+    pub(crate) fn rejoin(&mut self) {
+        if let Some(shared) = &self.shared
+            && shared.id() != self.joined
+        {
+            self.count_in();
+        }
+    }
+
+    /// Counts the active path's holdings and the lobby places in the
+    /// crowd's state as it is now; see [`rejoin`](Self::rejoin).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn count_in(&mut self) {
+        let Some(shared) = self.shared.as_deref() else {
+            return;
+        };
+        let items = self.tree.items;
+        for level in &self.levels[..self.depth()] {
+            let item = &items[level.item as usize];
+            if item.is(crate::tree::Has::SYNC) {
+                if item.gate != crate::tree::NO_SLOT {
+                    shared.gate_count_in(item.gate);
+                }
+                if item.role != crate::tree::NO_SLOT {
+                    shared.role_count_in(item.role);
+                }
+            }
+        }
+        let shape = self.tree.shape;
+        for item in items.iter().filter(|i| i.role != crate::tree::NO_SLOT) {
+            let slot = &mut self.slots[shape.role_slot(item.role)];
+            shared.role_count_place(item.role, item.decider.pre.sync.together, slot);
+        }
+        self.joined = shared.id();
     }
 
     /// Bytes of this memory (all of it: the tree is shared).

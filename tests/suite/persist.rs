@@ -709,7 +709,11 @@ fn bytes(v: &serde_json::Value) -> Vec<u8> {
 fn a_snapshot_reads_as_json_for_humans() {
     let (_, memory, _shared) = patrolling();
     let json = serde_json::to_string_pretty(&memory.snapshot(1.5)).unwrap();
-    snapshot!(json.replace(&format!("{}", GUARD.shape().fingerprint), "<fingerprint>"));
+    let crowd = format!("\"crowd\": {},", memory.shared().unwrap().id());
+    snapshot!(
+        json.replace(&format!("{}", GUARD.shape().fingerprint), "<fingerprint>")
+            .replace(&crowd, "\"crowd\": <crowd id>,")
+    );
 }
 
 #[test]
@@ -762,23 +766,40 @@ fn a_block_that_is_not_persisted_is_activated_afresh_on_the_next_tick() {
 }
 
 #[test]
-fn a_level_dropped_on_restore_gives_back_its_gate_slot() {
-    // A memory whose duty level lost its block: the path ends above it and
-    // the duty's gate slot, restored with the shared state, is given back.
+fn a_level_dropped_on_restore_holds_no_gate_slot() {
+    // A memory whose duty level lost its block: the path ends above it,
+    // and the duty's gate counts nobody, whichever is restored first.
     let (_, memory, shared) = patrolling();
+    let duty = GUARD.find("G_DUTY").unwrap();
+    assert_eq!(shared.gate_count(duty), Some(1), "inside when saved");
     let shared_bytes = save(Format::Json, &shared.snapshot(1.5));
     let mut v = json_of(&memory);
     v["blocks"][1] = serde_json::json!("Dropped");
-    let fresh = GUARD.new_shared(4);
-    load_shared(Format::Json, &shared_bytes, &fresh, &GUARD, 1.5).unwrap();
-    let duty = GUARD.find("G_DUTY").unwrap();
-    assert_eq!(fresh.gate_count(duty), Some(1), "restored as saved");
-    let mut restored = GUARD.new_memory_in(&fresh, 0);
-    load_memory(Format::Json, &bytes(&v), &mut restored, 1.5).unwrap();
-    assert_eq!(path_of(&restored), [0]);
-    assert_eq!(fresh.gate_count(duty), Some(0), "given back");
-    drop(restored);
-    assert_eq!(fresh.gates_held(), 0);
+    for shared_first in [true, false] {
+        let fresh = GUARD.new_shared(4);
+        let mut restored = GUARD.new_memory_in(&fresh, 0);
+        if shared_first {
+            load_shared(Format::Json, &shared_bytes, &fresh, &GUARD, 1.5).unwrap();
+            assert_eq!(fresh.gate_count(duty), Some(0), "no memory counted yet");
+        }
+        load_memory(Format::Json, &bytes(&v), &mut restored, 1.5).unwrap();
+        if !shared_first {
+            load_shared(Format::Json, &shared_bytes, &fresh, &GUARD, 1.5).unwrap();
+        }
+        assert_eq!(path_of(&restored), [0]);
+        assert_eq!(
+            fresh.gate_count(duty),
+            Some(0),
+            "shared first: {shared_first}"
+        );
+        // Another guard gets in: the gate of one was free.
+        let mut other = GUARD.new_memory_in(&fresh, 1);
+        guard_tick(&mut Guard::default(), &mut other, 2.0, Sight::DUTY);
+        assert_eq!(fresh.gate_count(duty), Some(1));
+        drop(other);
+        drop(restored);
+        assert_eq!(fresh.gates_held(), 0);
+    }
 }
 
 #[test]

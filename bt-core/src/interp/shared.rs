@@ -130,7 +130,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
         let mem = &mut *self.mem;
         if let Some(shared) = mem.shared.as_deref() {
-            sync::release(shared, item, i as u16, &mut mem.slots);
+            sync::release(shared, item, i as u16, &mut mem.slots, mem.joined);
         }
     }
 

@@ -45,13 +45,17 @@ mod queue;
 
 use queue::Entry;
 pub(crate) use queue::action_agent;
-#[cfg(feature = "serde")]
 pub(crate) use queue::action_serial;
 pub use queue::{ActionOp, ActionRequest, Outcome, Ticket};
 pub(crate) use queue::{action_slot, action_state, ticket_of};
 
 /// Where crowds get their ids: one process-wide count.
 static NEXT_CROWD: AtomicU32 = AtomicU32::new(1);
+
+/// A new crowd id.
+fn next_crowd() -> u32 {
+    NEXT_CROWD.fetch_add(1, Ordering::Relaxed)
+}
 
 /// Serials are 30 bits: `1..=SERIAL_MAX`.
 pub(crate) const SERIAL_MAX: u32 = (1 << 30) - 1;
@@ -86,7 +90,8 @@ pub struct TreeShared {
     tree: &'static str,
     /// The tree's structural fingerprint ([`TreeShared::fingerprint`]).
     fingerprint: u64,
-    id: u32,
+    /// This crowd's id: a new one at each restore (see [`TreeShared::id`]).
+    id: AtomicU32,
     gates: Box<[AtomicU32]>,
     cooldowns: Box<[AtomicU64]>,
     roles: Box<[AtomicU64]>,
@@ -104,13 +109,17 @@ pub struct TreeShared {
     /// none), for [`TreeShared::adopt_ticket`].
     #[cfg(feature = "serde")]
     restored_from: AtomicU32,
+    /// This crowd's id before the last restore (0: none), for
+    /// [`TreeShared::adopt_ticket`].
+    #[cfg(feature = "serde")]
+    former: AtomicU32,
 }
 
 impl fmt::Debug for TreeShared {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TreeShared")
             .field("tree", &self.tree)
-            .field("id", &self.id)
+            .field("id", &self.id())
             .field("gates", &self.gates)
             .field("cooldowns", &self.cooldowns.len())
             .field("roles", &self.roles.len())
@@ -186,7 +195,7 @@ impl TreeShared {
         TreeShared {
             tree,
             fingerprint: 0,
-            id: NEXT_CROWD.fetch_add(1, Ordering::Relaxed),
+            id: AtomicU32::new(next_crowd()),
             gates: (0..gates).map(|_| AtomicU32::new(0)).collect(),
             cooldowns: (0..cooldowns).map(|_| AtomicU64::new(never)).collect(),
             roles: (0..roles).map(|_| AtomicU64::new(0)).collect(),
@@ -201,6 +210,8 @@ impl TreeShared {
             launches: AtomicU32::new(0),
             #[cfg(feature = "serde")]
             restored_from: AtomicU32::new(0),
+            #[cfg(feature = "serde")]
+            former: AtomicU32::new(0),
         }
     }
 
@@ -221,9 +232,13 @@ impl TreeShared {
 
     /// This crowd's id: different for every `TreeShared` made in the
     /// process (counting from 1), and part of every [`Ticket`] of its
-    /// launches.
+    /// launches. A [restore](Self::restore) gives the crowd a new one, as
+    /// a crowd made afresh for the load would have: tickets handed out
+    /// before the load are foreign to it until
+    /// [adopted](Self::adopt_ticket).
+    #[inline]
     pub fn id(&self) -> u32 {
-        self.id
+        self.id.load(Ordering::Acquire)
     }
 
     pub(crate) fn fits<A: 'static, const L: usize, const S: usize, const N: usize>(
@@ -406,6 +421,55 @@ impl TreeShared {
         *slot = 0;
     }
 
+    // --- counting a memory's holdings again -----------------------------
+    //
+    // Gate counts and role places are what the crowd's memories hold. A
+    // restore of the shared state sets them to zero and gives the crowd a
+    // new id; each memory then counts what it holds again, under the new id,
+    // when it is restored or at its next tick (`AgentMemory::rejoin`).
+
+    /// Counts an agent already active in the gated decider of gate `g`,
+    /// whatever the limit: it is inside, and the count says so.
+    pub(crate) fn gate_count_in(&self, g: u16) {
+        self.gates[g as usize].fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Counts an agent already inside role `r`.
+    pub(crate) fn role_count_in(&self, r: u16) {
+        let _ = self.roles[r as usize].fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
+            (role_part(w, ROLE_INSIDE_SHIFT) < 0xFF).then(|| w + (1 << ROLE_INSIDE_SHIFT))
+        });
+    }
+
+    /// Counts the lobby place an agent's role slot `slot` names in role `r`
+    /// of `size`: waiting in the current generation, or admitted by the
+    /// last one. A place the role's generation no longer knows, or one
+    /// that would fill the lobby without forming the group, is given up
+    /// (the slot cleared): the agent asks again on its next evaluation.
+    pub(crate) fn role_count_place(&self, r: u16, size: u8, slot: &mut u64) {
+        if *slot & REGISTERED == 0 {
+            *slot = 0;
+            return;
+        }
+        let registered = *slot & 0xFFFF_FFFF;
+        let counted = self.roles[r as usize]
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
+                let generation = w >> ROLE_GEN_SHIFT;
+                if generation == registered {
+                    ((w & ROLE_WAITING) + 1 < u64::from(size)).then(|| w + 1)
+                } else if generation == (registered + 1) & 0xFFFF_FFFF {
+                    (role_part(w, ROLE_PENDING_SHIFT) < u64::from(size))
+                        .then(|| w + (1 << ROLE_PENDING_SHIFT))
+                } else {
+                    None
+                }
+            })
+            .is_ok();
+        if !counted {
+            *slot = 0;
+        }
+    }
+
     /// The end of an agent's tick: lobbies it did not ask again are left.
     pub(crate) fn role_sweep(&self, r: u16, slot: &mut u64) {
         if *slot & TOUCHED == 0 {
@@ -432,12 +496,30 @@ pub(crate) fn cooldown_runs(last: f64, now: f64, period: f64) -> bool {
 /// in `shared` and in the agent's slots: its gate slot, its place in a
 /// group role, and its pending deferred action (cancelled). Runs on every
 /// deactivation, also when the memory is abandoned, reset or dropped.
+///
+/// `joined` is the crowd id the memory's holdings are counted under: when
+/// the shared state was restored since (its id is another), what the item
+/// held belonged to the state the restore replaced, and nothing is given
+/// back or cancelled; the action slot is cleared all the same.
 pub(crate) fn release<A: 'static>(
     shared: &TreeShared,
     item: &Item<A>,
     idx: u16,
     slots: &mut [u64],
+    joined: u32,
 ) {
+    if shared.id() == joined {
+        give_back(shared, item);
+        cancel(shared, item, idx, slots);
+    } else if item.action != NO_SLOT {
+        let slot = &mut slots[item.action as usize];
+        *slot = action_slot(action_agent(*slot), action_serial(*slot), ActionState::None);
+    }
+}
+
+/// Gives back the gate slot and the group-role place of the decider
+/// `item`, active in an agent's memory.
+pub(crate) fn give_back<A: 'static>(shared: &TreeShared, item: &Item<A>) {
     if item.is(Has::SYNC) {
         if item.gate != NO_SLOT {
             shared.gate_give(item.gate);
@@ -446,9 +528,14 @@ pub(crate) fn release<A: 'static>(
             shared.role_leave(item.role);
         }
     }
+}
+
+/// Cancels the pending deferred action of the decider `item` (at `idx`),
+/// if it has one, and clears its action slot.
+pub(crate) fn cancel<A: 'static>(shared: &TreeShared, item: &Item<A>, idx: u16, slots: &mut [u64]) {
     if item.action != NO_SLOT {
         let slot = &mut slots[item.action as usize];
-        let ticket = ticket_of(shared.id, item.action, *slot);
+        let ticket = ticket_of(shared.id(), item.action, *slot);
         if action_state(*slot) == ActionState::Pending {
             shared.push(ActionRequest {
                 agent: ticket.agent(),

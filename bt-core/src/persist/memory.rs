@@ -44,6 +44,7 @@ const FIELDS: &[&str] = &[
     "items",
     "fingerprint",
     "saved_at",
+    "crowd",
     "rng",
     "timers",
     "rounds",
@@ -147,6 +148,10 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Serialize
         st.serialize_field("items", &(tree.items.len() as u64))?;
         st.serialize_field("fingerprint", &shape.fingerprint)?;
         st.serialize_field("saved_at", &self.now)?;
+        st.serialize_field(
+            "crowd",
+            &m.shared.as_deref().map_or(0, sync::TreeShared::id),
+        )?;
         st.serialize_field("rng", &m.rng)?;
         st.serialize_field(
             "timers",
@@ -216,14 +221,28 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     /// Replaces this memory's state with a snapshot read from `d`, moving
     /// its times to the clock reading `now` (see [the module](crate::persist)).
     /// The memory keeps its tree and its [`TreeShared`](crate::TreeShared)
-    /// binding; restore the shared state first.
+    /// binding.
+    ///
+    /// What the memory held before is replaced, not deactivated: no
+    /// `deactivate` runs, no deferred action is cancelled, and its gate
+    /// slots and role places are given back to the crowd's counts (when
+    /// they are still counted there: a restore of the shared state since
+    /// replaced them). What the snapshot holds is then counted in: the
+    /// gate slots and role places of its active path and its lobby places.
+    /// So loading a save into a running crowd (the shared state first,
+    /// then each memory, as into fresh values) leaves gate and role counts
+    /// equal to the agents inside, whatever the memories held before and
+    /// however often one of them is restored.
     ///
     /// # Errors
     /// [`RestoreError::Format`] when `d` cannot decode a snapshot;
     /// [`RestoreError::Snapshot`] when it is of another format version,
     /// tree or structure, or holds a value no memory of this tree can have
     /// (an index out of range, a broken path, a memory block its behavior
-    /// does not persist). The memory is left unchanged then.
+    /// does not persist); [`SnapshotError::OtherCrowd`] when it has a
+    /// pending deferred action and the crowd's shared state was not
+    /// restored from a snapshot of the crowd that launched it. The memory
+    /// and the crowd are left unchanged then.
     pub fn restore<'de, D: Deserializer<'de>>(
         &mut self,
         now: f64,
@@ -241,36 +260,74 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
             },
         );
         let parsed = fault.finish(parsed)?;
+        if let Some(shared) = self.shared.as_deref() {
+            let first = self.tree.shape.first_action_slot();
+            let pending = parsed.slots[first..]
+                .iter()
+                .any(|&w| sync::action_state(w) == ActionState::Pending);
+            if pending && parsed.crowd != shared.restored_from() {
+                return Err(RestoreError::Snapshot(SnapshotError::OtherCrowd {
+                    saved: parsed.crowd,
+                    restored_from: shared.restored_from(),
+                }));
+            }
+        }
         self.apply(parsed);
         Ok(())
     }
 
     /// Installs a checked snapshot.
     fn apply(&mut self, mut p: Parsed<A, L, S, N>) {
-        self.abandon();
+        // What the memory held is replaced: its gate slots and role places
+        // are given back if the crowd still counts them, its pending
+        // actions are not cancelled (the load replaces them too).
+        if let Some(shared) = self.shared.as_deref()
+            && shared.id() == self.joined
+        {
+            let items = self.tree.items;
+            for level in self.levels[..self.depth()].iter().rev() {
+                sync::give_back(shared, &items[level.item as usize]);
+            }
+            self.leave_lobbies();
+        }
+        self.set_depth(0);
+        self.blocks.release_all();
         core::mem::swap(&mut self.blocks, &mut p.blocks);
         self.levels = p.levels;
         self.slots = p.slots;
         self.rng = p.rng;
         self.set_depth(p.depth);
-        // Levels whose blocks were not saved are restored inactive: what
-        // they hold in the shared state is given back, deepest first.
+        // Levels whose blocks were not saved are restored inactive,
+        // deepest first; a deferred action they had launched is cancelled.
         let items = self.tree.items;
         while self.depth() > p.keep {
             let k = self.depth() - 1;
             let i = self.levels[k].item;
-            if let Some(shared) = &self.shared {
-                sync::release(shared, &items[i as usize], i, &mut self.slots);
+            if let Some(shared) = self.shared.as_deref() {
+                sync::cancel(shared, &items[i as usize], i, &mut self.slots);
             }
             self.set_depth(k);
             self.blocks.release(k);
         }
-        // `p.blocks` now holds the old values (none: `abandon` dropped them).
+        // What the snapshot holds is counted in the crowd, and no launch to
+        // come gets the serial of one it holds.
+        if let Some(shared) = self.shared.as_deref() {
+            let first = self.tree.shape.first_action_slot();
+            for &w in &self.slots[first..] {
+                if sync::action_state(w) != ActionState::None {
+                    shared.note_serial(sync::action_serial(w));
+                }
+            }
+            self.count_in();
+        }
+        // `p.blocks` now holds the old values (none: they were dropped).
     }
 }
 
 /// A checked snapshot, not yet installed.
 struct Parsed<A: 'static, const L: usize, const S: usize, const N: usize> {
+    /// The id of the crowd the memory was bound to when saved (0: none).
+    crowd: u32,
     rng: u64,
     slots: [u64; S],
     levels: [Level; L],
@@ -310,6 +367,7 @@ impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> Body<'de>
             }));
         }
         let shift = self.now - saved_at;
+        let crowd: u32 = f.field("crowd")?;
         let rng: u64 = f.field("rng")?;
         if rng == 0 {
             return Err(raise(SnapshotError::BadValue {
@@ -351,6 +409,7 @@ impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> Body<'de>
             },
         )?;
         Ok(Parsed {
+            crowd,
             rng,
             slots,
             levels,
@@ -381,6 +440,7 @@ fn changed_path<'de, A: 'static, const L: usize, const S: usize, const N: usize,
     mut changed: SnapshotError,
 ) -> Result<SnapshotError, F::Error> {
     f.field::<f64>("saved_at")?;
+    f.field::<u32>("crowd")?;
     f.field::<u64>("rng")?;
     f.field::<Vec<Option<f64>>>("timers")?;
     f.field::<Vec<u64>>("rounds")?;

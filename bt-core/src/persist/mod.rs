@@ -119,7 +119,7 @@ pub use memory::MemorySnapshot;
 pub use shared::SharedSnapshot;
 
 /// The snapshot format version this build writes and reads.
-pub const SNAPSHOT_VERSION: u16 = 2;
+pub const SNAPSHOT_VERSION: u16 = 3;
 
 /// Why a snapshot that decoded could not be restored.
 #[derive(Clone, Debug, PartialEq)]
@@ -203,6 +203,18 @@ pub enum SnapshotError {
         /// Its ticket.
         ticket: Ticket,
     },
+    /// A memory snapshot with a pending deferred action, restored into a
+    /// crowd whose shared state was not restored from a snapshot of the
+    /// crowd that launched it: its ticket would name a launch this crowd
+    /// never made. Restore the crowd's shared state from the same save
+    /// first.
+    OtherCrowd {
+        /// The id of the crowd the memory was saved in.
+        saved: u32,
+        /// The id of the crowd whose snapshot was last restored into the
+        /// memory's crowd (0: none).
+        restored_from: u32,
+    },
 }
 
 impl fmt::Display for SnapshotError {
@@ -269,6 +281,24 @@ impl fmt::Display for SnapshotError {
             SnapshotError::DuplicateTicket { ticket } => {
                 write!(f, "deferred-action ticket {ticket} queued twice")
             }
+            SnapshotError::OtherCrowd {
+                saved,
+                restored_from: 0,
+            } => write!(
+                f,
+                "the memory has a pending deferred action of crowd {saved}, but no crowd's \
+                 shared state was restored into its crowd: restore the shared state from \
+                 the same save first"
+            ),
+            SnapshotError::OtherCrowd {
+                saved,
+                restored_from,
+            } => write!(
+                f,
+                "the memory has a pending deferred action of crowd {saved}, but its crowd's \
+                 shared state was restored from crowd {restored_from}: restore the shared \
+                 state from the same save first"
+            ),
         }
     }
 }

@@ -38,9 +38,8 @@ const FIELDS: &[&str] = &[
     "items",
     "fingerprint",
     "saved_at",
-    "gates",
     "cooldowns",
-    "roles",
+    "role_generations",
     "crowd",
     "launches",
     "queue",
@@ -135,7 +134,7 @@ fn request_in<A: 'static>(
 
 impl Serialize for SharedSnapshot<'_> {
     fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
-        let (gates, cooldowns, roles) = self.shared.words();
+        let (_, cooldowns, roles) = self.shared.words();
         let mut queue = Vec::with_capacity(self.shared.queued());
         self.shared.peek_actions(|r| queue.push(request_out(&r)));
         let mut st = s.serialize_struct("TreeShared", FIELDS.len())?;
@@ -144,9 +143,7 @@ impl Serialize for SharedSnapshot<'_> {
         st.serialize_field("items", &(self.header.items as u64))?;
         st.serialize_field("fingerprint", &self.header.fingerprint)?;
         st.serialize_field("saved_at", &self.now)?;
-        let load32 = |w: &core::sync::atomic::AtomicU32| w.load(Ordering::Acquire);
         let load64 = |w: &core::sync::atomic::AtomicU64| w.load(Ordering::Acquire);
-        st.serialize_field("gates", &gates.iter().map(load32).collect::<Vec<_>>())?;
         st.serialize_field(
             "cooldowns",
             &cooldowns
@@ -154,7 +151,15 @@ impl Serialize for SharedSnapshot<'_> {
                 .map(|c| time_out(f64::from_bits(load64(c))))
                 .collect::<Vec<_>>(),
         )?;
-        st.serialize_field("roles", &roles.iter().map(load64).collect::<Vec<_>>())?;
+        // Gate counts and role places are not saved: they are what the
+        // memories hold, and are counted again as they are restored.
+        st.serialize_field(
+            "role_generations",
+            &roles
+                .iter()
+                .map(|r| (load64(r) >> 32) as u32)
+                .collect::<Vec<_>>(),
+        )?;
         st.serialize_field("crowd", &self.shared.id())?;
         st.serialize_field("launches", &self.shared.launches())?;
         st.serialize_field("queue", &queue)?;
@@ -182,19 +187,29 @@ impl TreeShared {
         }
     }
 
-    /// Replaces this shared state (gates, cooldowns, role lobbies, the
-    /// queue, its lost count and the crowd's launch count) with a snapshot
-    /// read from `d`, moving its cooldown stamps to the clock reading `now`.
-    /// Restore it before the memories bound to it, and between crowd ticks.
-    /// `tree` is the tree it was made for: the snapshot's counts, gate
-    /// limits, role sizes and requests are checked against it.
+    /// Replaces this shared state (cooldowns, role generations, the queue,
+    /// its lost count and the crowd's launch count) with a snapshot read
+    /// from `d`, moving its cooldown stamps to the clock reading `now`.
+    /// Restore it between crowd ticks, then the memories bound to it. `tree`
+    /// is the tree it was made for: the snapshot's counts and requests are
+    /// checked against it.
     ///
-    /// This crowd keeps its own [`id`](Self::id): the restored queue's
-    /// requests and the pending launches of memories restored into it carry
-    /// it in their tickets, and complete as tickets of this crowd. Serials
-    /// go on from the saved launch count, so no restored ticket is issued
-    /// again. A ticket kept from before the save names the saved crowd:
-    /// [`adopt_ticket`](Self::adopt_ticket) makes it one of this crowd.
+    /// It may be restored into a crowd that is running (loading a save in
+    /// place): the result is the one a restore into fresh shared state and
+    /// fresh memories gives. Gate counts and role places start from zero
+    /// and count what each memory holds as it is restored; a bound memory
+    /// that is not restored counts what it holds at its next tick. What
+    /// the memories held before is not given back and not cancelled: the
+    /// load replaced it.
+    ///
+    /// The crowd takes a new [`id`](Self::id), as a crowd made afresh for
+    /// the load would: the restored queue's requests and the pending
+    /// launches of the memories restored into it carry it in their tickets,
+    /// and complete as tickets of this crowd. Serials go on from the saved
+    /// launch count, so no ticket is issued twice. A ticket the game kept
+    /// from before the load names the saved crowd (or this crowd's former
+    /// id): [`adopt_ticket`](Self::adopt_ticket) makes it one of this
+    /// crowd; without that it completes nothing.
     ///
     /// # Errors
     /// [`RestoreError::Format`] when `d` cannot decode a snapshot;
@@ -238,52 +253,19 @@ impl TreeShared {
             },
         );
         let p = fault.finish(parsed)?;
-        let (gates, cooldowns, roles) = self.words();
-        for (w, &v) in gates.iter().zip(&p.gates) {
-            w.store(v, Ordering::Release);
-        }
+        self.renew(p.crowd, &p.generations);
+        let (_, cooldowns, _) = self.words();
         for (w, &v) in cooldowns.iter().zip(&p.cooldowns) {
             w.store(v, Ordering::Release);
         }
-        for (w, &v) in roles.iter().zip(&p.roles) {
-            w.store(v, Ordering::Release);
-        }
-        self.replace_queue(&p.queue, p.lost, p.launches, p.crowd);
+        self.replace_queue(&p.queue, p.lost, p.launches);
         Ok(())
     }
 }
 
-/// Checks gate counts and role words against their deciders' limits.
-fn check_shared<A: 'static, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
-    gates: &[u32],
-    roles: &[u64],
-) -> Result<(), SnapshotError> {
-    for item in tree.items {
-        let sync = item.decider.pre.sync;
-        if item.gate != NO_SLOT && gates[item.gate as usize] > u32::from(sync.gate) {
-            return Err(SnapshotError::BadValue {
-                what: "gate count above its limit",
-            });
-        }
-        if item.role != NO_SLOT {
-            let w = roles[item.role as usize];
-            let size = u64::from(sync.together);
-            let parts = [w & 0xFF, (w >> 8) & 0xFF, (w >> 16) & 0xFF];
-            if (w >> 24) & 0xFF != 0 || parts.iter().any(|&n| n > size) {
-                return Err(SnapshotError::BadValue {
-                    what: "group role lobby",
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
 struct Parsed {
-    gates: Vec<u32>,
     cooldowns: Vec<u64>,
-    roles: Vec<u64>,
+    generations: Vec<u32>,
     queue: Vec<ActionRequest>,
     lost: usize,
     launches: u32,
@@ -321,8 +303,6 @@ impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> Body<'de>
             }));
         }
         let shift = self.now - saved_at;
-        let gates: Vec<u32> = f.field("gates")?;
-        super::memory::count(&gates, shape.gates, "gates").map_err(raise)?;
         let cooldowns: Vec<Option<f64>> = f.field("cooldowns")?;
         super::memory::count(&cooldowns, shape.cooldowns, "cooldowns").map_err(raise)?;
         let cooldowns = cooldowns
@@ -330,9 +310,8 @@ impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> Body<'de>
             .map(|&c| time_in(c, shift, "cooldown stamp").map(f64::to_bits))
             .collect::<Result<Vec<_>, _>>()
             .map_err(raise)?;
-        let roles: Vec<u64> = f.field("roles")?;
-        super::memory::count(&roles, shape.roles, "group roles").map_err(raise)?;
-        check_shared(tree, &gates, &roles).map_err(raise)?;
+        let generations: Vec<u32> = f.field("role_generations")?;
+        super::memory::count(&generations, shape.roles, "group roles").map_err(raise)?;
         let crowd: u32 = f.field("crowd")?;
         let launches: u32 = f.field("launches")?;
         if crowd == 0 {
@@ -369,9 +348,8 @@ impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> Body<'de>
         }
         let lost: u64 = f.field("lost")?;
         Ok(Parsed {
-            gates,
             cooldowns,
-            roles,
+            generations,
             queue,
             lost: usize::try_from(lost).unwrap_or(usize::MAX),
             launches,

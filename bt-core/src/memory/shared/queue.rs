@@ -224,7 +224,7 @@ impl TreeShared {
                 // yet written: the next drain hands it out.
                 return;
             }
-            let request = e.read(self.id);
+            let request = e.read(self.id());
             // Taken only if no other drain took it first; a writer reuses
             // the entry only once `head` has passed it.
             if self
@@ -332,20 +332,47 @@ impl TreeShared {
             if e.ready.load(Ordering::Acquire) != at.wrapping_add(1) {
                 return;
             }
-            f(e.read(self.id));
+            f(e.read(self.id()));
         }
     }
 
+    /// Starts a load: the crowd takes a new id (remembering its former one
+    /// and `from`, the crowd the state was saved from, for
+    /// [`adopt_ticket`](Self::adopt_ticket)), its gates are emptied and its
+    /// roles set to the generations `roles` with nobody in them: the
+    /// memories count what they hold again, when they are restored or at
+    /// their next tick. Returns the new id.
+    pub(crate) fn renew(&self, from: u32, roles: &[u32]) -> u32 {
+        let id = super::next_crowd();
+        let former = self.id.swap(id, Ordering::AcqRel);
+        self.former.store(former, Ordering::Release);
+        self.restored_from.store(from, Ordering::Release);
+        for g in &self.gates {
+            g.store(0, Ordering::Release);
+        }
+        for (w, &generation) in self.roles.iter().zip(roles) {
+            w.store(
+                u64::from(generation) << super::ROLE_GEN_SHIFT,
+                Ordering::Release,
+            );
+        }
+        id
+    }
+
+    /// The crowd a restore read its state from (0: none yet).
+    pub(crate) fn restored_from(&self) -> u32 {
+        self.restored_from.load(Ordering::Acquire)
+    }
+
+    /// Makes sure no launch to come gets `serial` (or an earlier one)
+    /// again: a memory restored into this crowd holds a launch with it.
+    pub(crate) fn note_serial(&self, serial: u32) {
+        self.launches.fetch_max(serial, Ordering::AcqRel);
+    }
+
     /// Replaces the queue with `requests` (which fit it), the count of
-    /// lost requests with `lost` and the launch count with `launches`, and
-    /// remembers `from` as the crowd the state was saved from.
-    pub(crate) fn replace_queue(
-        &self,
-        requests: &[ActionRequest],
-        lost: usize,
-        launches: u32,
-        from: u32,
-    ) {
+    /// lost requests with `lost` and the launch count with `launches`.
+    pub(crate) fn replace_queue(&self, requests: &[ActionRequest], lost: usize, launches: u32) {
         for e in &self.queue {
             e.ready.store(0, Ordering::Relaxed);
         }
@@ -356,25 +383,26 @@ impl TreeShared {
         }
         self.lost.store(lost, Ordering::Release);
         self.launches.store(launches, Ordering::Release);
-        self.restored_from.store(from, Ordering::Release);
     }
 
     /// A ticket of the crowd whose snapshot was last restored into this
-    /// shared state, as a ticket of this crowd (the same agent, slot and
-    /// serial under this crowd's [`id`](Self::id)); any other ticket as it
-    /// is.
+    /// shared state, or of this crowd before that restore, as a ticket of
+    /// this crowd (the same agent, slot and serial under this crowd's
+    /// [`id`](Self::id)); any other ticket as it is.
     ///
     /// What a restored crowd hands out (its queued requests, its memories'
     /// [`pending_ticket`](crate::AgentMemory::pending_ticket)) already
     /// carries this crowd's id. A ticket the game kept from before the
-    /// save (the crowd it names no longer exists) goes through this first;
-    /// then [`complete`](crate::AgentMemory::complete) takes it. Tickets of
-    /// other crowds stay foreign and complete nothing.
+    /// load goes through this first; then
+    /// [`complete`](crate::AgentMemory::complete) takes it if the launch
+    /// it names is pending. Tickets of other crowds, and tickets not
+    /// adopted, stay foreign and complete nothing.
     pub fn adopt_ticket(&self, ticket: Ticket) -> Ticket {
         let from = self.restored_from.load(Ordering::Acquire);
-        if from != 0 && ticket.crowd == from {
+        let former = self.former.load(Ordering::Acquire);
+        if ticket.crowd != 0 && (ticket.crowd == from || ticket.crowd == former) {
             Ticket {
-                crowd: self.id,
+                crowd: self.id(),
                 ..ticket
             }
         } else {
