@@ -156,17 +156,27 @@ impl<M: TreeMemory> Brain<M> {
         let Some(shared) = shared else {
             return;
         };
+        let mut moved = world
+            .get_resource_mut::<BrainShared<M>>()
+            .map(|mut s| std::mem::take(&mut s.bypass_change_detection().moved))
+            .unwrap_or_default();
         crate::adapter::drain(&shared, |request| {
             // Every request still queued is this entity's or a live one's:
             // queues are drained at the end of each tick and whenever a
             // brain leaves, so an index cannot have been reused meanwhile.
-            let entity = if request.agent == agent_id(cx.entity) {
-                cx.entity
-            } else {
-                crate::plugin::resolve(world.entities(), request.agent)
+            let entity = match crate::plugin::moved_entity(&moved, &request) {
+                Some(entity) => entity,
+                None if request.agent == agent_id(cx.entity) => cx.entity,
+                None => crate::plugin::resolve(world.entities(), request.agent),
             };
+            if request.op == bt_core::ActionOp::Cancel {
+                crate::plugin::forget_moved(&mut moved, request.ticket);
+            }
             world.write_message(ActionMessage::<M>::new(entity, request));
         });
+        if let Some(mut s) = world.get_resource_mut::<BrainShared<M>>() {
+            s.bypass_change_detection().moved = moved;
+        }
     }
 }
 

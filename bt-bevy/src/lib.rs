@@ -227,6 +227,8 @@ mod adapter;
 mod agent;
 mod brain;
 mod debug;
+#[cfg(feature = "serde")]
+mod persist;
 mod plugin;
 #[cfg(feature = "viewer")]
 mod record;
@@ -240,6 +242,8 @@ pub use brain::{Brain, Decisions, NoSenses, SenseSource, Senses, agent_id};
 #[cfg(feature = "viewer")]
 pub use bt_viewer;
 pub use debug::DebugBrain;
+#[cfg(feature = "serde")]
+pub use persist::{BrainSnapshot, BrainsSnapshot, LoadError, Loaded, SaveBrains, SaveSenses};
 pub use plugin::{
     ActionMessage, ActionOutcome, BrainPlugin, BrainShared, BrainStats, BrainSystems,
 };

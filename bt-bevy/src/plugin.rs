@@ -222,6 +222,8 @@ where
             tree: self.tree,
             state: M::new_shared(self.tree, capacity),
             lost: 0,
+            clock: clock_of(self.schedule),
+            moved: Vec::new(),
             _m: PhantomData,
         })
         .insert_resource(BrainStats::<M>::default())
@@ -279,8 +281,14 @@ where
 #[derive(Resource)]
 pub struct BrainShared<M: TreeMemory> {
     tree: &'static M::Tree,
-    state: Arc<TreeShared>,
-    lost: usize,
+    pub(crate) state: Arc<TreeShared>,
+    pub(crate) lost: usize,
+    /// Reads the clock the brains tick with.
+    clock: fn(&World) -> f64,
+    /// The deferred actions still pending from a load whose agent id (the
+    /// index of the entity they were launched from, before the save) is
+    /// not their entity's index now: the entity each belongs to.
+    pub(crate) moved: Vec<(Ticket, Entity)>,
     _m: PhantomData<fn() -> M>,
 }
 
@@ -293,6 +301,63 @@ impl<M: TreeMemory> BrainShared<M> {
     /// The tree whose crowd this is.
     pub fn tree(&self) -> &'static M::Tree {
         self.tree
+    }
+
+    /// The reading of the clock the brains tick with, now: the elapsed
+    /// seconds of `Time<Fixed>` for a plugin in one of the fixed schedules
+    /// (`FixedUpdate` and its neighbours), of `Time<Virtual>` otherwise.
+    /// Between frames it is the `now` of the brains' last tick. Saving and
+    /// loading take their times from it.
+    ///
+    /// # Panics
+    /// When `world` has no such clock (no `TimePlugin`).
+    pub fn now(&self, world: &World) -> f64 {
+        (self.clock)(world)
+    }
+
+    /// The entity a queued request of this crowd belongs to.
+    #[inline]
+    pub(crate) fn entity_of(&self, entities: &Entities, request: &ActionRequest) -> Entity {
+        moved_entity(&self.moved, request).unwrap_or_else(|| resolve(entities, request.agent))
+    }
+}
+
+/// The entity of `request` when it is one of a moved pending action's.
+#[inline]
+pub(crate) fn moved_entity(moved: &[(Ticket, Entity)], request: &ActionRequest) -> Option<Entity> {
+    if moved.is_empty() {
+        return None;
+    }
+    moved
+        .iter()
+        .find(|(t, _)| *t == request.ticket)
+        .map(|&(_, e)| e)
+}
+
+/// Forgets `ticket` among the moved pending actions: it was cancelled or
+/// reported.
+#[inline]
+pub(crate) fn forget_moved(moved: &mut Vec<(Ticket, Entity)>, ticket: Ticket) {
+    if !moved.is_empty() {
+        moved.retain(|(t, _)| *t != ticket);
+    }
+}
+
+/// How a plugin in `schedule` reads its clock.
+fn clock_of(schedule: Interned<dyn ScheduleLabel>) -> fn(&World) -> f64 {
+    use bevy_app::{FixedFirst, FixedLast, FixedPostUpdate, FixedPreUpdate};
+    use bevy_time::{Fixed, Virtual};
+    let fixed = [
+        FixedFirst.intern(),
+        FixedPreUpdate.intern(),
+        FixedUpdate.intern(),
+        FixedPostUpdate.intern(),
+        FixedLast.intern(),
+    ];
+    if fixed.contains(&schedule) {
+        |world| world.resource::<Time<Fixed>>().elapsed_secs_f64()
+    } else {
+        |world| world.resource::<Time<Virtual>>().elapsed_secs_f64()
     }
 }
 
@@ -385,6 +450,20 @@ pub struct ActionOutcome<M> {
     /// How it went.
     pub outcome: Outcome,
     _m: PhantomData<fn() -> M>,
+}
+
+impl<M> ActionOutcome<M> {
+    /// The report of the launch `ticket` of `entity`'s brain: for a game
+    /// that keeps the tickets of the actions it carries out (see also
+    /// [`ActionMessage::outcome`]).
+    pub fn new(entity: Entity, ticket: Ticket, outcome: Outcome) -> Self {
+        ActionOutcome {
+            entity,
+            ticket,
+            outcome,
+            _m: PhantomData,
+        }
+    }
 }
 
 impl<M> Clone for ActionOutcome<M> {

@@ -150,6 +150,35 @@ impl<M: TreeMemory, T: 'static> TreeMemory for Tagged<M, T> {
         self.memory.leaf_name()
     }
 
+    #[cfg(feature = "serde")]
+    fn save<Z: serde::Serializer>(&self, now: f64, s: Z) -> Result<Z::Ok, Z::Error> {
+        self.memory.save(now, s)
+    }
+
+    #[cfg(feature = "serde")]
+    fn load<'de, D: serde::Deserializer<'de>>(
+        &mut self,
+        now: f64,
+        d: D,
+    ) -> Result<(), bt_core::RestoreError<D::Error>> {
+        self.memory.load(now, d)
+    }
+
+    #[cfg(feature = "serde")]
+    fn load_shared<'de, D: serde::Deserializer<'de>>(
+        tree: &'static Self::Tree,
+        shared: &TreeShared,
+        now: f64,
+        d: D,
+    ) -> Result<(), bt_core::RestoreError<D::Error>> {
+        M::load_shared(tree, shared, now, d)
+    }
+
+    #[cfg(feature = "serde")]
+    fn pending_tickets(&self, f: impl FnMut(Ticket)) {
+        self.memory.pending_tickets(f);
+    }
+
     #[cfg(feature = "viewer")]
     fn new_recorder(
         tree: &'static Self::Tree,

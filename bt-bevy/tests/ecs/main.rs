@@ -3,6 +3,8 @@
 mod common;
 mod crowd;
 mod debugging;
+#[cfg(feature = "serde")]
+mod persist;
 mod recording;
 mod squad;
 mod two_trees;
