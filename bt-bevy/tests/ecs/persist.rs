@@ -469,3 +469,133 @@ fn loaded_into_the_running_app_the_brains_go_on_as_if_never_stopped() {
         );
     }
 }
+
+// A tree of another name, to load a crew's save into.
+behavior! { LOAF: Worker }
+decider! { LOAFING: Worker => LOAF }
+tree! { SLACKERS: Worker = LOAFING, memory: SlackerMemory }
+
+#[test]
+fn a_bad_save_gives_a_typed_error_naming_what_is_wrong_and_changes_nothing() {
+    let mut app = crew_app();
+    let ids = spawn(&mut app, 0..WORKERS);
+    run(&mut app, N);
+    let save = save(&mut app, Format::Json);
+    run(&mut app, 3);
+    let before = |app: &mut App| {
+        let world = app.world_mut();
+        let mut running: Vec<(u32, Option<&'static str>)> = world
+            .query::<(&Worker, &Brain<CrewMemory>)>()
+            .iter(world)
+            .map(|(w, b)| (w.id, b.running()))
+            .collect();
+        running.sort();
+        let shared = world.resource::<BrainShared<CrewMemory>>().state();
+        let gate = shared.gate_count(CREW.find("HAULING").unwrap());
+        (running, shared.id(), gate)
+    };
+    let state = before(&mut app);
+    let load = |app: &mut App, bytes: &[u8], ids: &BTreeMap<u32, Entity>| {
+        app.world_mut()
+            .load_brains::<CrewMemory, WorkerSenses, u32, _>(
+                &mut serde_json::Deserializer::from_slice(bytes),
+                |id| ids.get(id).copied(),
+            )
+            .map(|_| ())
+    };
+
+    // A key the game maps to no entity.
+    let mut fewer = ids.clone();
+    fewer.remove(&4);
+    let e = load(&mut app, &save.brains, &fewer).unwrap_err();
+    assert!(
+        matches!(&e, LoadError::UnknownKey { key } if key == "4"),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "the brain saved as 4: no entity was given for it"
+    );
+    // An entity without a brain of the tree.
+    let plain = app.world_mut().spawn_empty().id();
+    let mut wrong = ids.clone();
+    wrong.insert(1, plain);
+    let e = load(&mut app, &save.brains, &wrong).unwrap_err();
+    assert!(
+        matches!(&e, LoadError::NoBrain { key, entity } if key == "1" && *entity == plain),
+        "{e:?}"
+    );
+    // Two keys, one entity.
+    let mut twice = ids.clone();
+    twice.insert(5, ids[&0]);
+    let e = load(&mut app, &save.brains, &twice).unwrap_err();
+    assert!(
+        matches!(&e, LoadError::SameEntity { key, .. } if key == "5"),
+        "{e:?}"
+    );
+    // A brain whose memory was tampered with: the last one, after the
+    // others were read.
+    let mut json: serde_json::Value = serde_json::from_slice(&save.brains).unwrap();
+    json["brains"][5]["memory"]["items"] = serde_json::json!(3);
+    let e = load(&mut app, &serde_json::to_vec(&json).unwrap(), &ids).unwrap_err();
+    match &e {
+        LoadError::Brain { key, entity, error } => {
+            assert_eq!((key.as_str(), *entity), ("5", ids[&5]));
+            assert!(
+                matches!(
+                    error,
+                    bt_core::SnapshotError::StructureChanged {
+                        what: "item count",
+                        ..
+                    }
+                ),
+                "{error:?}"
+            );
+        }
+        e => panic!("{e:?}"),
+    }
+    assert!(e.to_string().starts_with("the brain saved as 5 ("), "{e}");
+    // Cut short.
+    let e = load(&mut app, &save.brains[..save.brains.len() - 9], &ids).unwrap_err();
+    assert!(matches!(e, LoadError::Format(_)), "{e:?}");
+    // The crew's save loaded as another tree's.
+    app.add_plugins(BrainPlugin::new(&SLACKERS).in_schedule(Update));
+    let e = app
+        .world_mut()
+        .load_brains::<SlackerMemory, bt_bevy::NoSenses, u32, _>(
+            &mut serde_json::Deserializer::from_slice(&save.brains),
+            |id| ids.get(id).copied(),
+        )
+        .unwrap_err();
+    assert!(
+        matches!(&e, LoadError::Shared(bt_core::SnapshotError::OtherTree { found, .. }) if found == "CREW"),
+        "{e:?}"
+    );
+
+    assert_eq!(before(&mut app), state, "nothing changed");
+    // And the good save still loads.
+    load(&mut app, &save.brains, &ids).unwrap();
+}
+
+#[test]
+fn saves_read_the_clock_the_brains_tick_with() {
+    use bevy_time::{Fixed, Time, Virtual};
+    for fixed in [true, false] {
+        let mut app = app();
+        let plugin = BrainPlugin::new(&SLACKERS);
+        if fixed {
+            app.add_plugins(plugin);
+        } else {
+            app.add_plugins(plugin.in_schedule(Update));
+        }
+        for _ in 0..10 {
+            app.update();
+        }
+        let world = app.world();
+        let now = world.resource::<BrainShared<SlackerMemory>>().now(world);
+        let fixed_now = world.resource::<Time<Fixed>>().elapsed_secs_f64();
+        let virtual_now = world.resource::<Time<Virtual>>().elapsed_secs_f64();
+        assert_ne!(fixed_now, virtual_now);
+        assert_eq!(now, if fixed { fixed_now } else { virtual_now });
+    }
+}
