@@ -115,11 +115,11 @@ fn script(frame: Res<Frame>, mut q: Query<(&Worker, &mut Decisions, &mut WorkerS
         if (f + w.id) % 5 < 3 {
             want |= Want::HAUL;
         }
-        if (f * 7 + w.id) % 3 != 0 {
+        if !(f * 7 + w.id).is_multiple_of(3) {
             want |= Want::DIG;
         }
         d.set(want);
-        if (f + 2 * w.id) % 11 == 0 {
+        if (f + 2 * w.id).is_multiple_of(11) {
             senses.set_bit(0, f, Some(0.05)).unwrap();
         }
     }
@@ -134,8 +134,6 @@ fn work(
     frame: Res<Frame>,
     workers: Query<(Entity, &Worker)>,
     mut record: ResMut<Record>,
-    shared: Res<BrainShared<CrewMemory>>,
-    stats: Res<BrainStats<CrewMemory>>,
 ) {
     let ids = worker_ids(&workers);
     let mut requests = Vec::new();
@@ -174,16 +172,7 @@ fn work(
         ));
         false
     });
-    let gate = shared
-        .state()
-        .gate_count(CREW.find("HAULING").unwrap())
-        .unwrap();
-    record.0.push((
-        Vec::new(),
-        requests,
-        gate,
-        [stats.ticked, stats.idle, stats.changed],
-    ));
+    record.0.push((Vec::new(), requests, 0, [0; 3]));
 }
 
 /// After the frame: each worker's behavior and log, by id.
@@ -191,6 +180,8 @@ fn look(
     mut q: Query<(&Brain<CrewMemory>, &mut Worker)>,
     mut record: ResMut<Record>,
     mut frame: ResMut<Frame>,
+    shared: Res<BrainShared<CrewMemory>>,
+    stats: Res<BrainStats<CrewMemory>>,
 ) {
     let mut workers: Vec<_> = q
         .iter_mut()
@@ -199,6 +190,11 @@ fn look(
     workers.sort_by_key(|w| w.0);
     let seen = record.0.last_mut().unwrap();
     seen.0 = workers.into_iter().map(|(_, r, l)| (r, l)).collect();
+    seen.2 = shared
+        .state()
+        .gate_count(CREW.find("HAULING").unwrap())
+        .unwrap();
+    seen.3 = [stats.ticked, stats.idle, stats.changed];
     frame.0 += 1;
 }
 
@@ -309,7 +305,7 @@ fn load_brains(
             )
             .map_err(|e| e.to_string()),
     };
-    r.map_err(|text| LoadError::Format(text))
+    r.map_err(LoadError::Format)
 }
 
 /// Loads the game's save: its own state, then the brains.
