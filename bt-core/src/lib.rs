@@ -51,91 +51,8 @@
 //! assert_eq!(critter.log, ["wander", "wander", "eat", "wander", "wander"]);
 //! ```
 //!
-//! # How the source is laid out
-//!
-//! Each folder of `src/` is a layer, and a layer uses only its own modules
-//! and the layers listed before it (`tests/layers.rs` checks it):
-//!
-//! 1. `decl` — what the macros write: deciders, behaviors, policies, flag
-//!    tests; the behavior contract (`decl/behavior.rs`: [`BehaviorDef`],
-//!    [`Ctx`], [`Action`], [`ItemIdx`]) and the tick's input.
-//! 2. `tree` — the compiled stream: the flat item table, its limits and
-//!    [`Shape`], and lookups over it.
-//! 3. `compile` — the const compile step that validates a declaration,
-//!    hashes its structure (`compile/fingerprint.rs`) and writes its stream.
-//! 4. `memory` — agent memory and the crowd's shared state it points to;
-//!    `memory/raw.rs` (with its DBlock scratch space, `raw/dblock.rs`), the
-//!    one module with `unsafe` code, is the floor:
-//!    every layer may use it, and it uses only the behavior contract (which
-//!    names one item of it, the erased save and restore of a block).
-//! 5. `interp` — the interpreter: the entry points (`interp.rs`), the
-//!    steady walk that ticks a running agent while nothing changes
-//!    (`steady.rs`), the quick redecide of a leaf that ended in a group
-//!    that picks by flag tests alone (`quick.rs`) and the quick steps for
-//!    other changes in groups that decide by flag tests and timers
-//!    (`quick/steps.rs`), the step machine that takes over where anything
-//!    else may change (`run.rs`), the walk down the active path
-//!    (`walk.rs`), the group policies (`policy.rs`), preconditions,
-//!    timers and `decide`
-//!    (`precondition.rs`), the shared checks and deferred actions
-//!    (`shared.rs`), and its trace events and log output.
-//! 6. `crowd` — ticking a crowd.
-//! 7. `debug` — state dumps, the trace recorder, DOT; beside it, on the
-//!    same rank, `persist` — saving and restoring agents and shared state
-//!    (feature `serde`).
-//!
-//! # How a tick decides
-//!
-//! The agent's memory holds its *active path*: one active decider per depth
-//! level, from the root down to the behavior that runs. A tick walks down
-//! that path. The active decider is not asked again whether it wants to run
-//! (the test to start is not the test to continue); instead a prioritized
-//! group lets the children *before* the active one preempt it, and a scored
-//! group lets any child that beats the active child's score take over. The
-//! behavior at the end of the path ticks every tick. When it ends (its
-//! `tick` returns `false`) or fails to activate, it is deactivated and masked
-//! out in its group for the rest of the tick, and the group decides again
-//! among the others — up to the root, where nothing accepting leaves the
-//! agent idle until the next tick. The details, step by step, are in
-//! [`semantics`].
-//!
-//! # Crowds that share state
-//!
-//! Gates, global cooldowns, group roles and deferred actions need state that
-//! the agents of a crowd share. It lives in a [`TreeShared`] made once per
-//! crowd (or per level, or per world); every agent's memory is bound to it
-//! and gives back what it holds there whenever it deactivates, resets or
-//! drops (a memory that is never dropped, as with `mem::forget`, keeps
-//! it):
-//!
-//! ```
-//! use bt_core::{behavior, decider, group, tree, tick, Action, ActionOp, Outcome, TickInput};
-//!
-//! #[derive(Default)]
-//! struct Soldier { id: u64 }
-//!
-//! behavior! { THROW: Soldier, launch: |s, _cx| Some(Action::new(1, s.id)) }
-//! behavior! { SHOOT: Soldier }
-//! decider! { THROW_GRENADE: Soldier => THROW, gate: 1, cooldown: 5.0 }
-//! decider! { FIRE: Soldier => SHOOT }
-//! group! { ROOT: Soldier, prioritized [THROW_GRENADE, FIRE] }
-//! tree! { SQUAD: Soldier = ROOT }
-//!
-//! let shared = SQUAD.new_shared(64); // room for 64 queued requests
-//! let mut soldiers = [Soldier { id: 0 }, Soldier { id: 1 }];
-//! let mut memories = [0, 1].map(|i| SQUAD.new_memory_in(&shared, i));
-//! for (s, m) in soldiers.iter_mut().zip(&mut memories) {
-//!     tick(&SQUAD, s, m, &TickInput::new(0.0, 0.1).with_agent(s.id as u32))?;
-//! }
-//! // One grenade at a time: the second soldier fires instead.
-//! assert_eq!(memories[1].leaf(), SQUAD.find("FIRE"));
-//! // The game system runs the throw and reports back.
-//! shared.drain_actions(|request| {
-//!     assert_eq!(request.op, ActionOp::Launch(Action::new(1, 0)));
-//!     memories[request.agent as usize].complete(request.ticket, Outcome::Succeeded);
-//! });
-//! # Ok::<(), bt_core::TickError>(())
-//! ```
+//! New to the library? [The guide](guide) starts from this example and
+//! builds up, a chapter at a time.
 //!
 //! # Features
 //!
@@ -184,11 +101,40 @@
 //! - [`bitflags`] is re-exported, so the flag types that preconditions,
 //!   [`TickInput`] and [`Stimuli`] take can be declared without a
 //!   dependency of their own (`bt_core::bitflags::bitflags! { … }`).
+//! - Cargo features, both off by default: `rayon` (`par_tick_all`) and
+//!   `serde` (save and restore).
 //!
-//! # What bad input gets
+//! # Where to go next
 //!
-//! Every input the library refuses or treats specially, with what it gets,
-//! is listed in [`bad_input`].
+//! - **[The guide](guide)**, in short chapters whose examples all run as
+//!   tests:
+//!   1. [A first tree](guide::ch01_first_tree): behaviors, deciders, a
+//!      prioritized group, and ticking an agent.
+//!   2. [Preconditions, flags, stimuli and timers](guide::ch02_preconditions):
+//!      deciding without calling your code.
+//!   3. [Memory blocks and DBlocks](guide::ch03_memory_blocks): state per
+//!      behavior, and what a `decide` hands to the behavior it starts.
+//!   4. [The group policies](guide::ch04_policies): sequential, random,
+//!      shuffle, scored, slot and delegating groups.
+//!   5. [Debugging](guide::ch05_debugging): the state dump, traces, log
+//!      levels, DOT, and the browser viewer.
+//!   6. [Crowds and shared state](guide::ch06_crowds): `tick_all`, gates,
+//!      cooldowns and group roles.
+//!   7. [Deferred actions](guide::ch07_deferred_actions): asking a game
+//!      system to act, and hearing back.
+//!   8. [Save and load](guide::ch08_save_and_load): snapshots of agents and
+//!      crowds (feature `serde`).
+//!   9. [Performance](guide::ch09_performance): what a tick costs and how to
+//!      keep it cheap.
+//! - **The rules**: [`semantics`] specifies a tick step by step;
+//!   [`bad_input`] lists every input the library refuses or treats
+//!   specially, and what it gets.
+//! - **Examples**: the repository's `examples/` directory has runnable
+//!   programs (`cargo run --example guard_nest` is the main demo), each
+//!   listed with one line in `examples/README.md`.
+//! - **Other crates**: `bt-viewer` records agents and shows their decisions
+//!   in a browser page; `bt-bevy` runs trees on Bevy entities. Each has its
+//!   own documentation.
 #![no_std]
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
@@ -211,6 +157,40 @@ pub mod semantics {}
 
 #[doc = include_str!("../docs/bad_input.md")]
 pub mod bad_input {}
+
+/// The guide: short chapters, from a first tree to save and load and
+/// performance, each with examples that run as tests.
+///
+#[doc = include_str!("../docs/guide/index.md")]
+pub mod guide {
+    #[doc = include_str!("../docs/guide/ch01_first_tree.md")]
+    pub mod ch01_first_tree {}
+    #[doc = include_str!("../docs/guide/ch02_preconditions.md")]
+    pub mod ch02_preconditions {}
+    #[doc = include_str!("../docs/guide/ch03_memory_blocks.md")]
+    pub mod ch03_memory_blocks {}
+    #[doc = include_str!("../docs/guide/ch04_policies.md")]
+    pub mod ch04_policies {}
+    #[doc = include_str!("../docs/guide/ch05_debugging.md")]
+    pub mod ch05_debugging {}
+    #[doc = include_str!("../docs/guide/ch06_crowds.md")]
+    pub mod ch06_crowds {}
+    #[doc = include_str!("../docs/guide/ch07_deferred_actions.md")]
+    pub mod ch07_deferred_actions {}
+    #[cfg_attr(
+        feature = "serde",
+        doc = include_str!("../docs/guide/ch08_save_and_load.md")
+    )]
+    #[cfg_attr(
+        not(feature = "serde"),
+        doc = "Chapter 8: save and load (feature `serde`).\n\n\
+               This chapter is about the `serde` feature: build the docs with \
+               `--features serde` to read it."
+    )]
+    pub mod ch08_save_and_load {}
+    #[doc = include_str!("../docs/guide/ch09_performance.md")]
+    pub mod ch09_performance {}
+}
 
 #[cfg(feature = "rayon")]
 pub use crowd::par_tick_all;

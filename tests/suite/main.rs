@@ -18,6 +18,7 @@ mod debug;
 mod differential;
 mod dsl_forms;
 mod guard_nest;
+mod load_in_place;
 mod logging;
 mod model;
 mod persist;

@@ -337,7 +337,36 @@ fn crowd_tick() -> impl Strategy<Value = CrowdTick> {
 /// and the requests the game system received.
 type CrowdSeen = Vec<(Vec<Vec<Event>>, Vec<Vec<String>>, Vec<String>)>;
 
+/// How a crowd is loaded at the cut.
+#[derive(Clone, Debug)]
+enum Load {
+    /// Into fresh shared state and fresh memories, the old ones dropped.
+    Fresh,
+    /// Into the same shared state and memories, after the crowd ran on
+    /// for `detour` (the game played on, then loaded the save). The
+    /// memories are restored in reverse order when `reverse`, and the
+    /// first one twice when `twice`.
+    InPlace {
+        detour: Vec<CrowdTick>,
+        reverse: bool,
+        twice: bool,
+    },
+}
+
+/// Agents inside a gated decider, over `memories`.
+fn inside_gates(memories: &[SquadMemory]) -> u64 {
+    let gated = [SQUAD.find("S_FETCHING").unwrap()];
+    memories
+        .iter()
+        .map(|m| m.active_path().filter(|l| gated.contains(&l.item)).count() as u64)
+        .sum()
+}
+
 fn drive_crowd(script: &[CrowdTick], cut: Option<Cut>) -> CrowdSeen {
+    drive_crowd_loaded(script, cut.map(|c| (c, Load::Fresh)))
+}
+
+fn drive_crowd_loaded(script: &[CrowdTick], cut: Option<(Cut, Load)>) -> CrowdSeen {
     let mut shared: Arc<TreeShared> = SQUAD.new_shared(16);
     let mut soldiers: Vec<Soldier> = (0..4)
         .map(|id| Soldier {
@@ -395,7 +424,7 @@ fn drive_crowd(script: &[CrowdTick], cut: Option<Cut>) -> CrowdSeen {
             }
             events.push(e.0);
         }
-        if let Some(c) = cut
+        if let Some((c, load)) = &cut
             && c.at == t
         {
             let shared_bytes = save(c.format, &shared.snapshot(now + offset));
@@ -403,24 +432,90 @@ fn drive_crowd(script: &[CrowdTick], cut: Option<Cut>) -> CrowdSeen {
                 .iter()
                 .map(|m| save(c.format, &m.snapshot(now + offset)))
                 .collect();
-            drop(memories);
-            offset += c.shift;
-            shared = SQUAD.new_shared(16);
-            load_shared(c.format, &shared_bytes, &shared, &SQUAD, now + offset).expect("restores");
-            memories = bytes
-                .iter()
-                .map(|b| {
-                    let mut m = SQUAD.new_memory_in(&shared, 99);
-                    load_memory(c.format, b, &mut m, now + offset).expect("restores");
-                    m
-                })
-                .collect();
+            match load {
+                Load::Fresh => {
+                    drop(memories);
+                    offset += c.shift;
+                    shared = SQUAD.new_shared(16);
+                    load_shared(c.format, &shared_bytes, &shared, &SQUAD, now + offset)
+                        .expect("restores");
+                    memories = bytes
+                        .iter()
+                        .map(|b| {
+                            let mut m = SQUAD.new_memory_in(&shared, 99);
+                            load_memory(c.format, b, &mut m, now + offset).expect("restores");
+                            m
+                        })
+                        .collect();
+                }
+                Load::InPlace {
+                    detour,
+                    reverse,
+                    twice,
+                } => {
+                    // The game plays on; what it sees is not compared.
+                    let logs: Vec<_> = soldiers
+                        .iter_mut()
+                        .map(|s| std::mem::take(&mut s.log))
+                        .collect();
+                    let mut stale = Vec::new();
+                    shared.drain_actions(|r| stale.push(r.ticket));
+                    let mut later = now;
+                    for step in detour {
+                        later += 0.5;
+                        for (s, m) in soldiers.iter_mut().zip(&mut memories) {
+                            for &ticket in &stale {
+                                if step.reports[s.id as usize] & 1 != 0 {
+                                    m.complete(ticket, ActionOutcome::Succeeded);
+                                }
+                            }
+                            let want = Want::from_bits_truncate(step.wants[s.id as usize]);
+                            let input = TickInput::new(later + offset, 0.5)
+                                .with_decision(want)
+                                .with_agent(s.id);
+                            tick(&SQUAD, s, m, &input).expect("ticks");
+                        }
+                        shared.drain_actions(|r| stale.push(r.ticket));
+                        assert_eq!(shared.gates_held(), inside_gates(&memories));
+                    }
+                    for (s, log) in soldiers.iter_mut().zip(logs) {
+                        s.log = log;
+                    }
+                    // Then loads the save into the running crowd.
+                    offset += c.shift;
+                    load_shared(c.format, &shared_bytes, &shared, &SQUAD, now + offset)
+                        .expect("restores");
+                    let mut order: Vec<usize> = (0..memories.len()).collect();
+                    if *reverse {
+                        order.reverse();
+                    }
+                    if *twice {
+                        order.insert(0, order[0]);
+                    }
+                    for i in order {
+                        load_memory(c.format, &bytes[i], &mut memories[i], now + offset)
+                            .expect("restores");
+                    }
+                    // A ticket of the detour completes nothing.
+                    for m in &mut memories {
+                        for &ticket in &stale {
+                            assert!(!m.complete(ticket, ActionOutcome::Succeeded), "{ticket:?}");
+                        }
+                    }
+                }
+            }
             // The game's own tickets name the saved crowd; the restored
             // crowd adopts them.
             for t in outstanding.iter_mut().flatten() {
                 *t = shared.adopt_ticket(*t);
             }
+            assert_eq!(
+                shared.gates_held(),
+                inside_gates(&memories),
+                "after the load"
+            );
         }
+        assert_eq!(shared.gates_held(), inside_gates(&memories), "tick {t}");
         let mut requests = Vec::new();
         shared.drain_actions(|r| {
             assert_eq!(r.ticket.crowd(), shared.id());
@@ -459,6 +554,34 @@ proptest! {
             shift: if shifted { 1024.0 } else { 0.0 },
         };
         let restored = drive_crowd(&script, Some(cut));
+        prop_assert_eq!(straight.len(), restored.len());
+        for (t, (a, b)) in straight.iter().zip(&restored).enumerate() {
+            prop_assert_eq!(a, b, "tick {}", t);
+        }
+    }
+
+    /// The same crowd, saved, run on for a few ticks, and loaded back in
+    /// place (the same shared state, then the same memories, in order or
+    /// reversed, one of them twice): it goes on exactly as one that never
+    /// stopped, with gate counts equal to the agents inside at every tick,
+    /// no cancel for an action the save keeps pending, and no ticket of
+    /// the detour completing anything.
+    #[test]
+    #[cfg_attr(miri, ignore)] // too slow
+    fn a_crowd_loaded_in_place_continues_as_if_never_stopped(
+        script in prop::collection::vec(crowd_tick(), 1..14),
+        detour in prop::collection::vec(crowd_tick(), 0..6),
+        (at, json, shifted) in cut(),
+        (reverse, twice) in (any::<bool>(), any::<bool>()),
+    ) {
+        let straight = drive_crowd(&script, None);
+        let cut = Cut {
+            at: at % (script.len() + 1),
+            format: if json { Format::Json } else { Format::Postcard },
+            shift: if shifted { 1024.0 } else { 0.0 },
+        };
+        let load = Load::InPlace { detour, reverse, twice };
+        let restored = drive_crowd_loaded(&script, Some((cut, load)));
         prop_assert_eq!(straight.len(), restored.len());
         for (t, (a, b)) in straight.iter().zip(&restored).enumerate() {
             prop_assert_eq!(a, b, "tick {}", t);

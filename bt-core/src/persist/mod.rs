@@ -44,10 +44,13 @@
 //! - Stimuli (`Serialize`/`Deserialize`, or [`Stimuli::restore`]): the live
 //!   stimuli with payloads, remaining time-outs and whether they were set
 //!   since the last update.
-//! - A crowd's shared state ([`TreeShared::snapshot`]): gate counts,
-//!   cooldown stamps, role lobbies, the queued deferred-action requests
-//!   (each with its whole ticket: crowd, agent id, slot and serial), the
-//!   count of lost ones, the crowd's id and its launch count.
+//! - A crowd's shared state ([`TreeShared::snapshot`]): cooldown stamps,
+//!   the generation of each group role's lobby, the queued deferred-action
+//!   requests (each with its whole ticket: crowd, agent id, slot and
+//!   serial), the count of lost ones, the crowd's id and its launch count.
+//!   Gate counts and role places are not in it: they are what the
+//!   memories hold, and are counted again from the memories as they are
+//!   restored.
 //!
 //! # Rules
 //!
@@ -65,20 +68,44 @@
 //!   agent continues under the new clock as if no time had passed; restored
 //!   at the same `now`, every time is bit for bit what it was. Stimuli hold
 //!   only remaining durations and need no clock.
+//! - **Order.** Restore a crowd's [`TreeShared`] first, then the memories
+//!   bound to it, between crowd ticks.
+//! - **Loading in place.** A save may be loaded into a crowd that is
+//!   running: the same `TreeShared` and the same memories, whatever they
+//!   hold. The result is the state a restore into fresh values leaves:
+//!   - a restore *replaces* what it finds, it does not deactivate it: no
+//!     `deactivate` runs, and no deferred action the replaced state had
+//!     pending is cancelled (the game loads its own state from the same
+//!     save), so an action the save keeps pending goes on;
+//!   - gate counts and role places always equal the agents inside. The
+//!     shared state's restore empties them; each memory's restore gives
+//!     back what the memory held (if it is still counted) and counts what
+//!     it restores. A bound memory that the load does not restore keeps
+//!     its state and is counted again at its next tick. So restoring a
+//!     memory twice, restoring the shared state twice, or the memories
+//!     before the shared state, all end with the same counts;
+//!   - the crowd takes a new [`id`](crate::TreeShared::id) at each restore
+//!     of its shared state, as a crowd made for the load would: tickets
+//!     handed out before the load name the old id and complete nothing
+//!     unless [adopted](crate::TreeShared::adopt_ticket), and no ticket is
+//!     ever issued twice.
+//!
+//!   A memory snapshot with a pending deferred action restores only into
+//!   a crowd whose shared state was restored from a snapshot of the crowd
+//!   that launched it ([`SnapshotError::OtherCrowd`] otherwise): its
+//!   ticket would name a launch this crowd never made.
 //! - **Memory blocks that are not persisted.** A level whose behavior has a
 //!   memory type but no `persist` cannot be rebuilt as it was. That level
 //!   and every level below it are restored *inactive*: the level above
 //!   decides again on the next tick and activates a child with fresh
-//!   blocks, through `activate` as usual. What the dropped levels held in
-//!   the crowd's shared state (a gate slot, a place in a group role, a
-//!   pending deferred action, which is cancelled) is given back at restore,
-//!   so restore the [`TreeShared`] first, then the memories bound to it.
+//!   blocks, through `activate` as usual. Those levels hold no gate slot
+//!   or role place after the restore, and a deferred action they had
+//!   launched is cancelled (the request is queued in the memory's crowd).
 //!   No `deactivate` runs for them: they never ran in this process. A
 //!   behavior whose memory type has no size needs no `persist`.
-//! - **Tickets.** A restored crowd keeps the [`id`](crate::TreeShared::id)
-//!   it was made with: its restored queue and the pending launches of the
-//!   memories restored into it name that id, and complete there. Serials
-//!   go on from the saved launch count, so no ticket is issued twice. A
+//! - **Tickets.** A restored crowd's queued requests and the pending
+//!   launches of the memories restored into it name the crowd's new id,
+//!   and complete there. Serials go on from the saved launch count. A
 //!   ticket the game kept from before the save names the saved crowd:
 //!   [`TreeShared::adopt_ticket`](crate::TreeShared::adopt_ticket) turns it
 //!   into one of the restored crowd; a ticket of any other crowd stays
@@ -86,9 +113,10 @@
 //! - **All or nothing.** A restore reads and checks the whole snapshot
 //!   before it changes anything; on an error the memory, stimuli or shared
 //!   state is left as it was, and every block value built so far is dropped
-//!   exactly once. On success the memory's previous state is replaced as by
-//!   [`AgentMemory::reset`] (its blocks dropped without `deactivate`, its
-//!   shared holdings given back).
+//!   exactly once.
+//! - **Any key order.** A self-describing format (JSON) may give a
+//!   snapshot's fields in any order: a `serde_json::Value` or `jq -S`
+//!   sorts them. An unknown or repeated field is refused.
 //!
 //! Errors come in two kinds ([`RestoreError`]): the format's own (truncated
 //! input, a wrong type) and [`SnapshotError`] for a snapshot that decodes
@@ -103,6 +131,7 @@
 //! [`TreeShared::snapshot`]: crate::TreeShared::snapshot
 
 use alloc::string::String;
+use alloc::vec::Vec;
 use core::cell::RefCell;
 use core::fmt;
 use core::marker::PhantomData;
@@ -111,9 +140,12 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 
 use crate::memory::shared::Ticket;
 
+mod content;
 mod memory;
 mod shared;
 mod stimuli;
+
+use content::{Content, ContentDeserializer};
 
 pub use memory::MemorySnapshot;
 pub use shared::SharedSnapshot;
@@ -556,7 +588,12 @@ impl<'de, A: SeqAccess<'de>> Fields<'de> for SeqFields<A> {
     }
 }
 
-struct MapFields<A>(A);
+/// The fields of a map, in any key order: a field that comes before it is
+/// asked for is kept (as [`Content`]) until it is.
+struct MapFields<A> {
+    map: A,
+    early: Vec<(String, Content)>,
+}
 
 impl<'de, A: MapAccess<'de>> Fields<'de> for MapFields<A> {
     type Error = A::Error;
@@ -566,39 +603,22 @@ impl<'de, A: MapAccess<'de>> Fields<'de> for MapFields<A> {
         name: &'static str,
         seed: T,
     ) -> Result<T::Value, A::Error> {
-        match self.0.next_key_seed(Key(name))? {
-            Some(()) => self.0.next_value_seed(seed),
-            None => Err(de::Error::missing_field(name)),
+        if let Some(at) = self.early.iter().position(|(k, _)| k == name) {
+            let (_, kept) = self.early.swap_remove(at);
+            return seed.deserialize(ContentDeserializer::<A::Error>::new(kept));
         }
-    }
-}
-
-/// Reads one map key and checks that it is `self.0`.
-struct Key(&'static str);
-
-impl<'de> DeserializeSeed<'de> for Key {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_identifier(self)
-    }
-}
-
-impl Visitor<'_> for Key {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "the field `{}`", self.0)
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
-        if v == self.0 {
-            Ok(())
-        } else {
-            Err(E::custom(format_args!(
-                "expected the field `{}`, found `{v}` (fields come in their saved order)",
-                self.0
-            )))
+        loop {
+            match self.map.next_key::<String>()? {
+                Some(key) if key == name => return self.map.next_value_seed(seed),
+                Some(key) => {
+                    if self.early.iter().any(|(k, _)| *k == key) {
+                        return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
+                    }
+                    let kept: Content = self.map.next_value()?;
+                    self.early.push((key, kept));
+                }
+                None => return Err(de::Error::missing_field(name)),
+            }
         }
     }
 }
@@ -626,7 +646,19 @@ impl<'de, B: Body<'de>> Visitor<'de> for StructVisitor<B> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<B::Value, A::Error> {
-        self.0.read(&mut MapFields(map))
+        let mut fields = MapFields {
+            map,
+            early: Vec::new(),
+        };
+        let value = self.0.read(&mut fields)?;
+        let unknown = match fields.early.pop() {
+            Some((key, _)) => Some(key),
+            None => fields.map.next_key::<String>()?,
+        };
+        match unknown {
+            Some(key) => Err(de::Error::custom(format_args!("unknown field `{key}`"))),
+            None => Ok(value),
+        }
     }
 }
 
