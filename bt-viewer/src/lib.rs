@@ -65,6 +65,6 @@ pub use export::{
     VERSION,
 };
 #[cfg(feature = "live")]
-pub use live::LiveServer;
+pub use live::{Limits, LiveServer};
 pub use page::{PAGE, page_with, write_page};
 pub use recorder::{Capacity, FlightRecorder, Watch};
