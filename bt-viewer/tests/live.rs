@@ -305,6 +305,34 @@ fn ticks_recorded_in_a_frame_after_its_publish_are_sent_with_the_next() {
 }
 
 #[test]
+fn publishing_another_recorder_starts_the_clients_again_from_its_recording() {
+    let mut server = LiveServer::start(0).unwrap();
+    let mut first = Camp::new(4, Watch::All, Capacity::new(30, 16));
+    first.run(20, &mut server);
+    let mut events = follow(&server);
+    wait_clients(&server, 1);
+    first.run(1, &mut server);
+    assert_eq!(next_event(&mut events).0, "recording");
+
+    // Fewer frames, another crowd: all of it is sent, from a recording of
+    // the second one.
+    let mut second = Camp::new(2, Watch::All, Capacity::new(30, 16));
+    second.run(5, &mut server);
+    let (name, data) = next_event(&mut events);
+    assert_eq!(name, "recording");
+    let mut doc: Value = serde_json::from_str(&data).unwrap();
+    assert_eq!(doc["agents"].as_array().unwrap().len(), 2);
+    assert_eq!(doc["agents"][0]["first_tick"], 0);
+    while doc["agents"][0]["ticks"].as_array().unwrap().len() < 5 {
+        let (name, data) = next_event(&mut events);
+        assert_eq!(name, "ticks");
+        apply_ticks(&mut doc, &data);
+    }
+    let kept: Value = serde_json::from_str(&second.recorder.export().to_json()).unwrap();
+    assert_eq!(doc["agents"], kept["agents"]);
+}
+
+#[test]
 fn a_client_that_never_reads_delays_no_other_client_nor_the_drop() {
     let mut server = LiveServer::start(0).unwrap();
     // A recording larger than the sockets between them hold.

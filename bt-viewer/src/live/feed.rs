@@ -121,7 +121,11 @@ impl Publisher {
         let watched = recorder.watched();
         self.sent.resize(watched, 0);
         // Ticks of the last frame published may have come after it.
-        let since = self.frames.saturating_sub(1);
+        let since = if fresh {
+            0
+        } else {
+            self.frames.saturating_sub(1)
+        };
         let (mut entries, mut words) = (Vec::new(), Vec::new());
         let mut agents_changed = self.agents.len() != watched;
         for (slot, sent) in self.sent.iter_mut().enumerate() {
