@@ -112,12 +112,14 @@ pub(crate) struct TickView {
 impl<'r> TickWords<'r> {
     /// The tick of frame `serial` whose words start `words` (a copy made
     /// by [`own`](Self::own) will do).
+    #[cfg(feature = "live")]
     pub fn new(serial: u64, words: &'r [u64]) -> Self {
         TickWords { serial, words }
     }
 
     /// The tick's own words: its header, events and path, and nothing of
     /// the ticks after it in the frame.
+    #[cfg(feature = "live")]
     pub fn own(&self) -> &'r [u64] {
         let h = self.at(1);
         let events = (h >> 32) as u16;
