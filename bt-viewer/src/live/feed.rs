@@ -1,14 +1,16 @@
 //! What the game's thread hands the server: the words of the ticks each
-//! publish adds, kept for as long as the recorder keeps them. The server's
-//! thread makes the recording and the stream's messages from them; the
-//! game's thread only copies words.
+//! publish adds, sent through a channel that takes no lock, and kept by
+//! the server's thread for as long as the recorder keeps them. The
+//! server's thread makes the recording and the stream's messages from
+//! them; the game's thread only copies words.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
 
 use hyper::body::Bytes;
 use serde_json::{Value, json};
+use tokio::sync::mpsc;
 
 use crate::FlightRecorder;
 use crate::export::{AgentTicks, Recording, TreeInfo, tick_json};
@@ -39,9 +41,9 @@ impl Delta {
     }
 }
 
-/// What the last publish left, behind the feed's lock.
+/// What the publishes left, as the server's thread keeps it.
 #[derive(Default)]
-struct Kept {
+pub(super) struct Kept {
     /// Publishes so far.
     seq: u64,
     /// The recorder's frame count and capacity (K) at the last publish.
@@ -58,14 +60,11 @@ struct Kept {
     dropped: u64,
 }
 
-/// The meeting point of the game's thread and the server's. The lock is
-/// held for a push and a few pops by the one, and for cloning the kept
-/// handles by the other: never for long.
+/// What the game's thread and the server's share: counters only.
 #[derive(Default)]
 pub(super) struct Feed {
-    kept: Mutex<Kept>,
-    /// Woken by each publish.
-    pub(super) published: tokio::sync::Notify,
+    /// Publishes so far, as the game's thread counts them.
+    pub(super) published: AtomicU64,
     /// Stream clients, as the server counts them.
     pub(super) clients: AtomicUsize,
     /// Whole recordings made so far.
@@ -74,29 +73,59 @@ pub(super) struct Feed {
     pub(super) stopping: AtomicBool,
 }
 
-impl Feed {
-    fn lock(&self) -> MutexGuard<'_, Kept> {
-        self.kept.lock().unwrap_or_else(|e| e.into_inner())
+/// One publish, as the game's thread sends it.
+pub(super) struct Published {
+    seq: u64,
+    frames: u64,
+    keep: u64,
+    /// The tree of a recorder published for the first time.
+    tree: Option<Arc<TreeInfo>>,
+    /// The agents of the watch slots, when they changed.
+    agents: Option<Arc<Vec<u32>>>,
+    delta: Option<Arc<Delta>>,
+}
+
+impl Kept {
+    /// Takes in one publish. The deltas whose ticks are all overwritten
+    /// are let go.
+    pub(super) fn take(&mut self, p: Published) {
+        if let Some(tree) = p.tree {
+            self.tree = Some(tree);
+            self.deltas.clear();
+            self.dropped = p.seq;
+        }
+        self.seq = p.seq;
+        self.frames = p.frames;
+        self.keep = p.keep;
+        if let Some(agents) = p.agents {
+            self.agents = agents;
+        }
+        self.deltas.extend(p.delta);
+        while let Some(oldest) = self.deltas.front()
+            && oldest.frames + self.keep <= self.frames
+        {
+            self.dropped = self.dropped.max(oldest.seq);
+            self.deltas.pop_front();
+        }
     }
 
     /// The kept publishes, as of now.
     pub(super) fn snapshot(&self) -> Snapshot {
-        let kept = self.lock();
         Snapshot {
-            seq: kept.seq,
-            frames: kept.frames,
-            keep: kept.keep,
-            tree: kept.tree.clone(),
-            agents: Arc::clone(&kept.agents),
-            deltas: kept.deltas.iter().cloned().collect(),
-            dropped: kept.dropped,
+            seq: self.seq,
+            frames: self.frames,
+            keep: self.keep,
+            tree: self.tree.clone(),
+            agents: Arc::clone(&self.agents),
+            deltas: self.deltas.iter().cloned().collect(),
+            dropped: self.dropped,
         }
     }
 }
 
 /// The game's side: what was sent of each watched agent.
-#[derive(Default)]
 pub(super) struct Publisher {
+    to_server: mpsc::UnboundedSender<Published>,
     /// Per watch slot, the serial after the last tick sent.
     sent: Vec<u64>,
     /// The recorder's frame count and capacity at the last publish.
@@ -107,9 +136,20 @@ pub(super) struct Publisher {
 }
 
 impl Publisher {
+    pub(super) fn new(to_server: mpsc::UnboundedSender<Published>) -> Self {
+        Publisher {
+            to_server,
+            sent: Vec::new(),
+            frames: 0,
+            keep: 0,
+            seq: 0,
+            agents: Arc::default(),
+        }
+    }
+
     /// Copies the ticks `recorder` kept since the last publish into the
-    /// feed and wakes the server: work in proportion to the new ticks (and
-    /// a look at each watched agent's slot in the last frame).
+    /// channel to the server: work in proportion to the new ticks (and a
+    /// look at each watched agent's slot in the last frame).
     pub(super) fn publish(&mut self, feed: &Feed, recorder: &FlightRecorder) {
         let frames = recorder.frames();
         let keep = recorder.capacity().ticks as u64;
@@ -162,33 +202,18 @@ impl Publisher {
                 words,
             })
         });
-        // Made before the lock: the tree is copied once per recorder.
-        let tree = fresh.then(|| Arc::new(recorder.tree.clone()));
-        let mut gone = Vec::new();
-        {
-            let mut kept = feed.lock();
-            if let Some(tree) = tree {
-                kept.tree = Some(tree);
-                gone.extend(kept.deltas.drain(..));
-                kept.dropped = self.seq;
-            }
-            kept.seq = self.seq;
-            kept.frames = frames;
-            kept.keep = keep;
-            if agents_changed {
-                kept.agents = Arc::clone(&self.agents);
-            }
-            kept.deltas.extend(delta);
-            while let Some(oldest) = kept.deltas.front()
-                && oldest.frames + keep <= frames
-            {
-                kept.dropped = kept.dropped.max(oldest.seq);
-                gone.extend(kept.deltas.pop_front());
-            }
-        }
-        // Freed, when this was the last handle, outside the lock.
-        drop(gone);
-        feed.published.notify_one();
+        // The tree is copied once per recorder.
+        let published = Published {
+            seq: self.seq,
+            frames,
+            keep,
+            tree: fresh.then(|| Arc::new(recorder.tree.clone())),
+            agents: agents_changed.then(|| Arc::clone(&self.agents)),
+            delta,
+        };
+        // Once the server has stopped, nobody is listening.
+        let _ = self.to_server.send(published);
+        feed.published.store(self.seq, Ordering::Relaxed);
     }
 }
 

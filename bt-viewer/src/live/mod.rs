@@ -1,9 +1,9 @@
 //! The live view: the page and a stream of new ticks, served on loopback.
 //!
-//! The game's thread copies the words of the new ticks into the feed at
-//! each publish ([`feed`]); the server's thread ([`serve`]) makes the
-//! messages and the whole recordings from them, for the clients that ask
-//! ([`stream`]).
+//! The game's thread sends the words of the new ticks to the server's
+//! thread at each publish ([`feed`]); that thread ([`serve`]) keeps them
+//! and makes the messages and the whole recordings from them, for the
+//! clients that ask ([`stream`]).
 
 mod feed;
 mod serve;
@@ -16,7 +16,7 @@ use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 
 use crate::FlightRecorder;
 use feed::{Feed, Publisher};
@@ -101,14 +101,14 @@ impl Limits {
 ///
 /// [`publish`](Self::publish) copies the words of the ticks recorded since
 /// the last publish (and looks at each watched agent's slot in the last
-/// frame), hands them to the server's thread under a lock that thread
-/// holds only to take handles, and wakes it. It never touches a client's
-/// socket and never waits for a client. Everything else — the JSON of the
-/// events, the whole recordings — is made on the server's threads, and a
-/// whole recording only when a client asks for one: at most one is being
-/// made at a time, and one made less than a second ago is shared. The
-/// copies handed over are kept while the recorder keeps their ticks (as
-/// much memory again as the recorded ticks use).
+/// frame) and sends them to the server's thread through a channel that
+/// takes no lock. It never touches a client's socket, takes no lock a
+/// client could hold and never waits for a client. Everything else — the
+/// JSON of the events, the whole recordings — is made on the server's
+/// threads, and a whole recording only when a client asks for one: one
+/// made less than a second ago is shared. The server keeps the copies
+/// while the recorder keeps their ticks (as much memory again as the
+/// recorded ticks use).
 ///
 /// # What it promises its clients
 ///
@@ -161,11 +161,12 @@ impl LiveServer {
         let feed = Arc::new(Feed::default());
         let hub = Arc::new(stream::Hub::new(Arc::clone(&feed), limits));
         let (stop, stopped) = oneshot::channel();
-        let thread = serve::spawn(listener, hub, stopped)?;
+        let (to_server, published) = mpsc::unbounded_channel();
+        let thread = serve::spawn(listener, hub, published, stopped)?;
         Ok(LiveServer {
             addr,
             feed,
-            publisher: Publisher::default(),
+            publisher: Publisher::new(to_server),
             stop: Some(stop),
             thread: Some(thread),
         })

@@ -19,14 +19,19 @@ use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Notify, oneshot};
+use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::time::Sleep;
 
+use super::feed::Published;
 use super::stream::{Hub, Reply};
 
 /// How long the streams have to write their `end` event when the server
-/// stops, and the export thread to give up.
+/// stops.
 const GRACE: Duration = Duration::from_millis(300);
+
+/// How long a recording being made then has to give up (it stops at its
+/// next publish's ticks; past this it is left to finish on its own).
+const LET_GO: Duration = Duration::from_millis(100);
 
 /// What a connection over the limit gets before it is closed.
 const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n\
@@ -37,6 +42,7 @@ Content-Length: 24\r\nRetry-After: 1\r\nConnection: close\r\n\r\ntoo many connec
 pub(super) fn spawn(
     listener: std::net::TcpListener,
     hub: Arc<Hub>,
+    published: mpsc::UnboundedReceiver<Published>,
     stop: oneshot::Receiver<()>,
 ) -> io::Result<JoinHandle<()>> {
     listener.set_nonblocking(true)?;
@@ -50,20 +56,24 @@ pub(super) fn spawn(
     std::thread::Builder::new()
         .name("bt-viewer-live".into())
         .spawn(move || {
-            runtime.block_on(run(listener, hub, stop));
-            // The connections left are cut; a recording being made is let
-            // go (it stops at its next agent).
-            runtime.shutdown_timeout(GRACE);
+            runtime.block_on(run(listener, hub, published, stop));
+            // The connections left are cut.
+            runtime.shutdown_timeout(LET_GO);
         })
 }
 
-async fn run(listener: std::net::TcpListener, hub: Arc<Hub>, stop: oneshot::Receiver<()>) {
+async fn run(
+    listener: std::net::TcpListener,
+    hub: Arc<Hub>,
+    published: mpsc::UnboundedReceiver<Published>,
+    stop: oneshot::Receiver<()>,
+) {
     let Ok(listener) = TcpListener::from_std(listener) else {
         return;
     };
     let open = Arc::new(AtomicUsize::new(0));
     tokio::spawn(accept(listener, Arc::clone(&hub), Arc::clone(&open)));
-    tokio::spawn(Arc::clone(&hub).pump());
+    tokio::spawn(Arc::clone(&hub).pump(published));
     let _ = stop.await;
     hub.feed.stopping.store(true, Ordering::Relaxed);
     hub.close();
@@ -176,7 +186,7 @@ async fn respond(hub: &Hub, request: &Request<Incoming>, kick: Arc<Notify>) -> R
             Reply::text(Bytes::from_static(crate::PAGE.as_bytes())),
         ),
         "/recording.json" => {
-            let snapshot = hub.feed.snapshot();
+            let snapshot = hub.snapshot();
             let Some(build) = hub.recording(&snapshot) else {
                 return text(StatusCode::SERVICE_UNAVAILABLE, "nothing was published yet");
             };

@@ -13,7 +13,7 @@ use hyper::body::{Body, Bytes, Frame, SizeHint};
 use tokio::sync::{Notify, mpsc, watch};
 
 use super::Limits;
-use super::feed::{Feed, RECORDING_END, RECORDING_HEAD, Snapshot, sse};
+use super::feed::{Feed, Kept, Published, RECORDING_END, RECORDING_HEAD, Snapshot, sse};
 
 /// How long a whole recording serves the clients that come after it (with
 /// the ticks published since).
@@ -51,6 +51,8 @@ struct Client {
     pending: Arc<AtomicUsize>,
     /// Ends the client's connection at once.
     kick: Arc<Notify>,
+    /// The publishes made before it came: it starts at a later one.
+    after: u64,
 }
 
 impl Client {
@@ -91,6 +93,8 @@ pub(super) struct Hub {
     pub(super) feed: Arc<Feed>,
     pub(super) limits: Limits,
     streams: Mutex<Streams>,
+    /// The publishes the recorder still keeps.
+    kept: Mutex<Kept>,
 }
 
 impl Hub {
@@ -99,6 +103,7 @@ impl Hub {
             feed,
             limits,
             streams: Mutex::default(),
+            kept: Mutex::default(),
         }
     }
 
@@ -119,6 +124,7 @@ impl Hub {
             tx,
             pending: Arc::clone(&pending),
             kick,
+            after: self.feed.published.load(Ordering::Relaxed),
         });
         self.count(&streams);
         Some(Stream {
@@ -133,12 +139,29 @@ impl Hub {
         self.feed.clients.store(n, Ordering::Relaxed);
     }
 
-    /// Follows the publishes until the server stops.
-    pub(super) async fn pump(self: Arc<Self>) {
-        loop {
-            self.feed.published.notified().await;
-            let snapshot = self.feed.snapshot();
-            if !self.on_publish(&snapshot) {
+    /// The kept publishes, as of the last one taken in.
+    pub(super) fn snapshot(&self) -> Snapshot {
+        self.kept
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .snapshot()
+    }
+
+    /// Takes in the publishes until the server stops.
+    pub(super) async fn pump(self: Arc<Self>, mut published: mpsc::UnboundedReceiver<Published>) {
+        while let Some(first) = published.recv().await {
+            {
+                let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+                kept.take(first);
+                while let Ok(next) = published.try_recv() {
+                    kept.take(next);
+                }
+            }
+            // With no client there is nothing to send.
+            if self.feed.clients.load(Ordering::Relaxed) == 0 {
+                continue;
+            }
+            if !self.on_publish(&self.snapshot()) {
                 return;
             }
         }
@@ -168,9 +191,13 @@ impl Hub {
                 }
             }
             streams.seen = snapshot.seq;
-            if !streams.waiting.is_empty() {
+            let (ready, later) = std::mem::take(&mut streams.waiting)
+                .into_iter()
+                .partition::<Vec<_>, _>(|c| c.after < snapshot.seq);
+            streams.waiting = later;
+            if !ready.is_empty() {
                 let (build, since) = self.start(&mut streams.cache, snapshot);
-                for client in streams.waiting.drain(..) {
+                for client in ready {
                     let started = client.tx.send(Item::Recording(build.clone())).is_ok()
                         && since.iter().all(|m| client.send(m, budget));
                     if started {
