@@ -298,17 +298,22 @@ impl FlightRecorder {
                 }
             })
             .collect();
-        Recording {
-            format: FORMAT,
-            version: VERSION,
-            tree: self.tree.clone(),
-            legend: Legend::new(),
-            agents,
-        }
+        Recording::of(self.tree.clone(), agents)
     }
 }
 
 impl Recording {
+    /// The recording of `tree` with these agents' ticks.
+    pub(crate) fn of(tree: TreeInfo, agents: Vec<AgentTicks>) -> Self {
+        Recording {
+            format: FORMAT,
+            version: VERSION,
+            tree,
+            legend: Legend::new(),
+            agents,
+        }
+    }
+
     /// The recording as JSON text.
     pub fn to_json(&self) -> String {
         // Serializing plain data to a String cannot fail.

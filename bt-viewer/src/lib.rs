@@ -46,9 +46,10 @@
 //!
 //! # Features
 //!
-//! - `live` (default): [`LiveServer`], a loopback HTTP endpoint (on
-//!   `tiny_http`) that serves the viewer and streams ticks to it as
-//!   server-sent events.
+//! - `live` (default): [`LiveServer`], a loopback HTTP endpoint (hyper on
+//!   a one-thread tokio event loop) that serves the viewer and streams
+//!   ticks to it as server-sent events, with bounded memory per client,
+//!   timeouts and no thread per connection; [`Limits`] sets its bounds.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -65,6 +66,6 @@ pub use export::{
     VERSION,
 };
 #[cfg(feature = "live")]
-pub use live::LiveServer;
+pub use live::{Limits, LiveServer};
 pub use page::{PAGE, page_with, write_page};
 pub use recorder::{Capacity, FlightRecorder, Watch};

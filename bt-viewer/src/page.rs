@@ -14,11 +14,26 @@ const SLOT: &str = "<!--RECORDING-->";
 /// [`Recording`](crate::Recording)) inside it, so that it opens with no
 /// other file.
 pub fn page_with(recording: &str) -> String {
-    // `</` cannot end the script element when it is written `<\/`, which
-    // JSON reads as the same two characters.
-    let json = recording.replace("</", "<\\/");
+    let json = script_safe(recording);
     let script = format!(r#"<script id="recording" type="application/json">{json}</script>"#);
     PAGE.replacen(SLOT, &script, 1)
+}
+
+/// `json` with `<`, `>` and `&` written as JSON escapes (`\u003c`, …),
+/// which JSON reads as the same characters: inside a script element, the
+/// text can then neither end it (`</script>`) nor open a comment (`<!--`)
+/// that would hide its end. Outside strings, JSON has none of the three.
+fn script_safe(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Writes the recording as `recording.json` and the page with it inside

@@ -543,33 +543,35 @@ impl FlightRecorder {
     /// agent index, the serial of its first kept tick (or of the first kept
     /// frame if it has none), and each kept tick's words.
     pub(crate) fn ticks_of(&self, slot: usize) -> (u32, u64, impl Iterator<Item = TickWords<'_>>) {
-        let k = self.capacity.ticks as u64;
-        let from = self.frames.saturating_sub(k);
-        let lanes = self.lanes;
-        let at = move |serial: u64| {
-            let f = (serial % k) as usize;
-            let off = self.offsets[f * lanes + slot];
-            (off != NONE).then(|| TickWords {
-                serial,
-                words: &self.words[f * self.frame_words + off as usize..(f + 1) * self.frame_words],
-            })
-        };
+        let from = self.frames.saturating_sub(self.capacity.ticks as u64);
         let first = (from..self.frames)
-            .find(|&s| at(s).is_some())
+            .find(|&s| self.tick_at(slot, s).is_some())
             .unwrap_or(from);
-        let iter = (from..self.frames).filter_map(at);
-        (self.agent_of[slot], first, iter)
+        (self.agent_of[slot], first, self.ticks_since(slot, from))
     }
 
     /// The kept ticks of watched agent `slot` from frame `serial` on: the
-    /// live view streams these.
+    /// live view streams these. It looks at those frames only.
     pub(crate) fn ticks_since(
         &self,
         slot: usize,
         serial: u64,
     ) -> impl Iterator<Item = TickWords<'_>> {
-        let (_, _, ticks) = self.ticks_of(slot);
-        ticks.filter(move |t| t.serial >= serial)
+        let from = self
+            .frames
+            .saturating_sub(self.capacity.ticks as u64)
+            .max(serial);
+        (from..self.frames).filter_map(move |s| self.tick_at(slot, s))
+    }
+
+    /// The tick of watched agent `slot` in frame `serial`, if it is kept.
+    fn tick_at(&self, slot: usize, serial: u64) -> Option<TickWords<'_>> {
+        let f = (serial % self.capacity.ticks as u64) as usize;
+        let off = self.offsets[f * self.lanes + slot];
+        (off != NONE).then(|| TickWords {
+            serial,
+            words: &self.words[f * self.frame_words + off as usize..(f + 1) * self.frame_words],
+        })
     }
 }
 

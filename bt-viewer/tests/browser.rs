@@ -590,6 +590,41 @@ fn bad_input_shows_a_clear_message_and_no_error() {
 }
 
 #[test]
+fn decider_names_like_markup_show_in_the_page_as_they_are() {
+    const NAMES: [&str; 3] = ["<!--<script>", "</script>", "a > b && c"];
+    let (mut agents, mut memories) = crowd(3);
+    let mut recorder = FlightRecorder::new(&CAMP, 3, Watch::All, Capacity::new(20, 16));
+    for t in 0..20 {
+        agents.iter_mut().for_each(Creature::step);
+        recorder.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, t));
+    }
+    let mut recording = recorder.export();
+    for (item, name) in recording.tree.items.iter_mut().zip(NAMES) {
+        item.name = name;
+    }
+    let page = write_page(&out_dir("markup-names"), &recording.to_json()).unwrap();
+    with_browser(|client| async move {
+        client.goto(&file_url(&page)).await.unwrap();
+        wait_ready(&client).await;
+        let shown = js(
+            &client,
+            "return [...document.querySelectorAll('#tree .node')].slice(0, 3).map(n => n.dataset.name);",
+        )
+        .await;
+        assert_eq!(shown, json!(NAMES));
+        let text = js(
+            &client,
+            "return document.getElementById('tree').textContent;",
+        )
+        .await;
+        for name in NAMES {
+            assert!(text.as_str().unwrap().contains(name), "{name} in {text}");
+        }
+        no_errors(&client).await;
+    });
+}
+
+#[test]
 fn a_thousand_agents_over_300_ticks_open_and_scrub() {
     let started = Instant::now();
     let json = camp_recording(1000, 300);

@@ -479,3 +479,53 @@ fn the_legend_names_every_code_in_order() {
     let names: Vec<&str> = whys.iter().map(|w| w.as_str()).collect();
     assert_eq!(json["legend"]["whys"], serde_json::json!(names));
 }
+
+/// Deciders whose names look like markup, to put in a page.
+const MARKUP_NAMES: [&str; 4] = ["<!--<script>", "</script>", "a > b && c", "<!-- x -->"];
+
+/// A small recording whose first deciders are named [`MARKUP_NAMES`].
+fn markup_recording() -> String {
+    let (mut agents, mut memories) = crowd(2);
+    let mut recorder = FlightRecorder::new(&CAMP, 2, Watch::All, Capacity::new(8, 16));
+    for t in 0..8 {
+        agents.iter_mut().for_each(Creature::step);
+        recorder.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, t));
+    }
+    let mut recording = recorder.export();
+    for (item, name) in recording.tree.items.iter_mut().zip(MARKUP_NAMES) {
+        item.name = name;
+    }
+    recording.to_json()
+}
+
+#[test]
+fn decider_names_like_markup_cannot_end_or_hide_the_page_script() {
+    let json = markup_recording();
+    let page = bt_viewer::page_with(&json);
+    let open = r#"<script id="recording" type="application/json">"#;
+    let start = page.find(open).expect("the embedded recording") + open.len();
+    let len = page[start..].find("</script>").expect("its end");
+    let embedded = &page[start..start + len];
+    // Nothing inside can open a tag, a comment or an entity...
+    assert!(
+        !embedded.contains(['<', '>', '&']),
+        "markup left in the embedded recording"
+    );
+    // ...and it reads as the same recording, names and all.
+    let read: Value = serde_json::from_str(embedded).expect("the embedded JSON");
+    assert_eq!(read, serde_json::from_str::<Value>(&json).unwrap());
+    for (k, name) in MARKUP_NAMES.iter().enumerate() {
+        assert_eq!(read["tree"]["items"][k]["name"], *name);
+    }
+    // The page's own script follows, whole.
+    let rest = &page[start + len..];
+    let tail = &bt_viewer::PAGE[bt_viewer::PAGE.find("<!--RECORDING-->").unwrap() + 16..];
+    assert_eq!(rest.strip_prefix("</script>"), Some(tail));
+
+    // write_page writes that page, and the recording as it is.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/viewer-tests/markup-names-text");
+    let written = bt_viewer::write_page(&dir, &json).unwrap();
+    assert!(std::fs::read_to_string(written).unwrap() == page);
+    assert!(std::fs::read_to_string(dir.join("recording.json")).unwrap() == json);
+}

@@ -109,7 +109,29 @@ pub(crate) struct TickView {
     pub events: Vec<(u8, u8, u16, u32)>,
 }
 
-impl TickWords<'_> {
+impl<'r> TickWords<'r> {
+    /// The tick of frame `serial` whose words start `words` (a copy made
+    /// by [`own`](Self::own) will do).
+    #[cfg(feature = "live")]
+    pub fn new(serial: u64, words: &'r [u64]) -> Self {
+        TickWords { serial, words }
+    }
+
+    /// The tick's own words: its header, events and path, and nothing of
+    /// the ticks after it in the frame.
+    #[cfg(feature = "live")]
+    pub fn own(&self) -> &'r [u64] {
+        let h = self.at(1);
+        let events = (h >> 32) as u16;
+        let levels = (h >> 48) as u8;
+        let mut at = 2 + usize::from(events);
+        for _ in 0..levels {
+            let masked = self.words[at] & 1 << 31 != 0;
+            at += 1 + usize::from(masked);
+        }
+        &self.words[..at]
+    }
+
     fn at(&self, i: u64) -> u64 {
         self.words[i as usize]
     }

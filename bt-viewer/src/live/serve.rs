@@ -1,0 +1,350 @@
+//! The server: one thread with an event loop for every connection, and a
+//! thread that makes whole recordings when a client asks for one.
+
+use std::convert::Infallible;
+use std::future::poll_fn;
+use std::io;
+use std::pin::{Pin, pin};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HOST, HeaderValue};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Notify, mpsc, oneshot};
+use tokio::time::Sleep;
+
+use super::feed::Published;
+use super::stream::{Hub, Reply};
+
+/// How long the streams have to write their `end` event when the server
+/// stops.
+const GRACE: Duration = Duration::from_millis(300);
+
+/// How long a recording being made then has to give up (it stops at its
+/// next publish's ticks; past this it is left to finish on its own).
+const LET_GO: Duration = Duration::from_millis(100);
+
+/// What a connection over the limit gets before it is closed.
+const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n\
+Content-Length: 24\r\nRetry-After: 1\r\nConnection: close\r\n\r\ntoo many connections now";
+
+/// Starts the server's thread on `listener`; it runs until `stop` is sent
+/// (or dropped).
+pub(super) fn spawn(
+    listener: std::net::TcpListener,
+    hub: Arc<Hub>,
+    published: mpsc::UnboundedReceiver<Published>,
+    stop: oneshot::Receiver<()>,
+) -> io::Result<JoinHandle<()>> {
+    listener.set_nonblocking(true)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .max_blocking_threads(1)
+        .thread_name("bt-viewer-export")
+        .thread_keep_alive(Duration::from_secs(5))
+        .build()?;
+    std::thread::Builder::new()
+        .name("bt-viewer-live".into())
+        .spawn(move || {
+            runtime.block_on(run(listener, hub, published, stop));
+            // The connections left are cut.
+            runtime.shutdown_timeout(LET_GO);
+        })
+}
+
+async fn run(
+    listener: std::net::TcpListener,
+    hub: Arc<Hub>,
+    published: mpsc::UnboundedReceiver<Published>,
+    stop: oneshot::Receiver<()>,
+) {
+    let Ok(listener) = TcpListener::from_std(listener) else {
+        return;
+    };
+    let open = Arc::new(AtomicUsize::new(0));
+    tokio::spawn(accept(listener, Arc::clone(&hub), Arc::clone(&open)));
+    tokio::spawn(Arc::clone(&hub).pump(published));
+    let _ = stop.await;
+    hub.feed.stopping.store(true, Ordering::Relaxed);
+    hub.close();
+    // The streams write their `end` and close.
+    let deadline = Instant::now() + GRACE;
+    while open.load(Ordering::Relaxed) > 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// One count of the open connections, given back when dropped.
+struct Open(Arc<AtomicUsize>);
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+async fn accept(listener: TcpListener, hub: Arc<Hub>, open: Arc<AtomicUsize>) {
+    loop {
+        let tcp = match listener.accept().await {
+            Ok((tcp, _)) => tcp,
+            // Out of descriptors, say: try again a little later.
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                continue;
+            }
+        };
+        if open.load(Ordering::Relaxed) >= hub.limits.connections {
+            // A fresh socket takes this much at once; then it is closed.
+            let _ = tcp.try_write(BUSY);
+            continue;
+        }
+        open.fetch_add(1, Ordering::Relaxed);
+        let open = Open(Arc::clone(&open));
+        tokio::spawn(connection(tcp, Arc::clone(&hub), open));
+    }
+}
+
+/// Serves one request on `tcp`, and then closes it.
+async fn connection(tcp: TcpStream, hub: Arc<Hub>, _open: Open) {
+    let _ = tcp.set_nodelay(true);
+    let limits = hub.limits;
+    let io = TokioIo::new(Stalls::new(tcp, limits.write_stall));
+    let kick = Arc::new(Notify::new());
+    let service = {
+        let kick = Arc::clone(&kick);
+        service_fn(move |request| {
+            let (hub, kick) = (Arc::clone(&hub), Arc::clone(&kick));
+            async move { Ok::<_, Infallible>(respond(&hub, &request, kick).await) }
+        })
+    };
+    let mut served = pin!(
+        http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(limits.idle)
+            .max_buf_size(limits.header_bytes)
+            .keep_alive(false)
+            .serve_connection(io, service)
+    );
+    let mut kicked = pin!(kick.notified());
+    // Until it is served, or the client is dropped for falling behind.
+    poll_fn(|cx| {
+        if kicked.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(());
+        }
+        served.as_mut().poll(cx).map(|_| ())
+    })
+    .await;
+}
+
+fn reply(status: StatusCode, kind: &'static str, body: Reply) -> Response<Reply> {
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(kind));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
+
+fn text(status: StatusCode, body: &'static str) -> Response<Reply> {
+    reply(
+        status,
+        "text/plain; charset=utf-8",
+        Reply::text(Bytes::from_static(body.as_bytes())),
+    )
+}
+
+async fn respond(hub: &Hub, request: &Request<Incoming>, kick: Arc<Notify>) -> Response<Reply> {
+    let host = request.headers().get(HOST).and_then(|h| h.to_str().ok());
+    let authority = request.uri().authority().map(|a| a.as_str());
+    if !host.is_some_and(loopback) || !authority.is_none_or(loopback) {
+        return text(
+            StatusCode::FORBIDDEN,
+            "only loopback hosts (127.0.0.1, localhost, [::1]) are answered",
+        );
+    }
+    if request.method() != Method::GET {
+        return text(StatusCode::METHOD_NOT_ALLOWED, "only GET is answered");
+    }
+    match request.uri().path() {
+        "/" | "/viewer.html" => reply(
+            StatusCode::OK,
+            "text/html; charset=utf-8",
+            Reply::text(Bytes::from_static(crate::PAGE.as_bytes())),
+        ),
+        "/recording.json" => {
+            let snapshot = hub.snapshot();
+            let Some(build) = hub.recording(&snapshot) else {
+                return text(StatusCode::SERVICE_UNAVAILABLE, "nothing was published yet");
+            };
+            match build.json().await {
+                Some(json) => reply(StatusCode::OK, "application/json", Reply::text(json)),
+                None => text(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping"),
+            }
+        }
+        "/events" => match hub.follow(kick) {
+            Some(stream) => reply(StatusCode::OK, "text/event-stream", Reply::Stream(stream)),
+            None => text(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping"),
+        },
+        _ => text(StatusCode::NOT_FOUND, "not found"),
+    }
+}
+
+/// Whether `host` (a `Host` header or a request's authority) names this
+/// machine's loopback: `127.0.0.1`, `localhost` or `[::1]`, with or
+/// without a port. Any other name could be a DNS rebinding.
+pub(super) fn loopback(host: &str) -> bool {
+    let (name_ok, port) = match host.strip_prefix('[') {
+        Some(inside) => match inside.split_once(']') {
+            Some((name, port)) => (name == "::1", port),
+            None => return false,
+        },
+        None => {
+            let (name, port) = host.split_at(host.find(':').unwrap_or(host.len()));
+            let name_ok = name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost");
+            (name_ok, port)
+        }
+    };
+    let port_ok = port.is_empty()
+        || port
+            .strip_prefix(':')
+            .is_some_and(|p| (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()));
+    name_ok && port_ok
+}
+
+/// A connection whose writes fail when they make no progress for
+/// `limit`: a client that stops reading is let go.
+struct Stalls {
+    tcp: TcpStream,
+    limit: Duration,
+    stalled: Option<Pin<Box<Sleep>>>,
+}
+
+impl Stalls {
+    fn new(tcp: TcpStream, limit: Duration) -> Self {
+        Stalls {
+            tcp,
+            limit,
+            stalled: None,
+        }
+    }
+
+    /// After a write that returned `result`: a stall is timed, progress
+    /// ends the timing.
+    fn watch<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        result: Poll<io::Result<T>>,
+    ) -> Poll<io::Result<T>> {
+        if result.is_ready() {
+            self.stalled = None;
+            return result;
+        }
+        let limit = self.limit;
+        let timer = self
+            .stalled
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        match timer.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the client stopped reading",
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl AsyncRead for Stalls {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().tcp).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Stalls {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        let result = Pin::new(&mut this.tcp).poll_write(cx, buf);
+        this.watch(cx, result)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        let result = Pin::new(&mut this.tcp).poll_write_vectored(cx, bufs);
+        this.watch(cx, result)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.tcp.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let result = Pin::new(&mut this.tcp).poll_flush(cx);
+        this.watch(cx, result)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().tcp).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::loopback;
+
+    #[test]
+    fn loopback_hosts_with_or_without_a_port() {
+        for host in [
+            "127.0.0.1",
+            "127.0.0.1:8800",
+            "localhost",
+            "LocalHost:1",
+            "[::1]",
+            "[::1]:65535",
+        ] {
+            assert!(loopback(host), "{host}");
+        }
+        for host in [
+            "",
+            "evil.example",
+            "evil.example:8800",
+            "localhost.evil.example",
+            "127.0.0.1.evil.example",
+            "127.0.0.2",
+            "localhost:",
+            "localhost:80a",
+            "localhost:123456",
+            "[::1",
+            "[::2]:80",
+            "[::1]x",
+            "0.0.0.0",
+        ] {
+            assert!(!loopback(host), "{host}");
+        }
+    }
+}

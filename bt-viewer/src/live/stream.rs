@@ -1,0 +1,348 @@
+//! The event streams: who follows, what each one has waiting, and the
+//! whole recording each new one starts from.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, ready};
+use std::time::{Duration, Instant};
+
+use hyper::body::{Body, Bytes, Frame, SizeHint};
+use tokio::sync::{Notify, mpsc, watch};
+
+use super::Limits;
+use super::feed::{Feed, Kept, Published, RECORDING_END, RECORDING_HEAD, Snapshot, sse};
+
+/// How long a whole recording serves the clients that come after it (with
+/// the ticks published since).
+const FRESH: Duration = Duration::from_secs(1);
+
+/// A whole recording being made, or made: every client that starts from
+/// it shares it.
+#[derive(Clone)]
+pub(super) struct Build(watch::Receiver<Option<Bytes>>);
+
+impl Build {
+    /// The `recording` event, or `None` when the server stopped first.
+    async fn get(mut self) -> Option<Bytes> {
+        let made = self.0.wait_for(Option::is_some).await.ok()?;
+        made.clone()
+    }
+
+    /// The recording's JSON, or `None` when the server stopped first.
+    pub(super) async fn json(self) -> Option<Bytes> {
+        let event = self.get().await?;
+        Some(event.slice(RECORDING_HEAD.len()..event.len() - RECORDING_END.len()))
+    }
+}
+
+/// What a stream writes next.
+enum Item {
+    Message(Bytes),
+    Recording(Build),
+}
+
+/// One stream client, as the server holds it.
+struct Client {
+    tx: mpsc::UnboundedSender<Item>,
+    /// Bytes of messages queued and not yet handed to the connection.
+    pending: Arc<AtomicUsize>,
+    /// Ends the client's connection at once.
+    kick: Arc<Notify>,
+    /// The publishes made before it came: it starts at a later one.
+    after: u64,
+}
+
+impl Client {
+    /// Queues `message`; `false` when the client is gone or has fallen
+    /// more than `budget` bytes behind (then its connection is ended).
+    fn send(&self, message: &Bytes, budget: usize) -> bool {
+        let len = message.len();
+        if self.pending.fetch_add(len, Ordering::Relaxed) + len > budget {
+            self.kick.notify_one();
+            return false;
+        }
+        self.tx.send(Item::Message(message.clone())).is_ok()
+    }
+}
+
+/// The newest whole recording.
+struct Cached {
+    seq: u64,
+    at: Instant,
+    build: Build,
+}
+
+#[derive(Default)]
+struct Streams {
+    /// The last publish the clients were sent.
+    seen: u64,
+    /// Clients that have a recording and follow the ticks.
+    joined: Vec<Client>,
+    /// Clients waiting for the next publish to start.
+    waiting: Vec<Client>,
+    cache: Option<Cached>,
+    closed: bool,
+}
+
+/// The server's side of the streams. Only the server's thread takes its
+/// lock.
+pub(super) struct Hub {
+    pub(super) feed: Arc<Feed>,
+    pub(super) limits: Limits,
+    streams: Mutex<Streams>,
+    /// The publishes the recorder still keeps.
+    kept: Mutex<Kept>,
+}
+
+impl Hub {
+    pub(super) fn new(feed: Arc<Feed>, limits: Limits) -> Self {
+        Hub {
+            feed,
+            limits,
+            streams: Mutex::default(),
+            kept: Mutex::default(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Streams> {
+        self.streams.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A new stream client: it starts at the next publish. `None` once
+    /// the server stops.
+    pub(super) fn follow(&self, kick: Arc<Notify>) -> Option<Stream> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let pending = Arc::new(AtomicUsize::new(0));
+        let mut streams = self.lock();
+        if streams.closed {
+            return None;
+        }
+        streams.waiting.push(Client {
+            tx,
+            pending: Arc::clone(&pending),
+            kick,
+            after: self.feed.published.load(Ordering::Relaxed),
+        });
+        self.count(&streams);
+        Some(Stream {
+            rx,
+            pending,
+            recording: None,
+        })
+    }
+
+    fn count(&self, streams: &Streams) {
+        let n = streams.joined.len() + streams.waiting.len();
+        self.feed.clients.store(n, Ordering::Relaxed);
+    }
+
+    /// The kept publishes, as of the last one taken in.
+    pub(super) fn snapshot(&self) -> Snapshot {
+        self.kept
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .snapshot()
+    }
+
+    /// Takes in the publishes until the server stops.
+    pub(super) async fn pump(self: Arc<Self>, mut published: mpsc::UnboundedReceiver<Published>) {
+        while let Some(first) = published.recv().await {
+            {
+                let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+                kept.take(first);
+                while let Ok(next) = published.try_recv() {
+                    kept.take(next);
+                }
+            }
+            // With no client there is nothing to send.
+            if self.feed.clients.load(Ordering::Relaxed) == 0 {
+                continue;
+            }
+            if !self.on_publish(&self.snapshot()) {
+                return;
+            }
+        }
+    }
+
+    /// Sends the clients what the publishes up to `snapshot` added, and
+    /// starts the waiting ones; `false` once the server stops.
+    fn on_publish(&self, snapshot: &Snapshot) -> bool {
+        let budget = self.limits.backlog_bytes;
+        let mut streams = self.lock();
+        let streams = &mut *streams;
+        if streams.closed {
+            return false;
+        }
+        streams.joined.retain(|c| !c.tx.is_closed());
+        streams.waiting.retain(|c| !c.tx.is_closed());
+        if snapshot.seq > streams.seen {
+            if !streams.joined.is_empty() {
+                match snapshot.ticks_after(streams.seen) {
+                    Ok(messages) => {
+                        for m in &messages {
+                            streams.joined.retain(|c| c.send(m, budget));
+                        }
+                    }
+                    // They start again from a whole recording.
+                    Err(_) => streams.waiting.append(&mut streams.joined),
+                }
+            }
+            streams.seen = snapshot.seq;
+            let (ready, later) = std::mem::take(&mut streams.waiting)
+                .into_iter()
+                .partition::<Vec<_>, _>(|c| c.after < snapshot.seq);
+            streams.waiting = later;
+            if !ready.is_empty() {
+                let (build, since) = self.start(&mut streams.cache, snapshot);
+                for client in ready {
+                    let started = client.tx.send(Item::Recording(build.clone())).is_ok()
+                        && since.iter().all(|m| client.send(m, budget));
+                    if started {
+                        streams.joined.push(client);
+                    }
+                }
+            }
+        }
+        if streams
+            .cache
+            .as_ref()
+            .is_some_and(|c| c.at.elapsed() >= FRESH)
+        {
+            streams.cache = None;
+        }
+        self.count(streams);
+        true
+    }
+
+    /// Where a client that starts at `snapshot` starts: a fresh recording
+    /// (made now if there is none) and the `ticks` messages since it.
+    fn start(&self, cache: &mut Option<Cached>, snapshot: &Snapshot) -> (Build, Vec<Bytes>) {
+        if let Some(c) = cache.as_ref()
+            && c.seq <= snapshot.seq
+            && (c.seq == snapshot.seq || c.at.elapsed() < FRESH)
+            && let Ok(since) = snapshot.ticks_after(c.seq)
+        {
+            return (c.build.clone(), since);
+        }
+        let build = self.make(snapshot);
+        *cache = Some(Cached {
+            seq: snapshot.seq,
+            at: Instant::now(),
+            build: build.clone(),
+        });
+        (build, Vec::new())
+    }
+
+    /// The whole recording at `snapshot` (a fresh one, or one made now),
+    /// for `/recording.json`; `None` before the first publish.
+    pub(super) fn recording(&self, snapshot: &Snapshot) -> Option<Build> {
+        if !snapshot.published() {
+            return None;
+        }
+        let mut streams = self.lock();
+        if let Some(c) = streams.cache.as_ref()
+            && c.seq <= snapshot.seq
+            && (c.seq == snapshot.seq || c.at.elapsed() < FRESH)
+        {
+            return Some(c.build.clone());
+        }
+        let build = self.make(snapshot);
+        streams.cache = Some(Cached {
+            seq: snapshot.seq,
+            at: Instant::now(),
+            build: build.clone(),
+        });
+        Some(build)
+    }
+
+    /// Makes the whole recording off the server's event loop.
+    fn make(&self, snapshot: &Snapshot) -> Build {
+        let (tx, rx) = watch::channel(None);
+        self.feed.exports.fetch_add(1, Ordering::Relaxed);
+        let (snapshot, feed) = (snapshot.clone(), Arc::clone(&self.feed));
+        tokio::task::spawn_blocking(move || {
+            if let Some(event) = snapshot.recording(&feed.stopping) {
+                let _ = tx.send(Some(event));
+            }
+        });
+        Build(rx)
+    }
+
+    /// Stops: every stream gets an `end` event and then ends.
+    pub(super) fn close(&self) {
+        let end = sse("end", "{}");
+        let mut streams = self.lock();
+        streams.closed = true;
+        for client in streams.joined.drain(..) {
+            let _ = client.tx.send(Item::Message(end.clone()));
+        }
+        streams.waiting.clear();
+        streams.cache = None;
+        self.count(&streams);
+    }
+}
+
+/// A stream client's response body: its messages, one server-sent event
+/// per frame (so one chunk per event on the wire).
+pub(super) struct Stream {
+    rx: mpsc::UnboundedReceiver<Item>,
+    pending: Arc<AtomicUsize>,
+    recording: Option<Pin<Box<dyn Future<Output = Option<Bytes>> + Send>>>,
+}
+
+/// A response body: the whole of it at once, or a stream.
+pub(super) enum Reply {
+    Full(Option<Bytes>),
+    Stream(Stream),
+}
+
+impl Reply {
+    pub(super) fn text(body: impl Into<Bytes>) -> Self {
+        Reply::Full(Some(body.into()))
+    }
+}
+
+impl Body for Reply {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let stream = match self.get_mut() {
+            Reply::Full(body) => return Poll::Ready(body.take().map(|b| Ok(Frame::data(b)))),
+            Reply::Stream(stream) => stream,
+        };
+        loop {
+            if let Some(recording) = &mut stream.recording {
+                let event = ready!(recording.as_mut().poll(cx));
+                stream.recording = None;
+                // No recording: the server stopped.
+                return Poll::Ready(event.map(|e| Ok(Frame::data(e))));
+            }
+            match ready!(stream.rx.poll_recv(cx)) {
+                None => return Poll::Ready(None),
+                Some(Item::Message(m)) => {
+                    stream.pending.fetch_sub(m.len(), Ordering::Relaxed);
+                    return Poll::Ready(Some(Ok(Frame::data(m))));
+                }
+                Some(Item::Recording(build)) => stream.recording = Some(Box::pin(build.get())),
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(self, Reply::Full(None))
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match self {
+            Reply::Full(body) => SizeHint::with_exact(body.as_ref().map_or(0, |b| b.len() as u64)),
+            Reply::Stream(_) => SizeHint::default(),
+        }
+    }
+}
