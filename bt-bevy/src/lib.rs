@@ -334,7 +334,7 @@
 //! and its dependencies takes about 35 s on two cores.
 //!
 //! - `viewer` (off by default): recording for the decision viewer (see
-//!   above). It adds bt-viewer, with serde, serde_json and tiny_http.
+//!   above). It adds bt-viewer, with serde, serde_json, and hyper on tokio.
 //! - `serde` (off by default): saving and loading brains (see above), with
 //!   bt-core's `serde` feature.
 #![deny(missing_docs)]
