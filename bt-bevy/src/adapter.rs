@@ -93,6 +93,35 @@ pub trait TreeMemory: Send + Sync + Sized + 'static {
     #[doc(hidden)]
     fn leaf_name(&self) -> Option<&'static str>;
 
+    /// Writes the memory's snapshot taken at `now`.
+    #[cfg(feature = "serde")]
+    #[doc(hidden)]
+    fn save<Z: serde::Serializer>(&self, now: f64, s: Z) -> Result<Z::Ok, Z::Error>;
+
+    /// Replaces the memory's state with the snapshot read from `d`.
+    #[cfg(feature = "serde")]
+    #[doc(hidden)]
+    fn load<'de, D: serde::Deserializer<'de>>(
+        &mut self,
+        now: f64,
+        d: D,
+    ) -> Result<(), bt_core::RestoreError<D::Error>>;
+
+    /// Replaces `shared`, made for `tree`, with the snapshot read from `d`.
+    #[cfg(feature = "serde")]
+    #[doc(hidden)]
+    fn load_shared<'de, D: serde::Deserializer<'de>>(
+        tree: &'static Self::Tree,
+        shared: &TreeShared,
+        now: f64,
+        d: D,
+    ) -> Result<(), bt_core::RestoreError<D::Error>>;
+
+    /// Hands the ticket of every pending deferred action to `f`.
+    #[cfg(feature = "serde")]
+    #[doc(hidden)]
+    fn pending_tickets(&self, f: impl FnMut(Ticket));
+
     /// A flight recorder for `tree` with room for `lanes` agents.
     #[cfg(feature = "viewer")]
     #[doc(hidden)]
@@ -219,6 +248,41 @@ where
 
     fn leaf_name(&self) -> Option<&'static str> {
         self.leaf().map(|i| AgentMemory::tree(self).node(i).name())
+    }
+
+    #[cfg(feature = "serde")]
+    fn save<Z: serde::Serializer>(&self, now: f64, s: Z) -> Result<Z::Ok, Z::Error> {
+        serde::Serialize::serialize(&self.snapshot(now), s)
+    }
+
+    #[cfg(feature = "serde")]
+    fn load<'de, D: serde::Deserializer<'de>>(
+        &mut self,
+        now: f64,
+        d: D,
+    ) -> Result<(), bt_core::RestoreError<D::Error>> {
+        self.restore(now, d)
+    }
+
+    #[cfg(feature = "serde")]
+    fn load_shared<'de, D: serde::Deserializer<'de>>(
+        tree: &'static Self::Tree,
+        shared: &TreeShared,
+        now: f64,
+        d: D,
+    ) -> Result<(), bt_core::RestoreError<D::Error>> {
+        shared.restore(tree, now, d)
+    }
+
+    #[cfg(feature = "serde")]
+    fn pending_tickets(&self, mut f: impl FnMut(Ticket)) {
+        let shape = AgentMemory::tree(self).shape();
+        let first = shape.first_action_slot();
+        for slot in first..first + shape.actions {
+            if let Some(ticket) = self.pending_ticket(slot) {
+                f(ticket);
+            }
+        }
     }
 
     #[cfg(feature = "viewer")]

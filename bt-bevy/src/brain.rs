@@ -11,6 +11,7 @@ use bt_core::{AgentMemory, Outcome, Stimuli, TickError, TickReport, Ticket, Tree
 
 use crate::adapter::TreeMemory;
 use crate::plugin::{ActionMessage, BrainShared};
+use crate::tagged::Tagged;
 
 /// An entity's brain: its [`AgentMemory`] for one tree, and what its last
 /// tick did.
@@ -55,6 +56,18 @@ where
 }
 
 impl<M: TreeMemory> Brain<M> {
+    /// This brain under the tag `T`, for the plugin made with
+    /// [`BrainPlugin::tagged::<T>`](crate::BrainPlugin::tagged): the way to
+    /// run two trees whose memory types are the same (see [`Tagged`]).
+    pub fn tagged<T: 'static>(self) -> Brain<Tagged<M, T>> {
+        Brain {
+            memory: Tagged::new(self.memory),
+            last: self.last,
+            #[cfg(feature = "viewer")]
+            lane: self.lane,
+        }
+    }
+
     /// The agent memory: the active path, timers, the generator (read
     /// only: the plugin ticks it).
     pub fn memory(&self) -> &M {
@@ -84,13 +97,26 @@ impl<M: TreeMemory> Brain<M> {
     fn on_insert_hook(mut world: DeferredWorld, cx: HookContext) {
         let shared = world
             .get_resource::<BrainShared<M>>()
-            .map(|s| s.state().clone());
+            .map(|s| (s.tree(), s.state().clone()));
         let Some(mut brain) = world.get_mut::<Self>(cx.entity) else {
             return;
         };
         let tree = brain.memory.tree();
         brain.memory = match &shared {
-            Some(shared) => M::bound(tree, shared, cx.entity.to_bits()),
+            Some((own, shared)) if std::ptr::eq(*own, tree) => {
+                M::bound(tree, shared, cx.entity.to_bits())
+            }
+            Some((own, _)) => {
+                log::warn!(
+                    target: "bt_bevy",
+                    "{}: brain of tree `{}` inserted, but the BrainPlugin of its memory type \
+                     runs tree `{}`: tag one of them (BrainPlugin::tagged, Brain::tagged)",
+                    cx.entity,
+                    M::tree_name(tree),
+                    M::tree_name(own)
+                );
+                M::unbound(tree)
+            }
             None => {
                 log::warn!(
                     target: "bt_bevy",
@@ -130,17 +156,27 @@ impl<M: TreeMemory> Brain<M> {
         let Some(shared) = shared else {
             return;
         };
+        let mut moved = world
+            .get_resource_mut::<BrainShared<M>>()
+            .map(|mut s| std::mem::take(&mut s.bypass_change_detection().moved))
+            .unwrap_or_default();
         crate::adapter::drain(&shared, |request| {
             // Every request still queued is this entity's or a live one's:
             // queues are drained at the end of each tick and whenever a
             // brain leaves, so an index cannot have been reused meanwhile.
-            let entity = if request.agent == agent_id(cx.entity) {
-                cx.entity
-            } else {
-                crate::plugin::resolve(world.entities(), request.agent)
+            let entity = match crate::plugin::moved_entity(&moved, &request) {
+                Some(entity) => entity,
+                None if request.agent == agent_id(cx.entity) => cx.entity,
+                None => crate::plugin::resolve(world.entities(), request.agent),
             };
+            if request.op == bt_core::ActionOp::Cancel {
+                crate::plugin::forget_moved(&mut moved, request.ticket);
+            }
             world.write_message(ActionMessage::<M>::new(entity, request));
         });
+        if let Some(mut s) = world.get_resource_mut::<BrainShared<M>>() {
+            s.bypass_change_detection().moved = moved;
+        }
     }
 }
 

@@ -90,6 +90,123 @@
 //!   entity never holds a gate. Behaviors' `deactivate` callbacks do not
 //!   run then; their memory blocks are dropped.
 //!
+//! # Two trees in one app
+//!
+//! Add one plugin per tree. Each plugin's resources, messages and systems
+//! are Bevy types over the tree's memory type `M` ([`BrainShared<M>`],
+//! [`ActionMessage<M>`], [`BrainStats<M>`], [`Brain<M>`]), so trees with
+//! different memory types never meet. Two trees over the same agent type
+//! with the same shape have the *same* memory type, though: give one of
+//! them (or each) a tag type, [`BrainPlugin::tagged`] and
+//! [`Brain::tagged`], and it runs as [`Tagged<M, Tag>`](Tagged), with its
+//! own shared state, tick system, messages and stats. Adding a second
+//! tree of the same (untagged) memory type panics and says so, and adding
+//! the same tree twice under the same tag panics naming the tree; the same
+//! tree under two tags makes two crowds of it.
+//!
+//! # Saving and loading
+//!
+//! With the `serde` feature, [`SaveBrains`] (implemented for `World`)
+//! saves every brain of a tree with its crowd's shared state (gate counts,
+//! cooldowns, group roles, queued deferred actions) through any serde
+//! format, each brain under a key of the game's (entities are not stable
+//! across apps), its [`Senses`] with it; and loads such a save into a
+//! fresh app whose entities were spawned anew, or into the running app it
+//! came from. Either way the brains go on as if they had never stopped:
+//!
+//! ```
+//! # #[cfg(feature = "serde")] {
+//! use std::collections::HashMap;
+//! use bevy_app::{App, TaskPoolPlugin, Update};
+//! use bevy_ecs::prelude::*;
+//! use bevy_time::TimePlugin;
+//! use bt_bevy::{Brain, BrainPlugin, NoSenses, SaveBrains};
+//! use bt_core::{behavior, decider, tree};
+//!
+//! #[derive(Component, Default)]
+//! struct Walker { name: u32, steps: u32 }
+//! bt_bevy::component_agent!(Walker);
+//!
+//! /// The walk's memory block: saved with the brain.
+//! #[derive(Default, serde::Serialize, serde::Deserialize)]
+//! struct Steps(u32);
+//! behavior! { WALK: Walker, memory: Steps, persist,
+//!     tick: |w, m, _cx| { m.0 += 1; w.steps = m.0; true },
+//! }
+//! decider! { JUST_WALK: Walker => WALK }
+//! tree! { WALKER: Walker = JUST_WALK, memory: WalkerMemory }
+//!
+//! fn new_app() -> App {
+//!     let mut app = App::new();
+//!     app.add_plugins((TaskPoolPlugin::default(), TimePlugin))
+//!         .add_plugins(BrainPlugin::new(&WALKER).in_schedule(Update));
+//!     app
+//! }
+//! fn steps(app: &App, e: Entity) -> u32 {
+//!     app.world().get::<Walker>(e).unwrap().steps
+//! }
+//!
+//! let mut app = new_app();
+//! let ann = app.world_mut().spawn((Walker { name: 7, steps: 0 }, Brain::new(&WALKER))).id();
+//! for _ in 0..3 {
+//!     app.update();
+//! }
+//! // Save: each brain under the game's own id for its entity.
+//! let world = app.world_mut();
+//! let names: HashMap<Entity, u32> =
+//!     world.query::<(Entity, &Walker)>().iter(world).map(|(e, w)| (e, w.name)).collect();
+//! let save = world.save_brains::<WalkerMemory, NoSenses, u32>(|e| names.get(&e).copied());
+//! let json = serde_json::to_string(&save).unwrap();
+//!
+//! // Load into a fresh app: the game spawns its entities, then maps its ids
+//! // to them.
+//! let mut fresh = new_app();
+//! let ann2 = fresh.world_mut().spawn((Walker { name: 7, steps: 0 }, Brain::new(&WALKER))).id();
+//! let loaded = fresh
+//!     .world_mut()
+//!     .load_brains::<WalkerMemory, NoSenses, u32, _>(
+//!         &mut serde_json::Deserializer::from_str(&json),
+//!         |&name| (name == 7).then_some(ann2),
+//!     )
+//!     .unwrap();
+//! assert_eq!(loaded.brains, 1);
+//! fresh.update();
+//! assert_eq!(steps(&fresh, ann2), 4); // the fourth step, not a new first
+//!
+//! // Or back into the running app, a few frames on.
+//! app.update();
+//! app.update();
+//! assert_eq!(steps(&app, ann), 5);
+//! app.world_mut()
+//!     .load_brains::<WalkerMemory, NoSenses, u32, _>(
+//!         &mut serde_json::Deserializer::from_str(&json),
+//!         |&name| (name == 7).then_some(ann),
+//!     )
+//!     .unwrap();
+//! app.update();
+//! assert_eq!(steps(&app, ann), 4);
+//! # }
+//! ```
+//!
+//! - **Order.** The shared state is loaded first, then each brain; the
+//!   whole save is read and checked before anything changes, and a bad one
+//!   gives a [`LoadError`] naming the key, the entity and what is wrong.
+//! - **Time.** Times are those of the clock the brains tick with
+//!   ([`BrainShared::now`]): the fixed clock for a plugin in `FixedUpdate`,
+//!   the virtual one otherwise. A load moves every saved time by the
+//!   difference between the two readings.
+//! - **What the game saves itself.** The agents' components, and the
+//!   deferred actions it carries out: the tickets it kept go through
+//!   [`BrainShared::adopt_ticket`] after the load (the loaded crowd is a
+//!   new one). Outcomes already reported but not yet read by the brains
+//!   are in the save.
+//! - **Into the running app.** The result is the one a fresh app gets:
+//!   brains not in the save start afresh, what the brains held before is
+//!   dropped without any cancellation message (the game reloads its own
+//!   state), and requests queued in the save are sent as messages.
+//! - **Building blocks.** [`Brain::snapshot`] and [`BrainShared::snapshot`]
+//!   give one brain's or the shared state's snapshot.
+//!
 //! # How behaviors reach the entity's components
 //!
 //! A tree's behaviors take `&mut A` for one `'static` agent type `A`: the
@@ -218,18 +335,27 @@
 //!
 //! - `viewer` (off by default): recording for the decision viewer (see
 //!   above). It adds bt-viewer, with serde, serde_json and tiny_http.
+//! - `serde` (off by default): saving and loading brains (see above), with
+//!   bt-core's `serde` feature.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
-// The recording section links to items of the `viewer` feature.
-#![cfg_attr(not(feature = "viewer"), allow(rustdoc::broken_intra_doc_links))]
+// The recording and saving sections link to items of the `viewer` and
+// `serde` features.
+#![cfg_attr(
+    not(all(feature = "viewer", feature = "serde")),
+    allow(rustdoc::broken_intra_doc_links)
+)]
 
 mod adapter;
 mod agent;
 mod brain;
 mod debug;
+#[cfg(feature = "serde")]
+mod persist;
 mod plugin;
 #[cfg(feature = "viewer")]
 mod record;
+mod tagged;
 
 pub use adapter::TreeMemory;
 pub use agent::{BrainAgent, DenseAgent};
@@ -239,11 +365,14 @@ pub use brain::{Brain, Decisions, NoSenses, SenseSource, Senses, agent_id};
 #[cfg(feature = "viewer")]
 pub use bt_viewer;
 pub use debug::DebugBrain;
+#[cfg(feature = "serde")]
+pub use persist::{BrainSnapshot, BrainsSnapshot, LoadError, Loaded, SaveBrains, SaveSenses};
 pub use plugin::{
     ActionMessage, ActionOutcome, BrainPlugin, BrainShared, BrainStats, BrainSystems,
 };
 #[cfg(feature = "viewer")]
 pub use record::{BrainRecorder, RecordBrains, Recorded};
+pub use tagged::Tagged;
 
 #[doc(hidden)]
 pub mod __private {

@@ -19,9 +19,12 @@ use bt_core::{
 
 use crate::adapter::TreeMemory;
 use crate::agent::{BrainAgent, DenseAgent};
-use crate::brain::{Brain, NoSenses, SenseSource};
+#[cfg(feature = "viewer")]
+use crate::brain::Brain;
+use crate::brain::{NoSenses, SenseSource};
 #[cfg(feature = "viewer")]
 use crate::record::{BrainRecorder, RecordBrains, Recorded};
+use crate::tagged::Tagged;
 use tick::{apply_outcomes, tick_brains, tick_brains_dense};
 
 /// Adds a tick system to a schedule.
@@ -33,7 +36,7 @@ type AddSystem = fn(&mut App, Interned<dyn ScheduleLabel>);
 /// [`ActionOutcome`] messages, the [`BrainStats`] resource, and two systems
 /// in [`BrainSystems`] in the chosen schedule ([`FixedUpdate`] unless told
 /// otherwise): first the outcomes the game reported are handed to their
-/// brains, then every entity with a [`Brain<M>`] is ticked, in parallel
+/// brains, then every entity with a [`Brain<M>`](crate::Brain) is ticked, in parallel
 /// over the query, with `now` and `dt` from [`Time`] (in `FixedUpdate` that
 /// is the fixed clock), its [`Decisions`](crate::Decisions) and its senses; the deferred
 /// actions the ticks launched or cancelled are then written as
@@ -44,12 +47,16 @@ type AddSystem = fn(&mut App, Interned<dyn ScheduleLabel>);
 /// It needs `bevy_time`'s `TimePlugin` (in `MinimalPlugins` and
 /// `DefaultPlugins`) and, for the parallel tick, `bevy_app`'s
 /// `TaskPoolPlugin`. Add one per tree; adding the same tree twice panics,
-/// as for any plugin.
+/// naming the tree. Two trees whose memory types are the same need a tag
+/// each ([`tagged`](Self::tagged)); without one, adding the second panics
+/// and says so.
 ///
 /// # Panics
 /// When the app is finished without a `Time` resource.
 pub struct BrainPlugin<M: TreeMemory, Se = NoSenses> {
     tree: &'static M::Tree,
+    /// The plugin's name for Bevy: its memory type and its tree.
+    name: String,
     schedule: Interned<dyn ScheduleLabel>,
     action_capacity: usize,
     /// Adds the chunked tick system ([`BrainPlugin::dense`]) for `Se`.
@@ -73,6 +80,7 @@ where
     pub fn new(tree: &'static Tree<A, L, S, N>) -> Self {
         BrainPlugin {
             tree,
+            name: plugin_name::<AgentMemory<A, L, S, N>>(tree),
             schedule: FixedUpdate.intern(),
             action_capacity: 8192,
             dense: None,
@@ -89,6 +97,25 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
     pub fn in_schedule(mut self, schedule: impl ScheduleLabel) -> Self {
         self.schedule = schedule.intern();
         self
+    }
+
+    /// The plugin under the tag `T`: its brains are
+    /// [`Brain<Tagged<M, T>>`](Tagged) (made with [`Brain::tagged`](crate::Brain::tagged)), its
+    /// resources and messages `BrainShared<Tagged<M, T>>` and so on. Two
+    /// trees whose memory types are the same need different tags (one may
+    /// go untagged) to run in one app.
+    pub fn tagged<T: 'static>(self) -> BrainPlugin<Tagged<M, T>, Se> {
+        BrainPlugin {
+            tree: self.tree,
+            name: plugin_name::<Tagged<M, T>>(self.tree),
+            schedule: self.schedule,
+            action_capacity: self.action_capacity,
+            dense: None,
+            lost_dense: self.lost_dense || self.dense.is_some(),
+            #[cfg(feature = "viewer")]
+            record: self.record,
+            _senses: PhantomData,
+        }
     }
 
     /// Room for `capacity` deferred-action requests between two drains
@@ -108,6 +135,7 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
     pub fn with_senses<S2: SenseSource>(self) -> BrainPlugin<M, S2> {
         BrainPlugin {
             tree: self.tree,
+            name: self.name,
             schedule: self.schedule,
             action_capacity: self.action_capacity,
             dense: None,
@@ -175,6 +203,16 @@ where
     M::Agent: BrainAgent,
 {
     fn build(&self, app: &mut App) {
+        if let Some(other) = app.world().get_resource::<BrainShared<M>>() {
+            panic!(
+                "BrainPlugin for tree `{}`: tree `{}` already runs with the same memory type \
+                 `{}`; give one of them a tag of its own: `BrainPlugin::new(&TREE).tagged::<Tag>()` \
+                 and `Brain::new(&TREE).tagged::<Tag>()`",
+                M::tree_name(self.tree),
+                M::tree_name(other.tree),
+                std::any::type_name::<M>()
+            );
+        }
         let capacity = if M::has_actions(self.tree) {
             self.action_capacity
         } else {
@@ -184,6 +222,8 @@ where
             tree: self.tree,
             state: M::new_shared(self.tree, capacity),
             lost: 0,
+            clock: clock_of(self.schedule),
+            moved: Vec::new(),
             _m: PhantomData,
         })
         .insert_resource(BrainStats::<M>::default())
@@ -222,6 +262,10 @@ where
         }
     }
 
+    fn name(&self) -> &str {
+        &self.name
+    }
+
     fn finish(&self, app: &mut App) {
         assert!(
             app.world().contains_resource::<Time>(),
@@ -237,8 +281,14 @@ where
 #[derive(Resource)]
 pub struct BrainShared<M: TreeMemory> {
     tree: &'static M::Tree,
-    state: Arc<TreeShared>,
-    lost: usize,
+    pub(crate) state: Arc<TreeShared>,
+    pub(crate) lost: usize,
+    /// Reads the clock the brains tick with.
+    clock: fn(&World) -> f64,
+    /// The deferred actions still pending from a load whose agent id (the
+    /// index of the entity they were launched from, before the save) is
+    /// not their entity's index now: the entity each belongs to.
+    pub(crate) moved: Vec<(Ticket, Entity)>,
     _m: PhantomData<fn() -> M>,
 }
 
@@ -247,6 +297,78 @@ impl<M: TreeMemory> BrainShared<M> {
     pub fn state(&self) -> &Arc<TreeShared> {
         &self.state
     }
+
+    /// The tree whose crowd this is.
+    pub fn tree(&self) -> &'static M::Tree {
+        self.tree
+    }
+
+    /// The reading of the clock the brains tick with, now: the elapsed
+    /// seconds of `Time<Fixed>` for a plugin in one of the fixed schedules
+    /// (`FixedUpdate` and its neighbours), of `Time<Virtual>` otherwise.
+    /// Between frames it is the `now` of the brains' last tick. Saving and
+    /// loading take their times from it.
+    ///
+    /// # Panics
+    /// When `world` has no such clock (no `TimePlugin`).
+    pub fn now(&self, world: &World) -> f64 {
+        (self.clock)(world)
+    }
+
+    /// The entity a queued request of this crowd belongs to.
+    #[inline]
+    pub(crate) fn entity_of(&self, entities: &Entities, request: &ActionRequest) -> Entity {
+        moved_entity(&self.moved, request).unwrap_or_else(|| resolve(entities, request.agent))
+    }
+}
+
+/// The entity of `request` when it is one of a moved pending action's.
+#[inline]
+pub(crate) fn moved_entity(moved: &[(Ticket, Entity)], request: &ActionRequest) -> Option<Entity> {
+    if moved.is_empty() {
+        return None;
+    }
+    moved
+        .iter()
+        .find(|(t, _)| *t == request.ticket)
+        .map(|&(_, e)| e)
+}
+
+/// Forgets `ticket` among the moved pending actions: it was cancelled or
+/// reported.
+#[inline]
+pub(crate) fn forget_moved(moved: &mut Vec<(Ticket, Entity)>, ticket: Ticket) {
+    if !moved.is_empty() {
+        moved.retain(|(t, _)| *t != ticket);
+    }
+}
+
+/// How a plugin in `schedule` reads its clock.
+fn clock_of(schedule: Interned<dyn ScheduleLabel>) -> fn(&World) -> f64 {
+    use bevy_app::{FixedFirst, FixedLast, FixedPostUpdate, FixedPreUpdate};
+    use bevy_time::{Fixed, Virtual};
+    let fixed = [
+        FixedFirst.intern(),
+        FixedPreUpdate.intern(),
+        FixedUpdate.intern(),
+        FixedPostUpdate.intern(),
+        FixedLast.intern(),
+    ];
+    if fixed.contains(&schedule) {
+        |world| world.resource::<Time<Fixed>>().elapsed_secs_f64()
+    } else {
+        |world| world.resource::<Time<Virtual>>().elapsed_secs_f64()
+    }
+}
+
+/// The name Bevy knows a plugin by: adding the same tree twice (under the
+/// same tag) panics with it.
+fn plugin_name<M: TreeMemory>(tree: &'static M::Tree) -> String {
+    format!(
+        "bt_bevy::BrainPlugin for tree `{}` ({})",
+        M::tree_name(tree),
+        std::any::type_name::<M>()
+    )
 }
 
 /// One launch or cancellation of a deferred action by an entity's brain.
@@ -330,6 +452,20 @@ pub struct ActionOutcome<M> {
     _m: PhantomData<fn() -> M>,
 }
 
+impl<M> ActionOutcome<M> {
+    /// The report of the launch `ticket` of `entity`'s brain: for a game
+    /// that keeps the tickets of the actions it carries out (see also
+    /// [`ActionMessage::outcome`]).
+    pub fn new(entity: Entity, ticket: Ticket, outcome: Outcome) -> Self {
+        ActionOutcome {
+            entity,
+            ticket,
+            outcome,
+            _m: PhantomData,
+        }
+    }
+}
+
 impl<M> Clone for ActionOutcome<M> {
     fn clone(&self) -> Self {
         *self
@@ -359,7 +495,7 @@ pub struct BrainStats<M> {
     pub idle: u64,
     /// Brains whose active path changed.
     pub changed: u64,
-    /// Brains whose tick failed (see [`Brain::last_tick`]).
+    /// Brains whose tick failed (see [`Brain::last_tick`](crate::Brain::last_tick)).
     pub errors: u64,
     /// Runs of the tick system so far.
     pub runs: u64,

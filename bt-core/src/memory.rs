@@ -5,6 +5,7 @@ use core::fmt;
 
 use alloc::sync::Arc;
 
+mod holdings;
 pub(crate) mod raw;
 pub(crate) mod shared;
 pub(crate) mod stimuli;
@@ -76,7 +77,13 @@ pub struct AgentMemory<A: 'static, const L: usize, const S: usize, const N: usiz
 /// quick redecide in a group that is not prioritized: it changes nothing
 /// above the leaf and keeps the finding, but marks the group, so the next
 /// steady walk clears the marks of the leaf's parent level.
+///
+/// Packed to 4-byte alignment (28 bytes, not 32), so that the memory's
+/// `joined` word takes what would be its padding: an agent of a
+/// three-level tree with 16-byte blocks stays at 208 bytes. Fields are
+/// only ever read and written by value.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, packed(4))]
 pub(crate) struct Steady {
     /// The decision flags it was found with.
     pub(crate) decision: u64,
@@ -360,95 +367,6 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
         self.release_shared();
         self.set_depth(0);
         self.blocks.release_all();
-    }
-
-    /// The end of a tick: the agent leaves the lobbies of the group roles
-    /// it did not ask again in this tick.
-    #[inline(never)]
-    pub(crate) fn sweep_roles(&mut self) {
-        let shape = self.tree.shape;
-        if let Some(shared) = self.shared.as_deref() {
-            for r in 0..shape.roles as u16 {
-                shared.role_sweep(r, &mut self.slots[shape.role_slot(r)]);
-            }
-        }
-    }
-
-    /// Gives back, deepest level first, the gate slots, role places and
-    /// pending actions of the active path, and leaves every role lobby.
-    fn release_shared(&mut self) {
-        let Some(shared) = &self.shared else {
-            return;
-        };
-        let items = self.tree.items;
-        for level in self.levels[..self.depth()].iter().rev() {
-            let i = level.item;
-            sync::release(shared, &items[i as usize], i, &mut self.slots, self.joined);
-        }
-        self.leave_lobbies();
-    }
-
-    /// Leaves every group-role lobby the agent waits in, and gives up any
-    /// admission it has not used (only forgets them when the crowd's
-    /// counts no longer include this memory: see [`rejoin`](Self::rejoin)).
-    pub(crate) fn leave_lobbies(&mut self) {
-        let Some(shared) = &self.shared else {
-            return;
-        };
-        let shape = self.tree.shape;
-        let counted = shared.id() == self.joined;
-        for r in 0..shape.roles as u16 {
-            let slot = &mut self.slots[shape.role_slot(r)];
-            if counted {
-                shared.role_withdraw(r, slot);
-            } else {
-                *slot = 0;
-            }
-        }
-    }
-
-    /// Counts what this memory holds in its crowd's shared state again if
-    /// a restore of that state replaced the counts since it last did: its
-    /// active path's gate slots and role places, and its lobby places
-    /// (given up where the restored generations no longer know them). Its
-    /// pending deferred actions stay pending; their tickets name the
-    /// crowd's new id. Every tick of a tree with shared state starts with
-    /// it, and a restore of the memory does the same for what it installs.
-    #[inline(always)]
-    pub(crate) fn rejoin(&mut self) {
-        if let Some(shared) = &self.shared
-            && shared.id() != self.joined
-        {
-            self.count_in();
-        }
-    }
-
-    /// Counts the active path's holdings and the lobby places in the
-    /// crowd's state as it is now; see [`rejoin`](Self::rejoin).
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn count_in(&mut self) {
-        let Some(shared) = self.shared.as_deref() else {
-            return;
-        };
-        let items = self.tree.items;
-        for level in &self.levels[..self.depth()] {
-            let item = &items[level.item as usize];
-            if item.is(crate::tree::Has::SYNC) {
-                if item.gate != crate::tree::NO_SLOT {
-                    shared.gate_count_in(item.gate);
-                }
-                if item.role != crate::tree::NO_SLOT {
-                    shared.role_count_in(item.role);
-                }
-            }
-        }
-        let shape = self.tree.shape;
-        for item in items.iter().filter(|i| i.role != crate::tree::NO_SLOT) {
-            let slot = &mut self.slots[shape.role_slot(item.role)];
-            shared.role_count_place(item.role, item.decider.pre.sync.together, slot);
-        }
-        self.joined = shared.id();
     }
 
     /// Bytes of this memory (all of it: the tree is shared).

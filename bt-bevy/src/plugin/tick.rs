@@ -11,9 +11,9 @@ use bevy_ecs::entity::{Entities, Entity};
 use bevy_ecs::message::{MessageReader, MessageWriter};
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
-use bt_core::{TickError, TickReport};
+use bt_core::{ActionOp, TickError, TickReport};
 
-use super::{ActionMessage, ActionOutcome, BrainShared, BrainStats, resolve};
+use super::{ActionMessage, ActionOutcome, BrainShared, BrainStats, forget_moved};
 use crate::adapter::{self, Input, TreeMemory};
 use crate::agent::{BrainAgent, DenseAgent};
 use crate::brain::{Brain, Decisions, SenseSource, agent_id};
@@ -382,15 +382,18 @@ fn finish<M: TreeMemory, Se: SenseSource>(
         log::warn!(
             target: "bt_bevy",
             "{errors} brain(s) of tree `{}` failed their tick (see Brain::last_tick)",
-            M::tree_name(shared.state_tree())
+            M::tree_name(shared.tree())
         );
     }
     let state = Arc::clone(&shared.state);
     adapter::drain(&state, |request| {
         actions.write(ActionMessage::new(
-            resolve(entities, request.agent),
+            shared.entity_of(entities, &request),
             request,
         ));
+        if request.op == ActionOp::Cancel {
+            forget_moved(&mut shared.moved, request.ticket);
+        }
     });
     let lost = adapter::lost(&state);
     if lost != shared.lost {
@@ -403,22 +406,19 @@ fn finish<M: TreeMemory, Se: SenseSource>(
     }
 }
 
-impl<M: TreeMemory> BrainShared<M> {
-    fn state_tree(&self) -> &'static M::Tree {
-        self.tree
-    }
-}
-
 /// Hands the outcomes the game reported to their brains.
 pub(super) fn apply_outcomes<M: TreeMemory>(
     mut outcomes: MessageReader<ActionOutcome<M>>,
     mut brains: Query<&mut Brain<M>>,
+    mut shared: ResMut<BrainShared<M>>,
 ) {
     for o in outcomes.read() {
-        if let Ok(mut brain) = brains.get_mut(o.entity) {
-            brain
+        if let Ok(mut brain) = brains.get_mut(o.entity)
+            && brain
                 .bypass_change_detection()
-                .complete(o.ticket, o.outcome);
+                .complete(o.ticket, o.outcome)
+        {
+            forget_moved(&mut shared.bypass_change_detection().moved, o.ticket);
         }
     }
 }

@@ -3,8 +3,11 @@
 mod common;
 mod crowd;
 mod debugging;
+#[cfg(feature = "serde")]
+mod persist;
 mod recording;
 mod squad;
+mod two_trees;
 
 // The W1 creature tree of the benchmarks, the very same source.
 #[allow(dead_code, unreachable_pub)]
