@@ -33,16 +33,23 @@ cross -p bt-bevy --target wasm32-unknown-unknown
 cross -p bt-bevy --target wasm32-unknown-unknown --all-features
 
 # The `rust-version` of the workspace: the published libraries but bt-bevy
-# (Bevy needs the pinned 1.95) must build with it. A check is enough: what
-# an older compiler refuses, it refuses before code generation. Its own
-# target directory keeps the two compilers' outputs apart.
+# (Bevy needs the pinned 1.95) must build with it, bt-core also on the
+# embedded target. A check is enough: what an older compiler refuses, it
+# refuses before code generation. Its own target directory keeps the two
+# compilers' outputs apart.
 msrv=$(sed -n '/^\[workspace\.package\]/,/^\[/s/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
+if [ -z "$msrv" ]; then
+    echo "Cargo.toml: no rust-version in [workspace.package]" >&2
+    exit 1
+fi
 step "rust-version $msrv: bt-macros, bt-core and bt-viewer"
 if ! rustup toolchain list | grep -q "^$msrv"; then
     rustup toolchain install "$msrv" --profile minimal
 fi
-cargo "+$msrv" check --locked --target-dir target/msrv \
-    -p bt-macros -p bt-core -p bt-viewer --all-features
+rustup target add --toolchain "$msrv" thumbv7em-none-eabihf
+at_msrv() { cargo "+$msrv" check --locked --target-dir target/msrv "$@"; }
+at_msrv -p bt-macros -p bt-core -p bt-viewer --all-features
+at_msrv -p bt-core --target thumbv7em-none-eabihf --no-default-features --features serde
 
 # `cargo package` of several packages packs them together and builds each
 # one from its packed sources, with the other packed crates standing in for
