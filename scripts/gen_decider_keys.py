@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Rewrites the key arms of `__bt_decider_impl!` in bt-macros/src/lib.rs.
+"""Rewrites the key arms of `__bt_decider_impl!` in bt-macros/src/decider.rs.
 
 Each key arm restates every slot of the muncher, which is tedious and
 error-prone by hand. Run from the repository root after changing the slot
-list (the emit arms in lib.rs destructure the same slots, in this order):
+list (the emit arms in decider.rs destructure the same slots, in this order):
 
     python3 scripts/gen_decider_keys.py
 """
@@ -51,7 +51,7 @@ for key in SLOTS:
     out.append("    };")
 BEGIN = "    // BEGIN GENERATED KEY ARMS (scripts/gen_decider_keys.py)\n"
 END = "    // END GENERATED KEY ARMS\n"
-path = "bt-macros/src/lib.rs"
+path = "bt-macros/src/decider.rs"
 text = open(path).read()
 head, rest = text.split(BEGIN)
 _, tail = rest.split(END)

@@ -104,6 +104,23 @@
 //! - Cargo features, both off by default: `rayon` (`par_tick_all`) and
 //!   `serde` (save and restore).
 //!
+//! # Targets
+//!
+//! The crate needs Rust 1.88 or later, and is built for these targets
+//! before each change goes in:
+//!
+//! - `x86_64-unknown-linux-gnu`, with every feature, and tested there;
+//! - `wasm32-unknown-unknown`, for web builds, with every feature; with no
+//!   threads there, `par_tick_all` runs on the calling thread;
+//! - `thumbv7em-none-eabihf` (32-bit Arm microcontrollers, no `std`), with
+//!   `serde` or no feature (`rayon` needs `std`). That target has no 64-bit
+//!   atomics: the crowd's 64-bit counters use `portable-atomic`'s
+//!   lock-based fallback there, which needs nothing from you; only `alloc`
+//!   needs a global allocator. Its lock spins, so a program that ticks one
+//!   crowd both in an interrupt handler and in the code it interrupts
+//!   should enable `portable-atomic`'s `unsafe-assume-single-core` or
+//!   `critical-section` feature in its own `Cargo.toml`.
+//!
 //! # Where to go next
 //!
 //! - **[The guide](guide)**, in short chapters whose examples all run as

@@ -18,9 +18,10 @@
 //! formatted, and the logger is not even asked.
 
 use core::fmt;
-use core::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU8, Ordering};
 
 use super::{Event, Tracer, write_event};
+use crate::memory::shared::AtomicU64;
 
 static LEVEL: AtomicU8 = AtomicU8::new(0);
 /// `mask << 32 | value`: agents with `id & mask == value` are watched.

@@ -36,7 +36,15 @@
 
 use alloc::boxed::Box;
 use core::fmt;
-use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+
+/// 64-bit atomics: the core type where the target has them, otherwise
+/// portable-atomic's, which emulates them with a lock (32-bit embedded
+/// targets such as `thumbv7em-none-eabihf`).
+#[cfg(target_has_atomic = "64")]
+pub(crate) use core::sync::atomic::AtomicU64;
+#[cfg(not(target_has_atomic = "64"))]
+pub(crate) use portable_atomic::AtomicU64;
 
 use crate::decl::{ActionState, ItemIdx, period_runs};
 use crate::tree::{Has, Item, NO_SLOT, Tree};

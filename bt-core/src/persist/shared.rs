@@ -12,7 +12,7 @@ use super::{
     Body, Fault, Fields, Header, RestoreError, SnapshotError, read_struct, time_in, time_out,
 };
 use crate::decl::{Action, ItemIdx};
-use crate::memory::shared::{self as sync, ActionOp, ActionRequest, Ticket, TreeShared};
+use crate::memory::shared::{self as sync, ActionOp, ActionRequest, AtomicU64, Ticket, TreeShared};
 use crate::tree::{NO_SLOT, Tree};
 
 /// A crowd's shared state as serde writes it: made by
@@ -143,7 +143,7 @@ impl Serialize for SharedSnapshot<'_> {
         st.serialize_field("items", &(self.header.items as u64))?;
         st.serialize_field("fingerprint", &self.header.fingerprint)?;
         st.serialize_field("saved_at", &self.now)?;
-        let load64 = |w: &core::sync::atomic::AtomicU64| w.load(Ordering::Acquire);
+        let load64 = |w: &AtomicU64| w.load(Ordering::Acquire);
         st.serialize_field(
             "cooldowns",
             &cooldowns

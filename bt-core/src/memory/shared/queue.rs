@@ -3,9 +3,9 @@
 //! and the action slot an agent's memory keeps per launching decider.
 
 use core::fmt;
-use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
-use super::{SERIAL_MAX, TreeShared};
+use super::{AtomicU64, SERIAL_MAX, TreeShared};
 use crate::decl::{Action, ActionState, ItemIdx};
 
 /// How a game system reports a deferred action back
