@@ -27,7 +27,7 @@ use errors::{
 };
 
 use crate::decl::{Decider, DeciderFlags, DeciderKind, Policy};
-use crate::memory::raw::{BLOCK_ALIGN, ErasedBehavior, TypeLayout};
+use crate::raw::{BLOCK_ALIGN, ErasedBehavior, TypeLayout};
 use crate::tree::{FlagCheck, Has, Item, NO_PARENT, NO_SLOT};
 use crate::tree::{MAX_CHILDREN, MAX_ITEMS, MAX_LEVELS, MAX_SHUFFLE_CHILDREN, Shape};
 
@@ -233,7 +233,7 @@ const fn check_layout(name: &str, what: &str, layout: TypeLayout, block: usize) 
     if layout.size > block {
         type_larger_than_block(name, what, layout.size, block);
     }
-    if layout.align > crate::memory::raw::BLOCK_ALIGN {
+    if layout.align > crate::raw::BLOCK_ALIGN {
         type_over_aligned(name, what, layout.align);
     }
 }

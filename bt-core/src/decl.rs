@@ -7,7 +7,7 @@
 use core::fmt;
 use core::marker::PhantomData;
 
-use crate::memory::raw::{DSink, ErasedBehavior, TypeLayout};
+use crate::raw::{DSink, ErasedBehavior, TypeLayout};
 
 pub(crate) mod behavior;
 mod input;

@@ -167,6 +167,7 @@ mod interp;
 mod memory;
 #[cfg(feature = "serde")]
 pub mod persist;
+mod raw;
 mod tree;
 
 #[doc = include_str!("../docs/semantics.md")]
@@ -224,7 +225,6 @@ pub use interp::{
     Event, NoTrace, NodeRef, Rejection, TickError, TickReport, Tracer, Why, deactivate_all, tick,
     tick_traced, write_event,
 };
-pub use memory::raw::{BLOCK_ALIGN, ErasedBehavior, TypeLayout};
 pub use memory::shared::{ActionOp, ActionRequest, Outcome, Ticket, TreeShared};
 pub use memory::stimuli::{Stimuli, StimuliError, Stimulus};
 pub use memory::{ActiveLevel, AgentMemory};
@@ -232,6 +232,7 @@ pub use memory::{ActiveLevel, AgentMemory};
 pub use persist::{
     MemorySnapshot, PathChange, RestoreError, SNAPSHOT_VERSION, SharedSnapshot, SnapshotError,
 };
+pub use raw::{BLOCK_ALIGN, ErasedBehavior, TypeLayout};
 pub use tree::{
     CrowdTree, DEFAULT_BLOCK, Has, MAX_CHILDREN, MAX_LEVELS, MAX_SHUFFLE_CHILDREN, Node, Shape,
     Tree, TreeError,
@@ -525,9 +526,9 @@ pub struct ReadmeDoctests;
 pub mod __private {
     pub use crate::compile::{check_unique_children, flatten, flatten_vec, measure, shape};
     pub use crate::decl::{BehaviorDef, DecideFn, DecideRaw, fnv1a};
-    pub use crate::memory::raw::PersistFns;
     #[cfg(feature = "serde")]
     pub use crate::persist::private::{PersistMemory, persist};
+    pub use crate::raw::PersistFns;
     pub use crate::tree::{DEFAULT_BLOCK, FlagCheck, Item, Kind, NeedsNoShared, Shape, TreeKind};
     pub use bt_macros::{__bt_behavior_impl, __bt_decider_impl, __bt_leaf_impl, __bt_tree_impl};
     pub use core;
@@ -620,8 +621,8 @@ pub mod __private {
 
     /// What `persist` expands to without the `serde` feature: an error.
     #[cfg(not(feature = "serde"))]
-    pub const fn persist<B, M: PersistMemory<B>>() -> crate::memory::raw::PersistFns {
-        crate::memory::raw::PersistFns::unavailable()
+    pub const fn persist<B, M: PersistMemory<B>>() -> crate::raw::PersistFns {
+        crate::raw::PersistFns::unavailable()
     }
 
     /// Implemented by deciders only; the macros use it to check children.

@@ -6,14 +6,14 @@ use core::fmt;
 use alloc::sync::Arc;
 
 mod holdings;
-pub(crate) mod raw;
+
 pub(crate) mod shared;
 pub(crate) mod stimuli;
 
 use crate::decl::{ActionState, ItemIdx};
+use crate::raw::Blocks;
 use crate::tree::Tree;
 use crate::tree::{CrowdTree, NeedsNoShared};
-use raw::Blocks;
 use shared::{self as sync, Outcome, Ticket, TreeShared};
 
 /// One level of the active path.
@@ -244,11 +244,11 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     pub fn prefetch(&self) {
         if Self::SMALL {
             // A few lines: all of them, blocks included.
-            crate::memory::raw::prefetch_lines(self);
+            crate::raw::prefetch_lines(self);
             return;
         }
-        crate::memory::raw::prefetch(&self.levels);
-        crate::memory::raw::prefetch(&self.depth);
+        crate::raw::prefetch(&self.levels);
+        crate::raw::prefetch(&self.depth);
         self.blocks.prefetch_owners();
     }
 

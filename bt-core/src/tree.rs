@@ -26,7 +26,7 @@ pub use shape::{DEFAULT_BLOCK, MAX_CHILDREN, MAX_ITEMS, MAX_LEVELS, MAX_SHUFFLE_
 use core::fmt;
 
 use crate::decl::{DecideFn, Decider, ItemIdx, Policy};
-use crate::memory::raw::ErasedBehavior;
+use crate::raw::ErasedBehavior;
 
 /// `Item::parent` of the root.
 pub const NO_PARENT: u16 = u16::MAX;
@@ -405,7 +405,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
                 return Err(TreeError::new(name, "a slot group without `select`"));
             }
             if let Some(b) = it.behavior {
-                if b.memory.align > crate::memory::raw::BLOCK_ALIGN {
+                if b.memory.align > crate::raw::BLOCK_ALIGN {
                     return Err(TreeError::new(
                         b.name,
                         "memory type aligned above the block's 16 bytes",
@@ -414,7 +414,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
                 if !b.memory.fits(N) {
                     return Err(TreeError::new(b.name, "memory type larger than the block"));
                 }
-                if b.dblock.align > crate::memory::raw::BLOCK_ALIGN {
+                if b.dblock.align > crate::raw::BLOCK_ALIGN {
                     return Err(TreeError::new(
                         b.name,
                         "DBlock type aligned above the block's 16 bytes",

@@ -224,7 +224,7 @@ pub(super) const fn type_over_aligned(behavior: &str, what: &str, align: usize) 
         .s(" type needs ")
         .n(align)
         .s("-byte alignment; blocks are aligned to ")
-        .n(crate::memory::raw::BLOCK_ALIGN)
+        .n(crate::raw::BLOCK_ALIGN)
         .s(" bytes")
         .fail()
 }

@@ -12,7 +12,7 @@
 //! in const evaluation, with the rest of the [`Shape`](crate::Shape).
 
 use crate::decl::{Decider, DeciderKind, FlagTest};
-use crate::memory::raw::ErasedBehavior;
+use crate::raw::ErasedBehavior;
 
 /// The fingerprint of an empty walk.
 pub(crate) const SEED: u64 = 0xcbf2_9ce4_8422_2325;

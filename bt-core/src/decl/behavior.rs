@@ -1,6 +1,6 @@
 //! The contract a behavior implements: its definition, the context its
 //! callbacks see, its deferred action, and the index of the place it runs
-//! at. The unsafe storage (`memory::raw`) erases these and imports nothing
+//! at. The unsafe storage (`raw`) erases these and imports nothing
 //! else from the crate.
 
 use core::fmt;
@@ -35,7 +35,7 @@ pub trait BehaviorDef<A>: 'static {
     const HAS_LAUNCH: bool = false;
     /// How the memory block is saved and restored (`persist` key); `None`:
     /// it is not, and a restored agent re-activates the behavior.
-    const PERSIST: Option<crate::memory::raw::PersistFns> = None;
+    const PERSIST: Option<crate::raw::PersistFns> = None;
 
     /// Starts the behavior; `false` fails it (its `deactivate` still runs).
     fn activate(

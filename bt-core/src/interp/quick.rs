@@ -16,8 +16,8 @@
 //! is entered and finds no child, the redecide budget running out.
 
 use crate::decl::{Ctx, Policy, TickInput, period_runs};
-use crate::memory::raw::Entered;
 use crate::memory::{self, AgentMemory, Level};
+use crate::raw::Entered;
 use crate::tree::{Has, Item, Tree};
 
 use super::Why;

@@ -5,7 +5,7 @@
 
 use crate::decl::{Ctx, ItemIdx, TickInput};
 use crate::memory::AgentMemory;
-use crate::memory::raw::DPool;
+use crate::raw::DPool;
 use crate::tree::{Item, Tree};
 
 use super::quick::Step as Quick;

@@ -4,7 +4,7 @@
 
 use crate::decl::{ItemIdx, Policy};
 use crate::memory::Level;
-use crate::memory::raw::DIn;
+use crate::raw::DIn;
 use crate::tree::Has;
 
 use super::run::{NO_DSLOT, Pick, Run, Step, warn_subset_violation};

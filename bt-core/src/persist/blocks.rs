@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Fault, SnapshotError};
 use crate::memory::Level;
-use crate::memory::raw::{Blocks, ErasedBehavior};
+use crate::raw::{Blocks, ErasedBehavior};
 use crate::tree::Tree;
 
 /// What a level's block holds in a snapshot.

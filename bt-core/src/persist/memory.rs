@@ -13,9 +13,9 @@ use super::{
     time_out,
 };
 use crate::decl::{ActionState, Policy};
-use crate::memory::raw::Blocks;
 use crate::memory::shared as sync;
 use crate::memory::{AgentMemory, Level};
+use crate::raw::Blocks;
 use crate::tree::{Has, NO_PARENT, Tree};
 
 /// An agent's memory as serde writes it: made by

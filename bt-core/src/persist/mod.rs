@@ -381,7 +381,7 @@ pub(crate) fn read_struct<'de, D: Deserializer<'de>, B: Body<'de>>(
 /// What the `persist` key of `behavior!` expands to. Not public API.
 #[doc(hidden)]
 pub mod private {
-    use crate::memory::raw::PersistFns;
+    use crate::raw::PersistFns;
 
     /// A memory type a `persist` behavior `B` can save and restore.
     #[diagnostic::on_unimplemented(

@@ -4,7 +4,7 @@ use core::fmt;
 
 use super::{Has, Item, NO_PARENT, NO_SLOT};
 use crate::decl::{Decider, ItemIdx, Policy};
-use crate::memory::raw::ErasedBehavior;
+use crate::raw::ErasedBehavior;
 
 /// A read-only view of one item of a compiled tree.
 pub struct Node<'t, A: 'static> {

@@ -4,8 +4,8 @@
 //! panic.
 
 use crate::decl::{Ctx, Policy, TickInput};
-use crate::memory::raw::Entered;
 use crate::memory::{AgentMemory, Level};
+use crate::raw::Entered;
 use crate::tree::Has;
 
 use super::super::Why;
