@@ -20,7 +20,9 @@ pub(crate) mod fingerprint;
 use errors::{
     cooldown_not_positive, decider_cycle, delegate_decide_on_behavior_decider,
     delegating_group_has_decide, duplicate_child_in_group, group_has_no_children,
-    group_has_too_many_children, redecide_flag_on_behavior_decider, role_of_one,
+    group_has_too_many_children, redecide_flag_on_behavior_decider, reference_cycle,
+    reference_misuse, reference_path_takes_dblock, reference_target_empty,
+    reference_target_missing, reference_target_outside_tree, role_of_one,
     select_outside_slot_group, shuffle_group_has_too_many_children, slot_group_without_select,
     timer_period_not_positive, tree_has_too_many_items, tree_is_too_deep, type_larger_than_block,
     type_over_aligned,
@@ -69,14 +71,17 @@ const fn count<A>(
         actions: 0,
         gates: 0,
         cooldowns: 0,
+        references: 0,
         block: 0,
         fingerprint: fingerprint::SEED,
     };
-    walk(root, 0, &mut path, &mut acc, block, max_depth, strict);
+    walk(root, root, 0, &mut path, &mut acc, block, max_depth, strict);
     acc
 }
 
+#[allow(clippy::too_many_arguments)]
 const fn walk<A>(
+    root: &'static Decider<A>,
     d: &'static Decider<A>,
     depth: usize,
     path: &mut [u32; MAX_LEVELS],
@@ -117,6 +122,9 @@ const fn walk<A>(
     }
     if strict {
         check_decider(d, block);
+        if let DeciderKind::Reference { target } = d.kind {
+            check_target(root, d, target);
+        }
     }
     if d.pre.every != 0.0 {
         acc.timers += 1;
@@ -129,6 +137,9 @@ const fn walk<A>(
     }
     if d.pre.sync.together != 0 {
         acc.roles += 1;
+    }
+    if d.is_reference() {
+        acc.references += 1;
     }
     if let Some(b) = d.behavior() {
         if b.has_launch {
@@ -146,7 +157,16 @@ const fn walk<A>(
         }
         let mut c = 0;
         while c < children.len() {
-            walk(children[c], depth + 1, path, acc, block, max_depth, strict);
+            walk(
+                root,
+                children[c],
+                depth + 1,
+                path,
+                acc,
+                block,
+                max_depth,
+                strict,
+            );
             c += 1;
         }
     }
@@ -189,6 +209,14 @@ const fn check_decider<A>(d: &'static Decider<A>, block: usize) {
     let delegate = d.flags.contains(DeciderFlags::DELEGATE_DECIDE);
     let recheck = d.flags.contains(DeciderFlags::CALL_DECIDE_ON_REDECIDE);
     match d.kind {
+        DeciderKind::Reference { .. } => {
+            if delegate || recheck {
+                reference_misuse(d.name, "takes no decider flags");
+            }
+            if d.behavior_flags != 0 {
+                reference_misuse(d.name, "runs no behavior, so it takes no `behavior_flags`");
+            }
+        }
         DeciderKind::Behavior(b) => {
             if delegate {
                 delegate_decide_on_behavior_decider(d.name);
@@ -222,6 +250,47 @@ const fn check_decider<A>(d: &'static Decider<A>, block: usize) {
             }
         }
     }
+}
+
+/// Checks a reference's target path: it starts at the tree's root and
+/// leads down one child at a time; no group on the way before the target
+/// takes a DBlock (a jump carries only the target's).
+const fn check_target<A>(
+    root: &'static Decider<A>,
+    r: &'static Decider<A>,
+    target: &'static [&'static Decider<A>],
+) {
+    if target.is_empty() {
+        reference_target_empty(r.name);
+    }
+    if target[0].id != root.id {
+        reference_target_outside_tree(r.name, target[0].name, root.name);
+    }
+    let mut i = 1;
+    while i < target.len() {
+        let parent = target[i - 1];
+        if let Some(b) = parent.behavior()
+            && b.has_dblock
+        {
+            reference_path_takes_dblock(r.name, parent.name);
+        }
+        if !has_child(parent, target[i]) {
+            reference_target_missing(r.name, parent.name, target[i].name);
+        }
+        i += 1;
+    }
+}
+
+const fn has_child<A>(group: &'static Decider<A>, child: &'static Decider<A>) -> bool {
+    let children = group.children();
+    let mut c = 0;
+    while c < children.len() {
+        if children[c].id == child.id {
+            return true;
+        }
+        c += 1;
+    }
+    false
 }
 
 const fn check_behavior<A>(b: &'static ErasedBehavior<A>, block: usize) {
@@ -289,6 +358,90 @@ const fn fill_root<A>(root: &'static Decider<A>, shape: Shape, out: &mut [Item<A
         // Only reachable by calling `flatten` with a shape of another root.
         panic!("flatten: the item count does not match the shape");
     }
+    if shape.references > 0 {
+        link_references(out);
+    }
+}
+
+/// Sets each reference's `target` to its target's item, then checks that
+/// every reference leads to a behavior: following references and
+/// descending into groups from its target reaches a behavior decider.
+const fn link_references<A>(out: &mut [Item<A>]) {
+    let mut i = 0;
+    while i < out.len() {
+        if out[i].has.bits() & Has::REFERENCE.bits() != 0 {
+            out[i].target = find_target(out, out[i].decider);
+        }
+        i += 1;
+    }
+    // Marks the items that reach a behavior, children before parents,
+    // until nothing changes: each pass marks at least one more item.
+    let reaches = Has::REACHES_BEHAVIOR.bits();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        let mut i = out.len();
+        while i > 0 {
+            i -= 1;
+            let has = out[i].has.bits();
+            if has & reaches != 0 {
+                continue;
+            }
+            let yes = if has & Has::REFERENCE.bits() != 0 {
+                out[out[i].target as usize].has.bits() & reaches != 0
+            } else if has & Has::GROUP.bits() != 0 {
+                let end = out[i].end as usize;
+                let mut c = i + 1;
+                let mut any = false;
+                while c < end {
+                    any = any || out[c].has.bits() & reaches != 0;
+                    c = out[c].end as usize;
+                }
+                any
+            } else {
+                true
+            };
+            if yes {
+                out[i].has = Has::from_bits_retain(has | reaches);
+                changed = true;
+            }
+        }
+    }
+    let mut i = 0;
+    while i < out.len() {
+        let has = out[i].has.bits();
+        if has & Has::REFERENCE.bits() != 0 && has & reaches == 0 {
+            reference_cycle(out[i].decider.name);
+        }
+        out[i].has = Has::from_bits_retain(has & !reaches);
+        i += 1;
+    }
+}
+
+/// The item of reference `r`'s target.
+const fn find_target<A>(out: &[Item<A>], r: &'static Decider<A>) -> u16 {
+    let target = r.target();
+    if target.is_empty() {
+        reference_target_empty(r.name);
+    }
+    if target[0].id != out[0].decider.id {
+        reference_target_outside_tree(r.name, target[0].name, out[0].decider.name);
+    }
+    let mut i = 0;
+    let mut k = 1;
+    while k < target.len() {
+        let end = out[i].end as usize;
+        let mut c = i + 1;
+        while c < end && out[c].decider.id != target[k].id {
+            c = out[c].end as usize;
+        }
+        if c >= end {
+            reference_target_missing(r.name, out[i].decider.name, target[k].name);
+        }
+        i = c;
+        k += 1;
+    }
+    i as u16
 }
 
 /// The next free index of each kind, while the stream is filled.
@@ -374,6 +527,9 @@ const fn fill<A>(
             slots.action += 1;
         }
     }
+    if d.is_reference() {
+        has |= Has::REFERENCE.bits();
+    }
     if let DeciderKind::Group {
         policy: p,
         children,
@@ -412,6 +568,7 @@ const fn fill<A>(
         behavior,
         behavior_flags: d.behavior_flags,
         decider: d,
+        target: NO_SLOT,
     };
     let mut next = at + 1;
     let children = d.children();
@@ -449,7 +606,8 @@ const fn quick_group<A>(out: &[Item<A>], at: usize, end: usize) -> bool {
         .union(Has::DBLOCK)
         .union(Has::DELEGATE)
         .union(Has::SYNC)
-        .union(Has::SLOT);
+        .union(Has::SLOT)
+        .union(Has::REFERENCE);
     no_child_has(out, at, end, calls)
 }
 
@@ -493,7 +651,8 @@ const fn plain_children<A>(out: &[Item<A>], at: usize, end: usize) -> bool {
         .union(Has::DBLOCK)
         .union(Has::DELEGATE)
         .union(Has::SYNC)
-        .union(Has::SLOT);
+        .union(Has::SLOT)
+        .union(Has::REFERENCE);
     no_child_has(out, at, end, calls)
 }
 

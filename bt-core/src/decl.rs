@@ -225,10 +225,18 @@ pub enum DeciderKind<A: 'static> {
         /// its children, ticks before them, deactivates after them).
         behavior: Option<&'static ErasedBehavior<A>>,
     },
+    /// A reference: picked by its group, it is never active itself; the
+    /// agent's active path moves to the target instead (a jump from one
+    /// part of the tree to another).
+    Reference {
+        /// The target's path from the tree's root: the root first, then
+        /// each decider a child of the one before, the target last.
+        target: &'static [&'static Decider<A>],
+    },
 }
 
-/// A decider, as declared with [`decider!`](crate::decider) or
-/// [`group!`](crate::group). Fields are for the macros; read them through
+/// A decider, as declared with [`decider!`](crate::decider),
+/// [`group!`](crate::group) or [`reference!`](crate::reference). Fields are for the macros; read them through
 /// the methods.
 pub struct Decider<A: 'static> {
     #[doc(hidden)]
@@ -269,7 +277,20 @@ impl<A: 'static> Decider<A> {
     pub const fn policy(&self) -> Option<Policy> {
         match self.kind {
             DeciderKind::Group { policy, .. } => Some(policy),
-            DeciderKind::Behavior(_) => None,
+            DeciderKind::Behavior(_) | DeciderKind::Reference { .. } => None,
+        }
+    }
+
+    /// Whether this is a reference decider.
+    pub const fn is_reference(&self) -> bool {
+        matches!(self.kind, DeciderKind::Reference { .. })
+    }
+
+    /// A reference's target path, from the root (empty for other deciders).
+    pub const fn target(&self) -> &'static [&'static Decider<A>] {
+        match self.kind {
+            DeciderKind::Reference { target } => target,
+            _ => &[],
         }
     }
 
@@ -277,7 +298,7 @@ impl<A: 'static> Decider<A> {
     pub const fn children(&self) -> &'static [&'static Decider<A>] {
         match self.kind {
             DeciderKind::Group { children, .. } => children,
-            DeciderKind::Behavior(_) => &[],
+            DeciderKind::Behavior(_) | DeciderKind::Reference { .. } => &[],
         }
     }
 
@@ -287,6 +308,7 @@ impl<A: 'static> Decider<A> {
         match self.kind {
             DeciderKind::Behavior(b) => Some(b),
             DeciderKind::Group { behavior, .. } => behavior,
+            DeciderKind::Reference { .. } => None,
         }
     }
 

@@ -26,6 +26,7 @@
 use core::fmt;
 
 mod event;
+mod jump;
 pub(crate) mod log;
 mod policy;
 mod precondition;

@@ -473,6 +473,49 @@ macro_rules! group {
     };
 }
 
+/// Declares a reference decider: when its group picks it, the agent's
+/// active path jumps to the target, a decider elsewhere in the same tree.
+///
+/// The target is named by its path of deciders from the tree's root, so a
+/// misspelt name is a Rust error; a path that leaves the tree, or
+/// references that lead only to each other, are compile errors naming the
+/// reference. A reference takes the keys of [`decider!`] that decide
+/// (`decide:`/`when:`, the flag tests, `every:`, `gate:`, `cooldown:`,
+/// `together:`); it runs no behavior and is never active itself.
+///
+/// ```
+/// use bt_core::{decider, group, leaf, reference, tick, tree, TickInput};
+///
+/// #[derive(Default)]
+/// struct Creature { won: bool }
+///
+/// leaf! { FIGHT: Creature, tick: |c: &mut Creature, _| { c.won = true; false } }
+/// leaf! { GUARD: Creature }
+/// leaf! { WANDER: Creature }
+/// group! { NEST: Creature, prioritized [GUARD] }
+/// // After a won fight, straight to the nest's GUARD.
+/// reference! { GO_GUARD: Creature => [ROOT, NEST, GUARD], when: |c: &Creature, _| c.won }
+/// group! { ROAD: Creature, prioritized [GO_GUARD, FIGHT] }
+/// group! { ROOT: Creature, prioritized [ROAD, NEST] }
+/// tree! { CREATURE: Creature = ROOT }
+///
+/// let (mut c, mut memory) = (Creature::default(), CREATURE.new_memory(0));
+/// tick(&CREATURE, &mut c, &mut memory, &TickInput::new(0.0, 0.1))?;
+/// // FIGHT ran and ended; ROAD redecided, GO_GUARD jumped.
+/// assert_eq!(memory.leaf(), CREATURE.find_path("ROOT/NEST/GUARD"));
+/// # Ok::<(), bt_core::TickError>(())
+/// ```
+///
+/// See [the semantics](crate::semantics) for what a jump deactivates,
+/// checks and activates.
+#[macro_export]
+macro_rules! reference {
+    // reference! { pub GO_GUARD: Creature => [ROOT, NEST, GUARD], when: won }
+    ($($decl:tt)*) => {
+        $crate::__private::__bt_decider_impl! { $crate; reference; $($decl)* }
+    };
+}
+
 /// Compiles a root decider into a [`Tree`] at compile time.
 ///
 /// ```

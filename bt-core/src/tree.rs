@@ -84,6 +84,12 @@ bitflags::bitflags! {
         /// their flag tests and timers alone, or random with plain
         /// children; its `decide` is not called again on a redecide.
         const QUICK_GROUP = 1 << 18;
+        /// A reference decider: picked, it jumps to its target item
+        /// (`Item::target`) and is never active itself.
+        const REFERENCE = 1 << 19;
+        /// Used by the compile step alone, while it checks that every
+        /// reference leads to a behavior; clear in a compiled tree.
+        const REACHES_BEHAVIOR = 1 << 31;
     }
 }
 
@@ -136,6 +142,9 @@ pub struct Item<A: 'static> {
     pub role: u16,
     #[doc(hidden)]
     pub action: u16,
+    /// A reference's target item (`NO_SLOT` for other items).
+    #[doc(hidden)]
+    pub target: u16,
 }
 
 impl<A: 'static> Clone for Item<A> {
@@ -170,6 +179,7 @@ impl<A: 'static> Item<A> {
             cooldown: NO_SLOT,
             role: NO_SLOT,
             action: NO_SLOT,
+            target: NO_SLOT,
         }
     }
 

@@ -27,6 +27,21 @@ macro_rules! __bt_decider_impl {
             [[] [] [] [] [] [] [] [] [] [] [] [] [] [] [] [] [] [] []] $($($keys)*)?
         }
     };
+    // Entry: a reference decider, `NAME: Agent => [ROOT, …, TARGET]`
+    // (from `reference!` only).
+    ($k:tt; reference; $(#[$($m:tt)*])* $vis:vis $name:ident : $A:ty => [$($t:path),+ $(,)?] $(, $($keys:tt)*)?) => {
+        $crate::__bt_decider_impl! {
+            @keys $k plain reference { {$(#[$($m)*])*} $vis $name [$A] [$($t),+] }
+            [[] [] [] [] [] [] [] [] [] [] [] [] [] [] [] [] [] [] []] $($($keys)*)?
+        }
+    };
+    // Catch-all: a `reference!` head that is not `NAME: Agent => [path]`.
+    ($k:tt; reference; $($rest:tt)*) => {
+        ::core::compile_error!(::core::concat!(
+            "malformed reference declaration `", ::core::stringify!($($rest)*),
+            "`; expected `[pub] NAME: Agent => [ROOT, …, TARGET], …`, the target's path of deciders from the tree's root"
+        ));
+    };
     // BEGIN GENERATED KEY ARMS (scripts/gen_decider_keys.py)
     // Middle: `decide:`.
     (@keys $k:tt $mode:tt $kind:tt $head:tt [[] $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt] decide: $v:expr $(, $($rest:tt)*)?) => {
@@ -236,6 +251,45 @@ macro_rules! __bt_decider_impl {
             }
         };
         const _: () = $k::__private::check_unique_children::<$A>($name.name(), $name.children());
+    };
+    // Exit: a reference decider.
+    (@keys $k:tt $mode:tt reference { {$($attrs:tt)*} $vis:vis $name:ident [$A:ty] [$($t:path),+] }
+        [[$($decide:expr)?] $na:tt $nany:tt $nn:tt $nna:tt $sa:tt $sany:tt $sn:tt $sna:tt
+         $every:tt $flags:tt $bflags:tt [] $nm:tt $id:tt $gate:tt $cool:tt $tog:tt []]) => {
+        $($attrs)*
+        $vis static $name: $k::Decider<$A> = {
+            #[allow(dead_code, clippy::all, clippy::pedantic)]
+            fn __bt_target_is_deciders() {
+                $( $k::__private::is_decider::<$A, _>(&$t); )+
+            }
+            $(
+                #[allow(unused_qualifications, clippy::all, clippy::pedantic)]
+                fn __bt_decide(agent: &$A, raw: $k::__private::DecideRaw<'_>) -> f32 {
+                    $k::__private::decide_plain(agent, raw, $decide)
+                }
+            )?
+            $crate::__bt_decider_literal! {
+                $k; $A; $name;
+                kind: $k::DeciderKind::Reference { target: &[$(&$t),+] },
+                decide: $crate::__bt_or!([$({ let _ = ::core::stringify!($decide); ::core::option::Option::Some(__bt_decide as $k::__private::DecideFn<$A>) })?] ::core::option::Option::None),
+                select: ::core::option::Option::None,
+                slots: [$na $nany $nn $nna $sa $sany $sn $sna $every $flags $bflags $nm $id $gate $cool $tog]
+            }
+        };
+    };
+    // Catch-all: `behavior:` or `select:` on a reference.
+    (@keys $k:tt $mode:tt reference { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt $key:ident : $($rest:tt)*) => {
+        $crate::__bt_bad_key! {
+            decider $name; $key;
+            decide when needs_all needs_any needs_none needs_not_all stimuli_all stimuli_any
+            stimuli_none stimuli_not_all every gate cooldown together
+        }
+    };
+    (@keys $k:tt $mode:tt reference { $attrs:tt $vis:vis $name:ident $($h:tt)* } [$($s:tt)*]) => {
+        ::core::compile_error!(::core::concat!(
+            "reference `", ::core::stringify!($name),
+            "`: a reference takes no `select:` (it picks no child; it jumps to its target)"
+        ));
     };
     // Catch-all: `behavior:` on a behavior decider.
     (@keys $k:tt $mode:tt leaf { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt behavior : $($rest:tt)*) => {

@@ -228,3 +228,64 @@ pub(super) const fn type_over_aligned(behavior: &str, what: &str, align: usize) 
         .s(" bytes")
         .fail()
 }
+
+pub(super) const fn reference_target_empty(reference: &str) -> ! {
+    Msg::new()
+        .s("reference `")
+        .s(reference)
+        .s("` names no target: give its path from the tree's root")
+        .fail()
+}
+
+pub(super) const fn reference_target_outside_tree(reference: &str, first: &str, root: &str) -> ! {
+    Msg::new()
+        .s("reference `")
+        .s(reference)
+        .s("`: its target path starts at `")
+        .s(first)
+        .s("`, but this tree's root is `")
+        .s(root)
+        .s("` (a reference jumps within its own tree; its path starts at the root)")
+        .fail()
+}
+
+pub(super) const fn reference_target_missing(reference: &str, parent: &str, name: &str) -> ! {
+    Msg::new()
+        .s("reference `")
+        .s(reference)
+        .s("`: its target path goes from `")
+        .s(parent)
+        .s("` to `")
+        .s(name)
+        .s("`, which is not a child of `")
+        .s(parent)
+        .s("`")
+        .fail()
+}
+
+pub(super) const fn reference_path_takes_dblock(reference: &str, group: &str) -> ! {
+    Msg::new()
+        .s("reference `")
+        .s(reference)
+        .s("`: group `")
+        .s(group)
+        .s("` on the way to its target takes a DBlock; a jump carries only the target's")
+        .fail()
+}
+
+pub(super) const fn reference_cycle(reference: &str) -> ! {
+    Msg::new()
+        .s("reference `")
+        .s(reference)
+        .s("`: its target leads only to references, never to a behavior (a cycle of references)")
+        .fail()
+}
+
+pub(super) const fn reference_misuse(reference: &str, what: &str) -> ! {
+    Msg::new()
+        .s("reference `")
+        .s(reference)
+        .s("` ")
+        .s(what)
+        .fail()
+}

@@ -73,6 +73,16 @@ pub(crate) const fn mix_decider<A>(mut h: u64, d: &'static Decider<A>, depth: us
         DeciderKind::Group {
             policy, children, ..
         } => word(byte(byte(h, 0x60), policy as u8), children.len() as u64),
+        DeciderKind::Reference { target } => {
+            // The target's place: the ids of its path from the root.
+            let mut h = word(byte(h, 0xAE), target.len() as u64);
+            let mut i = 0;
+            while i < target.len() {
+                h = word(h, target[i].id as u64);
+                i += 1;
+            }
+            h
+        }
     };
     h = byte(h, d.flags.bits());
     h = word(h, d.behavior_flags);

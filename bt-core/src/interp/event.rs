@@ -98,6 +98,9 @@ pub enum Why {
     Refused,
     /// A slot group whose `select` now names another child, or none.
     Reselected,
+    /// A reference jumped elsewhere in the tree: the active path left this
+    /// decider on its way to the reference's target.
+    Jumped,
 }
 
 impl Why {
@@ -114,13 +117,14 @@ impl Why {
             Why::Stopped => "stopped",
             Why::Refused => "refused by the shared state",
             Why::Reselected => "selection changed",
+            Why::Jumped => "jumped away",
         }
     }
 
     /// The reason given to the levels below the one that failed.
     pub(crate) const fn below(self) -> Why {
         match self {
-            Why::Preempted | Why::Error | Why::Stopped | Why::Reselected => self,
+            Why::Preempted | Why::Error | Why::Stopped | Why::Reselected | Why::Jumped => self,
             _ => Why::ParentLeft,
         }
     }
@@ -168,6 +172,14 @@ pub enum Event {
         group: NodeRef,
         /// The child that takes over.
         by: NodeRef,
+    },
+    /// A reference picked by its group jumps: the active path moves to its
+    /// target. Deactivations (`Why::Jumped`) and activations follow.
+    Jump {
+        /// The reference.
+        from: NodeRef,
+        /// Its target.
+        to: NodeRef,
     },
     /// A decider was activated (its behavior's `activate` succeeded).
     Activated {
@@ -321,6 +333,10 @@ pub fn write_event(out: &mut impl Write, event: &Event) -> fmt::Result {
         Event::Preempt { group, by } => {
             indent(out, group.depth)?;
             writeln!(out, "preempt in {group} by {by}")
+        }
+        Event::Jump { from, to } => {
+            indent(out, from.depth)?;
+            writeln!(out, "jump {from} to {to}")
         }
         Event::Activated {
             node,

@@ -82,6 +82,7 @@ fn level_of(event: &Event) -> u8 {
         Event::Visit { .. } | Event::Ticked { .. } | Event::ActionReported { .. } => 4,
         Event::End { .. } => 3,
         Event::Preempt { .. }
+        | Event::Jump { .. }
         | Event::Activated { .. }
         | Event::ActivateFailed { .. }
         | Event::Deactivated { .. }

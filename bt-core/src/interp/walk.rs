@@ -173,11 +173,17 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             redecides: 0,
             cursor: 0,
         };
-        if item.is(Has::SYNC) && !self.claim(i) {
-            // Not activated: the level stays inactive (depth `k`), so the
-            // failure masks the item without deactivating anything.
-            self.free(pick.slot);
-            return Step::Fail(k, Why::Refused);
+        if item.has.intersects(Has::SYNC.union(Has::REFERENCE)) {
+            if item.is(Has::SYNC) && !self.claim(i) {
+                // Not activated: the level stays inactive (depth `k`), so
+                // the failure masks the item without deactivating anything.
+                self.free(pick.slot);
+                return Step::Fail(k, Why::Refused);
+            }
+            if item.is(Has::REFERENCE) {
+                // Never activated: the level stays inactive, as above.
+                return Step::Jump(k);
+            }
         }
         self.mem.set_depth(k + 1);
         self.report.activated = self.report.activated.saturating_add(1);

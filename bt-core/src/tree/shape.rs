@@ -35,6 +35,8 @@ pub struct Shape {
     pub gates: usize,
     /// Global cooldowns (shared stamps, no memory slot).
     pub cooldowns: usize,
+    /// Reference deciders (places in the tree that jump elsewhere).
+    pub references: usize,
     /// The largest memory type or DBlock of any behavior, rounded up to
     /// [`BLOCK_ALIGN`](crate::BLOCK_ALIGN): the block size of a tree
     /// declared without `block:`.

@@ -46,7 +46,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     /// accepts, which starts a new round; a round also ends once every
     /// child has been used.
     #[inline]
-    pub(super) fn mark(&mut self, g: usize, c: usize) {
+    pub(in crate::interp) fn mark(&mut self, g: usize, c: usize) {
         let item = &self.items[g];
         let slot = item.shuffle as usize;
         let state = self.mem.slots[slot];
