@@ -24,6 +24,7 @@ mod model;
 mod persist;
 mod policies;
 mod preconditions;
+mod references;
 mod semantics;
 mod sync;
 mod threads;

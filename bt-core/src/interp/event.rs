@@ -79,7 +79,9 @@ pub enum Why {
     Ended,
     /// Its behavior's `activate` returned false.
     ActivateFailed,
-    /// A higher-priority (or better-scored) sibling took over.
+    /// A higher-priority (or better-scored) sibling took over, or a
+    /// reference's jump moved the active path away (after an
+    /// [`Event::Jump`]).
     Preempted,
     /// A group none of whose remaining children accepts.
     NoChild,
@@ -98,9 +100,6 @@ pub enum Why {
     Refused,
     /// A slot group whose `select` now names another child, or none.
     Reselected,
-    /// A reference jumped elsewhere in the tree: the active path left this
-    /// decider on its way to the reference's target.
-    Jumped,
 }
 
 impl Why {
@@ -117,14 +116,13 @@ impl Why {
             Why::Stopped => "stopped",
             Why::Refused => "refused by the shared state",
             Why::Reselected => "selection changed",
-            Why::Jumped => "jumped away",
         }
     }
 
     /// The reason given to the levels below the one that failed.
     pub(crate) const fn below(self) -> Why {
         match self {
-            Why::Preempted | Why::Error | Why::Stopped | Why::Reselected | Why::Jumped => self,
+            Why::Preempted | Why::Error | Why::Stopped | Why::Reselected => self,
             _ => Why::ParentLeft,
         }
     }
@@ -174,7 +172,8 @@ pub enum Event {
         by: NodeRef,
     },
     /// A reference picked by its group jumps: the active path moves to its
-    /// target. Deactivations (`Why::Jumped`) and activations follow.
+    /// target. The deactivations of the levels it leaves
+    /// ([`Why::Preempted`]) and the activations on the way follow.
     Jump {
         /// The reference.
         from: NodeRef,

@@ -77,7 +77,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             }
             m += 1;
         }
-        self.deactivate_to(j, Why::Jumped);
+        self.deactivate_to(j, Why::Preempted);
         pick.chain[j..depth].copy_from_slice(&path[j..depth]);
         Ok(Step::Enter(j, pick))
     }

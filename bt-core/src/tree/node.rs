@@ -75,6 +75,21 @@ impl<'t, A: 'static> Node<'t, A> {
         self.item().behavior_flags
     }
 
+    /// Whether this is a reference decider.
+    pub fn is_reference(&self) -> bool {
+        self.item().has.contains(Has::REFERENCE)
+    }
+
+    /// A reference's target, the item its jump moves the active path to
+    /// (`None` for other deciders).
+    pub fn target(&self) -> Option<Node<'t, A>> {
+        let it = self.item();
+        it.has.contains(Has::REFERENCE).then(|| Node {
+            items: self.items,
+            idx: ItemIdx(it.target),
+        })
+    }
+
     /// The parent group.
     pub fn parent(&self) -> Option<Node<'t, A>> {
         let p = self.item().parent;

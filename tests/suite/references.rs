@@ -1,0 +1,265 @@
+//! Reference deciders: a pick that jumps to a decider elsewhere in the
+//! tree (`bt_core::semantics`, "References").
+
+use std::collections::HashSet;
+
+use bt_core::{
+    ItemIdx, TickError, TickInput, TickReport, TraceRecorder, group, leaf, reference, tick,
+    tick_traced, tree,
+};
+
+/// An agent whose deciders accept when their name is in `yes`, and whose
+/// leaves end when their name is in `ends`.
+#[derive(Default)]
+pub struct Rig {
+    yes: HashSet<&'static str>,
+    ends: HashSet<&'static str>,
+    select: Option<usize>,
+}
+
+impl Rig {
+    fn with(yes: &[&'static str]) -> Rig {
+        Rig {
+            yes: yes.iter().copied().collect(),
+            ..Rig::default()
+        }
+    }
+}
+
+macro_rules! rig_leaf {
+    ($($name:ident)*) => {$(
+        leaf! { $name: Rig,
+            when: |r: &Rig, _| r.yes.contains(stringify!($name)),
+            tick: |r: &mut Rig, _| !r.ends.contains(stringify!($name)),
+        }
+    )*};
+}
+
+macro_rules! yes {
+    ($name:literal) => {
+        |r: &Rig, _| r.yes.contains($name)
+    };
+}
+
+// The nest: on the road a creature fights or walks; GO_GUARD jumps from
+// the road straight to the nest's GUARD.
+rig_leaf! { FIGHT WALK GUARD REST SLEEP }
+reference! { GO_GUARD: Rig => [ROOT, NEST, GUARD], when: yes!("GO_GUARD") }
+group! { ROAD: Rig, prioritized [GO_GUARD, FIGHT, WALK], when: yes!("ROAD") }
+group! { NEST: Rig, prioritized [GUARD, REST], when: yes!("NEST") }
+group! { ROOT: Rig, prioritized [ROAD, NEST] }
+tree! { NEST_TREE: Rig = ROOT }
+
+fn at(now: f64) -> TickInput {
+    TickInput::new(now, 0.5)
+}
+
+fn path<const L: usize, const S: usize, const N: usize>(
+    tree: &bt_core::Tree<Rig, L, S, N>,
+    memory: &bt_core::AgentMemory<Rig, L, S, N>,
+) -> Vec<&'static str> {
+    memory
+        .active_path()
+        .map(|l| tree.node(l.item).name())
+        .collect()
+}
+
+fn traced<const L: usize, const S: usize, const N: usize>(
+    tree: &bt_core::Tree<Rig, L, S, N>,
+    rig: &mut Rig,
+    memory: &mut bt_core::AgentMemory<Rig, L, S, N>,
+    now: f64,
+) -> (Result<TickReport, TickError>, String) {
+    let mut trace = TraceRecorder::new();
+    let report = tick_traced(tree, rig, memory, &at(now), &mut trace);
+    (report, trace.text().to_string())
+}
+
+#[test]
+fn the_compile_step_links_each_reference_to_its_target() {
+    let r = NEST_TREE.node(NEST_TREE.find("GO_GUARD").unwrap());
+    assert!(r.is_reference());
+    assert_eq!(
+        r.target().map(|t| t.index()),
+        NEST_TREE.find_path("ROOT/NEST/GUARD")
+    );
+    assert_eq!(NEST_TREE.shape().references, 1);
+    assert!(NEST_TREE.node(ItemIdx::ROOT).target().is_none());
+    assert_eq!(GO_GUARD.target().len(), 3);
+    assert!(GO_GUARD.is_reference() && !GUARD.is_reference());
+}
+
+#[test]
+fn a_preempting_reference_moves_the_path_to_its_target() {
+    let mut rig = Rig::with(&["ROAD", "WALK", "NEST", "GUARD"]);
+    let mut memory = NEST_TREE.new_memory(0);
+    tick(&NEST_TREE, &mut rig, &mut memory, &at(0.0)).unwrap();
+    assert_eq!(path(&NEST_TREE, &memory), ["ROOT", "ROAD", "WALK"]);
+
+    rig.yes.insert("GO_GUARD");
+    rig.yes.remove("ROAD");
+    let (report, text) = traced(&NEST_TREE, &mut rig, &mut memory, 1.0);
+    let report = report.unwrap();
+    assert_eq!(path(&NEST_TREE, &memory), ["ROOT", "NEST", "GUARD"]);
+    assert_eq!(report.behavior, NEST_TREE.find_path("ROOT/NEST/GUARD"));
+    // WALK (preempted), then ROAD, the path's level below the common
+    // ancestor; then NEST and GUARD.
+    assert_eq!((report.deactivated, report.activated), (2, 2));
+    snapshot!(text);
+}
+
+#[test]
+fn a_reference_is_never_on_the_active_path() {
+    let mut rig = Rig::with(&["ROAD", "GO_GUARD", "NEST", "GUARD"]);
+    let mut memory = NEST_TREE.new_memory(0);
+    for t in 0..4 {
+        tick(&NEST_TREE, &mut rig, &mut memory, &at(f64::from(t))).unwrap();
+        assert!(
+            memory
+                .active_path()
+                .all(|l| !NEST_TREE.node(l.item).is_reference())
+        );
+    }
+    // ROAD still accepts: the root's priorities hold at the target as for
+    // any path, so ROAD preempts NEST each tick and jumps again.
+    assert_eq!(path(&NEST_TREE, &memory), ["ROOT", "NEST", "GUARD"]);
+}
+
+#[test]
+fn a_refusing_target_fails_the_reference_in_its_group() {
+    let mut rig = Rig::with(&["ROAD", "GO_GUARD", "WALK", "NEST", "REST"]);
+    let mut memory = NEST_TREE.new_memory(0);
+    let (report, text) = traced(&NEST_TREE, &mut rig, &mut memory, 0.0);
+    let report = report.unwrap();
+    assert_eq!(path(&NEST_TREE, &memory), ["ROOT", "ROAD", "WALK"]);
+    assert_eq!(report.redecides, 1);
+    assert!(text.contains("reject 6:GUARD (decide)"), "{text}");
+    assert!(
+        text.contains("redecide 1:ROAD without 2:GO_GUARD"),
+        "{text}"
+    );
+    assert!(!text.contains("jump"), "{text}");
+}
+
+#[test]
+fn a_refusing_group_on_the_way_fails_the_reference() {
+    let mut rig = Rig::with(&["ROAD", "GO_GUARD", "FIGHT", "GUARD"]);
+    let mut memory = NEST_TREE.new_memory(0);
+    let (report, text) = traced(&NEST_TREE, &mut rig, &mut memory, 0.0);
+    report.unwrap();
+    assert_eq!(path(&NEST_TREE, &memory), ["ROOT", "ROAD", "FIGHT"]);
+    assert!(text.contains("reject 5:NEST (decide)"), "{text}");
+    // GUARD is not asked once NEST refused.
+    assert!(
+        !text.contains("GUARD (decide)") && !text.contains("accept 6:GUARD"),
+        "{text}"
+    );
+}
+
+// A restart: AGAIN jumps to its own group, which starts over.
+rig_leaf! { STEP1 STEP2 IDLE }
+reference! { AGAIN: Rig => [LOOP_ROOT, LOOP], when: yes!("AGAIN") }
+group! { LOOP: Rig, sequential [STEP1, STEP2, AGAIN] }
+group! { LOOP_ROOT: Rig, prioritized [LOOP, IDLE] }
+tree! { LOOP_TREE: Rig = LOOP_ROOT }
+
+#[test]
+fn a_reference_to_an_ancestor_restarts_it() {
+    let mut rig = Rig::with(&["STEP1", "STEP2", "AGAIN", "IDLE"]);
+    let mut memory = LOOP_TREE.new_memory(0);
+    tick(&LOOP_TREE, &mut rig, &mut memory, &at(0.0)).unwrap();
+    rig.ends.insert("STEP1");
+    tick(&LOOP_TREE, &mut rig, &mut memory, &at(1.0)).unwrap();
+    assert_eq!(path(&LOOP_TREE, &memory), ["LOOP_ROOT", "LOOP", "STEP2"]);
+    rig.ends = ["STEP2"].into();
+    let (report, text) = traced(&LOOP_TREE, &mut rig, &mut memory, 2.0);
+    report.unwrap();
+    assert_eq!(path(&LOOP_TREE, &memory), ["LOOP_ROOT", "LOOP", "STEP1"]);
+    assert!(text.contains("jump 4:AGAIN to 1:LOOP"), "{text}");
+    assert!(text.contains("deactivate 1:LOOP (preempted)"), "{text}");
+    assert!(text.find("deactivate 1:LOOP").unwrap() < text.find("activate 1:LOOP\n").unwrap());
+}
+
+#[test]
+fn a_chain_of_jumps_is_bounded_by_the_redecide_budget() {
+    // Every step ends at once and AGAIN restarts LOOP: without the budget
+    // the tick would never end.
+    let mut rig = Rig::with(&["STEP1", "STEP2", "AGAIN", "IDLE"]);
+    rig.ends = ["STEP1", "STEP2"].into();
+    let mut memory = LOOP_TREE.new_memory(0);
+    let err = tick(&LOOP_TREE, &mut rig, &mut memory, &at(0.0)).unwrap_err();
+    assert!(matches!(err, TickError::RedecideLimit { .. }), "{err:?}");
+    assert_eq!(memory.depth(), 0);
+}
+
+// A reference to a reference: HOP jumps to NEST2/ON, which jumps to DEN.
+rig_leaf! { PLAY DOZE }
+reference! { HOP: Rig => [ROOT2, NEST2, ON], when: yes!("HOP") }
+reference! { ON: Rig => [ROOT2, DEN, DOZE] }
+group! { YARD: Rig, prioritized [HOP, PLAY] }
+group! { NEST2: Rig, prioritized [ON] }
+group! { DEN: Rig, prioritized [DOZE] }
+group! { ROOT2: Rig, prioritized [YARD, NEST2, DEN] }
+tree! { HOP_TREE: Rig = ROOT2 }
+
+#[test]
+fn a_reference_to_a_reference_jumps_on() {
+    let mut rig = Rig::with(&["HOP", "PLAY", "DOZE"]);
+    let mut memory = HOP_TREE.new_memory(0);
+    let (report, text) = traced(&HOP_TREE, &mut rig, &mut memory, 0.0);
+    report.unwrap();
+    assert_eq!(path(&HOP_TREE, &memory), ["ROOT2", "DEN", "DOZE"]);
+    let first = text.find("jump 2:HOP to 5:ON").expect(&text);
+    let second = text.find("jump 5:ON to 7:DOZE").expect(&text);
+    assert!(first < second);
+    assert!(text.contains("deactivate 4:NEST2 (preempted)"), "{text}");
+}
+
+// A target inside a slot group's child tree: the jump goes there only
+// while the slot selects that child.
+rig_leaf! { TOOL_A TOOL_B WAIT }
+reference! { USE_B: Rig => [ROOT3, TOOLS, TOOL_B], when: yes!("USE_B") }
+group! { TOOLS: Rig, slot [TOOL_A, TOOL_B], select: |r: &Rig| r.select }
+group! { HOME: Rig, prioritized [USE_B, WAIT] }
+group! { ROOT3: Rig, prioritized [HOME, TOOLS] }
+tree! { SLOT_TREE: Rig = ROOT3 }
+
+#[test]
+fn a_jump_into_a_slot_child_needs_the_slot_to_select_it() {
+    let mut rig = Rig::with(&["USE_B", "WAIT", "TOOL_A", "TOOL_B"]);
+    rig.select = Some(0);
+    let mut memory = SLOT_TREE.new_memory(0);
+    let (report, text) = traced(&SLOT_TREE, &mut rig, &mut memory, 0.0);
+    report.unwrap();
+    assert_eq!(path(&SLOT_TREE, &memory), ["ROOT3", "HOME", "WAIT"]);
+    assert!(
+        text.contains("reject 6:TOOL_B (nothing selected)"),
+        "{text}"
+    );
+
+    rig.select = Some(1);
+    let mut memory = SLOT_TREE.new_memory(0);
+    tick(&SLOT_TREE, &mut rig, &mut memory, &at(0.0)).unwrap();
+    assert_eq!(path(&SLOT_TREE, &memory), ["ROOT3", "TOOLS", "TOOL_B"]);
+}
+
+#[test]
+fn traced_and_untraced_ticks_agree_on_jumps() {
+    let script: [&[&'static str]; 5] = [
+        &["ROAD", "WALK", "NEST", "GUARD"],
+        &["ROAD", "WALK", "GO_GUARD", "NEST", "GUARD"],
+        &["NEST", "GUARD", "REST"],
+        &["ROAD", "GO_GUARD", "FIGHT", "NEST", "REST"],
+        &["ROAD", "GO_GUARD", "NEST", "GUARD"],
+    ];
+    let mut a = NEST_TREE.new_memory(0);
+    let mut b = NEST_TREE.new_memory(0);
+    for (t, yes) in script.iter().enumerate() {
+        let mut rig_a = Rig::with(yes);
+        let mut rig_b = Rig::with(yes);
+        let ra = tick(&NEST_TREE, &mut rig_a, &mut a, &at(t as f64)).unwrap();
+        let (rb, _) = traced(&NEST_TREE, &mut rig_b, &mut b, t as f64);
+        assert_eq!(ra, rb.unwrap(), "tick {t}");
+        assert_eq!(path(&NEST_TREE, &a), path(&NEST_TREE, &b), "tick {t}");
+    }
+}
