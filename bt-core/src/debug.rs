@@ -150,6 +150,12 @@ fn dump_line<A: 'static, const L: usize, const S: usize, const N: usize>(
         node.name(),
         node.id()
     )?;
+    if let Some(target) = node.target() {
+        // Never active: no time, no block; where it jumps instead.
+        out.write_str("(reference) [jumps to ")?;
+        write_path(out, target)?;
+        return out.write_str("]\n");
+    }
     match node.policy() {
         Some(policy) => write!(out, "(group {policy} {:#x})", node.decider().flags().bits())?,
         None => out.write_str("(behavior)")?,
@@ -173,6 +179,16 @@ fn dump_line<A: 'static, const L: usize, const S: usize, const N: usize>(
         }
     }
     out.write_char('\n')
+}
+
+/// `node`'s path of names from the root, `/`-separated, as
+/// [`Tree::find_path`] reads it.
+fn write_path<A: 'static>(out: &mut impl Write, node: Node<'_, A>) -> fmt::Result {
+    if let Some(parent) = node.parent() {
+        write_path(out, parent)?;
+        out.write_char('/')?;
+    }
+    out.write_str(node.name())
 }
 
 /// An agent's state dump as a [`Display`](fmt::Display) value: what
@@ -223,7 +239,9 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
 /// any`, `needs none`, `needs not all` for the other tests), `stimuli …`
 /// for the same tests of the stimuli flags, `every 2s` for a timer, `gate 3`,
 /// `cooldown 5s` and `together 2` for the shared checks. Edges go
-/// from each group to its children, in priority (declaration) order. Active
+/// from each group to its children, in priority (declaration) order, and,
+/// dashed, from each reference to its target (a reference's own box is
+/// dashed too). Active
 /// deciders are filled and drawn bold, and so are the edges between them.
 ///
 /// The text depends only on the tree and the active path, so it is stable
@@ -298,6 +316,11 @@ pub fn to_dot<A: 'static, const L: usize, const S: usize, const N: usize>(
         }
         preconditions(out, node)?;
         out.write_char('"')?;
+        if node.is_reference() {
+            // Never active; drawn apart from the deciders that run.
+            out.write_str(", style=\"rounded,dashed\"];\n")?;
+            continue;
+        }
         match (node.is_group(), active(node)) {
             (false, false) => out.write_str(", style=rounded")?,
             (false, true) => out.write_str(", style=\"rounded,filled,bold\"")?,
@@ -318,6 +341,18 @@ pub fn to_dot<A: 'static, const L: usize, const S: usize, const N: usize>(
             out.write_str(" [penwidth=2, color=\"#000000\"]")?;
         }
         out.write_str(";\n")?;
+    }
+    for node in tree.nodes() {
+        if let Some(target) = node.target() {
+            // The jump: dashed, and left out of the ranking so that the
+            // tree keeps its shape.
+            writeln!(
+                out,
+                "  n{} -> n{} [style=dashed, constraint=false, color=\"#3c78d8\"];",
+                node.index(),
+                target.index()
+            )?;
+        }
     }
     out.write_str("}\n")
 }

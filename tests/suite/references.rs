@@ -263,3 +263,76 @@ fn traced_and_untraced_ticks_agree_on_jumps() {
         assert_eq!(path(&NEST_TREE, &a), path(&NEST_TREE, &b), "tick {t}");
     }
 }
+
+#[test]
+fn the_state_dump_names_each_reference_target() {
+    let mut rig = Rig::with(&["ROAD", "WALK"]);
+    let mut memory = NEST_TREE.new_memory(0);
+    tick(&NEST_TREE, &mut rig, &mut memory, &at(0.0)).unwrap();
+    let text = memory.dump(1.0, bt_core::DumpView::WholeTree).to_string();
+    let line = text.lines().find(|l| l.contains("GO_GUARD")).unwrap();
+    assert!(line.starts_with("     0:GO_GUARD/0x"), "{line}");
+    assert!(
+        line.ends_with(" (reference) [jumps to ROOT/NEST/GUARD]"),
+        "{line}"
+    );
+}
+
+#[test]
+fn dot_draws_the_jump_as_a_dashed_edge() {
+    let mut dot = String::new();
+    bt_core::to_dot(&mut dot, &NEST_TREE, None).unwrap();
+    assert!(
+        dot.contains("  n2 [label=\"GO_GUARD\", style=\"rounded,dashed\"];"),
+        "{dot}"
+    );
+    assert!(dot.contains("  n1 -> n2;"), "{dot}");
+    assert!(
+        dot.contains("  n2 -> n6 [style=dashed, constraint=false, color=\"#3c78d8\"];"),
+        "{dot}"
+    );
+    assert_eq!(dot.matches("style=dashed").count(), 1);
+}
+
+/// The same tree as `NEST_TREE`, with GO_GUARD jumping to REST instead.
+mod elsewhere {
+    use super::{FIGHT, GUARD, REST, Rig, WALK};
+    use bt_core::{group, reference, tree};
+
+    reference! { GO_GUARD: Rig => [ROOT, NEST, REST], when: yes!("GO_GUARD") }
+    group! { ROAD: Rig, prioritized [GO_GUARD, FIGHT, WALK], when: yes!("ROAD") }
+    group! { NEST: Rig, prioritized [GUARD, REST], when: yes!("NEST") }
+    group! { ROOT: Rig, prioritized [ROAD, NEST] }
+    tree! { pub NEST_TREE: Rig = ROOT }
+}
+
+#[test]
+fn the_fingerprint_covers_the_target() {
+    assert_eq!(elsewhere::NEST_TREE.len(), NEST_TREE.len());
+    assert_ne!(
+        elsewhere::NEST_TREE.shape().fingerprint,
+        NEST_TREE.shape().fingerprint
+    );
+}
+
+#[test]
+fn a_snapshot_with_a_reference_on_its_path_is_refused() {
+    let mut rig = Rig::with(&["ROAD", "WALK"]);
+    let mut memory = NEST_TREE.new_memory(0);
+    tick(&NEST_TREE, &mut rig, &mut memory, &at(0.0)).unwrap();
+    let mut v = serde_json::to_value(memory.snapshot(1.0)).unwrap();
+    let walk = NEST_TREE.find("WALK").unwrap();
+    assert_eq!(v["path"][2]["item"], u64::from(walk.0));
+    v["path"][2]["item"] = 2.into();
+    v["path"][2]["decider"] = GO_GUARD.id().into();
+    let bytes = serde_json::to_vec(&v).unwrap();
+    let mut target = NEST_TREE.new_memory(0);
+    let err = target
+        .restore(1.0, &mut serde_json::Deserializer::from_slice(&bytes))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "active path at depth 2 (item 2): a reference decider, which is never active"
+    );
+    assert!(target.is_idle());
+}

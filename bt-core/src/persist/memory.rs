@@ -466,6 +466,10 @@ fn check_path<A: 'static, const L: usize, const S: usize, const N: usize>(
         if item.parent != parent || item.depth as usize != k {
             return Err(bad("not a child of the level above"));
         }
+        if item.is(Has::REFERENCE) {
+            // A reference jumps when it is picked and is never active.
+            return Err(bad("a reference decider, which is never active"));
+        }
         if k + 1 < path.len() && !item.is(Has::GROUP) {
             return Err(bad("a behavior decider above the leaf"));
         }
