@@ -112,16 +112,28 @@ proptest! {
 
     /// A tick's work is bounded by the tree's size whatever the tree does,
     /// and the default redecide budget (the item count) is never reached.
+    /// With references, each jump may enter the tree again, once per unit
+    /// of the budget: the work is bounded by the budget, which a tree
+    /// that jumps in a loop may run out of.
     #[test]
     #[cfg_attr(miri, ignore)] // too slow under Miri
     fn a_tick_does_bounded_work(case in case(16, 8, false)) {
         let default_budget = case.limit.is_none();
         check_case(&case, |built, step| {
             let n = built.tree.len() as u32;
+            let jumps = built.tree.shape().references > 0;
+            let rounds = if jumps { built.tree.redecide_limit() + 1 } else { 1 };
             match &step.production {
                 Outcome::Done(r) => {
-                    prop_assert!(r.visited <= visit_bound(n), "visited {} of {n} items", r.visited);
+                    prop_assert!(
+                        r.visited <= visit_bound(n) * rounds,
+                        "visited {} of {n} items",
+                        r.visited
+                    );
                     prop_assert!(u32::from(r.redecides) < n.max(1));
+                }
+                Outcome::Error(e @ TickError::RedecideLimit { .. }) if jumps => {
+                    let _ = e;
                 }
                 Outcome::Error(e) => prop_assert!(!default_budget, "{e}"),
                 Outcome::Panicked => prop_assert!(false, "no panic was scripted"),
@@ -1017,4 +1029,58 @@ fn a_tick_needs_levels_times_block_bytes_of_stack() {
         .join()
         .unwrap();
     assert_eq!(total, 21);
+}
+
+/// References, pinned: a reference before its target's group preempts
+/// and jumps every tick (a nested target, entered through its group),
+/// and a reference to the root restarts the tree until the budget runs
+/// out; production and the model agree, traced and untraced.
+#[test]
+fn pinned_jumps_match_the_model() {
+    // L0, L1: leaves; G2: prioritized [L0, L1]; L3: a reference; G4:
+    // prioritized [L3, G2], the root. The places that can be targets, in
+    // the order `build` lists them: G4/G2/L0, G4/G2/L1, G4/G2, G4.
+    let case_to = |target: u8, limit: Option<u8>| {
+        let mut jump = RawDecider::plain(false, 0, 0, &[]);
+        jump.reference = Some(target);
+        Case {
+            deciders: vec![
+                RawDecider::plain(false, 0, 0, &[]),
+                RawDecider::plain(false, 1, 0, &[]),
+                RawDecider::plain(true, 0, 0, &[0, 1]),
+                jump,
+                RawDecider::plain(true, 0, 0, &[3, 2]),
+            ],
+            end_after: [0; 8],
+            limit,
+            seed: 3,
+            answers: vec![1; 32],
+            ticks: (0..4).map(|_| quiet_tick(2)).collect(),
+            agents: 1,
+            capacity: 1,
+        }
+    };
+    // To G4/G2/L1: every tick the reference preempts and jumps there.
+    let mut leaves = Vec::new();
+    check_case(&case_to(1, None), |built, step| {
+        let reference = built.tree.find("L3").expect("the reference");
+        assert!(built.tree.node(reference).is_reference());
+        if let Outcome::Done(r) = &step.production {
+            leaves.push(r.behavior);
+        }
+        Ok(())
+    })
+    .unwrap();
+    let l1 = Some(ItemIdx(4));
+    assert_eq!(leaves, [l1; 4]);
+    // To the root: a restart loop, stopped by the budget.
+    let mut errors = 0;
+    check_case(&case_to(3, Some(6)), |_, step| {
+        if let Outcome::Error(TickError::RedecideLimit { limit: 6, .. }) = &step.production {
+            errors += 1;
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(errors, 4);
 }

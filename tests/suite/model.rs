@@ -68,6 +68,18 @@
 //!   Every generated slot group selects the child `Sim::slot`, which each
 //!   tick's script sets.
 //!
+//! - **References.** A picked reference is never on the path; it jumps.
+//!   The redecide budget is checked first and a jump counts against it
+//!   (not in the report's redecides). The deciders the jump would enter
+//!   are asked top down before anything changes: each new level's group, if
+//!   a slot group, must select the way's child (else that child is
+//!   rejected as `NoSelection`); the groups on the way as candidates
+//!   without delegation and without a DBlock, the target as any candidate.
+//!   A refusal fails the reference in its group as `Why::Refused`. Else an
+//!   [`Event::Jump`], the shuffle rounds of the groups that pick on the way
+//!   (the common ancestor's included), the levels below the common
+//!   ancestor deactivated as `Why::Preempted`, and the way down entered
+//!   like a delegation chain. Generated references have no shared checks.
 //! - **Crowds.** A case ticks a crowd of one to three agents, in index
 //!   order, each with agent id = its index, sharing one [`Crowd`] (the
 //!   model of a `TreeShared`). Gates, global cooldowns and group roles are
@@ -534,6 +546,10 @@ pub struct RawDecider {
     pub sync: u8,
     /// A leaf launches a deferred action: its behavior is `B8` or `B9`.
     pub launch: bool,
+    /// A leaf (not the root) is a reference: its target is the place of
+    /// this index (modulo their number) among the places that can be
+    /// targets (see [`build`]). It has no shared checks.
+    pub reference: Option<u8>,
 }
 
 impl RawDecider {
@@ -555,6 +571,7 @@ impl RawDecider {
             behavior_flags: 0,
             sync: 0,
             launch: false,
+            reference: None,
         }
     }
 }
@@ -676,7 +693,8 @@ impl fmt::Debug for RawDecider {
             f,
             "RawDecider {{ group: {}, behavior: {}, group_behavior: {:?}, policy: {}, \
              children: vec!{:?}, decide: {}, decision: {:?}, stimuli: {:?}, every: {}, \
-             recheck: {}, delegate: {}, behavior_flags: {}, sync: {}, launch: {} }}",
+             recheck: {}, delegate: {}, behavior_flags: {}, sync: {}, launch: {}, \
+             reference: {:?} }}",
             self.group,
             self.behavior,
             self.group_behavior,
@@ -690,7 +708,8 @@ impl fmt::Debug for RawDecider {
             self.delegate,
             self.behavior_flags,
             self.sync,
-            self.launch
+            self.launch,
+            self.reference
         )
     }
 }
@@ -763,13 +782,14 @@ pub fn raw_decider() -> impl Strategy<Value = RawDecider> {
         (
             prop_oneof![5 => Just(0u8), 1 => 1..SYNCS.len() as u8],
             prop::bool::weighted(0.2),
+            prop::option::weighted(0.15, any::<u8>()),
         ),
     )
         .prop_map(
             |(
                 (group, behavior, group_behavior, policy, children, decide),
                 (decision, stimuli, every, recheck, delegate, behavior_flags),
-                (sync, launch),
+                (sync, launch, reference),
             )| RawDecider {
                 group,
                 behavior,
@@ -785,6 +805,7 @@ pub fn raw_decider() -> impl Strategy<Value = RawDecider> {
                 behavior_flags,
                 sync,
                 launch,
+                reference,
             },
         )
 }
@@ -1088,8 +1109,61 @@ fn flag_test_of(m: [u8; 4]) -> FlagTest {
 /// Declares the deciders of `raw` at run time (leaked) and compiles the
 /// last one's tree with the production compile step. Decider `j` has id `j`
 /// and, if it decides, `DECIDES[j]`.
+///
+/// A leaf with `reference` set (not the root) becomes a reference. Its
+/// target path is found in a first build in which it is a plain leaf: the
+/// places that can be targets are those whose subtree holds a behavior
+/// decider that is not to be a reference, and with no group taking a
+/// DBlock above them. The compile step follows a target path by decider
+/// ids, so the first build's deciders name places of the second.
 pub fn build(raw: &[RawDecider], limit: Option<u8>) -> Built {
     assert!(!raw.is_empty() && raw.len() <= MAX_DECIDERS);
+    let is_ref = |j: usize| raw[j].reference.is_some() && j + 1 < raw.len();
+    let first = declare(raw, &HashMap::new());
+    let root = *first.last().expect("a decider");
+    let mut places: Vec<Vec<&'static Decider<Sim>>> = Vec::new();
+    fn targets(
+        d: &'static Decider<Sim>,
+        path: &mut Vec<&'static Decider<Sim>>,
+        is_ref: &dyn Fn(usize) -> bool,
+        out: &mut Vec<Vec<&'static Decider<Sim>>>,
+    ) -> bool {
+        path.push(d);
+        let mut holds = !d.is_group() && !is_ref(d.id as usize);
+        for c in d.children() {
+            holds |= targets(c, path, is_ref, out);
+        }
+        let above_take_dblock = path[..path.len() - 1]
+            .iter()
+            .any(|g| g.behavior().is_some_and(|b| caps(b).dblock));
+        if holds && !above_take_dblock {
+            out.push(path.clone());
+        }
+        path.pop();
+        holds
+    }
+    targets(root, &mut Vec::new(), &is_ref, &mut places);
+    let mut chosen: HashMap<usize, &'static [&'static Decider<Sim>]> = HashMap::new();
+    if !places.is_empty() {
+        for (j, r) in raw.iter().enumerate() {
+            if let (true, Some(t)) = (is_ref(j), r.reference) {
+                let path = places[t as usize % places.len()].clone();
+                chosen.insert(j, leak_vec(path));
+            }
+        }
+    }
+    let made = declare(raw, &chosen);
+    let root = *made.last().expect("a decider");
+    compile(root, limit)
+}
+
+/// Declares the deciders of `raw`; those in `targets` as references to
+/// the path given. A decider with `reference` set has no shared checks
+/// and launches nothing either way, so both builds have the same shape.
+fn declare(
+    raw: &[RawDecider],
+    targets: &HashMap<usize, &'static [&'static Decider<Sim>]>,
+) -> Vec<&'static Decider<Sim>> {
     let mut made: Vec<&'static Decider<Sim>> = Vec::new();
     // Per decider: height (levels), places, timer + shuffle slots.
     let mut dims: Vec<(usize, usize, usize)> = Vec::new();
@@ -1119,6 +1193,7 @@ pub fn build(raw: &[RawDecider], limit: Option<u8>) -> Built {
             }
         }
         let group = !children.is_empty();
+        let reference = !group && r.reference.is_some();
         let policy = POLICIES[r.policy as usize % POLICIES.len()];
         let delegate = group && r.delegate;
         let every = PERIODS[r.every as usize % PERIODS.len()];
@@ -1135,20 +1210,27 @@ pub fn build(raw: &[RawDecider], limit: Option<u8>) -> Built {
         if group && policy == Policy::Shuffle {
             slots += 1;
         }
-        let sync = SYNCS[r.sync as usize % SYNCS.len()];
+        let sync = if reference {
+            SyncChecks::NONE
+        } else {
+            SYNCS[r.sync as usize % SYNCS.len()]
+        };
         if sync.together != 0 {
             slots += 1;
         }
-        let launch = r.launch && !group;
+        let launch = r.launch && !group && !reference;
         if launch {
             slots += 1;
         }
+        let target = targets.get(&j).filter(|_| reference);
         let kind = if group {
             DeciderKind::Group {
                 policy,
                 children: leak_vec(children),
                 behavior: r.group_behavior.map(pool),
             }
+        } else if let Some(&target) = target {
+            DeciderKind::Reference { target }
         } else if launch {
             DeciderKind::Behavior(launch_pool(r.behavior))
         } else {
@@ -1166,14 +1248,17 @@ pub fn build(raw: &[RawDecider], limit: Option<u8>) -> Built {
                 sync,
             },
             flags,
-            behavior_flags: u64::from(r.behavior_flags),
+            behavior_flags: if target.is_some() {
+                0
+            } else {
+                u64::from(r.behavior_flags)
+            },
             select: (group && policy == Policy::Slot).then_some(select_slot as fn(&Sim) -> _),
         });
         made.push(d);
         dims.push((height + 1, items, slots));
     }
-    let root = *made.last().expect("a decider");
-    compile(root, limit)
+    made
 }
 
 /// Compiles `root` with the production compile step: `shape` (which
@@ -1212,6 +1297,10 @@ pub fn outline(d: &'static Decider<Sim>) -> String {
         }
         if let Some(b) = d.behavior() {
             let _ = write!(out, " [{}]", b.name());
+        }
+        if d.is_reference() {
+            let ids: Vec<u32> = d.target().iter().map(|t| t.id).collect();
+            let _ = write!(out, " jumps to ids {ids:?}");
         }
         if d.decide.is_some() {
             let _ = write!(out, " decide#{}", d.id);
@@ -1334,6 +1423,10 @@ enum Stop {
     Limit(TickError),
     /// A callback panicked.
     Panic,
+    /// A reference jumped: the group at level `.0 - 1` enters the pick
+    /// (the way down to the target) once the levels from `.0` on are
+    /// deactivated.
+    Jump(usize, Pick),
 }
 
 impl From<ScriptedPanic> for Stop {
@@ -1626,6 +1719,9 @@ struct Run<'a> {
     /// The root was entered with nothing to run and found no child: the
     /// agent stays idle, and the root's entry and exit do not count.
     stays_idle: bool,
+    /// A reference whose jump was refused: never on the path, it is the
+    /// failed child its group's redecide masks.
+    refused: Option<(&'static Decider<Sim>, Place)>,
 }
 
 fn node(d: &'static Decider<Sim>, at: &Place) -> NodeRef {
@@ -1665,6 +1761,7 @@ impl<'a> Run<'a> {
             report: Report::default(),
             redecides: 0,
             stays_idle: false,
+            refused: None,
         }
     }
 
@@ -1752,11 +1849,17 @@ impl<'a> Run<'a> {
             l.mask = 0;
             l.redecides = 0;
         }
-        let result = if self.m.path.is_empty() {
+        let mut result = if self.m.path.is_empty() {
             self.start()
         } else {
             self.walk(0)
         };
+        // A jump to the root restarts the whole tree.
+        while let Err(Stop::Jump(0, pick)) = result {
+            result = self
+                .deactivate_to(0, Why::Preempted)
+                .and_then(|()| self.activate(0, pick));
+        }
         let result = match result {
             Err(Stop::Fail(why)) => self.deactivate_to(0, why).map(|()| self.emit(Event::Idle)),
             other => other,
@@ -1781,6 +1884,7 @@ impl<'a> Run<'a> {
                 Outcome::Panicked
             }
             Err(Stop::Fail(_)) => unreachable!("failures stop at the root"),
+            Err(Stop::Jump(..)) => unreachable!("jumps stop at the root"),
         }
     }
 
@@ -1862,6 +1966,10 @@ impl<'a> Run<'a> {
             Err(Stop::Fail(why)) => {
                 self.child_failed(k, why)?;
                 self.choose(k, None, false)
+            }
+            Err(Stop::Jump(j, pick)) if j == k + 1 => {
+                self.deactivate_to(j, Why::Preempted)?;
+                self.choose(k, Some(pick), false)
             }
             other => other,
         }
@@ -1951,6 +2059,11 @@ impl<'a> Run<'a> {
                     self.child_failed(k, why)?;
                     first = false;
                 }
+                Err(Stop::Jump(j, pick)) if j == k + 1 => {
+                    self.deactivate_to(j, Why::Preempted)?;
+                    next = Some(pick);
+                    first = false;
+                }
                 other => return other,
             }
         }
@@ -1958,7 +2071,10 @@ impl<'a> Run<'a> {
 
     /// A masked redecide: the child of level `k` failed for `why`.
     fn child_failed(&mut self, k: usize, why: Why) -> Result<(), Stop> {
-        let (fd, fat) = (self.m.path[k + 1].d, self.m.path[k + 1].at.clone());
+        let (fd, fat) = match self.m.path.get(k + 1) {
+            Some(l) => (l.d, l.at.clone()),
+            None => self.refused.take().expect("a refused reference"),
+        };
         self.deactivate_to(k + 1, why)?;
         let (d, at) = (self.m.path[k].d, self.m.path[k].at.clone());
         if self.redecides >= self.m.limit {
@@ -2009,6 +2125,9 @@ impl<'a> Run<'a> {
         let (d, at) = pick.chain.remove(0);
         let last = pick.chain.is_empty();
         debug_assert_eq!(self.m.path.len(), k);
+        if d.is_reference() {
+            return self.jump(k, d, at);
+        }
         self.claim(d, &at);
         self.m.path.push(Level {
             d,
@@ -2071,6 +2190,139 @@ impl<'a> Run<'a> {
         } else {
             self.choose(k, Some(pick), false)
         }
+    }
+
+    /// Reference `d` at `at`, picked at level `k`, jumps to its target:
+    /// the deciders the jump enters are asked top down (the groups on the
+    /// way as candidates without delegation, the target as a candidate);
+    /// if one refuses the reference fails in its group, else the frame of
+    /// the common ancestor enters the way down (`Stop::Jump`).
+    fn jump(&mut self, k: usize, d: &'static Decider<Sim>, at: Place) -> Result<(), Stop> {
+        assert!(
+            !d.pre.sync.is_some(),
+            "model: references have no shared checks"
+        );
+        if self.redecides >= self.m.limit {
+            let (g, gat) = (self.m.path[k - 1].d, self.m.path[k - 1].at.clone());
+            self.emit(Event::RedecideLimit {
+                group: node(g, &gat),
+            });
+            self.deactivate_to(0, Why::Error)?;
+            return Err(Stop::Limit(TickError::RedecideLimit {
+                group: g.name,
+                item: ItemIdx(gat.index),
+                limit: self.m.limit,
+            }));
+        }
+        self.redecides += 1;
+        // The target's way from the root, followed by decider ids.
+        let mut way = vec![(self.m.root, Place::root())];
+        for t in &d.target()[1..] {
+            let (g, gat) = way.last().cloned().expect("the root");
+            let ci = g
+                .children()
+                .iter()
+                .position(|c| c.id == t.id)
+                .expect("the target path leads down");
+            way.push((g.children()[ci], gat.child(g, ci)));
+        }
+        let depth = way.len() - 1;
+        let mut j = 0;
+        while j < k && j <= depth && self.m.path[j].at == way[j].1 {
+            j += 1;
+        }
+        let j = j.min(depth);
+        let mut target = None;
+        for m in j..=depth {
+            let (c, cat) = way[m].clone();
+            if m > 0 {
+                let g = way[m - 1].0;
+                let ci = *cat.route.last().expect("a child") as usize;
+                if policy(g) == Policy::Slot && self.selected(g) != Some(ci) {
+                    self.emit(Event::Rejected {
+                        node: node(c, &cat),
+                        by: Rejection::NoSelection,
+                    });
+                    break;
+                }
+            }
+            if m == depth {
+                target = self.evaluate(c, cat)?;
+            } else if !self.way_accepts(c, &cat)? {
+                break;
+            }
+        }
+        let Some(target) = target else {
+            self.refused = Some((d, at));
+            return Err(Stop::Fail(Why::Refused));
+        };
+        let (t, tat) = way[depth].clone();
+        self.emit(Event::Jump {
+            from: node(d, &at),
+            to: node(t, &tat),
+        });
+        let mut chain: Vec<_> = way[j..depth].to_vec();
+        chain.extend(target.chain);
+        let pick = Pick {
+            chain,
+            value: target.value,
+            dblock: target.dblock,
+        };
+        self.keep(j.checked_sub(1), &pick);
+        Err(Stop::Jump(j, pick))
+    }
+
+    /// A group on the way to a jump's target, asked as a candidate would
+    /// be but without delegating: its flag tests, timer, gate, cooldown,
+    /// slot selection, `decide` and group role.
+    fn way_accepts(&mut self, d: &'static Decider<Sim>, at: &Place) -> Result<bool, Stop> {
+        self.report.visited += 1;
+        let mut by = self.flag_rejection(d);
+        let every = d.pre.every;
+        if by.is_none() && every != 0.0 {
+            let now = self.input.now;
+            if now - self.m.timer(&at.route) < every - TIMER_SLACK {
+                by = Some(Rejection::Timer);
+            } else {
+                self.m.timers.insert(at.route.clone(), now);
+            }
+        }
+        let sync = d.pre.sync;
+        if by.is_none()
+            && sync.gate != 0
+            && self.c.gates.get(&at.route).copied().unwrap_or(0) >= u32::from(sync.gate)
+        {
+            by = Some(Rejection::Gate);
+        }
+        if by.is_none()
+            && sync.cooldown != 0.0
+            && self
+                .c
+                .cooldown_runs(&at.route, self.input.now, sync.cooldown)
+        {
+            by = Some(Rejection::Cooldown);
+        }
+        if by.is_none() && policy(d) == Policy::Slot && self.selected(d).is_none() {
+            by = Some(Rejection::NoSelection);
+        }
+        if let Some(by) = by {
+            self.emit(Event::Rejected {
+                node: node(d, at),
+                by,
+            });
+            return Ok(false);
+        }
+        if d.decide.is_some() && self.call_decide(d, at)?.is_none() {
+            return Ok(false);
+        }
+        if let Some(by) = self.role_rejection(d, at) {
+            self.emit(Event::Rejected {
+                node: node(d, at),
+                by,
+            });
+            return Ok(false);
+        }
+        Ok(true)
     }
 
     /// Takes the gate place, cooldown and role place of `d` at `at`, about
@@ -2573,10 +2825,17 @@ fn lifecycle(
             _ => {}
         }
     }
-    if let Some((i, n)) = activated.iter().find(|(_, n)| **n > 1) {
+    // Masks keep an item from running twice in a tick; only a jump (a
+    // restart, or a way back to where the tick has been) enters it again,
+    // once per jump at most.
+    let jumps = events
+        .iter()
+        .filter(|e| matches!(e, Event::Jump { .. }))
+        .count();
+    if let Some((i, n)) = activated.iter().find(|(_, n)| **n > 1 + jumps) {
         return Err(format!("item {i} activated {n} times in one tick"));
     }
-    if let Some((i, n)) = ticked.iter().find(|(_, n)| **n > 1) {
+    if let Some((i, n)) = ticked.iter().find(|(_, n)| **n > 1 + jumps) {
         return Err(format!("item {i} ticked {n} times in one tick"));
     }
     for l in memory.active_path() {
@@ -2584,7 +2843,7 @@ fn lifecycle(
             .node(l.item)
             .behavior()
             .is_some_and(|b| b.callbacks().1);
-        if ticks && ticked.get(&l.item) != Some(&1) {
+        if ticks && ticked.get(&l.item).is_none_or(|&n| n < 1) {
             return Err(format!("active item {} did not tick", l.item));
         }
     }
