@@ -84,7 +84,7 @@ impl<'t, A: 'static> Node<'t, A> {
     /// (`None` for other deciders).
     pub fn target(&self) -> Option<Node<'t, A>> {
         let it = self.item();
-        it.has.contains(Has::REFERENCE).then(|| Node {
+        it.has.contains(Has::REFERENCE).then_some(Node {
             items: self.items,
             idx: ItemIdx(it.target),
         })
