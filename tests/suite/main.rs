@@ -21,6 +21,7 @@ mod guard_nest;
 mod load_in_place;
 mod logging;
 mod model;
+mod nest_jump;
 mod persist;
 mod policies;
 mod preconditions;
