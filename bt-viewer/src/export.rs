@@ -9,8 +9,10 @@
 //! }
 //! ```
 //!
-//! An item is an object: `index`, `name`, `id`, `kind` (`"group"` or
-//! `"behavior"`), `policy` (a group's, else null), `flags` (decider flag
+//! An item is an object: `index`, `name`, `id`, `kind` (`"group"`,
+//! `"behavior"` or `"reference"`), `target` (a reference's target item,
+//! where its jump moves the active path: an edge of the tree to draw
+//! apart from the parent-child ones; null for other items), `policy` (a group's, else null), `flags` (decider flag
 //! names), `flags_bits`, `behavior` (its name or null), `behavior_flags`, `decide`
 //! (whether it has a `decide`), `depth`, `child_index`, `parent` (null at
 //! the root), `children` (item indices in priority order),
@@ -67,8 +69,10 @@ pub struct ItemInfo {
     pub name: &'static str,
     /// Its stable id.
     pub id: u32,
-    /// `"group"` or `"behavior"`.
+    /// `"group"`, `"behavior"` or `"reference"`.
     pub kind: &'static str,
+    /// A reference's target item: the jump edge (`None` for other items).
+    pub target: Option<usize>,
     /// A group's policy.
     pub policy: Option<&'static str>,
     /// Decider flag names.
@@ -157,7 +161,14 @@ impl TreeInfo {
                     index: node.index().get(),
                     name: node.name(),
                     id: node.id(),
-                    kind: if node.is_group() { "group" } else { "behavior" },
+                    kind: if node.is_group() {
+                        "group"
+                    } else if node.is_reference() {
+                        "reference"
+                    } else {
+                        "behavior"
+                    },
+                    target: node.target().map(|t| t.index().get()),
                     policy: node.policy().map(|p| p.name()),
                     flags: decider.flags().iter_names().map(|(name, _)| name).collect(),
                     flags_bits: decider.flags().bits(),

@@ -336,3 +336,16 @@ fn a_snapshot_with_a_reference_on_its_path_is_refused() {
     );
     assert!(target.is_idle());
 }
+
+#[test]
+fn the_viewer_recording_carries_the_jump_edge() {
+    let info = bt_viewer::TreeInfo::of(&NEST_TREE);
+    let json = serde_json::to_value(&info).unwrap();
+    let go = &json["items"][2];
+    assert_eq!(go["name"], "GO_GUARD");
+    assert_eq!(go["kind"], "reference");
+    assert_eq!(go["target"], 6);
+    assert_eq!(json["items"][6]["kind"], "behavior");
+    assert!(json["items"][6]["target"].is_null());
+    assert!(json["items"][0]["target"].is_null());
+}
