@@ -349,3 +349,34 @@ fn the_viewer_recording_carries_the_jump_edge() {
     assert!(json["items"][6]["target"].is_null());
     assert!(json["items"][0]["target"].is_null());
 }
+
+// A reference with shared checks: a gate and a global cooldown.
+rig_leaf! { HOLD STAY }
+reference! { RUSH: Rig => [ROOT4, FORT, HOLD], when: yes!("RUSH"), gate: 1, cooldown: 10.0 }
+group! { FIELD: Rig, prioritized [RUSH, STAY] }
+group! { FORT: Rig, prioritized [HOLD] }
+group! { ROOT4: Rig, prioritized [FIELD, FORT] }
+tree! { SHARED_TREE: Rig = ROOT4 }
+
+#[test]
+fn a_reference_stamps_its_cooldown_and_holds_no_gate_slot() {
+    let shared = SHARED_TREE.new_shared(0);
+    let rush = SHARED_TREE.find("RUSH").unwrap();
+    let mut a = SHARED_TREE.new_memory_in(&shared, 0);
+    let mut b = SHARED_TREE.new_memory_in(&shared, 1);
+    let mut rig = Rig::with(&["RUSH", "STAY", "HOLD"]);
+    tick(&SHARED_TREE, &mut rig, &mut a, &at(0.0).with_agent(0)).unwrap();
+    assert_eq!(path(&SHARED_TREE, &a), ["ROOT4", "FORT", "HOLD"]);
+    // The gate slot was given back at once: the reference holds nothing.
+    assert_eq!(shared.gate_count(rush), Some(0));
+    // The cooldown was stamped: within it, another agent does not jump.
+    let (report, text) = {
+        let mut trace = TraceRecorder::new();
+        let input = at(1.0).with_agent(1);
+        let r = tick_traced(&SHARED_TREE, &mut rig, &mut b, &input, &mut trace);
+        (r, trace.text().to_string())
+    };
+    report.unwrap();
+    assert_eq!(path(&SHARED_TREE, &b), ["ROOT4", "FIELD", "STAY"]);
+    assert!(text.contains("reject 2:RUSH (global cooldown)"), "{text}");
+}
