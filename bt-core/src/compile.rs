@@ -363,17 +363,10 @@ const fn fill_root<A>(root: &'static Decider<A>, shape: Shape, out: &mut [Item<A
     }
 }
 
-/// Sets each reference's `target` to its target's item, then checks that
-/// every reference leads to a behavior: following references and
-/// descending into groups from its target reaches a behavior decider.
+/// Checks that each reference's target is in the stream, and that every
+/// reference leads to a behavior: following references and descending
+/// into groups from its target reaches a behavior decider.
 const fn link_references<A>(out: &mut [Item<A>]) {
-    let mut i = 0;
-    while i < out.len() {
-        if out[i].has.bits() & Has::REFERENCE.bits() != 0 {
-            out[i].target = find_target(out, out[i].decider);
-        }
-        i += 1;
-    }
     // Marks the items that reach a behavior, children before parents,
     // until nothing changes: each pass marks at least one more item.
     let reaches = Has::REACHES_BEHAVIOR.bits();
@@ -388,7 +381,8 @@ const fn link_references<A>(out: &mut [Item<A>]) {
                 continue;
             }
             let yes = if has & Has::REFERENCE.bits() != 0 {
-                out[out[i].target as usize].has.bits() & reaches != 0
+                let t = find_target(out, out[i].decider) as usize;
+                out[t].has.bits() & reaches != 0
             } else if has & Has::GROUP.bits() != 0 {
                 let end = out[i].end as usize;
                 let mut c = i + 1;
@@ -568,7 +562,6 @@ const fn fill<A>(
         behavior,
         behavior_flags: d.behavior_flags,
         decider: d,
-        target: NO_SLOT,
     };
     let mut next = at + 1;
     let children = d.children();

@@ -85,7 +85,8 @@ bitflags::bitflags! {
         /// children; its `decide` is not called again on a redecide.
         const QUICK_GROUP = 1 << 18;
         /// A reference decider: picked, it jumps to its target item
-        /// (`Item::target`) and is never active itself.
+        /// (its declared path, followed down the stream) and is never
+        /// active itself.
         const REFERENCE = 1 << 19;
         /// Used by the compile step alone, while it checks that every
         /// reference leads to a behavior; clear in a compiled tree.
@@ -142,9 +143,6 @@ pub struct Item<A: 'static> {
     pub role: u16,
     #[doc(hidden)]
     pub action: u16,
-    /// A reference's target item (`NO_SLOT` for other items).
-    #[doc(hidden)]
-    pub target: u16,
 }
 
 impl<A: 'static> Clone for Item<A> {
@@ -179,7 +177,6 @@ impl<A: 'static> Item<A> {
             cooldown: NO_SLOT,
             role: NO_SLOT,
             action: NO_SLOT,
-            target: NO_SLOT,
         }
     }
 
@@ -193,6 +190,34 @@ impl<A: 'static> Item<A> {
     pub(crate) fn flags_pass(&self, decision: u64, stimuli: u64) -> bool {
         self.decision.passes(decision) && (!self.is(Has::STIMULI) || self.stimuli.passes(stimuli))
     }
+}
+
+/// The item that the reference at `i` jumps to: its declared target path
+/// followed down the stream by decider ids, from the root. `None` when `i`
+/// is not a reference, or for a path the compile step would refuse.
+///
+/// Not stored in the item: a field more would grow every item past its 128
+/// bytes, which costs the hot walk more than a jump costs to find it.
+pub(crate) const fn target_of<A>(items: &[Item<A>], i: usize) -> Option<usize> {
+    let target = items[i].decider.target();
+    if target.is_empty() || items[0].decider.id != target[0].id {
+        return None;
+    }
+    let mut at = 0;
+    let mut k = 1;
+    while k < target.len() {
+        let end = items[at].end as usize;
+        let mut c = at + 1;
+        while c < end && items[c].decider.id != target[k].id {
+            c = items[c].end as usize;
+        }
+        if c >= end {
+            return None;
+        }
+        at = c;
+        k += 1;
+    }
+    Some(at)
 }
 
 /// A compiled decider tree, as declared with [`tree!`](crate::tree).
@@ -639,6 +664,8 @@ mod tests {
     /// What a candidate test reads is in the first 64 bytes of an item.
     #[test]
     fn hot_fields_come_first() {
+        // A power of two: indexing the stream is a shift.
+        assert_eq!(core::mem::size_of::<Item<u32>>(), 128);
         assert!(core::mem::offset_of!(Item<u32>, decide) + 8 <= 64);
         assert!(core::mem::offset_of!(Item<u32>, every) + 8 <= 64);
     }

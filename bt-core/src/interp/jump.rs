@@ -42,7 +42,10 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             });
         }
         self.redecides += 1;
-        let t = item.target as usize;
+        let Some(t) = crate::tree::target_of(self.items, r) else {
+            // Only a table assembled by hand gets here.
+            return Ok(Step::Fail(k, Why::Refused));
+        };
         let depth = self.items[t].depth as usize;
         // The target's path from the root.
         let mut path = [0u16; L];

@@ -83,10 +83,12 @@ impl<'t, A: 'static> Node<'t, A> {
     /// A reference's target, the item its jump moves the active path to
     /// (`None` for other deciders).
     pub fn target(&self) -> Option<Node<'t, A>> {
-        let it = self.item();
-        it.has.contains(Has::REFERENCE).then_some(Node {
+        if !self.item().has.contains(Has::REFERENCE) {
+            return None;
+        }
+        super::target_of(self.items, self.idx.get()).map(|i| Node {
             items: self.items,
-            idx: ItemIdx(it.target),
+            idx: ItemIdx(i as u16),
         })
     }
 
