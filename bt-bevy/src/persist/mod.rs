@@ -24,6 +24,12 @@ pub use save::BrainsSnapshot;
 
 /// A sense component that can be saved with its brain: [`Senses`] (when
 /// its payloads can be) and [`NoSenses`] (nothing to save).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be saved with its brain",
+    label = "`{Self}` does not implement `SaveSenses`",
+    note = "`Senses<Flags, N, P>` can be, when its payload type `P` implements serde's `Serialize` and `Deserialize`",
+    note = "for a plugin without senses, save and load with `NoSenses`"
+)]
 pub trait SaveSenses: SenseSource + Sized {
     /// Writes the stimuli.
     #[doc(hidden)]
