@@ -159,6 +159,7 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
     /// nothing after that. Recorded brains tick one by one after the
     /// parallel tick.
     #[cfg(feature = "viewer")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "viewer")))]
     pub fn record(mut self, settings: RecordBrains) -> Self {
         self.record = Some(settings);
         self

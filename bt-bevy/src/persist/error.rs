@@ -6,7 +6,9 @@ use std::fmt;
 use bevy_ecs::entity::Entity;
 use bt_core::SnapshotError;
 
-/// Why [`SaveBrains::load_brains`] changed nothing.
+/// Why [`SaveBrains::load_brains`](super::SaveBrains::load_brains) changed
+/// nothing (feature `serde`).
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum LoadError<E> {

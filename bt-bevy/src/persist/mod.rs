@@ -23,7 +23,9 @@ pub use error::LoadError;
 pub use save::BrainsSnapshot;
 
 /// A sense component that can be saved with its brain: [`Senses`] (when
-/// its payloads can be) and [`NoSenses`] (nothing to save).
+/// its payloads can be) and [`NoSenses`] (nothing to save). Feature
+/// `serde`.
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be saved with its brain",
     label = "`{Self}` does not implement `SaveSenses`",
@@ -65,19 +67,23 @@ impl SaveSenses for NoSenses {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<F, const N: usize, P: Copy + Serialize> Serialize for Senses<F, N, P> {
     fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
         self.0.serialize(s)
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<'de, F, const N: usize, P: Copy + Deserialize<'de>> Deserialize<'de> for Senses<F, N, P> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Stimuli::deserialize(d).map(Senses)
     }
 }
 
-/// One brain's memory as serde writes it: made by [`Brain::snapshot`].
+/// One brain's memory as serde writes it (feature `serde`): made by
+/// [`Brain::snapshot`].
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub struct BrainSnapshot<'b, M> {
     memory: &'b M,
     now: f64,
@@ -102,7 +108,8 @@ impl<M: TreeMemory> Brain<M> {
     /// (usually [`BrainShared::now`]), for any serde serializer. It is a
     /// building block: [`SaveBrains::save_brains`] saves every brain of a
     /// tree with the crowd's shared state, and [`SaveBrains::load_brains`]
-    /// loads them back.
+    /// loads them back. Feature `serde`.
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
     pub fn snapshot(&self, now: f64) -> BrainSnapshot<'_, M> {
         BrainSnapshot {
             memory: &self.memory,
@@ -114,7 +121,8 @@ impl<M: TreeMemory> Brain<M> {
 impl<M: TreeMemory> BrainShared<M> {
     /// A snapshot of the crowd's shared state taken at clock reading `now`
     /// (see bt-core's `TreeShared::snapshot`). Part of what
-    /// [`SaveBrains::save_brains`] writes.
+    /// [`SaveBrains::save_brains`] writes. Feature `serde`.
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
     pub fn snapshot(&self, now: f64) -> SharedSnapshot<'_> {
         self.state.snapshot(now)
     }
@@ -123,14 +131,16 @@ impl<M: TreeMemory> BrainShared<M> {
     /// loaded from that save: report a deferred action launched before the
     /// save with `ActionOutcome { ticket: shared.adopt_ticket(kept), .. }`
     /// after loading it (in a fresh app or the same one). Other tickets are
-    /// returned as they are.
+    /// returned as they are. Feature `serde`.
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
     pub fn adopt_ticket(&self, ticket: Ticket) -> Ticket {
         self.state.adopt_ticket(ticket)
     }
 }
 
 /// Saving and loading every brain of a tree, with its crowd's shared
-/// state, from and into a [`World`]: implemented for `World`.
+/// state, from and into a [`World`]: implemented for `World` (feature
+/// `serde`).
 ///
 /// The save holds the crowd's shared state (gate counts, cooldowns, role
 /// lobbies, queued deferred-action requests, the launch count) and, for
@@ -139,13 +149,14 @@ impl<M: TreeMemory> BrainShared<M> {
 /// are those of the clock the brains tick with ([`BrainShared::now`]).
 /// What the game keeps in its own components (the agents' state, the
 /// deferred actions it is carrying out) it saves itself, beside.
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub trait SaveBrains {
     /// The save of every brain of tree `M` the game names: each entity
     /// with a `Brain<M>` for which `key` gives `Some`, under that key (an
     /// id of the game's own: entities are not stable across apps). Serialize
     /// it with any serde format. Take it between frames.
     ///
-    /// Outcomes reported with [`ActionOutcome`] messages that the brains
+    /// Outcomes reported with [`ActionOutcome`](crate::ActionOutcome) messages that the brains
     /// have not read yet are handed to them first, as the next run of
     /// [`BrainSystems::Outcomes`](crate::BrainSystems::Outcomes) would: the
     /// save holds them.
@@ -170,7 +181,7 @@ pub trait SaveBrains {
     /// loaded crowd), what the brains held before the load is dropped
     /// without cancelling anything (the game reloads its own state too),
     /// and the requests queued in the save are written as
-    /// [`ActionMessage`]s now. The loaded crowd is a new one: tickets the
+    /// [`ActionMessage`](crate::ActionMessage)s now. The loaded crowd is a new one: tickets the
     /// game kept from the save go through [`BrainShared::adopt_ticket`].
     ///
     /// # Errors
@@ -190,7 +201,8 @@ pub trait SaveBrains {
         K: Deserialize<'de> + fmt::Debug;
 }
 
-/// What [`SaveBrains::load_brains`] did.
+/// What [`SaveBrains::load_brains`] did (feature `serde`).
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Loaded {
     /// Brains loaded from the save.

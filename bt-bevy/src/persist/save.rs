@@ -17,7 +17,9 @@ use crate::brain::{Brain, agent_id};
 use crate::plugin::{ActionOutcome, BrainShared};
 
 /// Every brain of a tree with the crowd's shared state, as serde writes
-/// it: made by [`SaveBrains::save_brains`].
+/// it (feature `serde`): made by
+/// [`SaveBrains::save_brains`](super::SaveBrains::save_brains).
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub struct BrainsSnapshot<'w, M: TreeMemory, Se, K> {
     world: &'w World,
     shared: &'w BrainShared<M>,
