@@ -239,7 +239,13 @@ fn two_tagged_trees_tick_their_own_brains_with_their_own_gates_messages_and_stat
     let w = app.world();
     let hunter = w.get::<Brain<WolfBrain>>(hunt.entity).unwrap();
     assert_eq!(hunter.running(), Some("W_PROWLING"));
-    // The freed slot went to the wolf that prowled: still three hunting.
+    // The freed slot goes to a wolf that prowled: in this frame if it
+    // ticked after the hunter, in the next if before (the parallel tick
+    // keeps no order between entities). Then three hunt again.
+    let (_, v) = running(&app);
+    assert!((2..=3).contains(&count(&v, "W_HUNTING")), "{v:?}");
+    app.update();
+    let w = app.world();
     let (s, v) = running(&app);
     assert_eq!(count(&v, "W_HUNTING"), 3, "{v:?}");
     assert_eq!(count(&s, "S_FETCHING"), 1, "{s:?}");
@@ -256,7 +262,7 @@ fn two_tagged_trees_tick_their_own_brains_with_their_own_gates_messages_and_stat
         .iter()
         .map(|&e| w.get::<Animal>(e).unwrap().prowled)
         .sum();
-    assert_eq!(grazed, 3 * 3);
+    assert_eq!(grazed, 3 * 4);
     assert!(prowled >= 3, "{prowled}");
     assert!(
         sheep
