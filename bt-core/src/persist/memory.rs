@@ -186,6 +186,7 @@ where
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, L, S, N> {
     /// A snapshot of this memory taken at clock reading `now`, for any
     /// serde serializer: compact (postcard, bincode) or for humans (JSON).
