@@ -64,7 +64,7 @@ pub struct AgentMemory<A: 'static, const L: usize, const S: usize, const N: usiz
 
 /// What the last tick found when it walked the whole active path without
 /// a change: with the same decision and stimuli words and the clock
-/// before `until`, every earlier sibling on the path is still turned down
+/// from `from` to before `until`, every earlier sibling on the path is still turned down
 /// by its flag tests or its timer, so the next steady walk need not test
 /// them again. Any other tick, and any change to the path, makes it
 /// invalid (`until` = -inf, before every clock reading), except a leaf's
@@ -77,6 +77,10 @@ pub(crate) struct Steady {
     pub(crate) decision: u64,
     /// The stimuli flags it was found with.
     pub(crate) stimuli: u64,
+    /// The clock of the tick that found it: a timer stamped ahead of the
+    /// clock runs out when the clock goes back more than a period, so an
+    /// earlier clock is not covered.
+    pub(crate) from: f64,
     /// The earliest time an earlier sibling's timer runs out.
     pub(crate) until: f64,
     /// Deciders that walk visited: the active ones and the siblings
@@ -89,6 +93,7 @@ impl Steady {
     pub(crate) const INVALID: Steady = Steady {
         decision: 0,
         stimuli: 0,
+        from: f64::INFINITY,
         until: f64::NEG_INFINITY,
         visited: 0,
     };

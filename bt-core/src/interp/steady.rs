@@ -125,7 +125,11 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
     cx: &mut Ctx,
 ) -> Result<u32, (Bail, u32)> {
     let steady = mem.steady;
+    // From the finding's own clock on: a timer whose stamp is ahead of the
+    // clock runs out once the clock is more than a period before it, so a
+    // clock gone back is not covered (see `period_runs`).
     if input.now < steady.until
+        && input.now >= steady.from
         && input.decision == steady.decision
         && input.stimuli == steady.stimuli
     {
@@ -185,6 +189,7 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
     mem.steady = Steady {
         decision: input.decision,
         stimuli: input.stimuli,
+        from: input.now,
         until,
         visited,
     };
@@ -267,6 +272,7 @@ pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
         memory.steady = Steady {
             decision: input.decision,
             stimuli: input.stimuli,
+            from: input.now,
             until,
             visited: walked,
         };

@@ -1,0 +1,103 @@
+//! Crowd edges: a tick given a clock far ahead, agents ticked under ids
+//! that clash with their deferred actions, and the stack a tick needs.
+
+use bt_core::{TickInput, TraceRecorder, group, leaf, tick, tick_all, tick_traced, tree};
+
+/// An agent that looks around at most once a second and walks otherwise.
+#[derive(Default)]
+struct Walker {
+    /// When it looked around.
+    looked: Vec<f64>,
+}
+
+// LOOK preempts WALK whenever its timer lets it, ticks once and ends, and
+// the group falls back to WALK in the same tick.
+leaf! { LOOK: Walker, every: 1.0, tick: |w, cx| { w.looked.push(cx.now); false } }
+leaf! { WALK: Walker, tick: |_, _| true }
+group! { WALKER_ROOT: Walker, prioritized [LOOK, WALK] }
+tree! { WALKER: Walker = WALKER_ROOT, memory: WalkerMemory }
+
+/// How a crowd of walkers is ticked.
+#[derive(Clone, Copy, Debug)]
+enum Ticking {
+    /// One by one with `tick` (the steady walk and its quick redecide).
+    Plain,
+    /// One by one with `tick_traced` (the step machine alone).
+    Traced,
+    /// With `tick_all`.
+    Crowd,
+}
+
+fn tick_walkers(how: Ticking, walkers: &mut [Walker], memories: &mut [WalkerMemory], now: f64) {
+    let input = TickInput::new(now, 0.25);
+    match how {
+        Ticking::Plain => {
+            for (w, m) in walkers.iter_mut().zip(memories.iter_mut()) {
+                tick(&WALKER, w, m, &input).unwrap();
+            }
+        }
+        Ticking::Traced => {
+            for (w, m) in walkers.iter_mut().zip(memories.iter_mut()) {
+                let mut trace = TraceRecorder::new();
+                tick_traced(&WALKER, w, m, &input, &mut trace).unwrap();
+            }
+        }
+        Ticking::Crowd => {
+            let report = tick_all(&WALKER, walkers, memories, |_, _| input);
+            assert_eq!(report.errors, 0);
+        }
+    }
+}
+
+/// One tick given milliseconds for seconds stamps every timer far ahead;
+/// back at normal times, each timer has run out (its stamp is more than a
+/// period ahead) and works again at once, every period, as before.
+#[test]
+fn a_timer_stamped_far_ahead_runs_out_when_the_clock_comes_back() {
+    for how in [Ticking::Plain, Ticking::Traced, Ticking::Crowd] {
+        let mut walkers: Vec<Walker> = (0..3).map(|_| Walker::default()).collect();
+        let mut memories: Vec<WalkerMemory> = (0..3).map(|i| WALKER.new_memory(i)).collect();
+        // Quarter-second ticks: one look a second, from 0.
+        let mut t = 0.0;
+        while t < 3.0 {
+            tick_walkers(how, &mut walkers, &mut memories, t);
+            t += 0.25;
+        }
+        for w in &walkers {
+            assert_eq!(w.looked, [0.0, 1.0, 2.0], "{how:?}");
+        }
+        // One bad tick: 3 s given as 3000.
+        tick_walkers(how, &mut walkers, &mut memories, 3000.0);
+        for (w, m) in walkers.iter().zip(&memories) {
+            assert_eq!(w.looked.last(), Some(&3000.0), "{how:?}");
+            assert_eq!(m.timer(0), 3000.0);
+        }
+        // Back to normal times: every agent looks again at once, then
+        // once a second.
+        while t < 6.0 {
+            tick_walkers(how, &mut walkers, &mut memories, t);
+            t += 0.25;
+        }
+        for w in &walkers {
+            assert_eq!(w.looked[4..], [3.0, 4.0, 5.0], "{how:?}");
+        }
+    }
+}
+
+/// A stamp less than a period ahead of the clock (a clock a little
+/// behind) still waits for the stamp plus the period, also when the
+/// steady walk has a finding to reuse.
+#[test]
+fn a_timer_stamped_less_than_a_period_ahead_still_waits() {
+    for how in [Ticking::Plain, Ticking::Traced, Ticking::Crowd] {
+        let mut walkers = [Walker::default()];
+        let mut memories = [WALKER.new_memory(0)];
+        for t in [10.0, 10.25, 10.5, 9.5, 9.75, 10.0, 10.75, 11.0, 10.25, 9.0] {
+            tick_walkers(how, &mut walkers, &mut memories, t);
+        }
+        // 9.5 to 10.75: the stamp 10 is less than a period ahead or
+        // behind; 11 looks; 10.25 waits (11 is less than a period ahead);
+        // 9.0: 11 is two periods ahead, so the timer has run out.
+        assert_eq!(walkers[0].looked, [10.0, 11.0, 9.0], "{how:?}");
+    }
+}
