@@ -63,14 +63,15 @@ pub struct AgentMemory<A: 'static, const L: usize, const S: usize, const N: usiz
 }
 
 /// What the last tick found when it walked the whole active path without
-/// a change: with the same decision and stimuli words and the clock
-/// from `from` to before `until`, every earlier sibling on the path is still turned down
-/// by its flag tests or its timer, so the next steady walk need not test
-/// them again. Any other tick, and any change to the path, makes it
-/// invalid (`until` = -inf, before every clock reading), except a leaf's
-/// quick redecide in a group that is not prioritized: it changes nothing
-/// above the leaf and keeps the finding, but marks the group, so the next
-/// steady walk clears the marks of the leaf's parent level.
+/// a change: with the same decision and stimuli words and the clock from
+/// `from` to less than `span` later, every earlier sibling on the path is
+/// still turned down by its flag tests or its timer, so the next steady
+/// walk need not test them again. Any other tick, and any change to the
+/// path, makes it invalid (`from` = +inf, after every clock reading),
+/// except a leaf's quick redecide in a group that is not prioritized: it
+/// changes nothing above the leaf and keeps the finding, but marks the
+/// group, so the next steady walk clears the marks of the leaf's parent
+/// level.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Steady {
     /// The decision flags it was found with.
@@ -81,8 +82,10 @@ pub(crate) struct Steady {
     /// clock runs out when the clock goes back more than a period, so an
     /// earlier clock is not covered.
     pub(crate) from: f64,
-    /// The earliest time an earlier sibling's timer runs out.
-    pub(crate) until: f64,
+    /// How long after `from` the first earlier sibling's timer runs out
+    /// (+inf: none has a timer), rounded down: an `f32`, so that the
+    /// finding takes no more room than the time it ends at did.
+    pub(crate) span: f32,
     /// Deciders that walk visited: the active ones and the siblings
     /// turned down.
     pub(crate) visited: u32,
@@ -94,7 +97,7 @@ impl Steady {
         decision: 0,
         stimuli: 0,
         from: f64::INFINITY,
-        until: f64::NEG_INFINITY,
+        span: f32::NEG_INFINITY,
         visited: 0,
     };
 }
@@ -272,7 +275,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     #[inline(always)]
     pub(crate) fn set_depth(&mut self, depth: usize) {
         self.depth = depth as u8;
-        self.steady.until = f64::NEG_INFINITY;
+        self.steady.from = f64::INFINITY;
     }
 
     /// Whether nothing is active.

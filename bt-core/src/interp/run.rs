@@ -106,7 +106,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     ) -> Self {
         // Whatever this tick does, it is not the steady walk the cache
         // was found by.
-        mem.steady.until = f64::NEG_INFINITY;
+        mem.steady.from = f64::INFINITY;
         Run {
             items: mem.tree.items,
             agent,

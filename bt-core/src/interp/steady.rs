@@ -23,9 +23,9 @@ pub(super) enum Bail {
     /// Level `k` is not visited yet: walk from it.
     Walk(usize),
     /// Level `k` was visited; its behavior ended. The walk found every
-    /// earlier sibling on the levels above turned down, until the time
-    /// given (see [`Steady::until`]).
-    Ended(usize, f64),
+    /// earlier sibling on the levels above turned down, for the clock
+    /// times of the window given.
+    Ended(usize, Window),
     /// Level `k`, a group, was visited but has no active child.
     NoChild(usize),
     /// Level `k`, a group, was visited and its behavior ticked; its policy
@@ -36,6 +36,64 @@ pub(super) enum Bail {
     /// The quick steps (`quick.rs`) went as far as this step, with these
     /// counts.
     Quick(Step, Counts),
+}
+
+/// The clock times a steady walk's finding covers: from `from` to less
+/// than `span` later.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Window {
+    from: f64,
+    span: f64,
+}
+
+impl Window {
+    /// From `now`, the clock of the walk that found it, to before `until`,
+    /// the earliest time an earlier sibling's timer runs out (for any `t`
+    /// at or after `until`, `t - now` rounds to at least `until - now`).
+    /// Empty when `until` is not after `now`, or NaN.
+    #[inline(always)]
+    fn found(now: f64, until: f64) -> Window {
+        Window {
+            from: now,
+            span: until - now,
+        }
+    }
+
+    /// The window a finding keeps.
+    #[inline(always)]
+    fn of(steady: &Steady) -> Window {
+        Window {
+            from: steady.from,
+            span: f64::from(steady.span),
+        }
+    }
+
+    /// The finding of a walk with this window: its span rounded down to
+    /// an `f32`, so that it never reaches further.
+    #[inline(always)]
+    fn keep(self, input: &TickInput, visited: u32) -> Steady {
+        let mut span = self.span as f32;
+        if f64::from(span) > self.span {
+            span = span.next_down();
+        }
+        Steady {
+            decision: input.decision,
+            stimuli: input.stimuli,
+            from: self.from,
+            span,
+            visited,
+        }
+    }
+
+    /// Whether the clock `now` is in the window. Not before `from`: a
+    /// timer stamped ahead of the clock runs out once the clock is more
+    /// than a period before its stamp (see `period_runs`), so a clock gone
+    /// back is not covered.
+    #[inline(always)]
+    fn covers(self, now: f64) -> bool {
+        let since = now - self.from;
+        since >= 0.0 && since < self.span
+    }
 }
 
 /// How an earlier sibling of the active child fares in the steady walk.
@@ -125,11 +183,7 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
     cx: &mut Ctx,
 ) -> Result<u32, (Bail, u32)> {
     let steady = mem.steady;
-    // From the finding's own clock on: a timer whose stamp is ahead of the
-    // clock runs out once the clock is more than a period before it, so a
-    // clock gone back is not covered (see `period_runs`).
-    if input.now < steady.until
-        && input.now >= steady.from
+    if Window::of(&steady).covers(input.now)
         && input.decision == steady.decision
         && input.stimuli == steady.stimuli
     {
@@ -155,7 +209,7 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
             cx.flags = item.behavior_flags;
             cx.depth = k as u8;
             if !mem.blocks.tick(k, agent, cx) {
-                return Err((Bail::Ended(k, until), visited));
+                return Err((Bail::Ended(k, Window::found(input.now, until)), visited));
             }
         }
         if !item.is(Has::GROUP) {
@@ -186,13 +240,7 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
         }
         k += 1;
     }
-    mem.steady = Steady {
-        decision: input.decision,
-        stimuli: input.stimuli,
-        from: input.now,
-        until,
-        visited,
-    };
+    mem.steady = Window::found(input.now, until).keep(input, visited);
     end(mem, visited)
 }
 
@@ -229,7 +277,7 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
                 } else {
                     visited_to(mem, k)
                 };
-                return Err((Bail::Ended(k, mem.steady.until), visited));
+                return Err((Bail::Ended(k, Window::of(&mem.steady)), visited));
             }
         }
     }
@@ -238,7 +286,7 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
 
 /// The behavior at level `k` ended in a steady walk that had visited
 /// `visited` deciders and found the earlier siblings above turned down
-/// until `until`. A `QUICK_END` leaf's group redecides it here, and the
+/// for the clock times of `window`. A `QUICK_END` leaf's group redecides it here, and the
 /// tick is over (`Ok(visited)`: one deactivation, one redecide and one
 /// activation); anything else goes on in the step machine, from where
 /// this returns. If a callback panics the memory is abandoned, as the
@@ -250,7 +298,7 @@ pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     cx: &mut Ctx,
     k: usize,
-    until: f64,
+    window: Window,
     visited: u32,
 ) -> Result<u32, (Bail, u32)> {
     let input = &TickInput::of(cx);
@@ -260,7 +308,7 @@ pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
         && items[memory.levels[k].item as usize].is(Has::QUICK_END)
         && tree.redecide_limit > 0;
     if !quick {
-        return Err((Bail::Ended(k, until), visited));
+        return Err((Bail::Ended(k, window), visited));
     }
     let walked = visited;
     let visited = guarded(memory, |mem| {
@@ -269,13 +317,7 @@ pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     if items[memory.levels[k - 1].item as usize].policy != Policy::Prioritized {
         // The new leaf has no earlier sibling to test: the next walk finds
         // what this one found.
-        memory.steady = Steady {
-            decision: input.decision,
-            stimuli: input.stimuli,
-            from: input.now,
-            until,
-            visited: walked,
-        };
+        memory.steady = window.keep(input, walked);
     }
     end(memory, visited)
 }
