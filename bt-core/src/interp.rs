@@ -42,6 +42,7 @@ use run::Run;
 
 use crate::decl::{Ctx, ItemIdx, TickInput};
 use crate::memory::AgentMemory;
+use crate::memory::raw::DPool;
 use crate::tree::Tree;
 
 /// What one tick did.
@@ -171,14 +172,17 @@ impl core::error::Error for TickError {}
 /// callback run.
 ///
 /// # Stack
-/// A tick keeps scratch space for DBlocks of `levels × block size` bytes
-/// on the stack (384 bytes for three levels of 128-byte blocks), and
-/// builds each memory block value on the stack before moving it into its
-/// block. A tree with large blocks needs a thread stack to match: with
-/// blocks of a few hundred KiB, more than a rayon worker thread's 2 MiB
-/// default. Twice `levels × block size` and 256 KiB more is enough,
-/// unoptimised builds included. The memory itself is wherever the caller
-/// keeps it.
+/// A tick of a tree whose behaviors take DBlocks keeps scratch space for
+/// them of `levels × block size` bytes on the stack while its step machine
+/// runs (384 bytes for three levels of 128-byte blocks); a tree without
+/// DBlocks reserves none. Each memory block or DBlock value is built on
+/// the stack before it is moved into its block. A tree with large blocks
+/// needs a thread stack to match: with blocks of a few hundred KiB, more
+/// than a rayon worker thread's 2 MiB default. `(levels + 8) × block size`
+/// and 256 KiB more is enough, unoptimised builds included (they move a
+/// value through a few frames); see
+/// [What a tick costs in stack](crate::semantics#what-a-tick-costs-in-stack).
+/// The memory itself is wherever the caller keeps it.
 #[inline]
 pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
@@ -456,7 +460,7 @@ pub fn deactivate_all<A: 'static, const L: usize, const S: usize, const N: usize
 ) -> Result<(), TickError> {
     check(tree, memory, input)?;
     let mut tracer = NoTrace;
-    let mut r = Run::new(tree, agent, memory, input, &mut tracer);
+    let mut r = Run::new(tree, agent, memory, input, &mut tracer, None);
     r.deactivate_to(0, Why::Stopped);
     r.armed = false;
     drop(r);
@@ -528,7 +532,41 @@ fn run<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
     if from.is_none() {
         check(tree, memory, input)?;
     }
-    let mut r = Run::new(tree, agent, memory, input, tracer);
+    if tree.dblocks {
+        with_dblocks(tree, agent, memory, input, tracer, from)
+    } else {
+        run_with(tree, agent, memory, input, tracer, from, None)
+    }
+}
+
+/// [`run`] for a tree with DBlocks, with their scratch space in its own
+/// stack frame: a tree without them reserves none.
+#[inline(never)]
+fn with_dblocks<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    tracer: &mut T,
+    from: Option<(steady::Bail, u32)>,
+) -> Result<TickReport, TickError> {
+    let mut pool = DPool::new();
+    run_with(tree, agent, memory, input, tracer, from, Some(&mut pool))
+}
+
+/// The step machine itself, with the DBlock scratch space `pool`, if the
+/// tree has DBlocks.
+#[inline(never)]
+fn run_with<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    tracer: &mut T,
+    from: Option<(steady::Bail, u32)>,
+    pool: Option<&mut DPool<L, N>>,
+) -> Result<TickReport, TickError> {
+    let mut r = Run::new(tree, agent, memory, input, tracer, pool);
     let step = r.first_step(from);
     let result = r.run_from(step);
     r.armed = false;

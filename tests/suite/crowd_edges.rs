@@ -101,3 +101,89 @@ fn a_timer_stamped_less_than_a_period_ahead_still_waits() {
         assert_eq!(walkers[0].looked, [10.0, 11.0, 9.0], "{how:?}");
     }
 }
+
+// The stack a tick takes.
+
+mod wide {
+    // Blocks of 128 KiB, three levels, and no behavior with a DBlock or a
+    // memory type: nothing a tick builds is block-sized.
+    bt_core::leaf! { STEP: u32, tick: |a, _cx| { *a += 1; *a % 2 == 0 } }
+    bt_core::leaf! { REST: u32, tick: |a, _cx| { *a += 10; true } }
+    bt_core::group! { INNER: u32, prioritized [STEP, REST] }
+    bt_core::group! { ROOT: u32, sequential [INNER] }
+    bt_core::tree! { pub WIDE: u32 = ROOT, block: 131072 }
+}
+
+/// A tree without DBlocks reserves no DBlock scratch space: with three
+/// levels of 128 KiB blocks, its ticks run on a thread with a stack of
+/// 128 KiB, a third of levels × block (the memory is on the heap).
+#[test]
+#[cfg_attr(miri, ignore)] // too slow under Miri
+fn a_tree_without_dblocks_ticks_on_a_stack_smaller_than_its_blocks() {
+    let tree = &wide::WIDE;
+    let stack = 128 * 1024;
+    assert!(stack < tree.levels() * tree.block_size());
+    let mut memory = Box::new(tree.new_memory(0));
+    let agent = std::thread::Builder::new()
+        .stack_size(stack)
+        .spawn(move || {
+            let mut agent = 0u32;
+            for t in 0..4 {
+                let input = TickInput::new(f64::from(t), 1.0);
+                tick(tree, &mut agent, &mut memory, &input).unwrap();
+                let mut trace = TraceRecorder::new();
+                tick_traced(tree, &mut agent, &mut memory, &input, &mut trace).unwrap();
+            }
+            agent
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert!(agent > 0);
+}
+
+mod planner {
+    /// A DBlock value of 64 KiB.
+    pub struct Plan(pub [u8; 64 * 1024]);
+    // PLAN's `decide` hands its behavior a 64 KiB plan each time it starts.
+    bt_core::leaf! { PLAN: u32,
+        dblock: Plan,
+        when: |_, d| { d.set(Plan([3; 64 * 1024])); true },
+        activate: |a, plan, _cx| { *a += u32::from(plan.map_or(0, |p| p.0[5])) << 16; true },
+        tick: |a, _cx| { *a += 1; (*a & 0xFFFF) % 4 != 0 },
+    }
+    bt_core::leaf! { IDLE: u32 }
+    bt_core::group! { INNER: u32, prioritized [PLAN, IDLE] }
+    bt_core::group! { ROOT: u32, sequential [INNER] }
+    bt_core::tree! { pub PLANNER: u32 = ROOT, block: 65536 }
+}
+
+/// A tree with DBlocks keeps their scratch space, levels × block bytes, on
+/// the stack while its step machine runs, and a `decide` builds its DBlock
+/// value there: with three levels of 64 KiB blocks, its ticks run on a
+/// thread with (levels + 8) × block bytes and 256 KiB more, unoptimised
+/// builds included (which move the value through a few frames), and carry
+/// every plan.
+#[test]
+#[cfg_attr(miri, ignore)] // too slow under Miri
+fn a_tree_with_dblocks_ticks_within_its_documented_stack() {
+    let tree = &planner::PLANNER;
+    let stack = (tree.levels() + 8) * tree.block_size() + 256 * 1024;
+    let mut memory = Box::new(tree.new_memory(0));
+    let agent = std::thread::Builder::new()
+        .stack_size(stack)
+        .spawn(move || {
+            let mut agent = 0u32;
+            for t in 0..8 {
+                let input = TickInput::new(f64::from(t), 1.0);
+                tick(tree, &mut agent, &mut memory, &input).unwrap();
+            }
+            agent
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    // Eight ticks; PLAN ends on every fourth and starts again on the next
+    // tick, so it was activated twice, each time with its plan (3).
+    assert_eq!(agent, (2 * 3 << 16) + 8);
+}

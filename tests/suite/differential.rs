@@ -597,6 +597,7 @@ fn a_memory_made_by_another_tree_is_refused_naming_both_trees() {
         redecide_limit: built.tree.redecide_limit,
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),
+        dblocks: built.tree.dblocks,
     });
     let mut sim = Sim::default();
     let mut memory = built.tree.new_memory(0);
@@ -696,6 +697,7 @@ fn validate_names_the_decider_at_fault() {
             redecide_limit: 8,
             shape: built.tree.shape,
             shared: built.tree.shape.needs_shared(),
+            dblocks: built.tree.dblocks,
         };
         tree.validate().unwrap_err()
     };
@@ -727,6 +729,7 @@ fn validate_names_the_decider_at_fault() {
         redecide_limit: 8,
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),
+        dblocks: built.tree.dblocks,
     };
     assert_eq!(
         small.validate().unwrap_err().to_string(),
@@ -799,6 +802,7 @@ fn an_unvalidated_block_too_small_panics_naming_the_behavior() {
         redecide_limit: 8,
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),
+        dblocks: built.tree.dblocks,
     });
     let mut sim = Sim {
         answers: vec![1.0; 32],
@@ -833,6 +837,7 @@ fn an_unvalidated_dblock_too_large_panics_naming_the_decider() {
         redecide_limit: 8,
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),
+        dblocks: built.tree.dblocks,
     });
     assert_eq!(
         tiny.validate().unwrap_err().to_string(),
@@ -1004,11 +1009,11 @@ mod big {
     bt_core::tree! { pub BIG: u32 = ROOT, block: 65536 }
 }
 
-/// A tick keeps scratch space of levels × block bytes on its stack, and
-/// builds a block value there before moving it into its block: three
-/// levels of 64 KiB blocks tick on a thread with twice levels × block
-/// bytes and 256 KiB more of stack, unoptimised builds included (the
-/// memory itself is on the heap).
+/// A tick builds a block value on its stack before moving it into its
+/// block (the tree has no DBlocks, so it keeps no scratch space for them):
+/// three levels of 64 KiB blocks tick on a thread with twice levels ×
+/// block bytes and 256 KiB more of stack, unoptimised builds included
+/// (the memory itself is on the heap).
 #[test]
 #[cfg_attr(miri, ignore)] // too slow under Miri
 fn a_tick_needs_levels_times_block_bytes_of_stack() {

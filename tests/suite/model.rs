@@ -1198,6 +1198,7 @@ pub fn compile(root: &'static Decider<Sim>, limit: Option<u8>) -> Built {
         redecide_limit: limit.map_or(items.len() as u32, u32::from),
         shape,
         shared: shape.needs_shared(),
+        dblocks: GenTree::dblocks_in(items),
     });
     tree.validate().expect("a generated tree is valid");
     Built { root, tree }
