@@ -39,6 +39,7 @@ pub use event::{Event, NoTrace, NodeRef, Rejection, Tracer, Why, write_event};
 
 use quick::Counts;
 use run::Run;
+pub(crate) use shared::pending_under;
 
 use crate::decl::{Ctx, ItemIdx, TickInput};
 use crate::memory::AgentMemory;
@@ -113,6 +114,29 @@ pub enum TickError {
         /// The value given.
         value: f64,
     },
+    /// The memory has a deferred action pending that was launched under
+    /// another agent id than the tick's ([`TickInput::agent`]): its
+    /// outcome goes back by that id, so the memory keeps it until the
+    /// action is reported back or cancelled. Nothing ran.
+    AgentChanged {
+        /// The agent id the pending action was launched under.
+        launched: u32,
+        /// The agent id the tick was given.
+        given: u32,
+    },
+    /// In a crowd tick ([`tick_all`](crate::tick_all)), the agent was
+    /// given the id of another agent of the crowd whose memory has a
+    /// deferred action pending under that id: requests of both would name
+    /// the same agent, and an outcome reported back by it would reach only
+    /// one of them. Nothing ran for this agent.
+    AgentIdTaken {
+        /// The agent id given.
+        id: u32,
+        /// The index of the agent ticked.
+        agent: usize,
+        /// The index of the agent whose action is pending under `id`.
+        holder: usize,
+    },
 }
 
 impl fmt::Display for TickError {
@@ -138,6 +162,17 @@ impl fmt::Display for TickError {
                     "tick input `{field}` is {value}; it must be finite and not negative"
                 )
             }
+            TickError::AgentChanged { launched, given } => write!(
+                f,
+                "agent memory has a deferred action pending under agent id {launched}, \
+                 ticked as agent {given}; tick it under id {launched} until the action is \
+                 reported back"
+            ),
+            TickError::AgentIdTaken { id, agent, holder } => write!(
+                f,
+                "agent {agent} ticked under agent id {id}, under which agent {holder} has a \
+                 deferred action pending; give each agent its own id"
+            ),
         }
     }
 }
@@ -160,7 +195,10 @@ impl core::error::Error for TickError {}
 ///   [`tree!`](crate::tree) that is a compile error (its `new_memory` does
 ///   not build); only a hand-assembled table gets here;
 /// - [`TickError::InvalidInput`] when `now` is not finite, or `dt` is not
-///   finite or negative.
+///   finite or negative;
+/// - [`TickError::AgentChanged`] when `memory` has a deferred action
+///   pending that was launched under another agent id than
+///   [`TickInput::agent`] (only a tree with deferred actions checks it).
 ///
 /// During the tick: [`TickError::RedecideLimit`] when it makes more masked
 /// redecides than the tree's budget; every behavior is then deactivated and
@@ -278,7 +316,7 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     input: &TickInput,
     tally: &mut impl Tally,
 ) {
-    if memory.depth() == 0 || check(tree, memory, input).is_err() {
+    if memory.depth() == 0 || check(tree, memory, input, true).is_err() {
         let input = *input;
         return tally.ticked(run(tree, agent, memory, &input, &mut NoTrace, None));
     }
@@ -458,7 +496,7 @@ pub fn deactivate_all<A: 'static, const L: usize, const S: usize, const N: usize
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> Result<(), TickError> {
-    check(tree, memory, input)?;
+    check(tree, memory, input, false)?;
     let mut tracer = NoTrace;
     let mut r = Run::new(tree, agent, memory, input, &mut tracer, None);
     r.deactivate_to(0, Why::Stopped);
@@ -468,21 +506,34 @@ pub fn deactivate_all<A: 'static, const L: usize, const S: usize, const N: usize
     Ok(())
 }
 
+/// Whether a tick (or, `ids` false, a `deactivate_all`) may run: the
+/// memory is the tree's and has the shared state it needs, the times are
+/// usable and, `ids` true, no deferred action of the memory is pending
+/// under another agent id (a tree without deferred actions has none to
+/// look at).
 #[inline(always)]
 fn check<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     memory: &AgentMemory<A, L, S, N>,
     input: &TickInput,
+    ids: bool,
 ) -> Result<(), TickError> {
     // NaN fails both comparisons; -0.0 is a valid `dt`.
     let now_ok = input.now.abs() <= f64::MAX;
     let dt_ok = input.dt >= 0.0 && input.dt <= f32::MAX;
     let shared_ok = !tree.needs_shared() || memory.shared.is_some();
-    if core::ptr::eq(memory.tree, tree) && now_ok && dt_ok && shared_ok {
+    if core::ptr::eq(memory.tree, tree)
+        && now_ok
+        && dt_ok
+        && shared_ok
+        && (!ids
+            || tree.shape.actions == 0
+            || shared::launched_under_other(tree, memory, input.agent).is_none())
+    {
         Ok(())
     } else {
         // The times by value: the input's address is never taken here.
-        Err(refuse(tree, memory, input.now, input.dt))
+        Err(refuse(tree, memory, input.now, input.dt, input.agent))
     }
 }
 
@@ -494,6 +545,7 @@ fn refuse<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &AgentMemory<A, L, S, N>,
     now: f64,
     dt: f32,
+    agent: u32,
 ) -> TickError {
     if !core::ptr::eq(memory.tree, tree) {
         return TickError::WrongTree {
@@ -510,9 +562,18 @@ fn refuse<A: 'static, const L: usize, const S: usize, const N: usize>(
             value: now,
         };
     }
-    TickError::InvalidInput {
-        field: "dt",
-        value: f64::from(dt),
+    if !(0.0..=f32::MAX).contains(&dt) {
+        return TickError::InvalidInput {
+            field: "dt",
+            value: f64::from(dt),
+        };
+    }
+    match shared::launched_under_other(tree, memory, agent) {
+        Some(launched) => TickError::AgentChanged {
+            launched,
+            given: agent,
+        },
+        None => unreachable!("`check` refused a tick it finds nothing wrong with"),
     }
 }
 
@@ -530,7 +591,7 @@ fn run<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
 ) -> Result<TickReport, TickError> {
     // A steady walk that stopped had its input checked.
     if from.is_none() {
-        check(tree, memory, input)?;
+        check(tree, memory, input, true)?;
     }
     if tree.dblocks {
         with_dblocks(tree, agent, memory, input, tracer, from)

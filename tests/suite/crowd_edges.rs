@@ -185,5 +185,151 @@ fn a_tree_with_dblocks_ticks_within_its_documented_stack() {
         .unwrap();
     // Eight ticks; PLAN ends on every fourth and starts again on the next
     // tick, so it was activated twice, each time with its plan (3).
-    assert_eq!(agent, (2 * 3 << 16) + 8);
+    assert_eq!(agent, ((2 * 3) << 16) + 8);
+}
+
+// Agent ids and deferred actions.
+
+mod courier {
+    use bt_core::Action;
+
+    /// A courier fetches a parcel (a deferred action a game system carries
+    /// out), then waits.
+    #[derive(Default)]
+    pub struct Courier {
+        pub fetched: u32,
+    }
+    bt_core::leaf! { FETCH: Courier,
+        when: |c, _| c.fetched == 0,
+        launch: |_, _cx| Some(Action::new(7, 0)),
+        deactivate: |c, _cx| c.fetched += 1,
+    }
+    bt_core::leaf! { WAIT: Courier }
+    bt_core::group! { ROOT: Courier, prioritized [FETCH, WAIT] }
+    bt_core::tree! { pub COURIERS: Courier = ROOT, memory: CourierMemory }
+}
+
+use bt_core::{ActionOp, Outcome, TickError, TreeShared, deactivate_all};
+use courier::{COURIERS, Courier, CourierMemory};
+
+fn couriers(n: usize) -> (std::sync::Arc<TreeShared>, Vec<Courier>, Vec<CourierMemory>) {
+    let shared = COURIERS.new_shared(16);
+    let agents = (0..n).map(|_| Courier::default()).collect();
+    let memories = (0..n as u64)
+        .map(|i| COURIERS.new_memory_in(&shared, i))
+        .collect();
+    (shared, agents, memories)
+}
+
+/// Reports every launch queued back as succeeded, routed by the agent id
+/// its request names, as a game system does; returns the ids.
+fn report_launches(shared: &TreeShared, memories: &mut [CourierMemory]) -> Vec<u32> {
+    let mut ids = Vec::new();
+    shared.drain_actions(|request| {
+        if let ActionOp::Launch(_) = request.op {
+            ids.push(request.agent);
+            assert!(
+                memories[request.agent as usize].complete(request.ticket, Outcome::Succeeded),
+                "the completion reaches the memory that launched it"
+            );
+        }
+    });
+    ids
+}
+
+/// Two agents of a crowd tick given the same id: the one whose id is
+/// another agent's index, while that agent has an action pending under
+/// it, is not ticked, and the report names both; no request of the crowd
+/// names an agent that did not launch it, so every outcome routed by id
+/// reaches its memory.
+#[test]
+fn an_agent_given_the_id_of_another_with_a_pending_action_is_not_ticked() {
+    let (shared, mut agents, mut memories) = couriers(3);
+    // Agent 2 is given agent 0's id.
+    let id_of = |i: usize| if i == 2 { 0 } else { i as u32 };
+    let input = |i: usize, _: &Courier| TickInput::new(0.0, 0.1).with_agent(id_of(i));
+    let report = tick_all(&COURIERS, &mut agents, &mut memories, input);
+    assert_eq!(report.errors, 1);
+    let expected = TickError::AgentIdTaken {
+        id: 0,
+        agent: 2,
+        holder: 0,
+    };
+    assert_eq!(report.first_error, Some((2, expected)));
+    assert_eq!(
+        expected.to_string(),
+        "agent 2 ticked under agent id 0, under which agent 0 has a deferred action \
+         pending; give each agent its own id"
+    );
+    assert!(memories[2].is_idle(), "nothing ran for agent 2");
+    assert_eq!(report_launches(&shared, &mut memories), [0, 1]);
+    // With its own id, agent 2 fetches too; the others wait.
+    let input = |i: usize, _: &Courier| TickInput::new(0.1, 0.1).with_agent(i as u32);
+    let report = tick_all(&COURIERS, &mut agents, &mut memories, input);
+    assert_eq!(report.errors, 0);
+    assert_eq!(report_launches(&shared, &mut memories), [2]);
+    tick_all(&COURIERS, &mut agents, &mut memories, input);
+    let fetched: Vec<u32> = agents.iter().map(|c| c.fetched).collect();
+    assert_eq!(fetched, [1, 1, 1]);
+}
+
+/// An agent whose memory moved to another index (a `swap_remove`), so
+/// that the crowd gives it another id while its action is pending, is
+/// refused with both ids named, and nothing runs; ticked under the id it
+/// launched under, or stopped, it goes on.
+#[test]
+fn a_memory_with_an_action_pending_refuses_a_tick_under_another_id() {
+    let (shared, mut agents, mut memories) = couriers(3);
+    let at = |now: f64| move |_: usize, _: &Courier| TickInput::new(now, 0.1);
+    tick_all(&COURIERS, &mut agents, &mut memories, at(0.0));
+    // Agent 0 leaves; agent 2 takes its index.
+    deactivate_all(
+        &COURIERS,
+        &mut agents[0],
+        &mut memories[0],
+        &TickInput::new(0.1, 0.1),
+    )
+    .unwrap();
+    agents.swap_remove(0);
+    memories.swap_remove(0);
+    let report = tick_all(&COURIERS, &mut agents, &mut memories, at(0.2));
+    let expected = TickError::AgentChanged {
+        launched: 2,
+        given: 0,
+    };
+    assert_eq!(report.first_error, Some((0, expected)));
+    assert_eq!(
+        expected.to_string(),
+        "agent memory has a deferred action pending under agent id 2, ticked as agent 0; \
+         tick it under id 2 until the action is reported back"
+    );
+    assert_eq!(report.errors, 1);
+    // `tick` says the same; under its launch's id it runs.
+    let input = TickInput::new(0.3, 0.1);
+    let result = tick(&COURIERS, &mut agents[0], &mut memories[0], &input);
+    assert_eq!(result, Err(expected));
+    let mut trace = TraceRecorder::new();
+    let result = tick_traced(
+        &COURIERS,
+        &mut agents[0],
+        &mut memories[0],
+        &input,
+        &mut trace,
+    );
+    assert_eq!(result, Err(expected));
+    assert!(trace.text().is_empty(), "nothing ran");
+    tick(
+        &COURIERS,
+        &mut agents[0],
+        &mut memories[0],
+        &input.with_agent(2),
+    )
+    .unwrap();
+    // The requests: agent 0's cancellation, nothing from the refused ticks.
+    let mut ops = Vec::new();
+    shared.drain_actions(|r| ops.push((r.agent, matches!(r.op, ActionOp::Launch(_)))));
+    assert_eq!(ops, [(0, true), (1, true), (2, true), (0, false)]);
+    // Stopped, it holds nothing under the old id: any id goes.
+    deactivate_all(&COURIERS, &mut agents[0], &mut memories[0], &input).unwrap();
+    tick(&COURIERS, &mut agents[0], &mut memories[0], &input).unwrap();
 }

@@ -706,12 +706,14 @@ fn a_pending_action_is_cancelled_however_its_behavior_stops() {
             // The root's group behavior ticks before FETCH and panics.
             g.panics = true;
             let m = m.as_mut().unwrap();
-            let r = catch_unwind(AssertUnwindSafe(|| run(&T_ACT, g, m, 1.0)));
+            let i = input(g, 1.0).with_agent(11);
+            let r = catch_unwind(AssertUnwindSafe(|| tick(&T_ACT, g, m, &i)));
             assert!(r.is_err() && m.is_idle());
         }),
         ("preempted", |g, m| {
             g.want |= Want::ALARM;
-            run(&T_ACT, g, m.as_mut().unwrap(), 1.0).unwrap();
+            let i = input(g, 1.0).with_agent(11);
+            tick(&T_ACT, g, m.as_mut().unwrap(), &i).unwrap();
         }),
     ];
     for (what, leave) in cases {
