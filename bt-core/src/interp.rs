@@ -325,8 +325,8 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     let mut cx = Ctx::of(input);
     match steady::walk(tree, agent, memory, &mut cx) {
         Ok(visited) => tally.steady(visited),
-        Err((steady::Bail::Ended(k, window), visited)) => {
-            match ended(tree, agent, memory, &mut cx, (k, window, visited)) {
+        Err((steady::Bail::Ended(k, found), visited)) => {
+            match ended(tree, agent, memory, &mut cx, (k, found, visited)) {
                 Stopped::Redecided(visited) => tally.redecided(visited),
                 Stopped::Ran(result) => tally.ticked(result),
             }
@@ -345,7 +345,7 @@ enum Stopped {
 }
 
 /// An untraced tick whose steady walk stopped where the behavior at level
-/// `k` ended (`window` and `visited` as [`steady::Bail::Ended`] has them):
+/// `k` ended (`found` and `visited` as [`steady::Bail::Ended`] has them):
 /// a leaf is redecided quickly where its group allows it, anything else
 /// goes on in the quick steps or the step machine. Inlined into the
 /// crowd loop: about two in five of W1's ticks come here, and there the
@@ -356,9 +356,9 @@ fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
     cx: &mut Ctx,
-    (k, window, visited): (usize, steady::Window, u32),
+    (k, found, visited): (usize, steady::Found, u32),
 ) -> Stopped {
-    match steady::ended(tree, agent, memory, cx, k, window, visited) {
+    match steady::ended(tree, agent, memory, cx, k, found, visited) {
         Ok(visited) => Stopped::Redecided(visited),
         Err(from) => Stopped::Ran(went_on(tree, agent, memory, cx, k, from)),
     }

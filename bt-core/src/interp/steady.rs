@@ -23,9 +23,9 @@ pub(super) enum Bail {
     /// Level `k` is not visited yet: walk from it.
     Walk(usize),
     /// Level `k` was visited; its behavior ended. The walk found every
-    /// earlier sibling on the levels above turned down, for the clock
-    /// times of the window given.
-    Ended(usize, Window),
+    /// earlier sibling on the levels above turned down, for as long as
+    /// given.
+    Ended(usize, Found),
     /// Level `k`, a group, was visited but has no active child.
     NoChild(usize),
     /// Level `k`, a group, was visited and its behavior ticked; its policy
@@ -38,62 +38,46 @@ pub(super) enum Bail {
     Quick(Step, Counts),
 }
 
-/// The clock times a steady walk's finding covers: from `from` to less
-/// than `span` later.
+/// What a steady walk that stopped at an ended behavior found about the
+/// earlier siblings on the levels above it: all turned down, and for how
+/// long.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Window {
-    from: f64,
-    span: f64,
+pub(super) enum Found {
+    /// As the finding the memory keeps says: the walk reused it.
+    Kept,
+    /// From the tick's clock until this time (the earliest an earlier
+    /// sibling's timer runs out).
+    Until(f64),
 }
 
-impl Window {
-    /// From `now`, the clock of the walk that found it, to before `until`,
-    /// the earliest time an earlier sibling's timer runs out (for any `t`
-    /// at or after `until`, `t - now` rounds to at least `until - now`).
-    /// Empty when `until` is not after `now`, or NaN.
-    #[inline(always)]
-    fn found(now: f64, until: f64) -> Window {
-        Window {
-            from: now,
-            span: until - now,
-        }
+/// The finding of a walk at clock `now` whose earlier siblings are turned
+/// down until `until`: the span rounded down to an `f32`, so that it never
+/// reaches further (for any `t` at or after `until`, `t - now` rounds to
+/// at least `until - now`). Empty when `until` is not after `now`.
+#[inline]
+fn finding(input: &TickInput, until: f64, visited: u32) -> Steady {
+    let span = until - input.now;
+    let mut short = span as f32;
+    if f64::from(short) > span {
+        short = short.next_down();
     }
+    Steady {
+        decision: input.decision,
+        stimuli: input.stimuli,
+        from: input.now,
+        span: short,
+        visited,
+    }
+}
 
-    /// The window a finding keeps.
-    #[inline(always)]
-    fn of(steady: &Steady) -> Window {
-        Window {
-            from: steady.from,
-            span: f64::from(steady.span),
-        }
-    }
-
-    /// The finding of a walk with this window: its span rounded down to
-    /// an `f32`, so that it never reaches further.
-    #[inline(always)]
-    fn keep(self, input: &TickInput, visited: u32) -> Steady {
-        let mut span = self.span as f32;
-        if f64::from(span) > self.span {
-            span = span.next_down();
-        }
-        Steady {
-            decision: input.decision,
-            stimuli: input.stimuli,
-            from: self.from,
-            span,
-            visited,
-        }
-    }
-
-    /// Whether the clock `now` is in the window. Not before `from`: a
-    /// timer stamped ahead of the clock runs out once the clock is more
-    /// than a period before its stamp (see `period_runs`), so a clock gone
-    /// back is not covered.
-    #[inline(always)]
-    fn covers(self, now: f64) -> bool {
-        let since = now - self.from;
-        since >= 0.0 && since < self.span
-    }
+/// Whether the clock `now` is in the window of `steady`. Not before
+/// `from`: a timer stamped ahead of the clock runs out once the clock is
+/// more than a period before its stamp (see `period_runs`), so a clock
+/// gone back is not covered.
+#[inline(always)]
+fn covers(steady: &Steady, now: f64) -> bool {
+    let since = now - steady.from;
+    since >= 0.0 && since < f64::from(steady.span)
 }
 
 /// How an earlier sibling of the active child fares in the steady walk.
@@ -183,7 +167,7 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
     cx: &mut Ctx,
 ) -> Result<u32, (Bail, u32)> {
     let steady = mem.steady;
-    if Window::of(&steady).covers(input.now)
+    if covers(&steady, input.now)
         && input.decision == steady.decision
         && input.stimuli == steady.stimuli
     {
@@ -209,7 +193,7 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
             cx.flags = item.behavior_flags;
             cx.depth = k as u8;
             if !mem.blocks.tick(k, agent, cx) {
-                return Err((Bail::Ended(k, Window::found(input.now, until)), visited));
+                return Err((Bail::Ended(k, Found::Until(until)), visited));
             }
         }
         if !item.is(Has::GROUP) {
@@ -240,7 +224,7 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
         }
         k += 1;
     }
-    mem.steady = Window::found(input.now, until).keep(input, visited);
+    mem.steady = finding(input, until, visited);
     end(mem, visited)
 }
 
@@ -277,7 +261,7 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
                 } else {
                     visited_to(mem, k)
                 };
-                return Err((Bail::Ended(k, Window::of(&mem.steady)), visited));
+                return Err((Bail::Ended(k, Found::Kept), visited));
             }
         }
     }
@@ -286,7 +270,7 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
 
 /// The behavior at level `k` ended in a steady walk that had visited
 /// `visited` deciders and found the earlier siblings above turned down
-/// for the clock times of `window`. A `QUICK_END` leaf's group redecides it here, and the
+/// for as long as `found` says. A `QUICK_END` leaf's group redecides it here, and the
 /// tick is over (`Ok(visited)`: one deactivation, one redecide and one
 /// activation); anything else goes on in the step machine, from where
 /// this returns. If a callback panics the memory is abandoned, as the
@@ -298,7 +282,7 @@ pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     cx: &mut Ctx,
     k: usize,
-    window: Window,
+    found: Found,
     visited: u32,
 ) -> Result<u32, (Bail, u32)> {
     let input = &TickInput::of(cx);
@@ -308,16 +292,22 @@ pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
         && items[memory.levels[k].item as usize].is(Has::QUICK_END)
         && tree.redecide_limit > 0;
     if !quick {
-        return Err((Bail::Ended(k, window), visited));
+        return Err((Bail::Ended(k, found), visited));
     }
     let walked = visited;
+    // The redecide makes the finding invalid by its `from` alone: a kept
+    // finding gets it back.
+    let from = memory.steady.from;
     let visited = guarded(memory, |mem| {
         quick::redecide(tree, agent, mem, input, cx, k, walked)
     })?;
     if items[memory.levels[k - 1].item as usize].policy != Policy::Prioritized {
         // The new leaf has no earlier sibling to test: the next walk finds
         // what this one found.
-        memory.steady = window.keep(input, walked);
+        match found {
+            Found::Kept => memory.steady.from = from,
+            Found::Until(until) => memory.steady = finding(input, until, walked),
+        }
     }
     end(memory, visited)
 }
