@@ -83,8 +83,9 @@ pub(crate) struct Steady {
     /// earlier clock is not covered.
     pub(crate) from: f64,
     /// How long after `from` the first earlier sibling's timer runs out
-    /// (+inf: none has a timer), rounded down: an `f32`, so that the
-    /// finding takes no more room than the time it ends at did.
+    /// (+inf: none has a timer; 0: valid for no tick), rounded down: an
+    /// `f32`, so that the finding takes no more room than the time it
+    /// ends at did.
     pub(crate) span: f32,
     /// Deciders that walk visited: the active ones and the siblings
     /// turned down.
@@ -97,7 +98,7 @@ impl Steady {
         decision: 0,
         stimuli: 0,
         from: f64::INFINITY,
-        span: f32::NEG_INFINITY,
+        span: 0.0,
         visited: 0,
     };
 }

@@ -53,13 +53,17 @@ pub(super) enum Found {
 /// The finding of a walk at clock `now` whose earlier siblings are turned
 /// down until `until`: the span rounded down to an `f32`, so that it never
 /// reaches further (for any `t` at or after `until`, `t - now` rounds to
-/// at least `until - now`). Empty when `until` is not after `now`.
+/// at least `until - now`), and 0 (an empty window) when `until` is not
+/// after `now` or is NaN.
 #[inline]
 fn finding(input: &TickInput, until: f64, visited: u32) -> Steady {
     let span = until - input.now;
     let mut short = span as f32;
     if f64::from(short) > span {
         short = short.next_down();
+    }
+    if short.is_nan() || short <= 0.0 {
+        short = 0.0;
     }
     Steady {
         decision: input.decision,
@@ -74,10 +78,15 @@ fn finding(input: &TickInput, until: f64, visited: u32) -> Steady {
 /// `from`: a timer stamped ahead of the clock runs out once the clock is
 /// more than a period before its stamp (see `period_runs`), so a clock
 /// gone back is not covered.
+///
+/// One comparison: the time since `from`, rounded to an `f32`, compared
+/// by its bits with the span's (never NaN, see [`finding`]). The bits of
+/// `f32` values from +0 up are in their order, and anything before `from`
+/// (or NaN) has bits above every span's. Rounding keeps the order, so a
+/// clock at or after `from + span` never rounds below the span.
 #[inline(always)]
 fn covers(steady: &Steady, now: f64) -> bool {
-    let since = now - steady.from;
-    since >= 0.0 && since < f64::from(steady.span)
+    ((now - steady.from) as f32).to_bits() < steady.span.to_bits()
 }
 
 /// How an earlier sibling of the active child fares in the steady walk.
@@ -167,9 +176,8 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
     cx: &mut Ctx,
 ) -> Result<u32, (Bail, u32)> {
     let steady = mem.steady;
-    if covers(&steady, input.now)
-        && input.decision == steady.decision
-        && input.stimuli == steady.stimuli
+    if (input.decision ^ steady.decision) | (input.stimuli ^ steady.stimuli) == 0
+        && covers(&steady, input.now)
     {
         return walk_known(tree, agent, mem, cx);
     }
