@@ -364,3 +364,48 @@ pub(super) fn sweep<A: 'static, const L: usize, const S: usize, const N: usize>(
         mem.sweep_roles();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{covers, finding};
+    use crate::decl::TickInput;
+    use crate::memory::Steady;
+
+    /// A finding's window starts at its own clock and never reaches its
+    /// `until`, whatever the magnitudes (the span is rounded down to an
+    /// `f32`); an invalid finding covers no clock.
+    #[test]
+    fn a_window_covers_from_its_clock_to_before_its_end() {
+        let nows = [0.0, 0.25, 3.0, 1e5 + 0.1, 1.7e9, -42.5];
+        let spans = [1e-7, 0.1, 1.0 - 1e-6, 7.3, 1e6, f64::INFINITY];
+        for now in nows {
+            for span in spans {
+                let until = now + span;
+                let steady = finding(&TickInput::new(now, 0.0), until, 3);
+                assert!(covers(&steady, now) || until <= now, "{now} {span}");
+                for t in [
+                    until,
+                    until + 1e-3,
+                    until * (1.0 + 1e-15),
+                    now - 1e-9,
+                    now - 1.0,
+                ] {
+                    if t >= until || t < now {
+                        assert!(!covers(&steady, t), "{now} + {span} covers {t}");
+                    }
+                }
+                // Just before the end, for spans an f32 keeps exactly.
+                if span == 0.1 || span == 7.3 {
+                    let inside = now + f64::from(steady.span) * 0.5;
+                    assert!(covers(&steady, inside), "{now} + {span} at {inside}");
+                }
+            }
+        }
+        for until in [0.0, -1.0, f64::NAN] {
+            assert!(!covers(&finding(&TickInput::new(0.0, 0.0), until, 0), 0.0));
+        }
+        for t in [0.0, -1e300, 1e300, f64::MAX, -f64::MAX] {
+            assert!(!covers(&Steady::INVALID, t));
+        }
+    }
+}
