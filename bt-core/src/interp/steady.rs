@@ -278,10 +278,10 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
 
 /// The behavior at level `k` ended in a steady walk that had visited
 /// `visited` deciders and found the earlier siblings above turned down
-/// for as long as `found` says. A `QUICK_END` leaf's group redecides it here, and the
-/// tick is over (`Ok(visited)`: one deactivation, one redecide and one
-/// activation); anything else goes on in the step machine, from where
-/// this returns. If a callback panics the memory is abandoned, as the
+/// for as long as `found` says. A `QUICK_END` leaf's group redecides it
+/// here, and the tick is over (`Ok(visited)`: one deactivation, one
+/// redecide and one activation); anything else goes on in the step
+/// machine, from where this returns. If a callback panics the memory is abandoned, as the
 /// step machine would leave it.
 #[inline(always)]
 pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
