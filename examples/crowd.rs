@@ -216,6 +216,12 @@ fn main() {
         total.as_secs_f64() * 1e3,
         total.as_secs_f64() * 1e9 / ticks
     );
+    if cfg!(debug_assertions) {
+        println!(
+            "  (a debug build, without optimizations: times are several times those of \
+             `cargo run --release --example crowd`, which the README's figures come from)"
+        );
+    }
     println!("active behaviors at {SECONDS} s:");
     for leaf in &leaves {
         let n = counts[leaf.index().get()];

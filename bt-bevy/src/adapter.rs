@@ -19,6 +19,12 @@ use bt_core::{
 /// instead of the tree's agent type and three sizes.
 ///
 /// There is nothing to implement: the trait exists to name the memory type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not the memory type of a tree",
+    label = "expected a tree's memory type, found `{Self}`",
+    note = "name the memory type that `tree!` declares: `tree! {{ CRITTER: Critter = ROOT, memory: CritterMemory }}` gives `Brain<CritterMemory>`, `BrainShared<CritterMemory>`, ...",
+    note = "a tagged tree's is `Tagged<CritterMemory, Tag>`"
+)]
 pub trait TreeMemory: Send + Sync + Sized + 'static {
     /// The tree's agent type.
     type Agent: 'static;

@@ -56,6 +56,12 @@ use bevy_ecs::query::{ContiguousQueryData, IterQueryData, QueryData};
 ///     }
 /// }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an agent type of bt-bevy: its trees cannot run on entities",
+    label = "`{Self}` does not implement `BrainAgent`",
+    note = "for a component, declare it beside its `#[derive(Component)]`: `bt_bevy::component_agent!({Self});`",
+    note = "for a view over several components, implement `bt_bevy::BrainAgent` for `{Self}`"
+)]
 pub trait BrainAgent: Sized + 'static {
     /// The components the tree's behaviors read and write.
     type Data: IterQueryData;
@@ -80,6 +86,11 @@ pub trait BrainAgent: Sized + 'static {
 /// `Data` trips a debug assertion of Bevy's parallel chunk fetch (release
 /// builds are not affected): take such components as `&mut T` and only
 /// read them.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be ticked table chunk by table chunk (`BrainPlugin::dense`)",
+    label = "`{Self}` does not implement `DenseAgent`",
+    note = "`component_agent!` implements it for a component; for a view, implement `bt_bevy::DenseAgent` for `{Self}`, or leave out `.dense()`"
+)]
 pub trait DenseAgent: BrainAgent<Data: ContiguousQueryData> {
     /// Runs `tick` on the agent made from row `i` of `chunk`, and writes
     /// back what it changed.

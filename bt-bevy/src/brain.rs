@@ -10,7 +10,7 @@ use bevy_ecs::world::DeferredWorld;
 use bt_core::{AgentMemory, Outcome, Stimuli, TickError, TickReport, Ticket, Tree};
 
 use crate::adapter::TreeMemory;
-use crate::plugin::{ActionMessage, BrainShared};
+use crate::plugin::{ActionMessage, BrainShared, PluginTrees};
 use crate::tagged::Tagged;
 
 /// An entity's brain: its [`AgentMemory`] for one tree, and what its last
@@ -44,8 +44,12 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Brain<AgentMemo
 where
     AgentMemory<A, L, S, N>: TreeMemory<Tree = Tree<A, L, S, N>>,
 {
-    /// A brain running `tree`, idle until its first tick.
-    pub fn new(tree: &'static Tree<A, L, S, N>) -> Self {
+    /// A brain running `tree`, idle until its first tick. The tree's agent
+    /// type must be a [`BrainAgent`](crate::BrainAgent).
+    pub fn new(tree: &'static Tree<A, L, S, N>) -> Self
+    where
+        A: crate::BrainAgent,
+    {
         Brain {
             memory: TreeMemory::unbound(tree),
             last: Ok(TickReport::default()),
@@ -98,35 +102,49 @@ impl<M: TreeMemory> Brain<M> {
         let shared = world
             .get_resource::<BrainShared<M>>()
             .map(|s| (s.tree(), s.state().clone()));
+        let Some(tree) = world.get::<Self>(cx.entity).map(|b| b.memory.tree()) else {
+            return;
+        };
+        let bound = match &shared {
+            Some((own, shared)) if std::ptr::eq(*own, tree) => {
+                Some(M::bound(tree, shared, cx.entity.to_bits()))
+            }
+            _ => None,
+        };
+        if bound.is_none() {
+            let runs_as = world
+                .get_resource::<PluginTrees>()
+                .and_then(|trees| trees.runs_as(tree));
+            let tree_name = M::tree_name(tree);
+            match (runs_as, &shared) {
+                (Some(runs_as), _) => log::warn!(
+                    target: "bt_bevy",
+                    "{}: brain of tree `{tree_name}` inserted as `Brain<{}>`, but the tree's \
+                     BrainPlugin runs its brains as `Brain<{runs_as}>`: make the brain with \
+                     the plugin's tag, `Brain::new(&TREE).tagged::<Tag>()` for \
+                     `BrainPlugin::new(&TREE).tagged::<Tag>()`, or with none for none",
+                    cx.entity,
+                    std::any::type_name::<M>(),
+                ),
+                (None, Some((own, _))) => log::warn!(
+                    target: "bt_bevy",
+                    "{}: brain of tree `{tree_name}` inserted, but the BrainPlugin of its \
+                     memory type runs tree `{}`: tag one of them (BrainPlugin::tagged, \
+                     Brain::tagged)",
+                    cx.entity,
+                    M::tree_name(own)
+                ),
+                (None, None) => log::warn!(
+                    target: "bt_bevy",
+                    "{}: brain of tree `{tree_name}` inserted, but its BrainPlugin was not added",
+                    cx.entity,
+                ),
+            }
+        }
         let Some(mut brain) = world.get_mut::<Self>(cx.entity) else {
             return;
         };
-        let tree = brain.memory.tree();
-        brain.memory = match &shared {
-            Some((own, shared)) if std::ptr::eq(*own, tree) => {
-                M::bound(tree, shared, cx.entity.to_bits())
-            }
-            Some((own, _)) => {
-                log::warn!(
-                    target: "bt_bevy",
-                    "{}: brain of tree `{}` inserted, but the BrainPlugin of its memory type \
-                     runs tree `{}`: tag one of them (BrainPlugin::tagged, Brain::tagged)",
-                    cx.entity,
-                    M::tree_name(tree),
-                    M::tree_name(own)
-                );
-                M::unbound(tree)
-            }
-            None => {
-                log::warn!(
-                    target: "bt_bevy",
-                    "{}: brain of tree `{}` inserted, but its BrainPlugin was not added",
-                    cx.entity,
-                    M::tree_name(tree)
-                );
-                M::unbound(tree)
-            }
-        };
+        brain.memory = bound.unwrap_or_else(|| M::unbound(tree));
         brain.last = Ok(TickReport::default());
         #[cfg(feature = "viewer")]
         {
@@ -230,6 +248,12 @@ impl Decisions {
 /// Where a brain's stimuli flags come from: a component that ages its
 /// stimuli by each tick's `dt` and returns the word of those still live.
 /// [`Senses`] is the usual one; [`NoSenses`] means none.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a source of stimuli for a brain",
+    label = "`{Self}` does not implement `SenseSource`",
+    note = "the stimuli component is a `bt_bevy::Senses<Flags, N>` (or `Senses<Flags, N, Payload>`): `.with_senses::<Senses<Flags, 4>>()`",
+    note = "or implement `bt_bevy::SenseSource` for `{Self}` to age its own stimuli"
+)]
 pub trait SenseSource: Component<Mutability = Mutable> {
     /// Ages the stimuli by `dt` seconds and returns the live ones' word.
     fn update_bits(&mut self, dt: f32) -> u64;

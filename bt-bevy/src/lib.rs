@@ -90,6 +90,70 @@
 //!   entity never holds a gate. Behaviors' `deactivate` callbacks do not
 //!   run then; their memory blocks are dropped.
 //!
+//! # The clock in a headless app or a test
+//!
+//! The brains tick on Bevy's clock, which `TimePlugin` moves once per
+//! `app.update()`. By default (`TimeUpdateStrategy::Automatic`) it moves by
+//! the real time since the last update: a test or a headless app that
+//! calls `app.update()` in a loop sees microseconds pass, and a plugin in
+//! `FixedUpdate` ticks only once a whole fixed step (1/64 s by default) of
+//! real time has accumulated, which may be never in a short test. Set the
+//! clock by hand instead, with the `TimeUpdateStrategy` resource:
+//!
+//! - `TimeUpdateStrategy::FixedTimesteps(n)`: each update moves the clock
+//!   by `n` fixed steps, so a plugin in `FixedUpdate` ticks exactly `n`
+//!   times per update.
+//! - `TimeUpdateStrategy::ManualDuration(d)`: each update moves the clock
+//!   by `d`; a plugin in `Update` ticks once per update with `dt = d`, one
+//!   in `FixedUpdate` as many times as whole fixed steps have accumulated
+//!   (set the step with `Time::<Fixed>::from_hz`).
+//!
+//! Either way the first update only starts the clock: it ticks a plugin
+//! in `Update` with `dt = 0` and one in `FixedUpdate` not at all.
+//!
+//! ```
+//! use std::time::Duration;
+//! use bevy_app::{App, TaskPoolPlugin, Update};
+//! use bevy_ecs::prelude::*;
+//! use bevy_time::{Fixed, Time, TimePlugin, TimeUpdateStrategy};
+//! use bt_bevy::{Brain, BrainPlugin, BrainStats};
+//! use bt_core::{behavior, decider, tree};
+//!
+//! #[derive(Component, Default)]
+//! struct Critter { clock: f64 }
+//! bt_bevy::component_agent!(Critter);
+//! behavior! { WANDER: Critter, tick: |c, cx| { c.clock = cx.now; true } }
+//! decider! { JUST_WANDER: Critter => WANDER }
+//! tree! { CRITTER: Critter = JUST_WANDER, memory: CritterMemory }
+//!
+//! // In `FixedUpdate` (the plugin's default): one fixed step per update.
+//! let mut app = App::new();
+//! app.add_plugins((TaskPoolPlugin::default(), TimePlugin))
+//!     .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
+//!     .add_plugins(BrainPlugin::new(&CRITTER));
+//! let e = app.world_mut().spawn((Critter::default(), Brain::new(&CRITTER))).id();
+//! app.update(); // starts the clock
+//! for _ in 0..10 {
+//!     app.update();
+//! }
+//! assert_eq!(app.world().resource::<BrainStats<CritterMemory>>().runs, 10);
+//! assert_eq!(app.world().get::<Critter>(e).unwrap().clock, 10.0 / 64.0);
+//!
+//! // In `Update`: a frame of 1/30 s per update.
+//! let mut app = App::new();
+//! app.add_plugins((TaskPoolPlugin::default(), TimePlugin))
+//!     .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs(1) / 30))
+//!     .add_plugins(BrainPlugin::new(&CRITTER).in_schedule(Update));
+//! let e = app.world_mut().spawn((Critter::default(), Brain::new(&CRITTER))).id();
+//! for _ in 0..3 {
+//!     app.update();
+//! }
+//! // Ticks at 0, 1/30 and 2/30 s.
+//! assert_eq!(app.world().resource::<BrainStats<CritterMemory>>().runs, 3);
+//! let now = app.world().get::<Critter>(e).unwrap().clock;
+//! assert!((now - 2.0 / 30.0).abs() < 1e-9, "{now}");
+//! ```
+//!
 //! # Two trees in one app
 //!
 //! Add one plugin per tree. Each plugin's resources, messages and systems
@@ -104,108 +168,16 @@
 //! the same tree twice under the same tag panics naming the tree; the same
 //! tree under two tags makes two crowds of it.
 //!
-//! # Saving and loading
-//!
-//! With the `serde` feature, [`SaveBrains`] (implemented for `World`)
-//! saves every brain of a tree with its crowd's shared state (gate counts,
-//! cooldowns, group roles, queued deferred actions) through any serde
-//! format, each brain under a key of the game's (entities are not stable
-//! across apps), its [`Senses`] with it; and loads such a save into a
-//! fresh app whose entities were spawned anew, or into the running app it
-//! came from. Either way the brains go on as if they had never stopped:
-//!
-//! ```
-//! # #[cfg(feature = "serde")] {
-//! use std::collections::HashMap;
-//! use bevy_app::{App, TaskPoolPlugin, Update};
-//! use bevy_ecs::prelude::*;
-//! use bevy_time::TimePlugin;
-//! use bt_bevy::{Brain, BrainPlugin, NoSenses, SaveBrains};
-//! use bt_core::{behavior, decider, tree};
-//!
-//! #[derive(Component, Default)]
-//! struct Walker { name: u32, steps: u32 }
-//! bt_bevy::component_agent!(Walker);
-//!
-//! /// The walk's memory block: saved with the brain.
-//! #[derive(Default, serde::Serialize, serde::Deserialize)]
-//! struct Steps(u32);
-//! behavior! { WALK: Walker, memory: Steps, persist,
-//!     tick: |w, m, _cx| { m.0 += 1; w.steps = m.0; true },
-//! }
-//! decider! { JUST_WALK: Walker => WALK }
-//! tree! { WALKER: Walker = JUST_WALK, memory: WalkerMemory }
-//!
-//! fn new_app() -> App {
-//!     let mut app = App::new();
-//!     app.add_plugins((TaskPoolPlugin::default(), TimePlugin))
-//!         .add_plugins(BrainPlugin::new(&WALKER).in_schedule(Update));
-//!     app
-//! }
-//! fn steps(app: &App, e: Entity) -> u32 {
-//!     app.world().get::<Walker>(e).unwrap().steps
-//! }
-//!
-//! let mut app = new_app();
-//! let ann = app.world_mut().spawn((Walker { name: 7, steps: 0 }, Brain::new(&WALKER))).id();
-//! for _ in 0..3 {
-//!     app.update();
-//! }
-//! // Save: each brain under the game's own id for its entity.
-//! let world = app.world_mut();
-//! let names: HashMap<Entity, u32> =
-//!     world.query::<(Entity, &Walker)>().iter(world).map(|(e, w)| (e, w.name)).collect();
-//! let save = world.save_brains::<WalkerMemory, NoSenses, u32>(|e| names.get(&e).copied());
-//! let json = serde_json::to_string(&save).unwrap();
-//!
-//! // Load into a fresh app: the game spawns its entities, then maps its ids
-//! // to them.
-//! let mut fresh = new_app();
-//! let ann2 = fresh.world_mut().spawn((Walker { name: 7, steps: 0 }, Brain::new(&WALKER))).id();
-//! let loaded = fresh
-//!     .world_mut()
-//!     .load_brains::<WalkerMemory, NoSenses, u32, _>(
-//!         &mut serde_json::Deserializer::from_str(&json),
-//!         |&name| (name == 7).then_some(ann2),
-//!     )
-//!     .unwrap();
-//! assert_eq!(loaded.brains, 1);
-//! fresh.update();
-//! assert_eq!(steps(&fresh, ann2), 4); // the fourth step, not a new first
-//!
-//! // Or back into the running app, a few frames on.
-//! app.update();
-//! app.update();
-//! assert_eq!(steps(&app, ann), 5);
-//! app.world_mut()
-//!     .load_brains::<WalkerMemory, NoSenses, u32, _>(
-//!         &mut serde_json::Deserializer::from_str(&json),
-//!         |&name| (name == 7).then_some(ann),
-//!     )
-//!     .unwrap();
-//! app.update();
-//! assert_eq!(steps(&app, ann), 4);
-//! # }
-//! ```
-//!
-//! - **Order.** The shared state is loaded first, then each brain; the
-//!   whole save is read and checked before anything changes, and a bad one
-//!   gives a [`LoadError`] naming the key, the entity and what is wrong.
-//! - **Time.** Times are those of the clock the brains tick with
-//!   ([`BrainShared::now`]): the fixed clock for a plugin in `FixedUpdate`,
-//!   the virtual one otherwise. A load moves every saved time by the
-//!   difference between the two readings.
-//! - **What the game saves itself.** The agents' components, and the
-//!   deferred actions it carries out: the tickets it kept go through
-//!   [`BrainShared::adopt_ticket`] after the load (the loaded crowd is a
-//!   new one). Outcomes already reported but not yet read by the brains
-//!   are in the save.
-//! - **Into the running app.** The result is the one a fresh app gets:
-//!   brains not in the save start afresh, what the brains held before is
-//!   dropped without any cancellation message (the game reloads its own
-//!   state), and requests queued in the save are sent as messages.
-//! - **Building blocks.** [`Brain::snapshot`] and [`BrainShared::snapshot`]
-//!   give one brain's or the shared state's snapshot.
+#![cfg_attr(feature = "serde", doc = include_str!("../docs/saving.md"))]
+#![cfg_attr(
+    not(feature = "serde"),
+    doc = "# Saving and loading\n\n\
+    With the feature `serde`, `SaveBrains` (implemented for `World`) saves every brain of a \
+    tree with its crowd's shared state through any serde format, and loads such a save into \
+    a fresh app or the running one: the brains go on as if they had never stopped. This \
+    documentation was built without the feature; build it with `--features serde` to read \
+    this section whole."
+)]
 //!
 //! # How behaviors reach the entity's components
 //!
@@ -235,18 +207,22 @@
 //!
 //! # Cost
 //!
-//! Measured on the W1 creature crowd (10 000 entities; the crate's `w1`
-//! benchmark, figures in the README), against bt-core's own `tick_all`
-//! over slices on the same tree, world step included: the plugin with the
-//! agent as one component executes 22 % more instructions per agent-tick,
-//! a view over two components 31 % more. Most of that is Bevy's
-//! per-entity fetch; [`BrainPlugin::dense`] skips it by ticking whole table
-//! chunks (for agents that implement [`DenseAgent`], as every
-//! [`component_agent!`] does) and fetches memories ahead as `tick_all`
-//! does: 11 % more. In CPU time a Bevy app also pays for its frame (the
-//! schedule, its executor and the hand-offs between threads), brains or
-//! not: on the development machine about 250 µs a frame, 25 ns per
-//! agent-tick at that size, more than the world step itself.
+//! Against bt-core's own `tick_all` over slices on the same tree, the
+//! plugin adds per agent-tick Bevy's per-entity fetch, the input built
+//! from the entity's components, the report kept in the [`Brain`] and
+//! tallied, and change detection; a view over several components adds
+//! its copy in and out. [`BrainPlugin::dense`] skips the per-entity fetch
+//! by ticking whole table chunks (for agents that implement
+//! [`DenseAgent`], as every [`component_agent!`] does) and fetches
+//! memories ahead as `tick_all` does. A Bevy app also pays for its frame
+//! (the schedule, its executor and the hand-offs between threads), brains
+//! or not.
+//!
+//! The measured figures, instructions and CPU time per agent-tick on the
+//! W1 creature crowd (10 000 entities) for each of these ways, are in the
+//! "Bevy" section of the repository's README, with the commands that
+//! gave them (the crate's `w1` benchmark, `cargo bench -p bt-bevy --bench
+//! w1`) and their date.
 //!
 //! # Debugging
 //!
@@ -259,92 +235,31 @@
 //! decisions rather than read them, record the entity for the decision
 //! viewer (next section).
 //!
-//! # Recording for the decision viewer
-//!
-//! With the `viewer` feature, [`BrainPlugin::record`] keeps a flight
-//! recorder of the tree's brains (bt-viewer's, re-exported as
-//! [`bt_viewer`]): the entities with a [`Recorded`] component
-//! ([`RecordBrains::marked`]) or every brain ([`RecordBrains::all`]). It is
-//! the [`BrainRecorder`] resource:
-//!
-//! ```
-//! # #[cfg(feature = "viewer")] {
-//! use bevy_app::{App, TaskPoolPlugin, Update};
-//! use bevy_time::TimePlugin;
-//! use bt_bevy::{Brain, BrainPlugin, BrainRecorder, RecordBrains, Recorded, agent_id};
-//! use bt_core::{behavior, decider, group, tree};
-//!
-//! #[derive(bevy_ecs::component::Component, Default)]
-//! struct Critter;
-//! bt_bevy::component_agent!(Critter);
-//! behavior! { WANDER: Critter }
-//! decider! { JUST_WANDER: Critter => WANDER }
-//! group! { ROOT: Critter, prioritized [JUST_WANDER] }
-//! tree! { CRITTER: Critter = ROOT, memory: CritterMemory }
-//!
-//! let mut app = App::new();
-//! app.add_plugins((TaskPoolPlugin::default(), TimePlugin))
-//!     .add_plugins(BrainPlugin::new(&CRITTER).in_schedule(Update).record(RecordBrains::marked(16)));
-//! let watched = app.world_mut().spawn((Critter, Brain::new(&CRITTER), Recorded)).id();
-//! app.world_mut().spawn((Critter, Brain::new(&CRITTER))); // not recorded
-//! for _ in 0..3 {
-//!     app.update();
-//! }
-//! let recorder = app.world().resource::<BrainRecorder<CritterMemory>>();
-//! let recording = recorder.export();
-//! assert_eq!(recording.agents.len(), 1);
-//! assert_eq!(recording.agents[0].agent, agent_id(watched));
-//! assert_eq!(recording.agents[0].ticks.len(), 3);
-//! // recorder.write_page(Path::new("target/brains")) writes the viewer page;
-//! // app.world_mut().resource_mut::<BrainRecorder<CritterMemory>>().serve(0)
-//! // follows the app live from 127.0.0.1.
-//! # }
-//! ```
-//!
-//! - **Lanes.** Each recorded entity gets a lane under its agent id, the
-//!   entity's index ([`agent_id`]), so the viewer's search by agent finds
-//!   it. A despawned entity's lane (or a replaced brain's) ends there; its
-//!   ticks stay until they are overwritten, after which the lane may go to
-//!   a newcomer. An entity whose index is reused gets a lane of its own
-//!   under the same id; the page's search shows the newest. An entity that
-//!   finds no free lane is not recorded (a warning says so once).
-//! - **Frames.** Each run of the tick system is one frame: the recording's
-//!   tick serial counts the runs since the plugin was added.
-//! - **Cost.** The recorder holds the last ticks of every lane in memory
-//!   allocated when the plugin is added, `lanes × ticks × (8 ×
-//!   words_per_tick + 4)` bytes ([`RecordBrains::capacity`]); recording
-//!   allocates nothing after that. Recorded brains tick one by one after
-//!   the parallel tick, as [`DebugBrain`]'s do (with both, the text trace
-//!   and the recording come from the same tick), so recording every brain
-//!   of a large crowd gives up the parallel tick.
-//! - **Export.** [`BrainRecorder::export`] gives the
-//!   [`Recording`](bt_viewer::Recording), [`BrainRecorder::write_page`]
-//!   writes it beside the self-contained viewer page.
-//! - **Live.** [`BrainRecorder::serve`] starts bt-viewer's
-//!   [`LiveServer`](bt_viewer::LiveServer) on 127.0.0.1: the page follows
-//!   the app as it runs, sent the new ticks at most every 100 ms
-//!   ([`RecordBrains::publish_every`]). Publishing formats JSON, on the
-//!   app's thread, only while serving.
+#![cfg_attr(feature = "viewer", doc = include_str!("../docs/recording.md"))]
+#![cfg_attr(
+    not(feature = "viewer"),
+    doc = "# Recording for the decision viewer\n\n\
+    With the feature `viewer`, `BrainPlugin::record` keeps a flight recorder of the tree's \
+    brains, the `BrainRecorder` resource: it exports the recording for bt-viewer's page and \
+    serves it live on loopback. This documentation was built without the feature; build it \
+    with `--features viewer` to read this section whole."
+)]
 //!
 //! # Features of the build
 //!
 //! Only `bevy_ecs` (with `multi_threaded`, for the parallel query),
 //! `bevy_app` and `bevy_time` are used, with default features off: no
-//! renderer, no reflection, no assets. A cold debug build of this crate
-//! and its dependencies takes about 35 s on two cores.
+//! renderer, no reflection, no assets (the time a cold build takes is in
+//! the repository's README, "Bevy" section).
 //!
 //! - `viewer` (off by default): recording for the decision viewer (see
-//!   above). It adds bt-viewer, with serde, serde_json, and hyper on tokio.
+//!   above); items that need it say "feature `viewer`". It adds
+//!   bt-viewer, with serde, serde_json, and hyper on tokio.
 //! - `serde` (off by default): saving and loading brains (see above), with
-//!   bt-core's `serde` feature.
+//!   bt-core's `serde` feature; items that need it say "feature `serde`".
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
-// The recording and saving sections link to items of the `viewer` and
-// `serde` features.
-#![cfg_attr(
-    not(all(feature = "viewer", feature = "serde")),
-    allow(rustdoc::broken_intra_doc_links)
-)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod adapter;
 mod agent;
@@ -363,6 +278,7 @@ pub use brain::{Brain, Decisions, NoSenses, SenseSource, Senses, agent_id};
 /// The decision viewer's crate (feature `viewer`): its [`Recording`](bt_viewer::Recording),
 /// [`Capacity`](bt_viewer::Capacity) and page writer.
 #[cfg(feature = "viewer")]
+#[cfg_attr(docsrs, doc(cfg(feature = "viewer")))]
 pub use bt_viewer;
 pub use debug::DebugBrain;
 #[cfg(feature = "serde")]

@@ -77,7 +77,13 @@ where
     /// The plugin for `tree`, ticking in [`FixedUpdate`], with room for 8192
     /// deferred-action requests per frame (when the tree has deferred
     /// actions).
-    pub fn new(tree: &'static Tree<A, L, S, N>) -> Self {
+    ///
+    /// The tree's agent type must be a [`BrainAgent`]: a component declared
+    /// with [`component_agent!`](crate::component_agent), or a view.
+    pub fn new(tree: &'static Tree<A, L, S, N>) -> Self
+    where
+        A: BrainAgent,
+    {
         BrainPlugin {
             tree,
             name: plugin_name::<AgentMemory<A, L, S, N>>(tree),
@@ -153,6 +159,7 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
     /// nothing after that. Recorded brains tick one by one after the
     /// parallel tick.
     #[cfg(feature = "viewer")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "viewer")))]
     pub fn record(mut self, settings: RecordBrains) -> Self {
         self.record = Some(settings);
         self
@@ -213,6 +220,9 @@ where
                 std::any::type_name::<M>()
             );
         }
+        app.world_mut()
+            .get_resource_or_init::<PluginTrees>()
+            .add::<M>(self.tree);
         let capacity = if M::has_actions(self.tree) {
             self.action_capacity
         } else {
@@ -273,6 +283,27 @@ where
              `MinimalPlugins` and `DefaultPlugins`): the brains tick on its clock",
             M::tree_name(self.tree)
         );
+    }
+}
+
+/// The trees whose plugins were added, each with the memory type its
+/// brains have: tells a brain whose plugin is missing that it was made
+/// with another tag than its tree's plugin.
+#[derive(Resource, Default)]
+pub(crate) struct PluginTrees(Vec<(usize, &'static str)>);
+
+impl PluginTrees {
+    /// Notes that the plugin of `tree` runs brains of memory type `M`.
+    fn add<M: TreeMemory>(&mut self, tree: &'static M::Tree) {
+        self.0
+            .push((std::ptr::from_ref(tree).addr(), std::any::type_name::<M>()));
+    }
+
+    /// The memory type of `tree`'s brains, if a plugin runs it: the first
+    /// plugin's, when it runs under several tags.
+    pub(crate) fn runs_as<T>(&self, tree: &'static T) -> Option<&'static str> {
+        let addr = std::ptr::from_ref(tree).addr();
+        self.0.iter().find(|(a, _)| *a == addr).map(|&(_, m)| m)
     }
 }
 

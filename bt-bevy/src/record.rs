@@ -14,7 +14,8 @@ use bt_viewer::{Capacity, FlightRecorder, LiveServer, Recording};
 use crate::adapter::TreeMemory;
 use crate::brain::agent_id;
 
-/// Put it on an entity to record its brain into the flight recorder of
+/// Put it on an entity (feature `viewer`) to record its brain into the
+/// flight recorder of
 /// [`BrainPlugin::record`](crate::BrainPlugin::record) (with
 /// [`RecordBrains::marked`]; [`RecordBrains::all`] puts it on every
 /// brain). The entity's ticks then run one by one after the parallel
@@ -22,11 +23,13 @@ use crate::brain::agent_id;
 /// both. Removing it pauses the entity's lane; inserting it again resumes
 /// it. On a plugin that does not record, it only moves the entity out of
 /// the parallel tick.
+#[cfg_attr(docsrs, doc(cfg(feature = "viewer")))]
 #[derive(Component, Clone, Copy, Debug, Default)]
 pub struct Recorded;
 
 /// Which brains a plugin records, and how much it keeps: the settings of
-/// [`BrainPlugin::record`](crate::BrainPlugin::record).
+/// [`BrainPlugin::record`](crate::BrainPlugin::record) (feature `viewer`).
+#[cfg_attr(docsrs, doc(cfg(feature = "viewer")))]
 #[derive(Clone, Copy, Debug)]
 pub struct RecordBrains {
     pub(crate) all: bool,
@@ -82,8 +85,8 @@ pub(crate) const NO_LANE: u32 = u32::MAX;
 /// The recorder had no lane left when the brain asked for one.
 pub(crate) const NO_ROOM: u32 = u32::MAX - 1;
 
-/// The flight recorder of one tree's brains, as a resource (added by
-/// [`BrainPlugin::record`](crate::BrainPlugin::record)).
+/// The flight recorder of one tree's brains, as a resource (feature
+/// `viewer`; added by [`BrainPlugin::record`](crate::BrainPlugin::record)).
 ///
 /// Each recorded entity has a lane, under the agent id the plugin gives it
 /// ([`agent_id`](crate::agent_id): the entity's index), so the viewer's
@@ -91,6 +94,7 @@ pub(crate) const NO_ROOM: u32 = u32::MAX - 1;
 /// (and is given to a later entity once its ticks are overwritten); an
 /// entity whose index is reused later gets a lane of its own, with the same
 /// id. Each run of the tick system is one frame of the recording.
+#[cfg_attr(docsrs, doc(cfg(feature = "viewer")))]
 #[derive(Resource)]
 pub struct BrainRecorder<M> {
     pub(crate) recorder: FlightRecorder,

@@ -1,7 +1,7 @@
 //! Ticking a crowd: many agents, one shared tree.
 
 use crate::decl::TickInput;
-use crate::interp::{Tally, TickError, TickReport, tick_member};
+use crate::interp::{Tally, TickError, TickReport, pending_under, tick_member};
 use crate::memory::AgentMemory;
 use crate::tree::Tree;
 
@@ -88,6 +88,15 @@ impl CrowdReport {
 /// are launched under that id. Allocates nothing; an agent's error does
 /// not stop the others.
 ///
+/// # Errors
+/// Each agent's, in the report, as [`tick`](crate::tick) gives them. In a
+/// tree with deferred actions, an agent given the id of another agent of
+/// the crowd (its index) whose memory has an action pending under that
+/// id is not ticked: [`TickError::AgentIdTaken`] names both. Ids that are
+/// not indexes of the crowd are the caller's to keep apart; a memory
+/// ticked under another id than its pending actions' gets
+/// [`TickError::AgentChanged`].
+///
 /// # Panics
 /// If the slices differ in length, or a callback panics (the agents after
 /// it are not ticked; the panicking agent's memory is left idle).
@@ -120,9 +129,55 @@ fn tick_slice<A: 'static, const L: usize, const S: usize, const N: usize>(
     input: &mut impl FnMut(usize, &A) -> TickInput,
     report: &mut CrowdReport,
 ) {
+    if tree.shape.actions > 0 {
+        return tick_launching(tree, agents, memories, base, input, report);
+    }
     for (j, (agent, memory)) in agents.iter_mut().zip(memories).enumerate() {
         let input = input(base + j, agent).or_agent(base + j);
         tick_member(tree, agent, memory, &input, &mut Member(report, base + j));
+    }
+}
+
+/// [`tick_slice`] for a tree with deferred actions: an agent given an id
+/// other than its index, when that id is the index of another agent in
+/// the slice whose memory has an action pending under it, is not ticked
+/// (two agents' requests would name the same agent). The crowd's
+/// indexes are the lookup: no search, no allocation.
+#[inline(never)]
+fn tick_launching<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agents: &mut [A],
+    memories: &mut [AgentMemory<A, L, S, N>],
+    base: usize,
+    input: &mut impl FnMut(usize, &A) -> TickInput,
+    report: &mut CrowdReport,
+) {
+    for (j, agent) in agents.iter_mut().enumerate() {
+        let i = base + j;
+        let input = input(i, agent).or_agent(i);
+        let id = input.agent as usize;
+        if let Some(holder) = id.checked_sub(base)
+            && id != i
+            && holder < memories.len()
+            && pending_under(tree, &memories[holder], input.agent)
+        {
+            report.add(
+                i,
+                Err(TickError::AgentIdTaken {
+                    id: input.agent,
+                    agent: i,
+                    holder: id,
+                }),
+            );
+            continue;
+        }
+        tick_member(
+            tree,
+            agent,
+            &mut memories[j],
+            &input,
+            &mut Member(report, i),
+        );
     }
 }
 

@@ -143,7 +143,9 @@ pub struct Preconditions {
     pub stimuli: FlagTest,
     /// Timer: `decide` runs at most once every `every` seconds per agent,
     /// counted from its last call (less [`TIMER_SLACK`](crate::TIMER_SLACK)
-    /// for rounding) when it is a candidate to start. Zero means no timer.
+    /// for rounding) when it is a candidate to start; a last call more
+    /// than a period ahead of the clock (a tick given a time far ahead)
+    /// counts as run out. Zero means no timer.
     /// Like every precondition it gates starting only: a scored group
     /// rescoring its running child, and `CALL_DECIDE_ON_REDECIDE` asking a
     /// running group again, call `decide` without it. Each place a decider is used in a

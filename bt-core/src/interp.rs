@@ -40,9 +40,11 @@ pub use event::{Event, NoTrace, NodeRef, Rejection, Tracer, Why, write_event};
 
 use quick::Counts;
 use run::Run;
+pub(crate) use shared::pending_under;
 
 use crate::decl::{Ctx, ItemIdx, TickInput};
 use crate::memory::AgentMemory;
+use crate::raw::DPool;
 use crate::tree::Tree;
 
 /// What one tick did.
@@ -113,6 +115,29 @@ pub enum TickError {
         /// The value given.
         value: f64,
     },
+    /// The memory has a deferred action pending that was launched under
+    /// another agent id than the tick's ([`TickInput::agent`]): its
+    /// outcome goes back by that id, so the memory keeps it until the
+    /// action is reported back or cancelled. Nothing ran.
+    AgentChanged {
+        /// The agent id the pending action was launched under.
+        launched: u32,
+        /// The agent id the tick was given.
+        given: u32,
+    },
+    /// In a crowd tick ([`tick_all`](crate::tick_all)), the agent was
+    /// given the id of another agent of the crowd whose memory has a
+    /// deferred action pending under that id: requests of both would name
+    /// the same agent, and an outcome reported back by it would reach only
+    /// one of them. Nothing ran for this agent.
+    AgentIdTaken {
+        /// The agent id given.
+        id: u32,
+        /// The index of the agent ticked.
+        agent: usize,
+        /// The index of the agent whose action is pending under `id`.
+        holder: usize,
+    },
 }
 
 impl fmt::Display for TickError {
@@ -138,6 +163,17 @@ impl fmt::Display for TickError {
                     "tick input `{field}` is {value}; it must be finite and not negative"
                 )
             }
+            TickError::AgentChanged { launched, given } => write!(
+                f,
+                "agent memory has a deferred action pending under agent id {launched}, \
+                 ticked as agent {given}; tick it under id {launched} until the action is \
+                 reported back"
+            ),
+            TickError::AgentIdTaken { id, agent, holder } => write!(
+                f,
+                "agent {agent} ticked under agent id {id}, under which agent {holder} has a \
+                 deferred action pending; give each agent its own id"
+            ),
         }
     }
 }
@@ -160,7 +196,10 @@ impl core::error::Error for TickError {}
 ///   [`tree!`](crate::tree) that is a compile error (its `new_memory` does
 ///   not build); only a hand-assembled table gets here;
 /// - [`TickError::InvalidInput`] when `now` is not finite, or `dt` is not
-///   finite or negative.
+///   finite or negative;
+/// - [`TickError::AgentChanged`] when `memory` has a deferred action
+///   pending that was launched under another agent id than
+///   [`TickInput::agent`] (only a tree with deferred actions checks it).
 ///
 /// During the tick: [`TickError::RedecideLimit`] when it makes more masked
 /// redecides than the tree's budget; every behavior is then deactivated and
@@ -172,14 +211,17 @@ impl core::error::Error for TickError {}
 /// callback run.
 ///
 /// # Stack
-/// A tick keeps scratch space for DBlocks of `levels × block size` bytes
-/// on the stack (384 bytes for three levels of 128-byte blocks), and
-/// builds each memory block value on the stack before moving it into its
-/// block. A tree with large blocks needs a thread stack to match: with
-/// blocks of a few hundred KiB, more than a rayon worker thread's 2 MiB
-/// default. Twice `levels × block size` and 256 KiB more is enough,
-/// unoptimised builds included. The memory itself is wherever the caller
-/// keeps it.
+/// A tick of a tree whose behaviors take DBlocks keeps scratch space for
+/// them of `levels × block size` bytes on the stack while its step machine
+/// runs (384 bytes for three levels of 128-byte blocks); a tree without
+/// DBlocks reserves none. Each memory block or DBlock value is built on
+/// the stack before it is moved into its block. A tree with large blocks
+/// needs a thread stack to match: with blocks of a few hundred KiB, more
+/// than a rayon worker thread's 2 MiB default. `(levels + 8) × block size`
+/// and 256 KiB more is enough, unoptimised builds included (they move a
+/// value through a few frames); see
+/// [What a tick costs in stack](crate::semantics#what-a-tick-costs-in-stack).
+/// The memory itself is wherever the caller keeps it.
 #[inline]
 pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
@@ -275,7 +317,13 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     input: &TickInput,
     tally: &mut impl Tally,
 ) {
-    if memory.depth() == 0 || check(tree, memory, input).is_err() {
+    // A memory whose holdings a restore of its crowd's shared state
+    // replaced counts them again in the step machine first (see
+    // `AgentMemory::rejoin`).
+    if memory.depth() == 0
+        || (tree.needs_shared() && !memory.joined_now())
+        || check(tree, memory, input, true).is_err()
+    {
         let input = *input;
         return tally.ticked(run(tree, agent, memory, &input, &mut NoTrace, None));
     }
@@ -284,8 +332,8 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     let mut cx = Ctx::of(input);
     match steady::walk(tree, agent, memory, &mut cx) {
         Ok(visited) => tally.steady(visited),
-        Err((steady::Bail::Ended(k, until), visited)) => {
-            match ended(tree, agent, memory, &mut cx, (k, until, visited)) {
+        Err((steady::Bail::Ended(k, found), visited)) => {
+            match ended(tree, agent, memory, &mut cx, (k, found, visited)) {
                 Stopped::Redecided(visited) => tally.redecided(visited),
                 Stopped::Ran(result) => tally.ticked(result),
             }
@@ -304,7 +352,7 @@ enum Stopped {
 }
 
 /// An untraced tick whose steady walk stopped where the behavior at level
-/// `k` ended (`until` and `visited` as [`steady::Bail::Ended`] has them):
+/// `k` ended (`found` and `visited` as [`steady::Bail::Ended`] has them):
 /// a leaf is redecided quickly where its group allows it, anything else
 /// goes on in the quick steps or the step machine. Inlined into the
 /// crowd loop: about two in five of W1's ticks come here, and there the
@@ -315,9 +363,9 @@ fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
     cx: &mut Ctx,
-    (k, until, visited): (usize, f64, u32),
+    (k, found, visited): (usize, steady::Found, u32),
 ) -> Stopped {
-    match steady::ended(tree, agent, memory, cx, k, until, visited) {
+    match steady::ended(tree, agent, memory, cx, k, found, visited) {
         Ok(visited) => Stopped::Redecided(visited),
         Err(from) => Stopped::Ran(went_on(tree, agent, memory, cx, k, from)),
     }
@@ -456,9 +504,9 @@ pub fn deactivate_all<A: 'static, const L: usize, const S: usize, const N: usize
     input: &TickInput,
 ) -> Result<(), TickError> {
     memory.rejoin();
-    check(tree, memory, input)?;
+    check(tree, memory, input, false)?;
     let mut tracer = NoTrace;
-    let mut r = Run::new(tree, agent, memory, input, &mut tracer);
+    let mut r = Run::new(tree, agent, memory, input, &mut tracer, None);
     r.deactivate_to(0, Why::Stopped);
     r.armed = false;
     drop(r);
@@ -466,28 +514,34 @@ pub fn deactivate_all<A: 'static, const L: usize, const S: usize, const N: usize
     Ok(())
 }
 
+/// Whether a tick (or, `ids` false, a `deactivate_all`) may run: the
+/// memory is the tree's and has the shared state it needs, the times are
+/// usable and, `ids` true, no deferred action of the memory is pending
+/// under another agent id (a tree without deferred actions has none to
+/// look at).
 #[inline(always)]
 fn check<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     memory: &AgentMemory<A, L, S, N>,
     input: &TickInput,
+    ids: bool,
 ) -> Result<(), TickError> {
     // NaN fails both comparisons; -0.0 is a valid `dt`.
     let now_ok = input.now.abs() <= f64::MAX;
     let dt_ok = input.dt >= 0.0 && input.dt <= f32::MAX;
-    // A tree with shared state needs it, with this memory's holdings
-    // counted there (after a restore of the shared state, the step
-    // machine counts them again first: see `AgentMemory::rejoin`).
-    let shared_ok = !tree.needs_shared()
-        || memory
-            .shared
-            .as_deref()
-            .is_some_and(|s| s.id() == memory.joined);
-    if core::ptr::eq(memory.tree, tree) && now_ok && dt_ok && shared_ok {
+    let shared_ok = !tree.needs_shared() || memory.shared.is_some();
+    if core::ptr::eq(memory.tree, tree)
+        && now_ok
+        && dt_ok
+        && shared_ok
+        && (!ids
+            || tree.shape.actions == 0
+            || shared::launched_under_other(tree, memory, input.agent).is_none())
+    {
         Ok(())
     } else {
         // The times by value: the input's address is never taken here.
-        Err(refuse(tree, memory, input.now, input.dt))
+        Err(refuse(tree, memory, input.now, input.dt, input.agent))
     }
 }
 
@@ -499,6 +553,7 @@ fn refuse<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &AgentMemory<A, L, S, N>,
     now: f64,
     dt: f32,
+    agent: u32,
 ) -> TickError {
     if !core::ptr::eq(memory.tree, tree) {
         return TickError::WrongTree {
@@ -515,9 +570,18 @@ fn refuse<A: 'static, const L: usize, const S: usize, const N: usize>(
             value: now,
         };
     }
-    TickError::InvalidInput {
-        field: "dt",
-        value: f64::from(dt),
+    if !(0.0..=f32::MAX).contains(&dt) {
+        return TickError::InvalidInput {
+            field: "dt",
+            value: f64::from(dt),
+        };
+    }
+    match shared::launched_under_other(tree, memory, agent) {
+        Some(launched) => TickError::AgentChanged {
+            launched,
+            given: agent,
+        },
+        None => unreachable!("`check` refused a tick it finds nothing wrong with"),
     }
 }
 
@@ -536,9 +600,43 @@ fn run<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
     // A steady walk that stopped had its input checked.
     if from.is_none() {
         memory.rejoin();
-        check(tree, memory, input)?;
+        check(tree, memory, input, true)?;
     }
-    let mut r = Run::new(tree, agent, memory, input, tracer);
+    if tree.dblocks {
+        with_dblocks(tree, agent, memory, input, tracer, from)
+    } else {
+        run_with(tree, agent, memory, input, tracer, from, None)
+    }
+}
+
+/// [`run`] for a tree with DBlocks, with their scratch space in its own
+/// stack frame: a tree without them reserves none.
+#[inline(never)]
+fn with_dblocks<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    tracer: &mut T,
+    from: Option<(steady::Bail, u32)>,
+) -> Result<TickReport, TickError> {
+    let mut pool = DPool::new();
+    run_with(tree, agent, memory, input, tracer, from, Some(&mut pool))
+}
+
+/// The step machine itself, with the DBlock scratch space `pool`, if the
+/// tree has DBlocks.
+#[inline(never)]
+fn run_with<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    tracer: &mut T,
+    from: Option<(steady::Bail, u32)>,
+    pool: Option<&mut DPool<L, N>>,
+) -> Result<TickReport, TickError> {
+    let mut r = Run::new(tree, agent, memory, input, tracer, pool);
     let step = r.first_step(from);
     let result = r.run_from(step);
     r.armed = false;

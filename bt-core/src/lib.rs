@@ -153,6 +153,7 @@
 //!   in a browser page; `bt-bevy` runs trees on Bevy entities. Each has its
 //!   own documentation.
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 #![warn(clippy::undocumented_unsafe_blocks)]
@@ -166,6 +167,7 @@ mod decl;
 mod interp;
 mod memory;
 #[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub mod persist;
 mod raw;
 mod tree;
@@ -211,6 +213,7 @@ pub mod guide {
 }
 
 #[cfg(feature = "rayon")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
 pub use crowd::par_tick_all;
 pub use crowd::{CrowdReport, tick_all};
 pub use debug::trace::TraceRecorder;
@@ -229,6 +232,7 @@ pub use memory::shared::{ActionOp, ActionRequest, Outcome, Ticket, TreeShared};
 pub use memory::stimuli::{Stimuli, StimuliError, Stimulus};
 pub use memory::{ActiveLevel, AgentMemory};
 #[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub use persist::{
     MemorySnapshot, PathChange, RestoreError, SNAPSHOT_VERSION, SharedSnapshot, SnapshotError,
 };

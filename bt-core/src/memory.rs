@@ -61,36 +61,33 @@ pub struct AgentMemory<A: 'static, const L: usize, const S: usize, const N: usiz
     pub(crate) steady: Steady,
     /// The number of active levels.
     depth: u8,
-    /// The id of the crowd (`TreeShared::id`) whose gate counts and role
-    /// places include what this memory holds (0 when unbound). A restore
-    /// of the shared state gives the crowd a new id: until the memory is
-    /// restored or ticked, it is not counted (see [`AgentMemory::rejoin`]).
-    pub(crate) joined: u32,
 }
 
 /// What the last tick found when it walked the whole active path without
-/// a change: with the same decision and stimuli words and the clock
-/// before `until`, every earlier sibling on the path is still turned down
-/// by its flag tests or its timer, so the next steady walk need not test
-/// them again. Any other tick, and any change to the path, makes it
-/// invalid (`until` = -inf, before every clock reading), except a leaf's
-/// quick redecide in a group that is not prioritized: it changes nothing
-/// above the leaf and keeps the finding, but marks the group, so the next
-/// steady walk clears the marks of the leaf's parent level.
-///
-/// Packed to 4-byte alignment (28 bytes, not 32), so that the memory's
-/// `joined` word takes what would be its padding: an agent of a
-/// three-level tree with 16-byte blocks stays at 208 bytes. Fields are
-/// only ever read and written by value.
+/// a change: with the same decision and stimuli words and the clock from
+/// `from` to less than `span` later, every earlier sibling on the path is
+/// still turned down by its flag tests or its timer, so the next steady
+/// walk need not test them again. Any other tick, and any change to the
+/// path, makes it invalid (`from` = +inf, after every clock reading),
+/// except a leaf's quick redecide in a group that is not prioritized: it
+/// changes nothing above the leaf and keeps the finding, but marks the
+/// group, so the next steady walk clears the marks of the leaf's parent
+/// level.
 #[derive(Clone, Copy, Debug)]
-#[repr(C, packed(4))]
 pub(crate) struct Steady {
     /// The decision flags it was found with.
     pub(crate) decision: u64,
     /// The stimuli flags it was found with.
     pub(crate) stimuli: u64,
-    /// The earliest time an earlier sibling's timer runs out.
-    pub(crate) until: f64,
+    /// The clock of the tick that found it: a timer stamped ahead of the
+    /// clock runs out when the clock goes back more than a period, so an
+    /// earlier clock is not covered.
+    pub(crate) from: f64,
+    /// How long after `from` the first earlier sibling's timer runs out
+    /// (+inf: none has a timer; 0: valid for no tick), rounded down: an
+    /// `f32`, so that the finding takes no more room than the time it
+    /// ends at did.
+    pub(crate) span: f32,
     /// Deciders that walk visited: the active ones and the siblings
     /// turned down.
     pub(crate) visited: u32,
@@ -101,7 +98,8 @@ impl Steady {
     pub(crate) const INVALID: Steady = Steady {
         decision: 0,
         stimuli: 0,
-        until: f64::NEG_INFINITY,
+        from: f64::INFINITY,
+        span: 0.0,
         visited: 0,
     };
 }
@@ -136,21 +134,49 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
             shared,
             steady: Steady::INVALID,
             depth: 0,
-            joined,
         };
         memory.clear_slots();
+        memory.set_joined(joined);
         memory
     }
 
     fn clear_slots(&mut self) {
-        let timers = self.tree.shape.timers;
-        for (i, slot) in self.slots.iter_mut().enumerate() {
+        let shape = self.tree.shape;
+        let keep = if shape.needs_shared() {
+            shape.crowd_slot()
+        } else {
+            S
+        };
+        for (i, slot) in self.slots[..keep].iter_mut().enumerate() {
             // A timer that never ran has its last call infinitely long ago.
-            *slot = if i < timers {
+            *slot = if i < shape.timers {
                 f64::NEG_INFINITY.to_bits()
             } else {
                 0
             };
+        }
+    }
+
+    /// The id of the crowd (`TreeShared::id`) whose gate counts and role
+    /// places include what this memory holds: kept in the tree's crowd
+    /// slot ([`Shape::crowd_slot`](crate::Shape::crowd_slot)). A tree
+    /// without shared state holds nothing there, and its memory counts as
+    /// joined to whatever it is bound to.
+    #[inline(always)]
+    pub(crate) fn joined(&self) -> u32 {
+        let shape = self.tree.shape;
+        if shape.needs_shared() {
+            self.slots[shape.crowd_slot()] as u32
+        } else {
+            self.shared.as_deref().map_or(0, TreeShared::id)
+        }
+    }
+
+    /// Records that the crowd `id`'s counts include what this memory holds.
+    pub(crate) fn set_joined(&mut self, id: u32) {
+        let shape = self.tree.shape;
+        if shape.needs_shared() {
+            self.slots[shape.crowd_slot()] = u64::from(id);
         }
     }
 
@@ -176,7 +202,9 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
         let Some(slot) = self.slots.get_mut(ticket.slot()) else {
             return false;
         };
-        if ticket.slot() < self.tree.shape.first_action_slot()
+        let shape = self.tree.shape;
+        let actions = shape.first_action_slot()..shape.crowd_slot();
+        if !actions.contains(&ticket.slot())
             || sync::action_state(*slot) != ActionState::Pending
             || sync::ticket_of(shared.id(), ticket.slot() as u16, *slot) != ticket
         {
@@ -281,7 +309,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     #[inline(always)]
     pub(crate) fn set_depth(&mut self, depth: usize) {
         self.depth = depth as u8;
-        self.steady.until = f64::NEG_INFINITY;
+        self.steady.from = f64::INFINITY;
     }
 
     /// Whether nothing is active.

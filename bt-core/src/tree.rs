@@ -240,6 +240,11 @@ pub struct Tree<A: 'static, const L: usize, const S: usize, const N: usize = 128
     /// [`needs_shared`](Self::needs_shared), computed once.
     #[doc(hidden)]
     pub shared: bool,
+    /// Whether a behavior of the tree takes a DBlock
+    /// ([`dblocks_in`](Self::dblocks_in) of the items): a tick reserves
+    /// DBlock scratch space on its stack only then.
+    #[doc(hidden)]
+    pub dblocks: bool,
 }
 
 impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N> {
@@ -263,7 +268,22 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
             redecide_limit: limit,
             shape,
             shared: shape.needs_shared(),
+            dblocks: Self::dblocks_in(items),
         }
+    }
+
+    /// Whether an item of `items` has a DBlock: the value of
+    /// [`Tree::dblocks`] for a table assembled by hand.
+    #[doc(hidden)]
+    pub const fn dblocks_in(items: &[Item<A>]) -> bool {
+        let mut i = 0;
+        while i < items.len() {
+            if items[i].has.contains(Has::DBLOCK) {
+                return true;
+            }
+            i += 1;
+        }
+        false
     }
 
     /// Whether agents need a [`TreeShared`](crate::TreeShared): the tree has a gate, a global
@@ -414,6 +434,12 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
         }
         for (i, it) in self.items.iter().enumerate() {
             let name = it.decider.name;
+            if it.is(Has::DBLOCK) && !self.dblocks {
+                return Err(TreeError::new(
+                    name,
+                    "a DBlock in a tree whose `dblocks` is false",
+                ));
+            }
             let end = it.end as usize;
             if end <= i || end > self.items.len() {
                 return Err(TreeError::new(name, "subtree end out of range"));

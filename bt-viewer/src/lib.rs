@@ -11,7 +11,7 @@
 //! document; [`write_page`] writes it beside the viewer, one self-contained
 //! HTML file (no network, no build step) that draws the tree, each agent's
 //! timeline, and replays the ticks one by one with the state dump of the
-//! agent at the cursor. With the `live` feature, [`LiveServer`] serves the
+//! agent at the cursor. With the `live` feature, `LiveServer` serves the
 //! same page from loopback and streams new ticks to it as they happen.
 //!
 //! ```
@@ -46,10 +46,17 @@
 //!
 //! # Features
 //!
-//! - `live` (default): [`LiveServer`], a loopback HTTP endpoint (hyper on
+//! - `live` (default): `LiveServer`, a loopback HTTP endpoint (hyper on
 //!   a one-thread tokio event loop) that serves the viewer and streams
 //!   ticks to it as server-sent events, with bounded memory per client,
-//!   timeouts and no thread per connection; [`Limits`] sets its bounds.
+//!   timeouts and no thread per connection; `Limits` sets its bounds.
+// The live server's items exist with the `live` feature only: the crate
+// docs name them as code, and link them when they are there.
+#![cfg_attr(
+    feature = "live",
+    doc = "\n\nThe live view's items: [`LiveServer`] and its [`Limits`]."
+)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -66,6 +73,7 @@ pub use export::{
     VERSION,
 };
 #[cfg(feature = "live")]
+#[cfg_attr(docsrs, doc(cfg(feature = "live")))]
 pub use live::{Limits, LiveServer};
 pub use page::{PAGE, page_with, write_page};
 pub use recorder::{Capacity, FlightRecorder, Watch};

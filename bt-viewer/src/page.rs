@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 /// The viewer, as it is: opened on its own it asks for a recording file
-/// (or, served by a [`LiveServer`](crate::LiveServer), follows the live
-/// stream).
+/// (or, served by the live server `LiveServer`, feature `live`, follows
+/// the live stream).
 pub const PAGE: &str = include_str!("viewer.html");
 
 /// The marker in [`PAGE`] where [`page_with`] puts the recording.

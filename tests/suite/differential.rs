@@ -236,6 +236,7 @@ fn quiet_tick(dt: u8) -> TickScript {
         op: 0,
         who: 0,
         one_by_one: false,
+        far: false,
     }
 }
 
@@ -608,6 +609,7 @@ fn a_memory_made_by_another_tree_is_refused_naming_both_trees() {
         redecide_limit: built.tree.redecide_limit,
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),
+        dblocks: built.tree.dblocks,
     });
     let mut sim = Sim::default();
     let mut memory = built.tree.new_memory(0);
@@ -631,9 +633,11 @@ fn a_memory_made_by_another_tree_is_refused_naming_both_trees() {
 }
 
 /// The documented rule for a clock that goes backwards (nothing checks
-/// it): the tick runs; a timer measures `now` minus its last stamp, so it
-/// rejects until the clock has passed that stamp plus its period again;
-/// `Ctx::since` keeps the activation time, so `time_active` is negative.
+/// it): the tick runs; a timer measures `now` minus its last stamp, so
+/// with its stamp less than a period ahead it rejects until the clock has
+/// passed that stamp plus its period again, and with its stamp more than a
+/// period ahead it has run out; `Ctx::since` keeps the activation time,
+/// so `time_active` is negative.
 #[test]
 fn a_clock_that_goes_backwards_is_accepted_and_timers_wait_for_it() {
     let mut leaf = RawDecider::plain(false, 2, 0, &[]);
@@ -658,8 +662,8 @@ fn a_clock_that_goes_backwards_is_accepted_and_timers_wait_for_it() {
     };
     assert_eq!(leaf_at(&mut sim, &mut memory, 10.0), l1, "L0 ran and ended");
     assert_eq!(memory.timer(0), 10.0);
-    // Back to 5: 5 - 10 is less than the period; L0 waits.
-    assert_eq!(leaf_at(&mut sim, &mut memory, 5.0), l1);
+    // Back to 9.5: the stamp is half a period ahead; L0 waits.
+    assert_eq!(leaf_at(&mut sim, &mut memory, 9.5), l1);
     assert_eq!(memory.timer(0), 10.0, "a rejected timer keeps its stamp");
     assert_eq!(leaf_at(&mut sim, &mut memory, 10.5), l1);
     // Once the clock passes 10 + 1, L0 is decided again.
@@ -670,16 +674,25 @@ fn a_clock_that_goes_backwards_is_accepted_and_timers_wait_for_it() {
         sim.journal.first(),
         Some(Call::Activate { b: 2, .. })
     ));
-    // L1 was activated at 11.0; at 4.0 it still runs, 7 s "before".
+    // Back to 5: the stamp is more than a period ahead, so it has run out.
+    sim.journal.clear();
+    assert_eq!(leaf_at(&mut sim, &mut memory, 5.0), l1);
+    assert_eq!(memory.timer(0), 5.0);
+    assert!(matches!(
+        sim.journal.first(),
+        Some(Call::Activate { b: 2, .. })
+    ));
+    // L1 was activated at 5.0; at 4.5 it still runs, half a second
+    // "before" (L0's stamp is half a period ahead: it waits).
     sim.ends = 0;
     sim.journal.clear();
-    assert_eq!(leaf_at(&mut sim, &mut memory, 4.0), l1);
+    assert_eq!(leaf_at(&mut sim, &mut memory, 4.5), l1);
     let ticked = sim.journal.iter().find_map(|c| match c {
         Call::Tick { b: 3, seen, .. } => Some(*seen),
         _ => None,
     });
     let seen = ticked.expect("L1 ticked");
-    assert_eq!((seen.now, seen.since), (4.0, 11.0));
+    assert_eq!((seen.now, seen.since), (4.5, 5.0));
 }
 
 /// `validate` names the decider or behavior at fault in hand-made tables.
@@ -696,6 +709,7 @@ fn validate_names_the_decider_at_fault() {
             redecide_limit: 8,
             shape: built.tree.shape,
             shared: built.tree.shape.needs_shared(),
+            dblocks: built.tree.dblocks,
         };
         tree.validate().unwrap_err()
     };
@@ -727,6 +741,7 @@ fn validate_names_the_decider_at_fault() {
         redecide_limit: 8,
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),
+        dblocks: built.tree.dblocks,
     };
     assert_eq!(
         small.validate().unwrap_err().to_string(),
@@ -799,6 +814,7 @@ fn an_unvalidated_block_too_small_panics_naming_the_behavior() {
         redecide_limit: 8,
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),
+        dblocks: built.tree.dblocks,
     });
     let mut sim = Sim {
         answers: vec![1.0; 32],
@@ -833,6 +849,7 @@ fn an_unvalidated_dblock_too_large_panics_naming_the_decider() {
         redecide_limit: 8,
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),
+        dblocks: built.tree.dblocks,
     });
     assert_eq!(
         tiny.validate().unwrap_err().to_string(),
@@ -1004,11 +1021,11 @@ mod big {
     bt_core::tree! { pub BIG: u32 = ROOT, block: 65536 }
 }
 
-/// A tick keeps scratch space of levels × block bytes on its stack, and
-/// builds a block value there before moving it into its block: three
-/// levels of 64 KiB blocks tick on a thread with twice levels × block
-/// bytes and 256 KiB more of stack, unoptimised builds included (the
-/// memory itself is on the heap).
+/// A tick builds a block value on its stack before moving it into its
+/// block (the tree has no DBlocks, so it keeps no scratch space for them):
+/// three levels of 64 KiB blocks tick on a thread with twice levels ×
+/// block bytes and 256 KiB more of stack, unoptimised builds included
+/// (the memory itself is on the heap).
 #[test]
 #[cfg_attr(miri, ignore)] // too slow under Miri
 fn a_tick_needs_levels_times_block_bytes_of_stack() {

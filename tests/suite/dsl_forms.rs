@@ -305,7 +305,11 @@ fn shared_checks_slots_and_deferred_actions_declare_what_they_say() {
     assert_eq!(FETCH.__erased().callbacks(), (false, false, false));
     let s = SYNCED_TREE.shape();
     assert_eq!((s.gates, s.cooldowns, s.roles, s.actions), (2, 2, 2, 2));
-    assert_eq!(SYNCED_TREE.slots(), 4, "a slot per role and per action");
+    assert_eq!(
+        SYNCED_TREE.slots(),
+        5,
+        "a slot per role and per action, and the crowd slot"
+    );
     assert!(SYNCED_TREE.needs_shared());
     let mut dot = String::new();
     bt_core::to_dot(&mut dot, &SYNCED_TREE, None).unwrap();

@@ -14,6 +14,7 @@ macro_rules! snapshot {
 mod api;
 mod blocks;
 mod compile_fail;
+mod crowd_edges;
 mod debug;
 mod differential;
 mod dsl_forms;

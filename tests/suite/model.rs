@@ -47,6 +47,7 @@
 //!   that finds no child right after its activation is deactivated at once
 //!   (the events show both), and neither step counts in the report.
 //! - **Timers.** Stamped when the timer check passes, before `decide`; a
+//!   stamp more than one period ahead of `now` has run out; a
 //!   `CALL_DECIDE_ON_REDECIDE` recheck tests flags and `decide`, not the
 //!   timer (the same caveat).
 //! - **DBlocks.** A pick carries the value its own `decide` set; `activate`
@@ -667,6 +668,10 @@ pub struct TickScript {
     /// Whether the untraced copy is ticked one agent at a time with `tick`
     /// rather than with `tick_all` (always, when a panic is scripted).
     pub one_by_one: bool,
+    /// Whether this tick's clock is far ahead (`now` × 1000 + 1000, as a
+    /// game passing milliseconds for seconds would give); the next tick's
+    /// is back to normal.
+    pub far: bool,
 }
 
 /// A whole test case: a tree and a script of ticks. Its `Debug` output is
@@ -719,7 +724,7 @@ impl fmt::Debug for TickScript {
         write!(
             f,
             "TickScript {{ dt: {}, decision: {}, stimuli: {}, changes: vec!{:?}, ends: {}, \
-             fails: {}, panic_at: {:?}, slot: {}, op: {}, who: {}, one_by_one: {} }}",
+             fails: {}, panic_at: {:?}, slot: {}, op: {}, who: {}, one_by_one: {}, far: {} }}",
             self.dt,
             self.decision,
             self.stimuli,
@@ -730,7 +735,8 @@ impl fmt::Debug for TickScript {
             self.slot,
             self.op,
             self.who,
-            self.one_by_one
+            self.one_by_one,
+            self.far
         )
     }
 }
@@ -834,6 +840,7 @@ pub fn tick_script(panics: bool) -> impl Strategy<Value = TickScript> {
             prop_oneof![12 => Just(0u8), 1 => 1..3u8],
             0..4u8,
             any::<bool>(),
+            prop::bool::weighted(0.06),
         ),
     )
         .prop_map(
@@ -846,7 +853,7 @@ pub fn tick_script(panics: bool) -> impl Strategy<Value = TickScript> {
                 fails,
                 panic_at,
                 slot,
-                (op, who, one_by_one),
+                (op, who, one_by_one, far),
             )| TickScript {
                 dt,
                 decision,
@@ -859,6 +866,7 @@ pub fn tick_script(panics: bool) -> impl Strategy<Value = TickScript> {
                 op,
                 who,
                 one_by_one,
+                far,
             },
         )
 }
@@ -1275,6 +1283,7 @@ pub fn compile(root: &'static Decider<Sim>, limit: Option<u8>) -> Built {
         redecide_limit: limit.map_or(items.len() as u32, u32::from),
         shape,
         shared: shape.needs_shared(),
+        dblocks: GenTree::dblocks_in(items),
     });
     tree.validate().expect("a generated tree is valid");
     Built { root, tree }
@@ -2620,7 +2629,7 @@ impl<'a> Run<'a> {
         if every != 0.0 {
             let now = self.input.now;
             let last = self.m.timer(&at.route);
-            if now - last < every - TIMER_SLACK {
+            if now - last < every - TIMER_SLACK && last - now < every {
                 self.emit(Event::Rejected {
                     node: node(d, &at),
                     by: Rejection::Timer,
@@ -2943,7 +2952,12 @@ pub fn check_case(
             sim.slot = script.slot;
         }
         let dt = STEPS[script.dt as usize % STEPS.len()];
-        let base = TickInput::new(now, dt)
+        let clock = if script.far {
+            now * 1000.0 + 1000.0
+        } else {
+            now
+        };
+        let base = TickInput::new(clock, dt)
             .with_decision_bits(u64::from(script.decision))
             .with_stimuli_bits(u64::from(script.stimuli));
         let input = |i: usize| base.with_agent(i as u32);

@@ -136,8 +136,8 @@ fn a_gate_admits_at_most_its_limit_and_says_why_it_refused() {
 #[track_caller]
 fn gate_is_given_back(
     what: &str,
-    tree: &'static Tree<Grunt, 3, 0, 0>,
-    leave: impl FnOnce(&mut Grunt, AgentMemory<Grunt, 3, 0, 0>, &Arc<TreeShared>),
+    tree: &'static Tree<Grunt, 3, 1, 0>,
+    leave: impl FnOnce(&mut Grunt, AgentMemory<Grunt, 3, 1, 0>, &Arc<TreeShared>),
 ) {
     let shared = tree.new_shared(0);
     let mut g = Grunt {
@@ -616,7 +616,7 @@ fn a_deferred_action_goes_out_and_its_outcome_comes_back() {
     };
     let mut m = T_ACT.new_memory_in(&shared, 0);
     let mut trace = TraceRecorder::new();
-    let mut step = |g: &mut Grunt, m: &mut AgentMemory<Grunt, 2, 1, 0>, now: f64, note: &str| {
+    let mut step = |g: &mut Grunt, m: &mut AgentMemory<Grunt, 2, 2, 0>, now: f64, note: &str| {
         trace.note(note);
         tick_traced(&T_ACT, g, m, &input(g, now).with_agent(5), &mut trace).unwrap();
     };
@@ -695,7 +695,7 @@ fn a_behavior_sees_the_outcome_in_its_tick() {
 
 #[test]
 fn a_pending_action_is_cancelled_however_its_behavior_stops() {
-    type Leave = fn(&mut Grunt, &mut Option<AgentMemory<Grunt, 2, 1, 0>>);
+    type Leave = fn(&mut Grunt, &mut Option<AgentMemory<Grunt, 2, 2, 0>>);
     let cases: [(&str, Leave); 5] = [
         ("reset", |_, m| m.as_mut().unwrap().reset()),
         ("dropped", |_, m| *m = None),
@@ -706,12 +706,14 @@ fn a_pending_action_is_cancelled_however_its_behavior_stops() {
             // The root's group behavior ticks before FETCH and panics.
             g.panics = true;
             let m = m.as_mut().unwrap();
-            let r = catch_unwind(AssertUnwindSafe(|| run(&T_ACT, g, m, 1.0)));
+            let i = input(g, 1.0).with_agent(11);
+            let r = catch_unwind(AssertUnwindSafe(|| tick(&T_ACT, g, m, &i)));
             assert!(r.is_err() && m.is_idle());
         }),
         ("preempted", |g, m| {
             g.want |= Want::ALARM;
-            run(&T_ACT, g, m.as_mut().unwrap(), 1.0).unwrap();
+            let i = input(g, 1.0).with_agent(11);
+            tick(&T_ACT, g, m.as_mut().unwrap(), &i).unwrap();
         }),
     ];
     for (what, leave) in cases {
@@ -772,7 +774,7 @@ fn launched(n: usize, capacity: usize) -> (Arc<TreeShared>, Vec<Grunt>, Vec<ActM
     (shared, grunts, memories)
 }
 
-type ActMemory = AgentMemory<Grunt, 2, 1, 0>;
+type ActMemory = AgentMemory<Grunt, 2, 2, 0>;
 
 #[test]
 fn a_drain_called_from_a_drain_callback_hands_out_the_rest_once() {

@@ -1,6 +1,7 @@
 //! The plugin in a headless `App`, run for a number of frames.
 
 mod common;
+mod compile_fail;
 mod crowd;
 mod debugging;
 #[cfg(feature = "serde")]

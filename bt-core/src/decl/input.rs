@@ -72,7 +72,11 @@ impl TickInput {
     }
 
     /// With the agent id `agent` (also in [`tick_all`](crate::tick_all),
-    /// which otherwise gives each agent its index).
+    /// which otherwise gives each agent its index). Deferred actions are
+    /// launched under it and their requests name it, so each agent of a
+    /// crowd needs its own, kept while an action is pending (see
+    /// [`TickError::AgentChanged`](crate::TickError::AgentChanged) and
+    /// [`TickError::AgentIdTaken`](crate::TickError::AgentIdTaken)).
     pub const fn with_agent(mut self, agent: u32) -> Self {
         self.agent = agent;
         self.agent_given = true;
@@ -110,17 +114,22 @@ pub const TIMER_SLACK: f64 = 1e-6;
 
 /// Whether a period of `period` seconds that started at `last` still runs
 /// at `now`, less [`TIMER_SLACK`]: the test of timers and of global
-/// cooldowns.
+/// cooldowns. A stamp more than one period later than `now` (the clock
+/// went back, or one tick was given a time far ahead, milliseconds as
+/// seconds) counts as run out, so one bad tick does not hold the timer
+/// until the clock catches up.
 #[inline(always)]
 pub(crate) fn period_runs(last: f64, now: f64, period: f64) -> bool {
-    now - last < period - TIMER_SLACK
+    now - last < period - TIMER_SLACK && last - now < period
 }
 
 /// A time before which [`period_runs`]`(last, now, period)` holds for
-/// every `now`: the end of the period less the slack, less a margin of
-/// 2^-40 of the magnitudes involved, far above the rounding of the
-/// subtraction in `period_runs` (2^-53 of them). NaN or -inf when the
-/// period is unusable or never ran: then no `now` is before it.
+/// every `now` not earlier than one at which it held (a later `now` only
+/// moves away from a stamp ahead of it): the end of the period less the
+/// slack, less a margin of 2^-40 of the magnitudes involved, far above
+/// the rounding of the subtraction in `period_runs` (2^-53 of them). NaN
+/// or -inf when the period is unusable or never ran: then no `now` is
+/// before it.
 #[inline(always)]
 pub(crate) fn period_runs_until(last: f64, period: f64) -> f64 {
     let p = period - TIMER_SLACK;

@@ -170,7 +170,10 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     #[inline(never)]
     pub(super) fn call_decide(&mut self, c: usize, slot: u8) -> Option<f32> {
         let f = self.items[c].decide?;
-        let sink = (slot != NO_DSLOT).then(|| self.pool.sink(slot as usize));
+        let sink = match &mut self.pool {
+            Some(pool) if slot != NO_DSLOT => Some(pool.sink(slot as usize)),
+            _ => None,
+        };
         let raw = DecideRaw {
             input: self.input,
             item: ItemIdx(c as u16),
@@ -196,9 +199,10 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     #[inline]
     pub(super) fn alloc(&mut self) -> u8 {
         let free = (!self.used).trailing_zeros() as usize;
-        if free >= L {
-            // Unreachable by the nesting bound above; the DBlock is then
-            // simply not carried.
+        if free >= L || self.pool.is_none() {
+            // Unreachable by the nesting bound above, and for a tree whose
+            // `dblocks` is true (`Tree::validate` checks a hand-made one);
+            // the DBlock is then simply not carried.
             return NO_DSLOT;
         }
         self.used |= 1 << free;
@@ -209,7 +213,9 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     pub(super) fn free(&mut self, slot: u8) {
         if slot != NO_DSLOT {
             self.used &= !(1u32 << slot);
-            self.pool.clear(slot as usize);
+            if let Some(pool) = &mut self.pool {
+                pool.clear(slot as usize);
+            }
         }
     }
 

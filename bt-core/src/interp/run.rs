@@ -75,7 +75,9 @@ pub(super) struct Run<'r, A: 'static, T: Tracer, const L: usize, const S: usize,
     pub(super) tracer: &'r mut T,
     /// DBlock scratch: at most one held per selection frame plus the
     /// candidate being decided, and frames nest at most `L - 1` deep.
-    pub(super) pool: DPool<L, N>,
+    /// `None` for a tree without DBlocks: its ticks reserve no scratch
+    /// space (see [`run`](super::run)).
+    pub(super) pool: Option<&'r mut DPool<L, N>>,
     pub(super) used: u32,
     pub(super) redecides: u32,
     pub(super) limit: u32,
@@ -106,10 +108,11 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         mem: &'r mut AgentMemory<A, L, S, N>,
         input: &'r TickInput,
         tracer: &'r mut T,
+        pool: Option<&'r mut DPool<L, N>>,
     ) -> Self {
         // Whatever this tick does, it is not the steady walk the cache
         // was found by.
-        mem.steady.until = f64::NEG_INFINITY;
+        mem.steady.from = f64::INFINITY;
         Run {
             items: mem.tree.items,
             agent,
@@ -117,7 +120,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             mem,
             input,
             tracer,
-            pool: DPool::new(),
+            pool,
             used: 0,
             redecides: 0,
             report: TickReport::default(),
@@ -263,4 +266,21 @@ pub(super) fn warn_subset_violation(group: &str, agent: u32) {
         target: "bt",
         "subset rule: group `{group}` accepted but none of its children can run (agent {agent})"
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Run;
+    use crate::interp::NoTrace;
+
+    /// The per-tick state holds no DBlock scratch space of its own: with
+    /// three levels of 64 KiB blocks it stays a few hundred bytes (the
+    /// scratch space, when the tree has DBlocks, is in a frame of its own).
+    #[test]
+    fn the_per_tick_state_holds_no_block_sized_scratch() {
+        type Big = Run<'static, u32, NoTrace, 3, 4, 65536>;
+        type Small = Run<'static, u32, NoTrace, 3, 4, 16>;
+        assert_eq!(size_of::<Big>(), size_of::<Small>());
+        assert!(size_of::<Big>() < 1024, "{} bytes", size_of::<Big>());
+    }
 }

@@ -7,8 +7,52 @@ use crate::memory::shared::{
 };
 use crate::tree::{Has, Item, NO_SLOT};
 
+use crate::memory::AgentMemory;
+use crate::tree::Tree;
+
 use super::run::Run;
 use super::{Event, Rejection, Tracer};
+
+/// The agent id of a deferred action `memory` has pending, launched under
+/// another id than `agent` (`None`: every pending one was launched under
+/// `agent`, or none is pending). `memory` is `tree`'s.
+#[inline]
+pub(crate) fn launched_under_other<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    memory: &AgentMemory<A, L, S, N>,
+    agent: u32,
+) -> Option<u32> {
+    pending_agents(tree, memory).find(|&launched| launched != agent)
+}
+
+/// Whether `memory` (`tree`'s) has a deferred action pending that was
+/// launched under agent id `agent`.
+#[inline]
+pub(crate) fn pending_under<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    memory: &AgentMemory<A, L, S, N>,
+    agent: u32,
+) -> bool {
+    pending_agents(tree, memory).any(|launched| launched == agent)
+}
+
+/// The agent ids the pending deferred actions of `memory` were launched
+/// under.
+#[inline]
+fn pending_agents<'m, A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    memory: &'m AgentMemory<A, L, S, N>,
+) -> impl Iterator<Item = u32> + 'm {
+    let first = tree.shape.first_action_slot();
+    let slots = memory
+        .slots
+        .get(first..first + tree.shape.actions)
+        .unwrap_or(&[]);
+    slots
+        .iter()
+        .filter(|&&word| sync::action_state(word) == ActionState::Pending)
+        .map(|&word| sync::action_agent(word))
+}
 
 impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     Run<'r, A, T, L, S, N>
@@ -130,7 +174,8 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
         let mem = &mut *self.mem;
         if let Some(shared) = mem.shared.as_deref() {
-            sync::release(shared, item, i as u16, &mut mem.slots, mem.joined);
+            let joined = mem.joined();
+            sync::release(shared, item, i as u16, &mut mem.slots, joined);
         }
     }
 

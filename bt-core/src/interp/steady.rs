@@ -23,9 +23,9 @@ pub(super) enum Bail {
     /// Level `k` is not visited yet: walk from it.
     Walk(usize),
     /// Level `k` was visited; its behavior ended. The walk found every
-    /// earlier sibling on the levels above turned down, until the time
-    /// given (see [`Steady::until`]).
-    Ended(usize, f64),
+    /// earlier sibling on the levels above turned down, for as long as
+    /// given.
+    Ended(usize, Found),
     /// Level `k`, a group, was visited but has no active child.
     NoChild(usize),
     /// Level `k`, a group, was visited and its behavior ticked; its policy
@@ -36,6 +36,57 @@ pub(super) enum Bail {
     /// The quick steps (`quick.rs`) went as far as this step, with these
     /// counts.
     Quick(Step, Counts),
+}
+
+/// What a steady walk that stopped at an ended behavior found about the
+/// earlier siblings on the levels above it: all turned down, and for how
+/// long.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Found {
+    /// As the finding the memory keeps says: the walk reused it.
+    Kept,
+    /// From the tick's clock until this time (the earliest an earlier
+    /// sibling's timer runs out).
+    Until(f64),
+}
+
+/// The finding of a walk at clock `now` whose earlier siblings are turned
+/// down until `until`: the span rounded down to an `f32`, so that it never
+/// reaches further (for any `t` at or after `until`, `t - now` rounds to
+/// at least `until - now`), and 0 (an empty window) when `until` is not
+/// after `now` or is NaN.
+#[inline]
+fn finding(input: &TickInput, until: f64, visited: u32) -> Steady {
+    let span = until - input.now;
+    let mut short = span as f32;
+    if f64::from(short) > span {
+        short = short.next_down();
+    }
+    if short.is_nan() || short <= 0.0 {
+        short = 0.0;
+    }
+    Steady {
+        decision: input.decision,
+        stimuli: input.stimuli,
+        from: input.now,
+        span: short,
+        visited,
+    }
+}
+
+/// Whether the clock `now` is in the window of `steady`. Not before
+/// `from`: a timer stamped ahead of the clock runs out once the clock is
+/// more than a period before its stamp (see `period_runs`), so a clock
+/// gone back is not covered.
+///
+/// One comparison: the time since `from`, rounded to an `f32`, compared
+/// by its bits with the span's (never NaN, see [`finding`]). The bits of
+/// `f32` values from +0 up are in their order, and anything before `from`
+/// (or NaN) has bits above every span's. Rounding keeps the order, so a
+/// clock at or after `from + span` never rounds below the span.
+#[inline(always)]
+fn covers(steady: &Steady, now: f64) -> bool {
+    ((now - steady.from) as f32).to_bits() < steady.span.to_bits()
 }
 
 /// How an earlier sibling of the active child fares in the steady walk.
@@ -125,9 +176,8 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
     cx: &mut Ctx,
 ) -> Result<u32, (Bail, u32)> {
     let steady = mem.steady;
-    if input.now < steady.until
-        && input.decision == steady.decision
-        && input.stimuli == steady.stimuli
+    if (input.decision ^ steady.decision) | (input.stimuli ^ steady.stimuli) == 0
+        && covers(&steady, input.now)
     {
         return walk_known(tree, agent, mem, cx);
     }
@@ -151,7 +201,7 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
             cx.flags = item.behavior_flags;
             cx.depth = k as u8;
             if !mem.blocks.tick(k, agent, cx) {
-                return Err((Bail::Ended(k, until), visited));
+                return Err((Bail::Ended(k, Found::Until(until)), visited));
             }
         }
         if !item.is(Has::GROUP) {
@@ -182,12 +232,7 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
         }
         k += 1;
     }
-    mem.steady = Steady {
-        decision: input.decision,
-        stimuli: input.stimuli,
-        until,
-        visited,
-    };
+    mem.steady = finding(input, until, visited);
     end(mem, visited)
 }
 
@@ -224,7 +269,7 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
                 } else {
                     visited_to(mem, k)
                 };
-                return Err((Bail::Ended(k, mem.steady.until), visited));
+                return Err((Bail::Ended(k, Found::Kept), visited));
             }
         }
     }
@@ -233,10 +278,10 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
 
 /// The behavior at level `k` ended in a steady walk that had visited
 /// `visited` deciders and found the earlier siblings above turned down
-/// until `until`. A `QUICK_END` leaf's group redecides it here, and the
-/// tick is over (`Ok(visited)`: one deactivation, one redecide and one
-/// activation); anything else goes on in the step machine, from where
-/// this returns. If a callback panics the memory is abandoned, as the
+/// for as long as `found` says. A `QUICK_END` leaf's group redecides it
+/// here, and the tick is over (`Ok(visited)`: one deactivation, one
+/// redecide and one activation); anything else goes on in the step
+/// machine, from where this returns. If a callback panics the memory is abandoned, as the
 /// step machine would leave it.
 #[inline(always)]
 pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
@@ -245,7 +290,7 @@ pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     cx: &mut Ctx,
     k: usize,
-    until: f64,
+    found: Found,
     visited: u32,
 ) -> Result<u32, (Bail, u32)> {
     let input = &TickInput::of(cx);
@@ -255,21 +300,22 @@ pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
         && items[memory.levels[k].item as usize].is(Has::QUICK_END)
         && tree.redecide_limit > 0;
     if !quick {
-        return Err((Bail::Ended(k, until), visited));
+        return Err((Bail::Ended(k, found), visited));
     }
     let walked = visited;
+    // The redecide makes the finding invalid by its `from` alone: a kept
+    // finding gets it back.
+    let from = memory.steady.from;
     let visited = guarded(memory, |mem| {
         quick::redecide(tree, agent, mem, input, cx, k, walked)
     })?;
     if items[memory.levels[k - 1].item as usize].policy != Policy::Prioritized {
         // The new leaf has no earlier sibling to test: the next walk finds
         // what this one found.
-        memory.steady = Steady {
-            decision: input.decision,
-            stimuli: input.stimuli,
-            until,
-            visited: walked,
-        };
+        match found {
+            Found::Kept => memory.steady.from = from,
+            Found::Until(until) => memory.steady = finding(input, until, walked),
+        }
     }
     end(memory, visited)
 }
@@ -316,5 +362,50 @@ pub(super) fn sweep<A: 'static, const L: usize, const S: usize, const N: usize>(
 ) {
     if mem.shared.is_some() {
         mem.sweep_roles();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{covers, finding};
+    use crate::decl::TickInput;
+    use crate::memory::Steady;
+
+    /// A finding's window starts at its own clock and never reaches its
+    /// `until`, whatever the magnitudes (the span is rounded down to an
+    /// `f32`); an invalid finding covers no clock.
+    #[test]
+    fn a_window_covers_from_its_clock_to_before_its_end() {
+        let nows = [0.0, 0.25, 3.0, 1e5 + 0.1, 1.7e9, -42.5];
+        let spans = [1e-7, 0.1, 1.0 - 1e-6, 7.3, 1e6, f64::INFINITY];
+        for now in nows {
+            for span in spans {
+                let until = now + span;
+                let steady = finding(&TickInput::new(now, 0.0), until, 3);
+                assert!(covers(&steady, now) || until <= now, "{now} {span}");
+                for t in [
+                    until,
+                    until + 1e-3,
+                    until * (1.0 + 1e-15),
+                    now - 1e-9,
+                    now - 1.0,
+                ] {
+                    if t >= until || t < now {
+                        assert!(!covers(&steady, t), "{now} + {span} covers {t}");
+                    }
+                }
+                // Just before the end, for spans an f32 keeps exactly.
+                if span == 0.1 || span == 7.3 {
+                    let inside = now + f64::from(steady.span) * 0.5;
+                    assert!(covers(&steady, inside), "{now} + {span} at {inside}");
+                }
+            }
+        }
+        for until in [0.0, -1.0, f64::NAN] {
+            assert!(!covers(&finding(&TickInput::new(0.0, 0.0), until, 0), 0.0));
+        }
+        for t in [0.0, -1e300, 1e300, f64::MAX, -f64::MAX] {
+            assert!(!covers(&Steady::INVALID, t));
+        }
     }
 }

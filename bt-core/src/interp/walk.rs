@@ -191,10 +191,11 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             self.mem.blocks.init(k, b);
             if item.is(Has::ACTIVATE) {
                 self.fill_cx(k, item);
-                let din = if last && pick.slot != NO_DSLOT {
-                    self.pool.input(Some(pick.slot as usize))
-                } else {
-                    DIn::EMPTY
+                let din = match &mut self.pool {
+                    Some(pool) if last && pick.slot != NO_DSLOT => {
+                        pool.input(Some(pick.slot as usize))
+                    }
+                    _ => DIn::EMPTY,
                 };
                 if !self.mem.blocks.activate(k, self.agent, din, &self.cx) {
                     self.free(pick.slot);

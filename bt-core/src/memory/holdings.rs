@@ -23,13 +23,14 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     /// Gives back, deepest level first, the gate slots, role places and
     /// pending actions of the active path, and leaves every role lobby.
     pub(super) fn release_shared(&mut self) {
+        let joined = self.joined();
         let Some(shared) = &self.shared else {
             return;
         };
         let items = self.tree.items;
         for level in self.levels[..self.depth()].iter().rev() {
             let i = level.item;
-            sync::release(shared, &items[i as usize], i, &mut self.slots, self.joined);
+            sync::release(shared, &items[i as usize], i, &mut self.slots, joined);
         }
         self.leave_lobbies();
     }
@@ -42,7 +43,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
             return;
         };
         let shape = self.tree.shape;
-        let counted = shared.id() == self.joined;
+        let counted = shared.id() == self.joined();
         for r in 0..shape.roles as u16 {
             let slot = &mut self.slots[shape.role_slot(r)];
             if counted {
@@ -62,11 +63,18 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     /// it, and a restore of the memory does the same for what it installs.
     #[inline(always)]
     pub(crate) fn rejoin(&mut self) {
-        if let Some(shared) = &self.shared
-            && shared.id() != self.joined
-        {
+        if !self.joined_now() {
             self.count_in();
         }
+    }
+
+    /// Whether the crowd's counts include what this memory holds: true
+    /// for a memory without shared state.
+    #[inline(always)]
+    pub(crate) fn joined_now(&self) -> bool {
+        self.shared
+            .as_deref()
+            .is_none_or(|shared| shared.id() == self.joined())
     }
 
     /// Counts the active path's holdings and the lobby places in the
@@ -94,6 +102,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
             let slot = &mut self.slots[shape.role_slot(item.role)];
             shared.role_count_place(item.role, item.decider.pre.sync.together, slot);
         }
-        self.joined = shared.id();
+        let id = shared.id();
+        self.set_joined(id);
     }
 }

@@ -240,10 +240,10 @@ impl TreeShared {
 
     /// This crowd's id: different for every `TreeShared` made in the
     /// process (counting from 1), and part of every [`Ticket`] of its
-    /// launches. A [restore](Self::restore) gives the crowd a new one, as
-    /// a crowd made afresh for the load would have: tickets handed out
-    /// before the load are foreign to it until
-    /// [adopted](Self::adopt_ticket).
+    /// launches. A restore (`TreeShared::restore`, feature `serde`) gives
+    /// the crowd a new one, as a crowd made afresh for the load would
+    /// have: tickets handed out before the load are foreign to it until
+    /// adopted (`TreeShared::adopt_ticket`).
     #[inline]
     pub fn id(&self) -> u32 {
         self.id.load(Ordering::Acquire)

@@ -140,7 +140,11 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Serialize
         st.serialize_field("rounds", &&m.slots[shape.timers..actions])?;
         st.serialize_field(
             "actions",
-            &Seq(|| m.slots[actions..].iter().map(|&a| action_out(a))),
+            &Seq(|| {
+                m.slots[actions..actions + shape.actions]
+                    .iter()
+                    .map(|&a| action_out(a))
+            }),
         )?;
         st.serialize_field(
             "path",
@@ -186,6 +190,7 @@ where
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, L, S, N> {
     /// A snapshot of this memory taken at clock reading `now`, for any
     /// serde serializer: compact (postcard, bincode) or for humans (JSON).
@@ -238,7 +243,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
         let parsed = fault.finish(parsed)?;
         if let Some(shared) = self.shared.as_deref() {
             let first = self.tree.shape.first_action_slot();
-            let pending = parsed.slots[first..]
+            let pending = parsed.slots[first..first + self.tree.shape.actions]
                 .iter()
                 .any(|&w| sync::action_state(w) == ActionState::Pending);
             if pending && parsed.crowd != shared.restored_from() {
@@ -258,7 +263,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
         // are given back if the crowd still counts them, its pending
         // actions are not cancelled (the load replaces them too).
         if let Some(shared) = self.shared.as_deref()
-            && shared.id() == self.joined
+            && shared.id() == self.joined()
         {
             let items = self.tree.items;
             for level in self.levels[..self.depth()].iter().rev() {
@@ -289,7 +294,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
         // come gets the serial of one it holds.
         if let Some(shared) = self.shared.as_deref() {
             let first = self.tree.shape.first_action_slot();
-            for &w in &self.slots[first..] {
+            for &w in &self.slots[first..first + self.tree.shape.actions] {
                 if sync::action_state(w) != ActionState::None {
                     shared.note_serial(sync::action_serial(w));
                 }
@@ -366,7 +371,7 @@ impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> Body<'de>
         .map_err(raise)?;
         slots[shape.timers..first_action].copy_from_slice(&rounds);
         let actions: Vec<ActionSnap> = f.field("actions")?;
-        count(&actions, S - first_action, "deferred-action slots").map_err(raise)?;
+        count(&actions, shape.actions, "deferred-action slots").map_err(raise)?;
         for (slot, a) in slots[first_action..].iter_mut().zip(&actions) {
             *slot = action_in(a).map_err(raise)?;
         }
@@ -525,7 +530,13 @@ fn check_slots<A: 'static, const L: usize, const S: usize, const N: usize>(
         });
     }
     let first = tree.shape.first_action_slot();
-    for (slot, &word) in slots.iter().enumerate().skip(first) {
+    let actions = first..first + tree.shape.actions;
+    for (slot, &word) in slots
+        .iter()
+        .enumerate()
+        .take(actions.end)
+        .skip(actions.start)
+    {
         if sync::action_state(word) != ActionState::None
             && !path
                 .iter()

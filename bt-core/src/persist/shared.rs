@@ -168,6 +168,7 @@ impl Serialize for SharedSnapshot<'_> {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl TreeShared {
     /// A snapshot of this shared state taken at clock reading `now`, named
     /// by the tree it was made for (its name, item count and structural

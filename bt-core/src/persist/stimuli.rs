@@ -53,6 +53,7 @@ impl<'de, F, const N: usize, P: Copy + Deserialize<'de>> Deserialize<'de> for St
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
     /// Reads stimuli saved with their `Serialize` implementation.
     ///

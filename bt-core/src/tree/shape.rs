@@ -50,9 +50,20 @@ pub struct Shape {
 
 impl Shape {
     /// Memory slots an agent needs: timers first, then shuffle groups,
-    /// group roles and deferred actions.
+    /// group roles and deferred actions, and for a tree with shared state
+    /// one last slot naming the crowd whose counts include what the agent
+    /// holds ([`crowd_slot`](Self::crowd_slot)).
     pub const fn slots(&self) -> usize {
-        self.timers + self.shuffles + self.roles + self.actions
+        self.crowd_slot() + self.needs_shared() as usize
+    }
+
+    /// The memory slot, after the deferred actions, that a tree with
+    /// shared state keeps the id of the crowd whose gate counts and role
+    /// places include what the agent holds (a restore of the crowd's
+    /// shared state gives it a new id: the agent counts its holdings again).
+    /// Only meaningful when [`needs_shared`](Self::needs_shared).
+    pub const fn crowd_slot(&self) -> usize {
+        self.first_action_slot() + self.actions
     }
 
     /// Whether the tree has gates, global cooldowns, group roles or

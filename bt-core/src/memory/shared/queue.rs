@@ -397,6 +397,7 @@ impl TreeShared {
     /// [`complete`](crate::AgentMemory::complete) takes it if the launch
     /// it names is pending. Tickets of other crowds, and tickets not
     /// adopted, stay foreign and complete nothing.
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
     pub fn adopt_ticket(&self, ticket: Ticket) -> Ticket {
         let from = self.restored_from.load(Ordering::Acquire);
         let former = self.former.load(Ordering::Acquire);

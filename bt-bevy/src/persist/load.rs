@@ -1,0 +1,459 @@
+//! The load: a save read and checked whole into a new crowd, then
+//! installed in the world.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use bevy_ecs::entity::Entity;
+use bevy_ecs::world::World;
+use bt_core::{RestoreError, SnapshotError, TickReport, TreeShared};
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use super::error::{Fault, LoadError, widen};
+use super::{Loaded, SaveSenses, plugin_shared};
+use crate::adapter::TreeMemory;
+use crate::brain::{Brain, agent_id};
+use crate::plugin::{ActionMessage, BrainShared};
+
+const FIELDS: &[&str] = &["shared", "brains"];
+const BRAIN_FIELDS: &[&str] = &["key", "agent", "memory", "senses"];
+
+/// [`SaveBrains::load_brains`](super::SaveBrains::load_brains) into a world.
+pub(super) fn load_brains<'de, M: TreeMemory, Se: SaveSenses, K, D: Deserializer<'de>>(
+    world: &mut World,
+    d: D,
+    entity: impl FnMut(&K) -> Option<Entity>,
+) -> Result<Loaded, LoadError<D::Error>>
+where
+    K: Deserialize<'de> + fmt::Debug,
+{
+    let shared = plugin_shared::<M>(world);
+    let tree = shared.tree();
+    let now = shared.now(world);
+    let state = M::new_shared(tree, shared.state.action_capacity());
+    let fault = RefCell::new(None);
+    let mut cx = Cx::<M, Se, K, _> {
+        world,
+        tree,
+        state: &state,
+        now,
+        fault: &fault,
+        entity,
+        seen: HashSet::new(),
+        _m: PhantomData,
+    };
+    let read = d.deserialize_struct("Brains", FIELDS, SaveVisitor(&mut cx));
+    let staged = match read {
+        Ok(staged) => staged,
+        Err(e) => {
+            return Err(match fault.into_inner() {
+                Some(fault) => widen(fault),
+                None => LoadError::Format(e),
+            });
+        }
+    };
+    Ok(install::<M, Se>(world, state, staged))
+}
+
+/// A brain read from a save, not yet installed.
+struct Staged<M, Se> {
+    entity: Entity,
+    /// The agent id it ran under when saved.
+    agent: u32,
+    memory: M,
+    senses: Option<Se>,
+}
+
+/// Installs a checked save: the new crowd, every brain of the tree, the
+/// senses, and the saved queue as messages.
+fn install<M: TreeMemory, Se: SaveSenses>(
+    world: &mut World,
+    state: Arc<TreeShared>,
+    staged: Vec<Staged<M, Se>>,
+) -> Loaded {
+    let tree = plugin_shared::<M>(world).tree();
+    let mut loaded = Loaded {
+        brains: staged.len(),
+        ..Loaded::default()
+    };
+    let mut moved = Vec::new();
+    let mut agents = HashMap::new();
+    let mut memories: HashMap<Entity, M> = HashMap::with_capacity(staged.len());
+    for s in staged {
+        if s.agent != agent_id(s.entity) {
+            s.memory.pending_tickets(|t| moved.push((t, s.entity)));
+            agents.insert(s.agent, s.entity);
+        }
+        if let Some(senses) = s.senses {
+            world.entity_mut(s.entity).insert(senses);
+        }
+        memories.insert(s.entity, s.memory);
+    }
+    let mut query = world.query::<(Entity, &mut Brain<M>)>();
+    for (entity, mut brain) in query.iter_mut(world) {
+        let memory = memories.remove(&entity).unwrap_or_else(|| {
+            loaded.fresh += 1;
+            M::bound(tree, &state, entity.to_bits())
+        });
+        // The old memory is dropped with the old crowd: nothing of it is
+        // given back or cancelled in the new one.
+        brain.memory = memory;
+        brain.last = Ok(TickReport::default());
+    }
+    let mut requests = Vec::new();
+    crate::adapter::drain(&state, |r| requests.push(r));
+    let mut shared = world.resource_mut::<BrainShared<M>>();
+    shared.lost = crate::adapter::lost(&state);
+    shared.state = state;
+    shared.moved = moved;
+    loaded.requests = requests.len();
+    for r in requests {
+        let entity =
+            match crate::plugin::moved_entity(&world.resource::<BrainShared<M>>().moved, &r) {
+                Some(e) => e,
+                None => match agents.get(&r.agent) {
+                    Some(&e) => e,
+                    None => crate::plugin::resolve(world.entities(), r.agent),
+                },
+            };
+        world.write_message(ActionMessage::<M>::new(entity, r));
+    }
+    loaded
+}
+
+/// What a load reads with: the world, the new crowd, the game's key map.
+struct Cx<'a, M: TreeMemory, Se, K, F> {
+    world: &'a World,
+    tree: &'static M::Tree,
+    state: &'a Arc<TreeShared>,
+    now: f64,
+    fault: &'a RefCell<Option<Fault>>,
+    entity: F,
+    seen: HashSet<Entity>,
+    _m: PhantomData<fn() -> (Se, K)>,
+}
+
+impl<M: TreeMemory, Se, K, F> Cx<'_, M, Se, K, F> {
+    /// Keeps `fault` and returns it as the format's error.
+    fn raise<E: de::Error>(&self, fault: Fault) -> E {
+        let error = E::custom(&fault);
+        *self.fault.borrow_mut() = Some(fault);
+        error
+    }
+
+    /// A restore's error as the format's: a snapshot error is kept as
+    /// `fault(error)`.
+    fn restore_error<E: de::Error>(
+        &self,
+        e: RestoreError<E>,
+        fault: impl FnOnce(SnapshotError) -> Fault,
+    ) -> E {
+        match e {
+            RestoreError::Format(e) => e,
+            RestoreError::Snapshot(e) => self.raise(fault(e)),
+        }
+    }
+}
+
+/// The fields of a struct, from a sequence or a map, in their saved order.
+trait Fields<'de> {
+    type Error: de::Error;
+    fn field<T: DeserializeSeed<'de>>(
+        &mut self,
+        name: &'static str,
+        seed: T,
+    ) -> Result<T::Value, Self::Error>;
+}
+
+struct SeqFields<A>(A);
+
+impl<'de, A: SeqAccess<'de>> Fields<'de> for SeqFields<A> {
+    type Error = A::Error;
+    fn field<T: DeserializeSeed<'de>>(
+        &mut self,
+        name: &'static str,
+        seed: T,
+    ) -> Result<T::Value, A::Error> {
+        self.0
+            .next_element_seed(seed)?
+            .ok_or_else(|| de::Error::missing_field(name))
+    }
+}
+
+struct MapFields<A>(A);
+
+impl<'de, A: MapAccess<'de>> Fields<'de> for MapFields<A> {
+    type Error = A::Error;
+    fn field<T: DeserializeSeed<'de>>(
+        &mut self,
+        name: &'static str,
+        seed: T,
+    ) -> Result<T::Value, A::Error> {
+        match self.0.next_key::<String>()? {
+            Some(k) if k == name => self.0.next_value_seed(seed),
+            Some(k) => Err(de::Error::custom(format_args!(
+                "expected the field `{name}`, found `{k}` (fields come in their saved order)"
+            ))),
+            None => Err(de::Error::missing_field(name)),
+        }
+    }
+}
+
+/// The whole save: the shared state, then the brains.
+struct SaveVisitor<'c, 'a, M: TreeMemory, Se, K, F>(&'c mut Cx<'a, M, Se, K, F>);
+
+impl<'de, M, Se, K, F> SaveVisitor<'_, '_, M, Se, K, F>
+where
+    M: TreeMemory,
+    Se: SaveSenses,
+    K: Deserialize<'de> + fmt::Debug,
+    F: FnMut(&K) -> Option<Entity>,
+{
+    fn read<R: Fields<'de>>(self, f: &mut R) -> Result<Vec<Staged<M, Se>>, R::Error> {
+        f.field("shared", SharedSeed(&mut *self.0))?;
+        f.field("brains", ListSeed(self.0))
+    }
+}
+
+impl<'de, M, Se, K, F> Visitor<'de> for SaveVisitor<'_, '_, M, Se, K, F>
+where
+    M: TreeMemory,
+    Se: SaveSenses,
+    K: Deserialize<'de> + fmt::Debug,
+    F: FnMut(&K) -> Option<Entity>,
+{
+    type Value = Vec<Staged<M, Se>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a save of brains")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        self.read(&mut SeqFields(seq))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        self.read(&mut MapFields(map))
+    }
+}
+
+/// The crowd's shared state, restored into the new crowd.
+struct SharedSeed<'c, 'a, M: TreeMemory, Se, K, F>(&'c mut Cx<'a, M, Se, K, F>);
+
+impl<'de, M: TreeMemory, Se, K, F> DeserializeSeed<'de> for SharedSeed<'_, '_, M, Se, K, F> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        let cx = self.0;
+        M::load_shared(cx.tree, cx.state, cx.now, d)
+            .map_err(|e| cx.restore_error(e, LoadError::Shared))
+    }
+}
+
+/// The list of brains.
+struct ListSeed<'c, 'a, M: TreeMemory, Se, K, F>(&'c mut Cx<'a, M, Se, K, F>);
+
+impl<'de, M, Se, K, F> DeserializeSeed<'de> for ListSeed<'_, '_, M, Se, K, F>
+where
+    M: TreeMemory,
+    Se: SaveSenses,
+    K: Deserialize<'de> + fmt::Debug,
+    F: FnMut(&K) -> Option<Entity>,
+{
+    type Value = Vec<Staged<M, Se>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de, M, Se, K, F> Visitor<'de> for ListSeed<'_, '_, M, Se, K, F>
+where
+    M: TreeMemory,
+    Se: SaveSenses,
+    K: Deserialize<'de> + fmt::Debug,
+    F: FnMut(&K) -> Option<Entity>,
+{
+    type Value = Vec<Staged<M, Se>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list of saved brains")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut staged = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(brain) = seq.next_element_seed(EntrySeed(&mut *self.0))? {
+            staged.push(brain);
+        }
+        Ok(staged)
+    }
+}
+
+/// One saved brain: its key, agent id, memory and senses.
+struct EntrySeed<'c, 'a, M: TreeMemory, Se, K, F>(&'c mut Cx<'a, M, Se, K, F>);
+
+impl<'de, M, Se, K, F> DeserializeSeed<'de> for EntrySeed<'_, '_, M, Se, K, F>
+where
+    M: TreeMemory,
+    Se: SaveSenses,
+    K: Deserialize<'de> + fmt::Debug,
+    F: FnMut(&K) -> Option<Entity>,
+{
+    type Value = Staged<M, Se>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_struct("Brain", BRAIN_FIELDS, self)
+    }
+}
+
+impl<'de, M, Se, K, F> EntrySeed<'_, '_, M, Se, K, F>
+where
+    M: TreeMemory,
+    Se: SaveSenses,
+    K: Deserialize<'de> + fmt::Debug,
+    F: FnMut(&K) -> Option<Entity>,
+{
+    fn read<R: Fields<'de>>(self, f: &mut R) -> Result<Staged<M, Se>, R::Error> {
+        let cx = self.0;
+        let key: K = f.field("key", PhantomData)?;
+        let agent: u32 = f.field("agent", PhantomData)?;
+        let name = || format!("{key:?}");
+        let Some(entity) = (cx.entity)(&key) else {
+            return Err(cx.raise(LoadError::UnknownKey { key: name() }));
+        };
+        if cx.world.get::<Brain<M>>(entity).is_none() {
+            return Err(cx.raise(LoadError::NoBrain {
+                key: name(),
+                entity,
+            }));
+        }
+        if !cx.seen.insert(entity) {
+            return Err(cx.raise(LoadError::SameEntity {
+                key: name(),
+                entity,
+            }));
+        }
+        let mut memory = M::bound(cx.tree, cx.state, entity.to_bits());
+        let brain_fault = |error| LoadError::Brain {
+            key: name(),
+            entity,
+            error,
+        };
+        f.field(
+            "memory",
+            MemorySeed {
+                memory: &mut memory,
+                now: cx.now,
+                cx: &*cx,
+                fault: &brain_fault,
+            },
+        )?;
+        let senses = f.field(
+            "senses",
+            SensesSeed {
+                cx: &*cx,
+                fault: &brain_fault,
+                _se: PhantomData,
+            },
+        )?;
+        Ok(Staged {
+            entity,
+            agent,
+            memory,
+            senses,
+        })
+    }
+}
+
+impl<'de, M, Se, K, F> Visitor<'de> for EntrySeed<'_, '_, M, Se, K, F>
+where
+    M: TreeMemory,
+    Se: SaveSenses,
+    K: Deserialize<'de> + fmt::Debug,
+    F: FnMut(&K) -> Option<Entity>,
+{
+    type Value = Staged<M, Se>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a saved brain")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        self.read(&mut SeqFields(seq))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        self.read(&mut MapFields(map))
+    }
+}
+
+/// A brain's memory, restored into a memory of the new crowd.
+struct MemorySeed<'m, 'c, 'a, M: TreeMemory, Se, K, F, G> {
+    memory: &'m mut M,
+    now: f64,
+    cx: &'c Cx<'a, M, Se, K, F>,
+    fault: &'c G,
+}
+
+impl<'de, M: TreeMemory, Se, K, F, G> DeserializeSeed<'de>
+    for MemorySeed<'_, '_, '_, M, Se, K, F, G>
+where
+    G: Fn(SnapshotError) -> Fault,
+{
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        self.memory
+            .load(self.now, d)
+            .map_err(|e| self.cx.restore_error(e, self.fault))
+    }
+}
+
+/// A brain's senses, if it had them.
+struct SensesSeed<'c, 'a, M: TreeMemory, Se, K, F, G> {
+    cx: &'c Cx<'a, M, Se, K, F>,
+    fault: &'c G,
+    _se: PhantomData<fn() -> Se>,
+}
+
+impl<'de, M: TreeMemory, Se: SaveSenses, K, F, G> DeserializeSeed<'de>
+    for SensesSeed<'_, '_, M, Se, K, F, G>
+where
+    G: Fn(SnapshotError) -> Fault,
+{
+    type Value = Option<Se>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Se>, D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de, M: TreeMemory, Se: SaveSenses, K, F, G> Visitor<'de>
+    for SensesSeed<'_, '_, M, Se, K, F, G>
+where
+    G: Fn(SnapshotError) -> Fault,
+{
+    type Value = Option<Se>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a brain's stimuli, or none")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Option<Se>, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Option<Se>, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<Se>, D::Error> {
+        Se::load(d)
+            .map(Some)
+            .map_err(|e| self.cx.restore_error(e, self.fault))
+    }
+}

@@ -1,0 +1,244 @@
+//! Saving and loading every brain of a tree with its crowd's shared state
+//! (feature `serde`): the traits and building blocks here, the save in
+//! `save`, the load in `load`, its errors in `error`.
+
+mod error;
+mod load;
+mod save;
+
+use std::fmt;
+
+use bevy_ecs::entity::Entity;
+use bevy_ecs::world::World;
+use bt_core::{RestoreError, SharedSnapshot, Stimuli, Ticket};
+use serde::de::{self, Deserializer};
+use serde::ser::Serializer;
+use serde::{Deserialize, Serialize};
+
+use crate::adapter::TreeMemory;
+use crate::brain::{Brain, NoSenses, SenseSource, Senses};
+use crate::plugin::BrainShared;
+
+pub use error::LoadError;
+pub use save::BrainsSnapshot;
+
+/// A sense component that can be saved with its brain: [`Senses`] (when
+/// its payloads can be) and [`NoSenses`] (nothing to save). Feature
+/// `serde`.
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be saved with its brain",
+    label = "`{Self}` does not implement `SaveSenses`",
+    note = "`Senses<Flags, N, P>` can be, when its payload type `P` implements serde's `Serialize` and `Deserialize`",
+    note = "for a plugin without senses, save and load with `NoSenses`"
+)]
+pub trait SaveSenses: SenseSource + Sized {
+    /// Writes the stimuli.
+    #[doc(hidden)]
+    fn save<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error>;
+
+    /// Reads stimuli written by [`save`](Self::save).
+    #[doc(hidden)]
+    fn load<'de, D: Deserializer<'de>>(d: D) -> Result<Self, RestoreError<D::Error>>;
+}
+
+impl<F: 'static, const N: usize, P> SaveSenses for Senses<F, N, P>
+where
+    P: Copy + Send + Sync + Serialize + for<'de> Deserialize<'de> + 'static,
+{
+    fn save<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        self.0.serialize(s)
+    }
+
+    fn load<'de, D: Deserializer<'de>>(d: D) -> Result<Self, RestoreError<D::Error>> {
+        Stimuli::restore(d).map(Senses)
+    }
+}
+
+impl SaveSenses for NoSenses {
+    fn save<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        s.serialize_unit()
+    }
+
+    fn load<'de, D: Deserializer<'de>>(_d: D) -> Result<Self, RestoreError<D::Error>> {
+        Err(RestoreError::Format(de::Error::custom(
+            "a brain without senses has no stimuli to load",
+        )))
+    }
+}
+
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+impl<F, const N: usize, P: Copy + Serialize> Serialize for Senses<F, N, P> {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        self.0.serialize(s)
+    }
+}
+
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+impl<'de, F, const N: usize, P: Copy + Deserialize<'de>> Deserialize<'de> for Senses<F, N, P> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Stimuli::deserialize(d).map(Senses)
+    }
+}
+
+/// One brain's memory as serde writes it (feature `serde`): made by
+/// [`Brain::snapshot`].
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+pub struct BrainSnapshot<'b, M> {
+    memory: &'b M,
+    now: f64,
+}
+
+impl<M: TreeMemory> Serialize for BrainSnapshot<'_, M> {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        self.memory.save(self.now, s)
+    }
+}
+
+impl<M> fmt::Debug for BrainSnapshot<'_, M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BrainSnapshot")
+            .field("now", &self.now)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<M: TreeMemory> Brain<M> {
+    /// A snapshot of this brain's memory taken at clock reading `now`
+    /// (usually [`BrainShared::now`]), for any serde serializer. It is a
+    /// building block: [`SaveBrains::save_brains`] saves every brain of a
+    /// tree with the crowd's shared state, and [`SaveBrains::load_brains`]
+    /// loads them back. Feature `serde`.
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+    pub fn snapshot(&self, now: f64) -> BrainSnapshot<'_, M> {
+        BrainSnapshot {
+            memory: &self.memory,
+            now,
+        }
+    }
+}
+
+impl<M: TreeMemory> BrainShared<M> {
+    /// A snapshot of the crowd's shared state taken at clock reading `now`
+    /// (see bt-core's `TreeShared::snapshot`). Part of what
+    /// [`SaveBrains::save_brains`] writes. Feature `serde`.
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+    pub fn snapshot(&self, now: f64) -> SharedSnapshot<'_> {
+        self.state.snapshot(now)
+    }
+
+    /// A ticket the game kept from before a save, as a ticket of the crowd
+    /// loaded from that save: report a deferred action launched before the
+    /// save with `ActionOutcome { ticket: shared.adopt_ticket(kept), .. }`
+    /// after loading it (in a fresh app or the same one). Other tickets are
+    /// returned as they are. Feature `serde`.
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+    pub fn adopt_ticket(&self, ticket: Ticket) -> Ticket {
+        self.state.adopt_ticket(ticket)
+    }
+}
+
+/// Saving and loading every brain of a tree, with its crowd's shared
+/// state, from and into a [`World`]: implemented for `World` (feature
+/// `serde`).
+///
+/// The save holds the crowd's shared state (gate counts, cooldowns, role
+/// lobbies, queued deferred-action requests, the launch count) and, for
+/// each entity with a [`Brain<M>`] that the game gives a key, the key, the
+/// brain's memory and its senses (component `Se`, or [`NoSenses`]). Times
+/// are those of the clock the brains tick with ([`BrainShared::now`]).
+/// What the game keeps in its own components (the agents' state, the
+/// deferred actions it is carrying out) it saves itself, beside.
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+pub trait SaveBrains {
+    /// The save of every brain of tree `M` the game names: each entity
+    /// with a `Brain<M>` for which `key` gives `Some`, under that key (an
+    /// id of the game's own: entities are not stable across apps). Serialize
+    /// it with any serde format. Take it between frames.
+    ///
+    /// Outcomes reported with [`ActionOutcome`](crate::ActionOutcome) messages that the brains
+    /// have not read yet are handed to them first, as the next run of
+    /// [`BrainSystems::Outcomes`](crate::BrainSystems::Outcomes) would: the
+    /// save holds them.
+    ///
+    /// # Panics
+    /// When the world has no [`BrainPlugin`](crate::BrainPlugin) for `M`.
+    fn save_brains<M: TreeMemory, Se: SaveSenses, K: Serialize>(
+        &mut self,
+        key: impl FnMut(Entity) -> Option<K>,
+    ) -> BrainsSnapshot<'_, M, Se, K>;
+
+    /// Loads a save of [`save_brains`](Self::save_brains) into the brains
+    /// of tree `M`: into a fresh app whose entities were spawned anew (with
+    /// their brains), or into the running app the save came from. `entity`
+    /// maps each saved key to the entity that gets that brain.
+    ///
+    /// The crowd's shared state is loaded first, then each brain (and its
+    /// senses, inserted if the entity has none), at the clock's reading
+    /// now: every saved time moves with it, so the brains go on as if no
+    /// time had passed. The result is the same in a fresh app and in a
+    /// running one: the brains not in the save start afresh (idle, in the
+    /// loaded crowd), what the brains held before the load is dropped
+    /// without cancelling anything (the game reloads its own state too),
+    /// and the requests queued in the save are written as
+    /// [`ActionMessage`](crate::ActionMessage)s now. The loaded crowd is a new one: tickets the
+    /// game kept from the save go through [`BrainShared::adopt_ticket`].
+    ///
+    /// # Errors
+    /// [`LoadError`] when `d` is not such a save, is of another tree or
+    /// structure, names a key `entity` maps to nothing, to an entity
+    /// without a `Brain<M>` or to one entity twice. Nothing is changed
+    /// then: the whole save is read and checked before any brain is.
+    ///
+    /// # Panics
+    /// When the world has no [`BrainPlugin`](crate::BrainPlugin) for `M`.
+    fn load_brains<'de, M: TreeMemory, Se: SaveSenses, K, D: Deserializer<'de>>(
+        &mut self,
+        d: D,
+        entity: impl FnMut(&K) -> Option<Entity>,
+    ) -> Result<Loaded, LoadError<D::Error>>
+    where
+        K: Deserialize<'de> + fmt::Debug;
+}
+
+/// What [`SaveBrains::load_brains`] did (feature `serde`).
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Loaded {
+    /// Brains loaded from the save.
+    pub brains: usize,
+    /// Brains of the tree not in the save, started afresh.
+    pub fresh: usize,
+    /// Queued deferred-action requests of the save, written as messages.
+    pub requests: usize,
+}
+
+impl SaveBrains for World {
+    fn save_brains<M: TreeMemory, Se: SaveSenses, K: Serialize>(
+        &mut self,
+        key: impl FnMut(Entity) -> Option<K>,
+    ) -> BrainsSnapshot<'_, M, Se, K> {
+        save::save_brains(self, key)
+    }
+
+    fn load_brains<'de, M: TreeMemory, Se: SaveSenses, K, D: Deserializer<'de>>(
+        &mut self,
+        d: D,
+        entity: impl FnMut(&K) -> Option<Entity>,
+    ) -> Result<Loaded, LoadError<D::Error>>
+    where
+        K: Deserialize<'de> + fmt::Debug,
+    {
+        load::load_brains::<M, Se, K, D>(self, d, entity)
+    }
+}
+
+/// The plugin's shared state of `M`.
+pub(crate) fn plugin_shared<M: TreeMemory>(world: &World) -> &BrainShared<M> {
+    world.get_resource::<BrainShared<M>>().unwrap_or_else(|| {
+        panic!(
+            "saving or loading brains of memory type `{}`: its BrainPlugin was not added",
+            std::any::type_name::<M>()
+        )
+    })
+}

@@ -1,0 +1,155 @@
+//! The save: every brain of a tree with its crowd's shared state, written
+//! through serde as it is read from the world.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use bevy_ecs::change_detection::DetectChangesMut;
+use bevy_ecs::entity::Entity;
+use bevy_ecs::message::{MessageCursor, Messages};
+use bevy_ecs::world::World;
+use serde::Serialize;
+use serde::ser::{SerializeSeq, SerializeStruct, Serializer};
+
+use super::{BrainSnapshot, SaveSenses, plugin_shared};
+use crate::adapter::TreeMemory;
+use crate::brain::{Brain, agent_id};
+use crate::plugin::{ActionOutcome, BrainShared};
+
+/// Every brain of a tree with the crowd's shared state, as serde writes
+/// it (feature `serde`): made by
+/// [`SaveBrains::save_brains`](super::SaveBrains::save_brains).
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+pub struct BrainsSnapshot<'w, M: TreeMemory, Se, K> {
+    world: &'w World,
+    shared: &'w BrainShared<M>,
+    brains: Vec<(K, Entity)>,
+    now: f64,
+    _senses: PhantomData<fn() -> Se>,
+}
+
+impl<M: TreeMemory, Se, K> fmt::Debug for BrainsSnapshot<'_, M, Se, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BrainsSnapshot")
+            .field("tree", &M::tree_name(self.shared.tree()))
+            .field("brains", &self.brains.len())
+            .field("now", &self.now)
+            .finish()
+    }
+}
+
+impl<M: TreeMemory, Se: SaveSenses, K> BrainsSnapshot<'_, M, Se, K> {
+    /// How many brains it holds.
+    pub fn len(&self) -> usize {
+        self.brains.len()
+    }
+
+    /// Whether it holds no brain.
+    pub fn is_empty(&self) -> bool {
+        self.brains.is_empty()
+    }
+
+    /// The clock reading it was taken at.
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+}
+
+impl<M: TreeMemory, Se: SaveSenses, K: Serialize> Serialize for BrainsSnapshot<'_, M, Se, K> {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        let mut st = s.serialize_struct("Brains", 2)?;
+        st.serialize_field("shared", &self.shared.snapshot(self.now))?;
+        st.serialize_field("brains", &BrainList(self))?;
+        st.end()
+    }
+}
+
+struct BrainList<'a, 'w, M: TreeMemory, Se, K>(&'a BrainsSnapshot<'w, M, Se, K>);
+
+impl<M: TreeMemory, Se: SaveSenses, K: Serialize> Serialize for BrainList<'_, '_, M, Se, K> {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        let save = self.0;
+        let mut seq = s.serialize_seq(Some(save.brains.len()))?;
+        for (key, entity) in &save.brains {
+            let brain = save.world.get::<Brain<M>>(*entity).ok_or_else(|| {
+                serde::ser::Error::custom(format_args!("{entity} lost its brain"))
+            })?;
+            seq.serialize_element(&BrainEntry::<M, Se, K> {
+                key,
+                agent: agent_id(*entity),
+                memory: brain.snapshot(save.now),
+                senses: save.world.get::<Se>(*entity),
+            })?;
+        }
+        seq.end()
+    }
+}
+
+struct BrainEntry<'a, M, Se, K> {
+    key: &'a K,
+    agent: u32,
+    memory: BrainSnapshot<'a, M>,
+    senses: Option<&'a Se>,
+}
+
+struct SensesOut<'a, Se>(&'a Se);
+
+impl<Se: SaveSenses> Serialize for SensesOut<'_, Se> {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        self.0.save(s)
+    }
+}
+
+impl<M: TreeMemory, Se: SaveSenses, K: Serialize> Serialize for BrainEntry<'_, M, Se, K> {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        let mut st = s.serialize_struct("Brain", 4)?;
+        st.serialize_field("key", self.key)?;
+        st.serialize_field("agent", &self.agent)?;
+        st.serialize_field("memory", &self.memory)?;
+        st.serialize_field("senses", &self.senses.map(SensesOut))?;
+        st.end()
+    }
+}
+
+/// [`SaveBrains::save_brains`](super::SaveBrains::save_brains) for a world.
+pub(super) fn save_brains<M: TreeMemory, Se: SaveSenses, K: Serialize>(
+    world: &mut World,
+    mut key: impl FnMut(Entity) -> Option<K>,
+) -> BrainsSnapshot<'_, M, Se, K> {
+    flush_outcomes::<M>(world);
+    let mut query = world.query::<(Entity, &Brain<M>)>();
+    let brains = query
+        .iter(world)
+        .filter_map(|(e, _)| key(e).map(|k| (k, e)))
+        .collect();
+    let shared = plugin_shared::<M>(world);
+    BrainsSnapshot {
+        world,
+        shared,
+        brains,
+        now: shared.now(world),
+        _senses: PhantomData,
+    }
+}
+
+/// Hands every [`ActionOutcome`] still stored to its brain. A report
+/// already handed over is refused by the brain (its ticket is no longer
+/// pending), so this changes only what the next run of the outcome system
+/// would.
+fn flush_outcomes<M: TreeMemory>(world: &mut World) {
+    let Some(messages) = world.get_resource::<Messages<ActionOutcome<M>>>() else {
+        return;
+    };
+    if messages.is_empty() {
+        return;
+    }
+    let outcomes: Vec<ActionOutcome<M>> =
+        MessageCursor::default().read(messages).copied().collect();
+    for o in outcomes {
+        if let Some(mut brain) = world.get_mut::<Brain<M>>(o.entity) {
+            brain
+                .bypass_change_detection()
+                .complete(o.ticket, o.outcome);
+        }
+    }
+}

@@ -1,0 +1,335 @@
+//! Crowd edges: a tick given a clock far ahead, agents ticked under ids
+//! that clash with their deferred actions, and the stack a tick needs.
+
+use bt_core::{TickInput, TraceRecorder, group, leaf, tick, tick_all, tick_traced, tree};
+
+/// An agent that looks around at most once a second and walks otherwise.
+#[derive(Default)]
+struct Walker {
+    /// When it looked around.
+    looked: Vec<f64>,
+}
+
+// LOOK preempts WALK whenever its timer lets it, ticks once and ends, and
+// the group falls back to WALK in the same tick.
+leaf! { LOOK: Walker, every: 1.0, tick: |w, cx| { w.looked.push(cx.now); false } }
+leaf! { WALK: Walker, tick: |_, _| true }
+group! { WALKER_ROOT: Walker, prioritized [LOOK, WALK] }
+tree! { WALKER: Walker = WALKER_ROOT, memory: WalkerMemory }
+
+/// How a crowd of walkers is ticked.
+#[derive(Clone, Copy, Debug)]
+enum Ticking {
+    /// One by one with `tick` (the steady walk and its quick redecide).
+    Plain,
+    /// One by one with `tick_traced` (the step machine alone).
+    Traced,
+    /// With `tick_all`.
+    Crowd,
+}
+
+fn tick_walkers(how: Ticking, walkers: &mut [Walker], memories: &mut [WalkerMemory], now: f64) {
+    let input = TickInput::new(now, 0.25);
+    match how {
+        Ticking::Plain => {
+            for (w, m) in walkers.iter_mut().zip(memories.iter_mut()) {
+                tick(&WALKER, w, m, &input).unwrap();
+            }
+        }
+        Ticking::Traced => {
+            for (w, m) in walkers.iter_mut().zip(memories.iter_mut()) {
+                let mut trace = TraceRecorder::new();
+                tick_traced(&WALKER, w, m, &input, &mut trace).unwrap();
+            }
+        }
+        Ticking::Crowd => {
+            let report = tick_all(&WALKER, walkers, memories, |_, _| input);
+            assert_eq!(report.errors, 0);
+        }
+    }
+}
+
+/// One tick given milliseconds for seconds stamps every timer far ahead;
+/// back at normal times, each timer has run out (its stamp is more than a
+/// period ahead) and works again at once, every period, as before.
+#[test]
+fn a_timer_stamped_far_ahead_runs_out_when_the_clock_comes_back() {
+    for how in [Ticking::Plain, Ticking::Traced, Ticking::Crowd] {
+        let mut walkers: Vec<Walker> = (0..3).map(|_| Walker::default()).collect();
+        let mut memories: Vec<WalkerMemory> = (0..3).map(|i| WALKER.new_memory(i)).collect();
+        // Quarter-second ticks: one look a second, from 0.
+        let mut t = 0.0;
+        while t < 3.0 {
+            tick_walkers(how, &mut walkers, &mut memories, t);
+            t += 0.25;
+        }
+        for w in &walkers {
+            assert_eq!(w.looked, [0.0, 1.0, 2.0], "{how:?}");
+        }
+        // One bad tick: 3 s given as 3000.
+        tick_walkers(how, &mut walkers, &mut memories, 3000.0);
+        for (w, m) in walkers.iter().zip(&memories) {
+            assert_eq!(w.looked.last(), Some(&3000.0), "{how:?}");
+            assert_eq!(m.timer(0), 3000.0);
+        }
+        // Back to normal times: every agent looks again at once, then
+        // once a second.
+        while t < 6.0 {
+            tick_walkers(how, &mut walkers, &mut memories, t);
+            t += 0.25;
+        }
+        for w in &walkers {
+            assert_eq!(w.looked[4..], [3.0, 4.0, 5.0], "{how:?}");
+        }
+    }
+}
+
+/// A stamp less than a period ahead of the clock (a clock a little
+/// behind) still waits for the stamp plus the period, also when the
+/// steady walk has a finding to reuse.
+#[test]
+fn a_timer_stamped_less_than_a_period_ahead_still_waits() {
+    for how in [Ticking::Plain, Ticking::Traced, Ticking::Crowd] {
+        let mut walkers = [Walker::default()];
+        let mut memories = [WALKER.new_memory(0)];
+        for t in [10.0, 10.25, 10.5, 9.5, 9.75, 10.0, 10.75, 11.0, 10.25, 9.0] {
+            tick_walkers(how, &mut walkers, &mut memories, t);
+        }
+        // 9.5 to 10.75: the stamp 10 is less than a period ahead or
+        // behind; 11 looks; 10.25 waits (11 is less than a period ahead);
+        // 9.0: 11 is two periods ahead, so the timer has run out.
+        assert_eq!(walkers[0].looked, [10.0, 11.0, 9.0], "{how:?}");
+    }
+}
+
+// The stack a tick takes.
+
+mod wide {
+    // Blocks of 128 KiB, three levels, and no behavior with a DBlock or a
+    // memory type: nothing a tick builds is block-sized.
+    bt_core::leaf! { STEP: u32, tick: |a, _cx| { *a += 1; *a % 2 == 0 } }
+    bt_core::leaf! { REST: u32, tick: |a, _cx| { *a += 10; true } }
+    bt_core::group! { INNER: u32, prioritized [STEP, REST] }
+    bt_core::group! { ROOT: u32, sequential [INNER] }
+    bt_core::tree! { pub WIDE: u32 = ROOT, block: 131072 }
+}
+
+/// A tree without DBlocks reserves no DBlock scratch space: with three
+/// levels of 128 KiB blocks, its ticks run on a thread with a stack of
+/// 128 KiB, a third of levels × block (the memory is on the heap).
+#[test]
+#[cfg_attr(miri, ignore)] // too slow under Miri
+fn a_tree_without_dblocks_ticks_on_a_stack_smaller_than_its_blocks() {
+    let tree = &wide::WIDE;
+    let stack = 128 * 1024;
+    assert!(stack < tree.levels() * tree.block_size());
+    let mut memory = Box::new(tree.new_memory(0));
+    let agent = std::thread::Builder::new()
+        .stack_size(stack)
+        .spawn(move || {
+            let mut agent = 0u32;
+            for t in 0..4 {
+                let input = TickInput::new(f64::from(t), 1.0);
+                tick(tree, &mut agent, &mut memory, &input).unwrap();
+                let mut trace = TraceRecorder::new();
+                tick_traced(tree, &mut agent, &mut memory, &input, &mut trace).unwrap();
+            }
+            agent
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert!(agent > 0);
+}
+
+mod planner {
+    /// A DBlock value of 64 KiB.
+    pub struct Plan(pub [u8; 64 * 1024]);
+    // PLAN's `decide` hands its behavior a 64 KiB plan each time it starts.
+    bt_core::leaf! { PLAN: u32,
+        dblock: Plan,
+        when: |_, d| { d.set(Plan([3; 64 * 1024])); true },
+        activate: |a, plan, _cx| { *a += u32::from(plan.map_or(0, |p| p.0[5])) << 16; true },
+        tick: |a, _cx| { *a += 1; (*a & 0xFFFF) % 4 != 0 },
+    }
+    bt_core::leaf! { IDLE: u32 }
+    bt_core::group! { INNER: u32, prioritized [PLAN, IDLE] }
+    bt_core::group! { ROOT: u32, sequential [INNER] }
+    bt_core::tree! { pub PLANNER: u32 = ROOT, block: 65536 }
+}
+
+/// A tree with DBlocks keeps their scratch space, levels × block bytes, on
+/// the stack while its step machine runs, and a `decide` builds its DBlock
+/// value there: with three levels of 64 KiB blocks, its ticks run on a
+/// thread with (levels + 8) × block bytes and 256 KiB more, unoptimised
+/// builds included (which move the value through a few frames), and carry
+/// every plan.
+#[test]
+#[cfg_attr(miri, ignore)] // too slow under Miri
+fn a_tree_with_dblocks_ticks_within_its_documented_stack() {
+    let tree = &planner::PLANNER;
+    let stack = (tree.levels() + 8) * tree.block_size() + 256 * 1024;
+    let mut memory = Box::new(tree.new_memory(0));
+    let agent = std::thread::Builder::new()
+        .stack_size(stack)
+        .spawn(move || {
+            let mut agent = 0u32;
+            for t in 0..8 {
+                let input = TickInput::new(f64::from(t), 1.0);
+                tick(tree, &mut agent, &mut memory, &input).unwrap();
+            }
+            agent
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    // Eight ticks; PLAN ends on every fourth and starts again on the next
+    // tick, so it was activated twice, each time with its plan (3).
+    assert_eq!(agent, ((2 * 3) << 16) + 8);
+}
+
+// Agent ids and deferred actions.
+
+mod courier {
+    use bt_core::Action;
+
+    /// A courier fetches a parcel (a deferred action a game system carries
+    /// out), then waits.
+    #[derive(Default)]
+    pub struct Courier {
+        pub fetched: u32,
+    }
+    bt_core::leaf! { FETCH: Courier,
+        when: |c, _| c.fetched == 0,
+        launch: |_, _cx| Some(Action::new(7, 0)),
+        deactivate: |c, _cx| c.fetched += 1,
+    }
+    bt_core::leaf! { WAIT: Courier }
+    bt_core::group! { ROOT: Courier, prioritized [FETCH, WAIT] }
+    bt_core::tree! { pub COURIERS: Courier = ROOT, memory: CourierMemory }
+}
+
+use bt_core::{ActionOp, Outcome, TickError, TreeShared, deactivate_all};
+use courier::{COURIERS, Courier, CourierMemory};
+
+fn couriers(n: usize) -> (std::sync::Arc<TreeShared>, Vec<Courier>, Vec<CourierMemory>) {
+    let shared = COURIERS.new_shared(16);
+    let agents = (0..n).map(|_| Courier::default()).collect();
+    let memories = (0..n as u64)
+        .map(|i| COURIERS.new_memory_in(&shared, i))
+        .collect();
+    (shared, agents, memories)
+}
+
+/// Reports every launch queued back as succeeded, routed by the agent id
+/// its request names, as a game system does; returns the ids.
+fn report_launches(shared: &TreeShared, memories: &mut [CourierMemory]) -> Vec<u32> {
+    let mut ids = Vec::new();
+    shared.drain_actions(|request| {
+        if let ActionOp::Launch(_) = request.op {
+            ids.push(request.agent);
+            assert!(
+                memories[request.agent as usize].complete(request.ticket, Outcome::Succeeded),
+                "the completion reaches the memory that launched it"
+            );
+        }
+    });
+    ids
+}
+
+/// Two agents of a crowd tick given the same id: the one whose id is
+/// another agent's index, while that agent has an action pending under
+/// it, is not ticked, and the report names both; no request of the crowd
+/// names an agent that did not launch it, so every outcome routed by id
+/// reaches its memory.
+#[test]
+fn an_agent_given_the_id_of_another_with_a_pending_action_is_not_ticked() {
+    let (shared, mut agents, mut memories) = couriers(3);
+    // Agent 2 is given agent 0's id.
+    let id_of = |i: usize| if i == 2 { 0 } else { i as u32 };
+    let input = |i: usize, _: &Courier| TickInput::new(0.0, 0.1).with_agent(id_of(i));
+    let report = tick_all(&COURIERS, &mut agents, &mut memories, input);
+    assert_eq!(report.errors, 1);
+    let expected = TickError::AgentIdTaken {
+        id: 0,
+        agent: 2,
+        holder: 0,
+    };
+    assert_eq!(report.first_error, Some((2, expected)));
+    assert_eq!(
+        expected.to_string(),
+        "agent 2 ticked under agent id 0, under which agent 0 has a deferred action \
+         pending; give each agent its own id"
+    );
+    assert!(memories[2].is_idle(), "nothing ran for agent 2");
+    assert_eq!(report_launches(&shared, &mut memories), [0, 1]);
+    // With its own id, agent 2 fetches too; the others wait.
+    let input = |i: usize, _: &Courier| TickInput::new(0.1, 0.1).with_agent(i as u32);
+    let report = tick_all(&COURIERS, &mut agents, &mut memories, input);
+    assert_eq!(report.errors, 0);
+    assert_eq!(report_launches(&shared, &mut memories), [2]);
+    tick_all(&COURIERS, &mut agents, &mut memories, input);
+    let fetched: Vec<u32> = agents.iter().map(|c| c.fetched).collect();
+    assert_eq!(fetched, [1, 1, 1]);
+}
+
+/// An agent whose memory moved to another index (a `swap_remove`), so
+/// that the crowd gives it another id while its action is pending, is
+/// refused with both ids named, and nothing runs; ticked under the id it
+/// launched under, or stopped, it goes on.
+#[test]
+fn a_memory_with_an_action_pending_refuses_a_tick_under_another_id() {
+    let (shared, mut agents, mut memories) = couriers(3);
+    let at = |now: f64| move |_: usize, _: &Courier| TickInput::new(now, 0.1);
+    tick_all(&COURIERS, &mut agents, &mut memories, at(0.0));
+    // Agent 0 leaves; agent 2 takes its index.
+    deactivate_all(
+        &COURIERS,
+        &mut agents[0],
+        &mut memories[0],
+        &TickInput::new(0.1, 0.1),
+    )
+    .unwrap();
+    agents.swap_remove(0);
+    memories.swap_remove(0);
+    let report = tick_all(&COURIERS, &mut agents, &mut memories, at(0.2));
+    let expected = TickError::AgentChanged {
+        launched: 2,
+        given: 0,
+    };
+    assert_eq!(report.first_error, Some((0, expected)));
+    assert_eq!(
+        expected.to_string(),
+        "agent memory has a deferred action pending under agent id 2, ticked as agent 0; \
+         tick it under id 2 until the action is reported back"
+    );
+    assert_eq!(report.errors, 1);
+    // `tick` says the same; under its launch's id it runs.
+    let input = TickInput::new(0.3, 0.1);
+    let result = tick(&COURIERS, &mut agents[0], &mut memories[0], &input);
+    assert_eq!(result, Err(expected));
+    let mut trace = TraceRecorder::new();
+    let result = tick_traced(
+        &COURIERS,
+        &mut agents[0],
+        &mut memories[0],
+        &input,
+        &mut trace,
+    );
+    assert_eq!(result, Err(expected));
+    assert!(trace.text().is_empty(), "nothing ran");
+    tick(
+        &COURIERS,
+        &mut agents[0],
+        &mut memories[0],
+        &input.with_agent(2),
+    )
+    .unwrap();
+    // The requests: agent 0's cancellation, nothing from the refused ticks.
+    let mut ops = Vec::new();
+    shared.drain_actions(|r| ops.push((r.agent, matches!(r.op, ActionOp::Launch(_)))));
+    assert_eq!(ops, [(0, true), (1, true), (2, true), (0, false)]);
+    // Stopped, it holds nothing under the old id: any id goes.
+    deactivate_all(&COURIERS, &mut agents[0], &mut memories[0], &input).unwrap();
+    tick(&COURIERS, &mut agents[0], &mut memories[0], &input).unwrap();
+}
