@@ -2290,7 +2290,8 @@ impl<'a> Run<'a> {
         let every = d.pre.every;
         if by.is_none() && every != 0.0 {
             let now = self.input.now;
-            if now - self.m.timer(&at.route) < every - TIMER_SLACK {
+            let last = self.m.timer(&at.route);
+            if now - last < every - TIMER_SLACK && last - now < every {
                 by = Some(Rejection::Timer);
             } else {
                 self.m.timers.insert(at.route.clone(), now);
