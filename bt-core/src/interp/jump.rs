@@ -1,11 +1,11 @@
 //! A reference's jump: the active path moves from where the reference was
 //! picked to its target, elsewhere in the tree.
 
-use crate::decl::{ItemIdx, Policy};
+use crate::decl::Policy;
 use crate::tree::{Has, NO_SLOT};
 
 use super::run::{NO_DSLOT, Run, Step};
-use super::{Event, Rejection, TickError, Tracer, Why};
+use super::{Event, Rejection, Tracer, Why};
 
 impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     Run<'r, A, T, L, S, N>
@@ -23,7 +23,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     /// entered as one pick. Each jump counts against the redecide budget.
     #[cold]
     #[inline(never)]
-    pub(super) fn jump(&mut self, k: usize) -> Result<Step<L>, TickError> {
+    pub(super) fn jump(&mut self, k: usize) -> Step<L> {
         let r = self.mem.levels[k].item as usize;
         let item = &self.items[r];
         if item.is(Has::SYNC) {
@@ -32,19 +32,14 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             self.release(r);
         }
         if self.redecides >= self.limit {
-            let g = self.mem.levels[k.saturating_sub(1)].item as usize;
-            self.trace(|r| Event::RedecideLimit { group: r.node(g) });
-            self.deactivate_to(0, Why::Error);
-            return Err(TickError::RedecideLimit {
-                group: self.items[g].decider.name,
-                item: ItemIdx(g as u16),
-                limit: self.limit,
-            });
+            // No budget left for the jump: failing the reference is the
+            // redecide that the budget refuses, with its event and error.
+            return Step::Fail(k, Why::Refused);
         }
         self.redecides += 1;
         let Some(t) = crate::tree::target_of(self.items, r) else {
             // Only a table assembled by hand gets here.
-            return Ok(Step::Fail(k, Why::Refused));
+            return Step::Fail(k, Why::Refused);
         };
         let depth = self.items[t].depth as usize;
         // The target's path from the root.
@@ -65,7 +60,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
         let j = j.min(depth);
         let Some(mut pick) = self.jump_checks(&path, j, depth) else {
-            return Ok(Step::Fail(k, Why::Refused));
+            return Step::Fail(k, Why::Refused);
         };
         self.trace(|r| Event::Jump {
             from: r.node(self_item(r, k)),
@@ -82,7 +77,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
         self.deactivate_to(j, Why::Preempted);
         pick.chain[j..depth].copy_from_slice(&path[j..depth]);
-        Ok(Step::Enter(j, pick))
+        Step::Enter(j, pick)
     }
 
     /// The checks of a jump along `path` from level `j` to the target at

@@ -55,9 +55,6 @@ pub(super) enum Step<const L: usize> {
     /// 3: a group at a level picks a child by its policy (`walk.rs`,
     /// `policy.rs`).
     Choose(usize, bool),
-    /// 3a: the reference picked at a level jumps to its target
-    /// (`jump.rs`).
-    Jump(usize),
     /// 5 and 6: the decider at a level failed; mask it and redecide its
     /// group, within the redecide budget (`walk.rs`).
     Fail(usize, Why),
@@ -198,13 +195,6 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
                 Step::Walk(k) => self.walk(k),
                 Step::Enter(k, pick) => self.enter(k, pick),
                 Step::Choose(k, first) => self.choose(k, first),
-                Step::Jump(k) => match self.jump(k) {
-                    Ok(step) => step,
-                    Err(e) => {
-                        self.end();
-                        return Err(e);
-                    }
-                },
                 Step::Fail(k, why) => match self.fail(k, why) {
                     Ok(step) => step,
                     Err(e) => {

@@ -182,7 +182,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             }
             if item.is(Has::REFERENCE) {
                 // Never activated: the level stays inactive, as above.
-                return Step::Jump(k);
+                return self.jump(k);
             }
         }
         self.mem.set_depth(k + 1);
