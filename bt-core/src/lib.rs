@@ -7,7 +7,9 @@
 //! run, a [`group!`] picks among child deciders by a policy, and [`tree!`]
 //! compiles a root decider into a flat [`Tree`] **at compile time**, with
 //! const functions that also validate the declaration. For the common
-//! leaf, [`leaf!`] declares a behavior and its decider in one go. Each agent
+//! leaf, [`leaf!`] declares a behavior and its decider in one go; a
+//! [`reference!`] is a child that, when picked, jumps the agent to a
+//! decider elsewhere in the tree. Each agent
 //! owns a fixed-size [`AgentMemory`] made by the tree; [`tick`] runs one
 //! agent for one frame without allocating.
 //!

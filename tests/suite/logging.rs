@@ -113,6 +113,16 @@ fn debug_levels_write_growing_detail_for_the_watched_agent() {
     // Each level adds detail.
     assert!(counts.windows(2).all(|w| w[0] < w[1]), "{counts:?}");
     snapshot!(all);
+
+    // A reference's jump is a change: written from level 2 on.
+    for (level, shown) in [(1, false), (2, true)] {
+        set_debug_level(level);
+        watch_agent(Some(4711));
+        crate::references::jump_once(4711);
+        let (text, _) = take();
+        let line = "agent 4711:       jump 2:GO_GUARD to 6:GUARD";
+        assert_eq!(text.contains(line), shown, "level {level}:\n{text}");
+    }
 }
 
 /// An idle agent whose root has no accepting child stays idle tick after

@@ -108,6 +108,14 @@ fn a_preempting_reference_moves_the_path_to_its_target() {
     snapshot!(text);
 }
 
+/// One tick of agent `id` in which GO_GUARD jumps (for the logging test).
+pub fn jump_once(id: u32) {
+    let mut rig = Rig::with(&["ROAD", "GO_GUARD", "NEST", "GUARD"]);
+    let mut memory = NEST_TREE.new_memory(0);
+    tick(&NEST_TREE, &mut rig, &mut memory, &at(0.0).with_agent(id)).unwrap();
+    assert_eq!(path(&NEST_TREE, &memory), ["ROOT", "NEST", "GUARD"]);
+}
+
 #[test]
 fn a_reference_is_never_on_the_active_path() {
     let mut rig = Rig::with(&["ROAD", "GO_GUARD", "NEST", "GUARD"]);
