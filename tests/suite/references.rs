@@ -388,3 +388,22 @@ fn a_reference_stamps_its_cooldown_and_holds_no_gate_slot() {
     assert_eq!(path(&SHARED_TREE, &b), ["ROOT4", "FIELD", "STAY"]);
     assert!(text.contains("reject 2:RUSH (global cooldown)"), "{text}");
 }
+
+// A jump into the middle of a sequence.
+rig_leaf! { S1 S2 S3 }
+reference! { HOP2: Rig => [ROOT5, SEQ, S2], when: yes!("HOP2") }
+group! { SEQ: Rig, sequential [S1, S2, S3] }
+group! { ROOT5: Rig, prioritized [HOP2, SEQ] }
+tree! { SEQ_TREE: Rig = ROOT5 }
+
+#[test]
+fn a_sequence_entered_at_a_later_step_goes_on_from_there() {
+    let mut rig = Rig::with(&["HOP2", "S1", "S2", "S3"]);
+    let mut memory = SEQ_TREE.new_memory(0);
+    tick(&SEQ_TREE, &mut rig, &mut memory, &at(0.0)).unwrap();
+    assert_eq!(path(&SEQ_TREE, &memory), ["ROOT5", "SEQ", "S2"]);
+    rig.yes.remove("HOP2");
+    rig.ends.insert("S2");
+    tick(&SEQ_TREE, &mut rig, &mut memory, &at(1.0)).unwrap();
+    assert_eq!(path(&SEQ_TREE, &memory), ["ROOT5", "SEQ", "S3"]);
+}
