@@ -39,13 +39,13 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::recorder::{
-    ACTION_STATES, ERRORS, FlightRecorder, KIND_NAMES, Kind, REJECTIONS, TickView, WHYS,
+    ACTION_STATES, DataValue, ERRORS, FlightRecorder, KIND_NAMES, Kind, REJECTIONS, TickView, WHYS,
 };
 
 /// The `format` field of a recording.
 pub const FORMAT: &str = "bt-viewer-recording";
 /// The version of the recording format this crate writes.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// A tree's items as the recording describes them.
 #[derive(Clone, Debug, Serialize)]
@@ -56,6 +56,18 @@ pub struct TreeInfo {
     pub levels: usize,
     /// Every item, in preorder.
     pub items: Vec<ItemInfo>,
+    /// Names of the decision and stimuli flag bits, when the recorder was
+    /// told them ([`FlightRecorder::name_flags`]).
+    pub flag_names: FlagNamesInfo,
+}
+
+/// Names of flag bits, `(bit, name)` for each named single bit.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FlagNamesInfo {
+    /// The decision flags' bits.
+    pub decision: Vec<(u32, &'static str)>,
+    /// The stimuli flags' bits.
+    pub stimuli: Vec<(u32, &'static str)>,
 }
 
 /// One item of the tree.
@@ -185,6 +197,7 @@ impl TreeInfo {
             name: tree.name(),
             levels: L,
             items,
+            flag_names: FlagNamesInfo::default(),
         }
     }
 }
@@ -203,6 +216,23 @@ pub struct Recording {
     pub legend: Legend,
     /// The watched agents.
     pub agents: Vec<AgentTicks>,
+    /// The watched agents' own values ([`AgentData`](crate::AgentData)),
+    /// when they were recorded; not written when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<AgentValues>,
+}
+
+/// One watched agent's own values over its kept ticks.
+#[derive(Clone, Debug, Serialize)]
+pub struct AgentValues {
+    /// The agent's index in the crowd (as in [`AgentTicks::agent`]).
+    pub agent: u32,
+    /// Per field name, one value per kept tick of the agent, in the order
+    /// of its ticks: a number, a text, or null when the tick did not
+    /// record it.
+    pub fields: serde_json::Map<String, Value>,
+    /// Serials of the ticks some of whose values did not fit their room.
+    pub overflow: Vec<u64>,
 }
 
 /// Names behind the numeric codes of a recording.
@@ -250,6 +280,75 @@ fn short(x: f32) -> Value {
     serde_json::Number::from_f64(shortest).map_or(Value::Null, Value::Number)
 }
 
+/// Whether `t` is `base` repeated `k` ticks later, `dt` seconds apart.
+fn repeats(base: &[Value], t: &[Value], k: u64, dt: f64) -> bool {
+    let (Some(s0), Some(s)) = (base[0].as_u64(), t[0].as_u64()) else {
+        return false;
+    };
+    let (Some(n0), Some(n)) = (base[1].as_f64(), t[1].as_f64()) else {
+        return false;
+    };
+    if s != s0 + k || n0 + k as f64 * dt != n || base[2..5] != t[2..5] || base[6] != t[6] {
+        return false;
+    }
+    let (Some(p0), Some(p)) = (base[5].as_array(), t[5].as_array()) else {
+        return false;
+    };
+    p0.len() == p.len()
+        && p0.chunks(4).zip(p.chunks(4)).all(|(a, b)| {
+            a[0] == b[0]
+                && a[1] == b[1]
+                && a[3] == b[3]
+                && match (a[2].as_f64(), b[2].as_f64()) {
+                    (Some(x), Some(y)) => (x + k as f64 * dt) as f32 == y as f32,
+                    _ => false,
+                }
+        })
+}
+
+/// `ticks` with runs of repeats as `[n, dt]` entries (see
+/// [`Recording::compact`]).
+fn compact(ticks: Vec<Value>) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::with_capacity(ticks.len());
+    // The last full tick's place in `out`, the repeats after it, their step.
+    let mut base: Option<usize> = None;
+    let mut run: u64 = 0;
+    let mut dt = 0.0;
+    for tick in ticks {
+        let Some(t) = tick.as_array().filter(|t| t.len() == 7) else {
+            out.push(tick);
+            base = None;
+            continue;
+        };
+        if let Some(b) = base {
+            let full = out[b].as_array().expect("a full tick");
+            let step = if run == 0 {
+                match (full[1].as_f64(), t[1].as_f64()) {
+                    (Some(a), Some(b)) => b - a,
+                    _ => f64::NAN,
+                }
+            } else {
+                dt
+            };
+            if step > 0.0 && repeats(full, t, run + 1, step) {
+                run += 1;
+                dt = step;
+                let entry = Value::Array(alloc_crate::vec![Value::from(run), Value::from(dt)]);
+                if run == 1 {
+                    out.push(entry);
+                } else {
+                    *out.last_mut().expect("the run") = entry;
+                }
+                continue;
+            }
+        }
+        out.push(tick);
+        base = Some(out.len() - 1);
+        run = 0;
+    }
+    out
+}
+
 /// One tick in the recording's array form.
 pub(crate) fn tick_json(t: &TickView) -> Value {
     let mut path = Vec::with_capacity(t.path.len() * 4);
@@ -287,18 +386,78 @@ pub(crate) fn tick_json(t: &TickView) -> Value {
 
 impl FlightRecorder {
     /// What the recorder holds now, for the viewer.
+    ///
+    /// Every tick is written whole; [`export_compact`](Self::export_compact)
+    /// writes the same, smaller.
     pub fn export(&self) -> Recording {
+        self.export_with(|ticks| ticks)
+    }
+
+    /// [`export`](Self::export), each agent's ticks compacted as
+    /// [`Recording::compact`] does, one agent at a time: for long
+    /// recordings of large crowds.
+    pub fn export_compact(&self) -> Recording {
+        self.export_with(compact)
+    }
+
+    fn export_with(&self, shape: impl Fn(Vec<Value>) -> Vec<Value>) -> Recording {
+        let mut values = Vec::new();
         let agents = (0..self.watched())
             .map(|slot| {
                 let (agent, first_tick, ticks) = self.ticks_of(slot);
+                let ticks: Vec<Value> = ticks.map(|t| tick_json(&t.decode())).collect();
+                if let Some(v) = self.values_of(slot, agent, &ticks) {
+                    values.push(v);
+                }
                 AgentTicks {
                     agent,
                     first_tick,
-                    ticks: ticks.map(|t| tick_json(&t.decode())).collect(),
+                    ticks: shape(ticks),
                 }
             })
             .collect();
-        Recording::of(self.tree.clone(), agents)
+        let mut recording = Recording::of(self.tree.clone(), agents);
+        recording.values = values;
+        recording
+    }
+
+    /// The values agent `slot` recorded at its kept `ticks`, if any.
+    fn values_of(&self, slot: usize, agent: u32, ticks: &[Value]) -> Option<AgentValues> {
+        let data = self.data.as_ref()?;
+        let mut fields: Vec<Vec<Value>> = Vec::new();
+        let mut overflow = Vec::new();
+        let mut any = false;
+        for (j, tick) in ticks.iter().enumerate() {
+            let serial = tick[0].as_u64().unwrap_or(0);
+            let Some((vals, over)) = self.data_at(slot, serial) else {
+                continue;
+            };
+            any = true;
+            if over {
+                overflow.push(serial);
+            }
+            for (id, v) in vals {
+                if fields.len() <= id {
+                    fields.resize_with(id + 1, || alloc_crate::vec![Value::Null; ticks.len()]);
+                }
+                fields[id][j] = match v {
+                    DataValue::Num(x) => {
+                        serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+                    }
+                    DataValue::Text(s) => Value::String(s),
+                };
+            }
+        }
+        any.then(|| AgentValues {
+            agent,
+            fields: fields
+                .into_iter()
+                .enumerate()
+                .filter(|(_, col)| col.iter().any(|v| !v.is_null()))
+                .map(|(id, col)| (data.names[id].into(), Value::Array(col)))
+                .collect(),
+            overflow,
+        })
     }
 }
 
@@ -311,6 +470,19 @@ impl Recording {
             tree,
             legend: Legend::new(),
             agents,
+            values: Vec::new(),
+        }
+    }
+
+    /// Writes each run of ticks that repeat the tick before them but for
+    /// time as one `[n, dt]` entry: `n` ticks follow the last full tick,
+    /// the `k`-th of them `k` serials and `k × dt` seconds later, each path
+    /// level's time active `k × dt` longer (rounded to `f32`). Nothing is
+    /// lost; long recordings of agents that keep doing the same shrink
+    /// many times over.
+    pub fn compact(&mut self) {
+        for agent in &mut self.agents {
+            agent.ticks = compact(core::mem::take(&mut agent.ticks));
         }
     }
 

@@ -40,7 +40,7 @@
 //! assert_eq!(recording.agents.len(), 2);
 //! assert_eq!(recording.agents[0].ticks.len(), 10);
 //! let json = recording.to_json();
-//! assert!(json.starts_with(r#"{"format":"bt-viewer-recording","version":1,"#));
+//! assert!(json.starts_with(r#"{"format":"bt-viewer-recording","version":2,"#));
 //! // bt_viewer::write_page(std::path::Path::new("target/viewer"), &json) writes the page.
 //! ```
 //!
@@ -62,10 +62,10 @@ mod page;
 mod recorder;
 
 pub use export::{
-    AgentTicks, FORMAT, ItemInfo, Legend, PreInfo, Recording, SharedInfo, TestInfo, TreeInfo,
-    VERSION,
+    AgentTicks, AgentValues, FORMAT, FlagNamesInfo, ItemInfo, Legend, PreInfo, Recording,
+    SharedInfo, TestInfo, TreeInfo, VERSION,
 };
 #[cfg(feature = "live")]
 pub use live::{Limits, LiveServer};
 pub use page::{PAGE, page_with, write_page};
-pub use recorder::{Capacity, FlightRecorder, Watch};
+pub use recorder::{AgentData, Capacity, DataCapacity, DataOut, FlightRecorder, Watch};
