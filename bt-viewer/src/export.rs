@@ -220,6 +220,10 @@ pub struct Recording {
     /// when they were recorded; not written when empty.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<AgentValues>,
+    /// The time of each frame, when the recording is compact
+    /// ([`compact`](Self::compact)); not written otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<Clock>,
 }
 
 /// One watched agent's own values over its kept ticks.
@@ -280,71 +284,171 @@ fn short(x: f32) -> Value {
     serde_json::Number::from_f64(shortest).map_or(Value::Null, Value::Number)
 }
 
-/// Whether `t` is `base` repeated `k` ticks later, `dt` seconds apart.
-fn repeats(base: &[Value], t: &[Value], k: u64, dt: f64) -> bool {
-    let (Some(s0), Some(s)) = (base[0].as_u64(), t[0].as_u64()) else {
-        return false;
-    };
-    let (Some(n0), Some(n)) = (base[1].as_f64(), t[1].as_f64()) else {
-        return false;
-    };
-    if s != s0 + k || n0 + k as f64 * dt != n || base[2..5] != t[2..5] || base[6] != t[6] {
-        return false;
-    }
-    let (Some(p0), Some(p)) = (base[5].as_array(), t[5].as_array()) else {
-        return false;
-    };
-    p0.len() == p.len()
-        && p0.chunks(4).zip(p.chunks(4)).all(|(a, b)| {
-            a[0] == b[0]
-                && a[1] == b[1]
-                && a[3] == b[3]
-                && match (a[2].as_f64(), b[2].as_f64()) {
-                    (Some(x), Some(y)) => (x + k as f64 * dt) as f32 == y as f32,
-                    _ => false,
-                }
-        })
+/// The time of each frame that every kept tick of it shares.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Clock {
+    /// The serial of the first frame.
+    pub first: u64,
+    /// Per frame from `first`, the time its ticks share, or null when
+    /// they differ (or it has none).
+    pub now: Vec<Option<f64>>,
 }
 
-/// `ticks` with runs of repeats as `[n, dt]` entries (see
-/// [`Recording::compact`]).
-fn compact(ticks: Vec<Value>) -> Vec<Value> {
-    let mut out: Vec<Value> = Vec::with_capacity(ticks.len());
-    // The last full tick's place in `out`, the repeats after it, their step.
-    let mut base: Option<usize> = None;
-    let mut run: u64 = 0;
-    let mut dt = 0.0;
-    for tick in ticks {
-        let Some(t) = tick.as_array().filter(|t| t.len() == 7) else {
-            out.push(tick);
-            base = None;
-            continue;
+impl Clock {
+    fn at(&self, serial: u64) -> Option<f64> {
+        let i = usize::try_from(serial.checked_sub(self.first)?).ok()?;
+        self.now.get(i).copied().flatten()
+    }
+
+    /// The clock of the `(serial, now)` of every tick.
+    fn of<I: Iterator<Item = (u64, f64)>>(ticks: impl Fn() -> I) -> Self {
+        let Some(first) = ticks().map(|t| t.0).min() else {
+            return Clock::default();
         };
-        if let Some(b) = base {
-            let full = out[b].as_array().expect("a full tick");
-            let step = if run == 0 {
-                match (full[1].as_f64(), t[1].as_f64()) {
-                    (Some(a), Some(b)) => b - a,
-                    _ => f64::NAN,
+        let last = ticks().map(|t| t.0).max().unwrap_or(first);
+        let n = usize::try_from(last - first + 1).unwrap_or(0);
+        let mut now: Vec<Option<f64>> = alloc_crate::vec![None; n];
+        let mut mixed = alloc_crate::vec![false; n];
+        for (s, t) in ticks() {
+            let i = (s - first) as usize;
+            match now[i] {
+                None if !mixed[i] => now[i] = Some(t),
+                Some(x) if x.to_bits() != t.to_bits() => {
+                    now[i] = None;
+                    mixed[i] = true;
                 }
-            } else {
-                dt
-            };
-            if step > 0.0 && repeats(full, t, run + 1, step) {
-                run += 1;
-                dt = step;
-                let entry = Value::Array(alloc_crate::vec![Value::from(run), Value::from(dt)]);
-                if run == 1 {
-                    out.push(entry);
+                _ => {}
+            }
+        }
+        Clock { first, now }
+    }
+}
+
+/// The serial, time and path levels `(item, redecides, active, mask)` of
+/// a full tick.
+fn parts(t: &[Value]) -> Option<(u64, f64, Vec<(&Value, &Value, f32, &Value)>)> {
+    let path = t[5].as_array()?;
+    let levels = path
+        .chunks(4)
+        .map(|l| Some((&l[0], &l[1], l[2].as_f64()? as f32, &l[3])))
+        .collect::<Option<Vec<_>>>()?;
+    Some((t[0].as_u64()?, t[1].as_f64()?, levels))
+}
+
+/// The times `c` for which `(now - c) as f32` is `active`, about: the
+/// interval a level's activation time lies in, seen from one tick.
+fn window(now: f64, active: f32) -> (f64, f64) {
+    let a = f64::from(active);
+    let below = (a + f64::from(active.next_down())) / 2.0;
+    let above = (a + f64::from(active.next_up())) / 2.0;
+    (now - above, now - below)
+}
+
+/// A run of repeats being built: the times and actives of its ticks
+/// (the full tick first), and per level the window its activation time
+/// lies in and the time chosen in it.
+#[derive(Default)]
+struct Run {
+    ticks: Vec<(f64, Vec<f32>)>,
+    windows: Vec<(f64, f64)>,
+    since: Vec<f64>,
+}
+
+impl Run {
+    /// Starts a run at `base`.
+    fn start(&mut self, now: f64, actives: Vec<f32>) {
+        self.windows = actives.iter().map(|&a| window(now, a)).collect();
+        self.since = self.windows.iter().map(|w| (w.0 + w.1) / 2.0).collect();
+        self.ticks.clear();
+        self.ticks.push((now, actives));
+    }
+
+    /// Adds a tick at `now` whose levels are `actives` active, if some
+    /// activation times give every tick of the run its actives exactly.
+    fn add(&mut self, now: f64, actives: Vec<f32>) -> bool {
+        if actives.len() != self.since.len() {
+            return false;
+        }
+        let exact = |since: &[f64], now: f64, actives: &[f32]| {
+            since
+                .iter()
+                .zip(actives)
+                .all(|(&c, &a)| (now - c) as f32 == a)
+        };
+        let mut windows = self.windows.clone();
+        for (w, &a) in windows.iter_mut().zip(&actives) {
+            let (lo, hi) = window(now, a);
+            *w = (w.0.max(lo), w.1.min(hi));
+            if w.0 > w.1 {
+                return false;
+            }
+        }
+        if !exact(&self.since, now, &actives) {
+            let since: Vec<f64> = windows.iter().map(|w| (w.0 + w.1) / 2.0).collect();
+            if !exact(&since, now, &actives)
+                || !self.ticks.iter().all(|(n, a)| exact(&since, *n, a))
+            {
+                return false;
+            }
+            self.since = since;
+        }
+        self.windows = windows;
+        self.ticks.push((now, actives));
+        true
+    }
+}
+
+/// Whether `t` is `base` repeated `k` ticks later at the clock's time,
+/// but for the time its levels have been active.
+fn repeats(base: &[Value], t: &[Value], k: u64, clock: &Clock) -> bool {
+    let (Some((s0, _, p0)), Some((s, n, p))) = (parts(base), parts(t)) else {
+        return false;
+    };
+    s == s0 + k
+        && clock.at(s) == Some(n)
+        && base[2..5] == t[2..5]
+        && base[6] == t[6]
+        && p0.len() == p.len()
+        && p0
+            .iter()
+            .zip(&p)
+            .all(|(a, b)| a.0 == b.0 && a.1 == b.1 && a.3 == b.3)
+}
+
+/// The actives of a full tick's levels.
+fn actives(t: &[Value]) -> Vec<f32> {
+    parts(t).map_or_else(Vec::new, |p| p.2.iter().map(|l| l.2).collect())
+}
+
+/// `ticks` with runs of repeats as `[n, [since…]]` entries (see
+/// [`Recording::compact`]).
+fn compact(ticks: Vec<Value>, clock: &Clock) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::with_capacity(ticks.len());
+    // The last full tick's place in `out` and the run after it.
+    let mut base: Option<usize> = None;
+    let mut run = Run::default();
+    for tick in ticks {
+        let full = tick.as_array().filter(|t| t.len() == 7);
+        if let (Some(b), Some(t)) = (base, full) {
+            let first = out[b].as_array().expect("a full tick");
+            let k = run.ticks.len() as u64;
+            let now = t[1].as_f64().unwrap_or(f64::NAN);
+            if repeats(first, t, k, clock) && run.add(now, actives(t)) {
+                let since = run.since.iter().map(|&x| Value::from(x)).collect();
+                let entry = alloc_crate::vec![Value::from(k), Value::Array(since)];
+                if k == 1 {
+                    out.push(Value::Array(entry));
                 } else {
-                    *out.last_mut().expect("the run") = entry;
+                    *out.last_mut().expect("the run") = Value::Array(entry);
                 }
                 continue;
             }
         }
+        base = full.is_some().then_some(out.len());
+        if let Some(t) = full {
+            run.start(t[1].as_f64().unwrap_or(f64::NAN), actives(t));
+        }
         out.push(tick);
-        base = Some(out.len() - 1);
-        run = 0;
     }
     out
 }
@@ -397,7 +501,15 @@ impl FlightRecorder {
     /// [`Recording::compact`] does, one agent at a time: for long
     /// recordings of large crowds.
     pub fn export_compact(&self) -> Recording {
-        self.export_with(compact)
+        let clock = Clock::of(|| {
+            (0..self.watched()).flat_map(|slot| {
+                let (_, _, ticks) = self.ticks_of(slot);
+                ticks.map(|t| (t.serial, t.now()))
+            })
+        });
+        let mut recording = self.export_with(|t| compact(t, &clock));
+        recording.clock = Some(clock);
+        recording
     }
 
     fn export_with(&self, shape: impl Fn(Vec<Value>) -> Vec<Value>) -> Recording {
@@ -471,19 +583,32 @@ impl Recording {
             legend: Legend::new(),
             agents,
             values: Vec::new(),
+            clock: None,
         }
     }
 
     /// Writes each run of ticks that repeat the tick before them but for
-    /// time as one `[n, dt]` entry: `n` ticks follow the last full tick,
-    /// the `k`-th of them `k` serials and `k × dt` seconds later, each path
-    /// level's time active `k × dt` longer (rounded to `f32`). Nothing is
-    /// lost; long recordings of agents that keep doing the same shrink
-    /// many times over.
+    /// time as one `[n, [since…]]` entry, and the time of each frame as
+    /// [`clock`](Self::clock): `n` ticks follow the last full tick, the
+    /// `k`-th of them `k` serials later at the clock's time of its frame,
+    /// with the same events and path, each path level active since the
+    /// time given for it (its time active is the clock's time minus that,
+    /// as `f32`). Only ticks that read back exactly so are merged: nothing
+    /// is lost, and long recordings of agents that keep doing the same
+    /// shrink many times over.
     pub fn compact(&mut self) {
+        let agents = &self.agents;
+        let clock = Clock::of(|| {
+            agents.iter().flat_map(|a| {
+                a.ticks
+                    .iter()
+                    .filter_map(|t| Some((t.get(0)?.as_u64()?, t.get(1)?.as_f64()?)))
+            })
+        });
         for agent in &mut self.agents {
-            agent.ticks = compact(core::mem::take(&mut agent.ticks));
+            agent.ticks = compact(core::mem::take(&mut agent.ticks), &clock);
         }
+        self.clock = Some(clock);
     }
 
     /// The recording as JSON text.

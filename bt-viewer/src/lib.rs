@@ -62,7 +62,7 @@ mod page;
 mod recorder;
 
 pub use export::{
-    AgentTicks, AgentValues, FORMAT, FlagNamesInfo, ItemInfo, Legend, PreInfo, Recording,
+    AgentTicks, AgentValues, Clock, FORMAT, FlagNamesInfo, ItemInfo, Legend, PreInfo, Recording,
     SharedInfo, TestInfo, TreeInfo, VERSION,
 };
 #[cfg(feature = "live")]

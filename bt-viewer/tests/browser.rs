@@ -76,7 +76,7 @@ impl Drop for Driver {
     }
 }
 
-/// Runs `test` with a headless browser at 1400 × 1000, or skips it (see
+/// Runs `test` with a headless browser at 1600 × 1000, or skips it (see
 /// [`tools`]).
 fn with_browser<F>(test: impl FnOnce(Client) -> F)
 where
@@ -114,7 +114,7 @@ where
             json!({
                 "binary": browser,
                 "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                         "--disable-dev-shm-usage", "--window-size=1400,1000",
+                         "--disable-dev-shm-usage", "--window-size=1600,1000",
                          "--hide-scrollbars", "--font-render-hinting=none"],
             }),
         );
@@ -158,9 +158,66 @@ async fn wait_ready(client: &Client) {
         .expect("the page opened its recording");
 }
 
+/// The colour drawn at tick `tick` of agent `agent`'s lane, `[r, g, b]`.
+async fn lane_color(client: &Client, agent: usize, tick: u64) -> Value {
+    js(
+        client,
+        &format!(
+            "const p = btViewer.lanePoint({agent}, {tick}); const c = document.getElementById('lanes');\
+             const r = c.getBoundingClientRect(), d = window.devicePixelRatio || 1;\
+             const px = c.getContext('2d').getImageData(Math.floor((p.x - r.left) * d), Math.floor((p.y - r.top) * d), 1, 1).data;\
+             return [px[0], px[1], px[2]];"
+        ),
+    )
+    .await
+}
+
+/// A CSS colour as the canvas draws it, `[r, g, b]`.
+async fn css_rgb(client: &Client, color: &str) -> Value {
+    js(
+        client,
+        &format!(
+            "const c = document.createElement('canvas'); c.width = c.height = 1;\
+             const g = c.getContext('2d'); g.fillStyle = {}; g.fillRect(0, 0, 1, 1);\
+             const d = g.getImageData(0, 0, 1, 1).data; return [d[0], d[1], d[2]];",
+            json!(color)
+        ),
+    )
+    .await
+}
+
 async fn no_errors(client: &Client) {
     let errors = js(client, "return window.btErrors;").await;
     assert_eq!(errors, json!([]), "uncaught errors in the page");
+}
+
+/// `line` with bt-core's `7:EAT` written as the viewer writes it,
+/// `EAT #7`.
+fn renamed(line: &str) -> String {
+    let b = line.as_bytes();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < b.len() {
+        let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let starts = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+        if digits > 0 && starts && b.get(i + digits) == Some(&b':') {
+            let name = b[i + digits + 1..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                .count();
+            if name > 0 {
+                let at = i + digits + 1;
+                out.push_str(&line[at..at + name]);
+                out.push_str(" #");
+                out.push_str(&line[i..i + digits]);
+                i = at + name;
+                continue;
+            }
+        }
+        out.push(b[i] as char);
+        i += 1;
+    }
+    out
 }
 
 /// Collects a tick's events as the viewer lists them (write_event's text,
@@ -182,7 +239,7 @@ impl Tracer for Lines {
         }
         let mut line = String::new();
         bt_core::write_event(&mut line, event).unwrap();
-        self.0.push(line.trim().to_owned());
+        self.0.push(renamed(line.trim()));
     }
 }
 
@@ -327,7 +384,7 @@ fn scrubbing_shows_the_path_events_spans_and_dump_of_the_tick() {
         // The event list.
         let events = js(
             &client,
-            "return [...document.querySelectorAll('#events li')].map(li => li.textContent);",
+            "return [...document.querySelectorAll('#events li:not(.why)')].map(li => li.textContent);",
         )
         .await;
         assert_eq!(events, json!(truth.events[tick]), "events of tick {tick}");
@@ -361,42 +418,40 @@ fn scrubbing_shows_the_path_events_spans_and_dump_of_the_tick() {
             "whole tree at tick {tick}"
         );
 
-        // The lane's spans and its preemption markers.
-        let lane = js(
-            &client,
-            &format!(
-                "return [...document.querySelectorAll('.lane[data-agent=\"{WATCHED}\"] .span')]\
-                 .map(s => [s.dataset.name, Number(s.dataset.from), Number(s.dataset.to)]);"
-            ),
-        )
-        .await;
-        assert_eq!(lane, json!(spans(&truth.paths)), "lane of agent {WATCHED}");
-        let preempts = js(
-            &client,
-            &format!(
-                "return [...document.querySelectorAll('.lane[data-agent=\"{WATCHED}\"] .marker.preempt')]\
-                 .map(m => Number(m.dataset.tick));"
-            ),
-        )
-        .await;
-        let expected: Vec<usize> = (0..truth.events.len())
-            .filter(|&t| truth.events[t].iter().any(|l| l.starts_with("preempt")))
-            .collect();
-        assert_eq!(preempts, json!(expected));
-        for (kind, line) in [("redecide", "redecide "), ("subset-rule", "SUBSET RULE")] {
-            let marked = js(
-                &client,
-                &format!(
-                    "return [...document.querySelectorAll('.lane[data-agent=\"{WATCHED}\"] .marker.{kind}')]\
-                     .map(m => Number(m.dataset.tick));"
-                ),
-            )
-            .await;
+        // The lane's spans and its markers, as the page holds them and as
+        // it draws them.
+        let lane = js(&client, &format!("return btViewer.lane({WATCHED});")).await;
+        assert_eq!(
+            lane["spans"],
+            json!(spans(&truth.paths)),
+            "lane of agent {WATCHED}"
+        );
+        for (kind, line) in [
+            ("preempt", "preempt"),
+            ("redecide", "redecide "),
+            ("subset-rule", "SUBSET RULE"),
+        ] {
             let expected: Vec<usize> = (0..truth.events.len())
                 .filter(|&t| truth.events[t].iter().any(|l| l.starts_with(line)))
                 .collect();
             assert!(!expected.is_empty(), "no {kind} in the run");
-            assert_eq!(marked, json!(expected), "{kind} markers");
+            assert_eq!(lane["markers"][kind], json!(expected), "{kind} markers");
+        }
+        for (name, from, to) in spans(&truth.paths) {
+            if to - from < 2 {
+                continue;
+            }
+            let drawn = lane_color(&client, WATCHED, (from + to) / 2).await;
+            let want = js(
+                &client,
+                &format!("return btViewer.colorOf({});", json!(name)),
+            )
+            .await;
+            assert_eq!(
+                drawn,
+                css_rgb(&client, want.as_str().unwrap()).await,
+                "{name} at {from}..{to}"
+            );
         }
 
         // Hovering a decider shows its last rejection up to the cursor.
@@ -405,10 +460,10 @@ fn scrubbing_shows_the_path_events_spans_and_dump_of_the_tick() {
             .find(|l| l.starts_with("reject"))
             .unwrap()
             .clone();
-        // "reject 7:EAT (decision flags)"
-        let (who, reason) = rejected["reject ".len()..].split_once(' ').unwrap();
-        let (index, _) = who.split_once(':').unwrap();
-        let reason = reason.trim_matches(|c| c == '(' || c == ')');
+        // "reject EAT #7 (decision flags)"
+        let (who, reason) = rejected["reject ".len()..].split_once(" (").unwrap();
+        let (_, index) = who.split_once(" #").unwrap();
+        let reason = reason.trim_end_matches(')');
         let last = (0..=tick)
             .rev()
             .flat_map(|t| truth.events[t].iter().rev())
@@ -493,14 +548,6 @@ fn scrubbing_shows_the_path_events_spans_and_dump_of_the_tick() {
         )
         .await;
         no_errors(&client).await;
-
-        // The README's picture.
-        let png = client.screenshot().await.unwrap();
-        std::fs::write(out_dir("camp").join("viewer.png"), &png).unwrap();
-        let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/viewer.png");
-        if !docs.exists() || std::env::var_os("BT_VIEWER_SCREENSHOT").is_some_and(|v| v == "1") {
-            std::fs::write(&docs, &png).unwrap();
-        }
     });
 }
 
@@ -526,8 +573,18 @@ fn bad_input_shows_a_clear_message_and_no_error() {
         ),
         (
             "newer",
-            json.replacen(r#""version":1"#, r#""version":99"#, 1),
+            json.replacen(r#""version":2"#, r#""version":99"#, 1),
             "version 99",
+        ),
+        (
+            "older",
+            json.replacen(r#""version":2"#, r#""version":1"#, 1),
+            "version 1; this viewer reads version 2 (record it again",
+        ),
+        (
+            "run first",
+            json.replacen(r#""ticks":[["#, r#""ticks":[[3,0.25],["#, 1),
+            "a run of repeats must follow a tick",
         ),
     ];
     let dir = out_dir("bad");
@@ -731,8 +788,7 @@ fn the_live_page_follows_a_running_program() {
         );
         let last_span = js(
             &client,
-            "const s = [...document.querySelectorAll('.lane[data-agent=\"4\"] .span')];\
-             return Number(s[s.length - 1].dataset.to);",
+            "const s = btViewer.lane(4).spans; return s[s.length - 1][2];",
         )
         .await;
         assert_eq!(last_span, json!(24));

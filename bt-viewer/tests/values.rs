@@ -1,6 +1,7 @@
 //! The agents' own values, flag names and compact recordings: what the
 //! recorder keeps of them is what the run did.
 
+mod herd;
 mod scene;
 
 use bt_viewer::{AgentData, Capacity, DataCapacity, DataOut, FlightRecorder, Watch};
@@ -17,11 +18,14 @@ impl AgentData for Creature {
     }
 }
 
-/// The full ticks of a compact tick list, as the viewer expands them.
-pub fn expand(ticks: &[Value]) -> Vec<Value> {
+/// The full ticks of a compact recording's agent `k`, as the viewer
+/// reads them.
+pub fn expand(doc: &Value, k: usize) -> Vec<Value> {
+    let clock = &doc["clock"];
+    let first = clock["first"].as_u64().unwrap();
     let mut out: Vec<Value> = Vec::new();
     let mut base: Option<Value> = None;
-    for entry in ticks {
+    for entry in doc["agents"][k]["ticks"].as_array().unwrap() {
         let e = entry.as_array().unwrap();
         if e.len() == 7 {
             base = Some(entry.clone());
@@ -29,14 +33,16 @@ pub fn expand(ticks: &[Value]) -> Vec<Value> {
             continue;
         }
         let b = base.as_ref().expect("a run after a full tick");
-        let (n, dt) = (e[0].as_u64().unwrap(), e[1].as_f64().unwrap());
-        for k in 1..=n {
+        let since = e[1].as_array().unwrap();
+        for q in 1..=e[0].as_u64().unwrap() {
+            let s = b[0].as_u64().unwrap() + q;
+            let now = clock["now"][(s - first) as usize].as_f64().unwrap();
             let mut t = b.clone();
-            t[0] = json!(b[0].as_u64().unwrap() + k);
-            t[1] = json!(b[1].as_f64().unwrap() + k as f64 * dt);
+            t[0] = json!(s);
+            t[1] = json!(now);
             let path = t[5].as_array_mut().unwrap();
-            for l in path.chunks_mut(4) {
-                l[2] = json!((l[2].as_f64().unwrap() + k as f64 * dt) as f32);
+            for (l, c) in path.chunks_mut(4).zip(since) {
+                l[2] = json!((now - c.as_f64().unwrap()) as f32);
             }
             out.push(t);
         }
@@ -169,6 +175,48 @@ fn flag_bits_are_exported_by_name() {
     );
 }
 
+/// Checks that `recorder`'s compact export holds every tick of its
+/// whole one; returns the number of runs and the two sizes.
+fn same_ticks(recorder: &FlightRecorder) -> (usize, usize, usize) {
+    let whole_json = recorder.export().to_json();
+    let whole: Value = serde_json::from_str(&whole_json).unwrap();
+    let small_json = recorder.export_compact().to_json();
+    let small: Value = serde_json::from_str(&small_json).unwrap();
+    let mut runs = 0;
+    for (k, w) in whole["agents"].as_array().unwrap().iter().enumerate() {
+        let compact = small["agents"][k]["ticks"].as_array().unwrap();
+        runs += compact
+            .iter()
+            .filter(|e| e.as_array().unwrap().len() == 2)
+            .count();
+        let full = w["ticks"].as_array().unwrap();
+        let back = expand(&small, k);
+        assert_eq!(back.len(), full.len());
+        for (a, b) in back.iter().zip(full) {
+            assert_eq!(a[0], b[0]);
+            assert_eq!(a[1].as_f64(), b[1].as_f64(), "time of tick {}", b[0]);
+            assert_eq!((&a[2], &a[3], &a[4]), (&b[2], &b[3], &b[4]));
+            assert_eq!(a[6], b[6]);
+            let (x, y) = (a[5].as_array().unwrap(), b[5].as_array().unwrap());
+            assert_eq!(x.len(), y.len());
+            for (x, y) in x.chunks(4).zip(y.chunks(4)) {
+                assert_eq!((&x[0], &x[1], &x[3]), (&y[0], &y[1], &y[3]));
+                assert_eq!(
+                    x[2].as_f64().unwrap() as f32,
+                    y[2].as_f64().unwrap() as f32,
+                    "time active at tick {}",
+                    b[0]
+                );
+            }
+        }
+    }
+    // Compacting a recording does what exporting it compact does.
+    let mut again = recorder.export();
+    again.compact();
+    assert_eq!(again.to_json(), small_json);
+    (runs, small_json.len(), whole_json.len())
+}
+
 #[test]
 fn a_compact_recording_holds_every_tick_of_the_whole_one() {
     let (mut agents, mut memories) = crowd(30);
@@ -177,50 +225,24 @@ fn a_compact_recording_holds_every_tick_of_the_whole_one() {
         agents.iter_mut().for_each(Creature::step);
         recorder.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, t));
     }
-    let whole: Value = serde_json::from_str(&recorder.export().to_json()).unwrap();
-    let small_json = recorder.export_compact().to_json();
-    let small: Value = serde_json::from_str(&small_json).unwrap();
-    let mut runs = 0;
-    for (w, s) in whole["agents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .zip(small["agents"].as_array().unwrap())
-    {
-        let compact = s["ticks"].as_array().unwrap();
-        runs += compact
-            .iter()
-            .filter(|e| e.as_array().unwrap().len() == 2)
-            .count();
-        let full = w["ticks"].as_array().unwrap();
-        let back = expand(compact);
-        assert_eq!(back.len(), full.len());
-        for (a, b) in back.iter().zip(full) {
-            assert_eq!(a[0], b[0]);
-            assert_eq!(a[1].as_f64(), b[1].as_f64());
-            assert_eq!((&a[2], &a[3], &a[4]), (&b[2], &b[3], &b[4]));
-            assert_eq!(a[6], b[6]);
-            for (x, y) in a[5]
-                .as_array()
-                .unwrap()
-                .chunks(4)
-                .zip(b[5].as_array().unwrap().chunks(4))
-            {
-                assert_eq!((&x[0], &x[1], &x[3]), (&y[0], &y[1], &y[3]));
-                assert_eq!(x[2].as_f64().unwrap() as f32, y[2].as_f64().unwrap() as f32);
-            }
-        }
-    }
+    let (runs, small, whole) = same_ticks(&recorder);
     assert!(runs > 100, "only {runs} runs: the test does not test");
-    let whole_len = recorder.export().to_json().len();
-    assert!(
-        small_json.len() < whole_len,
-        "{} vs {whole_len}",
-        small_json.len()
-    );
-    eprintln!("compact: {} of {whole_len} bytes", small_json.len());
-    // Compacting a recording does what exporting it compact does.
-    let mut again = recorder.export();
-    again.compact();
-    assert_eq!(again.to_json(), small_json);
+    assert!(small < whole, "{small} vs {whole}");
+}
+
+#[test]
+fn a_herd_at_30_hz_compacts_many_times_over_and_loses_nothing() {
+    // 1/30 s is no binary fraction: the times of the ticks and the
+    // times active come from the clock and the activation times.
+    let (mut grazers, mut memories) = herd::herd(40);
+    let mut recorder = FlightRecorder::new(&herd::HERD, 40, Watch::All, Capacity::new(500, 12));
+    for t in 0..700 {
+        grazers.iter_mut().for_each(herd::Grazer::step);
+        recorder.tick_all(&herd::HERD, &mut grazers, &mut memories, |i, g| {
+            g.input(i, t)
+        });
+    }
+    let (runs, small, whole) = same_ticks(&recorder);
+    assert!(runs > 200, "only {runs} runs");
+    assert!(small * 10 < whole, "{small} bytes of {whole}");
 }
