@@ -2,10 +2,12 @@
 //!
 //! ```text
 //! {
-//!   "format": "bt-viewer-recording", "version": 1,
-//!   "tree":   { "name", "levels", "items": [ item, … ] },
+//!   "format": "bt-viewer-recording", "version": 2,
+//!   "tree":   { "name", "levels", "items": [ item, … ], "flag_names" },
 //!   "legend": { "events", "rejections", "whys", "actions", "errors" },
-//!   "agents": [ { "agent", "first_tick", "ticks": [ tick, … ] }, … ]
+//!   "agents": [ { "agent", "first_tick", "ticks": [ tick or run, … ] }, … ],
+//!   "values": [ { "agent", "fields": { name: [ value, … ] }, "overflow" }, … ],   (optional)
+//!   "clock":  { "first", "now": [ time or null, … ] }                             (compact only)
 //! }
 //! ```
 //!
@@ -17,7 +19,8 @@
 //! `preconditions` (`decision` and `stimuli` tests, each null or an object
 //! of hex masks `all`, `any`, `none`, `not_all`; `every`: the timer in
 //! seconds or null) and `shared` (`gate`, `cooldown`, `together`, each
-//! null when absent).
+//! null when absent). `flag_names` has `decision` and `stimuli`, each a
+//! list of `[bit, name]` (empty unless the recorder was told them).
 //!
 //! A tick is an array, to keep large recordings small:
 //! `[serial, now, leaf, visited, flags, path, events]` where `leaf` is an
@@ -30,6 +33,17 @@
 //! `legend.actions` for `action-reported`; `arg` is the value of `accept`,
 //! the child that takes over in `preempt`, the failed child in `redecide`,
 //! the action code in `launch` and the ticket serial in `cancel` (whose `code` is the ticket's slot).
+//!
+//! A run, in a compact recording only ([`Recording::compact`]), is
+//! `[n, [since, …]]`: the `n` ticks after the last full tick repeat it
+//! but for time; the `k`-th is `k` serials later, at `clock.now` of its
+//! serial, and each path level's time active is that time minus its
+//! `since`, as `f32`.
+//!
+//! `values[i].fields[name][j]` is the value the agent recorded under
+//! `name` ([`AgentData`](crate::AgentData)) at its `j`-th kept tick
+//! (counting each tick of a run), or null; `overflow` lists the serials
+//! of the ticks some of whose values did not fit.
 
 use alloc_crate::string::String;
 use alloc_crate::vec::Vec;
@@ -324,9 +338,11 @@ impl Clock {
     }
 }
 
-/// The serial, time and path levels `(item, redecides, active, mask)` of
-/// a full tick.
-fn parts(t: &[Value]) -> Option<(u64, f64, Vec<(&Value, &Value, f32, &Value)>)> {
+/// A path level of a full tick: item, redecides, time active, mask.
+type Level<'v> = (&'v Value, &'v Value, f32, &'v Value);
+
+/// The serial, time and path levels of a full tick.
+fn parts(t: &[Value]) -> Option<(u64, f64, Vec<Level<'_>>)> {
     let path = t[5].as_array()?;
     let levels = path
         .chunks(4)

@@ -883,3 +883,626 @@ fn the_live_page_follows_a_running_program() {
         no_errors(&client).await;
     });
 }
+
+/// Clicks with the mouse at page point `p` (`{x, y}` as the page gives it).
+async fn click_at(client: &Client, p: &Value) {
+    let (x, y) = (p["x"].as_f64().unwrap(), p["y"].as_f64().unwrap());
+    let click = MouseActions::new("mouse".into())
+        .then(PointerAction::MoveTo {
+            duration: None,
+            x: x.round() as i64,
+            y: y.round() as i64,
+        })
+        .then(PointerAction::Down {
+            button: fantoccini::actions::MOUSE_BUTTON_LEFT,
+        })
+        .then(PointerAction::Up {
+            button: fantoccini::actions::MOUSE_BUTTON_LEFT,
+        });
+    client.perform_actions(click).await.unwrap();
+    client.release_actions().await.unwrap();
+}
+
+/// Moves the mouse over the tree node of `item`.
+async fn hover_node(client: &Client, item: usize) {
+    let node = client
+        .find(Locator::Css(&format!("#tree .node[data-item='{item}']")))
+        .await
+        .unwrap();
+    let hover = MouseActions::new("mouse".into()).then(PointerAction::MoveToElement {
+        element: node,
+        duration: None,
+        x: 0,
+        y: 0,
+    });
+    client.perform_actions(hover).await.unwrap();
+}
+
+/// Moves the scrubber to tick `t`.
+async fn scrub_to(client: &Client, t: usize) {
+    js(
+        client,
+        &format!(
+            "const s = document.getElementById('scrubber'); s.value = {t};\
+             s.dispatchEvent(new Event('input'));"
+        ),
+    )
+    .await;
+}
+
+/// One agent's tick as bt-core tells it: its values before the tick, the
+/// decide values and activations in order.
+#[derive(Default)]
+struct Told {
+    hunger: f32,
+    fatigue: f32,
+    danger: bool,
+    /// (item, value) of each `Decided`, and the items activated, in order.
+    steps: Vec<(usize, Option<f32>)>,
+}
+
+impl Tracer for Told {
+    fn event(&mut self, event: &Event) {
+        match *event {
+            Event::Decided { node, value } => self.steps.push((node.index.get(), Some(value))),
+            Event::Activated { node, .. } => self.steps.push((node.index.get(), None)),
+            _ => {}
+        }
+    }
+}
+
+/// Runs a twin herd through bt-core and tells each agent's ticks.
+fn herd_truth(n: usize, ticks: u32) -> Vec<Vec<Told>> {
+    let (mut grazers, mut memories) = herd(n);
+    let mut out: Vec<Vec<Told>> = (0..n).map(|_| Vec::new()).collect();
+    for t in 0..ticks {
+        grazers.iter_mut().for_each(Grazer::step);
+        for (i, (g, m)) in grazers.iter_mut().zip(&mut memories).enumerate() {
+            let input = g.input(i, t);
+            let mut told = Told {
+                hunger: g.hunger,
+                fatigue: g.fatigue,
+                danger: g.sense.contains(Sense::DANGER),
+                steps: Vec::new(),
+            };
+            tick_traced(&HERD, g, m, &input, &mut told).unwrap();
+            out[i].push(told);
+        }
+    }
+    out
+}
+
+/// The first tick (after the first) where agent `told` activated `item`.
+fn first_activation(told: &[Told], item: usize) -> Option<usize> {
+    (1..told.len()).find(|&t| told[t].steps.contains(&(item, None)))
+}
+
+#[test]
+fn the_agents_values_decide_values_draws_and_flag_names_are_the_runs() {
+    const N: usize = 12;
+    const TICKS: u32 = 400;
+    let recorder = herd_recorder(N, TICKS, true);
+    let json = recorder.export_compact().to_json();
+    let item = |name: &str| HERD.find(name).unwrap().0 as usize;
+    let (graze, idle) = (item("GRAZE"), item("IDLE"));
+    // A grazer that grazes: the tick grazing won, and a draw of the idle
+    // group.
+    let all = herd_truth(N, TICKS);
+    let watched = (0..N)
+        .find(|&i| first_activation(&all[i], graze).is_some())
+        .expect("a grazer grazes");
+    let truth = &all[watched];
+    let won = first_activation(truth, graze).unwrap();
+    let drew = (1..truth.len())
+        .find(|&t| {
+            truth[t].steps.iter().any(|&(i, v)| {
+                v.is_none()
+                    && HERD
+                        .node(bt_core::ItemIdx(i as u16))
+                        .parent()
+                        .is_some_and(|p| p.index().get() == idle)
+            })
+        })
+        .expect("a draw");
+    let page = write_page(&out_dir("why"), &json).unwrap();
+
+    with_browser(|client| async move {
+        client.goto(&file_url(&page)).await.unwrap();
+        wait_ready(&client).await;
+        js(&client, &format!("btViewer.selectAgent({watched});")).await;
+
+        // The values beside the dump are the grazer's fields as the tick
+        // found them, at every tick.
+        for t in (0..TICKS as usize).step_by(7).chain([won - 1, won, drew]) {
+            scrub_to(&client, t).await;
+            // Compared in the page: its numbers are the f64 of the f32s.
+            let want = &truth[t];
+            let shown = client
+                .execute(
+                    "const v = Object.fromEntries([...document.querySelectorAll('#values tr')]\
+                     .map(r => [r.dataset.name, JSON.parse(r.dataset.value)]));\
+                     return [v.hunger === Number(arguments[0]), v.fatigue === Number(arguments[1]), v.danger,\
+                             String(v.hunger), String(v.fatigue)];",
+                    vec![
+                        json!(f64::from(want.hunger).to_string()),
+                        json!(f64::from(want.fatigue).to_string()),
+                    ],
+                )
+                .await
+                .unwrap();
+            assert_eq!(
+                shown[0],
+                json!(true),
+                "hunger at {t}: {shown} vs {}",
+                want.hunger
+            );
+            assert_eq!(
+                shown[1],
+                json!(true),
+                "fatigue at {t}: {shown} vs {}",
+                want.fatigue
+            );
+            let danger = if want.danger { "yes" } else { "no" };
+            assert_eq!(shown[2], json!(danger), "at {t}");
+        }
+        // Hunger is past 3.0, and grazing wins with the hunger the values
+        // show as its decide value.
+        scrub_to(&client, won).await;
+        let value = truth[won]
+            .steps
+            .iter()
+            .find_map(|&(i, v)| (i == graze).then_some(v).flatten())
+            .unwrap();
+        assert!(truth[won].hunger > 3.0);
+        assert_eq!(value, truth[won].hunger);
+        let events = js(
+            &client,
+            "return [...document.querySelectorAll('#events li')].map(li => li.textContent);",
+        )
+        .await;
+        let line = format!("accept GRAZE #{graze} = {value:.3}");
+        assert!(
+            events.as_array().unwrap().iter().any(|l| l == &json!(line)),
+            "{line} in {events}"
+        );
+        let label = js(
+            &client,
+            &format!("return document.querySelector('#tree .node[data-item=\"{graze}\"] text.val').textContent;"),
+        )
+        .await;
+        assert_eq!(label, json!(format!("= {value:.3}")));
+        // The plots under the lane: hunger and fatigue drawn in their strips.
+        let plotted = js(
+            &client,
+            "const c = document.getElementById('lanes'); const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;\
+             let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i] === 11 && d[i + 1] === 107 && d[i + 2] === 46) n++; return n;",
+        )
+        .await;
+        assert!(plotted.as_u64().unwrap() > 100, "plot pixels: {plotted}");
+
+        // The idle group's draw: every candidate's weight, and the pick.
+        scrub_to(&client, drew).await;
+        let mut weights = Vec::new();
+        let mut pick = 0;
+        for &(i, v) in &truth[drew].steps {
+            let parent = HERD
+                .node(bt_core::ItemIdx(i as u16))
+                .parent()
+                .map(|p| p.index().get());
+            if parent != Some(idle) {
+                continue;
+            }
+            match v {
+                Some(v) => weights.push(format!(
+                    "{} {v:.3}",
+                    HERD.node(bt_core::ItemIdx(i as u16)).name()
+                )),
+                None => pick = i,
+            }
+        }
+        let want = format!(
+            "random draw in IDLE #{idle}: {} → {} #{pick}",
+            weights.join(", "),
+            HERD.node(bt_core::ItemIdx(pick as u16)).name()
+        );
+        let why = js(
+            &client,
+            "return [...document.querySelectorAll('#events li.why')].map(li => li.textContent);",
+        )
+        .await;
+        assert_eq!(why, json!([want]));
+        // Hovering a candidate shows its decide value and the draw.
+        let wander = item("WANDER");
+        let wv = truth[drew]
+            .steps
+            .iter()
+            .find_map(|&(i, v)| (i == wander).then_some(v).flatten())
+            .unwrap();
+        hover_node(&client, wander).await;
+        let tip = js(
+            &client,
+            "return document.getElementById('tip').textContent;",
+        )
+        .await;
+        let tip = tip.as_str().unwrap();
+        assert!(
+            tip.contains(&format!("decide value at this tick: {wv:.3}")),
+            "{tip}"
+        );
+        assert!(tip.contains(&want), "{tip}");
+        assert!(tip.contains(&format!("WANDER #{wander}")), "{tip}");
+
+        // Flag names, not masks.
+        let subtitle = |name: &str| {
+            format!(
+                "return document.querySelector('#tree .node[data-name=\"{name}\"] text.sub').textContent;"
+            )
+        };
+        assert!(
+            js(&client, &subtitle("FLEE"))
+                .await
+                .as_str()
+                .unwrap()
+                .contains("needs DANGER")
+        );
+        assert!(
+            js(&client, &subtitle("GRAZE"))
+                .await
+                .as_str()
+                .unwrap()
+                .contains("needs FOOD")
+        );
+        let tree = js(
+            &client,
+            "return document.getElementById('tree').textContent;",
+        )
+        .await;
+        assert!(!tree.as_str().unwrap().contains("0x"), "{tree}");
+        no_errors(&client).await;
+    });
+}
+
+#[test]
+fn the_overview_counts_the_run_and_a_click_on_a_band_shows_its_agents() {
+    const N: usize = 60;
+    const TICKS: u32 = 300;
+    let recorder = herd_recorder(N, TICKS, false);
+    let json = recorder.export_compact().to_json();
+    // What bt-core says: each grazer's leaf after each tick.
+    let (mut grazers, mut memories) = herd(N);
+    let mut leaves: Vec<Vec<&'static str>> = Vec::new();
+    for t in 0..TICKS {
+        grazers.iter_mut().for_each(Grazer::step);
+        bt_core::tick_all(&HERD, &mut grazers, &mut memories, |i, g| g.input(i, t));
+        leaves.push(
+            memories
+                .iter()
+                .map(|m| m.leaf().map_or("idle", |l| HERD.node(l).name()))
+                .collect(),
+        );
+    }
+    let mut counts: std::collections::BTreeMap<&str, Vec<u32>> = Default::default();
+    for (t, row) in leaves.iter().enumerate() {
+        for name in row {
+            counts
+                .entry(name)
+                .or_insert_with(|| vec![0; TICKS as usize])[t] += 1;
+        }
+    }
+    assert!(counts.len() >= 4, "{:?}", counts.keys());
+    let page = write_page(&out_dir("overview"), &json).unwrap();
+
+    with_browser(|client| async move {
+        client.goto(&file_url(&page)).await.unwrap();
+        wait_ready(&client).await;
+        let shown = js(&client, "return btViewer.overview();").await;
+        assert_eq!(shown["first"], json!(0));
+        assert_eq!(shown["counts"], json!(counts));
+        // The legend names every behavior drawn.
+        let legend = js(
+            &client,
+            "return [...document.querySelectorAll('#overview-legend span')].map(s => s.dataset.name).sort();",
+        )
+        .await;
+        assert_eq!(legend, json!(counts.keys().collect::<Vec<_>>()));
+        // A click on a band shows the lanes of its agents at that tick.
+        for (name, t) in [("WANDER", 150usize), ("GAZE", 40), ("REST", 250)] {
+            if counts.get(name).is_none_or(|c| c[t] == 0) {
+                continue;
+            }
+            let at = js(
+                &client,
+                &format!("return btViewer.overviewPoint('{name}', {t});"),
+            )
+            .await;
+            click_at(&client, &at).await;
+            let rows = js(&client, "return btViewer.rows();").await;
+            let want: Vec<usize> = (0..N).filter(|&i| leaves[t][i] == name).collect();
+            assert_eq!(rows, json!(want), "{name} at {t}");
+            let state = js(&client, "return btViewer.state();").await;
+            assert_eq!(state["cursor"], json!(t));
+            let note = js(
+                &client,
+                "return document.getElementById('filter-note').textContent;",
+            )
+            .await;
+            assert!(
+                note.as_str()
+                    .unwrap()
+                    .starts_with(&format!("{} agents running {name} #", want.len())),
+                "{note}"
+            );
+            // Only the lanes shown are drawn.
+            let drawn = js(&client, "return btViewer.drawn();").await;
+            assert_eq!(
+                drawn,
+                json!(want[..want.len().min(drawn.as_array().unwrap().len())])
+            );
+        }
+        client
+            .find(Locator::Id("q-clear"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        assert_eq!(
+            js(&client, "return btViewer.rows().length;").await,
+            json!(N)
+        );
+        // Zoom in around the cursor, pan with the mouse, fit again.
+        client
+            .find(Locator::Id("zoom-in"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let z = js(&client, "return btViewer.state();").await;
+        let width = z["v1"].as_i64().unwrap() - z["v0"].as_i64().unwrap() + 1;
+        assert!((140..=160).contains(&width), "{z}");
+        let ruler = client.find(Locator::Id("ruler")).await.unwrap();
+        let drag = MouseActions::new("mouse".into())
+            .then(PointerAction::MoveToElement {
+                element: ruler,
+                duration: None,
+                x: 0,
+                y: 0,
+            })
+            .then(PointerAction::Down {
+                button: fantoccini::actions::MOUSE_BUTTON_LEFT,
+            })
+            .then(PointerAction::MoveBy {
+                duration: None,
+                x: 200,
+                y: 0,
+            })
+            .then(PointerAction::Up {
+                button: fantoccini::actions::MOUSE_BUTTON_LEFT,
+            });
+        client.perform_actions(drag).await.unwrap();
+        client.release_actions().await.unwrap();
+        let panned = js(&client, "return btViewer.state();").await;
+        assert!(
+            panned["v0"].as_i64() < z["v0"].as_i64(),
+            "{z} then {panned}"
+        );
+        assert_eq!(
+            panned["v1"].as_i64().unwrap() - panned["v0"].as_i64().unwrap() + 1,
+            width
+        );
+        client
+            .find(Locator::Id("zoom-fit"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let fit = js(&client, "return btViewer.state();").await;
+        assert_eq!(
+            (fit["v0"].clone(), fit["v1"].clone()),
+            (json!(0), json!(TICKS - 1))
+        );
+        no_errors(&client).await;
+    });
+}
+
+/// Every event of every tick of a camp run, by agent, as bt-core gives
+/// them.
+fn camp_events(n: usize, ticks: u32) -> (String, Vec<Vec<Vec<Event>>>) {
+    #[derive(Default)]
+    struct All(Vec<Event>);
+    impl Tracer for All {
+        fn event(&mut self, event: &Event) {
+            self.0.push(*event);
+        }
+    }
+    let (mut agents, mut memories) = crowd(n);
+    let (mut twins, mut twin_mem) = crowd(n);
+    let mut recorder = FlightRecorder::new(&CAMP, n, Watch::All, Capacity::new(ticks as usize, 24));
+    let mut events = vec![Vec::new(); n];
+    for t in 0..ticks {
+        agents.iter_mut().for_each(Creature::step);
+        twins.iter_mut().for_each(Creature::step);
+        recorder.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, t));
+        for (i, (c, m)) in twins.iter_mut().zip(&mut twin_mem).enumerate() {
+            let input = c.input(i, t);
+            let mut all = All::default();
+            let result = tick_traced(&CAMP, c, m, &input, &mut all);
+            if result.is_err() {
+                all.0.push(Event::RedecideLimit {
+                    group: bt_core::NodeRef {
+                        index: bt_core::ItemIdx(0),
+                        name: "",
+                        depth: 0,
+                    },
+                });
+            }
+            events[i].push(all.0);
+        }
+    }
+    (recorder.export_compact().to_json(), events)
+}
+
+#[test]
+fn queries_find_the_agents_that_did_it_and_the_first_match_is_one_click_away() {
+    const N: usize = 40;
+    const TICKS: u32 = 200;
+    let (json, events) = camp_events(N, TICKS);
+    let item = |name: &str| CAMP.find(name).unwrap();
+    // (agent, first tick) of the agents with an event `hit` in from..=to.
+    let truth = |from: usize, to: usize, hit: &dyn Fn(&Event) -> bool| -> Vec<(usize, usize)> {
+        (0..N)
+            .filter_map(|i| {
+                (from..=to)
+                    .find(|&t| events[i][t].iter().any(hit))
+                    .map(|t| (i, t))
+            })
+            .collect()
+    };
+    let flee = item("FLEE");
+    let patrol = item("PATROL");
+    // (kind, decider, reason code, from, to, the agents and first ticks)
+    type Case = (
+        &'static str,
+        &'static str,
+        &'static str,
+        usize,
+        usize,
+        Vec<(usize, usize)>,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "entered",
+            "FLEE",
+            "-1",
+            50,
+            150,
+            truth(
+                50,
+                150,
+                &|e| matches!(e, Event::Activated { node, .. } if node.index == flee),
+            ),
+        ),
+        (
+            "rejected",
+            "PATROL",
+            "2",
+            0,
+            199,
+            truth(
+                0,
+                199,
+                &|e| matches!(e, Event::Rejected { node, by: bt_core::Rejection::Timer } if node.index == patrol),
+            ),
+        ),
+        (
+            "trouble",
+            "ROOT",
+            "-1",
+            20,
+            120,
+            truth(20, 120, &|e| {
+                matches!(
+                    e,
+                    Event::SubsetViolation { .. } | Event::RedecideLimit { .. }
+                )
+            }),
+        ),
+    ];
+    for c in &cases {
+        assert!(
+            !c.5.is_empty() && c.5.len() < N,
+            "{} {}: {} agents",
+            c.0,
+            c.1,
+            c.5.len()
+        );
+    }
+    let page = write_page(&out_dir("query"), &json).unwrap();
+
+    with_browser(|client| async move {
+        client.goto(&file_url(&page)).await.unwrap();
+        wait_ready(&client).await;
+        for (kind, name, reason, from, to, want) in &cases {
+            // Fill in the query bar and press "find".
+            js(
+                &client,
+                &format!(
+                    "const set = (id, v) => {{ const e = document.getElementById(id); e.value = v; e.dispatchEvent(new Event('change')); }};\
+                     set('q-kind', '{kind}'); set('q-item', {}); set('q-reason', '{reason}');\
+                     set('q-from', {from}); set('q-to', {to});",
+                    CAMP.find(name).unwrap().0
+                ),
+            )
+            .await;
+            client
+                .find(Locator::Id("q-run"))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
+            let rows = js(&client, "return btViewer.rows();").await;
+            let agents: Vec<usize> = want.iter().map(|w| w.0).collect();
+            assert_eq!(rows, json!(agents), "{kind} {name}");
+            // The first match, one click away.
+            let first = client.find(Locator::Id("first-match")).await.unwrap();
+            assert_eq!(
+                first.text().await.unwrap(),
+                format!("first match: #{} @ tick {}", want[0].0, want[0].1)
+            );
+            first.click().await.unwrap();
+            let state = js(&client, "return btViewer.state();").await;
+            assert_eq!(
+                (state["agent"].clone(), state["cursor"].clone()),
+                (json!(want[0].0), json!(want[0].1))
+            );
+            // And the lane marks where each agent first matched.
+            let shown = js(&client, "return btViewer.rows().length;").await;
+            assert_eq!(shown, json!(want.len()));
+        }
+        no_errors(&client).await;
+    });
+}
+
+#[test]
+fn screenshot_of_a_herd_with_its_overview_and_values() {
+    const N: usize = 40;
+    const TICKS: u32 = 600;
+    let recorder = herd_recorder(N, TICKS, true);
+    let json = recorder.export_compact().to_json();
+    let graze = HERD.find("GRAZE").unwrap().0 as usize;
+    let all = herd_truth(N, TICKS);
+    let (watched, won) = (0..N)
+        .find_map(|i| {
+            first_activation(&all[i], graze)
+                .filter(|&t| t > 150)
+                .map(|t| (i, t))
+        })
+        .expect("a grazer grazes");
+    let page = write_page(&out_dir("screenshot"), &json).unwrap();
+    with_browser(|client| async move {
+        client.goto(&file_url(&page)).await.unwrap();
+        wait_ready(&client).await;
+        // A viewport of 1600 x 1000, whatever the window's frame takes.
+        let inner = js(&client, "return [window.innerWidth, window.innerHeight];").await;
+        let (w, h) = (inner[0].as_u64().unwrap(), inner[1].as_u64().unwrap());
+        client
+            .set_window_size((1600 + 1600 - w) as u32, (1000 + 1000 - h) as u32)
+            .await
+            .unwrap();
+        let inner = js(&client, "return [window.innerWidth, window.innerHeight];").await;
+        assert_eq!(inner, json!([1600, 1000]));
+        js(&client, &format!("btViewer.selectAgent({watched});")).await;
+        scrub_to(&client, won).await;
+        hover_node(&client, graze).await;
+        no_errors(&client).await;
+        let png = client.screenshot().await.unwrap();
+        std::fs::write(out_dir("screenshot").join("viewer.png"), &png).unwrap();
+        let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/viewer.png");
+        if !docs.exists() || std::env::var_os("BT_VIEWER_SCREENSHOT").is_some_and(|v| v == "1") {
+            std::fs::write(&docs, &png).unwrap();
+        }
+    });
+}
