@@ -739,19 +739,20 @@ fn ten_thousand_agents_over_600_ticks_open_in_3_s_and_answer_in_50_ms() {
         )
         .await;
         assert_eq!(scrub[3], json!(580));
-        // Filters: a band of the overview, and queries, each timed.
+        // Filters: a band of the overview, and queries, each timed three
+        // times (the median and the slowest kept: the machine is shared).
         let filters = js(
             &client,
             "const times = [];\
              const item = n => [...document.querySelectorAll('#q-item option')].find(o => o.textContent.startsWith(n + ' #')).value;\
-             for (const t of [100, 300, 500]) {\
-               btViewer.filterBand(Number(item('WANDER')), t); times.push(['band WANDER @' + t, btViewer.state().filterMs, btViewer.rows().length]);\
-             }\
-             for (const [k, n, r] of [['entered', 'FLEE', -1], ['rejected', 'GRAZE', 3], ['ran', 'REST', -1], ['trouble', 'ROOT', -1]]) {\
-               const t0 = performance.now(); const m = btViewer.query(k, Number(item(n)), r, 0, 599);\
-               times.push([k + ' ' + n, performance.now() - t0, m.length]);\
-             }\
-             btViewer.clearFilter();\
+             const timed = (name, f) => {\
+               const ts = []; let n = 0;\
+               for (let i = 0; i < 3; i++) { const t0 = performance.now(); n = f(); ts.push(performance.now() - t0); btViewer.clearFilter(); }\
+               ts.sort((a, b) => a - b); times.push([name, ts[1], ts[2], n]);\
+             };\
+             for (const t of [100, 300, 500]) timed('band WANDER @' + t, () => btViewer.filterBand(Number(item('WANDER')), t).length);\
+             for (const [k, n, r] of [['entered', 'FLEE', -1], ['rejected', 'GRAZE', 3], ['ran', 'REST', -1], ['trouble', 'ROOT', -1]])\
+               timed(k + ' ' + n, () => btViewer.query(k, Number(item(n)), r, 0, 599).length);\
              return times;",
         )
         .await;
@@ -765,17 +766,18 @@ fn ten_thousand_agents_over_600_ticks_open_in_3_s_and_answer_in_50_ms() {
             .iter()
             .map(|f| {
                 format!(
-                    "{} {:.1} ms ({} agents)",
+                    "{} {:.1} ms, slowest {:.1} ms ({} agents)",
                     f[0].as_str().unwrap(),
                     f[1].as_f64().unwrap(),
-                    f[2]
+                    f[2].as_f64().unwrap(),
+                    f[3]
                 )
             })
             .collect();
         let line = format!(
             "10000 agents x 600 ticks: {:.1} MB of JSON; open {:.0} ms (navigation to ready in the page clock: \
              {:.0} ms; parse and check {:.0} ms, index and draw {:.0} ms; {:.0} ms as the test saw it); \
-             {} scrubber moves over 10 agents: median {:.2} ms, slowest {:.2} ms; filters: {}; \
+             {} scrubber moves over 10 agents: median {:.2} ms, slowest {:.2} ms; filters (median of 3): {}; \
              recording made in {:.1} s",
             json.len() as f64 / 1e6,
             ready.as_f64().unwrap(),
