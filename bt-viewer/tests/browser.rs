@@ -18,7 +18,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use bt_core::{DumpView, Event, Tracer, debug_print_state, tick_traced};
+use bt_core::{DumpView, Event, ItemIdx, Tracer, debug_print_state, tick_traced};
 use bt_viewer::{Capacity, DataCapacity, FlightRecorder, LiveServer, Watch, page_with, write_page};
 use fantoccini::actions::{InputSource, MouseActions, PointerAction};
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -1000,7 +1000,7 @@ fn the_agents_values_decide_values_draws_and_flag_names_are_the_runs() {
             truth[t].steps.iter().any(|&(i, v)| {
                 v.is_none()
                     && HERD
-                        .node(bt_core::ItemIdx(i as u16))
+                        .node(ItemIdx(i as u16))
                         .parent()
                         .is_some_and(|p| p.index().get() == idle)
             })
@@ -1088,24 +1088,21 @@ fn the_agents_values_decide_values_draws_and_flag_names_are_the_runs() {
         let mut pick = 0;
         for &(i, v) in &truth[drew].steps {
             let parent = HERD
-                .node(bt_core::ItemIdx(i as u16))
+                .node(ItemIdx(i as u16))
                 .parent()
                 .map(|p| p.index().get());
             if parent != Some(idle) {
                 continue;
             }
             match v {
-                Some(v) => weights.push(format!(
-                    "{} {v:.3}",
-                    HERD.node(bt_core::ItemIdx(i as u16)).name()
-                )),
+                Some(v) => weights.push(format!("{} {v:.3}", HERD.node(ItemIdx(i as u16)).name())),
                 None => pick = i,
             }
         }
         let want = format!(
             "random draw in IDLE #{idle}: {} → {} #{pick}",
             weights.join(", "),
-            HERD.node(bt_core::ItemIdx(pick as u16)).name()
+            HERD.node(ItemIdx(pick as u16)).name()
         );
         let why = js(
             &client,
@@ -1309,9 +1306,11 @@ fn the_overview_counts_the_run_and_a_click_on_a_band_shows_its_agents() {
     });
 }
 
-/// Every event of every tick of a camp run, by agent, as bt-core gives
-/// them.
-fn camp_events(n: usize, ticks: u32) -> (String, Vec<Vec<Vec<Event>>>) {
+/// Every event of every tick of a camp run, and the active path after
+/// it, by agent, as bt-core gives them.
+type CampTicks = Vec<Vec<(Vec<Event>, Vec<ItemIdx>)>>;
+
+fn camp_events(n: usize, ticks: u32) -> (String, CampTicks) {
     #[derive(Default)]
     struct All(Vec<Event>);
     impl Tracer for All {
@@ -1334,13 +1333,13 @@ fn camp_events(n: usize, ticks: u32) -> (String, Vec<Vec<Vec<Event>>>) {
             if result.is_err() {
                 all.0.push(Event::RedecideLimit {
                     group: bt_core::NodeRef {
-                        index: bt_core::ItemIdx(0),
+                        index: ItemIdx(0),
                         name: "",
                         depth: 0,
                     },
                 });
             }
-            events[i].push(all.0);
+            events[i].push((all.0, m.active_path().map(|l| l.item).collect()));
         }
     }
     (recorder.export_compact().to_json(), events)
@@ -1357,7 +1356,7 @@ fn queries_find_the_agents_that_did_it_and_the_first_match_is_one_click_away() {
         (0..N)
             .filter_map(|i| {
                 (from..=to)
-                    .find(|&t| events[i][t].iter().any(hit))
+                    .find(|&t| events[i][t].0.iter().any(hit))
                     .map(|t| (i, t))
             })
             .collect()
@@ -1373,7 +1372,7 @@ fn queries_find_the_agents_that_did_it_and_the_first_match_is_one_click_away() {
         usize,
         Vec<(usize, usize)>,
     );
-    let cases: Vec<Case> = vec![
+    let mut cases: Vec<Case> = vec![
         (
             "entered",
             "FLEE",
@@ -1412,6 +1411,15 @@ fn queries_find_the_agents_that_did_it_and_the_first_match_is_one_click_away() {
             }),
         ),
     ];
+    let guard = item("GUARD");
+    let ran: Vec<(usize, usize)> = (0..N)
+        .filter_map(|i| {
+            (30..=170)
+                .find(|&t| events[i][t].1.contains(&guard))
+                .map(|t| (i, t))
+        })
+        .collect();
+    cases.push(("ran", "GUARD", "-1", 30, 170, ran));
     for c in &cases {
         assert!(
             !c.5.is_empty() && c.5.len() < N,
