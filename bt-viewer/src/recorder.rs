@@ -202,7 +202,9 @@ impl FlightRecorder {
     /// The recorder, with room for the watched agents' own values
     /// ([`AgentData`]) at every kept tick, set aside now: `capacity` per
     /// lane and kept tick. [`tick_all_with_data`](Self::tick_all_with_data)
-    /// records them; the export holds them.
+    /// and [`tick_lane_with_data`](Self::tick_lane_with_data) record them
+    /// (the other ticks record none); the export holds them. Call it after
+    /// [`with_lanes`](Self::with_lanes), which sets the lanes.
     pub fn with_data(mut self, capacity: DataCapacity) -> Self {
         self.data = Some(DataStore::new(capacity, self.capacity.ticks * self.lanes));
         self
@@ -459,6 +461,42 @@ impl FlightRecorder {
             self.begin_frame();
         }
         self.record(lane, tree, agent, memory, input, also)
+    }
+
+    /// [`tick_lane`](Self::tick_lane), the agent's own values
+    /// ([`AgentData::record`]) recorded in the lane before its tick, when
+    /// [`with_data`](Self::with_data) set room aside for them.
+    ///
+    /// # Errors
+    /// As [`tick`].
+    ///
+    /// # Panics
+    /// As [`tick_lane`](Self::tick_lane).
+    pub fn tick_lane_with_data<
+        A: AgentData + 'static,
+        const L: usize,
+        const S: usize,
+        const N: usize,
+    >(
+        &mut self,
+        lane: usize,
+        tree: &Tree<A, L, S, N>,
+        agent: &mut A,
+        memory: &mut AgentMemory<A, L, S, N>,
+        input: &TickInput,
+    ) -> Result<TickReport, TickError> {
+        assert!(
+            lane < self.agent_of.len(),
+            "lane {lane} was not assigned ({} are)",
+            self.agent_of.len()
+        );
+        if self.frames == 0 || self.offsets[self.frame * self.lanes + lane] != NONE {
+            self.begin_frame();
+        }
+        if let Some(data) = &mut self.data {
+            data.record(self.frame * self.lanes + lane, agent);
+        }
+        self.record(lane, tree, agent, memory, input, &mut NoTrace)
     }
 
     /// Ticks every agent once, as [`tick_all`](bt_core::tick_all) does (agent `i` with

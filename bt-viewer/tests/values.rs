@@ -246,3 +246,30 @@ fn a_herd_at_30_hz_compacts_many_times_over_and_loses_nothing() {
     assert!(runs > 200, "only {runs} runs");
     assert!(small * 10 < whole, "{small} bytes of {whole}");
 }
+
+#[test]
+fn lanes_record_values_as_watching_does() {
+    let (mut agents, mut memories) = crowd(3);
+    let (mut twins, mut twin_mem) = crowd(3);
+    let mut watching = FlightRecorder::new(&CAMP, 3, Watch::Agents(&[0, 2]), Capacity::new(8, 16))
+        .with_data(DataCapacity::default());
+    let mut lanes = FlightRecorder::with_lanes(&CAMP, 2, Capacity::new(8, 16))
+        .with_data(DataCapacity::default());
+    let lane = [lanes.assign(0).unwrap(), lanes.assign(2).unwrap()];
+    for t in 0..12 {
+        agents.iter_mut().for_each(Creature::step);
+        twins.iter_mut().for_each(Creature::step);
+        watching.tick_all_with_data(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, t));
+        lanes.begin_frame();
+        for (k, i) in [0, 2].into_iter().enumerate() {
+            let input = twins[i].input(i, t);
+            lanes
+                .tick_lane_with_data(lane[k], &CAMP, &mut twins[i], &mut twin_mem[i], &input)
+                .unwrap();
+        }
+    }
+    let a: Value = serde_json::from_str(&watching.export().to_json()).unwrap();
+    let b: Value = serde_json::from_str(&lanes.export().to_json()).unwrap();
+    assert_eq!(a["values"].as_array().unwrap().len(), 2);
+    assert_eq!(a["values"], b["values"]);
+}
