@@ -2,7 +2,8 @@
 //!
 //! Twenty soldiers share one tree with squad-wide limits (a grenade gate
 //! and cooldown, a gate on shooting, flanking in pairs) and a deferred
-//! action (the throw). A flight recorder keeps every soldier's ticks; the
+//! action (the throw). A flight recorder keeps every soldier's ticks and
+//! its own values (grenades left, under fire, enemy in sight); the
 //! program writes the recording and the viewer page under
 //! `target/viewer/` and prints the page's path: open it in a browser.
 //!
@@ -33,7 +34,9 @@ use std::time::{Duration, Instant};
 use bt_core::{
     Action, ActionOp, ActionState, Outcome, TickInput, Ticket, behavior, decider, group, tree,
 };
-use bt_viewer::{Capacity, FlightRecorder, LiveServer, Watch, write_page};
+use bt_viewer::{
+    AgentData, Capacity, DataCapacity, DataOut, FlightRecorder, LiveServer, Watch, write_page,
+};
 
 const SOLDIERS: usize = 20;
 const HZ: u32 = 30;
@@ -91,6 +94,17 @@ impl Soldier {
         TickInput::new(now, DT)
             .with_decision(flags)
             .with_agent(i as u32)
+    }
+}
+
+/// What the viewer shows beside each soldier's decisions, and plots under
+/// its lane.
+impl AgentData for Soldier {
+    fn record(&self, out: &mut DataOut<'_>) {
+        out.num("grenades", f64::from(self.grenades));
+        out.num("under_fire", f64::from(u8::from(self.under_fire)));
+        out.text("enemy", if self.enemy_visible { "in sight" } else { "-" });
+        out.text("flank", if self.wants_flank { "wanted" } else { "-" });
     }
 }
 
@@ -171,7 +185,8 @@ impl Squad {
             false
         });
         soldiers.iter_mut().for_each(Soldier::live);
-        let report = recorder.tick_all(&SQUAD, soldiers, memories, |i, s| s.input(i, now));
+        let report =
+            recorder.tick_all_with_data(&SQUAD, soldiers, memories, |i, s| s.input(i, now));
         assert_eq!(report.errors, 0, "{:?}", report.first_error);
         let in_flight = &mut self.in_flight;
         self.shared.drain_actions(|req| match req.op {
@@ -213,11 +228,13 @@ fn offline() {
         SOLDIERS,
         Watch::All,
         Capacity::new(TICKS as usize, 16),
-    );
+    )
+    .with_data(DataCapacity::new(4, 32))
+    .name_decision_flags::<Decision>();
     for t in 0..TICKS {
         squad.tick(t, &mut recorder);
     }
-    let json = recorder.export().to_json();
+    let json = recorder.export_compact().to_json();
     let dir = target_dir().join("viewer");
     let page = write_page(&dir, &json).expect("writing the page");
     println!(
@@ -240,7 +257,8 @@ fn live(port: u16, seconds: u64, ticks: u64) {
         SOLDIERS,
         Watch::All,
         Capacity::new(10 * HZ as usize, 16),
-    );
+    )
+    .name_decision_flags::<Decision>();
     let start = Instant::now();
     let mut t = 0;
     while start.elapsed() < Duration::from_secs(seconds) && u64::from(t) < ticks {
