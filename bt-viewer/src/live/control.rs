@@ -276,9 +276,16 @@ impl Game {
     pub(super) fn skip(&mut self, feed: &Feed) {
         self.skipped = true;
         self.paused = None;
+        self.tell(feed);
+    }
+
+    /// Tells the server, once, that the game calls `frame` (before its
+    /// first publish: the pages it starts are sent the controls).
+    #[inline]
+    pub(super) fn tell(&mut self, feed: &Feed) {
         if !self.told {
             self.told = true;
-            feed.framing.store(true, Ordering::Relaxed);
+            feed.framing.store(true, Ordering::Release);
         }
     }
 
@@ -292,10 +299,6 @@ impl Game {
         delta: Option<&Delta>,
         frames: u64,
     ) {
-        if !self.told {
-            self.told = true;
-            feed.framing.store(true, Ordering::Relaxed);
-        }
         // The ticks recorded since the last frame a page saw (only this
         // frame's after frames nobody saw).
         let from = if self.skipped {

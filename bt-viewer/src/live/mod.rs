@@ -301,6 +301,7 @@ impl LiveServer {
 
     #[inline(never)]
     fn frame_followed(&mut self, recorder: &FlightRecorder) {
+        self.game.tell(&self.feed);
         let delta = self.publisher.publish(&self.feed, recorder);
         self.game.after_publish(
             &self.feed,
