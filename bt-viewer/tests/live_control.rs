@@ -745,3 +745,44 @@ fn control_requests_come_only_from_the_page_on_loopback() {
     assert_eq!(status, 409, "{why}");
     assert!(why.contains("LiveServer::frame"), "{why}");
 }
+
+// ---------- what it costs ----------
+
+/// Prints what `frame` costs with no page, next to `publish`, per call:
+/// `cargo test -p bt-viewer --release --test live_control -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement: run it alone, in release"]
+fn cost_of_frame_with_no_page_next_to_publish() {
+    const AGENTS: usize = 100;
+    const TICKS: u32 = 2000;
+    let mut publishing = LiveServer::start(0).unwrap();
+    let mut framing = LiveServer::start(0).unwrap();
+    let mut camp = Camp::new(AGENTS);
+    let (mut publish, mut frame) = (Duration::ZERO, Duration::ZERO);
+    for t in 0..TICKS {
+        camp.tick(t);
+        let at = Instant::now();
+        publishing.publish(std::hint::black_box(&camp.recorder));
+        publish += at.elapsed();
+        let at = Instant::now();
+        framing.frame(std::hint::black_box(&camp.recorder));
+        frame += at.elapsed();
+    }
+    // The call alone, without the clock's own cost: many in a row.
+    let calls = 10_000_000u32;
+    let at = Instant::now();
+    for _ in 0..calls {
+        framing.frame(std::hint::black_box(&camp.recorder));
+    }
+    let alone = at.elapsed();
+    assert_eq!(framing.publishes(), 0);
+    let per = |d: Duration, n: u32| d.as_nanos() as f64 / f64::from(n);
+    println!(
+        "{AGENTS} agents watched, {TICKS} ticks: publish {:.0} ns per call, frame with no page {:.0} ns \
+         per call (timed each, clock included), {:.2} ns per call ({calls} in a row)",
+        per(publish, TICKS),
+        per(frame, TICKS),
+        per(alone, calls)
+    );
+    assert!(frame < publish);
+}
