@@ -150,7 +150,9 @@ impl Limits {
 /// action); `agent` is an agent's id, or absent for any. The game's
 /// thread evaluates them on the ticks it just published; when one fires,
 /// [`frame`](Self::frame) blocks at the end of that tick and the pages
-/// show it. A request with a bad body gets `400 Bad Request` saying what
+/// show it. The breakpoints stay set (and shown to the pages that come)
+/// until a page changes them, but no frame looks at them while no page
+/// follows. A request with a bad body gets `400 Bad Request` saying what
 /// is at fault.
 ///
 /// A control request must come from the page: besides the loopback
