@@ -15,8 +15,10 @@
 //! ```
 //!
 //! With `--live` it serves the page on loopback and runs the squad in real
-//! time, streaming each tick to the page; it stops by itself after
-//! `--seconds` (60 by default) or `--ticks`, whichever comes first.
+//! time, streaming each tick to the page, which can pause it, step it one
+//! tick at a time and set breakpoints; it stops by itself after
+//! `--seconds` (60 by default, time spent paused included) or `--ticks`,
+//! whichever comes first.
 //!
 //! ```text
 //! ROOT (prioritized)
@@ -260,12 +262,20 @@ fn live(port: u16, seconds: u64, ticks: u64) {
     )
     .name_decision_flags::<Decision>();
     let start = Instant::now();
+    let mut clock = start;
     let mut t = 0;
     while start.elapsed() < Duration::from_secs(seconds) && u64::from(t) < ticks {
         squad.tick(t, &mut recorder);
-        server.publish(&recorder);
+        // Publishes to the pages, and waits while one keeps the squad paused.
+        let before = Instant::now();
+        server.frame(&recorder);
+        // After a pause the squad goes on at its pace, without catching up.
+        let waited = before.elapsed();
+        if waited.as_secs_f64() * f64::from(HZ) > 1.0 {
+            clock += waited;
+        }
         t += 1;
-        let due = start + Duration::from_secs_f64(f64::from(t) / f64::from(HZ));
+        let due = clock + Duration::from_secs_f64(f64::from(t) / f64::from(HZ));
         std::thread::sleep(due.saturating_duration_since(Instant::now()));
     }
     println!("stopped after {t} ticks");
