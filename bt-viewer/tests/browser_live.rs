@@ -122,10 +122,11 @@ where
 
 /// Runs `script` in the page (30 s at most).
 async fn js(client: &Client, script: &str) -> Value {
-    tokio::time::timeout(Duration::from_secs(30), client.execute(script, vec![]))
-        .await
-        .unwrap_or_else(|_| panic!("{script}: no answer"))
-        .unwrap_or_else(|e| panic!("{script}: {e}"))
+    match tokio::time::timeout(Duration::from_secs(30), client.execute(script, vec![])).await {
+        Ok(Ok(value)) => value,
+        Ok(Err(e)) => panic!("{script}: {e}"),
+        Err(_) => panic!("{script}: no answer"),
+    }
 }
 
 /// Waits (10 s at most) until `script` returns true.

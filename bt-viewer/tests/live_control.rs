@@ -786,3 +786,11 @@ fn cost_of_frame_with_no_page_next_to_publish() {
     );
     assert!(frame < publish);
 }
+
+/// An engine keeps the server in a resource, shared between systems'
+/// threads: it is `Send` and `Sync`.
+#[test]
+fn the_server_can_be_shared_between_threads() {
+    fn shared<T: Send + Sync>() {}
+    shared::<LiveServer>();
+}

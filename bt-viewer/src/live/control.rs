@@ -9,6 +9,7 @@
 //! where it stands with a [`Status`], which the server passes to the pages
 //! as a `control` event.
 
+use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::time::Duration;
@@ -248,7 +249,10 @@ pub(super) struct Status {
 
 /// The game's side: whether it is paused and what stops it.
 pub(super) struct Game {
-    commands: Receiver<Command>,
+    /// Only the game's thread reads it, through `&mut self` (`get_mut`,
+    /// no locking): the mutex makes the server `Sync`, as an engine's
+    /// resources must be.
+    commands: Mutex<Receiver<Command>>,
     paused: Option<Why>,
     breakpoints: Vec<Breakpoint>,
     /// Frames recorded at the last frame a page saw.
@@ -262,7 +266,7 @@ pub(super) struct Game {
 impl Game {
     pub(super) fn new(commands: Receiver<Command>) -> Self {
         Game {
-            commands,
+            commands: Mutex::new(commands),
             paused: None,
             breakpoints: Vec::new(),
             checked: 0,
@@ -313,7 +317,7 @@ impl Game {
             return;
         }
         loop {
-            match self.commands.try_recv() {
+            match commands_of(&mut self.commands).try_recv() {
                 Ok(command) => self.take(command),
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => return,
@@ -356,7 +360,7 @@ impl Game {
     /// any more.
     fn wait(&mut self, feed: &Feed) {
         loop {
-            match self.commands.recv_timeout(POLL) {
+            match commands_of(&mut self.commands).recv_timeout(POLL) {
                 Ok(Command::Resume) => {
                     self.paused = None;
                     return;
@@ -378,4 +382,12 @@ impl Game {
             }
         }
     }
+}
+
+/// The game's end of the command channel. A panic elsewhere cannot have
+/// left it half-used: receiving is one call.
+fn commands_of(commands: &mut Mutex<Receiver<Command>>) -> &mut Receiver<Command> {
+    commands
+        .get_mut()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
