@@ -3,7 +3,8 @@
 //!
 //! Needs Debian's `chromium` and `chromium-driver`
 //! (`apt-get install -y chromium chromium-driver`). Without them the tests
-//! print a notice and pass, except under CI (`CI` set), where they fail.
+//! are reported as ignored, with that reason (the package's build script
+//! looks for them), except under CI (`CI` set), where they run and fail.
 //!
 //! The tests write their pages under `target/viewer-tests/`. The
 //! screenshot of the README (`docs/viewer.png`) is written when it is
@@ -310,6 +311,10 @@ fn spans(paths: &[Vec<&'static str>]) -> Vec<(String, u64, u64)> {
 }
 
 #[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
 fn scrubbing_shows_the_path_events_spans_and_dump_of_the_tick() {
     const WATCHED: usize = 3;
     let (json, truth) = camp_run(24, 160, WATCHED);
@@ -542,6 +547,10 @@ fn scrubbing_shows_the_path_events_spans_and_dump_of_the_tick() {
 }
 
 #[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
 fn bad_input_shows_a_clear_message_and_no_error() {
     let (json, _) = camp_run(2, 20, 0);
     let cases: Vec<(&str, String, &str)> = vec![
@@ -637,6 +646,10 @@ fn bad_input_shows_a_clear_message_and_no_error() {
 }
 
 #[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
 fn decider_names_like_markup_show_in_the_page_as_they_are() {
     const NAMES: [&str; 3] = ["<!--<script>", "</script>", "a > b && c"];
     let (mut agents, mut memories) = crowd(3);
@@ -690,6 +703,10 @@ fn herd_recorder(n: usize, ticks: u32, values: bool) -> FlightRecorder {
 }
 
 #[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
 fn ten_thousand_agents_over_600_ticks_open_in_3_s_and_answer_in_50_ms() {
     // A real run of a thousand grazers, the recording then ten times over
     // (agent ids 0..10 000): what the page does with 10 000 lanes of 600
@@ -800,6 +817,10 @@ fn ten_thousand_agents_over_600_ticks_open_in_3_s_and_answer_in_50_ms() {
 }
 
 #[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
 fn the_live_page_follows_a_running_program() {
     let mut server = LiveServer::start(0).expect("a loopback port");
     assert!(server.addr().ip().is_loopback());
@@ -980,6 +1001,10 @@ fn first_activation(told: &[Told], item: usize) -> Option<usize> {
 }
 
 #[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
 fn the_agents_values_decide_values_draws_and_flag_names_are_the_runs() {
     const N: usize = 12;
     const TICKS: u32 = 400;
@@ -1162,6 +1187,10 @@ fn the_agents_values_decide_values_draws_and_flag_names_are_the_runs() {
 }
 
 #[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
 fn the_overview_counts_the_run_and_a_click_on_a_band_shows_its_agents() {
     const N: usize = 60;
     const TICKS: u32 = 300;
@@ -1346,6 +1375,10 @@ fn camp_events(n: usize, ticks: u32) -> (String, CampTicks) {
 }
 
 #[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
 fn queries_find_the_agents_that_did_it_and_the_first_match_is_one_click_away() {
     const N: usize = 40;
     const TICKS: u32 = 200;
@@ -1477,6 +1510,10 @@ fn queries_find_the_agents_that_did_it_and_the_first_match_is_one_click_away() {
 }
 
 #[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
 fn screenshot_of_a_herd_with_its_overview_and_values() {
     const N: usize = 40;
     const TICKS: u32 = 600;

@@ -188,6 +188,10 @@ fn first_guards() -> Vec<(u64, u64)> {
 }
 
 #[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
 fn a_breakpoint_set_in_the_page_stops_the_program_at_its_tick() {
     // The agent that enters GUARD last: the breakpoint names it, and lets
     // the others by.
