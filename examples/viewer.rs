@@ -2,7 +2,8 @@
 //!
 //! Twenty soldiers share one tree with squad-wide limits (a grenade gate
 //! and cooldown, a gate on shooting, flanking in pairs) and a deferred
-//! action (the throw). A flight recorder keeps every soldier's ticks; the
+//! action (the throw). A flight recorder keeps every soldier's ticks and
+//! its own values (grenades left, under fire, enemy in sight); the
 //! program writes the recording and the viewer page under
 //! `target/viewer/` and prints the page's path: open it in a browser.
 //!
@@ -14,8 +15,10 @@
 //! ```
 //!
 //! With `--live` it serves the page on loopback and runs the squad in real
-//! time, streaming each tick to the page; it stops by itself after
-//! `--seconds` (60 by default) or `--ticks`, whichever comes first.
+//! time, streaming each tick to the page, which can pause it, step it one
+//! tick at a time and set breakpoints; it stops by itself after
+//! `--seconds` (60 by default, time spent paused included) or `--ticks`,
+//! whichever comes first.
 //!
 //! ```text
 //! ROOT (prioritized)
@@ -33,7 +36,9 @@ use std::time::{Duration, Instant};
 use bt_core::{
     Action, ActionOp, ActionState, Outcome, TickInput, Ticket, behavior, decider, group, tree,
 };
-use bt_viewer::{Capacity, FlightRecorder, LiveServer, Watch, write_page};
+use bt_viewer::{
+    AgentData, Capacity, DataCapacity, DataOut, FlightRecorder, LiveServer, Watch, write_page,
+};
 
 const SOLDIERS: usize = 20;
 const HZ: u32 = 30;
@@ -91,6 +96,17 @@ impl Soldier {
         TickInput::new(now, DT)
             .with_decision(flags)
             .with_agent(i as u32)
+    }
+}
+
+/// What the viewer shows beside each soldier's decisions, and plots under
+/// its lane.
+impl AgentData for Soldier {
+    fn record(&self, out: &mut DataOut<'_>) {
+        out.num("grenades", f64::from(self.grenades));
+        out.num("under_fire", f64::from(u8::from(self.under_fire)));
+        out.text("enemy", if self.enemy_visible { "in sight" } else { "-" });
+        out.text("flank", if self.wants_flank { "wanted" } else { "-" });
     }
 }
 
@@ -171,7 +187,8 @@ impl Squad {
             false
         });
         soldiers.iter_mut().for_each(Soldier::live);
-        let report = recorder.tick_all(&SQUAD, soldiers, memories, |i, s| s.input(i, now));
+        let report =
+            recorder.tick_all_with_data(&SQUAD, soldiers, memories, |i, s| s.input(i, now));
         assert_eq!(report.errors, 0, "{:?}", report.first_error);
         let in_flight = &mut self.in_flight;
         self.shared.drain_actions(|req| match req.op {
@@ -213,11 +230,13 @@ fn offline() {
         SOLDIERS,
         Watch::All,
         Capacity::new(TICKS as usize, 16),
-    );
+    )
+    .with_data(DataCapacity::new(4, 32))
+    .name_decision_flags::<Decision>();
     for t in 0..TICKS {
         squad.tick(t, &mut recorder);
     }
-    let json = recorder.export().to_json();
+    let json = recorder.export_compact().to_json();
     let dir = target_dir().join("viewer");
     let page = write_page(&dir, &json).expect("writing the page");
     println!(
@@ -240,14 +259,23 @@ fn live(port: u16, seconds: u64, ticks: u64) {
         SOLDIERS,
         Watch::All,
         Capacity::new(10 * HZ as usize, 16),
-    );
+    )
+    .name_decision_flags::<Decision>();
     let start = Instant::now();
+    let mut clock = start;
     let mut t = 0;
     while start.elapsed() < Duration::from_secs(seconds) && u64::from(t) < ticks {
         squad.tick(t, &mut recorder);
-        server.publish(&recorder);
+        // Publishes to the pages, and waits while one keeps the squad paused.
+        let before = Instant::now();
+        server.frame(&recorder);
+        // After a pause the squad goes on at its pace, without catching up.
+        let waited = before.elapsed();
+        if waited.as_secs_f64() * f64::from(HZ) > 1.0 {
+            clock += waited;
+        }
         t += 1;
-        let due = start + Duration::from_secs_f64(f64::from(t) / f64::from(HZ));
+        let due = clock + Duration::from_secs_f64(f64::from(t) / f64::from(HZ));
         std::thread::sleep(due.saturating_duration_since(Instant::now()));
     }
     println!("stopped after {t} ticks");

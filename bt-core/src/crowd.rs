@@ -93,9 +93,7 @@ impl CrowdReport {
 /// tree with deferred actions, an agent given the id of another agent of
 /// the crowd (its index) whose memory has an action pending under that
 /// id is not ticked: [`TickError::AgentIdTaken`] names both. Ids that are
-/// not indexes of the crowd are the caller's to keep apart; a memory
-/// ticked under another id than its pending actions' gets
-/// [`TickError::AgentChanged`].
+/// not indexes of the crowd are the caller's to keep apart.
 ///
 /// # Panics
 /// If the slices differ in length, or a callback panics (the agents after

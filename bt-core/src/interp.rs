@@ -115,16 +115,6 @@ pub enum TickError {
         /// The value given.
         value: f64,
     },
-    /// The memory has a deferred action pending that was launched under
-    /// another agent id than the tick's ([`TickInput::agent`]): its
-    /// outcome goes back by that id, so the memory keeps it until the
-    /// action is reported back or cancelled. Nothing ran.
-    AgentChanged {
-        /// The agent id the pending action was launched under.
-        launched: u32,
-        /// The agent id the tick was given.
-        given: u32,
-    },
     /// In a crowd tick ([`tick_all`](crate::tick_all)), the agent was
     /// given the id of another agent of the crowd whose memory has a
     /// deferred action pending under that id: requests of both would name
@@ -163,12 +153,6 @@ impl fmt::Display for TickError {
                     "tick input `{field}` is {value}; it must be finite and not negative"
                 )
             }
-            TickError::AgentChanged { launched, given } => write!(
-                f,
-                "agent memory has a deferred action pending under agent id {launched}, \
-                 ticked as agent {given}; tick it under id {launched} until the action is \
-                 reported back"
-            ),
             TickError::AgentIdTaken { id, agent, holder } => write!(
                 f,
                 "agent {agent} ticked under agent id {id}, under which agent {holder} has a \
@@ -196,10 +180,7 @@ impl core::error::Error for TickError {}
 ///   [`tree!`](crate::tree) that is a compile error (its `new_memory` does
 ///   not build); only a hand-assembled table gets here;
 /// - [`TickError::InvalidInput`] when `now` is not finite, or `dt` is not
-///   finite or negative;
-/// - [`TickError::AgentChanged`] when `memory` has a deferred action
-///   pending that was launched under another agent id than
-///   [`TickInput::agent`] (only a tree with deferred actions checks it).
+///   finite or negative.
 ///
 /// During the tick: [`TickError::RedecideLimit`] when it makes more masked
 /// redecides than the tree's budget; every behavior is then deactivated and
@@ -322,7 +303,7 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     // `AgentMemory::rejoin`).
     if memory.depth() == 0
         || (tree.needs_shared() && !memory.joined_now())
-        || check(tree, memory, input, true).is_err()
+        || check(tree, memory, input).is_err()
     {
         let input = *input;
         return tally.ticked(run(tree, agent, memory, &input, &mut NoTrace, None));
@@ -504,7 +485,7 @@ pub fn deactivate_all<A: 'static, const L: usize, const S: usize, const N: usize
     input: &TickInput,
 ) -> Result<(), TickError> {
     memory.rejoin();
-    check(tree, memory, input, false)?;
+    check(tree, memory, input)?;
     let mut tracer = NoTrace;
     let mut r = Run::new(tree, agent, memory, input, &mut tracer, None);
     r.deactivate_to(0, Why::Stopped);
@@ -524,24 +505,16 @@ fn check<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     memory: &AgentMemory<A, L, S, N>,
     input: &TickInput,
-    ids: bool,
 ) -> Result<(), TickError> {
     // NaN fails both comparisons; -0.0 is a valid `dt`.
     let now_ok = input.now.abs() <= f64::MAX;
     let dt_ok = input.dt >= 0.0 && input.dt <= f32::MAX;
     let shared_ok = !tree.needs_shared() || memory.shared.is_some();
-    if core::ptr::eq(memory.tree, tree)
-        && now_ok
-        && dt_ok
-        && shared_ok
-        && (!ids
-            || tree.shape.actions == 0
-            || shared::launched_under_other(tree, memory, input.agent).is_none())
-    {
+    if core::ptr::eq(memory.tree, tree) && now_ok && dt_ok && shared_ok {
         Ok(())
     } else {
         // The times by value: the input's address is never taken here.
-        Err(refuse(tree, memory, input.now, input.dt, input.agent))
+        Err(refuse(tree, memory, input.now, input.dt))
     }
 }
 
@@ -553,7 +526,6 @@ fn refuse<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &AgentMemory<A, L, S, N>,
     now: f64,
     dt: f32,
-    agent: u32,
 ) -> TickError {
     if !core::ptr::eq(memory.tree, tree) {
         return TickError::WrongTree {
@@ -570,18 +542,9 @@ fn refuse<A: 'static, const L: usize, const S: usize, const N: usize>(
             value: now,
         };
     }
-    if !(0.0..=f32::MAX).contains(&dt) {
-        return TickError::InvalidInput {
-            field: "dt",
-            value: f64::from(dt),
-        };
-    }
-    match shared::launched_under_other(tree, memory, agent) {
-        Some(launched) => TickError::AgentChanged {
-            launched,
-            given: agent,
-        },
-        None => unreachable!("`check` refused a tick it finds nothing wrong with"),
+    TickError::InvalidInput {
+        field: "dt",
+        value: f64::from(dt),
     }
 }
 
@@ -600,7 +563,7 @@ fn run<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
     // A steady walk that stopped had its input checked.
     if from.is_none() {
         memory.rejoin();
-        check(tree, memory, input, true)?;
+        check(tree, memory, input)?;
     }
     if tree.dblocks {
         with_dblocks(tree, agent, memory, input, tracer, from)

@@ -145,6 +145,8 @@
 //!      crowds (feature `serde`).
 //!   9. [Performance](guide::ch09_performance): what a tick costs and how to
 //!      keep it cheap.
+//!   10. [In a Bevy app](guide::ch10_bevy): what the `bt-bevy` crate maps
+//!      to what.
 //! - **The rules**: [`semantics`] specifies a tick step by step;
 //!   [`bad_input`] lists every input the library refuses or treats
 //!   specially, and what it gets.
@@ -212,6 +214,8 @@ pub mod guide {
     pub mod ch08_save_and_load {}
     #[doc = include_str!("../docs/guide/ch09_performance.md")]
     pub mod ch09_performance {}
+    #[doc = include_str!("../docs/guide/ch10_bevy.md")]
+    pub mod ch10_bevy {}
 }
 
 #[cfg(feature = "rayon")]

@@ -2,10 +2,12 @@
 //!
 //! ```text
 //! {
-//!   "format": "bt-viewer-recording", "version": 1,
-//!   "tree":   { "name", "levels", "items": [ item, … ] },
+//!   "format": "bt-viewer-recording", "version": 2,
+//!   "tree":   { "name", "levels", "items": [ item, … ], "flag_names" },
 //!   "legend": { "events", "rejections", "whys", "actions", "errors" },
-//!   "agents": [ { "agent", "first_tick", "ticks": [ tick, … ] }, … ]
+//!   "agents": [ { "agent", "first_tick", "ticks": [ tick or run, … ] }, … ],
+//!   "values": [ { "agent", "fields": { name: [ value, … ] }, "overflow" }, … ],   (optional)
+//!   "clock":  { "first", "now": [ time or null, … ] }                             (compact only)
 //! }
 //! ```
 //!
@@ -19,7 +21,8 @@
 //! `preconditions` (`decision` and `stimuli` tests, each null or an object
 //! of hex masks `all`, `any`, `none`, `not_all`; `every`: the timer in
 //! seconds or null) and `shared` (`gate`, `cooldown`, `together`, each
-//! null when absent).
+//! null when absent). `flag_names` has `decision` and `stimuli`, each a
+//! list of `[bit, name]` (empty unless the recorder was told them).
 //!
 //! A tick is an array, to keep large recordings small:
 //! `[serial, now, leaf, visited, flags, path, events]` where `leaf` is an
@@ -32,6 +35,17 @@
 //! `legend.actions` for `action-reported`; `arg` is the value of `accept`,
 //! the child that takes over in `preempt`, the failed child in `redecide`,
 //! the action code in `launch` and the ticket serial in `cancel` (whose `code` is the ticket's slot).
+//!
+//! A run, in a compact recording only ([`Recording::compact`]), is
+//! `[n, [since, …]]`: the `n` ticks after the last full tick repeat it
+//! but for time; the `k`-th is `k` serials later, at `clock.now` of its
+//! serial, and each path level's time active is that time minus its
+//! `since`, as `f32`.
+//!
+//! `values[i].fields[name][j]` is the value the agent recorded under
+//! `name` ([`AgentData`](crate::AgentData)) at its `j`-th kept tick
+//! (counting each tick of a run), or null; `overflow` lists the serials
+//! of the ticks some of whose values did not fit.
 
 use alloc_crate::string::String;
 use alloc_crate::vec::Vec;
@@ -41,13 +55,13 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::recorder::{
-    ACTION_STATES, ERRORS, FlightRecorder, KIND_NAMES, Kind, REJECTIONS, TickView, WHYS,
+    ACTION_STATES, DataValue, ERRORS, FlightRecorder, KIND_NAMES, Kind, REJECTIONS, TickView, WHYS,
 };
 
 /// The `format` field of a recording.
 pub const FORMAT: &str = "bt-viewer-recording";
 /// The version of the recording format this crate writes.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// A tree's items as the recording describes them.
 #[derive(Clone, Debug, Serialize)]
@@ -58,6 +72,18 @@ pub struct TreeInfo {
     pub levels: usize,
     /// Every item, in preorder.
     pub items: Vec<ItemInfo>,
+    /// Names of the decision and stimuli flag bits, when the recorder was
+    /// told them ([`FlightRecorder::name_flags`]).
+    pub flag_names: FlagNamesInfo,
+}
+
+/// Names of flag bits, `(bit, name)` for each named single bit.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FlagNamesInfo {
+    /// The decision flags' bits.
+    pub decision: Vec<(u32, &'static str)>,
+    /// The stimuli flags' bits.
+    pub stimuli: Vec<(u32, &'static str)>,
 }
 
 /// One item of the tree.
@@ -196,6 +222,7 @@ impl TreeInfo {
             name: tree.name(),
             levels: L,
             items,
+            flag_names: FlagNamesInfo::default(),
         }
     }
 }
@@ -214,6 +241,27 @@ pub struct Recording {
     pub legend: Legend,
     /// The watched agents.
     pub agents: Vec<AgentTicks>,
+    /// The watched agents' own values ([`AgentData`](crate::AgentData)),
+    /// when they were recorded; not written when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<AgentValues>,
+    /// The time of each frame, when the recording is compact
+    /// ([`compact`](Self::compact)); not written otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<Clock>,
+}
+
+/// One watched agent's own values over its kept ticks.
+#[derive(Clone, Debug, Serialize)]
+pub struct AgentValues {
+    /// The agent's index in the crowd (as in [`AgentTicks::agent`]).
+    pub agent: u32,
+    /// Per field name, one value per kept tick of the agent, in the order
+    /// of its ticks: a number, a text, or null when the tick did not
+    /// record it.
+    pub fields: serde_json::Map<String, Value>,
+    /// Serials of the ticks some of whose values did not fit their room.
+    pub overflow: Vec<u64>,
 }
 
 /// Names behind the numeric codes of a recording.
@@ -261,6 +309,177 @@ fn short(x: f32) -> Value {
     serde_json::Number::from_f64(shortest).map_or(Value::Null, Value::Number)
 }
 
+/// The time of each frame that every kept tick of it shares.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Clock {
+    /// The serial of the first frame.
+    pub first: u64,
+    /// Per frame from `first`, the time its ticks share, or null when
+    /// they differ (or it has none).
+    pub now: Vec<Option<f64>>,
+}
+
+impl Clock {
+    fn at(&self, serial: u64) -> Option<f64> {
+        let i = usize::try_from(serial.checked_sub(self.first)?).ok()?;
+        self.now.get(i).copied().flatten()
+    }
+
+    /// The clock of the `(serial, now)` of every tick.
+    fn of<I: Iterator<Item = (u64, f64)>>(ticks: impl Fn() -> I) -> Self {
+        let Some(first) = ticks().map(|t| t.0).min() else {
+            return Clock::default();
+        };
+        let last = ticks().map(|t| t.0).max().unwrap_or(first);
+        let n = usize::try_from(last - first + 1).unwrap_or(0);
+        let mut now: Vec<Option<f64>> = alloc_crate::vec![None; n];
+        let mut mixed = alloc_crate::vec![false; n];
+        for (s, t) in ticks() {
+            let i = (s - first) as usize;
+            match now[i] {
+                None if !mixed[i] => now[i] = Some(t),
+                Some(x) if x.to_bits() != t.to_bits() => {
+                    now[i] = None;
+                    mixed[i] = true;
+                }
+                _ => {}
+            }
+        }
+        Clock { first, now }
+    }
+}
+
+/// A path level of a full tick: item, redecides, time active, mask.
+type Level<'v> = (&'v Value, &'v Value, f32, &'v Value);
+
+/// The serial, time and path levels of a full tick.
+fn parts(t: &[Value]) -> Option<(u64, f64, Vec<Level<'_>>)> {
+    let path = t[5].as_array()?;
+    let levels = path
+        .chunks(4)
+        .map(|l| Some((&l[0], &l[1], l[2].as_f64()? as f32, &l[3])))
+        .collect::<Option<Vec<_>>>()?;
+    Some((t[0].as_u64()?, t[1].as_f64()?, levels))
+}
+
+/// The times `c` for which `(now - c) as f32` is `active`, about: the
+/// interval a level's activation time lies in, seen from one tick.
+fn window(now: f64, active: f32) -> (f64, f64) {
+    let a = f64::from(active);
+    let below = (a + f64::from(active.next_down())) / 2.0;
+    let above = (a + f64::from(active.next_up())) / 2.0;
+    (now - above, now - below)
+}
+
+/// A run of repeats being built: the times and actives of its ticks
+/// (the full tick first), and per level the window its activation time
+/// lies in and the time chosen in it.
+#[derive(Default)]
+struct Run {
+    ticks: Vec<(f64, Vec<f32>)>,
+    windows: Vec<(f64, f64)>,
+    since: Vec<f64>,
+}
+
+impl Run {
+    /// Starts a run at `base`.
+    fn start(&mut self, now: f64, actives: Vec<f32>) {
+        self.windows = actives.iter().map(|&a| window(now, a)).collect();
+        self.since = self.windows.iter().map(|w| (w.0 + w.1) / 2.0).collect();
+        self.ticks.clear();
+        self.ticks.push((now, actives));
+    }
+
+    /// Adds a tick at `now` whose levels are `actives` active, if some
+    /// activation times give every tick of the run its actives exactly.
+    fn add(&mut self, now: f64, actives: Vec<f32>) -> bool {
+        if actives.len() != self.since.len() {
+            return false;
+        }
+        let exact = |since: &[f64], now: f64, actives: &[f32]| {
+            since
+                .iter()
+                .zip(actives)
+                .all(|(&c, &a)| (now - c) as f32 == a)
+        };
+        let mut windows = self.windows.clone();
+        for (w, &a) in windows.iter_mut().zip(&actives) {
+            let (lo, hi) = window(now, a);
+            *w = (w.0.max(lo), w.1.min(hi));
+            if w.0 > w.1 {
+                return false;
+            }
+        }
+        if !exact(&self.since, now, &actives) {
+            let since: Vec<f64> = windows.iter().map(|w| (w.0 + w.1) / 2.0).collect();
+            if !exact(&since, now, &actives)
+                || !self.ticks.iter().all(|(n, a)| exact(&since, *n, a))
+            {
+                return false;
+            }
+            self.since = since;
+        }
+        self.windows = windows;
+        self.ticks.push((now, actives));
+        true
+    }
+}
+
+/// Whether `t` is `base` repeated `k` ticks later at the clock's time,
+/// but for the time its levels have been active.
+fn repeats(base: &[Value], t: &[Value], k: u64, clock: &Clock) -> bool {
+    let (Some((s0, _, p0)), Some((s, n, p))) = (parts(base), parts(t)) else {
+        return false;
+    };
+    s == s0 + k
+        && clock.at(s) == Some(n)
+        && base[2..5] == t[2..5]
+        && base[6] == t[6]
+        && p0.len() == p.len()
+        && p0
+            .iter()
+            .zip(&p)
+            .all(|(a, b)| a.0 == b.0 && a.1 == b.1 && a.3 == b.3)
+}
+
+/// The actives of a full tick's levels.
+fn actives(t: &[Value]) -> Vec<f32> {
+    parts(t).map_or_else(Vec::new, |p| p.2.iter().map(|l| l.2).collect())
+}
+
+/// `ticks` with runs of repeats as `[n, [since…]]` entries (see
+/// [`Recording::compact`]).
+fn compact(ticks: Vec<Value>, clock: &Clock) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::with_capacity(ticks.len());
+    // The last full tick's place in `out` and the run after it.
+    let mut base: Option<usize> = None;
+    let mut run = Run::default();
+    for tick in ticks {
+        let full = tick.as_array().filter(|t| t.len() == 7);
+        if let (Some(b), Some(t)) = (base, full) {
+            let first = out[b].as_array().expect("a full tick");
+            let k = run.ticks.len() as u64;
+            let now = t[1].as_f64().unwrap_or(f64::NAN);
+            if repeats(first, t, k, clock) && run.add(now, actives(t)) {
+                let since = run.since.iter().map(|&x| Value::from(x)).collect();
+                let entry = alloc_crate::vec![Value::from(k), Value::Array(since)];
+                if k == 1 {
+                    out.push(Value::Array(entry));
+                } else {
+                    *out.last_mut().expect("the run") = Value::Array(entry);
+                }
+                continue;
+            }
+        }
+        base = full.is_some().then_some(out.len());
+        if let Some(t) = full {
+            run.start(t[1].as_f64().unwrap_or(f64::NAN), actives(t));
+        }
+        out.push(tick);
+    }
+    out
+}
+
 /// One tick in the recording's array form.
 pub(crate) fn tick_json(t: &TickView) -> Value {
     let mut path = Vec::with_capacity(t.path.len() * 4);
@@ -298,18 +517,86 @@ pub(crate) fn tick_json(t: &TickView) -> Value {
 
 impl FlightRecorder {
     /// What the recorder holds now, for the viewer.
+    ///
+    /// Every tick is written whole; [`export_compact`](Self::export_compact)
+    /// writes the same, smaller.
     pub fn export(&self) -> Recording {
+        self.export_with(|ticks| ticks)
+    }
+
+    /// [`export`](Self::export), each agent's ticks compacted as
+    /// [`Recording::compact`] does, one agent at a time: for long
+    /// recordings of large crowds.
+    pub fn export_compact(&self) -> Recording {
+        let clock = Clock::of(|| {
+            (0..self.watched()).flat_map(|slot| {
+                let (_, _, ticks) = self.ticks_of(slot);
+                ticks.map(|t| (t.serial, t.now()))
+            })
+        });
+        let mut recording = self.export_with(|t| compact(t, &clock));
+        recording.clock = Some(clock);
+        recording
+    }
+
+    fn export_with(&self, shape: impl Fn(Vec<Value>) -> Vec<Value>) -> Recording {
+        let mut values = Vec::new();
         let agents = (0..self.watched())
             .map(|slot| {
                 let (agent, first_tick, ticks) = self.ticks_of(slot);
+                let ticks: Vec<Value> = ticks.map(|t| tick_json(&t.decode())).collect();
+                if let Some(v) = self.values_of(slot, agent, &ticks) {
+                    values.push(v);
+                }
                 AgentTicks {
                     agent,
                     first_tick,
-                    ticks: ticks.map(|t| tick_json(&t.decode())).collect(),
+                    ticks: shape(ticks),
                 }
             })
             .collect();
-        Recording::of(self.tree.clone(), agents)
+        let mut recording = Recording::of(self.tree.clone(), agents);
+        recording.values = values;
+        recording
+    }
+
+    /// The values agent `slot` recorded at its kept `ticks`, if any.
+    fn values_of(&self, slot: usize, agent: u32, ticks: &[Value]) -> Option<AgentValues> {
+        let data = self.data.as_ref()?;
+        let mut fields: Vec<Vec<Value>> = Vec::new();
+        let mut overflow = Vec::new();
+        let mut any = false;
+        for (j, tick) in ticks.iter().enumerate() {
+            let serial = tick[0].as_u64().unwrap_or(0);
+            let Some((vals, over)) = self.data_at(slot, serial) else {
+                continue;
+            };
+            any = true;
+            if over {
+                overflow.push(serial);
+            }
+            for (id, v) in vals {
+                if fields.len() <= id {
+                    fields.resize_with(id + 1, || alloc_crate::vec![Value::Null; ticks.len()]);
+                }
+                fields[id][j] = match v {
+                    DataValue::Num(x) => {
+                        serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+                    }
+                    DataValue::Text(s) => Value::String(s),
+                };
+            }
+        }
+        any.then(|| AgentValues {
+            agent,
+            fields: fields
+                .into_iter()
+                .enumerate()
+                .filter(|(_, col)| col.iter().any(|v| !v.is_null()))
+                .map(|(id, col)| (data.names[id].into(), Value::Array(col)))
+                .collect(),
+            overflow,
+        })
     }
 }
 
@@ -322,7 +609,33 @@ impl Recording {
             tree,
             legend: Legend::new(),
             agents,
+            values: Vec::new(),
+            clock: None,
         }
+    }
+
+    /// Writes each run of ticks that repeat the tick before them but for
+    /// time as one `[n, [since…]]` entry, and the time of each frame as
+    /// [`clock`](Self::clock): `n` ticks follow the last full tick, the
+    /// `k`-th of them `k` serials later at the clock's time of its frame,
+    /// with the same events and path, each path level active since the
+    /// time given for it (its time active is the clock's time minus that,
+    /// as `f32`). Only ticks that read back exactly so are merged: nothing
+    /// is lost, and long recordings of agents that keep doing the same
+    /// shrink many times over.
+    pub fn compact(&mut self) {
+        let agents = &self.agents;
+        let clock = Clock::of(|| {
+            agents.iter().flat_map(|a| {
+                a.ticks
+                    .iter()
+                    .filter_map(|t| Some((t.get(0)?.as_u64()?, t.get(1)?.as_f64()?)))
+            })
+        });
+        for agent in &mut self.agents {
+            agent.ticks = compact(core::mem::take(&mut agent.ticks), &clock);
+        }
+        self.clock = Some(clock);
     }
 
     /// The recording as JSON text.

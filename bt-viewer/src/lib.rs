@@ -7,12 +7,25 @@
 //! preemptions, redecides, Subset Rule reports, deferred actions, errors)
 //! and the active path after the tick — in frames allocated once, the
 //! newest overwriting the oldest.
+//! With [`FlightRecorder::with_data`] and
+//! [`tick_all_with_data`](FlightRecorder::tick_all_with_data), it also
+//! keeps what each watched agent says about itself ([`AgentData`]: its
+//! hunger, its target…) at every tick, in room set aside once;
+//! [`name_flags`](FlightRecorder::name_flags) names the flag bits.
 //! [`FlightRecorder::export`] makes a [`Recording`], a versioned JSON
-//! document; [`write_page`] writes it beside the viewer, one self-contained
-//! HTML file (no network, no build step) that draws the tree, each agent's
-//! timeline, and replays the ticks one by one with the state dump of the
-//! agent at the cursor. With the `live` feature, `LiveServer` serves the
-//! same page from loopback and streams new ticks to it as they happen.
+//! document ([`export_compact`](FlightRecorder::export_compact) the same,
+//! with runs of repeated ticks merged, for large crowds); [`write_page`]
+//! writes it beside the viewer, one self-contained HTML file (no network,
+//! no build step). The page draws the tree (each decider as `NAME #index`,
+//! its checks by flag name, the decide values of the tick), replays the
+//! ticks one by one with the events, the random draws and scores, the
+//! state dump and the agent's own values at the cursor; above the lanes,
+//! how many agents run each behavior over time; a query finds the agents
+//! that entered a decider, were rejected at one for a reason, or had a
+//! Subset Rule report or an error, and the lanes (drawn on a canvas, with
+//! zoom and pan, the agent's numbers plotted under its lane) show those.
+//! With the `live` feature, `LiveServer` serves the same page from
+//! loopback and streams new ticks to it as they happen.
 //!
 //! ```
 //! use bt_core::{TickInput, behavior, decider, group, tree};
@@ -40,7 +53,7 @@
 //! assert_eq!(recording.agents.len(), 2);
 //! assert_eq!(recording.agents[0].ticks.len(), 10);
 //! let json = recording.to_json();
-//! assert!(json.starts_with(r#"{"format":"bt-viewer-recording","version":1,"#));
+//! assert!(json.starts_with(r#"{"format":"bt-viewer-recording","version":2,"#));
 //! // bt_viewer::write_page(std::path::Path::new("target/viewer"), &json) writes the page.
 //! ```
 //!
@@ -69,11 +82,11 @@ mod page;
 mod recorder;
 
 pub use export::{
-    AgentTicks, FORMAT, ItemInfo, Legend, PreInfo, Recording, SharedInfo, TestInfo, TreeInfo,
-    VERSION,
+    AgentTicks, AgentValues, Clock, FORMAT, FlagNamesInfo, ItemInfo, Legend, PreInfo, Recording,
+    SharedInfo, TestInfo, TreeInfo, VERSION,
 };
 #[cfg(feature = "live")]
 #[cfg_attr(docsrs, doc(cfg(feature = "live")))]
 pub use live::{Limits, LiveServer};
 pub use page::{PAGE, page_with, write_page};
-pub use recorder::{Capacity, FlightRecorder, Watch};
+pub use recorder::{AgentData, Capacity, DataCapacity, DataOut, FlightRecorder, Watch};

@@ -132,6 +132,9 @@ pub struct FlightRecorder {
     written: u64,
     /// Ticks written over all frames.
     ticks: u64,
+    /// The agents' own values, when [`with_data`](Self::with_data) set
+    /// room aside for them: one block per (frame, lane).
+    pub(crate) data: Option<DataStore>,
 }
 
 impl FlightRecorder {
@@ -192,7 +195,55 @@ impl FlightRecorder {
             filled: 0,
             written: 0,
             ticks: 0,
+            data: None,
         }
+    }
+
+    /// The recorder, with room for the watched agents' own values
+    /// ([`AgentData`]) at every kept tick, set aside now: `capacity` per
+    /// lane and kept tick. [`tick_all_with_data`](Self::tick_all_with_data)
+    /// and [`tick_lane_with_data`](Self::tick_lane_with_data) record them
+    /// (the other ticks record none); the export holds them. Call it after
+    /// [`with_lanes`](Self::with_lanes), which sets the lanes.
+    pub fn with_data(mut self, capacity: DataCapacity) -> Self {
+        self.data = Some(DataStore::new(capacity, self.capacity.ticks * self.lanes));
+        self
+    }
+
+    /// Names the bits of the decision flags (`D`) and the stimuli flags
+    /// (`S`) by the names of their `bitflags` constants, for the recording:
+    /// the viewer then shows `needs ENEMY_VISIBLE` rather than
+    /// `needs 0x1`. Flags of more than one bit are not named.
+    pub fn name_flags<D, S>(self) -> Self
+    where
+        D: bitflags::Flags,
+        D::Bits: Into<u64>,
+        S: bitflags::Flags,
+        S::Bits: Into<u64>,
+    {
+        self.name_decision_flags::<D>().name_stimuli_flags::<S>()
+    }
+
+    /// Names the bits of the decision flags only: see
+    /// [`name_flags`](Self::name_flags).
+    pub fn name_decision_flags<D>(mut self) -> Self
+    where
+        D: bitflags::Flags,
+        D::Bits: Into<u64>,
+    {
+        self.tree.flag_names.decision = flag_names::<D>();
+        self
+    }
+
+    /// Names the bits of the stimuli flags only: see
+    /// [`name_flags`](Self::name_flags).
+    pub fn name_stimuli_flags<S>(mut self) -> Self
+    where
+        S: bitflags::Flags,
+        S::Bits: Into<u64>,
+    {
+        self.tree.flag_names.stimuli = flag_names::<S>();
+        self
     }
 
     /// What it keeps per watched agent.
@@ -210,10 +261,12 @@ impl FlightRecorder {
         self.slot_of.get(index).is_some_and(|&s| s != u32::MAX)
     }
 
-    /// Bytes of the frames (what recording costs in memory, beyond a word
-    /// per agent for the watch table).
+    /// Bytes of the frames and of the agents' values (what recording
+    /// costs in memory, beyond a word per agent for the watch table).
     pub fn frame_bytes(&self) -> usize {
-        self.words.len() * 8 + self.offsets.len() * 4
+        self.words.len() * 8
+            + self.offsets.len() * 4
+            + self.data.as_ref().map_or(0, DataStore::bytes)
     }
 
     /// Words written per recorded tick, on average: how full the average
@@ -239,6 +292,9 @@ impl FlightRecorder {
         let lanes = self.lanes;
         let f = (self.frames % self.capacity.ticks as u64) as usize;
         self.offsets[f * lanes..(f + 1) * lanes].fill(NONE);
+        if let Some(data) = &mut self.data {
+            (f * lanes..(f + 1) * lanes).for_each(|b| data.clear(b));
+        }
         self.frames += 1;
         self.frame = f;
         self.fill = 0;
@@ -306,6 +362,7 @@ impl FlightRecorder {
         recorder.frame_words = frame_words;
         recorder.words = vec![u64::MAX; capacity.ticks * frame_words];
         recorder.offsets = vec![NONE; capacity.ticks * lanes];
+        recorder.data = None;
         recorder
     }
 
@@ -406,6 +463,42 @@ impl FlightRecorder {
         self.record(lane, tree, agent, memory, input, also)
     }
 
+    /// [`tick_lane`](Self::tick_lane), the agent's own values
+    /// ([`AgentData::record`]) recorded in the lane before its tick, when
+    /// [`with_data`](Self::with_data) set room aside for them.
+    ///
+    /// # Errors
+    /// As [`tick`].
+    ///
+    /// # Panics
+    /// As [`tick_lane`](Self::tick_lane).
+    pub fn tick_lane_with_data<
+        A: AgentData + 'static,
+        const L: usize,
+        const S: usize,
+        const N: usize,
+    >(
+        &mut self,
+        lane: usize,
+        tree: &Tree<A, L, S, N>,
+        agent: &mut A,
+        memory: &mut AgentMemory<A, L, S, N>,
+        input: &TickInput,
+    ) -> Result<TickReport, TickError> {
+        assert!(
+            lane < self.agent_of.len(),
+            "lane {lane} was not assigned ({} are)",
+            self.agent_of.len()
+        );
+        if self.frames == 0 || self.offsets[self.frame * self.lanes + lane] != NONE {
+            self.begin_frame();
+        }
+        if let Some(data) = &mut self.data {
+            data.record(self.frame * self.lanes + lane, agent);
+        }
+        self.record(lane, tree, agent, memory, input, &mut NoTrace)
+    }
+
     /// Ticks every agent once, as [`tick_all`](bt_core::tick_all) does (agent `i` with
     /// `memories[i]` and the input `input(i, &agents[i])`), recording the
     /// watched ones in a new frame. The runs of unwatched agents between them go through
@@ -419,7 +512,46 @@ impl FlightRecorder {
         tree: &Tree<A, L, S, N>,
         agents: &mut [A],
         memories: &mut [AgentMemory<A, L, S, N>],
+        input: impl FnMut(usize, &A) -> TickInput,
+    ) -> CrowdReport {
+        self.crowd(tree, agents, memories, input, None)
+    }
+
+    /// [`tick_all`](Self::tick_all), each watched agent's own values
+    /// ([`AgentData::record`]) recorded before its tick, when
+    /// [`with_data`](Self::with_data) set room aside for them (else as
+    /// `tick_all`).
+    ///
+    /// # Panics
+    /// As [`tick_all`](Self::tick_all).
+    pub fn tick_all_with_data<
+        A: AgentData + 'static,
+        const L: usize,
+        const S: usize,
+        const N: usize,
+    >(
+        &mut self,
+        tree: &Tree<A, L, S, N>,
+        agents: &mut [A],
+        memories: &mut [AgentMemory<A, L, S, N>],
+        input: impl FnMut(usize, &A) -> TickInput,
+    ) -> CrowdReport {
+        self.crowd(
+            tree,
+            agents,
+            memories,
+            input,
+            Some(|d: &mut DataStore, b, a: &A| d.record(b, a)),
+        )
+    }
+
+    fn crowd<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        tree: &Tree<A, L, S, N>,
+        agents: &mut [A],
+        memories: &mut [AgentMemory<A, L, S, N>],
         mut input: impl FnMut(usize, &A) -> TickInput,
+        values: Option<fn(&mut DataStore, usize, &A)>,
     ) -> CrowdReport {
         assert_eq!(
             agents.len(),
@@ -452,6 +584,9 @@ impl FlightRecorder {
             while to < n && self.slot_of[to] != u32::MAX {
                 let slot = self.slot_of[to] as usize;
                 let inp = input(to, &agents[to]);
+                if let (Some(f), Some(data)) = (values, &mut self.data) {
+                    f(data, self.frame * self.lanes + slot, &agents[to]);
+                }
                 let result = self.record(
                     slot,
                     tree,
@@ -564,6 +699,17 @@ impl FlightRecorder {
         (from..self.frames).filter_map(move |s| self.tick_at(slot, s))
     }
 
+    /// The values watched agent `slot` recorded in frame `serial`, if any.
+    pub(crate) fn data_at(
+        &self,
+        slot: usize,
+        serial: u64,
+    ) -> Option<(Vec<(usize, DataValue)>, bool)> {
+        let data = self.data.as_ref()?;
+        let f = (serial % self.capacity.ticks as u64) as usize;
+        data.read(f * self.lanes + slot)
+    }
+
     /// The tick of watched agent `slot` in frame `serial`, if it is kept.
     fn tick_at(&self, slot: usize, serial: u64) -> Option<TickWords<'_>> {
         let f = (serial % self.capacity.ticks as u64) as usize;
@@ -573,6 +719,23 @@ impl FlightRecorder {
             words: &self.words[f * self.frame_words + off as usize..(f + 1) * self.frame_words],
         })
     }
+}
+
+/// The single-bit flags of `F` by bit number, for the export.
+fn flag_names<F>() -> Vec<(u32, &'static str)>
+where
+    F: bitflags::Flags,
+    F::Bits: Into<u64>,
+{
+    F::FLAGS
+        .iter()
+        .filter(|f| !f.name().is_empty())
+        .filter_map(|f| {
+            let bits: u64 = f.value().bits().into();
+            bits.is_power_of_two()
+                .then(|| (bits.trailing_zeros(), f.name()))
+        })
+        .collect()
 }
 
 /// A report of agents `from..` shifted back to crowd indices.
@@ -612,9 +775,13 @@ fn header(leaf: u16, visited: u16, events: u16, levels: u8, flags: u8) -> u64 {
         | u64::from(flags) << 56
 }
 
+mod data;
 mod frame;
 mod runs;
 mod words;
+
+pub use data::{AgentData, DataCapacity, DataOut};
+pub(crate) use data::{DataStore, DataValue};
 
 pub(crate) use words::*;
 

@@ -209,7 +209,7 @@ mod courier {
     bt_core::tree! { pub COURIERS: Courier = ROOT, memory: CourierMemory }
 }
 
-use bt_core::{ActionOp, Outcome, TickError, TreeShared, deactivate_all};
+use bt_core::{ActionOp, Outcome, TickError, TreeShared};
 use courier::{COURIERS, Courier, CourierMemory};
 
 fn couriers(n: usize) -> (std::sync::Arc<TreeShared>, Vec<Courier>, Vec<CourierMemory>) {
@@ -271,65 +271,4 @@ fn an_agent_given_the_id_of_another_with_a_pending_action_is_not_ticked() {
     tick_all(&COURIERS, &mut agents, &mut memories, input);
     let fetched: Vec<u32> = agents.iter().map(|c| c.fetched).collect();
     assert_eq!(fetched, [1, 1, 1]);
-}
-
-/// An agent whose memory moved to another index (a `swap_remove`), so
-/// that the crowd gives it another id while its action is pending, is
-/// refused with both ids named, and nothing runs; ticked under the id it
-/// launched under, or stopped, it goes on.
-#[test]
-fn a_memory_with_an_action_pending_refuses_a_tick_under_another_id() {
-    let (shared, mut agents, mut memories) = couriers(3);
-    let at = |now: f64| move |_: usize, _: &Courier| TickInput::new(now, 0.1);
-    tick_all(&COURIERS, &mut agents, &mut memories, at(0.0));
-    // Agent 0 leaves; agent 2 takes its index.
-    deactivate_all(
-        &COURIERS,
-        &mut agents[0],
-        &mut memories[0],
-        &TickInput::new(0.1, 0.1),
-    )
-    .unwrap();
-    agents.swap_remove(0);
-    memories.swap_remove(0);
-    let report = tick_all(&COURIERS, &mut agents, &mut memories, at(0.2));
-    let expected = TickError::AgentChanged {
-        launched: 2,
-        given: 0,
-    };
-    assert_eq!(report.first_error, Some((0, expected)));
-    assert_eq!(
-        expected.to_string(),
-        "agent memory has a deferred action pending under agent id 2, ticked as agent 0; \
-         tick it under id 2 until the action is reported back"
-    );
-    assert_eq!(report.errors, 1);
-    // `tick` says the same; under its launch's id it runs.
-    let input = TickInput::new(0.3, 0.1);
-    let result = tick(&COURIERS, &mut agents[0], &mut memories[0], &input);
-    assert_eq!(result, Err(expected));
-    let mut trace = TraceRecorder::new();
-    let result = tick_traced(
-        &COURIERS,
-        &mut agents[0],
-        &mut memories[0],
-        &input,
-        &mut trace,
-    );
-    assert_eq!(result, Err(expected));
-    assert!(trace.text().is_empty(), "nothing ran");
-    tick(
-        &COURIERS,
-        &mut agents[0],
-        &mut memories[0],
-        &input.with_agent(2),
-    )
-    .unwrap();
-    // The requests: agent 0's cancellation, nothing from the refused ticks.
-    let mut ops = Vec::new();
-    shared.drain_actions(|r| ops.push((r.agent, matches!(r.op, ActionOp::Launch(_)))));
-    assert_eq!(ops, [(0, true), (1, true), (2, true), (0, false)]);
-    // Stopped, it holds nothing under the old id: any id goes.
-    deactivate_all(&COURIERS, &mut agents[0], &mut memories[0], &input).unwrap();
-    tick(&COURIERS, &mut agents[0], &mut memories[0], &input).unwrap();
 }

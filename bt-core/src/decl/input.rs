@@ -74,8 +74,7 @@ impl TickInput {
     /// With the agent id `agent` (also in [`tick_all`](crate::tick_all),
     /// which otherwise gives each agent its index). Deferred actions are
     /// launched under it and their requests name it, so each agent of a
-    /// crowd needs its own, kept while an action is pending (see
-    /// [`TickError::AgentChanged`](crate::TickError::AgentChanged) and
+    /// crowd needs its own (see
     /// [`TickError::AgentIdTaken`](crate::TickError::AgentIdTaken)).
     pub const fn with_agent(mut self, agent: u32) -> Self {
         self.agent = agent;

@@ -13,18 +13,6 @@ use crate::tree::Tree;
 use super::run::Run;
 use super::{Event, Rejection, Tracer};
 
-/// The agent id of a deferred action `memory` has pending, launched under
-/// another id than `agent` (`None`: every pending one was launched under
-/// `agent`, or none is pending). `memory` is `tree`'s.
-#[inline]
-pub(crate) fn launched_under_other<A: 'static, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
-    memory: &AgentMemory<A, L, S, N>,
-    agent: u32,
-) -> Option<u32> {
-    pending_agents(tree, memory).find(|&launched| launched != agent)
-}
-
 /// Whether `memory` (`tree`'s) has a deferred action pending that was
 /// launched under agent id `agent`.
 #[inline]

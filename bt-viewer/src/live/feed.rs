@@ -12,6 +12,7 @@ use hyper::body::Bytes;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
+use super::control::Status;
 use crate::FlightRecorder;
 use crate::export::{AgentTicks, Recording, TreeInfo, tick_json};
 use crate::recorder::TickWords;
@@ -36,6 +37,13 @@ pub(super) struct Delta {
 }
 
 impl Delta {
+    /// Its ticks: (agent, frame, own words).
+    pub(super) fn ticks(&self) -> impl Iterator<Item = (u32, u64, &[u64])> {
+        self.entries
+            .iter()
+            .map(|e| (e.agent, e.serial, &self.words[e.start..e.start + e.len]))
+    }
+
     fn tick(&self, e: &Entry) -> Value {
         tick_json(&TickWords::new(e.serial, &self.words[e.start..e.start + e.len]).decode())
     }
@@ -67,10 +75,24 @@ pub(super) struct Feed {
     pub(super) published: AtomicU64,
     /// Stream clients, as the server counts them.
     pub(super) clients: AtomicUsize,
+    /// Stream clients and `/recording.json` clients waiting for a publish,
+    /// as the server counts them: a frame with none publishes nothing.
+    pub(super) wanted: AtomicUsize,
+    /// `/recording.json` clients waiting for a publish.
+    pub(super) waiters: AtomicUsize,
+    /// Set by the game's first frame: it may skip publishes, and it can
+    /// be paused.
+    pub(super) framing: AtomicBool,
     /// Whole recordings made so far.
     pub(super) exports: AtomicU64,
     /// Set when the server stops: recordings being made give up.
     pub(super) stopping: AtomicBool,
+}
+
+/// What the game's thread sends the server, in order.
+pub(super) enum ToServer {
+    Published(Published),
+    Status(Status),
 }
 
 /// One publish, as the game's thread sends it.
@@ -109,6 +131,11 @@ impl Kept {
         }
     }
 
+    /// Publishes taken in so far.
+    pub(super) fn seq(&self) -> u64 {
+        self.seq
+    }
+
     /// The kept publishes, as of now.
     pub(super) fn snapshot(&self) -> Snapshot {
         Snapshot {
@@ -125,7 +152,7 @@ impl Kept {
 
 /// The game's side: what was sent of each watched agent.
 pub(super) struct Publisher {
-    to_server: mpsc::UnboundedSender<Published>,
+    to_server: mpsc::UnboundedSender<ToServer>,
     /// Per watch slot, the serial after the last tick sent.
     sent: Vec<u64>,
     /// The recorder's frame count and capacity at the last publish.
@@ -136,7 +163,7 @@ pub(super) struct Publisher {
 }
 
 impl Publisher {
-    pub(super) fn new(to_server: mpsc::UnboundedSender<Published>) -> Self {
+    pub(super) fn new(to_server: mpsc::UnboundedSender<ToServer>) -> Self {
         Publisher {
             to_server,
             sent: Vec::new(),
@@ -149,8 +176,9 @@ impl Publisher {
 
     /// Copies the ticks `recorder` kept since the last publish into the
     /// channel to the server: work in proportion to the new ticks (and a
-    /// look at each watched agent's slot in the last frame).
-    pub(super) fn publish(&mut self, feed: &Feed, recorder: &FlightRecorder) {
+    /// look at each watched agent's slot in the last frame). Returns the
+    /// ticks it sent, if any.
+    pub(super) fn publish(&mut self, feed: &Feed, recorder: &FlightRecorder) -> Option<Arc<Delta>> {
         let frames = recorder.frames();
         let keep = recorder.capacity().ticks as u64;
         // Another recorder (or one that started again): start afresh.
@@ -209,11 +237,18 @@ impl Publisher {
             keep,
             tree: fresh.then(|| Arc::new(recorder.tree.clone())),
             agents: agents_changed.then(|| Arc::clone(&self.agents)),
-            delta,
+            delta: delta.clone(),
         };
         // Once the server has stopped, nobody is listening.
-        let _ = self.to_server.send(published);
+        let _ = self.to_server.send(ToServer::Published(published));
         feed.published.store(self.seq, Ordering::Relaxed);
+        delta
+    }
+
+    /// Tells the server where the game stands, after the ticks sent so
+    /// far.
+    pub(super) fn report(&self, status: Status) {
+        let _ = self.to_server.send(ToServer::Status(status));
     }
 }
 
@@ -234,6 +269,11 @@ impl Snapshot {
     /// Whether anything was published.
     pub(super) fn published(&self) -> bool {
         self.tree.is_some()
+    }
+
+    /// The tree of the recorder last published.
+    pub(super) fn tree(&self) -> Option<&TreeInfo> {
+        self.tree.as_deref()
     }
 
     /// The `recording` event of the whole recording, as

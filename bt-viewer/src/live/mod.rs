@@ -5,6 +5,7 @@
 //! and makes the messages and the whole recordings from them, for the
 //! clients that ask ([`stream`]).
 
+mod control;
 mod feed;
 mod serve;
 mod stream;
@@ -19,7 +20,15 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::FlightRecorder;
+use control::Game;
 use feed::{Feed, Publisher};
+
+/// The marker in the page where the server puts the token that control
+/// requests show.
+pub(crate) const TOKEN_SLOT: &str = "<!--LIVE-TOKEN-->";
+
+/// Control requests the game's thread may have waiting; more are refused.
+const COMMANDS: usize = 64;
 
 /// What a [`LiveServer`] allows its clients (see
 /// [`LiveServer::start_with`]). The defaults suit a developer's machine.
@@ -95,7 +104,70 @@ impl Limits {
 ///   that comes less than a second after a whole recording was made gets
 ///   that one, followed by the `ticks` events published since.
 /// - `GET /recording.json`: the whole recording as of the last publish, or
-///   of one less than a second before it.
+///   of one less than a second before it. (A game that calls
+///   [`frame`](Self::frame) with no page following publishes nothing: the
+///   request then waits a second at most for its next frame.)
+/// - `POST /control`: the page's controls (see [below](#stopping-the-game-from-the-page)).
+///
+/// A `control` event tells the streams where the game stands, after the
+/// recording and each time that changes:
+/// `{"framing", "paused", "tick", "why", "hit", "breakpoints"}` (`framing`
+/// says the game calls [`frame`](Self::frame); when paused, `tick` is the
+/// frame at whose end it waits, `why` is `"pause"`, `"step"` or
+/// `"breakpoint"`, and `hit` names the breakpoint that fired (its place in
+/// `breakpoints`), the agent and the tick).
+///
+/// # Stopping the game from the page
+///
+/// A game that calls [`frame`](Self::frame) once per frame, after ticking
+/// its recorder, instead of [`publish`](Self::publish), can be paused,
+/// stepped one frame at a time and resumed from the page, and stopped by
+/// breakpoints set in the page:
+///
+/// ```no_run
+/// # use bt_viewer::{FlightRecorder, LiveServer};
+/// # fn tick_the_crowd(_: &mut FlightRecorder) {}
+/// # fn game(mut recorder: FlightRecorder) -> std::io::Result<()> {
+/// let mut live = LiveServer::start(8800)?;
+/// loop {
+///     tick_the_crowd(&mut recorder);
+///     // Publishes, and waits here while a page keeps the game paused.
+///     live.frame(&recorder);
+/// }
+/// # }
+/// ```
+///
+/// The page sends `POST /control` requests with a JSON body:
+/// `{"op": "pause"}` (stop at the end of the next frame), `{"op": "step"}`
+/// (let one frame through, then stop again), `{"op": "resume"}`, and
+/// `{"op": "breakpoints", "set": [...]}`, which replaces the breakpoints.
+/// A breakpoint is `{"on", "decider", "reason", "agent"}`: `on` is
+/// `"enter"` (the decider named was activated), `"reject"` (it was
+/// rejected, for the `reason` named as the recording's legend names it,
+/// or any), `"subset-rule"` (a group, the one named or any, reported a
+/// Subset Rule violation), `"error"` (a tick returned an error) or
+/// `"launch"` (a decider, the one named or any, launched a deferred
+/// action); `agent` is an agent's id, or absent for any. The game's
+/// thread evaluates them on the ticks it just published; when one fires,
+/// [`frame`](Self::frame) blocks at the end of that tick and the pages
+/// show it. The breakpoints stay set (and shown to the pages that come)
+/// until a page changes them, but no frame looks at them while no page
+/// follows. A request with a bad body gets `400 Bad Request` saying what
+/// is at fault.
+///
+/// A control request must come from the page: besides the loopback
+/// `Host` (and `Origin`, when there is one), it shows a token the server
+/// writes into the page it serves, in an `X-Bt-Token` header (a page of
+/// another site can neither read the token nor send that header without a
+/// preflight the server never grants); any other gets `403 Forbidden`.
+///
+/// Nobody watching never holds the game: a pause or step needs a page
+/// following the stream, and a paused game goes on as soon as the last
+/// page's stream closes (the server counts a stream out when its
+/// connection ends, and writes to the streams of a paused game four times
+/// a second to find out those that died). A program that only calls
+/// [`publish`](Self::publish) is never stopped (its control requests get
+/// `409 Conflict`).
 ///
 /// # What it costs the game
 ///
@@ -109,6 +181,12 @@ impl Limits {
 /// made less than a second ago is shared. The server keeps the copies
 /// while the recorder keeps their ticks (as much memory again as the
 /// recorded ticks use).
+///
+/// [`frame`](Self::frame) with no page following the stream loads one
+/// atomic counter and returns: it copies nothing and sends nothing. With a
+/// page, it costs what [`publish`](Self::publish) costs, plus a look at a
+/// channel and, when breakpoints are set, a scan of the new ticks' event
+/// words.
 ///
 /// # What it promises its clients
 ///
@@ -132,6 +210,7 @@ pub struct LiveServer {
     addr: SocketAddr,
     feed: Arc<Feed>,
     publisher: Publisher,
+    game: Game,
     stop: Option<oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -159,7 +238,13 @@ impl LiveServer {
         let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))?;
         let addr = listener.local_addr()?;
         let feed = Arc::new(Feed::default());
-        let hub = Arc::new(stream::Hub::new(Arc::clone(&feed), limits));
+        let (commands, to_game) = std::sync::mpsc::sync_channel(COMMANDS);
+        let hub = Arc::new(stream::Hub::new(
+            Arc::clone(&feed),
+            limits,
+            token(),
+            commands,
+        ));
         let (stop, stopped) = oneshot::channel();
         let (to_server, published) = mpsc::unbounded_channel();
         let thread = serve::spawn(listener, hub, published, stopped)?;
@@ -167,6 +252,7 @@ impl LiveServer {
             addr,
             feed,
             publisher: Publisher::new(to_server),
+            game: Game::new(to_game),
             stop: Some(stop),
             thread: Some(thread),
         })
@@ -197,12 +283,67 @@ impl LiveServer {
         self.publisher.publish(&self.feed, recorder);
     }
 
+    /// The one call a game makes per frame, after ticking `recorder`: it
+    /// lets the pages follow the game and stop it (see [the
+    /// controls](Self#stopping-the-game-from-the-page)).
+    ///
+    /// With no page following the stream it does nothing but load one
+    /// atomic counter: no copy, no lock, no wait (the ticks stay in the
+    /// recorder, and a page that comes gets the ones still kept). With a
+    /// page, it [publishes](Self::publish) the new ticks, evaluates the
+    /// breakpoints on them, and blocks while a page keeps the game paused.
+    #[inline]
+    pub fn frame(&mut self, recorder: &FlightRecorder) {
+        if self.feed.wanted.load(Ordering::Acquire) == 0 {
+            self.game.skip(&self.feed);
+            return;
+        }
+        self.frame_followed(recorder);
+    }
+
+    #[inline(never)]
+    fn frame_followed(&mut self, recorder: &FlightRecorder) {
+        self.game.tell(&self.feed);
+        let delta = self.publisher.publish(&self.feed, recorder);
+        self.game.after_publish(
+            &self.feed,
+            &self.publisher,
+            delta.as_deref(),
+            recorder.frames(),
+        );
+    }
+
+    /// Publishes made so far (by [`publish`](Self::publish) and
+    /// [`frame`](Self::frame)), for tests.
+    #[doc(hidden)]
+    pub fn publishes(&self) -> u64 {
+        self.feed.published.load(Ordering::Relaxed)
+    }
+
     /// Whole recordings made so far (for `/events` and `/recording.json`
     /// clients), for tests.
     #[doc(hidden)]
     pub fn exports_made(&self) -> u64 {
         self.feed.exports.load(Ordering::Relaxed)
     }
+}
+
+/// A token no other site can guess, for the page to show in its control
+/// requests: 128 bits from the standard library's randomly keyed hasher.
+fn token() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    (0..2u8)
+        .map(|i| {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u8(i);
+            h.write_u128(now);
+            h.write_u32(std::process::id());
+            format!("{:016x}", h.finish())
+        })
+        .collect()
 }
 
 impl Drop for LiveServer {

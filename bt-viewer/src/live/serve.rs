@@ -11,8 +11,8 @@ use std::task::{Context, Poll};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use hyper::body::{Bytes, Incoming};
-use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HOST, HeaderValue};
+use hyper::body::{Body, Bytes, Incoming};
+use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HOST, HeaderValue, ORIGIN};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
@@ -22,8 +22,15 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::time::Sleep;
 
-use super::feed::Published;
+use super::control::{Command, MAX_BODY, Request as Control};
+use super::feed::ToServer;
 use super::stream::{Hub, Reply};
+
+/// How often a paused game's streams are written to.
+const PAUSED_BEAT: Duration = Duration::from_millis(250);
+
+/// The header a control request shows the page's token in.
+pub(super) const TOKEN_HEADER: &str = "x-bt-token";
 
 /// How long the streams have to write their `end` event when the server
 /// stops.
@@ -42,7 +49,7 @@ Content-Length: 24\r\nRetry-After: 1\r\nConnection: close\r\n\r\ntoo many connec
 pub(super) fn spawn(
     listener: std::net::TcpListener,
     hub: Arc<Hub>,
-    published: mpsc::UnboundedReceiver<Published>,
+    published: mpsc::UnboundedReceiver<ToServer>,
     stop: oneshot::Receiver<()>,
 ) -> io::Result<JoinHandle<()>> {
     listener.set_nonblocking(true)?;
@@ -65,7 +72,7 @@ pub(super) fn spawn(
 async fn run(
     listener: std::net::TcpListener,
     hub: Arc<Hub>,
-    published: mpsc::UnboundedReceiver<Published>,
+    published: mpsc::UnboundedReceiver<ToServer>,
     stop: oneshot::Receiver<()>,
 ) {
     let Ok(listener) = TcpListener::from_std(listener) else {
@@ -74,6 +81,14 @@ async fn run(
     let open = Arc::new(AtomicUsize::new(0));
     tokio::spawn(accept(listener, Arc::clone(&hub), Arc::clone(&open)));
     tokio::spawn(Arc::clone(&hub).pump(published));
+    let beat = Arc::clone(&hub);
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(PAUSED_BEAT);
+        loop {
+            every.tick().await;
+            beat.while_paused();
+        }
+    });
     let _ = stop.await;
     hub.feed.stopping.store(true, Ordering::Relaxed);
     hub.close();
@@ -124,7 +139,7 @@ async fn connection(tcp: TcpStream, hub: Arc<Hub>, _open: Open) {
         let kick = Arc::clone(&kick);
         service_fn(move |request| {
             let (hub, kick) = (Arc::clone(&hub), Arc::clone(&kick));
-            async move { Ok::<_, Infallible>(respond(&hub, &request, kick).await) }
+            async move { Ok::<_, Infallible>(respond(&hub, request, kick).await) }
         })
     };
     let mut served = pin!(
@@ -167,7 +182,7 @@ fn text(status: StatusCode, body: &'static str) -> Response<Reply> {
     )
 }
 
-async fn respond(hub: &Hub, request: &Request<Incoming>, kick: Arc<Notify>) -> Response<Reply> {
+async fn respond(hub: &Arc<Hub>, request: Request<Incoming>, kick: Arc<Notify>) -> Response<Reply> {
     let host = request.headers().get(HOST).and_then(|h| h.to_str().ok());
     let authority = request.uri().authority().map(|a| a.as_str());
     if !host.is_some_and(loopback) || !authority.is_none_or(loopback) {
@@ -176,16 +191,40 @@ async fn respond(hub: &Hub, request: &Request<Incoming>, kick: Arc<Notify>) -> R
             "only loopback hosts (127.0.0.1, localhost, [::1]) are answered",
         );
     }
+    // A page of another site may send a request; its origin says so.
+    let origin = request
+        .headers()
+        .get(ORIGIN)
+        .map(|o| o.to_str().unwrap_or(""));
+    if !origin.is_none_or(|o| o.strip_prefix("http://").is_some_and(loopback)) {
+        return text(
+            StatusCode::FORBIDDEN,
+            "only pages of loopback hosts (127.0.0.1, localhost, [::1]) are answered",
+        );
+    }
+    if request.uri().path() == "/control" {
+        return control(hub, request).await;
+    }
     if request.method() != Method::GET {
-        return text(StatusCode::METHOD_NOT_ALLOWED, "only GET is answered");
+        return text(StatusCode::METHOD_NOT_ALLOWED, "only GET is answered here");
     }
     match request.uri().path() {
         "/" | "/viewer.html" => reply(
             StatusCode::OK,
             "text/html; charset=utf-8",
-            Reply::text(Bytes::from_static(crate::PAGE.as_bytes())),
+            Reply::text(hub.page.clone()),
         ),
         "/recording.json" => {
+            let feed = &hub.feed;
+            if feed.framing.load(Ordering::Relaxed) && feed.clients.load(Ordering::Relaxed) == 0 {
+                // A game that calls `frame` publishes only when asked.
+                let seen = hub.snapshot().seq;
+                feed.waiters.fetch_add(1, Ordering::Relaxed);
+                hub.count_wanted();
+                hub.next_publish(seen).await;
+                feed.waiters.fetch_sub(1, Ordering::Relaxed);
+                hub.count_wanted();
+            }
             let snapshot = hub.snapshot();
             let Some(build) = hub.recording(&snapshot) else {
                 return text(StatusCode::SERVICE_UNAVAILABLE, "nothing was published yet");
@@ -201,6 +240,112 @@ async fn respond(hub: &Hub, request: &Request<Incoming>, kick: Arc<Notify>) -> R
         },
         _ => text(StatusCode::NOT_FOUND, "not found"),
     }
+}
+
+/// `POST /control`: a page pauses, steps or resumes the game, or sets its
+/// breakpoints. The request must show the page's token (a page of another
+/// site cannot read it, nor send the header without the server's leave).
+async fn control(hub: &Hub, request: Request<Incoming>) -> Response<Reply> {
+    if request.method() != Method::POST {
+        return text(StatusCode::METHOD_NOT_ALLOWED, "only POST is answered here");
+    }
+    let token = request.headers().get(TOKEN_HEADER).map(|t| t.as_bytes());
+    if token != Some(hub.token.as_bytes()) {
+        return text(
+            StatusCode::FORBIDDEN,
+            "a control request shows the page's token in an X-Bt-Token header",
+        );
+    }
+    if !hub.feed.framing.load(Ordering::Relaxed) {
+        return text(
+            StatusCode::CONFLICT,
+            "the program calls LiveServer::publish, not LiveServer::frame: it cannot be stopped",
+        );
+    }
+    let body = match tokio::time::timeout(hub.limits.idle, read_body(request.into_body())).await {
+        Ok(Ok(body)) => body,
+        Ok(Err(response)) => return response,
+        Err(_) => {
+            return text(
+                StatusCode::REQUEST_TIMEOUT,
+                "the request's body came too slowly",
+            );
+        }
+    };
+    let request: Control = match serde_json::from_slice(&body) {
+        Ok(request) => request,
+        Err(e) => return bad_request(format!("this is not a control request: {e}")),
+    };
+    let command = match request {
+        Control::Pause | Control::Step | Control::Resume
+            if hub.feed.clients.load(Ordering::Relaxed) == 0 =>
+        {
+            return text(
+                StatusCode::CONFLICT,
+                "no page follows the stream (GET /events): the program does not stop",
+            );
+        }
+        Control::Pause => Command::Pause,
+        Control::Step => Command::Step,
+        Control::Resume => Command::Resume,
+        Control::Breakpoints { set } => {
+            let snapshot = hub.snapshot();
+            let Some(tree) = snapshot.tree() else {
+                return text(StatusCode::CONFLICT, "nothing was published yet");
+            };
+            match super::control::resolve(&set, tree) {
+                Ok(breakpoints) => {
+                    hub.set_breakpoints(set);
+                    Command::Breakpoints(breakpoints)
+                }
+                Err(e) => return bad_request(e),
+            }
+        }
+    };
+    match hub.commands.try_send(command) {
+        Ok(()) => text(StatusCode::OK, "ok"),
+        Err(_) => text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the program has not taken the last control requests yet",
+        ),
+    }
+}
+
+fn bad_request(why: String) -> Response<Reply> {
+    reply(
+        StatusCode::BAD_REQUEST,
+        "text/plain; charset=utf-8",
+        Reply::text(why),
+    )
+}
+
+/// The body of a control request, of [`MAX_BODY`] bytes at most.
+async fn read_body(mut body: Incoming) -> Result<Vec<u8>, Response<Reply>> {
+    let too_large = || {
+        text(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "a control request's body is 4096 bytes at most",
+        )
+    };
+    if body.size_hint().lower() > MAX_BODY as u64 {
+        return Err(too_large());
+    }
+    let mut out = Vec::new();
+    while let Some(frame) = poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+        let Ok(frame) = frame else {
+            return Err(text(
+                StatusCode::BAD_REQUEST,
+                "the request's body broke off",
+            ));
+        };
+        if let Ok(data) = frame.into_data() {
+            if out.len() + data.len() > MAX_BODY {
+                return Err(too_large());
+            }
+            out.extend_from_slice(&data);
+        }
+    }
+    Ok(out)
 }
 
 /// Whether `host` (a `Host` header or a request's authority) names this

@@ -13,7 +13,8 @@ use hyper::body::{Body, Bytes, Frame, SizeHint};
 use tokio::sync::{Notify, mpsc, watch};
 
 use super::Limits;
-use super::feed::{Feed, Kept, Published, RECORDING_END, RECORDING_HEAD, Snapshot, sse};
+use super::control::{Command, Spec, Status};
+use super::feed::{Feed, Kept, RECORDING_END, RECORDING_HEAD, Snapshot, ToServer, sse};
 
 /// How long a whole recording serves the clients that come after it (with
 /// the ticks published since).
@@ -87,6 +88,30 @@ struct Streams {
     closed: bool,
 }
 
+/// What the pages are shown of the game's controls.
+#[derive(Default)]
+struct Controls {
+    /// As the game last told.
+    status: Status,
+    /// The breakpoints set, as the pages gave them.
+    breakpoints: Vec<Spec>,
+}
+
+impl Controls {
+    /// The `control` event.
+    fn event(&self, framing: bool) -> Bytes {
+        let json = serde_json::json!({
+            "framing": framing,
+            "paused": self.status.paused,
+            "tick": self.status.tick,
+            "why": self.status.why,
+            "hit": self.status.hit,
+            "breakpoints": self.breakpoints,
+        });
+        sse("control", &json.to_string())
+    }
+}
+
 /// The server's side of the streams. Only the server's thread takes its
 /// lock.
 pub(super) struct Hub {
@@ -95,25 +120,88 @@ pub(super) struct Hub {
     streams: Mutex<Streams>,
     /// The publishes the recorder still keeps.
     kept: Mutex<Kept>,
+    /// The page, with the token control requests must show.
+    pub(super) page: Bytes,
+    pub(super) token: String,
+    /// To the game's thread (bounded: a game that does not take them
+    /// refuses more).
+    pub(super) commands: std::sync::mpsc::SyncSender<Command>,
+    controls: Mutex<Controls>,
+    /// The last publish taken in.
+    published: watch::Sender<u64>,
 }
 
 impl Hub {
-    pub(super) fn new(feed: Arc<Feed>, limits: Limits) -> Self {
+    pub(super) fn new(
+        feed: Arc<Feed>,
+        limits: Limits,
+        token: String,
+        commands: std::sync::mpsc::SyncSender<Command>,
+    ) -> Self {
+        let page = crate::PAGE.replacen(
+            super::TOKEN_SLOT,
+            &format!(r#"<meta name="bt-live-token" content="{token}">"#),
+            1,
+        );
         Hub {
             feed,
             limits,
             streams: Mutex::default(),
             kept: Mutex::default(),
+            page: Bytes::from(page),
+            token,
+            commands,
+            controls: Mutex::default(),
+            published: watch::Sender::new(0),
         }
+    }
+
+    fn controls(&self) -> MutexGuard<'_, Controls> {
+        self.controls.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The `control` event as things stand, when the game calls `frame`
+    /// (one that only publishes has none to send).
+    fn control_event(&self) -> Option<Bytes> {
+        let framing = self.feed.framing.load(Ordering::Relaxed);
+        framing.then(|| self.controls().event(framing))
+    }
+
+    /// Sends the `control` event to every stream that has its recording.
+    fn send_controls(&self) {
+        let Some(event) = self.control_event() else {
+            return;
+        };
+        let budget = self.limits.backlog_bytes;
+        let mut streams = self.lock();
+        streams.joined.retain(|c| c.send(&event, budget));
+        self.count(&streams);
+    }
+
+    /// Sets the breakpoints the pages are shown.
+    pub(super) fn set_breakpoints(&self, specs: Vec<Spec>) {
+        self.controls().breakpoints = specs;
+        self.send_controls();
+    }
+
+    /// Whether the game said it is paused.
+    pub(super) fn paused(&self) -> bool {
+        self.controls().status.paused
+    }
+
+    /// Waits (a second at most) until a publish after `seen` is taken in.
+    pub(super) async fn next_publish(&self, seen: u64) {
+        let mut rx = self.published.subscribe();
+        let _ = tokio::time::timeout(Duration::from_secs(1), rx.wait_for(|&s| s > seen)).await;
     }
 
     fn lock(&self) -> MutexGuard<'_, Streams> {
         self.streams.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A new stream client: it starts at the next publish. `None` once
-    /// the server stops.
-    pub(super) fn follow(&self, kick: Arc<Notify>) -> Option<Stream> {
+    /// A new stream client: it starts at the next publish (or at once
+    /// while the game is paused). `None` once the server stops.
+    pub(super) fn follow(self: &Arc<Self>, kick: Arc<Notify>) -> Option<Stream> {
         let (tx, rx) = mpsc::unbounded_channel();
         let pending = Arc::new(AtomicUsize::new(0));
         let mut streams = self.lock();
@@ -131,12 +219,63 @@ impl Hub {
             rx,
             pending,
             recording: None,
+            hub: Arc::clone(self),
         })
     }
 
     fn count(&self, streams: &Streams) {
         let n = streams.joined.len() + streams.waiting.len();
         self.feed.clients.store(n, Ordering::Relaxed);
+        self.count_wanted();
+    }
+
+    /// Counts who wants the game's next publish.
+    pub(super) fn count_wanted(&self) {
+        let n =
+            self.feed.clients.load(Ordering::Relaxed) + self.feed.waiters.load(Ordering::Relaxed);
+        self.feed.wanted.store(n, Ordering::Release);
+    }
+
+    /// A stream ended: it is counted out at once (a paused game that
+    /// nobody follows any more goes on).
+    fn left(&self) {
+        let mut streams = self.lock();
+        streams.joined.retain(|c| !c.tx.is_closed());
+        streams.waiting.retain(|c| !c.tx.is_closed());
+        self.count(&streams);
+        if streams.joined.is_empty() && streams.waiting.is_empty() {
+            let _ = self.commands.try_send(Command::Left);
+        }
+    }
+
+    /// While the game is paused (and publishes nothing): a comment to
+    /// every stream, so that a connection that died is found out, and the
+    /// whole recording to the streams waiting for one.
+    pub(super) fn while_paused(&self) {
+        if !self.paused() {
+            return;
+        }
+        let snapshot = self.snapshot();
+        let control = self.control_event();
+        let budget = self.limits.backlog_bytes;
+        let alive = Bytes::from_static(b": paused\n\n");
+        let mut streams = self.lock();
+        let streams = &mut *streams;
+        if streams.closed {
+            return;
+        }
+        streams.joined.retain(|c| c.send(&alive, budget));
+        if snapshot.published() && snapshot.seq == streams.seen && !streams.waiting.is_empty() {
+            let (build, since) = self.start(&mut streams.cache, &snapshot);
+            for client in std::mem::take(&mut streams.waiting) {
+                let started = client.tx.send(Item::Recording(build.clone())).is_ok()
+                    && since.iter().chain(&control).all(|m| client.send(m, budget));
+                if started {
+                    streams.joined.push(client);
+                }
+            }
+        }
+        self.count(streams);
     }
 
     /// The kept publishes, as of the last one taken in.
@@ -147,22 +286,32 @@ impl Hub {
             .snapshot()
     }
 
-    /// Takes in the publishes until the server stops.
-    pub(super) async fn pump(self: Arc<Self>, mut published: mpsc::UnboundedReceiver<Published>) {
-        while let Some(first) = published.recv().await {
-            {
+    /// Takes in the publishes (and the game's status) until the server
+    /// stops.
+    pub(super) async fn pump(self: Arc<Self>, mut from_game: mpsc::UnboundedReceiver<ToServer>) {
+        while let Some(first) = from_game.recv().await {
+            let mut status = None;
+            let seq = {
                 let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-                kept.take(first);
-                while let Ok(next) = published.try_recv() {
-                    kept.take(next);
+                let mut next = Some(first);
+                while let Some(message) = next {
+                    match message {
+                        ToServer::Published(p) => kept.take(p),
+                        ToServer::Status(s) => status = Some(s),
+                    }
+                    next = from_game.try_recv().ok();
                 }
-            }
+                kept.seq()
+            };
+            self.published.send_replace(seq);
             // With no client there is nothing to send.
-            if self.feed.clients.load(Ordering::Relaxed) == 0 {
-                continue;
-            }
-            if !self.on_publish(&self.snapshot()) {
+            if self.feed.clients.load(Ordering::Relaxed) > 0 && !self.on_publish(&self.snapshot()) {
                 return;
+            }
+            // After the ticks it is about.
+            if let Some(status) = status {
+                self.controls().status = status;
+                self.send_controls();
             }
         }
     }
@@ -197,9 +346,10 @@ impl Hub {
             streams.waiting = later;
             if !ready.is_empty() {
                 let (build, since) = self.start(&mut streams.cache, snapshot);
+                let control = self.control_event();
                 for client in ready {
                     let started = client.tx.send(Item::Recording(build.clone())).is_ok()
-                        && since.iter().all(|m| client.send(m, budget));
+                        && since.iter().chain(&control).all(|m| client.send(m, budget));
                     if started {
                         streams.joined.push(client);
                     }
@@ -291,6 +441,15 @@ pub(super) struct Stream {
     rx: mpsc::UnboundedReceiver<Item>,
     pending: Arc<AtomicUsize>,
     recording: Option<Pin<Box<dyn Future<Output = Option<Bytes>> + Send>>>,
+    hub: Arc<Hub>,
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        // Its client is gone (or was dropped): counted out now.
+        self.rx.close();
+        self.hub.left();
+    }
 }
 
 /// A response body: the whole of it at once, or a stream.

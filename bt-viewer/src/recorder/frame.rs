@@ -132,6 +132,11 @@ impl<'r> TickWords<'r> {
         &self.words[..at]
     }
 
+    /// The tick's time.
+    pub fn now(&self) -> f64 {
+        f64::from_bits(self.at(0))
+    }
+
     fn at(&self, i: u64) -> u64 {
         self.words[i as usize]
     }

@@ -1,0 +1,393 @@
+//! Pausing the game from the page: the control requests the server takes
+//! (`POST /control`), the breakpoints they set, and the game's side of it,
+//! which [`LiveServer::frame`](super::LiveServer::frame) runs.
+//!
+//! The server checks and resolves each request and hands it to the game's
+//! thread as a [`Command`] through a bounded channel; the game's thread
+//! looks at that channel only while a page follows the stream, evaluates
+//! the breakpoints on the ticks it just published, and tells the server
+//! where it stands with a [`Status`], which the server passes to the pages
+//! as a `control` event.
+
+use std::sync::Mutex;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::feed::{Delta, Feed, Publisher};
+use crate::export::TreeInfo;
+use crate::recorder::{ERROR_SHIFT, Kind, REJECTIONS};
+
+/// The most breakpoints a page may set.
+pub(super) const MAX_BREAKPOINTS: usize = 64;
+
+/// The most bytes of a control request's body.
+pub(super) const MAX_BODY: usize = 4096;
+
+/// How often a paused game looks whether a page still follows it.
+const POLL: Duration = Duration::from_millis(50);
+
+/// What a breakpoint stops at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum On {
+    /// A decider was entered (activated).
+    Enter,
+    /// A decider was rejected (for a given reason, or any).
+    Reject,
+    /// A group reported a Subset Rule violation.
+    SubsetRule,
+    /// A tick returned an error.
+    Error,
+    /// A deferred action was launched.
+    Launch,
+}
+
+/// A breakpoint as the page gives it (and as the pages are shown it).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Spec {
+    on: On,
+    /// The decider's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    decider: Option<String>,
+    /// The rejection's reason, as the recording's legend names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    /// The agent's id; any agent when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    agent: Option<u32>,
+}
+
+/// A control request's body.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "op", rename_all = "kebab-case", deny_unknown_fields)]
+pub(super) enum Request {
+    /// Stop at the end of the next frame.
+    Pause,
+    /// Go on.
+    Resume,
+    /// Let one frame through, and stop again at its end.
+    Step,
+    /// Replace the breakpoints.
+    Breakpoints {
+        /// The new ones (none clears them).
+        set: Vec<Spec>,
+    },
+}
+
+/// A breakpoint resolved against the tree: what the game's thread tests.
+#[derive(Clone, Debug)]
+pub(super) struct Breakpoint {
+    on: On,
+    /// The items of the named decider (empty: any).
+    items: Vec<u16>,
+    /// The rejection's code, or any.
+    reason: Option<u8>,
+    agent: Option<u32>,
+}
+
+impl Spec {
+    /// Resolves the breakpoint against `tree`: an error names what is at
+    /// fault.
+    fn resolve(&self, tree: &TreeInfo) -> Result<Breakpoint, String> {
+        let name = |on: On| match on {
+            On::Enter => "enter",
+            On::Reject => "reject",
+            On::SubsetRule => "subset-rule",
+            On::Error => "error",
+            On::Launch => "launch",
+        };
+        let items = match (&self.decider, self.on) {
+            (None, On::Enter | On::Reject) => {
+                return Err(format!("`{}` needs a decider", name(self.on)));
+            }
+            (Some(_), On::Error) => return Err("`error` takes no decider".into()),
+            (None, _) => Vec::new(),
+            (Some(decider), _) => {
+                let items: Vec<u16> = tree
+                    .items
+                    .iter()
+                    .filter(|it| it.name == decider)
+                    .map(|it| it.index as u16)
+                    .collect();
+                if items.is_empty() {
+                    return Err(format!(
+                        "the tree `{}` has no decider named `{decider}`",
+                        tree.name
+                    ));
+                }
+                items
+            }
+        };
+        let reason = match (&self.reason, self.on) {
+            (None, _) => None,
+            (Some(reason), On::Reject) => {
+                let code = REJECTIONS.iter().position(|r| r.as_str() == reason);
+                let Some(code) = code else {
+                    let known: Vec<_> = REJECTIONS.iter().map(|r| r.as_str()).collect();
+                    return Err(format!(
+                        "`{reason}` is not a rejection reason; expected one of: {}",
+                        known.join(", ")
+                    ));
+                };
+                Some(code as u8)
+            }
+            (Some(_), on) => return Err(format!("`{}` takes no reason", name(on))),
+        };
+        Ok(Breakpoint {
+            on: self.on,
+            items,
+            reason,
+            agent: self.agent,
+        })
+    }
+}
+
+/// Resolves every breakpoint of `specs` against `tree`; an error names the
+/// one at fault (from 0).
+pub(super) fn resolve(specs: &[Spec], tree: &TreeInfo) -> Result<Vec<Breakpoint>, String> {
+    if specs.len() > MAX_BREAKPOINTS {
+        return Err(format!(
+            "{} breakpoints, more than the {MAX_BREAKPOINTS} allowed",
+            specs.len()
+        ));
+    }
+    specs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| s.resolve(tree).map_err(|e| format!("breakpoint {i}: {e}")))
+        .collect()
+}
+
+impl Breakpoint {
+    /// Whether it fires on the tick of `agent` whose own words are `words`.
+    fn fires(&self, agent: u32, words: &[u64]) -> bool {
+        if self.agent.is_some_and(|a| a != agent) {
+            return false;
+        }
+        let header = words[1];
+        if self.on == On::Error {
+            return (header >> 56) as u8 >> ERROR_SHIFT != 0;
+        }
+        let kind = match self.on {
+            On::Enter => Kind::Activated,
+            On::Reject => Kind::Rejected,
+            On::SubsetRule => Kind::SubsetViolation,
+            On::Launch => Kind::Launched,
+            On::Error => unreachable!(),
+        } as u8;
+        let events = usize::from((header >> 32) as u16);
+        words[2..2 + events].iter().any(|&w| {
+            w as u8 == kind
+                && (self.items.is_empty() || self.items.contains(&((w >> 16) as u16)))
+                && self.reason.is_none_or(|r| (w >> 8) as u8 == r)
+        })
+    }
+}
+
+/// Where a breakpoint fired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub(super) struct Hit {
+    /// Its place among the breakpoints set.
+    pub(super) breakpoint: usize,
+    pub(super) agent: u32,
+    pub(super) tick: u64,
+}
+
+impl Delta {
+    /// The first tick (from frame `from` on) where one of `breakpoints`
+    /// fires.
+    fn hit(&self, from: u64, breakpoints: &[Breakpoint]) -> Option<Hit> {
+        let mut first: Option<Hit> = None;
+        for (agent, serial, words) in self.ticks() {
+            if serial < from || first.is_some_and(|h| h.tick <= serial) {
+                continue;
+            }
+            if let Some(i) = breakpoints.iter().position(|b| b.fires(agent, words)) {
+                first = Some(Hit {
+                    breakpoint: i,
+                    agent,
+                    tick: serial,
+                });
+            }
+        }
+        first
+    }
+}
+
+/// What the server hands the game's thread.
+pub(super) enum Command {
+    Pause,
+    Resume,
+    Step,
+    Breakpoints(Vec<Breakpoint>),
+    /// A page left: the game looks whether any still follows.
+    Left,
+}
+
+/// Why the game stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum Why {
+    Pause,
+    Step,
+    Breakpoint,
+}
+
+/// Where the game stands, as it tells the server.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub(super) struct Status {
+    pub(super) paused: bool,
+    /// The frame it stopped at the end of.
+    pub(super) tick: Option<u64>,
+    pub(super) why: Option<Why>,
+    pub(super) hit: Option<Hit>,
+}
+
+/// The game's side: whether it is paused and what stops it.
+pub(super) struct Game {
+    /// Only the game's thread reads it, through `&mut self` (`get_mut`,
+    /// no locking): the mutex makes the server `Sync`, as an engine's
+    /// resources must be.
+    commands: Mutex<Receiver<Command>>,
+    paused: Option<Why>,
+    breakpoints: Vec<Breakpoint>,
+    /// Frames recorded at the last frame a page saw.
+    checked: u64,
+    /// The last frame was skipped: no page followed.
+    skipped: bool,
+    /// The server was told the game calls `frame`.
+    told: bool,
+}
+
+impl Game {
+    pub(super) fn new(commands: Receiver<Command>) -> Self {
+        Game {
+            commands: Mutex::new(commands),
+            paused: None,
+            breakpoints: Vec::new(),
+            checked: 0,
+            skipped: true,
+            told: false,
+        }
+    }
+
+    /// A frame with nobody following: nothing to do, nothing to stop for.
+    #[inline]
+    pub(super) fn skip(&mut self, feed: &Feed) {
+        self.skipped = true;
+        self.paused = None;
+        self.tell(feed);
+    }
+
+    /// Tells the server, once, that the game calls `frame` (before its
+    /// first publish: the pages it starts are sent the controls).
+    #[inline]
+    pub(super) fn tell(&mut self, feed: &Feed) {
+        if !self.told {
+            self.told = true;
+            feed.framing.store(true, Ordering::Release);
+        }
+    }
+
+    /// After a publish that added `delta` (when a page follows): takes the
+    /// commands, evaluates the breakpoints on the ticks of this frame and
+    /// waits while paused.
+    pub(super) fn after_publish(
+        &mut self,
+        feed: &Feed,
+        publisher: &Publisher,
+        delta: Option<&Delta>,
+        frames: u64,
+    ) {
+        // The ticks recorded since the last frame a page saw (only this
+        // frame's after frames nobody saw).
+        let from = if self.skipped {
+            frames.saturating_sub(1)
+        } else {
+            self.checked
+        };
+        self.skipped = false;
+        self.checked = frames;
+        if feed.clients.load(Ordering::Relaxed) == 0 {
+            self.paused = None;
+            return;
+        }
+        loop {
+            match commands_of(&mut self.commands).try_recv() {
+                Ok(command) => self.take(command),
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => return,
+            }
+        }
+        // Also while stepping: the page is told what fired.
+        let mut hit = None;
+        if !self.breakpoints.is_empty()
+            && let Some(delta) = delta
+        {
+            hit = delta.hit(from, &self.breakpoints);
+            if hit.is_some() {
+                self.paused = Some(Why::Breakpoint);
+            }
+        }
+        let Some(why) = self.paused else {
+            return;
+        };
+        publisher.report(Status {
+            paused: true,
+            tick: frames.checked_sub(1),
+            why: Some(why),
+            hit,
+        });
+        self.wait(feed);
+        publisher.report(Status::default());
+    }
+
+    fn take(&mut self, command: Command) {
+        match command {
+            Command::Pause => self.paused = self.paused.or(Some(Why::Pause)),
+            Command::Step => self.paused = Some(Why::Step),
+            Command::Resume => self.paused = None,
+            Command::Breakpoints(set) => self.breakpoints = set,
+            Command::Left => {}
+        }
+    }
+
+    /// Blocks until a page resumes or steps the game, or none follows it
+    /// any more.
+    fn wait(&mut self, feed: &Feed) {
+        loop {
+            match commands_of(&mut self.commands).recv_timeout(POLL) {
+                Ok(Command::Resume) => {
+                    self.paused = None;
+                    return;
+                }
+                Ok(Command::Step) => {
+                    self.paused = Some(Why::Step);
+                    return;
+                }
+                Ok(Command::Breakpoints(set)) => self.breakpoints = set,
+                Ok(Command::Pause | Command::Left) | Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.paused = None;
+                    return;
+                }
+            }
+            if feed.clients.load(Ordering::Relaxed) == 0 || feed.stopping.load(Ordering::Relaxed) {
+                self.paused = None;
+                return;
+            }
+        }
+    }
+}
+
+/// The game's end of the command channel. A panic elsewhere cannot have
+/// left it half-used: receiving is one call.
+fn commands_of(commands: &mut Mutex<Receiver<Command>>) -> &mut Receiver<Command> {
+    commands
+        .get_mut()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

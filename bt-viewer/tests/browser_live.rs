@@ -1,0 +1,372 @@
+//! The live page's controls in a real browser (headless Chromium driven
+//! through chromedriver): a breakpoint set in the page stops a running
+//! program at the tick it names, the page shows that tick, and resuming
+//! lets the program go on; the page says when it no longer follows.
+//!
+//! Needs Debian's `chromium` and `chromium-driver`, as `tests/browser.rs`
+//! does. Without them the test prints a notice and passes, except under CI
+//! (`CI` set), where it fails.
+
+mod scene;
+
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use bt_viewer::{Capacity, FlightRecorder, LiveServer, Watch};
+use fantoccini::{Client, ClientBuilder, Locator};
+use scene::{CAMP, Creature, crowd};
+use serde_json::{Value, json};
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+/// chromedriver and the browser binary, or `None` (with a notice) when
+/// they are missing outside CI.
+///
+/// # Panics
+/// Under CI when one is missing.
+fn tools() -> Option<(PathBuf, PathBuf)> {
+    let driver = on_path("chromedriver");
+    let browser = ["/usr/lib/chromium/chromium"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+        .or_else(|| on_path("chromium"))
+        .or_else(|| on_path("chromium-browser"));
+    match (driver, browser) {
+        (Some(d), Some(b)) => Some((d, b)),
+        _ => {
+            let msg = "the browser tests need Chromium and chromedriver: \
+                       run `apt-get update && apt-get install -y chromium chromium-driver`";
+            if std::env::var_os("CI").is_some() {
+                panic!("{msg}");
+            }
+            let bar = "!".repeat(72);
+            let notice = format!("\n{bar}\n!!! browser test SKIPPED: {msg}\n{bar}\n\n");
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), notice.as_bytes());
+            None
+        }
+    }
+}
+
+/// A chromedriver process, killed when dropped.
+struct Driver(Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Runs `test` with a headless browser at 1400 × 1000, or skips it (see
+/// [`tools`]).
+fn with_browser<F>(test: impl FnOnce(Client) -> F)
+where
+    F: std::future::Future<Output = ()>,
+{
+    let Some((driver, browser)) = tools() else {
+        return;
+    };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let _driver = Driver(
+        Command::new(&driver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starting chromedriver"),
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "chromedriver did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": browser,
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", "--window-size=1400,1000",
+                         "--hide-scrollbars", "--font-render-hinting=none"],
+            }),
+        );
+        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("a browser session");
+        let closer = client.clone();
+        test(client).await;
+        let _ = closer.close().await;
+    });
+}
+
+/// Runs `script` in the page (30 s at most).
+async fn js(client: &Client, script: &str) -> Value {
+    match tokio::time::timeout(Duration::from_secs(30), client.execute(script, vec![])).await {
+        Ok(Ok(value)) => value,
+        Ok(Err(e)) => panic!("{script}: {e}"),
+        Err(_) => panic!("{script}: no answer"),
+    }
+}
+
+/// Waits (10 s at most) until `script` returns true.
+async fn until(client: &Client, script: &str, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while js(client, script).await != json!(true) {
+        assert!(Instant::now() < deadline, "{what}");
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+}
+
+/// Clicks the element `css` names (30 s at most).
+async fn click(client: &Client, css: &str) {
+    let clicked = async {
+        client
+            .find(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("{css}: {e}"))
+            .click()
+            .await
+            .unwrap_or_else(|e| panic!("{css}: {e}"));
+    };
+    tokio::time::timeout(Duration::from_secs(30), clicked)
+        .await
+        .unwrap_or_else(|_| panic!("{css}: the click took no effect"));
+}
+
+const AGENTS: usize = 6;
+
+/// Each agent's first tick from 2 on where it enters GUARD, in a run of
+/// the camp: (tick, agent).
+fn first_guards() -> Vec<(u64, u64)> {
+    let (mut agents, mut memories) = crowd(AGENTS);
+    let mut recorder = FlightRecorder::new(&CAMP, AGENTS, Watch::All, Capacity::new(400, 16));
+    for t in 0..400 {
+        agents.iter_mut().for_each(Creature::step);
+        recorder.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, t));
+    }
+    let doc: Value = serde_json::from_str(&recorder.export().to_json()).unwrap();
+    let items = doc["tree"]["items"].as_array().unwrap();
+    let guard = items.iter().find(|it| it["name"] == "GUARD").unwrap()["index"].clone();
+    let activate = 4;
+    doc["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| {
+            a["ticks"].as_array().unwrap().iter().find_map(|tk| {
+                let entered = tk[6]
+                    .as_array()
+                    .unwrap()
+                    .chunks(4)
+                    .any(|e| e[0] == activate && e[2] == guard);
+                (tk[0].as_u64().unwrap() >= 2 && entered)
+                    .then(|| (tk[0].as_u64().unwrap(), a["agent"].as_u64().unwrap()))
+            })
+        })
+        .collect()
+}
+
+#[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
+fn a_breakpoint_set_in_the_page_stops_the_program_at_its_tick() {
+    // The agent that enters GUARD last: the breakpoint names it, and lets
+    // the others by.
+    let firsts = first_guards();
+    let (at, agent) = *firsts.iter().max().unwrap();
+    assert!(firsts.iter().min().unwrap().0 < at);
+
+    let mut server = LiveServer::start(0).expect("a loopback port");
+    let url = server.url();
+    let (mut agents, mut memories) = crowd(AGENTS);
+    let mut recorder = FlightRecorder::new(&CAMP, AGENTS, Watch::All, Capacity::new(400, 16));
+    let mut tick = move |t: u32, recorder: &mut FlightRecorder| {
+        agents.iter_mut().for_each(Creature::step);
+        recorder.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, t));
+    };
+    with_browser(|client| async move {
+        client.goto(&url).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while server.clients() == 0 {
+            assert!(Instant::now() < deadline, "the page never followed");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        for t in 0..2 {
+            tick(t, &mut recorder);
+            server.frame(&recorder);
+        }
+        until(
+            &client,
+            "return !!(window.btLive.state() && window.btLive.state().framing);",
+            "the page never showed the controls",
+        )
+        .await;
+        assert_eq!(
+            js(
+                &client,
+                "return document.getElementById('live-controls').hidden;"
+            )
+            .await,
+            json!(false)
+        );
+
+        // The breakpoint, set through the page's form.
+        js(
+            &client,
+            &format!(
+                "document.getElementById('bp-on').value = 'enter';\
+                 document.getElementById('bp-on').dispatchEvent(new Event('change'));\
+                 document.getElementById('bp-decider').value = 'GUARD';\
+                 document.getElementById('bp-agent').value = '{agent}';"
+            ),
+        )
+        .await;
+        click(&client, "#bp-add").await;
+        until(
+            &client,
+            "return window.btLive.state().breakpoints.length === 1;",
+            "the breakpoint was not set",
+        )
+        .await;
+        assert_eq!(
+            js(&client, "return window.btLive.state().breakpoints;").await,
+            json!([{"on": "enter", "decider": "GUARD", "agent": agent}])
+        );
+
+        // The program runs in its thread, one frame per tick.
+        let (done, frames) = channel();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        let game = std::thread::spawn(move || {
+            for t in 2..5000 {
+                if stopped.load(Ordering::Relaxed) {
+                    break;
+                }
+                tick(t, &mut recorder);
+                server.frame(&recorder);
+                if done.send(t).is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(30));
+            }
+        });
+        until(
+            &client,
+            "return window.btLive.state().paused === true;",
+            "the program never stopped",
+        )
+        .await;
+        let control = js(&client, "return window.btLive.state();").await;
+        assert_eq!(control["tick"], json!(at), "{control}");
+        assert_eq!(
+            control["hit"],
+            json!({"breakpoint": 0, "agent": agent, "tick": at})
+        );
+        // Every frame before that tick's returned; its own waits.
+        let mut last = None;
+        loop {
+            match frames.recv_timeout(Duration::from_millis(400)) {
+                Ok(t) => last = Some(t),
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => panic!("the program ended"),
+            }
+        }
+        assert_eq!(last.map(u64::from), Some(at - 1));
+        // The page shows that tick, of that agent.
+        let state = js(&client, "return btViewer.state();").await;
+        assert_eq!(state["cursor"], json!(at), "{state}");
+        assert_eq!(state["agent"], json!(agent), "{state}");
+        let said = js(
+            &client,
+            "return document.getElementById('live-state').textContent;",
+        )
+        .await;
+        let said = said.as_str().unwrap();
+        assert!(said.contains(&format!("tick {at}")), "{said}");
+        assert!(said.contains("GUARD entered"), "{said}");
+
+        // Removed, then resumed: the program goes on.
+        click(&client, ".bp-remove").await;
+        until(
+            &client,
+            "return window.btLive.state().breakpoints.length === 0;",
+            "the breakpoint was not removed",
+        )
+        .await;
+        click(&client, "#live-resume").await;
+        assert_eq!(
+            frames.recv_timeout(Duration::from_secs(5)).map(u64::from),
+            Ok(at)
+        );
+        until(
+            &client,
+            &format!("return btViewer.state().last > {};", at + 5),
+            "the page did not follow the program on",
+        )
+        .await;
+        until(
+            &client,
+            "return btViewer.state().cursor === btViewer.state().last;",
+            "the page does not follow",
+        )
+        .await;
+        assert_eq!(
+            js(
+                &client,
+                "return document.getElementById('live-follow').hidden;"
+            )
+            .await,
+            json!(true)
+        );
+
+        // Looking back: the page says it no longer follows, and follows
+        // again when asked.
+        click(&client, "#first").await;
+        until(
+            &client,
+            "return !document.getElementById('live-follow').hidden;",
+            "no word that the page no longer follows",
+        )
+        .await;
+        let first = js(&client, "return btViewer.state().first;").await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(js(&client, "return btViewer.state().cursor;").await, first);
+        click(&client, "#live-follow-again").await;
+        until(
+            &client,
+            "return btViewer.state().cursor === btViewer.state().last \
+             && document.getElementById('live-follow').hidden;",
+            "the page did not follow again",
+        )
+        .await;
+        assert_eq!(js(&client, "return window.btErrors;").await, json!([]));
+
+        // The page leaves; the program ends by itself.
+        stop.store(true, Ordering::Relaxed);
+        drop(frames);
+        game.join().expect("the program's thread");
+    });
+}

@@ -1,0 +1,796 @@
+//! Stopping a running program from the page, at the HTTP level: pause,
+//! step and resume; breakpoints of each kind, which stop the game at the
+//! end of the tick where they fire; a page that leaves lets the game go
+//! on; with no page, `frame` neither waits nor copies; control requests
+//! come only from the page served on loopback.
+//!
+//! The game runs in a thread of its own, calling `LiveServer::frame` after
+//! each tick; the test plays the page.
+
+mod scene;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use bt_core::{Action, ActionState, TickInput, behavior, decider, group, tree};
+use bt_viewer::{Capacity, FlightRecorder, LiveServer, Watch};
+use scene::{CAMP, CampMemory, Creature, crowd};
+use serde_json::{Value, json};
+
+// ---------- HTTP ----------
+
+/// Sends `head` (request line and headers, without the blank line) and
+/// `body`; returns the status code and the body of the response.
+fn exchange(addr: SocketAddr, head: &str, body: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "{head}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut all = Vec::new();
+    s.read_to_end(&mut all).expect("the response");
+    let all = String::from_utf8(all).unwrap();
+    let (head, body) = all.split_once("\r\n\r\n").expect("a response head");
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, body.to_owned())
+}
+
+/// The token the served page holds.
+fn token(addr: SocketAddr) -> String {
+    let (status, page) = exchange(addr, "GET / HTTP/1.1\r\nHost: localhost", "");
+    assert_eq!(status, 200);
+    let at = page
+        .find(r#"<meta name="bt-live-token" content=""#)
+        .expect("the token in the page");
+    let rest = &page[at + 36..];
+    rest[..rest.find('"').unwrap()].to_owned()
+}
+
+/// A control request as the page sends it.
+fn control(addr: SocketAddr, token: &str, body: Value) -> (u16, String) {
+    exchange(
+        addr,
+        &format!(
+            "POST /control HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+             X-Bt-Token: {token}"
+        ),
+        &body.to_string(),
+    )
+}
+
+#[track_caller]
+fn ok(answer: (u16, String)) {
+    assert_eq!(answer.0, 200, "{}", answer.1);
+}
+
+/// The page's side: its event stream and its token.
+struct Page {
+    events: BufReader<TcpStream>,
+    token: String,
+    addr: SocketAddr,
+}
+
+impl Page {
+    fn open(addr: SocketAddr) -> Self {
+        let token = token(addr);
+        let mut s = TcpStream::connect(addr).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(s, "GET /events HTTP/1.1\r\nHost: localhost\r\n\r\n").unwrap();
+        let mut events = BufReader::new(s);
+        let mut status = String::new();
+        events.read_line(&mut status).unwrap();
+        assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+        loop {
+            let mut line = String::new();
+            events.read_line(&mut line).unwrap();
+            if line.trim().is_empty() {
+                break;
+            }
+        }
+        Page {
+            events,
+            token,
+            addr,
+        }
+    }
+
+    /// The next event: (name, data).
+    fn next(&mut self) -> (String, String) {
+        let (mut event, mut data) = (String::new(), String::new());
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.events.read_line(&mut line).unwrap() > 0,
+                "the stream ended"
+            );
+            let line = line.trim_end_matches(['\r', '\n']);
+            if line.is_empty() && !event.is_empty() {
+                return (event, data);
+            }
+            if let Some(e) = line.strip_prefix("event: ") {
+                event = e.to_owned();
+            } else if let Some(d) = line.strip_prefix("data: ") {
+                data.push_str(d);
+            }
+        }
+    }
+
+    /// The next `control` event that says the game is paused.
+    fn paused(&mut self) -> Value {
+        loop {
+            let (name, data) = self.next();
+            if name == "control" {
+                let c: Value = serde_json::from_str(&data).unwrap();
+                if c["paused"] == json!(true) {
+                    return c;
+                }
+            }
+        }
+    }
+
+    fn send(&self, body: Value) -> (u16, String) {
+        control(self.addr, &self.token, body)
+    }
+}
+
+// ---------- the game ----------
+
+/// A crowd the game ticks: tick `t`, then its recorder.
+trait World: Send + 'static {
+    fn tick(&mut self, t: u32);
+    fn recorder(&self) -> &FlightRecorder;
+}
+
+struct Camp {
+    agents: Vec<Creature>,
+    memories: Vec<CampMemory>,
+    recorder: FlightRecorder,
+    /// The agent whose input is broken at a tick, if any.
+    broken: Option<(usize, u32)>,
+}
+
+impl Camp {
+    fn new(n: usize) -> Self {
+        let (agents, memories) = crowd(n);
+        Camp {
+            agents,
+            memories,
+            recorder: FlightRecorder::new(&CAMP, n, Watch::All, Capacity::new(500, 16)),
+            broken: None,
+        }
+    }
+}
+
+impl World for Camp {
+    fn tick(&mut self, t: u32) {
+        self.agents.iter_mut().for_each(Creature::step);
+        let broken = self.broken;
+        self.recorder
+            .tick_all(&CAMP, &mut self.agents, &mut self.memories, |i, c| {
+                if broken == Some((i, t)) {
+                    TickInput::new(f64::NAN, 0.25)
+                } else {
+                    c.input(i, t)
+                }
+            });
+    }
+
+    fn recorder(&self) -> &FlightRecorder {
+        &self.recorder
+    }
+}
+
+/// Bots that throw something (a deferred action) once armed.
+struct Bot {
+    armed: bool,
+}
+
+behavior! { HURL: Bot,
+    launch: |_b, _cx| Some(Action::new(1, 0)),
+    tick: |_b, cx| cx.action == ActionState::Pending,
+}
+behavior! { LOITER: Bot }
+decider! { THROW: Bot => HURL, decide: |b, _| if b.armed { 1.0 } else { 0.0 } }
+decider! { WAIT: Bot => LOITER }
+group! { BOT_ROOT: Bot, prioritized [THROW, WAIT] }
+tree! { BOTS: Bot = BOT_ROOT, memory: BotMemory }
+
+struct Bots {
+    bots: Vec<Bot>,
+    memories: Vec<BotMemory>,
+    recorder: FlightRecorder,
+    /// (bot, tick) armed then.
+    arm: (usize, u32),
+    _shared: Arc<bt_core::TreeShared>,
+}
+
+impl Bots {
+    fn new(n: usize, arm: (usize, u32)) -> Self {
+        let shared = BOTS.new_shared(n);
+        Bots {
+            bots: (0..n).map(|_| Bot { armed: false }).collect(),
+            memories: (0..n)
+                .map(|i| BOTS.new_memory_in(&shared, i as u64))
+                .collect(),
+            recorder: FlightRecorder::new(&BOTS, n, Watch::All, Capacity::new(100, 16)),
+            arm,
+            _shared: shared,
+        }
+    }
+}
+
+impl World for Bots {
+    fn tick(&mut self, t: u32) {
+        if t == self.arm.1 {
+            self.bots[self.arm.0].armed = true;
+        }
+        self.recorder
+            .tick_all(&BOTS, &mut self.bots, &mut self.memories, |i, _| {
+                TickInput::new(f64::from(t) * 0.1, 0.1).with_agent(i as u32)
+            });
+    }
+
+    fn recorder(&self) -> &FlightRecorder {
+        &self.recorder
+    }
+}
+
+/// The game's thread: ticks `from..to`, calling `frame` after each, and
+/// says which tick's `frame` returned.
+struct Game {
+    done: Receiver<u32>,
+    /// The last tick whose `frame` returned, as seen so far.
+    last: std::cell::Cell<Option<u32>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Game {
+    fn start<W: World>(mut server: LiveServer, mut world: W, from: u32, to: u32) -> Self {
+        let (tx, done) = channel();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        let thread = std::thread::spawn(move || {
+            for t in from..to {
+                if stopped.load(Ordering::Relaxed) {
+                    break;
+                }
+                world.tick(t);
+                server.frame(world.recorder());
+                if tx.send(t).is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        });
+        Game {
+            done,
+            last: std::cell::Cell::new(None),
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// The tick whose `frame` returned next, or `None` after `wait`.
+    fn next(&self, wait: Duration) -> Option<u32> {
+        match self.done.recv_timeout(wait) {
+            Ok(t) => {
+                self.last.set(Some(t));
+                Some(t)
+            }
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => panic!("the game ended"),
+        }
+    }
+
+    /// Waits until the frame of tick `t` returned.
+    fn until(&self, t: u32) {
+        while self
+            .next(Duration::from_secs(10))
+            .expect("the game stalled")
+            < t
+        {}
+    }
+
+    /// Drains the frames returned so far; the last one.
+    fn drain(&self) -> Option<u32> {
+        if let Some(t) = self.done.try_iter().last() {
+            self.last.set(Some(t));
+        }
+        self.last.get()
+    }
+}
+
+impl Drop for Game {
+    fn drop(&mut self) {
+        // A paused game goes on once its page is gone; the page is
+        // dropped before the game in each test.
+        self.stop.store(true, Ordering::Relaxed);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            match self.done.recv_timeout(Duration::from_millis(100)) {
+                Err(RecvTimeoutError::Disconnected) => break,
+                // Still paused by a page a failed test left: let it be.
+                _ if Instant::now() > deadline => return,
+                _ => {}
+            }
+        }
+        if let Some(thread) = self.thread.take()
+            && thread.join().is_err()
+            && !std::thread::panicking()
+        {
+            panic!("the game's thread panicked");
+        }
+    }
+}
+
+/// A server whose first `n` ticks of `world` the page has seen: the page
+/// follows the stream and got its recording.
+fn followed<W: World>(mut world: W, n: u32) -> (LiveServer, W, Page) {
+    let mut server = LiveServer::start(0).unwrap();
+    let page = Page::open(server.addr());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.clients() == 0 {
+        assert!(Instant::now() < deadline, "the page never followed");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    for t in 0..n {
+        world.tick(t);
+        server.frame(world.recorder());
+    }
+    let mut page = page;
+    assert_eq!(page.next().0, "recording");
+    (server, world, page)
+}
+
+const QUIET: Duration = Duration::from_millis(300);
+
+// ---------- pause, step, resume ----------
+
+#[test]
+fn pause_blocks_frame_until_resume() {
+    let (server, camp, mut page) = followed(Camp::new(4), 2);
+    let game = Game::start(server, camp, 2, 100_000);
+    game.until(5);
+    ok(page.send(json!({"op": "pause"})));
+    let c = page.paused();
+    assert_eq!(c["why"], "pause");
+    let at = c["tick"].as_u64().unwrap() as u32;
+    // Every frame before the one it waits in returned; that one does not.
+    let last = game.drain().unwrap_or(0);
+    assert_eq!(last + 1, at, "stopped at the end of tick {at}");
+    assert_eq!(game.next(QUIET), None, "a frame returned while paused");
+    ok(page.send(json!({"op": "resume"})));
+    assert_eq!(game.next(Duration::from_secs(5)), Some(at));
+    assert_eq!(game.next(Duration::from_secs(5)), Some(at + 1));
+    drop(page);
+}
+
+#[test]
+fn step_lets_exactly_one_frame_through() {
+    let (server, camp, mut page) = followed(Camp::new(4), 2);
+    let game = Game::start(server, camp, 2, 100_000);
+    game.until(3);
+    ok(page.send(json!({"op": "pause"})));
+    let at = page.paused()["tick"].as_u64().unwrap() as u32;
+    game.drain();
+    assert_eq!(game.next(QUIET), None);
+    for k in 0..3 {
+        ok(page.send(json!({"op": "step"})));
+        // The frame it waited in returns; the next one waits.
+        assert_eq!(game.next(Duration::from_secs(5)), Some(at + k));
+        let c = page.paused();
+        assert_eq!(c["why"], "step");
+        assert_eq!(c["tick"], at + k + 1);
+        assert_eq!(game.next(QUIET), None, "more than one frame per step");
+    }
+    ok(page.send(json!({"op": "resume"})));
+    assert_eq!(game.next(Duration::from_secs(5)), Some(at + 3));
+    drop(page);
+}
+
+// ---------- breakpoints ----------
+
+/// The first tick from `from` on where an event of `kind` (as the legend
+/// names it) matching `pick` happened, in `world` run offline for `ticks`
+/// ticks: (tick, agent).
+fn first_event<W: World>(
+    mut world: W,
+    ticks: u32,
+    from: u64,
+    pick: impl Fn(&Value, &[Value]) -> bool,
+) -> (u64, u64) {
+    for t in 0..ticks {
+        world.tick(t);
+    }
+    let doc: Value = serde_json::from_str(&world.recorder().export().to_json()).unwrap();
+    let mut first: Option<(u64, u64)> = None;
+    for a in doc["agents"].as_array().unwrap() {
+        for tk in a["ticks"].as_array().unwrap() {
+            let serial = tk[0].as_u64().unwrap();
+            let events = tk[6].as_array().unwrap();
+            let fired = pick(tk, events);
+            if serial >= from && fired && first.is_none_or(|f| serial < f.0) {
+                first = Some((serial, a["agent"].as_u64().unwrap()));
+            }
+        }
+    }
+    let first = first.expect("the event happens in the run");
+    assert!(first.0 > from, "the event happens late enough to test");
+    first
+}
+
+/// Whether the tick's events hold one of `kind` (from 1) at `item` (any
+/// when `None`) with `code`.
+fn has(events: &[Value], kind: u64, item: Option<u64>, code: Option<u64>) -> bool {
+    events
+        .chunks(4)
+        .any(|e| e[0] == kind && item.is_none_or(|i| e[2] == i) && code.is_none_or(|c| e[1] == c))
+}
+
+/// The item index of `name` in CAMP.
+fn item(name: &str) -> u64 {
+    let doc: Value = serde_json::from_str(&Camp::new(1).recorder.export().to_json()).unwrap();
+    doc["tree"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|it| it["name"] == name)
+        .expect("an item of that name")["index"]
+        .as_u64()
+        .unwrap()
+}
+
+/// Runs `world` with `breakpoint` set after tick 1: the game must stop at
+/// the end of tick `at` (of agent `agent`), not before, and go on when
+/// resumed.
+#[track_caller]
+fn stops_at<W: World>(world: W, breakpoint: Value, at: u64, agent: u64) {
+    let (server, world, mut page) = followed(world, 2);
+    ok(page.send(json!({"op": "breakpoints", "set": [breakpoint]})));
+    let game = Game::start(server, world, 2, 10_000);
+    let c = page.paused();
+    assert_eq!(c["why"], "breakpoint", "{c}");
+    assert_eq!(c["tick"], at, "{c}");
+    assert_eq!(
+        c["hit"],
+        json!({"breakpoint": 0, "agent": agent, "tick": at})
+    );
+    assert_eq!(c["breakpoints"], json!([breakpoint]));
+    // The frames of the ticks before it returned; its own did not.
+    let mut last = None;
+    while let Some(t) = game.next(QUIET) {
+        last = Some(t);
+    }
+    assert_eq!(last.map(u64::from), Some(at - 1));
+    ok(page.send(json!({"op": "breakpoints", "set": []})));
+    ok(page.send(json!({"op": "resume"})));
+    assert_eq!(game.next(Duration::from_secs(5)).map(u64::from), Some(at));
+    game.until(at as u32 + 5);
+    drop(page);
+}
+
+#[test]
+fn a_breakpoint_on_entering_a_decider_stops_at_its_tick() {
+    let guard = item("GUARD");
+    let (at, agent) = first_event(Camp::new(6), 400, 2, |_, ev| has(ev, 4, Some(guard), None));
+    stops_at(
+        Camp::new(6),
+        json!({"on": "enter", "decider": "GUARD"}),
+        at,
+        agent,
+    );
+}
+
+#[test]
+fn a_breakpoint_for_one_agent_lets_the_others_by() {
+    let guard = item("GUARD");
+    let mut camp = Camp::new(6);
+    for t in 0..400 {
+        camp.tick(t);
+    }
+    let doc: Value = serde_json::from_str(&camp.recorder.export().to_json()).unwrap();
+    // Each agent's first tick (from 2) entering GUARD.
+    let firsts: Vec<(u64, u64)> = doc["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| {
+            a["ticks"].as_array().unwrap().iter().find_map(|tk| {
+                let serial = tk[0].as_u64().unwrap();
+                (serial >= 2 && has(tk[6].as_array().unwrap(), 4, Some(guard), None))
+                    .then(|| (serial, a["agent"].as_u64().unwrap()))
+            })
+        })
+        .collect();
+    let earliest = firsts.iter().min().unwrap();
+    let (at, agent) = *firsts.iter().max().unwrap();
+    assert!(earliest.0 < at, "another agent enters GUARD before {agent}");
+    stops_at(
+        Camp::new(6),
+        json!({"on": "enter", "decider": "GUARD", "agent": agent}),
+        at,
+        agent,
+    );
+}
+
+#[test]
+fn a_breakpoint_on_a_rejection_for_a_reason_stops_at_its_tick() {
+    let patrol = item("PATROL");
+    // PATROL is rejected by its flags most ticks, by its timer now and then.
+    let (at, agent) = first_event(Camp::new(6), 400, 2, |_, ev| {
+        has(ev, 1, Some(patrol), Some(2))
+    });
+    stops_at(
+        Camp::new(6),
+        json!({"on": "reject", "decider": "PATROL", "reason": "timer"}),
+        at,
+        agent,
+    );
+}
+
+#[test]
+fn a_breakpoint_on_a_subset_rule_report_stops_at_its_tick() {
+    let (at, agent) = first_event(Camp::new(6), 400, 2, |_, ev| has(ev, 9, None, None));
+    stops_at(Camp::new(6), json!({"on": "subset-rule"}), at, agent);
+}
+
+#[test]
+fn a_breakpoint_on_an_error_stops_at_its_tick() {
+    let broken = || {
+        let mut camp = Camp::new(4);
+        camp.broken = Some((3, 9));
+        camp
+    };
+    let (at, agent) = first_event(broken(), 20, 2, |tk, _| tk[4].as_u64().unwrap() >> 1 != 0);
+    assert_eq!((at, agent), (9, 3));
+    stops_at(broken(), json!({"on": "error"}), at, agent);
+}
+
+#[test]
+fn a_breakpoint_on_a_deferred_action_launched_stops_at_its_tick() {
+    let (at, agent) = first_event(Bots::new(3, (1, 7)), 20, 2, |_, ev| has(ev, 10, None, None));
+    assert_eq!((at, agent), (7, 1));
+    stops_at(
+        Bots::new(3, (1, 7)),
+        json!({"on": "launch", "decider": "THROW"}),
+        at,
+        agent,
+    );
+}
+
+// ---------- nobody watching ----------
+
+#[test]
+fn closing_the_page_while_paused_lets_the_game_go_on_within_a_second() {
+    let (server, camp, mut page) = followed(Camp::new(4), 2);
+    let game = Game::start(server, camp, 2, 100_000);
+    game.until(3);
+    ok(page.send(json!({"op": "pause"})));
+    page.paused();
+    game.drain();
+    assert_eq!(game.next(QUIET), None);
+    let closed = Instant::now();
+    drop(page);
+    assert!(game.next(Duration::from_secs(1)).is_some(), "still paused");
+    assert!(closed.elapsed() < Duration::from_secs(1));
+    // And it runs on.
+    assert!(game.next(Duration::from_secs(1)).is_some());
+}
+
+#[test]
+fn with_no_page_frame_never_waits_and_copies_nothing() {
+    let mut server = LiveServer::start(0).unwrap();
+    let addr = server.addr();
+    let token = token(addr);
+    let mut camp = Camp::new(8);
+    for t in 0..150 {
+        camp.tick(t);
+        server.frame(&camp.recorder);
+    }
+    // A pause with nobody following is refused, and would change nothing.
+    let (status, why) = control(addr, &token, json!({"op": "pause"}));
+    assert_eq!(status, 409, "{why}");
+    assert!(why.contains("no page follows"), "{why}");
+    let started = Instant::now();
+    for t in 150..200 {
+        camp.tick(t);
+        server.frame(&camp.recorder);
+    }
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(server.publishes(), 0);
+    assert_eq!(server.exports_made(), 0);
+
+    // A page that comes gets every tick still kept.
+    let mut page = Page::open(addr);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.clients() == 0 {
+        assert!(Instant::now() < deadline);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    camp.tick(200);
+    server.frame(&camp.recorder);
+    let (name, data) = page.next();
+    assert_eq!(name, "recording");
+    assert!(data == camp.recorder.export().to_json());
+    assert_eq!(server.publishes(), 1);
+    let (name, data) = page.next();
+    assert_eq!(name, "control");
+    let c: Value = serde_json::from_str(&data).unwrap();
+    assert_eq!(c["framing"], true);
+    assert_eq!(c["paused"], false);
+}
+
+#[test]
+fn recording_json_of_a_game_that_calls_frame_is_of_its_next_frame() {
+    let mut server = LiveServer::start(0).unwrap();
+    let addr = server.addr();
+    let mut camp = Camp::new(3);
+    for t in 0..10 {
+        camp.tick(t);
+        server.frame(&camp.recorder);
+    }
+    let asked = std::thread::spawn(move || {
+        exchange(addr, "GET /recording.json HTTP/1.1\r\nHost: localhost", "")
+    });
+    // The request waits for the next frame, which publishes.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut t = 10;
+    while server.publishes() == 0 {
+        assert!(Instant::now() < deadline, "the request asked for nothing");
+        camp.tick(t);
+        server.frame(&camp.recorder);
+        t += 1;
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let (status, json) = asked.join().unwrap();
+    assert_eq!(status, 200, "{json}");
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    let ticks = doc["agents"][0]["ticks"].as_array().unwrap();
+    assert_eq!(ticks.len() as u32, t, "every tick up to that frame");
+}
+
+// ---------- who may send control requests ----------
+
+#[test]
+fn control_requests_come_only_from_the_page_on_loopback() {
+    let (mut server, mut camp, page) = followed(Camp::new(3), 2);
+    let addr = server.addr();
+    let token = page.token.clone();
+    let post = |extra: &str, body: &str| {
+        exchange(addr, &format!("POST /control HTTP/1.1\r\n{extra}"), body)
+    };
+    let pause = r#"{"op":"pause"}"#;
+    // A foreign Host (a DNS rebinding).
+    let (status, _) = post(&format!("Host: evil.example\r\nX-Bt-Token: {token}"), pause);
+    assert_eq!(status, 403);
+    // A page of another site.
+    let (status, _) = post(
+        &format!("Host: localhost\r\nOrigin: http://evil.example\r\nX-Bt-Token: {token}"),
+        pause,
+    );
+    assert_eq!(status, 403);
+    // No token (a plain form post), or a wrong one.
+    let (status, why) = post("Host: localhost\r\nContent-Type: text/plain", pause);
+    assert_eq!(status, 403);
+    assert!(why.contains("X-Bt-Token"), "{why}");
+    let (status, _) = post(
+        "Host: localhost\r\nX-Bt-Token: 0123456789abcdef0123456789abcdef",
+        pause,
+    );
+    assert_eq!(status, 403);
+    // Not a GET.
+    let (status, _) = exchange(
+        addr,
+        &format!("GET /control HTTP/1.1\r\nHost: localhost\r\nX-Bt-Token: {token}"),
+        "",
+    );
+    assert_eq!(status, 405);
+    // The game went on through all of it.
+    for t in 2..6 {
+        camp.tick(t);
+        server.frame(&camp.recorder);
+    }
+
+    // Bad bodies are named.
+    for (body, says) in [
+        (json!({"op": "jump"}), "unknown variant `jump`"),
+        (
+            json!({"op": "breakpoints", "set": [{"on": "enter"}]}),
+            "breakpoint 0: `enter` needs a decider",
+        ),
+        (
+            json!({"op": "breakpoints", "set": [{"on": "enter", "decider": "NOBODY"}]}),
+            "no decider named `NOBODY`",
+        ),
+        (
+            json!({"op": "breakpoints", "set": [{"on": "reject", "decider": "FLEE", "reason": "bored"}]}),
+            "`bored` is not a rejection reason",
+        ),
+        (
+            json!({"op": "breakpoints", "set": [{"on": "error", "decider": "FLEE"}]}),
+            "`error` takes no decider",
+        ),
+        (
+            json!({"op": "breakpoints", "set": [{"on": "launch", "colour": "red"}]}),
+            "unknown field `colour`",
+        ),
+    ] {
+        let (status, why) = control(addr, &token, body);
+        assert_eq!(status, 400, "{why}");
+        assert!(why.contains(says), "{why}");
+    }
+    let (status, _) = control(
+        addr,
+        &token,
+        json!({"op": "breakpoints", "set": [], "pad": "x".repeat(5000)}),
+    );
+    assert_eq!(status, 413);
+    drop(page);
+
+    // A program that only publishes cannot be stopped.
+    let mut publishing = LiveServer::start(0).unwrap();
+    let page = Page::open(publishing.addr());
+    camp.tick(6);
+    publishing.publish(&camp.recorder);
+    let (status, why) = page.send(json!({"op": "pause"}));
+    assert_eq!(status, 409, "{why}");
+    assert!(why.contains("LiveServer::frame"), "{why}");
+}
+
+// ---------- what it costs ----------
+
+/// Prints what `frame` costs with no page, next to `publish`, per call:
+/// `cargo test -p bt-viewer --release --test live_control -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement: run it alone, in release"]
+fn cost_of_frame_with_no_page_next_to_publish() {
+    const AGENTS: usize = 100;
+    const TICKS: u32 = 2000;
+    let mut publishing = LiveServer::start(0).unwrap();
+    let mut framing = LiveServer::start(0).unwrap();
+    let mut camp = Camp::new(AGENTS);
+    let (mut publish, mut frame) = (Duration::ZERO, Duration::ZERO);
+    for t in 0..TICKS {
+        camp.tick(t);
+        let at = Instant::now();
+        publishing.publish(std::hint::black_box(&camp.recorder));
+        publish += at.elapsed();
+        let at = Instant::now();
+        framing.frame(std::hint::black_box(&camp.recorder));
+        frame += at.elapsed();
+    }
+    // The call alone, without the clock's own cost: many in a row.
+    let calls = 10_000_000u32;
+    let at = Instant::now();
+    for _ in 0..calls {
+        framing.frame(std::hint::black_box(&camp.recorder));
+    }
+    let alone = at.elapsed();
+    assert_eq!(framing.publishes(), 0);
+    let per = |d: Duration, n: u32| d.as_nanos() as f64 / f64::from(n);
+    println!(
+        "{AGENTS} agents watched, {TICKS} ticks: publish {:.0} ns per call, frame with no page {:.0} ns \
+         per call (timed each, clock included), {:.2} ns per call ({calls} in a row)",
+        per(publish, TICKS),
+        per(frame, TICKS),
+        per(alone, calls)
+    );
+    assert!(frame < publish);
+}
+
+/// An engine keeps the server in a resource, shared between systems'
+/// threads: it is `Send` and `Sync`.
+#[test]
+fn the_server_can_be_shared_between_threads() {
+    fn shared<T: Send + Sync>() {}
+    shared::<LiveServer>();
+}
