@@ -146,7 +146,7 @@
 //!   9. [Performance](guide::ch09_performance): what a tick costs and how to
 //!      keep it cheap.
 //!   10. [In a Bevy app](guide::ch10_bevy): what the `bt-bevy` crate maps
-//!      to what.
+//!       to what.
 //! - **The rules**: [`semantics`] specifies a tick step by step;
 //!   [`bad_input`] lists every input the library refuses or treats
 //!   specially, and what it gets.
