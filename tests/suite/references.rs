@@ -358,6 +358,43 @@ fn the_viewer_recording_carries_the_jump_edge() {
     assert!(json["items"][0]["target"].is_null());
 }
 
+/// A recorded jump is exported as a `jump` event from the reference to its
+/// target, in the tick where the trace shows it.
+#[test]
+fn the_viewer_recording_carries_the_jump_event() {
+    use bt_viewer::{Capacity, FlightRecorder, Watch};
+    let mut rigs = vec![Rig::with(&["ROAD", "WALK"])];
+    let mut memories = vec![NEST_TREE.new_memory(0)];
+    let mut recorder = FlightRecorder::new(&NEST_TREE, 1, Watch::All, Capacity::new(8, 32));
+    recorder.tick_all(&NEST_TREE, &mut rigs, &mut memories, |_, _| at(0.0));
+    rigs[0] = Rig::with(&["ROAD", "WALK", "GO_GUARD", "NEST", "GUARD"]);
+    recorder.tick_all(&NEST_TREE, &mut rigs, &mut memories, |_, _| at(0.5));
+    assert_eq!(path(&NEST_TREE, &memories[0]), ["ROOT", "NEST", "GUARD"]);
+    let text = recorder.export().to_json();
+    // The page, to look at: the jump drawn as a dashed edge.
+    bt_viewer::write_page(std::path::Path::new("target/viewer-tests/jump"), &text).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let kinds = json["legend"]["events"].as_array().unwrap();
+    let jump = kinds.iter().position(|k| k == "jump").unwrap() as u64 + 1;
+    let jumps: Vec<(usize, u64, u64)> = json["agents"][0]["ticks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .flat_map(|(t, tick)| {
+            let events = tick[6].as_array().unwrap().clone();
+            events
+                .chunks(4)
+                .filter(|e| e[0] == jump)
+                .map(|e| (t, e[2].as_u64().unwrap(), e[3].as_u64().unwrap()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let go = NEST_TREE.find("GO_GUARD").unwrap().get() as u64;
+    let guard = NEST_TREE.find("GUARD").unwrap().get() as u64;
+    assert_eq!(jumps, [(1, go, guard)]);
+}
+
 // A reference with shared checks: a gate and a global cooldown.
 rig_leaf! { HOLD STAY }
 reference! { RUSH: Rig => [ROOT4, FORT, HOLD], when: yes!("RUSH"), gate: 1, cooldown: 10.0 }

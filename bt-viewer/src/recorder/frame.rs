@@ -81,6 +81,7 @@ impl Tracer for FrameTracer<'_> {
                 word(Kind::ActionReported, code, node.index, 0)
             }
             Event::RedecideLimit { group } => word(Kind::RedecideLimit, 0, group.index, 0),
+            Event::Jump { from, to } => word(Kind::Jump, 0, from.index, u32::from(to.index.0)),
             _ => word(Kind::Other, 0, ItemIdx(0), 0),
         };
         self.push(w);

@@ -33,11 +33,12 @@ pub(crate) enum Kind {
     Cancelled,
     ActionReported,
     RedecideLimit,
+    Jump,
     Other,
 }
 
 /// Names of [`Kind`] from 1, for the export.
-pub(crate) const KIND_NAMES: [&str; 14] = [
+pub(crate) const KIND_NAMES: [&str; 15] = [
     "reject",
     "accept",
     "preempt",
@@ -51,6 +52,7 @@ pub(crate) const KIND_NAMES: [&str; 14] = [
     "cancel",
     "action-reported",
     "redecide-limit",
+    "jump",
     "other",
 ];
 
