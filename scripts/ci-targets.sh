@@ -30,7 +30,9 @@ cross -p bt-core --target thumbv7em-none-eabihf --no-default-features --features
 step "bt-core and bt-bevy for wasm32-unknown-unknown"
 cross -p bt-core --target wasm32-unknown-unknown --all-features
 cross -p bt-bevy --target wasm32-unknown-unknown
-cross -p bt-bevy --target wasm32-unknown-unknown --all-features
+# `viewer` brings the live server (hyper on tokio's sockets), which a web
+# build cannot have: a web game records with the native build's viewer.
+cross -p bt-bevy --target wasm32-unknown-unknown --features serde
 
 # The `rust-version` of the workspace: the published libraries but bt-bevy
 # (Bevy needs the pinned 1.95) must build with it, bt-core also on the

@@ -16,6 +16,9 @@
 
 mod errors;
 pub(crate) mod fingerprint;
+mod references;
+
+use references::{check_target, link_references};
 
 use errors::{
     cooldown_not_positive, decider_cycle, delegate_decide_on_behavior_decider,
@@ -252,47 +255,6 @@ const fn check_decider<A>(d: &'static Decider<A>, block: usize) {
     }
 }
 
-/// Checks a reference's target path: it starts at the tree's root and
-/// leads down one child at a time; no group on the way before the target
-/// takes a DBlock (a jump carries only the target's).
-const fn check_target<A>(
-    root: &'static Decider<A>,
-    r: &'static Decider<A>,
-    target: &'static [&'static Decider<A>],
-) {
-    if target.is_empty() {
-        reference_target_empty(r.name);
-    }
-    if target[0].id != root.id {
-        reference_target_outside_tree(r.name, target[0].name, root.name);
-    }
-    let mut i = 1;
-    while i < target.len() {
-        let parent = target[i - 1];
-        if let Some(b) = parent.behavior()
-            && b.has_dblock
-        {
-            reference_path_takes_dblock(r.name, parent.name);
-        }
-        if !has_child(parent, target[i]) {
-            reference_target_missing(r.name, parent.name, target[i].name);
-        }
-        i += 1;
-    }
-}
-
-const fn has_child<A>(group: &'static Decider<A>, child: &'static Decider<A>) -> bool {
-    let children = group.children();
-    let mut c = 0;
-    while c < children.len() {
-        if children[c].id == child.id {
-            return true;
-        }
-        c += 1;
-    }
-    false
-}
-
 const fn check_behavior<A>(b: &'static ErasedBehavior<A>, block: usize) {
     check_layout(b.name, "memory", b.memory, block);
     check_layout(b.name, "DBlock", b.dblock, block);
@@ -361,81 +323,6 @@ const fn fill_root<A>(root: &'static Decider<A>, shape: Shape, out: &mut [Item<A
     if shape.references > 0 {
         link_references(out);
     }
-}
-
-/// Checks that each reference's target is in the stream, and that every
-/// reference leads to a behavior: following references and descending
-/// into groups from its target reaches a behavior decider.
-const fn link_references<A>(out: &mut [Item<A>]) {
-    // Marks the items that reach a behavior, children before parents,
-    // until nothing changes: each pass marks at least one more item.
-    let reaches = Has::REACHES_BEHAVIOR.bits();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        let mut i = out.len();
-        while i > 0 {
-            i -= 1;
-            let has = out[i].has.bits();
-            if has & reaches != 0 {
-                continue;
-            }
-            let yes = if has & Has::REFERENCE.bits() != 0 {
-                let t = find_target(out, out[i].decider) as usize;
-                out[t].has.bits() & reaches != 0
-            } else if has & Has::GROUP.bits() != 0 {
-                let end = out[i].end as usize;
-                let mut c = i + 1;
-                let mut any = false;
-                while c < end {
-                    any = any || out[c].has.bits() & reaches != 0;
-                    c = out[c].end as usize;
-                }
-                any
-            } else {
-                true
-            };
-            if yes {
-                out[i].has = Has::from_bits_retain(has | reaches);
-                changed = true;
-            }
-        }
-    }
-    let mut i = 0;
-    while i < out.len() {
-        let has = out[i].has.bits();
-        if has & Has::REFERENCE.bits() != 0 && has & reaches == 0 {
-            reference_cycle(out[i].decider.name);
-        }
-        out[i].has = Has::from_bits_retain(has & !reaches);
-        i += 1;
-    }
-}
-
-/// The item of reference `r`'s target.
-const fn find_target<A>(out: &[Item<A>], r: &'static Decider<A>) -> u16 {
-    let target = r.target();
-    if target.is_empty() {
-        reference_target_empty(r.name);
-    }
-    if target[0].id != out[0].decider.id {
-        reference_target_outside_tree(r.name, target[0].name, out[0].decider.name);
-    }
-    let mut i = 0;
-    let mut k = 1;
-    while k < target.len() {
-        let end = out[i].end as usize;
-        let mut c = i + 1;
-        while c < end && out[c].decider.id != target[k].id {
-            c = out[c].end as usize;
-        }
-        if c >= end {
-            reference_target_missing(r.name, out[i].decider.name, target[k].name);
-        }
-        i = c;
-        k += 1;
-    }
-    i as u16
 }
 
 /// The next free index of each kind, while the stream is filled.

@@ -21,6 +21,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("crowd", 6),
     ("debug", 7),
     ("persist", 7),
+    // The public macros: glue on top, as `lib.rs` is.
+    ("macros", 8),
 ];
 
 /// The floor module and the only module it may refer to.
