@@ -370,10 +370,7 @@ fn the_viewer_recording_carries_the_jump_event() {
     rigs[0] = Rig::with(&["ROAD", "WALK", "GO_GUARD", "NEST", "GUARD"]);
     recorder.tick_all(&NEST_TREE, &mut rigs, &mut memories, |_, _| at(0.5));
     assert_eq!(path(&NEST_TREE, &memories[0]), ["ROOT", "NEST", "GUARD"]);
-    let text = recorder.export().to_json();
-    // The page, to look at: the jump drawn as a dashed edge.
-    bt_viewer::write_page(std::path::Path::new("target/viewer-tests/jump"), &text).unwrap();
-    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&recorder.export().to_json()).unwrap();
     let kinds = json["legend"]["events"].as_array().unwrap();
     let jump = kinds.iter().position(|k| k == "jump").unwrap() as u64 + 1;
     let jumps: Vec<(usize, u64, u64)> = json["agents"][0]["ticks"]
