@@ -9,9 +9,10 @@ use std::sync::Arc;
 
 use bevy_ecs::entity::Entity;
 use bevy_ecs::world::World;
+use bt_core::persist::{Body, Fields, read_struct};
 use bt_core::{RestoreError, SnapshotError, TickReport, TreeShared};
 use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 
 use super::error::{Fault, LoadError, widen};
 use super::{Loaded, SaveSenses, plugin_shared};
@@ -46,7 +47,7 @@ where
         seen: HashSet::new(),
         _m: PhantomData,
     };
-    let read = d.deserialize_struct("Brains", FIELDS, SaveVisitor(&mut cx));
+    let read = read_struct(d, "Brains", FIELDS, SaveVisitor(&mut cx));
     let staged = match read {
         Ok(staged) => staged,
         Err(e) => {
@@ -159,67 +160,10 @@ impl<M: TreeMemory, Se, K, F> Cx<'_, M, Se, K, F> {
     }
 }
 
-/// The fields of a struct, from a sequence or a map, in their saved order.
-trait Fields<'de> {
-    type Error: de::Error;
-    fn field<T: DeserializeSeed<'de>>(
-        &mut self,
-        name: &'static str,
-        seed: T,
-    ) -> Result<T::Value, Self::Error>;
-}
-
-struct SeqFields<A>(A);
-
-impl<'de, A: SeqAccess<'de>> Fields<'de> for SeqFields<A> {
-    type Error = A::Error;
-    fn field<T: DeserializeSeed<'de>>(
-        &mut self,
-        name: &'static str,
-        seed: T,
-    ) -> Result<T::Value, A::Error> {
-        self.0
-            .next_element_seed(seed)?
-            .ok_or_else(|| de::Error::missing_field(name))
-    }
-}
-
-struct MapFields<A>(A);
-
-impl<'de, A: MapAccess<'de>> Fields<'de> for MapFields<A> {
-    type Error = A::Error;
-    fn field<T: DeserializeSeed<'de>>(
-        &mut self,
-        name: &'static str,
-        seed: T,
-    ) -> Result<T::Value, A::Error> {
-        match self.0.next_key::<String>()? {
-            Some(k) if k == name => self.0.next_value_seed(seed),
-            Some(k) => Err(de::Error::custom(format_args!(
-                "expected the field `{name}`, found `{k}` (fields come in their saved order)"
-            ))),
-            None => Err(de::Error::missing_field(name)),
-        }
-    }
-}
-
 /// The whole save: the shared state, then the brains.
 struct SaveVisitor<'c, 'a, M: TreeMemory, Se, K, F>(&'c mut Cx<'a, M, Se, K, F>);
 
-impl<'de, M, Se, K, F> SaveVisitor<'_, '_, M, Se, K, F>
-where
-    M: TreeMemory,
-    Se: SaveSenses,
-    K: Deserialize<'de> + fmt::Debug,
-    F: FnMut(&K) -> Option<Entity>,
-{
-    fn read<R: Fields<'de>>(self, f: &mut R) -> Result<Vec<Staged<M, Se>>, R::Error> {
-        f.field("shared", SharedSeed(&mut *self.0))?;
-        f.field("brains", ListSeed(self.0))
-    }
-}
-
-impl<'de, M, Se, K, F> Visitor<'de> for SaveVisitor<'_, '_, M, Se, K, F>
+impl<'de, M, Se, K, F> Body<'de> for SaveVisitor<'_, '_, M, Se, K, F>
 where
     M: TreeMemory,
     Se: SaveSenses,
@@ -228,16 +172,9 @@ where
 {
     type Value = Vec<Staged<M, Se>>;
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a save of brains")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        self.read(&mut SeqFields(seq))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        self.read(&mut MapFields(map))
+    fn read<R: Fields<'de>>(self, f: &mut R) -> Result<Vec<Staged<M, Se>>, R::Error> {
+        f.field_seed("shared", SharedSeed(&mut *self.0))?;
+        f.field_seed("brains", ListSeed(self.0))
     }
 }
 
@@ -306,21 +243,23 @@ where
     type Value = Staged<M, Se>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_struct("Brain", BRAIN_FIELDS, self)
+        read_struct(d, "Brain", BRAIN_FIELDS, self)
     }
 }
 
-impl<'de, M, Se, K, F> EntrySeed<'_, '_, M, Se, K, F>
+impl<'de, M, Se, K, F> Body<'de> for EntrySeed<'_, '_, M, Se, K, F>
 where
     M: TreeMemory,
     Se: SaveSenses,
     K: Deserialize<'de> + fmt::Debug,
     F: FnMut(&K) -> Option<Entity>,
 {
+    type Value = Staged<M, Se>;
+
     fn read<R: Fields<'de>>(self, f: &mut R) -> Result<Staged<M, Se>, R::Error> {
         let cx = self.0;
-        let key: K = f.field("key", PhantomData)?;
-        let agent: u32 = f.field("agent", PhantomData)?;
+        let key: K = f.field_seed("key", PhantomData)?;
+        let agent: u32 = f.field_seed("agent", PhantomData)?;
         let name = || format!("{key:?}");
         let Some(entity) = (cx.entity)(&key) else {
             return Err(cx.raise(LoadError::UnknownKey { key: name() }));
@@ -343,7 +282,7 @@ where
             entity,
             error,
         };
-        f.field(
+        f.field_seed(
             "memory",
             MemorySeed {
                 memory: &mut memory,
@@ -352,7 +291,7 @@ where
                 fault: &brain_fault,
             },
         )?;
-        let senses = f.field(
+        let senses = f.field_seed(
             "senses",
             SensesSeed {
                 cx: &*cx,
@@ -366,28 +305,6 @@ where
             memory,
             senses,
         })
-    }
-}
-
-impl<'de, M, Se, K, F> Visitor<'de> for EntrySeed<'_, '_, M, Se, K, F>
-where
-    M: TreeMemory,
-    Se: SaveSenses,
-    K: Deserialize<'de> + fmt::Debug,
-    F: FnMut(&K) -> Option<Entity>,
-{
-    type Value = Staged<M, Se>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a saved brain")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        self.read(&mut SeqFields(seq))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        self.read(&mut MapFields(map))
     }
 }
 

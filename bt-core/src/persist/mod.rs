@@ -258,8 +258,11 @@ pub(crate) fn time_in(
 }
 
 /// The fields of a struct being read, from a sequence (compact formats) or
-/// a map (self-describing ones) alike, in their declared order.
-pub(crate) trait Fields<'de> {
+/// a map (self-describing ones, in any key order) alike, in their declared
+/// order. Not public API: what bt-core's and its engine crates' snapshot
+/// readers share.
+#[doc(hidden)]
+pub trait Fields<'de> {
     /// The format's error.
     type Error: de::Error;
 
@@ -329,8 +332,9 @@ impl<'de, A: MapAccess<'de>> Fields<'de> for MapFields<A> {
     }
 }
 
-/// What a struct's fields make, read by [`read_struct`].
-pub(crate) trait Body<'de> {
+/// What a struct's fields make, read by [`read_struct`]. Not public API.
+#[doc(hidden)]
+pub trait Body<'de> {
     /// The value made.
     type Value;
 
@@ -369,7 +373,8 @@ impl<'de, B: Body<'de>> Visitor<'de> for StructVisitor<B> {
 }
 
 /// Reads the struct `name` with `fields` from `d` into `body`.
-pub(crate) fn read_struct<'de, D: Deserializer<'de>, B: Body<'de>>(
+#[doc(hidden)]
+pub fn read_struct<'de, D: Deserializer<'de>, B: Body<'de>>(
     d: D,
     name: &'static str,
     fields: &'static [&'static str],
