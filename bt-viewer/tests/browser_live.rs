@@ -4,120 +4,28 @@
 //! lets the program go on; the page says when it no longer follows.
 //!
 //! Needs Debian's `chromium` and `chromium-driver`, as `tests/browser.rs`
-//! does. Without them the test prints a notice and passes, except under CI
+//! does. Without them the test is reported as ignored, except under CI
 //! (`CI` set), where it fails.
 
 mod scene;
+mod webdriver;
 
-use std::net::TcpStream;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 use bt_viewer::{Capacity, FlightRecorder, LiveServer, Watch};
-use fantoccini::{Client, ClientBuilder, Locator};
+use fantoccini::{Client, Locator};
 use scene::{CAMP, Creature, crowd};
 use serde_json::{Value, json};
 
-fn on_path(name: &str) -> Option<PathBuf> {
-    let paths = std::env::var_os("PATH")?;
-    std::env::split_paths(&paths)
-        .map(|dir| dir.join(name))
-        .find(|p| p.is_file())
-}
-
-/// chromedriver and the browser binary, or `None` (with a notice) when
-/// they are missing outside CI.
-///
-/// # Panics
-/// Under CI when one is missing.
-fn tools() -> Option<(PathBuf, PathBuf)> {
-    let driver = on_path("chromedriver");
-    let browser = ["/usr/lib/chromium/chromium"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file())
-        .or_else(|| on_path("chromium"))
-        .or_else(|| on_path("chromium-browser"));
-    match (driver, browser) {
-        (Some(d), Some(b)) => Some((d, b)),
-        _ => {
-            let msg = "the browser tests need Chromium and chromedriver: \
-                       run `apt-get update && apt-get install -y chromium chromium-driver`";
-            if std::env::var_os("CI").is_some() {
-                panic!("{msg}");
-            }
-            let bar = "!".repeat(72);
-            let notice = format!("\n{bar}\n!!! browser test SKIPPED: {msg}\n{bar}\n\n");
-            let _ = std::io::Write::write_all(&mut std::io::stderr(), notice.as_bytes());
-            None
-        }
-    }
-}
-
-/// A chromedriver process, killed when dropped.
-struct Driver(Child);
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Runs `test` with a headless browser at 1400 × 1000, or skips it (see
-/// [`tools`]).
+/// The page's size in this test.
 fn with_browser<F>(test: impl FnOnce(Client) -> F)
 where
     F: std::future::Future<Output = ()>,
 {
-    let Some((driver, browser)) = tools() else {
-        return;
-    };
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let _driver = Driver(
-        Command::new(&driver)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("starting chromedriver"),
-    );
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "chromedriver did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    runtime.block_on(async {
-        let mut caps = serde_json::Map::new();
-        caps.insert(
-            "goog:chromeOptions".into(),
-            json!({
-                "binary": browser,
-                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
-                         "--disable-dev-shm-usage", "--window-size=1400,1000",
-                         "--hide-scrollbars", "--font-render-hinting=none"],
-            }),
-        );
-        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-            .expect("a browser session");
-        let closer = client.clone();
-        test(client).await;
-        let _ = closer.close().await;
-    });
+    webdriver::with_browser((1400, 1000), test);
 }
 
 /// Runs `script` in the page (30 s at most).

@@ -1,0 +1,116 @@
+//! Headless Chromium through chromedriver, for the browser tests of this
+//! crate (`browser.rs`, `browser_live.rs`).
+
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder};
+use serde_json::json;
+
+/// One browser at a time: the machine is small, and the timing test must
+/// run alone.
+static BROWSER: Mutex<()> = Mutex::new(());
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+/// chromedriver and the browser binary, or `None` (with a notice) when
+/// they are missing outside CI.
+///
+/// # Panics
+/// Under CI when one is missing.
+fn tools() -> Option<(PathBuf, PathBuf)> {
+    let driver = on_path("chromedriver");
+    let browser = ["/usr/lib/chromium/chromium"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+        .or_else(|| on_path("chromium"))
+        .or_else(|| on_path("chromium-browser"));
+    match (driver, browser) {
+        (Some(d), Some(b)) => Some((d, b)),
+        _ => {
+            let msg = "the browser tests need Chromium and chromedriver: \
+                       run `apt-get update && apt-get install -y chromium chromium-driver`";
+            if std::env::var_os("CI").is_some() {
+                panic!("{msg}");
+            }
+            // Straight to stderr: the test harness does not capture it, so
+            // the notice shows even though the test passes.
+            let bar = "!".repeat(72);
+            let notice = format!("\n{bar}\n!!! browser test SKIPPED: {msg}\n{bar}\n\n");
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), notice.as_bytes());
+            None
+        }
+    }
+}
+
+/// A chromedriver process, killed when dropped.
+struct Driver(Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Runs `test` with a headless browser whose window is `width` × `height`,
+/// or skips it (see [`tools`]). One browser at a time in a test binary.
+pub fn with_browser<F>((width, height): (u32, u32), test: impl FnOnce(Client) -> F)
+where
+    F: std::future::Future<Output = ()>,
+{
+    let _one = BROWSER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some((driver, browser)) = tools() else {
+        return;
+    };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let _driver = Driver(
+        Command::new(&driver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starting chromedriver"),
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "chromedriver did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": browser,
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", format!("--window-size={width},{height}"),
+                         "--hide-scrollbars", "--font-render-hinting=none"],
+            }),
+        );
+        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("a browser session");
+        let closer = client.clone();
+        test(client).await;
+        let _ = closer.close().await;
+    });
+}
