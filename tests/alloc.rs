@@ -536,6 +536,51 @@ fn a_flight_recorder_allocates_nothing_after_the_first_tick() {
     assert_eq!(some, 0, "heap allocations while recording some agents");
 }
 
+/// What the recorder keeps of a critter beside its decisions.
+impl bt_viewer::AgentData for Critter {
+    fn record(&self, out: &mut bt_viewer::DataOut<'_>) {
+        out.num("mood", f64::from(self.mood));
+        out.num("hungry", f64::from(u8::from(self.hungry)));
+        out.text("state", if self.danger { "in danger" } else { "calm" });
+    }
+}
+
+/// Recording the watched agents' own values allocates nothing either:
+/// their names are interned and their values written into room set aside
+/// when the recorder was made.
+#[test]
+#[cfg_attr(miri, ignore)] // too slow under Miri
+fn recording_agent_values_allocates_nothing_after_the_first_tick() {
+    let mut crowd = Crowd::new();
+    let capacity = bt_viewer::Capacity::new(64, 16);
+    let mut recorder = bt_viewer::FlightRecorder::new(
+        &CRITTER,
+        AGENTS,
+        bt_viewer::Watch::Agents(&[0, 3, 17]),
+        capacity,
+    )
+    .with_data(bt_viewer::DataCapacity::new(4, 32));
+    let mut tick = |t: u32| {
+        let now = f64::from(t) / 30.0;
+        crowd.critters.iter_mut().for_each(Critter::live);
+        let report = recorder.tick_all_with_data(
+            &CRITTER,
+            &mut crowd.critters,
+            &mut crowd.memories,
+            |i, c| c.input(i, now),
+        );
+        assert_eq!(report.errors, 0);
+    };
+    tick(0);
+    let n = allocations_in(|| (1..TICKS).for_each(&mut tick));
+    assert_eq!(n, 0, "heap allocations while recording agent values");
+    // The values were recorded, up to the last tick.
+    let json = recorder.export().to_json();
+    for name in ["\"mood\"", "\"hungry\"", "in danger"] {
+        assert!(json.contains(name), "{name} missing from the recording");
+    }
+}
+
 #[test]
 fn the_counter_sees_allocations() {
     // The counting itself works: a `Vec` allocates once.

@@ -311,7 +311,7 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     // The callbacks' context: the tick's fields set once, the level's
     // before each call.
     let mut cx = Ctx::of(input);
-    match steady::walk(tree, agent, memory, &mut cx) {
+    match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
         Ok(visited) => tally.steady(visited),
         Err((steady::Bail::Ended(k, found), visited)) => {
             match ended(tree, agent, memory, &mut cx, (k, found, visited)) {
@@ -346,7 +346,7 @@ fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     cx: &mut Ctx,
     (k, found, visited): (usize, steady::Found, u32),
 ) -> Stopped {
-    match steady::ended(tree, agent, memory, cx, k, found, visited) {
+    match steady::ended(tree, agent, memory, cx, k, found, visited, &mut NoTrace) {
         Ok(visited) => Stopped::Redecided(visited),
         Err(from) => Stopped::Ran(went_on(tree, agent, memory, cx, k, from)),
     }
@@ -461,7 +461,7 @@ pub fn tick_traced<A: 'static, T: Tracer, const L: usize, const S: usize, const 
     tracer: &mut T,
 ) -> Result<TickReport, TickError> {
     match log::level_for(input.agent) {
-        0 => run(tree, agent, memory, input, tracer, None),
+        0 => steady::traced(tree, agent, memory, input, tracer),
         level => logged(level, tree, agent, memory, input, tracer),
     }
 }

@@ -14,14 +14,18 @@
 //! not cover: a `decide` to call, a DBlock, a delegating or shuffled,
 //! scored or slot group, a shared check, a deferred action, a group that
 //! is entered and finds no child, the redecide budget running out.
+//!
+//! The quick redecide also serves a traced tick: it then hands its tracer
+//! the step machine's events of what it does. The quick steps stay
+//! untraced; a traced tick goes on in the step machine instead.
 
 use crate::decl::{Ctx, Policy, TickInput, period_runs};
 use crate::memory::{self, AgentMemory, Level};
 use crate::raw::Entered;
 use crate::tree::{Has, Item, Tree};
 
-use super::Why;
-use super::steady::Bail;
+use super::steady::{Bail, node};
+use super::{Event, Rejection, Tracer, Why};
 
 mod steps;
 
@@ -67,8 +71,11 @@ impl Counts {
 ///
 /// `Ok(visited)`: the tick is over; the group's new leaf is active and
 /// running. `Err`: the tick goes on from where this stopped ([`Bail::Quick`]).
+/// A traced redecide hands `tracer` the step machine's events for what it
+/// does, in the step machine's order.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(super) fn redecide<A: 'static, const L: usize, const S: usize, const N: usize>(
+pub(super) fn redecide<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
@@ -76,6 +83,7 @@ pub(super) fn redecide<A: 'static, const L: usize, const S: usize, const N: usiz
     cx: &mut Ctx,
     k: usize,
     mut visited: u32,
+    tracer: &mut T,
 ) -> Result<u32, (Bail, u32)> {
     let items = tree.items;
     let g = mem.levels[k - 1].item as usize;
@@ -99,7 +107,7 @@ pub(super) fn redecide<A: 'static, const L: usize, const S: usize, const N: usiz
     };
     mask(mem, k - 1, leaf.child_index, group.policy);
     // `Choose`, among the children `g + 1 .. end`.
-    let Some(c) = pick(tree, mem, g, input, &mut visited) else {
+    let Some(c) = repick(tree, mem, g, k, input, &mut visited, tracer) else {
         let step = Step::Fail((k - 1) as u8, ran_out(group.policy));
         return Err((Bail::Quick(step, n), visited));
     };
@@ -120,7 +128,7 @@ pub(super) fn redecide<A: 'static, const L: usize, const S: usize, const N: usiz
         cx.since = input.now;
         cx.flags = item.behavior_flags;
         cx.depth = k as u8;
-        let why = match mem.blocks.enter(k, b, agent, cx) {
+        let why = match enter(mem, k, c, b, agent, cx, tracer) {
             Entered::Running => return Ok(visited),
             Entered::ActivateFailed => Why::ActivateFailed,
             Entered::Ended => Why::Ended,
@@ -128,7 +136,108 @@ pub(super) fn redecide<A: 'static, const L: usize, const S: usize, const N: usiz
         n.activated = 1;
         return Err((Bail::Quick(Step::Fail(k as u8, why), n), visited));
     }
+    if T::ENABLED {
+        activated(tracer, items, c);
+    }
     Ok(visited)
+}
+
+/// The pick of group `g`, at level `k - 1`, after its leaf at `k` failed
+/// (off the path, masked), as [`pick`] makes it; a traced one first hands
+/// `tracer` the step machine's events of that failure and redecide.
+#[inline(always)]
+fn repick<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    mem: &mut AgentMemory<A, L, S, N>,
+    g: usize,
+    k: usize,
+    input: &TickInput,
+    visited: &mut u32,
+    tracer: &mut T,
+) -> Option<usize> {
+    if T::ENABLED {
+        let items = tree.items;
+        let failed = mem.levels[k].item as usize;
+        tracer.event(&Event::Deactivated {
+            node: node(items, failed),
+            why: Why::Ended,
+        });
+        tracer.event(&Event::Redecide {
+            group: node(items, g),
+            failed: node(items, failed),
+            mask: mem.levels[k - 1].mask,
+        });
+    }
+    pick(tree, mem, g, input, visited, tracer)
+}
+
+/// Enters the behavior `b` of leaf `c` at level `k` (its block,
+/// `activate`, its first tick); a traced one hands `tracer` the step
+/// machine's events of it.
+#[inline(always)]
+fn enter<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+    mem: &mut AgentMemory<A, L, S, N>,
+    k: usize,
+    c: usize,
+    b: &'static crate::raw::ErasedBehavior<A>,
+    agent: &mut A,
+    cx: &Ctx,
+    tracer: &mut T,
+) -> Entered {
+    let entered = mem.blocks.enter(k, b, agent, cx);
+    if T::ENABLED {
+        entered_events(tracer, mem.tree.items, c, entered);
+    }
+    entered
+}
+
+/// The events of the step machine's `Enter` of leaf `c`, whose behavior
+/// was entered as `entered` says.
+#[inline(always)]
+fn entered_events<A: 'static, T: Tracer>(
+    tracer: &mut T,
+    items: &[Item<A>],
+    c: usize,
+    entered: Entered,
+) {
+    let item = &items[c];
+    let Some(b) = item.behavior else { return };
+    if let Entered::ActivateFailed = entered {
+        tracer.event(&Event::ActivateFailed {
+            node: node(items, c),
+            behavior: b.name,
+        });
+        return;
+    }
+    activated(tracer, items, c);
+    if item.is(Has::TICK) {
+        tracer.event(&Event::Ticked {
+            node: node(items, c),
+            behavior: b.name,
+            running: matches!(entered, Entered::Running),
+        });
+    }
+}
+
+/// The `Activated` event of item `c`.
+#[inline(always)]
+fn activated<A: 'static, T: Tracer>(tracer: &mut T, items: &[Item<A>], c: usize) {
+    let item = &items[c];
+    tracer.event(&Event::Activated {
+        node: node(items, c),
+        behavior: item.behavior.map(|b| b.name),
+        flags: item.behavior_flags,
+    });
+}
+
+/// Why the flag tests of `item`, which fail, turned it down.
+#[inline(always)]
+pub(super) fn flag_rejection<A: 'static>(item: &Item<A>, input: &TickInput) -> Rejection {
+    if item.decision.passes(input.decision) {
+        Rejection::Stimuli
+    } else {
+        Rejection::Decision
+    }
 }
 
 /// Masks the child with index `ci` in the group at level `g`, as a
@@ -164,12 +273,13 @@ fn ran_out(policy: Policy) -> Why {
 /// or `QUICK_GROUP`: the same candidates visited, the same timers
 /// stamped, the same random numbers drawn. Returns the picked item.
 #[inline(always)]
-fn pick<A: 'static, const L: usize, const S: usize, const N: usize>(
+fn pick<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     mem: &mut AgentMemory<A, L, S, N>,
     g: usize,
     input: &TickInput,
     visited: &mut u32,
+    tracer: &mut T,
 ) -> Option<usize> {
     let items = tree.items;
     let group = &items[g];
@@ -192,7 +302,7 @@ fn pick<A: 'static, const L: usize, const S: usize, const N: usize>(
     }
     let children = &items[g + 1..group.end as usize];
     let c = if group.policy == Policy::Random {
-        draw(&mut mem.rng, children, g + 1, mask, input, visited)
+        draw(&mut mem.rng, children, g + 1, mask, input, visited, tracer)
     } else {
         first(
             children,
@@ -202,6 +312,7 @@ fn pick<A: 'static, const L: usize, const S: usize, const N: usize>(
             input,
             &mut mem.slots,
             visited,
+            tracer,
         )
     };
     c.map(|c| g + 1 + c)
@@ -211,13 +322,14 @@ fn pick<A: 'static, const L: usize, const S: usize, const N: usize>(
 /// makes it: the same reservoir, so the same random numbers. Children
 /// start at item `base`; returns the drawn child's offset in `children`.
 #[inline(always)]
-fn draw<A: 'static>(
+fn draw<A: 'static, T: Tracer>(
     rng: &mut u64,
     children: &[Item<A>],
     base: usize,
     mask: u64,
     input: &TickInput,
     visited: &mut u32,
+    tracer: &mut T,
 ) -> Option<usize> {
     let mut total = 0u64;
     let mut drawn = None;
@@ -230,6 +342,11 @@ fn draw<A: 'static>(
                 if total == 1 || memory::one_in(rng, total) {
                     drawn = Some(c);
                 }
+            } else if T::ENABLED {
+                tracer.event(&Event::Rejected {
+                    node: node_at(children, base, c),
+                    by: flag_rejection(item, input),
+                });
             }
         }
         c = item.end as usize - base;
@@ -264,8 +381,9 @@ fn pick_bit(rng: &mut u64, mut open: u64, visited: &mut u32) -> Option<usize> {
 /// `children` of the first not masked that passes them. A timer that lets
 /// its child through is stamped with the tick's time. Children start at
 /// item `base`.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn first<A: 'static>(
+fn first<A: 'static, T: Tracer>(
     children: &[Item<A>],
     base: usize,
     mask: u64,
@@ -273,6 +391,7 @@ fn first<A: 'static>(
     input: &TickInput,
     slots: &mut [u64],
     visited: &mut u32,
+    tracer: &mut T,
 ) -> Option<usize> {
     let mut c = 0;
     while let Some(item) = children.get(c) {
@@ -281,10 +400,38 @@ fn first<A: 'static>(
             if accepts(item, input, slots) {
                 return Some(c);
             }
+            if T::ENABLED {
+                tracer.event(&Event::Rejected {
+                    node: node_at(children, base, c),
+                    by: rejection(item, input),
+                });
+            }
         }
         c = item.end as usize - base;
     }
     None
+}
+
+/// Child `c` of `children`, which start at item `base`, as events name it.
+#[inline(always)]
+fn node_at<A: 'static>(children: &[Item<A>], base: usize, c: usize) -> super::NodeRef {
+    let item = &children[c];
+    super::NodeRef {
+        index: crate::decl::ItemIdx((base + c) as u16),
+        name: item.decider.name,
+        depth: item.depth,
+    }
+}
+
+/// Why `item` did not accept, after [`accepts`] turned it down (its timer
+/// untouched then): its flag tests, or else its timer.
+#[inline(always)]
+fn rejection<A: 'static>(item: &Item<A>, input: &TickInput) -> Rejection {
+    if item.flags_pass(input.decision, input.stimuli) {
+        Rejection::Timer
+    } else {
+        flag_rejection(item, input)
+    }
 }
 
 /// Whether `item`, a candidate with no `decide`, DBlock, delegation or

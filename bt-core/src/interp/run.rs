@@ -154,8 +154,8 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     }
 
     /// The step from where a steady walk stopped at `bail`, having visited
-    /// `visited` deciders. Out of line: a traced tick never resumes, and
-    /// its step machine stays as small as it was without steady walks.
+    /// `visited` deciders. Out of line: a tick that starts in the step
+    /// machine keeps it as small as it was without steady walks.
     #[inline(never)]
     fn resume(&mut self, bail: Bail, visited: u32) -> Step<L> {
         self.report.visited = visited;

@@ -10,12 +10,18 @@
 //! an earlier sibling passed its flag tests, a scored or slot group, a
 //! deferred action) it stops and says where; the step machine takes over
 //! from that very point, so no callback runs twice and none is skipped.
+//!
+//! A traced tick ([`traced`]) takes the same walk, and the quick
+//! redecide of an ended leaf after it, handing its tracer the events the
+//! step machine would hand it, in the same order; so a recorded crowd
+//! pays for its events, not for a step machine's run on every tick.
 
 use crate::decl::{Ctx, Policy, TickInput, period_runs, period_runs_until};
 use crate::memory::{AgentMemory, Steady};
 use crate::tree::{Has, Item, Tree};
 
 use super::quick::{self, Counts, Step};
+use super::{Event, NodeRef, Rejection, TickError, TickReport, Tracer};
 
 /// Where the step machine takes over from a steady walk.
 #[derive(Clone, Copy, Debug)]
@@ -125,21 +131,77 @@ fn sibling<A: 'static>(item: &Item<A>, input: &TickInput, slots: &[u64]) -> Sibl
 /// from `bail`, with `visited` deciders visited so far. `cx` is the tick's
 /// callback context. If a callback panics the memory is abandoned, as the
 /// step machine would leave it.
+///
+/// A traced walk (`T::ENABLED`) hands `tracer` the events the step
+/// machine's walk would, in its order, from the tick's start up to where
+/// it stops (its `End` too when it finishes the tick); the step machine
+/// that takes over goes on from there. It tests every earlier sibling,
+/// to say what turned it down, rather than reuse the last tick's finding.
 #[inline(always)]
-pub(super) fn walk<A: 'static, const L: usize, const S: usize, const N: usize>(
+pub(super) fn walk<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
     cx: &mut Ctx,
+    tracer: &mut T,
 ) -> Result<u32, (Bail, u32)> {
     let input = TickInput::of(cx);
     // Not `guarded`: with a closure here, W3's crowd loop compiled to 36
     // instructions more per agent-tick.
     let guard = Abandon(memory);
-    let result = walk_levels(tree, agent, &mut *guard.0, &input, cx);
+    let result = walk_levels(tree, agent, &mut *guard.0, &input, cx, tracer);
     // Nothing panicked: the memory is consistent.
     core::mem::forget(guard);
     result
+}
+
+/// A traced tick: the steady walk first, as an untraced tick takes it,
+/// handing `tracer` the same events as the step machine would; the step
+/// machine goes on from wherever it stops (an ended behavior, a candidate,
+/// a deferred action), with no quick steps, which trace nothing. A tick
+/// that changes nothing, most of a running crowd's, then costs its walk
+/// and its events, not a step machine's run.
+#[inline]
+pub(super) fn traced<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    tracer: &mut T,
+) -> Result<TickReport, TickError> {
+    if memory.depth() == 0
+        || (tree.needs_shared() && !memory.joined_now())
+        || super::check(tree, memory, input).is_err()
+    {
+        return super::run(tree, agent, memory, input, tracer, None);
+    }
+    let mut cx = Ctx::of(input);
+    let from = match walk(tree, agent, memory, &mut cx, tracer) {
+        Ok(visited) => {
+            return Ok(TickReport {
+                behavior: memory.leaf(),
+                visited,
+                ..TickReport::default()
+            });
+        }
+        Err((Bail::Ended(k, found), visited)) => {
+            match ended(tree, agent, memory, &mut cx, k, found, visited, tracer) {
+                Ok(visited) => {
+                    return Ok(TickReport {
+                        behavior: memory.leaf(),
+                        activated: 1,
+                        deactivated: 1,
+                        redecides: 1,
+                        visited,
+                        subset_violation: None,
+                    });
+                }
+                Err(from) => from,
+            }
+        }
+        Err(from) => from,
+    };
+    super::run(tree, agent, memory, input, tracer, Some(from))
 }
 
 /// Runs `f` on `memory`, abandoning it to an idle state if a callback
@@ -168,20 +230,31 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Drop for Abando
 }
 
 #[inline(always)]
-fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
+fn walk_levels<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
     cx: &mut Ctx,
+    tracer: &mut T,
 ) -> Result<u32, (Bail, u32)> {
     let steady = mem.steady;
-    if (input.decision ^ steady.decision) | (input.stimuli ^ steady.stimuli) == 0
+    if !T::ENABLED
+        && (input.decision ^ steady.decision) | (input.stimuli ^ steady.stimuli) == 0
         && covers(&steady, input.now)
     {
         return walk_known(tree, agent, mem, cx);
     }
     let items = tree.items;
+    if T::ENABLED {
+        tracer.event(&Event::Start {
+            agent: input.agent,
+            now: input.now,
+            dt: input.dt,
+            decision: input.decision,
+            stimuli: input.stimuli,
+        });
+    }
     let depth = mem.depth();
     let mut until = f64::INFINITY;
     let mut visited = 0u32;
@@ -196,11 +269,26 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
         level.mask = 0;
         level.redecides = 0;
         visited += 1;
+        if T::ENABLED {
+            tracer.event(&Event::Visit {
+                node: node(items, i),
+            });
+        }
         if item.is(Has::TICK) {
             cx.since = level.since;
             cx.flags = item.behavior_flags;
             cx.depth = k as u8;
-            if !mem.blocks.tick(k, agent, cx) {
+            let running = mem.blocks.tick(k, agent, cx);
+            if T::ENABLED
+                && let Some(b) = item.behavior
+            {
+                tracer.event(&Event::Ticked {
+                    node: node(items, i),
+                    behavior: b.name,
+                    running,
+                });
+            }
+            if !running {
                 return Err((Bail::Ended(k, Found::Until(until)), visited));
             }
         }
@@ -216,10 +304,19 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
                 let mut c = i + 1;
                 while c < active {
                     let child = &items[c];
-                    match sibling(child, input, &mem.slots) {
-                        Sibling::Flags => {}
-                        Sibling::Timer(t) => until = until.min(t),
+                    let by = match sibling(child, input, &mem.slots) {
+                        Sibling::Flags => quick::flag_rejection(child, input),
+                        Sibling::Timer(t) => {
+                            until = until.min(t);
+                            Rejection::Timer
+                        }
                         Sibling::Candidate => return Err((Bail::Checks(k, c), visited)),
+                    };
+                    if T::ENABLED {
+                        tracer.event(&Event::Rejected {
+                            node: node(items, c),
+                            by,
+                        });
                     }
                     visited += 1;
                     c = child.end as usize;
@@ -233,7 +330,23 @@ fn walk_levels<A: 'static, const L: usize, const S: usize, const N: usize>(
         k += 1;
     }
     mem.steady = finding(input, until, visited);
-    end(mem, visited)
+    sweep(mem);
+    if T::ENABLED {
+        let leaf = mem.leaf().map(|l| node(items, l.get()));
+        tracer.event(&Event::End { leaf, visited });
+    }
+    Ok(visited)
+}
+
+/// Item `i` as events name it.
+#[inline(always)]
+pub(super) fn node<A: 'static>(items: &[Item<A>], i: usize) -> NodeRef {
+    let item = &items[i];
+    NodeRef {
+        index: crate::decl::ItemIdx(i as u16),
+        name: item.decider.name,
+        depth: item.depth,
+    }
 }
 
 /// The steady walk when the last tick's walk holds: it walked every
@@ -284,7 +397,8 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
 /// machine, from where this returns. If a callback panics the memory is abandoned, as the
 /// step machine would leave it.
 #[inline(always)]
-pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
+#[allow(clippy::too_many_arguments)]
+pub(super) fn ended<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
@@ -292,6 +406,7 @@ pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     k: usize,
     found: Found,
     visited: u32,
+    tracer: &mut T,
 ) -> Result<u32, (Bail, u32)> {
     let input = &TickInput::of(cx);
     let items = tree.items;
@@ -307,7 +422,7 @@ pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
     // finding gets it back.
     let from = memory.steady.from;
     let visited = guarded(memory, |mem| {
-        quick::redecide(tree, agent, mem, input, cx, k, walked)
+        quick::redecide(tree, agent, mem, input, cx, k, walked, tracer)
     })?;
     if items[memory.levels[k - 1].item as usize].policy != Policy::Prioritized {
         // The new leaf has no earlier sibling to test: the next walk finds
@@ -317,7 +432,12 @@ pub(super) fn ended<A: 'static, const L: usize, const S: usize, const N: usize>(
             Found::Until(until) => memory.steady = finding(input, until, walked),
         }
     }
-    end(memory, visited)
+    sweep(memory);
+    if T::ENABLED {
+        let leaf = memory.leaf().map(|l| node(items, l.get()));
+        tracer.event(&Event::End { leaf, visited });
+    }
+    Ok(visited)
 }
 
 /// Deciders a steady walk visits up to level `k` and its behavior: the

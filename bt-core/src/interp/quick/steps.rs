@@ -8,8 +8,8 @@ use crate::memory::{AgentMemory, Level};
 use crate::raw::Entered;
 use crate::tree::Has;
 
-use super::super::Why;
 use super::super::steady::Bail;
+use super::super::{NoTrace, Why};
 use super::{Counts, Step, accepts, mask, pick, ran_out};
 
 /// What the step machine's report needs from the quick steps: the counts
@@ -56,7 +56,7 @@ pub(in crate::interp) fn go_on<A: 'static, const L: usize, const S: usize, const
                 if !group.is(Has::QUICK_GROUP) {
                     break;
                 }
-                match pick(mem.tree, mem, g, input, &mut visited) {
+                match pick(mem.tree, mem, g, input, &mut visited, &mut NoTrace) {
                     Some(c) => Step::Enter(k8 + 1, c as u16),
                     // Staying idle or breaking the Subset Rule: the step
                     // machine's, from the empty pick on.
