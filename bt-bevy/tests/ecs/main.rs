@@ -2,6 +2,8 @@
 
 mod common;
 mod compile_fail;
+#[path = "../critters/mod.rs"]
+mod critters;
 mod crowd;
 mod debugging;
 #[cfg(feature = "serde")]
@@ -9,6 +11,7 @@ mod persist;
 mod recording;
 mod squad;
 mod two_trees;
+mod values;
 
 // The W1 creature tree of the benchmarks, the very same source.
 #[allow(dead_code, unreachable_pub)]
