@@ -1,5 +1,5 @@
 //! A small scene for the recording tests: critters whose hunger grows each
-//! frame and who eat while hungry. Their health, hunger and mood are
+//! frame and who take a bite when they become hungry, which sates them. Their health, hunger and mood are
 //! components of their own, recorded as their values; the agent component
 //! records its bites, which the tick changes.
 
@@ -23,7 +23,7 @@ bitflags::bitflags! {
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
 pub struct Health(pub f32);
 
-/// Grows by the critter's rate each frame, back to 0 above 1.
+/// Grows by the critter's rate each frame, back to 0 when it has eaten.
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
 pub struct Hunger(pub f32);
 
@@ -37,6 +37,8 @@ pub struct Critter {
     pub rate: f32,
     pub bites: u32,
     pub steps: u32,
+    /// It took a bite this frame.
+    pub fed: bool,
 }
 bt_bevy::component_agent!(Critter);
 
@@ -67,7 +69,8 @@ impl AgentData for Critter {
 /// Hunger above which a critter is hungry.
 pub const HUNGRY_ABOVE: f32 = 0.6;
 
-behavior! { EAT: Critter, tick: |c, _cx| { c.bites += 1; true } }
+// One bite, and the behavior ends.
+behavior! { EAT: Critter, tick: |c, _cx| { c.bites += 1; c.fed = true; false } }
 behavior! { WANDER: Critter, tick: |c, _cx| { c.steps += 1; true } }
 decider! { EAT_WHEN_HUNGRY: Critter => EAT, needs_all: Needs::HUNGRY }
 decider! { JUST_WANDER: Critter => WANDER }
