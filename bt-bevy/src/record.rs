@@ -125,8 +125,9 @@ impl<V: EntityData> RecordBrains<V> {
     /// own), with room for `capacity` per lane and kept tick: the viewer
     /// shows them beside the tick and plots the numbers under the lane.
     ///
-    /// They are read just before the tick, in [`BrainSystems::Tick`]
-    /// (crate::BrainSystems::Tick): the values the tick's decisions saw.
+    /// They are read just before the tick, in
+    /// [`BrainSystems::Tick`](crate::BrainSystems::Tick): the values the
+    /// tick's decisions saw.
     /// Only recorded entities are read, in a system of their own that runs
     /// before the tick system; the parallel tick does not change. The
     /// room, `lanes × ticks × ((1 + 2 × fields) × 8 + text_bytes)` bytes,
