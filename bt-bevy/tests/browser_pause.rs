@@ -260,7 +260,11 @@ fn a_breakpoint_set_in_the_page_holds_the_app(values: bool) {
         // the critter became hungry.
         app.waits_at(at).await;
         let (hunger, mood) = app.seen(at);
-        assert!(hunger > HUNGRY_ABOVE && app.seen(at - 1).0 <= HUNGRY_ABOVE);
+        assert_eq!(app.progress.seen.lock().unwrap().len() as u64, at + 1);
+        assert!(
+            hunger > HUNGRY_ABOVE && mood == "peckish",
+            "{hunger} {mood}"
+        );
 
         // The page shows that frame, of that critter.
         until(
