@@ -1,6 +1,7 @@
 //! Recording brains for the decision viewer: a headless Bevy app of
-//! foragers, a few of them marked `Recorded`, and the viewer page written
-//! when it ends (or served live while it runs).
+//! foragers, a few of them marked `Recorded` with their food, energy and
+//! fear recorded beside each tick, and the viewer page written when it
+//! ends (or served live while it runs, where the page can pause it).
 //!
 //! ```sh
 //! cargo run -p bt-bevy --example record --features viewer
@@ -11,9 +12,14 @@
 //! Without `--live` it simulates 20 s at 30 Hz as fast as it can, writes
 //! `target/bt-bevy-viewer/viewer.html` and prints its path. With `--live`
 //! it serves the page on 127.0.0.1, runs in real time for the given
-//! seconds, then writes the page as well. Every 5 s one recorded forager
-//! leaves (its lane ends) and a newcomer, recorded too, arrives. Search the
-//! page for an agent id the example prints: it is the entity's index.
+//! seconds, then writes the page as well. In the live page, *pause*,
+//! *step* and *resume* hold the app, and a breakpoint (say, `enter`
+//! `FORAGE` for one agent) stops it at the end of the tick where it fires:
+//! `app.update()` waits until the page lets it go on, or closes. Every 5 s
+//! one recorded forager leaves (its lane ends) and a newcomer, recorded
+//! too, arrives. Search the page for an agent id the example prints: it
+//! is the entity's index. Select an agent to see its food, energy and fear
+//! as each tick found them.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -21,7 +27,7 @@ use std::time::{Duration, Instant};
 use bevy_app::{App, FixedUpdate, TaskPoolPlugin};
 use bevy_ecs::prelude::*;
 use bevy_time::{Fixed, Time, TimePlugin, TimeUpdateStrategy};
-use bt_bevy::bt_viewer::Capacity;
+use bt_bevy::bt_viewer::{AgentData, Capacity, DataCapacity, DataOut};
 use bt_bevy::{
     Brain, BrainPlugin, BrainRecorder, BrainSystems, Decisions, RecordBrains, Recorded, agent_id,
 };
@@ -49,6 +55,15 @@ pub struct Forager {
     fear: f32,
 }
 bt_bevy::component_agent!(Forager);
+
+/// What the viewer shows of a recorded forager at each tick.
+impl AgentData for Forager {
+    fn record(&self, out: &mut DataOut<'_>) {
+        out.num("food", f64::from(self.food));
+        out.num("energy", f64::from(self.energy));
+        out.num("fear", f64::from(self.fear));
+    }
+}
 
 impl Forager {
     fn new(i: u64) -> Self {
@@ -118,9 +133,14 @@ fn main() -> std::io::Result<()> {
     let mut app = App::new();
     app.add_plugins((TaskPoolPlugin::default(), TimePlugin))
         .add_plugins(
-            // Up to 16 recorded foragers, each with its last 600 ticks (20 s).
-            BrainPlugin::new(&FORAGER)
-                .record(RecordBrains::marked(16).capacity(Capacity::new(600, 16))),
+            // Up to 16 recorded foragers, each with its last 600 ticks (20 s)
+            // and its three needs at each, the flags named.
+            BrainPlugin::new(&FORAGER).record(
+                RecordBrains::marked(16)
+                    .capacity(Capacity::new(600, 16))
+                    .data::<(Forager,)>(DataCapacity::new(3, 0))
+                    .name_decision_flags::<Facts>(),
+            ),
         )
         .insert_resource(Time::<Fixed>::from_duration(step))
         .insert_resource(TimeUpdateStrategy::ManualDuration(step))
@@ -140,11 +160,14 @@ fn main() -> std::io::Result<()> {
             .world_mut()
             .resource_mut::<BrainRecorder<ForagerMemory>>()
             .serve(0)?;
-        println!("live view: {url}  (stops after {seconds} s)");
+        println!(
+            "live view: {url}  (stops after {seconds} s of running; \
+             the page can pause it, step it and set breakpoints)"
+        );
     }
 
     let ticks = seconds * HZ as u64;
-    let start = Instant::now();
+    let mut due = Instant::now();
     let mut newcomers = FORAGERS as u64;
     for tick in 1..=ticks {
         app.update();
@@ -163,9 +186,16 @@ fn main() -> std::io::Result<()> {
             );
         }
         if live {
-            // Real time: wait for the tick's moment.
-            let due = start + step.mul_f64(tick as f64);
-            std::thread::sleep(due.saturating_duration_since(Instant::now()));
+            // Real time: wait for the next tick's moment. After the page
+            // held the app, the ticks go on from now rather than rush to
+            // catch up.
+            due += step;
+            let now = Instant::now();
+            if due > now {
+                std::thread::sleep(due - now);
+            } else {
+                due = now;
+            }
         }
     }
 

@@ -287,7 +287,7 @@ pub use plugin::{
     ActionMessage, ActionOutcome, BrainPlugin, BrainShared, BrainStats, BrainSystems,
 };
 #[cfg(feature = "viewer")]
-pub use record::{BrainRecorder, RecordBrains, Recorded};
+pub use record::{BrainRecorder, EntityData, RecordBrains, Recorded};
 pub use tagged::Tagged;
 
 #[doc(hidden)]

@@ -23,7 +23,7 @@ use crate::agent::{BrainAgent, DenseAgent};
 use crate::brain::Brain;
 use crate::brain::{NoSenses, SenseSource};
 #[cfg(feature = "viewer")]
-use crate::record::{BrainRecorder, RecordBrains, Recorded};
+use crate::record::{BrainRecorder, EntityData, RecordBrains, Recorded};
 use crate::tagged::Tagged;
 use tick::{apply_outcomes, tick_brains, tick_brains_dense};
 
@@ -66,6 +66,13 @@ pub struct BrainPlugin<M: TreeMemory, Se = NoSenses> {
     /// What [`record`](Self::record) asked for.
     #[cfg(feature = "viewer")]
     record: Option<RecordBrains>,
+    /// Adds the system that reads the recorded entities' values, when
+    /// [`record`](Self::record) asked for them.
+    #[cfg(feature = "viewer")]
+    record_values: Option<AddSystem>,
+    /// `record` asked for values, then the memory type changed (a tag).
+    #[cfg(feature = "viewer")]
+    lost_values: bool,
     _senses: PhantomData<fn() -> Se>,
 }
 
@@ -93,6 +100,10 @@ where
             lost_dense: false,
             #[cfg(feature = "viewer")]
             record: None,
+            #[cfg(feature = "viewer")]
+            record_values: None,
+            #[cfg(feature = "viewer")]
+            lost_values: false,
             _senses: PhantomData,
         }
     }
@@ -120,6 +131,10 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
             lost_dense: self.lost_dense || self.dense.is_some(),
             #[cfg(feature = "viewer")]
             record: self.record,
+            #[cfg(feature = "viewer")]
+            record_values: None,
+            #[cfg(feature = "viewer")]
+            lost_values: self.lost_values || self.record_values.is_some(),
             _senses: PhantomData,
         }
     }
@@ -148,20 +163,33 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
             lost_dense: self.lost_dense || self.dense.is_some(),
             #[cfg(feature = "viewer")]
             record: self.record,
+            #[cfg(feature = "viewer")]
+            record_values: self.record_values,
+            #[cfg(feature = "viewer")]
+            lost_values: self.lost_values,
             _senses: PhantomData,
         }
     }
 
     /// Records brains into a flight recorder for the decision viewer
     /// (feature `viewer`): those with a [`Recorded`] component, or all of
-    /// them (see [`RecordBrains`]). The recorder is the
-    /// [`BrainRecorder`] resource, allocated here; recording allocates
-    /// nothing after that. Recorded brains tick one by one after the
-    /// parallel tick.
+    /// them, and with [`RecordBrains::data`] their own values, read from
+    /// their components (see [`RecordBrains`]). The recorder is the
+    /// [`BrainRecorder`] resource, allocated when the plugin is added;
+    /// recording allocates nothing after that. Recorded brains tick one by
+    /// one after the parallel tick.
+    ///
+    /// With values, call it after [`tagged`](Self::tagged): the system
+    /// that reads them is made for the plugin's memory type (adding a
+    /// plugin tagged after it panics and says so).
     #[cfg(feature = "viewer")]
     #[cfg_attr(docsrs, doc(cfg(feature = "viewer")))]
-    pub fn record(mut self, settings: RecordBrains) -> Self {
-        self.record = Some(settings);
+    pub fn record<V: EntityData>(mut self, settings: RecordBrains<V>) -> Self {
+        self.record_values = settings
+            .data
+            .map(|_| crate::record::add_record_values::<M, V> as AddSystem);
+        self.lost_values = false;
+        self.record = Some(settings.erased());
         self
     }
 
@@ -187,7 +215,9 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
         {
             app.add_systems(
                 schedule,
-                tick_brains_dense::<M, Se>.in_set(BrainSystems::Tick),
+                tick_brains_dense::<M, Se>
+                    .in_set(BrainSystems::Tick)
+                    .in_set(TickOf::<M>::default()),
             );
         }
         self.dense = Some(add::<M, Se>);
@@ -249,7 +279,16 @@ where
         );
         #[cfg(feature = "viewer")]
         if let Some(settings) = &self.record {
+            assert!(
+                !self.lost_values,
+                "BrainPlugin for tree `{}`: call `record()` after `tagged()`: the recorded \
+                 values are read for the tagged brains",
+                M::tree_name(self.tree)
+            );
             app.insert_resource(BrainRecorder::<M>::new(self.tree, settings));
+            if let Some(add) = self.record_values {
+                add(app, self.schedule);
+            }
             if settings.all {
                 app.add_observer(|add: On<Add<Brain<M>>>, mut commands: Commands| {
                     commands.entity(add.entity).insert(Recorded);
@@ -266,7 +305,9 @@ where
             None => {
                 app.add_systems(
                     self.schedule,
-                    tick_brains::<M, Se>.in_set(BrainSystems::Tick),
+                    tick_brains::<M, Se>
+                        .in_set(BrainSystems::Tick)
+                        .in_set(TickOf::<M>::default()),
                 );
             }
         }
@@ -283,6 +324,46 @@ where
              `MinimalPlugins` and `DefaultPlugins`): the brains tick on its clock",
             M::tree_name(self.tree)
         );
+    }
+}
+
+/// The system set of the tick system of the brains of memory type `M`:
+/// the recorded values are read before it.
+pub(crate) struct TickOf<M>(PhantomData<fn() -> M>);
+
+impl<M> Default for TickOf<M> {
+    fn default() -> Self {
+        TickOf(PhantomData)
+    }
+}
+
+impl<M> Clone for TickOf<M> {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl<M> PartialEq for TickOf<M> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl<M> Eq for TickOf<M> {}
+
+impl<M> std::hash::Hash for TickOf<M> {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+}
+
+impl<M> std::fmt::Debug for TickOf<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TickOf<{}>", std::any::type_name::<M>())
+    }
+}
+
+impl<M: 'static> SystemSet for TickOf<M> {
+    fn dyn_clone(&self) -> Box<dyn SystemSet> {
+        Box::new(self.clone())
     }
 }
 

@@ -6,13 +6,21 @@ use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use bevy_app::App;
 use bevy_ecs::component::Component;
 use bevy_ecs::entity::Entity;
+use bevy_ecs::intern::Interned;
+use bevy_ecs::prelude::*;
+use bevy_ecs::query::{QueryItem, ReadOnlyQueryData};
 use bevy_ecs::resource::Resource;
-use bt_viewer::{Capacity, FlightRecorder, LiveServer, Recording};
+use bevy_ecs::schedule::ScheduleLabel;
+use bt_viewer::{
+    AgentData, Capacity, DataCapacity, DataOut, FlightRecorder, LiveServer, Recording,
+};
 
 use crate::adapter::TreeMemory;
-use crate::brain::agent_id;
+use crate::brain::{Brain, agent_id};
+use crate::plugin::{BrainSystems, TickOf};
 
 /// Put it on an entity (feature `viewer`) to record its brain into the
 /// flight recorder of
@@ -29,13 +37,48 @@ pub struct Recorded;
 
 /// Which brains a plugin records, and how much it keeps: the settings of
 /// [`BrainPlugin::record`](crate::BrainPlugin::record) (feature `viewer`).
+///
+/// `V` is what each recorded entity's own values are read from
+/// ([`EntityData`], chosen with [`data`](Self::data)); `()` records none.
 #[cfg_attr(docsrs, doc(cfg(feature = "viewer")))]
-#[derive(Clone, Copy, Debug)]
-pub struct RecordBrains {
+pub struct RecordBrains<V = ()> {
     pub(crate) all: bool,
     pub(crate) lanes: usize,
     pub(crate) capacity: Capacity,
-    pub(crate) publish_every: Duration,
+    /// `None`: the live page may pause the app ([`LiveServer::frame`]
+    /// every run); `Some`: publishes on that timer, never pausing.
+    pub(crate) publish_every: Option<Duration>,
+    /// Room for the entities' own values, when [`data`](Self::data) asked
+    /// for them.
+    pub(crate) data: Option<DataCapacity>,
+    /// Names the bits of the decision flags, of the stimuli flags.
+    pub(crate) flag_names: [Option<NameFlags>; 2],
+    _v: PhantomData<fn() -> V>,
+}
+
+/// Names some flags' bits in a recorder.
+pub(crate) type NameFlags = fn(FlightRecorder) -> FlightRecorder;
+
+impl<V> Clone for RecordBrains<V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<V> Copy for RecordBrains<V> {}
+
+impl<V> std::fmt::Debug for RecordBrains<V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordBrains")
+            .field("all", &self.all)
+            .field("lanes", &self.lanes)
+            .field("capacity", &self.capacity)
+            .field("publish_every", &self.publish_every)
+            .field("data", &self.data.map(|d| (std::any::type_name::<V>(), d)))
+            .field("decision_flags_named", &self.flag_names[0].is_some())
+            .field("stimuli_flags_named", &self.flag_names[1].is_some())
+            .finish()
+    }
 }
 
 impl RecordBrains {
@@ -48,7 +91,10 @@ impl RecordBrains {
             all: false,
             lanes,
             capacity: Capacity::default(),
-            publish_every: Duration::from_millis(100),
+            publish_every: None,
+            data: None,
+            flag_names: [None; 2],
+            _v: PhantomData,
         }
     }
 
@@ -61,7 +107,9 @@ impl RecordBrains {
             ..Self::marked(lanes)
         }
     }
+}
 
+impl<V: EntityData> RecordBrains<V> {
     /// Keeps `capacity` per lane instead: the last `capacity.ticks` ticks,
     /// `capacity.words_per_tick` words (8 bytes) each. The recorder's memory
     /// is `lanes × ticks × (8 × words_per_tick + 4)` bytes, allocated when
@@ -71,13 +119,224 @@ impl RecordBrains {
         self
     }
 
-    /// While [`BrainRecorder::serve`] runs, sends the new ticks to the
-    /// pages at most once per `every` (default 100 ms; zero: after every
-    /// run of the tick system).
-    pub fn publish_every(mut self, every: Duration) -> Self {
-        self.publish_every = every;
+    /// Records each recorded entity's own values at each of its ticks,
+    /// read from its components as `W` says ([`EntityData`]: a tuple of
+    /// components that implement [`AgentData`], or a query of the game's
+    /// own), with room for `capacity` per lane and kept tick: the viewer
+    /// shows them beside the tick and plots the numbers under the lane.
+    ///
+    /// They are read just before the tick, in
+    /// [`BrainSystems::Tick`](crate::BrainSystems::Tick): the values the
+    /// tick's decisions saw.
+    /// Only recorded entities are read, in a system of their own that runs
+    /// before the tick system; the parallel tick does not change. The
+    /// room, `lanes × ticks × ((1 + 2 × fields) × 8 + text_bytes)` bytes,
+    /// is allocated when the plugin is added; what does not fit a tick's
+    /// room is dropped and the tick marked.
+    pub fn data<W: EntityData>(self, capacity: DataCapacity) -> RecordBrains<W> {
+        RecordBrains {
+            all: self.all,
+            lanes: self.lanes,
+            capacity: self.capacity,
+            publish_every: self.publish_every,
+            data: Some(capacity),
+            flag_names: self.flag_names,
+            _v: PhantomData,
+        }
+    }
+
+    /// Names the bits of the decision flags (`D`, the flags of
+    /// [`Decisions`](crate::Decisions)) and of the stimuli (`S`) by the
+    /// names of their `bitflags` constants in the recording: the viewer
+    /// then shows `needs HUNGRY` rather than `needs 0x2`. See
+    /// [`FlightRecorder::name_flags`].
+    pub fn name_flags<D, S>(self) -> Self
+    where
+        D: bitflags::Flags,
+        D::Bits: Into<u64>,
+        S: bitflags::Flags,
+        S::Bits: Into<u64>,
+    {
+        self.name_decision_flags::<D>().name_stimuli_flags::<S>()
+    }
+
+    /// Names the bits of the decision flags only: see
+    /// [`name_flags`](Self::name_flags).
+    pub fn name_decision_flags<D>(mut self) -> Self
+    where
+        D: bitflags::Flags,
+        D::Bits: Into<u64>,
+    {
+        self.flag_names[0] = Some(|r| r.name_decision_flags::<D>());
         self
     }
+
+    /// Names the bits of the stimuli flags only: see
+    /// [`name_flags`](Self::name_flags).
+    pub fn name_stimuli_flags<S>(mut self) -> Self
+    where
+        S: bitflags::Flags,
+        S::Bits: Into<u64>,
+    {
+        self.flag_names[1] = Some(|r| r.name_stimuli_flags::<S>());
+        self
+    }
+
+    /// While [`BrainRecorder::serve`] runs, sends the new ticks to the
+    /// pages on a timer instead, at most once per `every` (zero: after
+    /// every run of the tick system), and never pauses the app: the pages
+    /// follow it but their pause, step and breakpoints are refused. For an
+    /// app that must never wait (a server with clients of its own). By
+    /// default the page may pause the app (see [`BrainRecorder::serve`]).
+    pub fn publish_every(mut self, every: Duration) -> Self {
+        self.publish_every = Some(every);
+        self
+    }
+
+    /// The same settings without the type of the values.
+    pub(crate) fn erased(self) -> RecordBrains {
+        RecordBrains {
+            all: self.all,
+            lanes: self.lanes,
+            capacity: self.capacity,
+            publish_every: self.publish_every,
+            data: self.data,
+            flag_names: self.flag_names,
+            _v: PhantomData,
+        }
+    }
+}
+
+/// What a recorded entity says about itself at each recorded tick (feature
+/// `viewer`): the components, or the query, that
+/// [`RecordBrains::data`] reads its values from, shown by the viewer
+/// beside each tick ("as the tick found it") and plotted under the lane.
+///
+/// Implemented for tuples of up to 8 components that each implement
+/// bt-viewer's [`AgentData`] (`(Health,)` for one): each component the
+/// entity has writes its values, one it lacks writes none. For values
+/// computed from several components, implement it for a type of your own
+/// with a query (a `#[derive(QueryData)]` struct, say):
+///
+/// ```
+/// use bevy_ecs::prelude::*;
+/// use bevy_ecs::query::{QueryData, QueryItem};
+/// use bt_bevy::EntityData;
+/// use bt_bevy::bt_viewer::{AgentData, DataOut};
+///
+/// #[derive(Component)] struct Health(f32);
+/// #[derive(Component)] struct Target(Option<Entity>);
+///
+/// // A component records itself.
+/// impl AgentData for Health {
+///     fn record(&self, out: &mut DataOut<'_>) {
+///         out.num("health", f64::from(self.0));
+///     }
+/// }
+/// // `.data::<(Health,)>(DataCapacity::default())` records it.
+///
+/// // A value computed from a query of several components.
+/// #[derive(QueryData)]
+/// struct Vitals {
+///     health: &'static Health,
+///     target: Option<&'static Target>,
+/// }
+///
+/// impl EntityData for Vitals {
+///     type Data = Vitals;
+///     fn record(v: &QueryItem<'_, '_, Vitals>, out: &mut DataOut<'_>) {
+///         v.health.record(out);
+///         let hunting = v.target.and_then(|t| t.0).is_some();
+///         out.text("mode", if hunting { "hunting" } else { "idle" });
+///     }
+/// }
+/// // `.data::<Vitals>(DataCapacity::default())` records both.
+/// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "viewer")))]
+pub trait EntityData: 'static {
+    /// What is read of a recorded entity: read-only query data.
+    type Data: ReadOnlyQueryData;
+
+    /// Writes the values of one entity's `item` into `out`. Called for
+    /// recorded entities only, once per tick; it should not allocate.
+    fn record(item: &QueryItem<'_, '_, Self::Data>, out: &mut DataOut<'_>);
+}
+
+/// No values.
+impl EntityData for () {
+    type Data = ();
+    fn record(_: &QueryItem<'_, '_, ()>, _: &mut DataOut<'_>) {}
+}
+
+macro_rules! entity_data_tuple {
+    ($($c:ident $i:tt),+) => {
+        /// The values of each of these components the entity has.
+        impl<$($c: Component + AgentData),+> EntityData for ($($c,)+) {
+            type Data = ($(Option<&'static $c>,)+);
+            fn record(item: &QueryItem<'_, '_, Self::Data>, out: &mut DataOut<'_>) {
+                $(if let Some(c) = item.$i {
+                    c.record(out);
+                })+
+            }
+        }
+    };
+}
+
+entity_data_tuple!(C0 0);
+entity_data_tuple!(C0 0, C1 1);
+entity_data_tuple!(C0 0, C1 1, C2 2);
+entity_data_tuple!(C0 0, C1 1, C2 2, C3 3);
+entity_data_tuple!(C0 0, C1 1, C2 2, C3 3, C4 4);
+entity_data_tuple!(C0 0, C1 1, C2 2, C3 3, C4 4, C5 5);
+entity_data_tuple!(C0 0, C1 1, C2 2, C3 3, C4 4, C5 5, C6 6);
+entity_data_tuple!(C0 0, C1 1, C2 2, C3 3, C4 4, C5 5, C6 6, C7 7);
+
+/// One entity's query item, as bt-viewer's [`AgentData`].
+struct Values<'a, 'w, 's, V: EntityData>(&'a QueryItem<'w, 's, V::Data>);
+
+impl<V: EntityData> AgentData for Values<'_, '_, '_, V> {
+    #[inline]
+    fn record(&self, out: &mut DataOut<'_>) {
+        V::record(self.0, out);
+    }
+}
+
+/// The recorded entities, with what their values are read from.
+type ValuesQuery<'w, 's, M, V> =
+    Query<'w, 's, (Entity, &'static mut Brain<M>, <V as EntityData>::Data), With<Recorded>>;
+
+/// Reads the recorded entities' values into the recorder, just before
+/// their ticks (added by [`BrainPlugin::record`](crate::BrainPlugin::record)
+/// when [`RecordBrains::data`] asked for values).
+pub(crate) fn record_values<M: TreeMemory, V: EntityData>(
+    recorder: Option<ResMut<BrainRecorder<M>>>,
+    mut brains: ValuesQuery<M, V>,
+) {
+    let Some(mut recorder) = recorder else {
+        return;
+    };
+    let r = recorder.bypass_change_detection();
+    r.begin_run();
+    for (entity, mut brain, item) in &mut brains {
+        let b = brain.bypass_change_detection();
+        if let Some(lane) = r.lane(&mut b.lane, entity) {
+            r.recorder.record_lane_data(lane, &Values::<V>(&item));
+        }
+    }
+}
+
+/// Adds [`record_values`] for `M` and `V` to `schedule`, before the tick
+/// system of `M`.
+pub(crate) fn add_record_values<M: TreeMemory, V: EntityData>(
+    app: &mut App,
+    schedule: Interned<dyn ScheduleLabel>,
+) {
+    app.add_systems(
+        schedule,
+        record_values::<M, V>
+            .in_set(BrainSystems::Tick)
+            .before(TickOf::<M>::default()),
+    );
 }
 
 /// A lane a brain does not have yet.
@@ -99,19 +358,30 @@ pub(crate) const NO_ROOM: u32 = u32::MAX - 1;
 pub struct BrainRecorder<M> {
     pub(crate) recorder: FlightRecorder,
     live: Option<LiveServer>,
-    publish_every: Duration,
+    /// `None`: [`LiveServer::frame`] after every run.
+    publish_every: Option<Duration>,
     last_publish: Option<Instant>,
+    /// The frame of this run of the tick system was begun.
+    begun: bool,
     warned_full: bool,
     _m: PhantomData<fn() -> M>,
 }
 
 impl<M: TreeMemory> BrainRecorder<M> {
     pub(crate) fn new(tree: &'static M::Tree, settings: &RecordBrains) -> Self {
+        let mut recorder = M::new_recorder(tree, settings.lanes, settings.capacity);
+        if let Some(capacity) = settings.data {
+            recorder = recorder.with_data(capacity);
+        }
+        for name in settings.flag_names.into_iter().flatten() {
+            recorder = name(recorder);
+        }
         BrainRecorder {
-            recorder: M::new_recorder(tree, settings.lanes, settings.capacity),
+            recorder,
             live: None,
             publish_every: settings.publish_every,
             last_publish: None,
+            begun: false,
             warned_full: false,
             _m: PhantomData,
         }
@@ -143,6 +413,20 @@ impl<M: TreeMemory> BrainRecorder<M> {
     /// (see [`LiveServer`]). Returns the page's address. Serving again
     /// replaces the server.
     ///
+    /// After each run of the tick system the recorder calls
+    /// [`LiveServer::frame`]: the page can pause the app, let it through
+    /// one run at a time and stop it with breakpoints (a decider entered
+    /// or rejected, an error, a launch, for one entity or any). A paused
+    /// app waits at the end of the tick system's run, inside
+    /// `app.update()`, until the page resumes or steps it, or no page
+    /// follows it any more (a page that closes lets it go on). With no
+    /// page following, a run costs one atomic load; with one, its new
+    /// ticks are sent after every run. (On `Time`'s automatic clock, the
+    /// run after a long pause sees at most `Time<Virtual>`'s maximum
+    /// delta, 0.25 s by default, go by.) With
+    /// [`RecordBrains::publish_every`] it publishes on a timer instead and
+    /// never waits.
+    ///
     /// # Errors
     /// When the port cannot be bound.
     pub fn serve(&mut self, port: u16) -> io::Result<String> {
@@ -164,7 +448,9 @@ impl<M: TreeMemory> BrainRecorder<M> {
         self.live = None;
     }
 
-    /// Sends the new ticks to the live pages now.
+    /// Sends the new ticks to the live pages now. (While the page may
+    /// pause the app, each run already sends them; the ticks sent here are
+    /// not looked at by the breakpoints.)
     pub fn publish(&mut self) {
         if let Some(live) = &mut self.live {
             live.publish(&self.recorder);
@@ -172,14 +458,30 @@ impl<M: TreeMemory> BrainRecorder<M> {
         }
     }
 
-    /// After a run of the tick system: publishes when it is time.
+    /// Begins this run's frame, once.
+    #[inline]
+    pub(crate) fn begin_run(&mut self) {
+        if !self.begun {
+            self.begun = true;
+            self.recorder.begin_frame();
+        }
+    }
+
+    /// After a run of the tick system: hands the frame to the live server,
+    /// which may hold the app while a page pauses it, or publishes when it
+    /// is time.
     pub(crate) fn after_run(&mut self) {
-        if self.live.is_some()
-            && self
-                .last_publish
-                .is_none_or(|at| at.elapsed() >= self.publish_every)
-        {
-            self.publish();
+        self.begun = false;
+        let Some(live) = &mut self.live else {
+            return;
+        };
+        match self.publish_every {
+            None => live.frame(&self.recorder),
+            Some(every) => {
+                if self.last_publish.is_none_or(|at| at.elapsed() >= every) {
+                    self.publish();
+                }
+            }
         }
     }
 

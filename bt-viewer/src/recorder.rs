@@ -623,3 +623,36 @@ pub(crate) use words::*;
 use frame::{FrameTracer, Tee};
 pub(crate) use frame::{TickView, TickWords};
 use runs::{next_watched, unwatched};
+
+impl FlightRecorder {
+    /// Records `values` ([`AgentData::record`]) as the own values of the
+    /// agent on `lane` at its tick of the current frame, for a caller
+    /// whose agent's values are not the agent itself (the components of
+    /// an ECS entity, say). Call it before the lane's
+    /// [`tick_lane`](Self::tick_lane) of the frame: as there, a lane that
+    /// already has a tick in the current frame (or a recorder that has
+    /// begun no frame) begins the next one, so that the values and the
+    /// tick land in the same frame. Does nothing when
+    /// [`with_data`](Self::with_data) set no room aside. Allocates
+    /// nothing.
+    ///
+    /// # Panics
+    /// If `lane` was never assigned.
+    pub fn record_lane_data(&mut self, lane: usize, values: &(impl AgentData + ?Sized)) {
+        assert!(
+            lane < self.agent_of.len(),
+            "lane {lane} was not assigned ({} are)",
+            self.agent_of.len()
+        );
+        if self.data.is_none() {
+            return;
+        }
+        if self.frames == 0 || self.offsets[self.frame * self.lanes + lane] != NONE {
+            self.begin_frame();
+        }
+        let block = self.frame * self.lanes + lane;
+        if let Some(data) = &mut self.data {
+            data.record(block, values);
+        }
+    }
+}

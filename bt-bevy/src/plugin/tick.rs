@@ -317,7 +317,7 @@ fn finish<M: TreeMemory, Se: SenseSource>(
 {
     #[cfg(feature = "viewer")]
     if let Some(r) = recorder.as_mut() {
-        r.recorder.begin_frame();
+        r.begin_run();
     }
     let mut tally = Tally::new(totals);
     for item in &mut watched {
@@ -364,10 +364,6 @@ fn finish<M: TreeMemory, Se: SenseSource>(
             debug::record(debug, entity, &brain.memory, &r, trace, now);
         }
     }
-    #[cfg(feature = "viewer")]
-    if let Some(r) = recorder.as_mut() {
-        r.after_run();
-    }
     drop(tally);
     let [ticked, changed, idle, errors] = totals.0.each_ref().map(|t| t.load(Ordering::Relaxed));
     *stats = BrainStats {
@@ -403,6 +399,11 @@ fn finish<M: TreeMemory, Se: SenseSource>(
             lost - shared.lost
         );
         shared.lost = lost;
+    }
+    // Last: a page may hold the app here, at the end of this frame.
+    #[cfg(feature = "viewer")]
+    if let Some(r) = recorder.as_mut() {
+        r.after_run();
     }
 }
 

@@ -2,13 +2,17 @@
 
 mod common;
 mod compile_fail;
+#[path = "../critters/mod.rs"]
+mod critters;
 mod crowd;
 mod debugging;
+mod pausing;
 #[cfg(feature = "serde")]
 mod persist;
 mod recording;
 mod squad;
 mod two_trees;
+mod values;
 
 // The W1 creature tree of the benchmarks, the very same source.
 #[allow(dead_code, unreachable_pub)]
