@@ -485,6 +485,7 @@ pub(crate) fn compact(ticks: Vec<Value>, clock: &Clock) -> Vec<Value> {
 /// level active since the time the tick before the run gives: that tick's
 /// time minus its time active (as `f32`). The live stream's runs are
 /// mostly one tick long, and their times are the bulk of them.
+#[cfg(feature = "live")]
 pub(crate) fn implied_since(entries: &mut [Value], ticks: &[Value]) {
     let mut at: usize = 0;
     for entry in entries {
