@@ -62,8 +62,8 @@ fn screenshots_of_the_example_pages() {
             .await
             .unwrap();
         viewport(&client, (1400, 900)).await;
-        // A soldier's values beside the dump and plotted under its lane,
-        // at a tick it throws a grenade.
+        // The page (and the why): a soldier's values beside the dump and
+        // plotted under its lane, at a tick it throws a grenade.
         let throw = js(
             &client,
             "const h = btViewer.query('entered', [...document.querySelectorAll('#q-item option')]\
@@ -88,8 +88,6 @@ fn screenshots_of_the_example_pages() {
         .await;
         js(&client, &format!("btViewer.seek({first});")).await;
         shot(&client, "viewer.png").await;
-        shot(&client, "viewer_values.png").await;
-
         // The overview, and the soldiers a query found.
         js(
             &client,
