@@ -6,9 +6,9 @@
 //! are reported as ignored, with that reason (the package's build script
 //! looks for them), except under CI (`CI` set), where they run and fail.
 //!
-//! The tests write their pages under `target/viewer-tests/`. The
-//! screenshot of the README (`docs/viewer.png`) is written when it is
-//! missing or when `BT_VIEWER_SCREENSHOT=1`.
+//! The tests write their pages (and a screenshot of a herd) under
+//! `target/viewer-tests/`. The screenshots of the docs come from the
+//! `viewer` example: `scripts/screenshots.sh`.
 
 mod herd;
 mod scene;
@@ -1452,10 +1452,6 @@ fn screenshot_of_a_herd_with_its_overview_and_values() {
         no_errors(&client).await;
         let png = client.screenshot().await.unwrap();
         std::fs::write(out_dir("screenshot").join("viewer.png"), &png).unwrap();
-        let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/viewer.png");
-        if !docs.exists() || std::env::var_os("BT_VIEWER_SCREENSHOT").is_some_and(|v| v == "1") {
-            std::fs::write(&docs, &png).unwrap();
-        }
     });
 }
 
