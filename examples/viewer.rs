@@ -15,7 +15,7 @@
 //! ```
 //!
 //! With `--live` it serves the page on loopback and runs the squad in real
-//! time, streaming each tick to the page, which can pause it, step it one
+//! time, streaming each tick (and each soldier's values) to the page, which can pause it, step it one
 //! tick at a time and set breakpoints; it stops by itself after
 //! `--seconds` (60 by default, time spent paused included) or `--ticks`,
 //! whichever comes first.
@@ -260,6 +260,7 @@ fn live(port: u16, seconds: u64, ticks: u64) {
         Watch::All,
         Capacity::new(10 * HZ as usize, 16),
     )
+    .with_data(DataCapacity::new(4, 32))
     .name_decision_flags::<Decision>();
     let start = Instant::now();
     let mut clock = start;

@@ -449,7 +449,7 @@ fn actives(t: &[Value]) -> Vec<f32> {
 
 /// `ticks` with runs of repeats as `[n, [since…]]` entries (see
 /// [`Recording::compact`]).
-fn compact(ticks: Vec<Value>, clock: &Clock) -> Vec<Value> {
+pub(crate) fn compact(ticks: Vec<Value>, clock: &Clock) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::with_capacity(ticks.len());
     // The last full tick's place in `out` and the run after it.
     let mut base: Option<usize> = None;
@@ -478,6 +478,53 @@ fn compact(ticks: Vec<Value>, clock: &Clock) -> Vec<Value> {
         out.push(tick);
     }
     out
+}
+
+/// Writes each run `[n, [since…]]` of `entries` (what [`compact`] made of
+/// `ticks`) as `[n]` when its ticks read back exactly with each path
+/// level active since the time the tick before the run gives: that tick's
+/// time minus its time active (as `f32`). The live stream's runs are
+/// mostly one tick long, and their times are the bulk of them.
+#[cfg(feature = "live")]
+pub(crate) fn implied_since(entries: &mut [Value], ticks: &[Value]) {
+    let mut at: usize = 0;
+    for entry in entries {
+        let Some(n) = entry
+            .as_array()
+            .filter(|e| e.len() == 2)
+            .and_then(|e| e[0].as_u64())
+        else {
+            at += 1;
+            continue;
+        };
+        let n = n as usize;
+        let since = at
+            .checked_sub(1)
+            .and_then(|b| parts(ticks[b].as_array()?))
+            .map(|(_, now, levels)| {
+                levels
+                    .iter()
+                    .map(|l| now - f64::from(l.2))
+                    .collect::<Vec<_>>()
+            });
+        let exact = since.is_some_and(|since| {
+            ticks[at..at + n].iter().all(|t| {
+                t.as_array()
+                    .and_then(|t| parts(t))
+                    .is_some_and(|(_, now, levels)| {
+                        levels.len() == since.len()
+                            && levels
+                                .iter()
+                                .zip(&since)
+                                .all(|(l, &c)| (now - c) as f32 == l.2)
+                    })
+            })
+        });
+        if exact {
+            *entry = Value::Array(alloc_crate::vec![Value::from(n)]);
+        }
+        at += n;
+    }
 }
 
 /// One tick in the recording's array form.
@@ -563,41 +610,55 @@ impl FlightRecorder {
     /// The values agent `slot` recorded at its kept `ticks`, if any.
     fn values_of(&self, slot: usize, agent: u32, ticks: &[Value]) -> Option<AgentValues> {
         let data = self.data.as_ref()?;
-        let mut fields: Vec<Vec<Value>> = Vec::new();
-        let mut overflow = Vec::new();
-        let mut any = false;
-        for (j, tick) in ticks.iter().enumerate() {
+        let recorded = ticks.iter().enumerate().filter_map(|(j, tick)| {
             let serial = tick[0].as_u64().unwrap_or(0);
-            let Some((vals, over)) = self.data_at(slot, serial) else {
-                continue;
-            };
-            any = true;
-            if over {
-                overflow.push(serial);
-            }
-            for (id, v) in vals {
-                if fields.len() <= id {
-                    fields.resize_with(id + 1, || alloc_crate::vec![Value::Null; ticks.len()]);
-                }
-                fields[id][j] = match v {
-                    DataValue::Num(x) => {
-                        serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
-                    }
-                    DataValue::Text(s) => Value::String(s),
-                };
-            }
-        }
-        any.then(|| AgentValues {
-            agent,
-            fields: fields
-                .into_iter()
-                .enumerate()
-                .filter(|(_, col)| col.iter().any(|v| !v.is_null()))
-                .map(|(id, col)| (data.names[id].into(), Value::Array(col)))
-                .collect(),
-            overflow,
-        })
+            let (vals, over) = self.data_at(slot, serial)?;
+            Some((j, serial, vals, over))
+        });
+        agent_values(agent, ticks.len(), &data.names, recorded)
     }
+}
+
+/// One agent's values as a recording writes them: `n` kept ticks, the
+/// values recorded at some of them (`(place among the n, serial, values by
+/// name id, some dropped)`), the names by id. `None` when no tick
+/// recorded any.
+pub(crate) fn agent_values(
+    agent: u32,
+    n: usize,
+    names: &[&'static str],
+    recorded: impl Iterator<Item = (usize, u64, Vec<(usize, DataValue)>, bool)>,
+) -> Option<AgentValues> {
+    let mut fields: Vec<Vec<Value>> = Vec::new();
+    let mut overflow = Vec::new();
+    let mut any = false;
+    for (j, serial, vals, over) in recorded {
+        any = true;
+        if over {
+            overflow.push(serial);
+        }
+        for (id, v) in vals {
+            if fields.len() <= id {
+                fields.resize_with(id + 1, || alloc_crate::vec![Value::Null; n]);
+            }
+            fields[id][j] = match v {
+                DataValue::Num(x) => {
+                    serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+                }
+                DataValue::Text(s) => Value::String(s),
+            };
+        }
+    }
+    any.then(|| AgentValues {
+        agent,
+        fields: fields
+            .into_iter()
+            .enumerate()
+            .filter(|(id, col)| *id < names.len() && col.iter().any(|v| !v.is_null()))
+            .map(|(id, col)| (names[id].into(), Value::Array(col)))
+            .collect(),
+        overflow,
+    })
 }
 
 impl Recording {

@@ -6,9 +6,9 @@
 //! are reported as ignored, with that reason (the package's build script
 //! looks for them), except under CI (`CI` set), where they run and fail.
 //!
-//! The tests write their pages under `target/viewer-tests/`. The
-//! screenshot of the README (`docs/viewer.png`) is written when it is
-//! missing or when `BT_VIEWER_SCREENSHOT=1`.
+//! The tests write their pages (and a screenshot of a herd) under
+//! `target/viewer-tests/`. The screenshots of the docs come from the
+//! `viewer` example: `scripts/screenshots.sh`.
 
 mod herd;
 mod scene;
@@ -18,7 +18,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use bt_core::{DumpView, Event, ItemIdx, Tracer, debug_print_state, tick_traced};
+use bt_core::{
+    DumpView, Event, ItemIdx, TickInput, Tracer, behavior, debug_print_state, decider, group,
+    tick_traced, tree,
+};
 use bt_viewer::{Capacity, DataCapacity, FlightRecorder, LiveServer, Watch, page_with, write_page};
 use fantoccini::actions::{InputSource, MouseActions, PointerAction};
 use fantoccini::{Client, Locator};
@@ -1449,9 +1452,86 @@ fn screenshot_of_a_herd_with_its_overview_and_values() {
         no_errors(&client).await;
         let png = client.screenshot().await.unwrap();
         std::fs::write(out_dir("screenshot").join("viewer.png"), &png).unwrap();
-        let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/viewer.png");
-        if !docs.exists() || std::env::var_os("BT_VIEWER_SCREENSHOT").is_some_and(|v| v == "1") {
-            std::fs::write(&docs, &png).unwrap();
+    });
+}
+
+/// An agent of long decider names and large decide values.
+struct Wordy(f32);
+
+behavior! { GO_ON: Wordy, tick: |_w, _cx| false }
+decider! { A_DECIDER_WHOSE_NAME_GOES_ON_AND_ON_AND_ON: Wordy => GO_ON, decide: |w, _| w.0 * 1234567.0 }
+decider! { SHORT: Wordy => GO_ON, decide: |w, _| w.0 * 98765.4 }
+decider! { MIDDLING_NAME: Wordy => GO_ON, decide: |_, _| 0.5 }
+decider! { WIDE_WIDE_WIDE_MMMM_WWWW: Wordy => GO_ON, decide: |w, _| w.0 * 7777777.0 }
+group! { AN_INNER_GROUP_WITH_A_NAME_LONGER_THAN_MOST: Wordy, random [WIDE_WIDE_WIDE_MMMM_WWWW, MIDDLING_NAME] }
+group! { WORDY_ROOT: Wordy, random [A_DECIDER_WHOSE_NAME_GOES_ON_AND_ON_AND_ON, SHORT, AN_INNER_GROUP_WITH_A_NAME_LONGER_THAN_MOST] }
+tree! { WORDY: Wordy = WORDY_ROOT }
+
+#[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
+fn a_tree_boxs_name_and_decide_value_never_overlap() {
+    let mut agents: Vec<Wordy> = (0..3).map(|i| Wordy(1.0 + i as f32)).collect();
+    let mut memories: Vec<_> = (0..3).map(|i| WORDY.new_memory(i)).collect();
+    let mut recorder = FlightRecorder::new(&WORDY, 3, Watch::All, Capacity::new(20, 32));
+    for t in 0..20 {
+        recorder.tick_all(&WORDY, &mut agents, &mut memories, |i, _| {
+            TickInput::new(f64::from(t) * 0.1, 0.1).with_agent(i as u32)
+        });
+        // Each tick a redraw: the values change.
+        agents.iter_mut().for_each(|a| a.0 *= 1.7);
+    }
+    let page = write_page(&out_dir("wordy"), &recorder.export().to_json()).unwrap();
+    with_browser(|client| async move {
+        client.goto(&file_url(&page)).await.unwrap();
+        wait_ready(&client).await;
+        let mut valued = 0;
+        for agent in 0..3 {
+            js(&client, &format!("btViewer.selectAgent({agent});")).await;
+            for t in [0, 7, 19] {
+                js(&client, &format!("btViewer.seek({t});")).await;
+                // Per node: its box, name and value as drawn, in page pixels.
+                let boxes = js(
+                    &client,
+                    "return [...document.querySelectorAll('#tree .node')].map(g => {\
+                       const r = e => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };\
+                       const v = g.querySelector('text.val');\
+                       return { name: g.dataset.name, shown: g.querySelector('text:not(.val):not(.sub)').textContent,\
+                                box: r(g.querySelector('rect')), text: r(g.querySelector('text:not(.val):not(.sub)')),\
+                                val: v.textContent ? r(v) : null, value: v.textContent }; });",
+                )
+                .await;
+                for node in boxes.as_array().unwrap() {
+                    let f = |k: &str, i: usize| node[k][i].as_f64().unwrap();
+                    let what = format!("{} at tick {t} of agent {agent}: {node}", node["name"]);
+                    assert!(
+                        f("text", 0) >= f("box", 0) && f("text", 2) <= f("box", 2) + 0.5,
+                        "{what}"
+                    );
+                    if node["val"].is_null() {
+                        continue;
+                    }
+                    valued += 1;
+                    let disjoint = f("text", 2) <= f("val", 0)
+                        || f("val", 2) <= f("text", 0)
+                        || f("text", 3) <= f("val", 1)
+                        || f("val", 3) <= f("text", 1);
+                    assert!(disjoint, "name and value overlap: {what}");
+                    assert!(f("val", 2) <= f("box", 2) + 0.5, "{what}");
+                    // A name cut short still starts as the decider's name.
+                    let shown = node["shown"].as_str().unwrap();
+                    let name = node["name"].as_str().unwrap();
+                    let kept = shown.trim_end_matches(|c: char| c != '…' && !name.contains(c));
+                    assert!(
+                        shown.starts_with(name) || name.starts_with(kept.trim_end_matches('…')),
+                        "{what}"
+                    );
+                }
+            }
         }
+        assert!(valued > 20, "only {valued} values drawn");
+        no_errors(&client).await;
     });
 }

@@ -7,6 +7,7 @@
 //! does. Without them the test is reported as ignored, except under CI
 //! (`CI` set), where it fails.
 
+mod herd;
 mod scene;
 mod webdriver;
 
@@ -15,8 +16,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-use bt_viewer::{Capacity, FlightRecorder, LiveServer, Watch};
+use bt_viewer::{Capacity, DataCapacity, FlightRecorder, LiveServer, Watch};
 use fantoccini::{Client, Locator};
+use herd::{Grazer, HERD, Sense, herd};
 use scene::{CAMP, Creature, crowd};
 use serde_json::{Value, json};
 
@@ -276,5 +278,91 @@ fn a_breakpoint_set_in_the_page_stops_the_program_at_its_tick() {
         stop.store(true, Ordering::Relaxed);
         drop(frames);
         game.join().expect("the program's thread");
+    });
+}
+
+#[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
+fn the_live_page_shows_the_agents_values_at_each_tick_and_plots_them() {
+    const N: usize = 30;
+    const TICKS: u32 = 150;
+    let mut server = LiveServer::start(0).expect("a loopback port");
+    let url = server.url();
+    let (mut grazers, mut memories) = herd(N);
+    let mut recorder = FlightRecorder::new(&HERD, N, Watch::All, Capacity::new(400, 12))
+        .with_data(DataCapacity::new(4, 8))
+        .name_flags::<Sense, Sense>();
+    // Per tick, each grazer's fields as the tick found them.
+    let mut truth: Vec<Vec<(f32, f32, bool)>> = Vec::new();
+    with_browser(|client| async move {
+        client.goto(&url).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while server.clients() == 0 {
+            assert!(Instant::now() < deadline, "the page never followed");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        for t in 0..TICKS {
+            grazers.iter_mut().for_each(Grazer::step);
+            truth.push(
+                grazers
+                    .iter()
+                    .map(|g| (g.hunger, g.fatigue, g.sense.contains(Sense::DANGER)))
+                    .collect(),
+            );
+            recorder.tick_all_with_data(&HERD, &mut grazers, &mut memories, |i, g| g.input(i, t));
+            server.publish(&recorder);
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        until(
+            &client,
+            &format!("return btViewer.state().last === {};", TICKS - 1),
+            "the page did not get every tick",
+        )
+        .await;
+        for agent in [0, 7, 29] {
+            js(&client, &format!("btViewer.selectAgent({agent});")).await;
+            for t in (0..TICKS as usize).step_by(13).chain([TICKS as usize - 1]) {
+                js(&client, &format!("btViewer.seek({t});")).await;
+                let (hunger, fatigue, danger) = truth[t][agent];
+                let shown = client
+                    .execute(
+                        "const v = Object.fromEntries([...document.querySelectorAll('#values tr')]\
+                         .map(r => [r.dataset.name, JSON.parse(r.dataset.value)]));\
+                         return [v.hunger === Number(arguments[0]), v.fatigue === Number(arguments[1]), v.danger];",
+                        vec![
+                            json!(f64::from(hunger).to_string()),
+                            json!(f64::from(fatigue).to_string()),
+                        ],
+                    )
+                    .await
+                    .unwrap();
+                let danger = if danger { "yes" } else { "no" };
+                assert_eq!(
+                    shown,
+                    json!([true, true, danger]),
+                    "agent {agent} at tick {t}"
+                );
+            }
+        }
+        // The numbers plotted under the selected lane.
+        let plotted = js(
+            &client,
+            "const c = document.getElementById('lanes'); const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;\
+             let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i] === 11 && d[i + 1] === 107 && d[i + 2] === 46) n++; return n;",
+        )
+        .await;
+        assert!(plotted.as_u64().unwrap() > 100, "plot pixels: {plotted}");
+        // Flag names, not masks.
+        let flee = js(
+            &client,
+            "return document.querySelector('#tree .node[data-name=\"FLEE\"] text.sub').textContent;",
+        )
+        .await;
+        assert!(flee.as_str().unwrap().contains("needs DANGER"), "{flee}");
+        assert_eq!(js(&client, "return window.btErrors;").await, json!([]));
+        drop(server);
     });
 }

@@ -3,15 +3,17 @@
 //! what slow, idle, hostile and many clients get, without the game ever
 //! waiting for them.
 
+mod herd;
 mod scene;
 
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use bt_viewer::{Capacity, FlightRecorder, Limits, LiveServer, Watch};
+use bt_viewer::{Capacity, DataCapacity, FlightRecorder, Limits, LiveServer, Watch};
+use herd::{Grazer, HERD, HerdMemory, Sense, herd};
 use scene::{CAMP, CampMemory, Creature, crowd};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 fn request(server: &LiveServer, path: &str, host: &str) -> TcpStream {
     let mut s = TcpStream::connect(server.addr()).expect("connect");
@@ -137,9 +139,28 @@ impl Camp {
 }
 
 /// A page's view of the stream: the recording, with the ticks events
-/// appended as the viewer appends them.
+/// appended as the viewer appends them (their entries, their clock, their
+/// values).
 fn apply_ticks(doc: &mut Value, data: &str) {
     let msg: Value = serde_json::from_str(data).unwrap();
+    if let Some(clock) = msg.get("clock") {
+        let first = clock["first"].as_u64().unwrap();
+        if doc.get("clock").is_none() {
+            doc["clock"] = json!({"first": first, "now": []});
+        }
+        let base = doc["clock"]["first"].as_u64().unwrap();
+        assert!(first >= base, "a clock before the recording's");
+        let now = doc["clock"]["now"].as_array_mut().unwrap();
+        for (i, t) in clock["now"].as_array().unwrap().iter().enumerate() {
+            let at = (first - base) as usize + i;
+            if now.len() <= at {
+                now.resize(at + 1, Value::Null);
+            }
+            if !t.is_null() {
+                now[at] = t.clone();
+            }
+        }
+    }
     for part in msg["agents"].as_array().unwrap() {
         let lane = doc["agents"]
             .as_array_mut()
@@ -147,8 +168,192 @@ fn apply_ticks(doc: &mut Value, data: &str) {
             .iter_mut()
             .find(|a| a["agent"] == part["agent"])
             .expect("a ticks event for an agent of the recording");
+        let before = count(lane["ticks"].as_array().unwrap());
         let ticks = lane["ticks"].as_array_mut().unwrap();
         ticks.extend(part["ticks"].as_array().unwrap().iter().cloned());
+        let added = count(part["ticks"].as_array().unwrap());
+        let agent = part["agent"].clone();
+        let new = msg
+            .get("values")
+            .and_then(|v| v.as_array().unwrap().iter().find(|v| v["agent"] == agent));
+        let Some(new) = new else { continue };
+        if doc.get("values").is_none() {
+            doc["values"] = json!([]);
+        }
+        let all = doc["values"].as_array_mut().unwrap();
+        if !all.iter().any(|v| v["agent"] == agent) {
+            all.push(json!({"agent": agent, "fields": {}, "overflow": []}));
+        }
+        let mine = all.iter_mut().find(|v| v["agent"] == agent).unwrap();
+        let fields = mine["fields"].as_object_mut().unwrap();
+        for (name, col) in new["fields"].as_object().unwrap() {
+            let have = fields
+                .entry(name.clone())
+                .or_insert_with(|| json!(vec![Value::Null; before]));
+            have.as_array_mut()
+                .unwrap()
+                .extend(col.as_array().unwrap().iter().cloned());
+        }
+        for col in fields.values_mut() {
+            col.as_array_mut()
+                .unwrap()
+                .resize(before + added, Value::Null);
+        }
+        let overflow = mine["overflow"].as_array_mut().unwrap();
+        overflow.extend(new["overflow"].as_array().unwrap().iter().cloned());
+    }
+}
+
+/// The ticks an agent's entries stand for.
+fn count(entries: &[Value]) -> usize {
+    entries
+        .iter()
+        .map(|e| match e.as_array().unwrap().len() {
+            7 => 1,
+            _ => e[0].as_u64().unwrap() as usize,
+        })
+        .sum()
+}
+
+/// `doc` with every run of repeats written out whole, as the viewer reads
+/// it (a run is the ticks after the entry before it, repeating the last
+/// full tick but for time), and no clock.
+fn expanded(doc: &Value) -> Value {
+    let mut out = doc.clone();
+    let clock = &doc["clock"];
+    for (k, a) in doc["agents"].as_array().unwrap().iter().enumerate() {
+        let mut ticks: Vec<Value> = Vec::new();
+        let mut base: Option<&Value> = None;
+        for entry in a["ticks"].as_array().unwrap() {
+            let e = entry.as_array().unwrap();
+            if e.len() == 7 {
+                base = Some(entry);
+                ticks.push(entry.clone());
+                continue;
+            }
+            let b = base.expect("a run after a full tick");
+            let before = ticks.last().unwrap();
+            // `[n]`: since the tick before's time minus its times active.
+            let implied: Vec<Value> = before[5]
+                .as_array()
+                .unwrap()
+                .chunks(4)
+                .map(|l| {
+                    let active = l[2].as_f64().unwrap() as f32;
+                    json!(before[1].as_f64().unwrap() - f64::from(active))
+                })
+                .collect();
+            let since = e.get(1).map_or(&implied, |s| s.as_array().unwrap());
+            let after = before[0].as_u64().unwrap();
+            for q in 1..=e[0].as_u64().unwrap() {
+                let s = after + q;
+                let first = clock["first"].as_u64().unwrap();
+                let now = clock["now"][(s - first) as usize].as_f64().unwrap();
+                let mut t = b.clone();
+                t[0] = json!(s);
+                t[1] = json!(now);
+                let since = since.clone();
+                let path = t[5].as_array_mut().unwrap();
+                assert_eq!(path.len(), since.len() * 4);
+                for (l, c) in path.chunks_mut(4).zip(&since) {
+                    l[2] = json!((now - c.as_f64().unwrap()) as f32);
+                }
+                ticks.push(t);
+            }
+        }
+        out["agents"][k]["ticks"] = Value::Array(ticks);
+    }
+    out.as_object_mut().unwrap().remove("clock");
+    out
+}
+
+/// Asserts that `seen`, written out whole, holds what `recorder` holds:
+/// the last ticks of each agent (the page keeps the older ones), with
+/// the values recorded at them, the times and times active read back
+/// as the recorder's `f32`s.
+fn assert_holds(seen: &Value, recorder: &FlightRecorder) {
+    let seen = expanded(seen);
+    let kept: Value = serde_json::from_str(&recorder.export().to_json()).unwrap();
+    assert_eq!(seen["tree"], kept["tree"]);
+    let (seen_agents, kept_agents) = (
+        seen["agents"].as_array().unwrap(),
+        kept["agents"].as_array().unwrap(),
+    );
+    assert_eq!(seen_agents.len(), kept_agents.len());
+    for (k, (a, b)) in seen_agents.iter().zip(kept_agents).enumerate() {
+        assert_eq!(a["agent"], b["agent"]);
+        let (a, b) = (
+            a["ticks"].as_array().unwrap(),
+            b["ticks"].as_array().unwrap(),
+        );
+        assert!(
+            a.len() >= b.len(),
+            "agent entry {k}: {} of {}",
+            a.len(),
+            b.len()
+        );
+        let skip = a.len() - b.len();
+        for (x, y) in a[skip..].iter().zip(b) {
+            same_tick(x, y);
+        }
+        let values = |doc: &Value| {
+            doc.get("values").and_then(|all| {
+                all.as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|v| v["agent"] == b_agent(doc, k))
+                    .cloned()
+            })
+        };
+        match (values(&seen), values(&kept)) {
+            (None, None) => {}
+            (Some(x), Some(y)) => {
+                let (fx, fy) = (
+                    x["fields"].as_object().unwrap(),
+                    y["fields"].as_object().unwrap(),
+                );
+                assert_eq!(fx.keys().collect::<Vec<_>>(), fy.keys().collect::<Vec<_>>());
+                for (name, col) in fy {
+                    let col = col.as_array().unwrap();
+                    let got = fx[name].as_array().unwrap();
+                    assert_eq!(got[got.len() - col.len()..], col[..], "{name} of entry {k}");
+                }
+                assert_eq!(x["overflow"], y["overflow"]);
+            }
+            (x, y) => panic!("values of entry {k}: {x:?} vs {y:?}"),
+        }
+    }
+}
+
+fn b_agent(doc: &Value, k: usize) -> Value {
+    doc["agents"][k]["agent"].clone()
+}
+
+/// Two ticks alike, the times active compared as the `f32`s they are.
+fn same_tick(x: &Value, y: &Value) {
+    assert_eq!(x[0], y[0]);
+    assert_eq!(x[1].as_f64(), y[1].as_f64(), "time of tick {}", y[0]);
+    assert_eq!(
+        (&x[2], &x[3], &x[4], &x[6]),
+        (&y[2], &y[3], &y[4], &y[6]),
+        "tick {}",
+        y[0]
+    );
+    let (p, q) = (x[5].as_array().unwrap(), y[5].as_array().unwrap());
+    assert_eq!(p.len(), q.len(), "path of tick {}", y[0]);
+    for (l, m) in p.chunks(4).zip(q.chunks(4)) {
+        assert_eq!(
+            (&l[0], &l[1], &l[3]),
+            (&m[0], &m[1], &m[3]),
+            "tick {}",
+            y[0]
+        );
+        assert_eq!(
+            l[2].as_f64().unwrap() as f32,
+            m[2].as_f64().unwrap() as f32,
+            "time active at tick {}",
+            y[0]
+        );
     }
 }
 
@@ -164,11 +369,11 @@ fn the_stream_sends_the_recording_then_each_tick_then_the_end() {
     camp.run(1, &mut server);
     let (name, recording) = next_event(&mut events);
     assert_eq!(name, "recording");
-    let doc: Value = serde_json::from_str(&recording).unwrap();
+    let mut doc: Value = serde_json::from_str(&recording).unwrap();
     assert_eq!(doc["agents"][0]["agent"], 2);
-    assert_eq!(doc["agents"][0]["ticks"].as_array().unwrap().len(), 6);
+    assert_eq!(count(doc["agents"][0]["ticks"].as_array().unwrap()), 6);
     // The recording the game's thread would have made itself.
-    assert!(recording == camp.recorder.export().to_json());
+    assert!(recording == camp.recorder.export_compact().to_json());
 
     camp.run(2, &mut server);
     for serial in [6, 7] {
@@ -176,8 +381,12 @@ fn the_stream_sends_the_recording_then_each_tick_then_the_end() {
         assert_eq!(name, "ticks");
         let msg: Value = serde_json::from_str(&data).unwrap();
         assert_eq!(msg["agents"][0]["agent"], 2);
-        assert_eq!(msg["agents"][0]["ticks"][0][0], serial);
+        assert_eq!(count(msg["agents"][0]["ticks"].as_array().unwrap()), 1);
+        apply_ticks(&mut doc, &data);
+        let ticks = expanded(&doc)["agents"][0]["ticks"].clone();
+        assert_eq!(ticks[serial][0], serial);
     }
+    assert_holds(&doc, &camp.recorder);
 
     // The page and the recording.
     let (status, head, page) = response(get(&server, "/"));
@@ -216,8 +425,9 @@ fn publish_makes_no_whole_recording_until_a_client_asks_and_shares_it() {
     camp.run(1, &mut server);
     let (name, data) = next_event(&mut first);
     assert_eq!(name, "recording");
-    assert!(data == camp.recorder.export().to_json());
+    assert!(data == camp.recorder.export_compact().to_json());
     assert_eq!(server.exports_made(), 1);
+    let mut first_doc: Value = serde_json::from_str(&data).unwrap();
 
     // The next client, a moment later, starts from the same recording and
     // the ticks published since: it sees what the recorder holds.
@@ -233,29 +443,20 @@ fn publish_makes_no_whole_recording_until_a_client_asks_and_shares_it() {
         assert_eq!(name, "ticks");
         apply_ticks(&mut doc, &data);
     }
-    let now: Value = serde_json::from_str(&camp.recorder.export().to_json()).unwrap();
-    for (seen, kept) in doc["agents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .zip(now["agents"].as_array().unwrap())
-    {
-        let seen = seen["ticks"].as_array().unwrap();
-        let kept = kept["ticks"].as_array().unwrap();
-        assert_eq!(seen[seen.len() - kept.len()..], kept[..]);
-    }
+    assert_holds(&doc, &camp.recorder);
     let (status, _, _) = response(get(&server, "/recording.json"));
     assert!(status.starts_with("HTTP/1.1 200"), "{status}");
     assert_eq!(server.exports_made(), 1, "one whole recording for all");
 
     // The first client follows each publish.
-    for serial in 61..64 {
+    for _ in 61..64 {
         let (name, data) = next_event(&mut first);
         assert_eq!(name, "ticks");
         let msg: Value = serde_json::from_str(&data).unwrap();
         assert_eq!(msg["agents"].as_array().unwrap().len(), 20);
-        assert_eq!(msg["agents"][0]["ticks"][0][0], serial);
+        apply_ticks(&mut first_doc, &data);
     }
+    assert_holds(&first_doc, &camp.recorder);
 }
 
 #[test]
@@ -294,13 +495,19 @@ fn ticks_recorded_in_a_frame_after_its_publish_are_sent_with_the_next() {
     let mut doc = doc.unwrap();
     apply_ticks(&mut doc, &data);
     let kept: Value = serde_json::from_str(&recorder.export().to_json()).unwrap();
-    for (seen, kept) in doc["agents"]
+    let seen = expanded(&doc);
+    for (seen, kept) in seen["agents"]
         .as_array()
         .unwrap()
         .iter()
         .zip(kept["agents"].as_array().unwrap())
     {
-        assert_eq!(seen["ticks"], kept["ticks"], "agent {}", kept["agent"]);
+        let (a, b) = (
+            seen["ticks"].as_array().unwrap(),
+            kept["ticks"].as_array().unwrap(),
+        );
+        assert_eq!(a.len(), b.len(), "agent {}", kept["agent"]);
+        a.iter().zip(b).for_each(|(x, y)| same_tick(x, y));
     }
 }
 
@@ -323,13 +530,16 @@ fn publishing_another_recorder_starts_the_clients_again_from_its_recording() {
     let mut doc: Value = serde_json::from_str(&data).unwrap();
     assert_eq!(doc["agents"].as_array().unwrap().len(), 2);
     assert_eq!(doc["agents"][0]["first_tick"], 0);
-    while doc["agents"][0]["ticks"].as_array().unwrap().len() < 5 {
+    while count(doc["agents"][0]["ticks"].as_array().unwrap()) < 5 {
         let (name, data) = next_event(&mut events);
         assert_eq!(name, "ticks");
         apply_ticks(&mut doc, &data);
     }
-    let kept: Value = serde_json::from_str(&second.recorder.export().to_json()).unwrap();
-    assert_eq!(doc["agents"], kept["agents"]);
+    assert_holds(&doc, &second.recorder);
+    assert_eq!(
+        count(expanded(&doc)["agents"][1]["ticks"].as_array().unwrap()),
+        5
+    );
 }
 
 #[test]
@@ -433,6 +643,8 @@ fn a_stream_client_that_stops_reading_is_dropped_after_the_write_stall() {
         ..Limits::default()
     };
     let mut server = LiveServer::start_with(0, limits).unwrap();
+    // Every tick whole, to fill the socket's buffers sooner.
+    server.set_runs(false);
     let mut camp = Camp::new(200, Watch::All, Capacity::new(100, 16));
     camp.run(10, &mut server);
     let _stuck = get(&server, "/events");
@@ -611,4 +823,164 @@ fn limits_out_of_range_are_named() {
         assert_eq!(e.kind(), ErrorKind::InvalidInput);
         assert!(e.to_string().contains(field), "{field}: {e}");
     }
+}
+
+/// A herd of grazers, every one watched with its flag names (and its
+/// values when asked), ticked through a recorder: a large, mostly quiet
+/// crowd.
+struct Herd {
+    grazers: Vec<Grazer>,
+    memories: Vec<HerdMemory>,
+    recorder: FlightRecorder,
+    t: u32,
+}
+
+impl Herd {
+    fn new(n: usize, keep: usize, values: bool) -> Self {
+        let (grazers, memories) = herd(n);
+        let recorder = FlightRecorder::new(&HERD, n, Watch::All, Capacity::new(keep, 12))
+            .name_flags::<Sense, Sense>();
+        let recorder = if values {
+            recorder.with_data(DataCapacity::new(4, 8))
+        } else {
+            recorder
+        };
+        Herd {
+            grazers,
+            memories,
+            recorder,
+            t: 0,
+        }
+    }
+
+    /// Ticks once and publishes.
+    fn run(&mut self, server: &mut LiveServer) {
+        self.grazers.iter_mut().for_each(Grazer::step);
+        let t = self.t;
+        self.recorder
+            .tick_all_with_data(&HERD, &mut self.grazers, &mut self.memories, |i, g| {
+                g.input(i, t)
+            });
+        self.t += 1;
+        server.publish(&self.recorder);
+    }
+}
+
+/// Follows `server` while `herd` runs `ticks` ticks: the page's view of
+/// the stream, and the bytes of the events it got.
+fn follow_herd(server: &mut LiveServer, herd: &mut Herd, ticks: u32) -> (Value, usize) {
+    let mut events = follow(server);
+    wait_clients(server, 1);
+    herd.run(server);
+    let (name, data) = next_event(&mut events);
+    assert_eq!(name, "recording");
+    let mut bytes = data.len();
+    let mut doc: Value = serde_json::from_str(&data).unwrap();
+    for _ in 1..ticks {
+        herd.run(server);
+        let (name, data) = next_event(&mut events);
+        assert_eq!(name, "ticks");
+        bytes += data.len();
+        apply_ticks(&mut doc, &data);
+    }
+    (doc, bytes)
+}
+
+#[test]
+fn the_stream_carries_the_values_recorded_at_each_new_tick_and_the_flag_names() {
+    let mut server = LiveServer::start(0).unwrap();
+    let mut herd = Herd::new(8, 50, true);
+    // Some ticks before the page comes, more than the recorder keeps after.
+    for _ in 0..10 {
+        herd.run(&mut server);
+    }
+    let mut events = follow(&server);
+    wait_clients(&server, 1);
+    herd.run(&mut server);
+    let (name, data) = next_event(&mut events);
+    assert_eq!(name, "recording");
+    let mut doc: Value = serde_json::from_str(&data).unwrap();
+    assert_eq!(doc["values"].as_array().unwrap().len(), 8);
+    let flags = &doc["tree"]["flag_names"];
+    assert_eq!(flags["decision"], json!([[0, "DANGER"], [1, "FOOD"]]));
+    for _ in 0..80 {
+        herd.run(&mut server);
+        let (name, data) = next_event(&mut events);
+        assert_eq!(name, "ticks");
+        // Each message holds the values of its ticks only.
+        let msg: Value = serde_json::from_str(&data).unwrap();
+        let values = msg["values"].as_array().unwrap();
+        assert_eq!(values.len(), 8);
+        for v in values {
+            for col in v["fields"].as_object().unwrap().values() {
+                assert_eq!(col.as_array().unwrap().len(), 1);
+            }
+        }
+        apply_ticks(&mut doc, &data);
+    }
+    // What the page holds is what the recorder holds, values included.
+    assert_holds(&doc, &herd.recorder);
+    let hunger = |doc: &Value| doc["values"][3]["fields"]["hunger"].clone();
+    let kept: Value = serde_json::from_str(&herd.recorder.export().to_json()).unwrap();
+    let (seen, kept) = (hunger(&doc), hunger(&kept));
+    let (seen, kept) = (seen.as_array().unwrap(), kept.as_array().unwrap());
+    assert_eq!(seen.len(), 91);
+    assert_eq!(seen[91 - 50..], kept[..]);
+}
+
+/// The ticks of a quiet crowd (no values: those change at every tick and
+/// are sent as they are), with runs and whole.
+#[test]
+fn runs_on_the_stream_send_a_quiet_crowd_in_a_fraction_of_the_bytes_and_lose_nothing() {
+    const N: usize = 300;
+    const TICKS: u32 = 240;
+    let mut plain = LiveServer::start(0).unwrap();
+    plain.set_runs(false);
+    let mut twin = Herd::new(N, 300, false);
+    let (whole, whole_bytes) = follow_herd(&mut plain, &mut twin, TICKS);
+    let mut server = LiveServer::start(0).unwrap();
+    let mut herd = Herd::new(N, 300, false);
+    let (small, small_bytes) = follow_herd(&mut server, &mut herd, TICKS);
+    // The same run, and the page sees the same ticks and values either way.
+    assert!(herd.recorder.export().to_json() == twin.recorder.export().to_json());
+    assert!(whole.get("clock").is_none());
+    let runs: usize = small["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            a["ticks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|e| e.as_array().unwrap().len() < 7)
+                .count()
+        })
+        .sum();
+    assert!(runs > N, "only {runs} runs");
+    assert_holds(&small, &herd.recorder);
+    assert_holds(&whole, &twin.recorder);
+    let (a, b) = (expanded(&small), whole);
+    for (x, y) in a["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(b["agents"].as_array().unwrap())
+    {
+        let (x, y) = (
+            x["ticks"].as_array().unwrap(),
+            y["ticks"].as_array().unwrap(),
+        );
+        assert_eq!(x.len(), TICKS as usize);
+        x.iter().zip(y).for_each(|(p, q)| same_tick(p, q));
+    }
+    eprintln!(
+        "{N} grazers x {TICKS} ticks: {small_bytes} bytes with runs, \
+         {whole_bytes} whole ({:.2}x)",
+        whole_bytes as f64 / small_bytes as f64
+    );
+    assert!(
+        small_bytes * 2 < whole_bytes,
+        "{small_bytes} vs {whole_bytes}"
+    );
 }

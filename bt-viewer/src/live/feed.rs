@@ -1,29 +1,60 @@
 //! What the game's thread hands the server: the words of the ticks each
-//! publish adds, sent through a channel that takes no lock, and kept by
-//! the server's thread for as long as the recorder keeps them. The
-//! server's thread makes the recording and the stream's messages from
-//! them; the game's thread only copies words.
+//! publish adds, and of the values the agents recorded at them, sent
+//! through a channel that takes no lock, and kept by the server's thread
+//! for as long as the recorder keeps them. The server's thread makes the
+//! recording and the stream's messages from them; the game's thread only
+//! copies words.
+//!
+//! # The `ticks` messages
+//!
+//! Each publish that added ticks is one message, made once (when a stream
+//! first needs it) and shared by every stream:
+//!
+//! ```text
+//! { "agents": [ { "agent", "ticks": [ tick or run, … ] }, … ],
+//!   "clock":  { "first", "now": [ time or null, … ] },                 (with runs)
+//!   "values": [ { "agent", "fields": { name: [ value, … ] }, "overflow" }, … ] }
+//! ```
+//!
+//! Ticks and values are as in the recording. A run `[n, [since, …]]` is
+//! the `n` ticks after the agent's previous one (in the recording or in an
+//! earlier message), each a serial later, repeating it but for time, at
+//! the message's `clock` time of its serial; `[n]` is a run whose levels
+//! are active since the previous tick's time minus its time active (as
+//! `f32`), as they are while a behavior goes on. The stream sends a tick
+//! as a run only when it reads back exactly so. The messages are made in
+//! publish order, each from what the one before it left ([`Encoder`]): a
+//! stream that starts from a whole recording made at one publish and the
+//! messages of the publishes after it sees every tick.
 
-use std::collections::VecDeque;
-use std::sync::Arc;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use hyper::body::Bytes;
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::control::Status;
 use crate::FlightRecorder;
-use crate::export::{AgentTicks, Recording, TreeInfo, tick_json};
-use crate::recorder::TickWords;
+use crate::export::{
+    AgentTicks, Clock, Recording, TreeInfo, agent_values, compact, implied_since, tick_json,
+};
+use crate::recorder::{DataStore, DataValue, TickWords};
 
-/// One tick of a [`Delta`]: where its words are.
+/// One tick of a [`Delta`]: where its words and its values' words are.
 struct Entry {
     slot: u32,
     agent: u32,
     serial: u64,
     start: usize,
     len: usize,
+    /// Its values' words in [`Delta::data`] (none when `data_len` is 0)
+    /// and their text in [`Delta::text`].
+    data_start: usize,
+    data_len: usize,
+    text_start: usize,
+    text_len: usize,
 }
 
 /// The ticks one publish added, in watch-slot order, each slot's in the
@@ -34,6 +65,11 @@ pub(super) struct Delta {
     frames: u64,
     entries: Vec<Entry>,
     words: Vec<u64>,
+    /// The values' blocks, as the recorder holds them.
+    data: Vec<u64>,
+    text: Vec<u8>,
+    /// Its `ticks` message, once a stream needed it.
+    message: OnceLock<Bytes>,
 }
 
 impl Delta {
@@ -46,6 +82,17 @@ impl Delta {
 
     fn tick(&self, e: &Entry) -> Value {
         tick_json(&TickWords::new(e.serial, &self.words[e.start..e.start + e.len]).decode())
+    }
+
+    /// The values recorded at `e`'s tick: by name id, and whether some
+    /// were dropped.
+    fn values(&self, e: &Entry) -> Option<(Vec<(usize, DataValue)>, bool)> {
+        (e.data_len > 0).then(|| {
+            DataStore::read_raw(
+                &self.data[e.data_start..e.data_start + e.data_len],
+                &self.text[e.text_start..e.text_start + e.text_len],
+            )
+        })
     }
 }
 
@@ -60,8 +107,12 @@ pub(super) struct Kept {
     tree: Option<Arc<TreeInfo>>,
     /// Per watch slot, the agent it records.
     agents: Arc<Vec<u32>>,
+    /// The names of the agents' values, by id.
+    names: Arc<Vec<&'static str>>,
     /// Every publish with a tick the recorder still keeps, oldest first.
     deltas: VecDeque<Arc<Delta>>,
+    /// What the `ticks` messages made so far left.
+    encoder: Arc<Mutex<Encoder>>,
     /// The newest publish whose ticks were let go (all overwritten, or
     /// of a recorder published before): a client that saw less than it
     /// lacks ticks.
@@ -87,6 +138,8 @@ pub(super) struct Feed {
     pub(super) exports: AtomicU64,
     /// Set when the server stops: recordings being made give up.
     pub(super) stopping: AtomicBool,
+    /// Set when the stream sends every tick whole (no runs).
+    pub(super) plain: AtomicBool,
 }
 
 /// What the game's thread sends the server, in order.
@@ -104,6 +157,8 @@ pub(super) struct Published {
     tree: Option<Arc<TreeInfo>>,
     /// The agents of the watch slots, when they changed.
     agents: Option<Arc<Vec<u32>>>,
+    /// The names of the agents' values, when there are new ones.
+    names: Option<Arc<Vec<&'static str>>>,
     delta: Option<Arc<Delta>>,
 }
 
@@ -115,6 +170,10 @@ impl Kept {
             self.tree = Some(tree);
             self.deltas.clear();
             self.dropped = p.seq;
+            self.encoder = Arc::default();
+        }
+        if let Some(names) = p.names {
+            self.names = names;
         }
         self.seq = p.seq;
         self.frames = p.frames;
@@ -144,10 +203,167 @@ impl Kept {
             keep: self.keep,
             tree: self.tree.clone(),
             agents: Arc::clone(&self.agents),
+            names: Arc::clone(&self.names),
+            encoder: Arc::clone(&self.encoder),
             deltas: self.deltas.iter().cloned().collect(),
             dropped: self.dropped,
         }
     }
+}
+
+/// What the publishes gone through so far left, for the next `ticks`
+/// message: each agent's last tick, and the time of each recent frame's
+/// ticks. A publish no stream needs a message of is gone through without
+/// one ([`pass`](Self::pass)).
+#[derive(Default)]
+pub(super) struct Encoder {
+    /// The last publish gone through.
+    seq: u64,
+    /// Per watch slot: its agent, the serial and words of its last tick,
+    /// and that tick's JSON once made.
+    last: Vec<Option<Last>>,
+    /// Per frame from the oldest a new tick may be of: the time of its
+    /// ticks sent so far, or `None` when they differ (no run is made
+    /// there).
+    times: BTreeMap<u64, Option<f64>>,
+}
+
+/// An agent's last tick gone through.
+struct Last {
+    agent: u32,
+    serial: u64,
+    words: Vec<u64>,
+    json: Option<Value>,
+}
+
+impl Last {
+    /// Its JSON, made once.
+    fn json(&mut self) -> &Value {
+        let (serial, words) = (self.serial, &self.words);
+        self.json
+            .get_or_insert_with(|| tick_json(&TickWords::new(serial, words).decode()))
+    }
+}
+
+impl Encoder {
+    /// Goes through `delta` without making its message: the times of its
+    /// ticks, and each agent's last one.
+    fn pass(&mut self, delta: &Delta) {
+        self.clock(delta);
+        for run in delta.entries.chunk_by(|a, b| a.slot == b.slot) {
+            self.set_last(&run[run.len() - 1], delta, None);
+        }
+        self.seq = delta.seq;
+    }
+
+    fn set_last(&mut self, e: &Entry, delta: &Delta, json: Option<Value>) {
+        let slot = e.slot as usize;
+        if self.last.len() <= slot {
+            self.last.resize_with(slot + 1, || None);
+        }
+        self.last[slot] = Some(Last {
+            agent: e.agent,
+            serial: e.serial,
+            words: delta.words[e.start..e.start + e.len].to_vec(),
+            json,
+        });
+    }
+
+    /// Takes in the times of `delta`'s ticks; forgets the frames no later
+    /// publish brings ticks of.
+    fn clock(&mut self, delta: &Delta) {
+        for e in &delta.entries {
+            let now = TickWords::new(e.serial, &delta.words[e.start..e.start + e.len]).now();
+            self.times
+                .entry(e.serial)
+                .and_modify(|t| {
+                    if t.is_some_and(|t| t.to_bits() != now.to_bits()) {
+                        *t = None;
+                    }
+                })
+                .or_insert(Some(now));
+        }
+        // Later publishes bring ticks of this frame on, not older ones.
+        self.times = self.times.split_off(&delta.frames.saturating_sub(1));
+    }
+
+    /// The `ticks` message of `delta`: its ticks, as runs where they
+    /// repeat the tick before them when `runs`, and their values.
+    fn encode(&mut self, delta: &Delta, names: &[&'static str], runs: bool) -> Bytes {
+        self.clock(delta);
+        let clock = runs.then(|| {
+            let first = delta.entries.iter().map(|e| e.serial).min().unwrap_or(0);
+            let last = delta.entries.iter().map(|e| e.serial).max().unwrap_or(0);
+            Clock {
+                first,
+                now: (first..=last)
+                    .map(|s| self.times.get(&s).copied().flatten())
+                    .collect(),
+            }
+        });
+        let (mut agents, mut values, mut any_run) = (Vec::new(), Vec::new(), false);
+        for run in delta.entries.chunk_by(|a, b| a.slot == b.slot) {
+            let (slot, agent) = (run[0].slot as usize, run[0].agent);
+            let ticks: Vec<Value> = run.iter().map(|e| delta.tick(e)).collect();
+            let recorded = run.iter().enumerate().filter_map(|(j, e)| {
+                let (vals, over) = delta.values(e)?;
+                Some((j, e.serial, vals, over))
+            });
+            values.extend(agent_values(agent, ticks.len(), names, recorded));
+            let before = self
+                .last
+                .get_mut(slot)
+                .and_then(Option::as_mut)
+                .filter(|l| l.agent == agent && l.serial + 1 == run[0].serial);
+            let last = ticks.last().cloned();
+            let entries = match (&clock, before) {
+                // The tick before goes first, so that a tick that repeats
+                // it is a run; it was sent already.
+                (Some(clock), Some(before)) => {
+                    let mut all = Vec::with_capacity(ticks.len() + 1);
+                    all.push(before.json().clone());
+                    all.extend(ticks);
+                    let mut out = compact(all.clone(), clock);
+                    implied_since(&mut out, &all);
+                    out.remove(0);
+                    out
+                }
+                (Some(clock), _) => {
+                    let mut out = compact(ticks.clone(), clock);
+                    implied_since(&mut out, &ticks);
+                    out
+                }
+                (None, _) => ticks,
+            };
+            any_run |= entries
+                .iter()
+                .any(|e| e.as_array().is_some_and(|e| e.len() < 7));
+            self.set_last(&run[run.len() - 1], delta, last);
+            let mut part = Map::new();
+            part.insert("agent".into(), agent.into());
+            part.insert("ticks".into(), Value::Array(entries));
+            agents.push(Value::Object(part));
+        }
+        self.seq = delta.seq;
+        let mut message = Map::new();
+        message.insert("agents".into(), Value::Array(agents));
+        if let Some(clock) = clock.filter(|_| any_run) {
+            message.insert("clock".into(), to_value(&clock));
+        }
+        if !values.is_empty() {
+            message.insert(
+                "values".into(),
+                Value::Array(values.iter().map(to_value).collect()),
+            );
+        }
+        sse("ticks", &Value::Object(message).to_string())
+    }
+}
+
+/// Plain data as JSON.
+fn to_value(x: &impl serde::Serialize) -> Value {
+    // Serializing plain data to a value cannot fail.
+    serde_json::to_value(x).expect("plain data serializes")
 }
 
 /// The game's side: what was sent of each watched agent.
@@ -160,6 +376,8 @@ pub(super) struct Publisher {
     keep: u64,
     seq: u64,
     agents: Arc<Vec<u32>>,
+    /// The number of value names sent.
+    names: usize,
 }
 
 impl Publisher {
@@ -171,13 +389,14 @@ impl Publisher {
             keep: 0,
             seq: 0,
             agents: Arc::default(),
+            names: 0,
         }
     }
 
-    /// Copies the ticks `recorder` kept since the last publish into the
-    /// channel to the server: work in proportion to the new ticks (and a
-    /// look at each watched agent's slot in the last frame). Returns the
-    /// ticks it sent, if any.
+    /// Copies the ticks `recorder` kept since the last publish, and the
+    /// values recorded at them, into the channel to the server: work in
+    /// proportion to the new ticks (and a look at each watched agent's
+    /// slot in the last frame). Returns the ticks it sent, if any.
     pub(super) fn publish(&mut self, feed: &Feed, recorder: &FlightRecorder) -> Option<Arc<Delta>> {
         let frames = recorder.frames();
         let keep = recorder.capacity().ticks as u64;
@@ -195,20 +414,33 @@ impl Publisher {
             self.frames.saturating_sub(1)
         };
         let (mut entries, mut words) = (Vec::new(), Vec::new());
+        let (mut data, mut text) = (Vec::new(), Vec::new());
+        let lanes = recorder.lanes();
         let mut agents_changed = self.agents.len() != watched;
         for (slot, sent) in self.sent.iter_mut().enumerate() {
             let agent = recorder.lane_agent(slot).unwrap_or(u32::MAX);
             agents_changed |= self.agents.get(slot) != Some(&agent);
             for tick in recorder.ticks_since(slot, (*sent).max(since)) {
                 let own = tick.own();
+                let block = recorder
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.raw((tick.serial % keep) as usize * lanes + slot));
+                let (block_words, block_text) = block.unwrap_or((&[], &[]));
                 entries.push(Entry {
                     slot: slot as u32,
                     agent,
                     serial: tick.serial,
                     start: words.len(),
                     len: own.len(),
+                    data_start: data.len(),
+                    data_len: block_words.len(),
+                    text_start: text.len(),
+                    text_len: block_text.len(),
                 });
                 words.extend_from_slice(own);
+                data.extend_from_slice(block_words);
+                text.extend_from_slice(block_text);
                 *sent = tick.serial + 1;
             }
         }
@@ -228,8 +460,17 @@ impl Publisher {
                 frames,
                 entries,
                 words,
+                data,
+                text,
+                message: OnceLock::new(),
             })
         });
+        let names = recorder
+            .data
+            .as_ref()
+            .map_or(&[][..], |d| d.names.as_slice());
+        let names_changed = fresh || names.len() != self.names;
+        self.names = names.len();
         // The tree is copied once per recorder.
         let published = Published {
             seq: self.seq,
@@ -237,6 +478,7 @@ impl Publisher {
             keep,
             tree: fresh.then(|| Arc::new(recorder.tree.clone())),
             agents: agents_changed.then(|| Arc::clone(&self.agents)),
+            names: names_changed.then(|| Arc::new(names.to_vec())),
             delta: delta.clone(),
         };
         // Once the server has stopped, nobody is listening.
@@ -261,6 +503,8 @@ pub(super) struct Snapshot {
     keep: u64,
     tree: Option<Arc<TreeInfo>>,
     agents: Arc<Vec<u32>>,
+    names: Arc<Vec<&'static str>>,
+    encoder: Arc<Mutex<Encoder>>,
     deltas: Vec<Arc<Delta>>,
     dropped: u64,
 }
@@ -277,13 +521,15 @@ impl Snapshot {
     }
 
     /// The `recording` event of the whole recording, as
-    /// [`FlightRecorder::export`] made it at the publish; `None` before the
-    /// first publish or when `stop` is set on the way.
-    pub(super) fn recording(&self, stop: &AtomicBool) -> Option<Bytes> {
+    /// [`FlightRecorder::export`] made it at the publish (as
+    /// [`FlightRecorder::export_compact`] did when `runs`); `None` before
+    /// the first publish or when `stop` is set on the way.
+    pub(super) fn recording(&self, stop: &AtomicBool, runs: bool) -> Option<Bytes> {
         let tree = self.tree.as_ref()?;
         let from = self.frames.saturating_sub(self.keep);
         let n = self.agents.len();
         let mut ticks: Vec<Vec<Value>> = (0..n).map(|_| Vec::new()).collect();
+        let mut recorded: Vec<Vec<_>> = (0..n).map(|_| Vec::new()).collect();
         let mut first: Vec<Option<u64>> = vec![None; n];
         for delta in &self.deltas {
             if stop.load(Ordering::Relaxed) {
@@ -295,9 +541,20 @@ impl Snapshot {
                     continue;
                 }
                 first[slot].get_or_insert(e.serial);
+                if let Some((vals, over)) = delta.values(e) {
+                    recorded[slot].push((ticks[slot].len(), e.serial, vals, over));
+                }
                 ticks[slot].push(delta.tick(e));
             }
         }
+        let values = recorded
+            .into_iter()
+            .zip(&ticks)
+            .zip(self.agents.iter())
+            .filter_map(|((recorded, ticks), &agent)| {
+                agent_values(agent, ticks.len(), &self.names, recorded.into_iter())
+            })
+            .collect();
         let agents = ticks
             .into_iter()
             .zip(first)
@@ -308,7 +565,11 @@ impl Snapshot {
                 ticks,
             })
             .collect();
-        let recording = Recording::of((**tree).clone(), agents);
+        let mut recording = Recording::of((**tree).clone(), agents);
+        recording.values = values;
+        if runs {
+            recording.compact();
+        }
         let mut event = RECORDING_HEAD.as_bytes().to_vec();
         // Serializing plain data to memory cannot fail.
         serde_json::to_writer(&mut event, &recording).expect("a recording serializes");
@@ -317,26 +578,36 @@ impl Snapshot {
     }
 
     /// The `ticks` messages of the publishes after `seen` up to this one,
-    /// one per publish that added ticks, or [`Gap`] when some of those
-    /// publishes are no longer kept.
-    pub(super) fn ticks_after(&self, seen: u64) -> Result<Vec<Bytes>, Gap> {
+    /// one per publish that added ticks (with runs of repeats when
+    /// `runs`), or [`Gap`] when some of those publishes are no longer kept.
+    /// A message is made once, in publish order, each from what the
+    /// publishes before it left; a publish gone through without one (no
+    /// stream needed it then) is sent with every tick whole.
+    pub(super) fn ticks_after(&self, seen: u64, runs: bool) -> Result<Vec<Bytes>, Gap> {
         if seen < self.dropped {
             return Err(Gap);
+        }
+        {
+            let mut encoder = self.encoder.lock().unwrap_or_else(|e| e.into_inner());
+            for delta in &self.deltas {
+                if delta.seq <= encoder.seq {
+                    continue;
+                }
+                if delta.seq > seen {
+                    let message = encoder.encode(delta, &self.names, runs);
+                    let _ = delta.message.set(message);
+                } else {
+                    encoder.pass(delta);
+                }
+            }
         }
         let messages = self
             .deltas
             .iter()
             .filter(|d| d.seq > seen)
-            .map(|delta| {
-                let agents: Vec<Value> = delta
-                    .entries
-                    .chunk_by(|a, b| a.slot == b.slot)
-                    .map(|run| {
-                        let ticks: Vec<Value> = run.iter().map(|e| delta.tick(e)).collect();
-                        json!({ "agent": run[0].agent, "ticks": ticks })
-                    })
-                    .collect();
-                sse("ticks", &json!({ "agents": agents }).to_string())
+            .map(|delta| match delta.message.get() {
+                Some(message) => message.clone(),
+                None => Encoder::default().encode(delta, &self.names, false),
             })
             .collect();
         Ok(messages)

@@ -19,6 +19,8 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
 
+#[cfg(doc)]
+use crate::AgentData;
 use crate::FlightRecorder;
 use control::Game;
 use feed::{Feed, Publisher};
@@ -96,15 +98,25 @@ impl Limits {
 ///
 /// - `GET /`: the viewer page, which follows the stream;
 /// - `GET /events`: server-sent events. A `recording` event with the whole
-///   recording (as [`FlightRecorder::export`] makes it) at the first
-///   [`publish`](Self::publish) after the client connects, then a `ticks`
-///   event for each publish that added ticks, with those ticks
-///   (`{"agents":[{"agent", "ticks": [...]}]}`, ticks as in the
-///   recording), and an `end` event when the server is dropped. A client
-///   that comes less than a second after a whole recording was made gets
-///   that one, followed by the `ticks` events published since.
+///   recording (as [`FlightRecorder::export_compact`] makes it, or
+///   [`FlightRecorder::export`] after [`set_runs(false)`](Self::set_runs))
+///   at the first [`publish`](Self::publish) after the client connects,
+///   then a `ticks` event for each publish that added ticks, and an `end`
+///   event when the server is dropped. A client that comes less than a
+///   second after a whole recording was made gets that one, followed by
+///   the `ticks` events published since. A `ticks` event holds the new
+///   ticks and the values the agents recorded at them ([`AgentData`]),
+///   as the recording writes them:
+///   `{"agents": [{"agent", "ticks": [...]}], "clock", "values": [...]}`
+///   (`values` when some were recorded). A tick that repeats the agent's
+///   tick before it but for time is sent as a run, `[n, [since, ...]]`:
+///   the `n` ticks after that one, each a serial later at the `clock`
+///   time of its serial (`{"first", "now": [...]}`, there when a run is),
+///   its path levels active since the times given. A page of a large,
+///   mostly quiet crowd thus gets a fraction of the bytes.
 /// - `GET /recording.json`: the whole recording as of the last publish, or
-///   of one less than a second before it. (A game that calls
+///   of one less than a second before it, as the `recording` event holds
+///   it. (A game that calls
 ///   [`frame`](Self::frame) with no page following publishes nothing: the
 ///   request then waits a second at most for its next frame.)
 /// - `POST /control`: the page's controls (see [below](#stopping-the-game-from-the-page)).
@@ -172,8 +184,8 @@ impl Limits {
 /// # What it costs the game
 ///
 /// [`publish`](Self::publish) copies the words of the ticks recorded since
-/// the last publish (and looks at each watched agent's slot in the last
-/// frame) and sends them to the server's thread through a channel that
+/// the last publish and of the values recorded at them (and looks at each
+/// watched agent's slot in the last frame) and sends them to the server's thread through a channel that
 /// takes no lock. It never touches a client's socket, takes no lock a
 /// client could hold and never waits for a client. Everything else — the
 /// JSON of the events, the whole recordings — is made on the server's
@@ -311,6 +323,13 @@ impl LiveServer {
             delta.as_deref(),
             recorder.frames(),
         );
+    }
+
+    /// Whether the stream sends runs of repeated ticks as runs (the
+    /// default) or every tick whole, from the next message and recording
+    /// made on (see [`GET /events`](Self)). A page reads both the same.
+    pub fn set_runs(&self, runs: bool) {
+        self.feed.plain.store(!runs, Ordering::Relaxed);
     }
 
     /// Publishes made so far (by [`publish`](Self::publish) and

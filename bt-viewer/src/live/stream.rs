@@ -156,6 +156,11 @@ impl Hub {
         }
     }
 
+    /// Whether the `ticks` messages made now send runs of repeats.
+    fn runs(&self) -> bool {
+        !self.feed.plain.load(Ordering::Relaxed)
+    }
+
     fn controls(&self) -> MutexGuard<'_, Controls> {
         self.controls.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -329,7 +334,7 @@ impl Hub {
         streams.waiting.retain(|c| !c.tx.is_closed());
         if snapshot.seq > streams.seen {
             if !streams.joined.is_empty() {
-                match snapshot.ticks_after(streams.seen) {
+                match snapshot.ticks_after(streams.seen, self.runs()) {
                     Ok(messages) => {
                         for m in &messages {
                             streams.joined.retain(|c| c.send(m, budget));
@@ -373,7 +378,7 @@ impl Hub {
         if let Some(c) = cache.as_ref()
             && c.seq <= snapshot.seq
             && (c.seq == snapshot.seq || c.at.elapsed() < FRESH)
-            && let Ok(since) = snapshot.ticks_after(c.seq)
+            && let Ok(since) = snapshot.ticks_after(c.seq, self.runs())
         {
             return (c.build.clone(), since);
         }
@@ -414,7 +419,8 @@ impl Hub {
         self.feed.exports.fetch_add(1, Ordering::Relaxed);
         let (snapshot, feed) = (snapshot.clone(), Arc::clone(&self.feed));
         tokio::task::spawn_blocking(move || {
-            if let Some(event) = snapshot.recording(&feed.stopping) {
+            let runs = !feed.plain.load(Ordering::Relaxed);
+            if let Some(event) = snapshot.recording(&feed.stopping, runs) {
                 let _ = tx.send(Some(event));
             }
         });

@@ -244,3 +244,52 @@ impl DataStore {
         Some((values, head & OVERFLOW != 0))
     }
 }
+
+/// The live view's reads: the game's thread copies a block as it is, and
+/// the server's thread reads the copy.
+impl DataStore {
+    /// The words (the count, then two per value) and the text bytes that
+    /// block `block` uses; `None` when its tick recorded no values.
+    #[cfg(feature = "live")]
+    pub(crate) fn raw(&self, block: usize) -> Option<(&[u64], &[u8])> {
+        let w = block * self.block_words;
+        let head = self.words[w];
+        if head == NO_DATA {
+            return None;
+        }
+        let n = (head & !OVERFLOW) as usize;
+        let words = &self.words[w..w + 1 + 2 * n];
+        let used = (0..n)
+            .filter(|i| (words[1 + 2 * i] >> 16) & 1 == TEXT)
+            .map(|i| words[2 + 2 * i] as usize + (words[1 + 2 * i] >> 32) as usize)
+            .max()
+            .unwrap_or(0);
+        let text = &self.bytes[block * self.capacity.text_bytes..][..used];
+        Some((words, text))
+    }
+
+    /// The values of a block copied from [`raw`](Self::raw): (name id,
+    /// value) pairs and whether some were dropped.
+    #[cfg(feature = "live")]
+    pub(crate) fn read_raw(words: &[u64], text: &[u8]) -> (Vec<(usize, DataValue)>, bool) {
+        let head = words[0];
+        let n = (head & !OVERFLOW) as usize;
+        let values = (0..n)
+            .map(|i| {
+                let (h, v) = (words[1 + 2 * i], words[2 + 2 * i]);
+                let id = (h & 0xffff) as usize;
+                let value = if (h >> 16) & 1 == TEXT {
+                    let (at, len) = (v as usize, (h >> 32) as usize);
+                    DataValue::Text(
+                        alloc_crate::string::String::from_utf8_lossy(&text[at..at + len])
+                            .into_owned(),
+                    )
+                } else {
+                    DataValue::Num(f64::from_bits(v))
+                };
+                (id, value)
+            })
+            .collect();
+        (values, head & OVERFLOW != 0)
+    }
+}
