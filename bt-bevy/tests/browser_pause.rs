@@ -333,7 +333,10 @@ fn a_breakpoint_set_in_the_page_stops_the_app_at_the_end_of_its_frame() {
 }
 
 #[test]
-#[ignore = "the live stream does not carry the agents' values yet: run it once it does"]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
 fn the_page_shows_the_entity_s_component_values_where_the_app_stopped() {
     a_breakpoint_set_in_the_page_holds_the_app(true);
 }
