@@ -181,8 +181,8 @@ fn main() {
         frame_bytes / 1_000_000
     );
     println!(
-        "  targets: every agent <= 2x untraced ({}), one agent <= 1.05x ({})",
-        if medians[1] <= 2.0 * base {
+        "  targets: every agent <= 1.5x untraced ({}), one agent <= 1.05x ({})",
+        if medians[1] <= 1.5 * base {
             "met"
         } else {
             "NOT met"
