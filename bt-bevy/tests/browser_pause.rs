@@ -10,6 +10,7 @@
 mod critters;
 #[path = "../../bt-viewer/tests/webdriver/mod.rs"]
 mod webdriver;
+use webdriver::{click, js, until};
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::channel;
@@ -23,44 +24,10 @@ use bevy_time::{TimePlugin, TimeUpdateStrategy};
 use bt_bevy::bt_viewer::DataCapacity;
 use bt_bevy::{BrainPlugin, BrainRecorder, BrainStats, BrainSystems, RecordBrains, agent_id};
 use critters::{CRITTERS, CritterMemory, HUNGRY_ABOVE, Hunger, Mood, critter, live};
-use fantoccini::{Client, Locator};
+use fantoccini::Client;
 use serde_json::{Value, json};
 
 // ---------- the page ----------
-
-/// Runs `script` in the page (30 s at most).
-async fn js(client: &Client, script: &str) -> Value {
-    match tokio::time::timeout(Duration::from_secs(30), client.execute(script, vec![])).await {
-        Ok(Ok(value)) => value,
-        Ok(Err(e)) => panic!("{script}: {e}"),
-        Err(_) => panic!("{script}: no answer"),
-    }
-}
-
-/// Waits (10 s at most) until `script` returns true.
-async fn until(client: &Client, script: &str, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while js(client, script).await != json!(true) {
-        assert!(Instant::now() < deadline, "{what}");
-        tokio::time::sleep(Duration::from_millis(30)).await;
-    }
-}
-
-/// Clicks the element `css` names (30 s at most).
-async fn click(client: &Client, css: &str) {
-    let clicked = async {
-        client
-            .find(Locator::Css(css))
-            .await
-            .unwrap_or_else(|e| panic!("{css}: {e}"))
-            .click()
-            .await
-            .unwrap_or_else(|e| panic!("{css}: {e}"));
-    };
-    tokio::time::timeout(Duration::from_secs(30), clicked)
-        .await
-        .unwrap_or_else(|_| panic!("{css}: the click took no effect"));
-}
 
 // ---------- the app, on a thread of its own ----------
 

@@ -13,6 +13,7 @@
 mod herd;
 mod scene;
 mod webdriver;
+use webdriver::js;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -48,13 +49,6 @@ fn file_url(path: &Path) -> String {
         "file://{}",
         path.canonicalize().expect("the page").display()
     )
-}
-
-async fn js(client: &Client, script: &str) -> Value {
-    client
-        .execute(script, vec![])
-        .await
-        .unwrap_or_else(|e| panic!("{script}: {e}"))
 }
 
 async fn wait_ready(client: &Client) {

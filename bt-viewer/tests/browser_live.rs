@@ -10,6 +10,7 @@
 mod herd;
 mod scene;
 mod webdriver;
+use webdriver::{click, js, until};
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,7 +18,7 @@ use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 use bt_viewer::{Capacity, DataCapacity, FlightRecorder, LiveServer, Watch};
-use fantoccini::{Client, Locator};
+use fantoccini::Client;
 use herd::{Grazer, HERD, Sense, herd};
 use scene::{CAMP, Creature, crowd};
 use serde_json::{Value, json};
@@ -28,40 +29,6 @@ where
     F: std::future::Future<Output = ()>,
 {
     webdriver::with_browser((1400, 1000), test);
-}
-
-/// Runs `script` in the page (30 s at most).
-async fn js(client: &Client, script: &str) -> Value {
-    match tokio::time::timeout(Duration::from_secs(30), client.execute(script, vec![])).await {
-        Ok(Ok(value)) => value,
-        Ok(Err(e)) => panic!("{script}: {e}"),
-        Err(_) => panic!("{script}: no answer"),
-    }
-}
-
-/// Waits (10 s at most) until `script` returns true.
-async fn until(client: &Client, script: &str, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while js(client, script).await != json!(true) {
-        assert!(Instant::now() < deadline, "{what}");
-        tokio::time::sleep(Duration::from_millis(30)).await;
-    }
-}
-
-/// Clicks the element `css` names (30 s at most).
-async fn click(client: &Client, css: &str) {
-    let clicked = async {
-        client
-            .find(Locator::Css(css))
-            .await
-            .unwrap_or_else(|e| panic!("{css}: {e}"))
-            .click()
-            .await
-            .unwrap_or_else(|e| panic!("{css}: {e}"));
-    };
-    tokio::time::timeout(Duration::from_secs(30), clicked)
-        .await
-        .unwrap_or_else(|_| panic!("{css}: the click took no effect"));
 }
 
 const AGENTS: usize = 6;

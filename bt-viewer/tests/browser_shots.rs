@@ -4,28 +4,12 @@
 //! test, with the pages' addresses in `BT_SHOTS_PAGE` and `BT_SHOTS_LIVE`.
 
 mod webdriver;
+use webdriver::{js, until_within};
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use fantoccini::{Client, Locator};
-use serde_json::{Value, json};
-
-async fn js(client: &Client, script: &str) -> Value {
-    client
-        .execute(script, vec![])
-        .await
-        .unwrap_or_else(|e| panic!("{script}: {e}"))
-}
-
-/// Waits (30 s at most) until `script` returns true.
-async fn until(client: &Client, script: &str, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while js(client, script).await != json!(true) {
-        assert!(Instant::now() < deadline, "{what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
 
 /// A viewport of `w` × `h`, whatever the window's frame takes.
 async fn viewport(client: &Client, (w, h): (u64, u64)) {
@@ -106,10 +90,11 @@ fn screenshots_of_the_example_pages() {
 
         // The live page, stopped by a breakpoint on a grenade throw.
         client.goto(&live).await.unwrap();
-        until(
+        until_within(
             &client,
             "return !!(window.btLive && window.btLive.state() && window.btLive.state().framing);",
             "the live page never showed its controls",
+            Duration::from_secs(30),
         )
         .await;
         js(
@@ -120,10 +105,11 @@ fn screenshots_of_the_example_pages() {
              document.getElementById('bp-add').click();",
         )
         .await;
-        until(
+        until_within(
             &client,
             "return window.btLive.state().paused === true;",
             "the breakpoint never stopped the example",
+            Duration::from_secs(30),
         )
         .await;
         tokio::time::sleep(Duration::from_millis(300)).await;

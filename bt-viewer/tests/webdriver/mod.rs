@@ -1,5 +1,5 @@
-//! Headless Chromium through chromedriver, for the browser tests of this
-//! crate (`browser.rs`, `browser_live.rs`).
+//! Headless Chromium through chromedriver, for the browser tests of
+//! bt-viewer and bt-bevy, and the page helpers they share.
 
 use std::net::TcpStream;
 use std::path::PathBuf;
@@ -7,8 +7,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use fantoccini::{Client, ClientBuilder};
-use serde_json::json;
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
 
 /// One browser at a time: the machine is small, and the timing test must
 /// run alone.
@@ -113,4 +113,47 @@ where
         test(client).await;
         let _ = closer.close().await;
     });
+}
+
+/// Runs `script` in the page (30 s at most).
+#[allow(dead_code)]
+pub async fn js(client: &Client, script: &str) -> Value {
+    match tokio::time::timeout(Duration::from_secs(30), client.execute(script, vec![])).await {
+        Ok(Ok(value)) => value,
+        Ok(Err(e)) => panic!("{script}: {e}"),
+        Err(_) => panic!("{script}: no answer"),
+    }
+}
+
+/// Waits (`within` at most) until `script` returns true.
+#[allow(dead_code)]
+pub async fn until_within(client: &Client, script: &str, what: &str, within: Duration) {
+    let deadline = Instant::now() + within;
+    while js(client, script).await != json!(true) {
+        assert!(Instant::now() < deadline, "{what}");
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+}
+
+/// Waits (10 s at most) until `script` returns true.
+#[allow(dead_code)]
+pub async fn until(client: &Client, script: &str, what: &str) {
+    until_within(client, script, what, Duration::from_secs(10)).await;
+}
+
+/// Clicks the element `css` names (30 s at most).
+#[allow(dead_code)]
+pub async fn click(client: &Client, css: &str) {
+    let clicked = async {
+        client
+            .find(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("{css}: {e}"))
+            .click()
+            .await
+            .unwrap_or_else(|e| panic!("{css}: {e}"));
+    };
+    tokio::time::timeout(Duration::from_secs(30), clicked)
+        .await
+        .unwrap_or_else(|_| panic!("{css}: the click took no effect"));
 }
