@@ -250,6 +250,19 @@ pub enum Event {
         /// What the game system reported.
         state: ActionState,
     },
+    /// Only to a tracer with [`Tracer::UNCHANGED`]: the earlier siblings
+    /// of the active path's children on its first `levels` levels were
+    /// turned down as in the last tick that tested them (the flags are the
+    /// same and no timer has run out since), and this event stands for
+    /// their [`Rejected`](Event::Rejected) events: the same deciders,
+    /// rejected for the same reasons, in the same order. It comes after
+    /// the [`Visit`](Event::Visit) events and the running
+    /// [`Ticked`](Event::Ticked) events of the levels walked, and before
+    /// any other event of the tick (an ended behavior's `Ticked` first).
+    Unchanged {
+        /// The levels whose earlier siblings it stands for.
+        levels: u8,
+    },
     /// Nothing accepts at the root: the agent is idle this tick.
     Idle,
     /// The redecide budget ran out; everything is deactivated.
@@ -272,6 +285,24 @@ pub trait Tracer {
     /// none, so a disabled tracer costs nothing.
     const ENABLED: bool = true;
 
+    /// Whether the tracer takes [`Event::Unchanged`] in place of the
+    /// rejections of earlier siblings that a tick finds as the last tick
+    /// that tested them did. A tick then reuses what that tick found, as
+    /// an untraced tick does, instead of testing them again to say why
+    /// each was turned down. The tracer must know those rejections: it
+    /// kept them from the tick that tested them (see
+    /// [`knows_unchanged`](Self::knows_unchanged)).
+    const UNCHANGED: bool = false;
+
+    /// With [`UNCHANGED`](Self::UNCHANGED), asked at most once per tick,
+    /// before its walk: whether the tracer holds the rejections of this
+    /// agent's earlier siblings for its present active path and flags.
+    /// False makes the tick test them again and send each one.
+    #[inline(always)]
+    fn knows_unchanged(&self) -> bool {
+        Self::UNCHANGED
+    }
+
     /// Called for each event, in order.
     fn event(&mut self, event: &Event);
 }
@@ -289,6 +320,11 @@ impl Tracer for NoTrace {
 
 impl<T: Tracer + ?Sized> Tracer for &mut T {
     const ENABLED: bool = T::ENABLED;
+    const UNCHANGED: bool = T::UNCHANGED;
+
+    fn knows_unchanged(&self) -> bool {
+        (**self).knows_unchanged()
+    }
 
     fn event(&mut self, event: &Event) {
         (**self).event(event)
@@ -403,6 +439,12 @@ pub fn write_event(out: &mut impl Write, event: &Event) -> fmt::Result {
                 ActionState::None => "none",
             };
             writeln!(out, "action of {node} {state}")
+        }
+        Event::Unchanged { levels } => {
+            writeln!(
+                out,
+                "  earlier siblings of {levels} levels turned down as before"
+            )
         }
         Event::Idle => writeln!(out, "  idle"),
         Event::RedecideLimit { group } => {

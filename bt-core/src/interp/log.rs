@@ -78,7 +78,10 @@ fn watched(level: u8, agent: u32) -> u8 {
 /// The least level at which an event is written.
 fn level_of(event: &Event) -> u8 {
     match event {
-        Event::Start { .. } | Event::Rejected { .. } | Event::Decided { .. } => 5,
+        Event::Start { .. }
+        | Event::Rejected { .. }
+        | Event::Unchanged { .. }
+        | Event::Decided { .. } => 5,
         Event::Visit { .. } | Event::Ticked { .. } | Event::ActionReported { .. } => 4,
         Event::End { .. } => 3,
         Event::Preempt { .. }

@@ -239,11 +239,11 @@ fn walk_levels<A: 'static, T: Tracer, const L: usize, const S: usize, const N: u
     tracer: &mut T,
 ) -> Result<u32, (Bail, u32)> {
     let steady = mem.steady;
-    if !T::ENABLED
+    if (!T::ENABLED || (T::UNCHANGED && tracer.knows_unchanged()))
         && (input.decision ^ steady.decision) | (input.stimuli ^ steady.stimuli) == 0
         && covers(&steady, input.now)
     {
-        return walk_known(tree, agent, mem, cx);
+        return walk_known(tree, agent, mem, cx, tracer);
     }
     let items = tree.items;
     if T::ENABLED {
@@ -351,16 +351,22 @@ pub(super) fn node<A: 'static>(items: &[Item<A>], i: usize) -> NodeRef {
 
 /// The steady walk when the last tick's walk holds: it walked every
 /// level and cleared its marks, and every earlier sibling it turned down
-/// is still turned down; only the behaviors tick.
+/// is still turned down; only the behaviors tick. A traced one (only for
+/// a tracer with [`Tracer::UNCHANGED`]) sends the levels' events and
+/// [`Event::Unchanged`] for the earlier siblings.
 #[inline(always)]
-fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
+fn walk_known<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
     cx: &mut Ctx,
+    tracer: &mut T,
 ) -> Result<u32, (Bail, u32)> {
     let items = tree.items;
     let depth = mem.depth();
+    if T::ENABLED {
+        known_start(tracer, cx);
+    }
     // Only a quick redecide's group, the leaf's parent, can hold marks
     // (a walk clears every level it passes): clear them, with no branch to
     // mispredict (at depth 1, on the last level, which is not active).
@@ -370,11 +376,20 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
     for k in 0..depth {
         let level = mem.levels[k];
         let item = &items[level.item as usize];
+        if T::ENABLED {
+            tracer.event(&Event::Visit {
+                node: node(items, level.item as usize),
+            });
+        }
         if item.is(Has::TICK) {
             cx.since = level.since;
             cx.flags = item.behavior_flags;
             cx.depth = k as u8;
-            if !mem.blocks.tick(k, agent, cx) {
+            let running = mem.blocks.tick(k, agent, cx);
+            if T::ENABLED {
+                known_ticked(tracer, items, level.item as usize, k, running);
+            }
+            if !running {
                 // The leaf's level scans nothing: the walk had visited all
                 // it visits.
                 let visited = if k + 1 == depth {
@@ -386,7 +401,51 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
             }
         }
     }
-    end(mem, mem.steady.visited)
+    let visited = mem.steady.visited;
+    sweep(mem);
+    if T::ENABLED {
+        tracer.event(&Event::Unchanged {
+            levels: depth as u8,
+        });
+        let leaf = mem.leaf().map(|l| node(items, l.get()));
+        tracer.event(&Event::End { leaf, visited });
+    }
+    Ok(visited)
+}
+
+/// The `Start` event of a tick whose input is in `cx`.
+#[inline(always)]
+fn known_start<T: Tracer>(tracer: &mut T, cx: &Ctx) {
+    let input = TickInput::of(cx);
+    tracer.event(&Event::Start {
+        agent: input.agent,
+        now: input.now,
+        dt: input.dt,
+        decision: input.decision,
+        stimuli: input.stimuli,
+    });
+}
+
+/// The `Ticked` event of item `i` at level `k` in a walk that reused the
+/// last finding; an ended behavior's comes after the `Unchanged` event
+/// of the levels above it, whose rejections a full walk sends before it.
+#[inline(always)]
+fn known_ticked<A: 'static, T: Tracer>(
+    tracer: &mut T,
+    items: &[Item<A>],
+    i: usize,
+    k: usize,
+    running: bool,
+) {
+    let Some(b) = items[i].behavior else { return };
+    if !running {
+        tracer.event(&Event::Unchanged { levels: k as u8 });
+    }
+    tracer.event(&Event::Ticked {
+        node: node(items, i),
+        behavior: b.name,
+        running,
+    });
 }
 
 /// The behavior at level `k` ended in a steady walk that had visited
@@ -463,16 +522,6 @@ fn visited_to<A: 'static, const L: usize, const S: usize, const N: usize>(
         }
     }
     visited + k as u32 + 1
-}
-
-/// The end of a tick without the step machine.
-#[inline(always)]
-fn end<A: 'static, const L: usize, const S: usize, const N: usize>(
-    mem: &mut AgentMemory<A, L, S, N>,
-    visited: u32,
-) -> Result<u32, (Bail, u32)> {
-    sweep(mem);
-    Ok(visited)
 }
 
 /// What ends every tick with a shared state: the group-role lobbies swept.
