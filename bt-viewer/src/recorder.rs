@@ -32,6 +32,11 @@
 //! the rest, first come, first served. A tick whose events do not fit is
 //! kept with the events that did and marked truncated. Nothing is
 //! allocated after [`FlightRecorder::new`].
+//!
+//! Each lane also keeps the rejections of the earlier siblings on its
+//! agent's path from the last tick that tested them (a few words, the
+//! most any path has): a tick that finds them turned down as before
+//! ([`Event::Unchanged`]) copies them instead of testing them again.
 
 use alloc_crate::vec;
 use alloc_crate::vec::Vec;
@@ -135,6 +140,8 @@ pub struct FlightRecorder {
     /// The agents' own values, when [`with_data`](Self::with_data) set
     /// room aside for them: one block per (frame, lane).
     pub(crate) data: Option<DataStore>,
+    /// Per lane: the earlier siblings its last full walk turned down.
+    siblings: Siblings,
 }
 
 impl FlightRecorder {
@@ -178,8 +185,10 @@ impl FlightRecorder {
         // Not zero, so that every page is written (and mapped) now rather
         // than on the first ticks; no word is read before it is written.
         let words = vec![u64::MAX; capacity.ticks * frame_words];
+        let info = crate::export::TreeInfo::of(tree);
         FlightRecorder {
-            tree: crate::export::TreeInfo::of(tree),
+            siblings: Siblings::new(&info, watched),
+            tree: info,
             words,
             offsets: vec![NONE; capacity.ticks * watched],
             lanes: watched,
@@ -459,12 +468,8 @@ impl FlightRecorder {
         let start = self.fill;
         let (head, rest) = frame[start..].split_at_mut(2);
         head[0] = input.now.to_bits();
-        let mut tracer = FrameTracer {
-            events: &mut rest[..limit],
-            n: 0,
-            visited: 0,
-            flags: 0,
-        };
+        let known = self.siblings.known(slot, memory, input);
+        let mut tracer = FrameTracer::new(&mut rest[..limit], self.siblings.lane(slot), known);
         let result = if T::ENABLED {
             let mut tee = Tee {
                 frame: &mut tracer,
@@ -478,6 +483,13 @@ impl FlightRecorder {
             tracer.flags |= error_code(e) << ERROR_SHIFT;
         }
         let (events, visited, flags) = (tracer.n, tracer.visited, tracer.flags);
+        if tracer.complete {
+            let collected = tracer.collected;
+            self.siblings.keep(slot, collected, memory, input);
+        } else if tracer.collected > 0 {
+            // Some of the lane's words were written over.
+            self.siblings.forget(slot);
+        }
         let mut at = start + 2 + events;
         let mut levels = 0u8;
         for level in memory.active_path() {
@@ -506,52 +518,6 @@ impl FlightRecorder {
         self.fill = at;
         self.filled += 1;
         result
-    }
-
-    /// The ticks kept for watched agent number `slot` (in watch order): its
-    /// agent index, the serial of its first kept tick (or of the first kept
-    /// frame if it has none), and each kept tick's words.
-    pub(crate) fn ticks_of(&self, slot: usize) -> (u32, u64, impl Iterator<Item = TickWords<'_>>) {
-        let from = self.frames.saturating_sub(self.capacity.ticks as u64);
-        let first = (from..self.frames)
-            .find(|&s| self.tick_at(slot, s).is_some())
-            .unwrap_or(from);
-        (self.agent_of[slot], first, self.ticks_since(slot, from))
-    }
-
-    /// The kept ticks of watched agent `slot` from frame `serial` on: the
-    /// live view streams these. It looks at those frames only.
-    pub(crate) fn ticks_since(
-        &self,
-        slot: usize,
-        serial: u64,
-    ) -> impl Iterator<Item = TickWords<'_>> {
-        let from = self
-            .frames
-            .saturating_sub(self.capacity.ticks as u64)
-            .max(serial);
-        (from..self.frames).filter_map(move |s| self.tick_at(slot, s))
-    }
-
-    /// The values watched agent `slot` recorded in frame `serial`, if any.
-    pub(crate) fn data_at(
-        &self,
-        slot: usize,
-        serial: u64,
-    ) -> Option<(Vec<(usize, DataValue)>, bool)> {
-        let data = self.data.as_ref()?;
-        let f = (serial % self.capacity.ticks as u64) as usize;
-        data.read(f * self.lanes + slot)
-    }
-
-    /// The tick of watched agent `slot` in frame `serial`, if it is kept.
-    fn tick_at(&self, slot: usize, serial: u64) -> Option<TickWords<'_>> {
-        let f = (serial % self.capacity.ticks as u64) as usize;
-        let off = self.offsets[f * self.lanes + slot];
-        (off != NONE).then(|| TickWords {
-            serial,
-            words: &self.words[f * self.frame_words + off as usize..(f + 1) * self.frame_words],
-        })
     }
 }
 
@@ -612,7 +578,9 @@ fn header(leaf: u16, visited: u16, events: u16, levels: u8, flags: u8) -> u64 {
 mod data;
 mod frame;
 mod lanes;
+mod read;
 mod runs;
+mod siblings;
 mod words;
 
 pub use data::{AgentData, DataCapacity, DataOut};
@@ -623,6 +591,7 @@ pub(crate) use words::*;
 use frame::{FrameTracer, Tee};
 pub(crate) use frame::{TickView, TickWords};
 use runs::{next_watched, unwatched};
+use siblings::Siblings;
 
 impl FlightRecorder {
     /// Records `values` ([`AgentData::record`]) as the own values of the

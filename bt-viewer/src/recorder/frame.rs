@@ -2,6 +2,7 @@
 //! that turns a kept tick's words back into events and a path.
 
 use super::*;
+use siblings::LaneWords;
 
 /// Hands each event to the frame and to another tracer.
 pub(super) struct Tee<'a, 'r, T> {
@@ -10,6 +11,14 @@ pub(super) struct Tee<'a, 'r, T> {
 }
 
 impl<T: Tracer> Tracer for Tee<'_, '_, T> {
+    // Only when the other tracer takes `Unchanged` too.
+    const UNCHANGED: bool = T::UNCHANGED;
+
+    #[inline(always)]
+    fn knows_unchanged(&self) -> bool {
+        self.frame.knows_unchanged() && self.also.knows_unchanged()
+    }
+
     #[inline(always)]
     fn event(&mut self, event: &Event) {
         self.frame.event(event);
@@ -25,6 +34,84 @@ pub(super) struct FrameTracer<'r> {
     pub(super) n: usize,
     pub(super) visited: u32,
     pub(super) flags: u8,
+    /// The lane's earlier-sibling words (see `siblings.rs`).
+    pub(super) siblings: LaneWords<'r>,
+    /// They hold for this tick's agent, flags and path.
+    pub(super) known: bool,
+    /// From the tick's start until its walk sends something else than a
+    /// visit, a running behavior's tick or a rejection: the rejections so
+    /// far are written into the lane's words too.
+    pub(super) collecting: bool,
+    /// Rejections written into the lane's words in this tick.
+    pub(super) collected: usize,
+    /// Every rejection collected was by flags or timer, and fitted.
+    pub(super) clean: bool,
+    /// The walk ended collecting, clean: the words are the lane's now.
+    pub(super) complete: bool,
+}
+
+impl<'r> FrameTracer<'r> {
+    /// A tracer writing into `events`, with the lane's sibling words.
+    #[inline(always)]
+    pub(super) fn new(events: &'r mut [u64], siblings: LaneWords<'r>, known: bool) -> Self {
+        FrameTracer {
+            events,
+            n: 0,
+            visited: 0,
+            flags: 0,
+            siblings,
+            known,
+            collecting: false,
+            collected: 0,
+            clean: true,
+            complete: false,
+        }
+    }
+
+    /// A rejection by `by`, written as `w`, while collecting.
+    #[inline(always)]
+    fn collect(&mut self, w: u64, by: bt_core::Rejection) {
+        let by_walk = matches!(
+            by,
+            bt_core::Rejection::Decision | bt_core::Rejection::Stimuli | bt_core::Rejection::Timer
+        );
+        match self.siblings.words.get_mut(self.collected) {
+            Some(slot) if by_walk => {
+                *slot = w;
+                self.collected += 1;
+            }
+            _ => self.clean = false,
+        }
+    }
+
+    /// The lane's words of the earlier siblings on the first `levels`
+    /// levels, written as if tested again.
+    #[inline(always)]
+    fn unchanged(&mut self, levels: u8) {
+        self.collecting = false;
+        let len = self.siblings.len;
+        let room = self.events.len() - self.n;
+        if levels + 1 >= self.siblings.depth && len <= room {
+            self.events[self.n..self.n + len].copy_from_slice(&self.siblings.words[..len]);
+            self.n += len;
+            return;
+        }
+        self.unchanged_some(levels);
+    }
+
+    /// [`unchanged`](Self::unchanged) for fewer levels than the path
+    /// has, or with too little room left.
+    #[cold]
+    #[inline(never)]
+    fn unchanged_some(&mut self, levels: u8) {
+        for i in 0..self.siblings.len {
+            let w = self.siblings.words[i];
+            let item = usize::from((w >> 16) as u16);
+            if self.siblings.depth_of[item] <= levels {
+                self.push(w);
+            }
+        }
+    }
 }
 
 impl FrameTracer<'_> {
@@ -40,16 +127,43 @@ impl FrameTracer<'_> {
 }
 
 impl Tracer for FrameTracer<'_> {
+    const UNCHANGED: bool = true;
+
+    #[inline(always)]
+    fn knows_unchanged(&self) -> bool {
+        self.known
+    }
+
     #[inline(always)]
     fn event(&mut self, event: &Event) {
         let w = match *event {
-            Event::Start { .. } | Event::Visit { .. } | Event::Idle => return,
-            Event::Ticked { running: true, .. } => return,
-            Event::End { visited, .. } => {
-                self.visited = visited;
+            Event::Start { .. } => {
+                self.collecting = true;
+                self.collected = 0;
+                self.clean = true;
                 return;
             }
-            Event::Rejected { node, by } => word(Kind::Rejected, rejection_code(by), node.index, 0),
+            Event::Visit { .. } | Event::Ticked { running: true, .. } => return,
+            Event::Idle => {
+                self.collecting = false;
+                return;
+            }
+            Event::End { visited, .. } => {
+                self.visited = visited;
+                if self.collecting {
+                    self.collecting = false;
+                    self.complete = self.clean;
+                }
+                return;
+            }
+            Event::Unchanged { levels } => return self.unchanged(levels),
+            Event::Rejected { node, by } => {
+                let w = word(Kind::Rejected, rejection_code(by), node.index, 0);
+                if self.collecting {
+                    self.collect(w, by);
+                }
+                return self.push(w);
+            }
             Event::Decided { node, value } => word(Kind::Decided, 0, node.index, value.to_bits()),
             Event::Preempt { group, by } => {
                 word(Kind::Preempt, 0, group.index, u32::from(by.index.0))
@@ -84,6 +198,7 @@ impl Tracer for FrameTracer<'_> {
             Event::Jump { from, to } => word(Kind::Jump, 0, from.index, u32::from(to.index.0)),
             _ => word(Kind::Other, 0, ItemIdx(0), 0),
         };
+        self.collecting = false;
         self.push(w);
     }
 }

@@ -34,6 +34,7 @@ impl FlightRecorder {
         recorder.words = vec![u64::MAX; capacity.ticks * frame_words];
         recorder.offsets = vec![NONE; capacity.ticks * lanes];
         recorder.data = None;
+        recorder.siblings = Siblings::new(&recorder.tree, lanes);
         recorder
     }
 
@@ -51,6 +52,7 @@ impl FlightRecorder {
     pub fn assign(&mut self, id: u32) -> Option<usize> {
         if self.agent_of.len() < self.lanes {
             self.agent_of.push(id);
+            self.siblings.forget(self.agent_of.len() - 1);
             return Some(self.agent_of.len() - 1);
         }
         let lanes = self.lanes;
@@ -60,6 +62,7 @@ impl FlightRecorder {
         })?;
         self.released[lane] = false;
         self.agent_of[lane] = id;
+        self.siblings.forget(lane);
         Some(lane)
     }
 

@@ -1,0 +1,166 @@
+//! What each lane's last full walk found about the earlier siblings on its
+//! active path: their rejection words, kept so that a tick which finds
+//! them turned down as before ([`Event::Unchanged`]) is written as if it
+//! had tested them again, at the cost of a copy.
+//!
+//! A lane's words are kept from a tick whose walk sent nothing but
+//! visits, running behaviors and rejections by flags or timer, and ended
+//! (the walk of an agent whose path did not change). They hold for the
+//! flags and the active path of that tick: before each tick the recorder
+//! tells bt-core ([`Tracer::knows_unchanged`]) whether the lane's agent
+//! still has them, so an agent whose memory was swapped, restored or
+//! ticked elsewhere gets its siblings tested again.
+
+use alloc_crate::vec;
+use alloc_crate::vec::Vec;
+
+use bt_core::{AgentMemory, TickInput};
+
+use crate::export::TreeInfo;
+
+/// A lane whose words are not known.
+const UNKNOWN: u16 = u16::MAX;
+
+/// What one lane's words hold for.
+#[derive(Clone, Copy, Debug)]
+struct Key {
+    /// Words kept, or [`UNKNOWN`].
+    len: u16,
+    /// The leaf of the active path they were found on (a leaf names its
+    /// path: every item has one parent).
+    leaf: u16,
+    /// That path's depth.
+    depth: u8,
+    /// The decision and stimuli flags they were found with.
+    flags: [u64; 2],
+}
+
+/// The earlier-sibling words of every lane.
+#[derive(Clone, Debug)]
+pub(super) struct Siblings {
+    /// Words per lane: the most earlier siblings any active path has.
+    per_lane: usize,
+    /// `per_lane` words per lane.
+    words: Vec<u64>,
+    keys: Vec<Key>,
+    /// Per item: its depth.
+    depth_of: Vec<u8>,
+    /// Per item: its group when that group is not prioritized (a leaf
+    /// there has no earlier sibling to test, and may change under a kept
+    /// finding); `u16::MAX` else.
+    loose_in: Vec<u16>,
+}
+
+impl Siblings {
+    pub(super) fn new(tree: &TreeInfo, lanes: usize) -> Self {
+        let items = &tree.items;
+        let prioritized = |i: usize| items[i].policy == Some("prioritized");
+        // Earlier siblings on the path down to each item, and the most.
+        let mut above = vec![0usize; items.len()];
+        for (i, item) in items.iter().enumerate() {
+            if let Some(p) = item.parent {
+                let own = if prioritized(p) { item.child_index } else { 0 };
+                above[i] = above[p] + own;
+            }
+        }
+        let per_lane = above.iter().copied().max().unwrap_or(0);
+        let unknown = Key {
+            len: UNKNOWN,
+            leaf: 0,
+            depth: 0,
+            flags: [0; 2],
+        };
+        Siblings {
+            per_lane,
+            words: vec![0; lanes * per_lane],
+            keys: vec![unknown; lanes],
+            depth_of: items.iter().map(|i| i.depth as u8).collect(),
+            loose_in: items
+                .iter()
+                .map(|i| match i.parent {
+                    Some(p) if !prioritized(p) => p as u16,
+                    _ => u16::MAX,
+                })
+                .collect(),
+        }
+    }
+
+    /// Forgets what `lane` found (its agent changes).
+    pub(super) fn forget(&mut self, lane: usize) {
+        self.keys[lane].len = UNKNOWN;
+    }
+
+    /// Whether `lane`'s words hold for `memory` ticked with `input`: the
+    /// same flags, and the same active path (but for a leaf whose group is
+    /// not prioritized).
+    #[inline(always)]
+    pub(super) fn known<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &self,
+        lane: usize,
+        memory: &AgentMemory<A, L, S, N>,
+        input: &TickInput,
+    ) -> bool {
+        let key = &self.keys[lane];
+        let Some(leaf) = memory.leaf() else {
+            return false;
+        };
+        key.len != UNKNOWN
+            && key.flags == [input.decision, input.stimuli]
+            && (leaf.0 == key.leaf || {
+                let group = self.loose_in[usize::from(leaf.0)];
+                group != u16::MAX && group == self.loose_in[usize::from(key.leaf)]
+            })
+    }
+
+    /// `lane`'s words, and the depth of each word's item.
+    #[inline(always)]
+    pub(super) fn lane(&mut self, lane: usize) -> LaneWords<'_> {
+        let at = lane * self.per_lane;
+        let key = self.keys[lane];
+        LaneWords {
+            words: &mut self.words[at..at + self.per_lane],
+            len: if key.len == UNKNOWN {
+                0
+            } else {
+                usize::from(key.len)
+            },
+            depth: key.depth,
+            depth_of: &self.depth_of,
+        }
+    }
+
+    /// Keeps the first `len` words just written for `lane` as found with
+    /// `input` on `memory`'s active path.
+    #[inline(always)]
+    pub(super) fn keep<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        lane: usize,
+        len: usize,
+        memory: &AgentMemory<A, L, S, N>,
+        input: &TickInput,
+    ) {
+        self.keys[lane] = match memory.leaf() {
+            Some(leaf) => Key {
+                len: len as u16,
+                leaf: leaf.0,
+                depth: memory.depth() as u8,
+                flags: [input.decision, input.stimuli],
+            },
+            None => Key {
+                len: UNKNOWN,
+                ..self.keys[lane]
+            },
+        };
+    }
+}
+
+/// One lane's words, for its tick's tracer.
+pub(super) struct LaneWords<'r> {
+    /// Room for the words; the first `len` are those kept.
+    pub(super) words: &'r mut [u64],
+    pub(super) len: usize,
+    /// The depth of the path they were found on: an `Unchanged` of at
+    /// least that many levels but one (its leaf's) takes them all.
+    pub(super) depth: u8,
+    pub(super) depth_of: &'r [u8],
+}
