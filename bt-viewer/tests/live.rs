@@ -5,6 +5,7 @@
 
 mod herd;
 mod scene;
+mod sse;
 
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::TcpStream;
@@ -14,6 +15,7 @@ use bt_viewer::{Capacity, DataCapacity, FlightRecorder, Limits, LiveServer, Watc
 use herd::{Grazer, HERD, HerdMemory, Sense, herd};
 use scene::{CAMP, CampMemory, Creature, crowd};
 use serde_json::{Value, json};
+use sse::next_event;
 
 fn request(server: &LiveServer, path: &str, host: &str) -> TcpStream {
     let mut s = TcpStream::connect(server.addr()).expect("connect");
@@ -55,25 +57,6 @@ fn read_head(r: &mut impl BufRead) -> (String, String) {
             return (status, head);
         }
         head.push_str(&line);
-    }
-}
-
-/// The next server-sent event: (event name, data). Each event is one
-/// chunk of the response, so the chunk sizes are lines of their own.
-fn next_event(r: &mut impl BufRead) -> (String, String) {
-    let (mut event, mut data) = (String::new(), String::new());
-    loop {
-        let mut line = String::new();
-        assert!(r.read_line(&mut line).unwrap() > 0, "the stream ended");
-        let line = line.trim_end_matches(['\r', '\n']);
-        if line.is_empty() && !event.is_empty() {
-            return (event, data);
-        }
-        if let Some(e) = line.strip_prefix("event: ") {
-            event = e.to_owned();
-        } else if let Some(d) = line.strip_prefix("data: ") {
-            data.push_str(d);
-        }
     }
 }
 

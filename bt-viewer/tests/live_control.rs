@@ -8,6 +8,7 @@
 //! each tick; the test plays the page.
 
 mod scene;
+mod sse;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -104,23 +105,7 @@ impl Page {
 
     /// The next event: (name, data).
     fn next(&mut self) -> (String, String) {
-        let (mut event, mut data) = (String::new(), String::new());
-        loop {
-            let mut line = String::new();
-            assert!(
-                self.events.read_line(&mut line).unwrap() > 0,
-                "the stream ended"
-            );
-            let line = line.trim_end_matches(['\r', '\n']);
-            if line.is_empty() && !event.is_empty() {
-                return (event, data);
-            }
-            if let Some(e) = line.strip_prefix("event: ") {
-                event = e.to_owned();
-            } else if let Some(d) = line.strip_prefix("data: ") {
-                data.push_str(d);
-            }
-        }
+        sse::next_event(&mut self.events)
     }
 
     /// The next `control` event that says the game is paused.

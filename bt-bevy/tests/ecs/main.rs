@@ -11,6 +11,8 @@ mod pausing;
 mod persist;
 mod recording;
 mod squad;
+#[path = "../../../bt-viewer/tests/sse/mod.rs"]
+mod sse;
 mod two_trees;
 mod values;
 

@@ -17,6 +17,8 @@ use bt_bevy::{
 use bt_core::{TickInput, TraceRecorder, tick_traced};
 use serde_json::Value;
 
+use crate::sse::next_event;
+
 use crate::common::{app, clock};
 use crate::crowd::{creature, world_step};
 use crate::w1_core::{Agent, W1, W1Memory};
@@ -192,24 +194,6 @@ fn a_released_lane_goes_to_a_new_entity_once_its_ticks_are_overwritten() {
     assert_eq!(got.agents.len(), 1);
     assert_eq!(got.agents[0].agent, agent_id(second));
     assert_eq!(serials(&got.agents[0].ticks), [7, 8]);
-}
-
-/// The next server-sent event: (event name, data).
-fn next_event(r: &mut impl BufRead) -> (String, String) {
-    let (mut event, mut data) = (String::new(), String::new());
-    loop {
-        let mut line = String::new();
-        assert!(r.read_line(&mut line).unwrap() > 0, "the stream ended");
-        let line = line.trim_end_matches(['\r', '\n']);
-        if line.is_empty() && !event.is_empty() {
-            return (event, data);
-        }
-        if let Some(e) = line.strip_prefix("event: ") {
-            event = e.to_owned();
-        } else if let Some(d) = line.strip_prefix("data: ") {
-            data.push_str(d);
-        }
-    }
 }
 
 #[test]
