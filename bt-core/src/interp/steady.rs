@@ -169,6 +169,8 @@ pub(super) fn traced<A: 'static, T: Tracer, const L: usize, const S: usize, cons
     input: &TickInput,
     tracer: &mut T,
 ) -> Result<TickReport, TickError> {
+    // As an untraced tick decides it (written out there, where a helper
+    // costs W1's crowd loop an instruction per agent-tick).
     if memory.depth() == 0
         || (tree.needs_shared() && !memory.joined_now())
         || super::check(tree, memory, input).is_err()
@@ -332,10 +334,21 @@ fn walk_levels<A: 'static, T: Tracer, const L: usize, const S: usize, const N: u
     mem.steady = finding(input, until, visited);
     sweep(mem);
     if T::ENABLED {
-        let leaf = mem.leaf().map(|l| node(items, l.get()));
-        tracer.event(&Event::End { leaf, visited });
+        end_event(tracer, mem, visited);
     }
     Ok(visited)
+}
+
+/// The `End` event of a tick that ends with `mem`'s path, having visited
+/// `visited` deciders.
+#[inline(always)]
+fn end_event<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+    tracer: &mut T,
+    mem: &AgentMemory<A, L, S, N>,
+    visited: u32,
+) {
+    let leaf = mem.leaf().map(|l| node(mem.tree.items, l.get()));
+    tracer.event(&Event::End { leaf, visited });
 }
 
 /// Item `i` as events name it.
@@ -407,8 +420,7 @@ fn walk_known<A: 'static, T: Tracer, const L: usize, const S: usize, const N: us
         tracer.event(&Event::Unchanged {
             levels: depth as u8,
         });
-        let leaf = mem.leaf().map(|l| node(items, l.get()));
-        tracer.event(&Event::End { leaf, visited });
+        end_event(tracer, mem, visited);
     }
     Ok(visited)
 }
@@ -493,8 +505,7 @@ pub(super) fn ended<A: 'static, T: Tracer, const L: usize, const S: usize, const
     }
     sweep(memory);
     if T::ENABLED {
-        let leaf = memory.leaf().map(|l| node(items, l.get()));
-        tracer.event(&Event::End { leaf, visited });
+        end_event(tracer, memory, visited);
     }
     Ok(visited)
 }
