@@ -64,7 +64,7 @@ step "cargo package: bt-macros, bt-core, bt-viewer, bt-bevy"
 # directories named `-<hash>`, one per local registry) and never unpacks
 # a version it has unpacked before: a run after a change between crates
 # would build against the last run's sources. Those are dropped first.
-rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/bt-{macros,core,viewer,bevy}-0.1.0
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/bt-{macros,core,viewer,bevy}-[0-9]*
 cargo package --locked --allow-dirty -p bt-macros -p bt-core -p bt-viewer -p bt-bevy
 
 # The key arms of `__bt_decider_impl!` are generated: generating them again
