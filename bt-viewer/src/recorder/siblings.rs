@@ -164,3 +164,83 @@ pub(super) struct LaneWords<'r> {
     pub(super) depth: u8,
     pub(super) depth_of: &'r [u8],
 }
+
+#[cfg(test)]
+mod tests {
+    use bt_core::{TickInput, behavior, decider, group, tick, tree};
+
+    use super::Siblings;
+    use crate::export::TreeInfo;
+
+    bitflags::bitflags! {
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        struct F: u32 {
+            const X = 1;
+            const Y = 2;
+        }
+    }
+
+    #[derive(Default)]
+    struct Pet {
+        /// Whether `STAY` goes on running.
+        stays: bool,
+    }
+
+    behavior! { STAY: Pet, tick: |p, _cx| p.stays }
+    behavior! { IDLE: Pet }
+    decider! { A: Pet => IDLE, needs_all: F::X }
+    decider! { B1: Pet => STAY }
+    decider! { B2: Pet => IDLE }
+    group! { B: Pet, prioritized [B1, B2], needs_all: F::Y }
+    decider! { C1: Pet => IDLE }
+    decider! { C2: Pet => IDLE }
+    group! { C: Pet, random [C1, C2] }
+    group! { ROOT: Pet, prioritized [A, B, C] }
+    tree! { PETS: Pet = ROOT, memory: PetMemory }
+
+    /// A memory ticked once with `flags`, its pet staying in `STAY` or not.
+    fn ticked(flags: F, stays: bool, seed: u64) -> (PetMemory, TickInput) {
+        let mut memory = PETS.new_memory(seed);
+        let input = TickInput::new(0.0, 0.1).with_decision(flags);
+        tick(&PETS, &mut Pet { stays }, &mut memory, &input).unwrap();
+        (memory, input)
+    }
+
+    /// Words kept on one path hold for another only where nothing differs
+    /// that the earlier siblings depend on: the flags, and the path but
+    /// for a leaf of a group that is not prioritized.
+    #[test]
+    fn kept_words_hold_for_the_same_flags_and_path_but_a_loose_leaf() {
+        let mut siblings = Siblings::new(&TreeInfo::of(&PETS), 1);
+        let leaf = |m: &PetMemory| PETS.node(m.leaf().unwrap()).name();
+
+        // B1 runs; the same flags with B1 ended put the pet in B2.
+        let (in_b1, y) = ticked(F::Y, true, 1);
+        let (in_b2, _) = ticked(F::Y, false, 1);
+        assert_eq!((leaf(&in_b1), leaf(&in_b2)), ("B1", "B2"));
+        assert!(!siblings.known(0, &in_b1, &y), "nothing kept yet");
+        siblings.keep(0, 1, &in_b1, &y);
+        assert!(siblings.known(0, &in_b1, &y));
+        // B2 has B1 as an earlier sibling that B1 has not.
+        assert!(!siblings.known(0, &in_b2, &y));
+        let other_flags = TickInput::new(0.0, 0.1).with_decision(F::Y | F::X);
+        assert!(!siblings.known(0, &in_b1, &other_flags));
+
+        // C1 and C2, in a random group, have the same earlier siblings.
+        let (mut c1, mut c2, mut seed) = (None, None, 0);
+        while c1.is_none() || c2.is_none() {
+            let (m, i) = ticked(F::empty(), false, seed);
+            match leaf(&m) {
+                "C1" => c1 = Some((m, i)),
+                _ => c2 = Some((m, i)),
+            }
+            seed += 1;
+        }
+        let ((c1, none), (c2, _)) = (c1.unwrap(), c2.unwrap());
+        siblings.keep(0, 2, &c1, &none);
+        assert!(siblings.known(0, &c1, &none) && siblings.known(0, &c2, &none));
+        assert!(!siblings.known(0, &in_b1, &none));
+        siblings.forget(0);
+        assert!(!siblings.known(0, &c1, &none));
+    }
+}
