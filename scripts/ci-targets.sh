@@ -61,10 +61,12 @@ at_msrv -p bt-core --target thumbv7em-none-eabihf --no-default-features --featur
 # `--allow-dirty`: this checks what gets packed, not the state of git.
 step "cargo package: bt-macros, bt-core, bt-viewer, bt-bevy"
 # Cargo unpacks the packed crates into its registry sources (the
-# directories named `-<hash>`, one per local registry) and never unpacks
-# a version it has unpacked before: a run after a change between crates
-# would build against the last run's sources. Those are dropped first.
+# directories named `-<hash>`, one per local registry) and takes a crate
+# from a registry as never changing: it neither unpacks a version again
+# nor rebuilds it. A run after a change between crates would build
+# against the last run's sources and objects; both are dropped first.
 rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/bt-{macros,core,viewer,bevy}-[0-9]*
+rm -rf "${CARGO_TARGET_DIR:-target}"/debug/.fingerprint/bt-{macros,core,viewer,bevy}-*
 cargo package --locked --allow-dirty -p bt-macros -p bt-core -p bt-viewer -p bt-bevy
 
 # The key arms of `__bt_decider_impl!` are generated: generating them again
