@@ -453,6 +453,7 @@ fn logged<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
 ///
 /// # Panics
 /// As [`tick`].
+#[inline]
 pub fn tick_traced<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agent: &mut A,
