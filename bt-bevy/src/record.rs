@@ -135,13 +135,8 @@ impl<V: EntityData> RecordBrains<V> {
     /// room is dropped and the tick marked.
     pub fn data<W: EntityData>(self, capacity: DataCapacity) -> RecordBrains<W> {
         RecordBrains {
-            all: self.all,
-            lanes: self.lanes,
-            capacity: self.capacity,
-            publish_every: self.publish_every,
             data: Some(capacity),
-            flag_names: self.flag_names,
-            _v: PhantomData,
+            ..self.retype()
         }
     }
 
@@ -195,6 +190,11 @@ impl<V: EntityData> RecordBrains<V> {
 
     /// The same settings without the type of the values.
     pub(crate) fn erased(self) -> RecordBrains {
+        self.retype()
+    }
+
+    /// The same settings, for values of type `W`.
+    fn retype<W>(self) -> RecordBrains<W> {
         RecordBrains {
             all: self.all,
             lanes: self.lanes,

@@ -27,8 +27,6 @@ use critters::{CRITTERS, CritterMemory, HUNGRY_ABOVE, Hunger, Mood, critter, liv
 use fantoccini::Client;
 use serde_json::{Value, json};
 
-// ---------- the page ----------
-
 // ---------- the app, on a thread of its own ----------
 
 /// Where the app stands, as its thread and its systems tell the test.

@@ -14,7 +14,7 @@ use serde::ser::{SerializeSeq, SerializeStruct, Serializer};
 use super::{BrainSnapshot, SaveSenses, plugin_shared};
 use crate::adapter::TreeMemory;
 use crate::brain::{Brain, agent_id};
-use crate::plugin::{ActionOutcome, BrainShared};
+use crate::plugin::{ActionOutcome, BrainShared, forget_moved};
 
 /// Every brain of a tree with the crowd's shared state, as serde writes
 /// it (feature `serde`): made by
@@ -146,10 +146,17 @@ fn flush_outcomes<M: TreeMemory>(world: &mut World) {
     let outcomes: Vec<ActionOutcome<M>> =
         MessageCursor::default().read(messages).copied().collect();
     for o in outcomes {
-        if let Some(mut brain) = world.get_mut::<Brain<M>>(o.entity) {
-            brain
-                .bypass_change_detection()
-                .complete(o.ticket, o.outcome);
+        let done = world
+            .get_mut::<Brain<M>>(o.entity)
+            .is_some_and(|mut brain| {
+                brain
+                    .bypass_change_detection()
+                    .complete(o.ticket, o.outcome)
+            });
+        // As the outcome system does: an action carried over from a load
+        // no longer needs its route.
+        if done && let Some(mut shared) = world.get_resource_mut::<BrainShared<M>>() {
+            forget_moved(&mut shared.bypass_change_detection().moved, o.ticket);
         }
     }
 }
