@@ -116,6 +116,18 @@ impl Tracer for Full {
     fn event(&mut self, _: &Event) {}
 }
 
+/// A tracer that takes `Event::Unchanged` too, and counts them.
+#[derive(Default)]
+struct Counted(usize);
+
+impl Tracer for Counted {
+    const UNCHANGED: bool = true;
+
+    fn event(&mut self, event: &Event) {
+        self.0 += usize::from(matches!(event, Event::Unchanged { .. }));
+    }
+}
+
 fn ticks_of(json: &Value) -> Vec<(u64, Value)> {
     json["agents"]
         .as_array()
@@ -144,22 +156,35 @@ fn a_tick_written_from_the_kept_siblings_is_the_tick_that_tests_them_again() {
     for i in 0..N {
         assert_eq!(full.assign(i as u32), Some(i));
     }
+    // A third herd, recorded lane by lane with a tracer that counts the
+    // ticks that took the kept siblings.
+    let mut counted_herd = grazers.clone();
+    let mut counted_memories: Vec<HerdMemory> = (0..N).map(|i| HERD.new_memory(i as u64)).collect();
+    let mut counted = FlightRecorder::with_lanes(&HERD, N, capacity);
+    for i in 0..N {
+        assert_eq!(counted.assign(i as u32), Some(i));
+    }
+    let mut unchanged = Counted::default();
     for t in 0..T {
         if t % 10 == 5 {
             // Pairs with the same flags, often on different paths.
             for (x, y) in [(4, 5), (7, 8), (10, 11), (13, 14), (3, 6)] {
                 grazers.swap(x, y);
                 twins.swap(x, y);
+                counted_herd.swap(x, y);
                 memories.swap(x, y);
                 twin_memories.swap(x, y);
+                counted_memories.swap(x, y);
             }
         }
         if t == 120 {
             memories[7] = HERD.new_memory(99);
             twin_memories[7] = HERD.new_memory(99);
+            counted_memories[7] = HERD.new_memory(99);
         }
         grazers.iter_mut().for_each(Grazer::step);
         twins.iter_mut().for_each(Grazer::step);
+        counted_herd.iter_mut().for_each(Grazer::step);
         let report = quick.tick_all(&HERD, &mut grazers, &mut memories, |i, g| g.input(i, t));
         assert_eq!(report.errors, 0);
         full.begin_frame();
@@ -175,7 +200,33 @@ fn a_tick_written_from_the_kept_siblings_is_the_tick_that_tests_them_again() {
             )
             .unwrap();
         }
+        counted.begin_frame();
+        for i in 0..N {
+            let g = &mut counted_herd[i];
+            let input = g.input(i, t);
+            counted
+                .tick_lane_traced(
+                    i,
+                    &HERD,
+                    g,
+                    &mut counted_memories[i],
+                    &input,
+                    &mut unchanged,
+                )
+                .unwrap();
+        }
     }
+    // Most ticks took the kept siblings: the comparison below is not
+    // between two full walks.
+    assert!(
+        unchanged.0 > N * T as usize / 2,
+        "{} ticks took the kept siblings",
+        unchanged.0
+    );
+    assert_eq!(
+        ticks_of(&serde_json::from_str(&counted.export().to_json()).unwrap()),
+        ticks_of(&serde_json::from_str(&full.export().to_json()).unwrap()),
+    );
     let (a, b) = (quick.export().to_json(), full.export().to_json());
     let (a, b): (Value, Value) = (
         serde_json::from_str(&a).unwrap(),
