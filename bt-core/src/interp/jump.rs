@@ -24,12 +24,12 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     #[cold]
     #[inline(never)]
     pub(super) fn jump(&mut self, k: usize) -> Step<L> {
-        let r = self.mem.levels[k].item as usize;
-        let item = &self.items[r];
+        let reference = self.mem.levels[k].item as usize;
+        let item = &self.items[reference];
         if item.is(Has::SYNC) {
             // The reference holds nothing: what its claim took is given
             // back at once (a cooldown stays stamped).
-            self.release(r);
+            self.release(reference);
         }
         if self.redecides >= self.limit {
             // No budget left for the jump: failing the reference is the
@@ -37,7 +37,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             return Step::Fail(k, Why::Refused);
         }
         self.redecides += 1;
-        let Some(t) = crate::tree::target_of(self.items, r) else {
+        let Some(t) = crate::tree::target_of(self.items, reference) else {
             // Only a table assembled by hand gets here.
             return Step::Fail(k, Why::Refused);
         };
@@ -63,7 +63,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             return Step::Fail(k, Why::Refused);
         };
         self.trace(|r| Event::Jump {
-            from: r.node(self_item(r, k)),
+            from: r.node(reference),
             to: r.node(t),
         });
         // The groups that pick on the way keep their shuffle rounds.
@@ -154,12 +154,4 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         }
         true
     }
-}
-
-/// The item at level `k` of the run's memory.
-fn self_item<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
-    r: &Run<'_, A, T, L, S, N>,
-    k: usize,
-) -> usize {
-    r.mem.levels[k].item as usize
 }

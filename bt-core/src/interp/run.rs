@@ -3,7 +3,7 @@
 //! ([`semantics`](crate::semantics)): walk the active path, enter a
 //! pick, choose in a group, fail a level.
 
-use crate::decl::{Ctx, ItemIdx, TickInput};
+use crate::decl::{Ctx, TickInput};
 use crate::memory::AgentMemory;
 use crate::raw::DPool;
 use crate::tree::{Item, Tree};
@@ -134,14 +134,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             return self.resume(bail, visited);
         }
         if T::ENABLED {
-            let i = self.input;
-            self.tracer.event(&Event::Start {
-                agent: i.agent,
-                now: i.now,
-                dt: i.dt,
-                decision: i.decision,
-                stimuli: i.stimuli,
-            });
+            super::steady::start_event(self.tracer, self.input);
         }
         // The last tick's redecide marks, kept for the state dump, are
         // cleared by `walk` as it passes each level: every level it does
@@ -214,20 +207,13 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         super::steady::sweep(self.mem);
         self.report.behavior = self.mem.leaf();
         if T::ENABLED {
-            let leaf = self.report.behavior.map(|i| self.node(i.get()));
-            let visited = self.report.visited;
-            self.tracer.event(&Event::End { leaf, visited });
+            super::steady::end_event(self.tracer, self.mem, self.report.visited);
         }
     }
 
     #[inline]
     pub(super) fn node(&self, i: usize) -> NodeRef {
-        let item = &self.items[i];
-        NodeRef {
-            index: ItemIdx(i as u16),
-            name: item.decider.name,
-            depth: item.depth,
-        }
+        super::steady::node(self.items, i)
     }
 
     /// Hands an event to the tracer; compiled out when tracing is off.

@@ -249,13 +249,7 @@ fn walk_levels<A: 'static, T: Tracer, const L: usize, const S: usize, const N: u
     }
     let items = tree.items;
     if T::ENABLED {
-        tracer.event(&Event::Start {
-            agent: input.agent,
-            now: input.now,
-            dt: input.dt,
-            decision: input.decision,
-            stimuli: input.stimuli,
-        });
+        start_event(tracer, input);
     }
     let depth = mem.depth();
     let mut until = f64::INFINITY;
@@ -342,7 +336,7 @@ fn walk_levels<A: 'static, T: Tracer, const L: usize, const S: usize, const N: u
 /// The `End` event of a tick that ends with `mem`'s path, having visited
 /// `visited` deciders.
 #[inline(always)]
-fn end_event<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+pub(super) fn end_event<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
     tracer: &mut T,
     mem: &AgentMemory<A, L, S, N>,
     visited: u32,
@@ -428,7 +422,12 @@ fn walk_known<A: 'static, T: Tracer, const L: usize, const S: usize, const N: us
 /// The `Start` event of a tick whose input is in `cx`.
 #[inline(always)]
 fn known_start<T: Tracer>(tracer: &mut T, cx: &Ctx) {
-    let input = TickInput::of(cx);
+    start_event(tracer, &TickInput::of(cx));
+}
+
+/// The `Start` event of a tick with `input`.
+#[inline(always)]
+pub(super) fn start_event<T: Tracer>(tracer: &mut T, input: &TickInput) {
     tracer.event(&Event::Start {
         agent: input.agent,
         now: input.now,
