@@ -33,7 +33,6 @@ impl FlightRecorder {
         recorder.frame_words = frame_words;
         recorder.words = vec![u64::MAX; capacity.ticks * frame_words];
         recorder.offsets = vec![NONE; capacity.ticks * lanes];
-        recorder.data = None;
         recorder.siblings = Siblings::new(&recorder.tree, lanes);
         recorder
     }
@@ -159,17 +158,7 @@ impl FlightRecorder {
         memory: &mut AgentMemory<A, L, S, N>,
         input: &TickInput,
     ) -> Result<TickReport, TickError> {
-        assert!(
-            lane < self.agent_of.len(),
-            "lane {lane} was not assigned ({} are)",
-            self.agent_of.len()
-        );
-        if self.frames == 0 || self.offsets[self.frame * self.lanes + lane] != NONE {
-            self.begin_frame();
-        }
-        if let Some(data) = &mut self.data {
-            data.record(self.frame * self.lanes + lane, agent);
-        }
-        self.record(lane, tree, agent, memory, input, &mut NoTrace)
+        self.record_lane_data(lane, &*agent);
+        self.tick_lane(lane, tree, agent, memory, input)
     }
 }

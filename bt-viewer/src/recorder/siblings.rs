@@ -139,18 +139,17 @@ impl Siblings {
         memory: &AgentMemory<A, L, S, N>,
         input: &TickInput,
     ) {
-        self.keys[lane] = match memory.leaf() {
-            Some(leaf) => Key {
-                len: len as u16,
-                leaf: leaf.0,
-                depth: memory.depth() as u8,
-                flags: [input.decision, input.stimuli],
-            },
-            None => Key {
-                len: UNKNOWN,
-                ..self.keys[lane]
-            },
-        };
+        match memory.leaf() {
+            Some(leaf) => {
+                self.keys[lane] = Key {
+                    len: len as u16,
+                    leaf: leaf.0,
+                    depth: memory.depth() as u8,
+                    flags: [input.decision, input.stimuli],
+                }
+            }
+            None => self.forget(lane),
+        }
     }
 }
 
