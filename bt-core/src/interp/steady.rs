@@ -491,9 +491,14 @@ pub(super) fn ended<A: 'static, T: Tracer, const L: usize, const S: usize, const
     // The redecide makes the finding invalid by its `from` alone: a kept
     // finding gets it back.
     let from = memory.steady.from;
-    let visited = guarded(memory, |mem| {
-        quick::redecide(tree, agent, mem, input, cx, k, walked, tracer)
-    })?;
+    // Not `guarded`: the closure is not always inlined (a crate that
+    // ticks one tree type from two places got it out of line, a call per
+    // quick redecide).
+    let guard = Abandon(memory);
+    let visited = quick::redecide(tree, agent, &mut *guard.0, input, cx, k, walked, tracer);
+    // Nothing panicked: the memory is consistent.
+    core::mem::forget(guard);
+    let visited = visited?;
     if items[memory.levels[k - 1].item as usize].policy != Policy::Prioritized {
         // The new leaf has no earlier sibling to test: the next walk finds
         // what this one found.
