@@ -43,7 +43,7 @@ use alloc_crate::vec::Vec;
 
 use bt_core::{
     AgentMemory, CrowdReport, Event, ItemIdx, NoTrace, TickError, TickInput, TickReport, Tracer,
-    Tree, tick, tick_traced,
+    Tree, tick, tick_all, tick_traced,
 };
 
 /// How much a [`FlightRecorder`] keeps per watched agent.
@@ -350,6 +350,7 @@ impl FlightRecorder {
     /// # Panics
     /// If the slices differ in length or are longer than the crowd the
     /// recorder was made for, or as [`tick_all`](bt_core::tick_all).
+    #[inline]
     pub fn tick_all<A: 'static, const L: usize, const S: usize, const N: usize>(
         &mut self,
         tree: &Tree<A, L, S, N>,
@@ -388,6 +389,11 @@ impl FlightRecorder {
         )
     }
 
+    /// Inlined into the caller, so that the runs of unwatched agents
+    /// compile as the caller's own [`tick_all`](bt_core::tick_all) would
+    /// (with a tree declared as a `static`, its fields are constants
+    /// there); the runs of watched agents go out of line.
+    #[inline(always)]
     fn crowd<A: 'static, const L: usize, const S: usize, const N: usize>(
         &mut self,
         tree: &Tree<A, L, S, N>,
@@ -415,7 +421,7 @@ impl FlightRecorder {
             // The run of unwatched agents from `from`.
             let mut to = next_watched(&self.slot_of[..n], from);
             if to > from {
-                let part = unwatched(
+                let part = tick_all(
                     tree,
                     &mut agents[from..to],
                     &mut memories[from..to],
@@ -423,27 +429,46 @@ impl FlightRecorder {
                 );
                 report = report.merge(shift(part, from));
             }
-            // The run of watched ones.
-            while to < n && self.slot_of[to] != u32::MAX {
-                let slot = self.slot_of[to] as usize;
-                let inp = input(to, &agents[to]);
-                if let (Some(f), Some(data)) = (values, &mut self.data) {
-                    f(data, self.frame * self.lanes + slot, &agents[to]);
-                }
-                let result = self.record(
-                    slot,
-                    tree,
-                    &mut agents[to],
-                    &mut memories[to],
-                    &inp,
-                    &mut NoTrace,
-                );
-                add(&mut report, to, result);
-                to += 1;
+            if to < n {
+                to = self.record_run(tree, agents, memories, &mut input, values, to, &mut report);
             }
             from = to;
         }
         report
+    }
+
+    /// Ticks and records the run of watched agents from `to`, adding each
+    /// tick to `report`: where the run ends.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn record_run<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        tree: &Tree<A, L, S, N>,
+        agents: &mut [A],
+        memories: &mut [AgentMemory<A, L, S, N>],
+        input: &mut impl FnMut(usize, &A) -> TickInput,
+        values: Option<fn(&mut DataStore, usize, &A)>,
+        mut to: usize,
+        report: &mut CrowdReport,
+    ) -> usize {
+        while to < agents.len() && self.slot_of[to] != u32::MAX {
+            let slot = self.slot_of[to] as usize;
+            let inp = input(to, &agents[to]);
+            if let (Some(f), Some(data)) = (values, &mut self.data) {
+                f(data, self.frame * self.lanes + slot, &agents[to]);
+            }
+            let result = self.record(
+                slot,
+                tree,
+                &mut agents[to],
+                &mut memories[to],
+                &inp,
+                &mut NoTrace,
+            );
+            add(report, to, result);
+            to += 1;
+        }
+        to
     }
 
     /// Ticks watched agent `slot` through [`tick_traced`] into the current
@@ -538,35 +563,6 @@ where
         .collect()
 }
 
-/// A report of agents `from..` shifted back to crowd indices.
-fn shift(mut report: CrowdReport, from: usize) -> CrowdReport {
-    if let Some((i, e)) = report.first_error {
-        report.first_error = Some((i + from, e));
-    }
-    report
-}
-
-/// Counts one agent's tick in `r`, as [`tick_all`](bt_core::tick_all) does.
-#[inline(always)]
-fn add(r: &mut CrowdReport, index: usize, result: Result<TickReport, TickError>) {
-    r.ticked += 1;
-    match result {
-        Ok(t) => {
-            r.idle += u32::from(t.behavior.is_none());
-            r.changed += u32::from(t.changed());
-            r.activated += u64::from(t.activated);
-            r.visited += u64::from(t.visited);
-            r.subset_violations += u32::from(t.subset_violation.is_some());
-        }
-        Err(e) => {
-            r.errors += 1;
-            if r.first_error.is_none() {
-                r.first_error = Some((index, e));
-            }
-        }
-    }
-}
-
 fn header(leaf: u16, visited: u16, events: u16, levels: u8, flags: u8) -> u64 {
     u64::from(leaf)
         | u64::from(visited) << 16
@@ -590,7 +586,7 @@ pub(crate) use words::*;
 
 use frame::{FrameTracer, Tee};
 pub(crate) use frame::{TickView, TickWords};
-use runs::{next_watched, unwatched};
+use runs::{add, next_watched, shift};
 use siblings::Siblings;
 
 impl FlightRecorder {

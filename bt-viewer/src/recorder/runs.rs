@@ -1,7 +1,7 @@
 //! The crowd as the recorder ticks it: runs of unwatched agents between
-//! the watched ones.
+//! the watched ones, found here, and the crowd's report.
 
-use bt_core::{AgentMemory, CrowdReport, TickInput, Tree, tick_all};
+use bt_core::{CrowdReport, TickError, TickReport};
 
 /// The first agent from `from` on that `slot_of` has a watch slot for
 /// (`slot_of.len()` if none): 16 entries at a time where none is watched,
@@ -21,17 +21,33 @@ pub(super) fn next_watched(slot_of: &[u32], from: usize) -> usize {
     at
 }
 
-/// [`tick_all`] on a run of unwatched agents, out of line: inlined into
-/// [`FlightRecorder::tick_all`](super::FlightRecorder::tick_all) beside the recording of watched agents,
-/// the crowd loop compiles to slower code than it has on its own.
-#[inline(never)]
-pub(super) fn unwatched<A: 'static, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
-    agents: &mut [A],
-    memories: &mut [AgentMemory<A, L, S, N>],
-    input: impl FnMut(usize, &A) -> TickInput,
-) -> CrowdReport {
-    tick_all(tree, agents, memories, input)
+/// A report of agents `from..` shifted back to crowd indices.
+pub(super) fn shift(mut report: CrowdReport, from: usize) -> CrowdReport {
+    if let Some((i, e)) = report.first_error {
+        report.first_error = Some((i + from, e));
+    }
+    report
+}
+
+/// Counts one agent's tick in `r`, as [`tick_all`](bt_core::tick_all) does.
+#[inline(always)]
+pub(super) fn add(r: &mut CrowdReport, index: usize, result: Result<TickReport, TickError>) {
+    r.ticked += 1;
+    match result {
+        Ok(t) => {
+            r.idle += u32::from(t.behavior.is_none());
+            r.changed += u32::from(t.changed());
+            r.activated += u64::from(t.activated);
+            r.visited += u64::from(t.visited);
+            r.subset_violations += u32::from(t.subset_violation.is_some());
+        }
+        Err(e) => {
+            r.errors += 1;
+            if r.first_error.is_none() {
+                r.first_error = Some((index, e));
+            }
+        }
+    }
 }
 
 #[cfg(test)]
