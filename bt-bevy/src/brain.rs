@@ -182,14 +182,9 @@ impl<M: TreeMemory> Brain<M> {
             // Every request still queued is this entity's or a live one's:
             // queues are drained at the end of each tick and whenever a
             // brain leaves, so an index cannot have been reused meanwhile.
-            let entity = match crate::plugin::moved_entity(&moved, &request) {
-                Some(entity) => entity,
-                None if request.agent == agent_id(cx.entity) => cx.entity,
-                None => crate::plugin::resolve(world.entities(), request.agent),
-            };
-            if request.op == bt_core::ActionOp::Cancel {
-                crate::plugin::forget_moved(&mut moved, request.ticket);
-            }
+            let entity = crate::plugin::route(&mut moved, world.entities(), &request, |agent| {
+                (agent == agent_id(cx.entity)).then_some(cx.entity)
+            });
             world.write_message(ActionMessage::<M>::new(entity, request));
         });
         if let Some(mut s) = world.get_resource_mut::<BrainShared<M>>() {

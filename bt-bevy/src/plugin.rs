@@ -426,17 +426,32 @@ impl<M: TreeMemory> BrainShared<M> {
     pub fn now(&self, world: &World) -> f64 {
         (self.clock)(world)
     }
+}
 
-    /// The entity a queued request of this crowd belongs to.
-    #[inline]
-    pub(crate) fn entity_of(&self, entities: &Entities, request: &ActionRequest) -> Entity {
-        moved_entity(&self.moved, request).unwrap_or_else(|| resolve(entities, request.agent))
+/// Where a queued request goes: the entity it belongs to, found among the
+/// moved pending actions first, then by `local` (what the caller knows of
+/// the agent id, such as a brain leaving or a load's own entities), then
+/// as the entity whose index the agent id is. A cancellation ends its
+/// action, so a moved ticket it names is forgotten.
+#[inline]
+pub(crate) fn route(
+    moved: &mut Vec<(Ticket, Entity)>,
+    entities: &Entities,
+    request: &ActionRequest,
+    local: impl FnOnce(u32) -> Option<Entity>,
+) -> Entity {
+    let entity = moved_entity(moved, request)
+        .or_else(|| local(request.agent))
+        .unwrap_or_else(|| resolve(entities, request.agent));
+    if request.op == ActionOp::Cancel {
+        forget_moved(moved, request.ticket);
     }
+    entity
 }
 
 /// The entity of `request` when it is one of a moved pending action's.
 #[inline]
-pub(crate) fn moved_entity(moved: &[(Ticket, Entity)], request: &ActionRequest) -> Option<Entity> {
+fn moved_entity(moved: &[(Ticket, Entity)], request: &ActionRequest) -> Option<Entity> {
     if moved.is_empty() {
         return None;
     }

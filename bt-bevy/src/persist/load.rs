@@ -107,22 +107,17 @@ fn install<M: TreeMemory, Se: SaveSenses>(
     }
     let mut requests = Vec::new();
     crate::adapter::drain(&state, |r| requests.push(r));
+    loaded.requests = requests.len();
+    for r in requests {
+        let entity = crate::plugin::route(&mut moved, world.entities(), &r, |agent| {
+            agents.get(&agent).copied()
+        });
+        world.write_message(ActionMessage::<M>::new(entity, r));
+    }
     let mut shared = world.resource_mut::<BrainShared<M>>();
     shared.lost = crate::adapter::lost(&state);
     shared.state = state;
     shared.moved = moved;
-    loaded.requests = requests.len();
-    for r in requests {
-        let entity =
-            match crate::plugin::moved_entity(&world.resource::<BrainShared<M>>().moved, &r) {
-                Some(e) => e,
-                None => match agents.get(&r.agent) {
-                    Some(&e) => e,
-                    None => crate::plugin::resolve(world.entities(), r.agent),
-                },
-            };
-        world.write_message(ActionMessage::<M>::new(entity, r));
-    }
     loaded
 }
 

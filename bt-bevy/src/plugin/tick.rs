@@ -11,9 +11,9 @@ use bevy_ecs::entity::{Entities, Entity};
 use bevy_ecs::message::{MessageReader, MessageWriter};
 use bevy_ecs::prelude::*;
 use bevy_time::Time;
-use bt_core::{ActionOp, TickError, TickReport};
+use bt_core::{TickError, TickReport};
 
-use super::{ActionMessage, ActionOutcome, BrainShared, BrainStats, forget_moved};
+use super::{ActionMessage, ActionOutcome, BrainShared, BrainStats, forget_moved, route};
 use crate::adapter::{self, Input, TreeMemory};
 use crate::agent::{BrainAgent, DenseAgent};
 use crate::brain::{Brain, Decisions, SenseSource, agent_id};
@@ -383,13 +383,8 @@ fn finish<M: TreeMemory, Se: SenseSource>(
     }
     let state = Arc::clone(&shared.state);
     adapter::drain(&state, |request| {
-        actions.write(ActionMessage::new(
-            shared.entity_of(entities, &request),
-            request,
-        ));
-        if request.op == ActionOp::Cancel {
-            forget_moved(&mut shared.moved, request.ticket);
-        }
+        let entity = route(&mut shared.moved, entities, &request, |_| None);
+        actions.write(ActionMessage::new(entity, request));
     });
     let lost = adapter::lost(&state);
     if lost != shared.lost {
