@@ -52,7 +52,8 @@ pub struct DataCapacity {
     /// marked.
     pub text_bytes: usize,
     /// Distinct field names over the whole run: a value with a new name
-    /// past these is dropped and the tick marked.
+    /// past these is dropped and the tick marked. At most 65 535 are kept
+    /// (a name's id takes 16 bits).
     pub names: usize,
 }
 
@@ -93,6 +94,8 @@ const TEXT: u64 = 1;
 /// marked as overflowing.
 pub struct DataOut<'r> {
     names: &'r mut Vec<&'static str>,
+    /// Per field position: the name id found there last time, tried first.
+    order: &'r mut [u16],
     max_names: usize,
     fields: &'r mut [u64],
     text: &'r mut [u8],
@@ -102,18 +105,38 @@ pub struct DataOut<'r> {
 }
 
 impl DataOut<'_> {
-    /// The id of `name`, interned on first use.
+    /// The id of `name`, interned on first use. An agent writes its
+    /// values in the same order tick after tick, so the id the same
+    /// position had last time is tried first: no search but for a field
+    /// that moved or is new.
+    #[inline]
     fn id(&mut self, name: &'static str) -> Option<u64> {
+        let hint = usize::from(self.order[self.n]);
+        if self
+            .names
+            .get(hint)
+            .is_some_and(|n| core::ptr::eq(*n, name))
+        {
+            return Some(hint as u64);
+        }
+        let id = self.search(name)?;
+        self.order[self.n] = id as u16;
+        Some(id as u64)
+    }
+
+    /// The id of `name` found among the names, or given to it.
+    #[cold]
+    fn search(&mut self, name: &'static str) -> Option<usize> {
         let found = self
             .names
             .iter()
             .position(|n| core::ptr::eq(*n, name))
             .or_else(|| self.names.iter().position(|n| *n == name));
         match found {
-            Some(i) => Some(i as u64),
+            Some(i) => Some(i),
             None if self.names.len() < self.max_names => {
                 self.names.push(name);
-                Some(self.names.len() as u64 - 1)
+                Some(self.names.len() - 1)
             }
             None => None,
         }
@@ -167,6 +190,8 @@ pub(crate) enum DataValue {
 pub(crate) struct DataStore {
     pub(crate) capacity: DataCapacity,
     pub(crate) names: Vec<&'static str>,
+    /// Per field position, the name id last found there (see `DataOut::id`).
+    order: Vec<u16>,
     words: Vec<u64>,
     bytes: Vec<u8>,
     block_words: usize,
@@ -178,6 +203,7 @@ impl DataStore {
         DataStore {
             capacity,
             names: Vec::with_capacity(capacity.names),
+            order: vec![u16::MAX; capacity.fields],
             words: vec![NO_DATA; blocks * block_words],
             bytes: vec![0; blocks * capacity.text_bytes],
             block_words,
@@ -201,8 +227,9 @@ impl DataStore {
         let t = block * self.capacity.text_bytes;
         let (head, fields) = self.words[w..w + self.block_words].split_at_mut(1);
         let mut out = DataOut {
-            max_names: self.capacity.names,
+            max_names: self.capacity.names.min(usize::from(u16::MAX)),
             names: &mut self.names,
+            order: &mut self.order,
             fields,
             text: &mut self.bytes[t..t + self.capacity.text_bytes],
             n: 0,
