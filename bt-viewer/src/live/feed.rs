@@ -250,6 +250,7 @@ impl Encoder {
     /// ticks, and each agent's last one.
     fn pass(&mut self, delta: &Delta) {
         self.clock(delta);
+        self.forget_times(delta);
         for run in delta.entries.chunk_by(|a, b| a.slot == b.slot) {
             self.set_last(&run[run.len() - 1], delta, None);
         }
@@ -269,8 +270,7 @@ impl Encoder {
         });
     }
 
-    /// Takes in the times of `delta`'s ticks; forgets the frames no later
-    /// publish brings ticks of.
+    /// Takes in the times of `delta`'s ticks.
     fn clock(&mut self, delta: &Delta) {
         for e in &delta.entries {
             let now = TickWords::new(e.serial, &delta.words[e.start..e.start + e.len]).now();
@@ -283,7 +283,11 @@ impl Encoder {
                 })
                 .or_insert(Some(now));
         }
-        // Later publishes bring ticks of this frame on, not older ones.
+    }
+
+    /// Forgets the times of the frames before `delta`'s last: later
+    /// publishes bring ticks of that frame on, not older ones.
+    fn forget_times(&mut self, delta: &Delta) {
         self.times = self.times.split_off(&delta.frames.saturating_sub(1));
     }
 
@@ -301,6 +305,9 @@ impl Encoder {
                     .collect(),
             }
         });
+        // Not before: a message of several frames needs their times for
+        // its runs.
+        self.forget_times(delta);
         let (mut agents, mut values, mut any_run) = (Vec::new(), Vec::new(), false);
         for run in delta.entries.chunk_by(|a, b| a.slot == b.slot) {
             let (slot, agent) = (run[0].slot as usize, run[0].agent);
