@@ -854,19 +854,10 @@ impl Herd {
     }
 }
 
-/// Follows `server` while `herd` runs `ticks` ticks: the page's view of
-/// the stream, and the bytes of the events it got.
-fn follow_herd(server: &mut LiveServer, herd: &mut Herd, ticks: u32) -> (Value, usize) {
-    follow_herd_every(server, herd, ticks, 1)
-}
-
-/// [`follow_herd`], publishing after every `every` ticks.
-fn follow_herd_every(
-    server: &mut LiveServer,
-    herd: &mut Herd,
-    ticks: u32,
-    every: u32,
-) -> (Value, usize) {
+/// Follows `server` while `herd` runs about `ticks` ticks, publishing
+/// after every `every`: the page's view of the stream, and the bytes of
+/// the events it got.
+fn follow_herd(server: &mut LiveServer, herd: &mut Herd, ticks: u32, every: u32) -> (Value, usize) {
     let mut events = follow(server);
     wait_clients(server, 1);
     herd.run(server);
@@ -949,10 +940,10 @@ fn quiet_crowd_on_the_stream(every: u32, gain: f64) {
     let mut plain = LiveServer::start(0).unwrap();
     plain.set_runs(false);
     let mut twin = Herd::new(N, 300, false);
-    let (whole, whole_bytes) = follow_herd_every(&mut plain, &mut twin, TICKS, every);
+    let (whole, whole_bytes) = follow_herd(&mut plain, &mut twin, TICKS, every);
     let mut server = LiveServer::start(0).unwrap();
     let mut herd = Herd::new(N, 300, false);
-    let (small, small_bytes) = follow_herd_every(&mut server, &mut herd, TICKS, every);
+    let (small, small_bytes) = follow_herd(&mut server, &mut herd, TICKS, every);
     // The same run, and the page sees the same ticks and values either way.
     assert!(herd.recorder.export().to_json() == twin.recorder.export().to_json());
     assert!(whole.get("clock").is_none());
