@@ -75,7 +75,11 @@ struct Shuffled {
 impl AgentData for Shuffled {
     fn record(&self, out: &mut DataOut<'_>) {
         let t = f64::from(self.t);
-        let b = if self.t.is_multiple_of(2) { "b" } else { self.b };
+        let b = if self.t.is_multiple_of(2) {
+            "b"
+        } else {
+            self.b
+        };
         match self.t % 3 {
             0 => {
                 out.num("a", t);
