@@ -1,7 +1,8 @@
 //! The live page's controls in a real browser (headless Chromium driven
 //! through chromedriver): a breakpoint set in the page stops a running
 //! program at the tick it names, the page shows that tick, and resuming
-//! lets the program go on; the page says when it no longer follows.
+//! lets the program go on; the page says when it no longer follows, and
+//! past its room it lets go of its oldest ticks and keeps the rest exact.
 //!
 //! Needs Debian's `chromium` and `chromium-driver`, as `tests/browser.rs`
 //! does. Without them the test is reported as ignored, except under CI
@@ -329,6 +330,128 @@ fn the_live_page_shows_the_agents_values_at_each_tick_and_plots_them() {
         )
         .await;
         assert!(flee.as_str().unwrap().contains("needs DANGER"), "{flee}");
+        assert_eq!(js(&client, "return window.btErrors;").await, json!([]));
+        drop(server);
+    });
+}
+
+#[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
+fn a_live_page_past_its_room_lets_go_of_its_oldest_ticks_and_keeps_the_rest_exact() {
+    const N: usize = 30;
+    const TICKS: u32 = 300;
+    const KEEP: u64 = 1500;
+    let mut server = LiveServer::start(0).expect("a loopback port");
+    let url = format!("{}?keep={KEEP}", server.url());
+    let (mut grazers, mut memories) = herd(N);
+    // Room for every tick, to compare the page with.
+    let mut recorder = FlightRecorder::new(&HERD, N, Watch::All, Capacity::new(400, 12))
+        .with_data(DataCapacity::new(4, 8));
+    let mut hunger: Vec<Vec<f32>> = Vec::new();
+    with_browser(|client| async move {
+        client.goto(&url).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while server.clients() == 0 {
+            assert!(Instant::now() < deadline, "the page never followed");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        for t in 0..TICKS {
+            grazers.iter_mut().for_each(Grazer::step);
+            hunger.push(grazers.iter().map(|g| g.hunger).collect());
+            recorder.tick_all_with_data(&HERD, &mut grazers, &mut memories, |i, g| g.input(i, t));
+            // Every 6 ticks: a quiet grazer's repeats come as runs of up
+            // to 6, and the page lets go of ticks in the middle of some.
+            if t % 6 == 5 || t == TICKS - 1 {
+                server.publish(&recorder);
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+        until(
+            &client,
+            &format!("return btViewer.state().last === {};", TICKS - 1),
+            "the page did not get every tick",
+        )
+        .await;
+        let entries = js(&client, "return btViewer.entries();")
+            .await
+            .as_u64()
+            .unwrap();
+        let first = js(&client, "return btViewer.state().first;")
+            .await
+            .as_u64()
+            .unwrap();
+        assert!(entries <= KEEP, "{entries} entries kept");
+        assert!(first > 0, "nothing was let go of");
+        let said = js(
+            &client,
+            "return document.getElementById('message').textContent;",
+        )
+        .await;
+        assert!(
+            said.as_str().unwrap().contains("up to 1500 entries"),
+            "{said}"
+        );
+        // Every kept tick of every agent, as the page holds it.
+        let shown = js(
+            &client,
+            &format!(
+                "const out = []; for (let a = 0; a < {N}; a++) {{ const row = [];\
+                 for (let s = {first}; s < {TICKS}; s++) row.push(btViewer.tick(a, s)); out.push(row); }} return out;"
+            ),
+        )
+        .await;
+        let doc: Value = serde_json::from_str(&recorder.export().to_json()).unwrap();
+        // Numbers as numbers: JSON from the page writes 1.0 as 1.
+        let num = |v: &Value| -> Value {
+            match v {
+                Value::Array(a) => a.iter().map(|x| json!(x.as_f64())).collect(),
+                x => json!(x.as_f64()),
+            }
+        };
+        let items = |p: &Value| -> Vec<Value> {
+            p.as_array()
+                .unwrap()
+                .chunks(4)
+                .flat_map(|l| [l[0].clone(), l[1].clone()])
+                .collect()
+        };
+        for agent in 0..N {
+            let whole = doc["agents"][agent]["ticks"].as_array().unwrap();
+            for (q, shown) in shown[agent].as_array().unwrap().iter().enumerate() {
+                let s = first + q as u64;
+                let want = whole.iter().find(|tk| tk[0] == s).unwrap();
+                // Serial, clock, leaf, visited, flags and events as
+                // recorded; the path's items and redecides (its times are
+                // rounded again from a run's start).
+                for i in [0, 1, 2, 3, 4, 6] {
+                    assert_eq!(
+                        num(&shown[i]),
+                        num(&want[i]),
+                        "agent {agent}, tick {s}, field {i}"
+                    );
+                }
+                assert_eq!(items(&shown[5]), items(&want[5]), "agent {agent}, tick {s}");
+            }
+        }
+        // The values beside them.
+        for agent in [0usize, 7, 29] {
+            js(&client, &format!("btViewer.selectAgent({agent});")).await;
+            for s in (first..u64::from(TICKS)).step_by(7).chain([first]) {
+                js(&client, &format!("btViewer.seek({s});")).await;
+                let value = client
+                    .execute(
+                        "const r = document.querySelector('#values tr[data-name=\"hunger\"]');\
+                         return r ? JSON.parse(r.dataset.value) === Number(arguments[0]) : null;",
+                        vec![json!(f64::from(hunger[s as usize][agent]).to_string())],
+                    )
+                    .await
+                    .unwrap();
+                assert_eq!(value, json!(true), "hunger of agent {agent} at tick {s}");
+            }
+        }
         assert_eq!(js(&client, "return window.btErrors;").await, json!([]));
         drop(server);
     });
