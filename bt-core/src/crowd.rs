@@ -115,6 +115,63 @@ pub fn tick_all<A: 'static, const L: usize, const S: usize, const N: usize>(
     report
 }
 
+/// Ticks agents `range` of a crowd once, in index order, as [`tick_all`]
+/// ticks them: agent `i` (an index into the whole slices) with
+/// `memories[i]`, the input `input(i, &agents[i])` and the id `i` unless
+/// the input sets one. For a crowd ticked a part at a time (a tenth of it
+/// each frame, say), or around agents ticked another way.
+///
+/// ```
+/// # use bt_core::{TickInput, behavior, decider, group, tick_range, tree};
+/// # #[derive(Default)] struct Npc;
+/// # behavior! { IDLE: Npc }
+/// # decider! { REST: Npc => IDLE }
+/// # group! { ROOT: Npc, prioritized [REST] }
+/// # tree! { NPCS: Npc = ROOT }
+/// let mut agents: Vec<Npc> = (0..100).map(|_| Npc).collect();
+/// let mut memories: Vec<_> = (0..100).map(|i| NPCS.new_memory(i)).collect();
+/// // A tenth of the crowd a frame: each agent ticks every tenth frame.
+/// for frame in 0..10usize {
+///     let part = frame % 10 * 10..frame % 10 * 10 + 10;
+///     let input = |_, _: &Npc| TickInput::new(frame as f64 / 60.0, 1.0 / 6.0);
+///     let report = tick_range(&NPCS, &mut agents, &mut memories, part, input);
+///     assert_eq!(report.ticked, 10);
+/// }
+/// ```
+///
+/// # Errors
+/// As [`tick_all`]; the agents whose ids are checked for pending actions
+/// ([`TickError::AgentIdTaken`]) are those of the range.
+///
+/// # Panics
+/// If the slices differ in length, `range` is not within them, or a
+/// callback panics (as [`tick_all`]).
+#[inline]
+pub fn tick_range<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agents: &mut [A],
+    memories: &mut [AgentMemory<A, L, S, N>],
+    range: core::ops::Range<usize>,
+    mut input: impl FnMut(usize, &A) -> TickInput,
+) -> CrowdReport {
+    assert_eq!(
+        agents.len(),
+        memories.len(),
+        "tick_range: one memory per agent"
+    );
+    let base = range.start;
+    let mut report = CrowdReport::default();
+    tick_slice(
+        tree,
+        &mut agents[range.clone()],
+        &mut memories[range],
+        base,
+        &mut input,
+        &mut report,
+    );
+    report
+}
+
 /// Ticks `agents[j]` with `memories[j]` (agent index `base + j`) in order,
 /// adding to `report`. Both slices are read front to back, a pattern the
 /// CPU's own prefetcher follows, so no software prefetch is issued.

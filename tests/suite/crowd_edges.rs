@@ -272,3 +272,53 @@ fn an_agent_given_the_id_of_another_with_a_pending_action_is_not_ticked() {
     let fetched: Vec<u32> = agents.iter().map(|c| c.fetched).collect();
     assert_eq!(fetched, [1, 1, 1]);
 }
+
+/// A crowd ticked a part at a time with `tick_range` is the crowd ticked
+/// whole with `tick_all`: the same ids (each agent's index, with no id
+/// set by the input), the same launches routed back to the memories that
+/// made them, and reports that name agents by their index in the crowd.
+#[test]
+fn a_crowd_ticked_a_part_at_a_time_is_ticked_as_tick_all_ticks_it() {
+    let parts = [0..3, 3..3, 3..7, 7..10];
+    let (whole_shared, mut whole_agents, mut whole_memories) = couriers(10);
+    let (shared, mut agents, mut memories) = couriers(10);
+    for frame in 0..3 {
+        let input = |_: usize, _: &Courier| TickInput::new(f64::from(frame) * 0.1, 0.1);
+        let whole = tick_all(&COURIERS, &mut whole_agents, &mut whole_memories, input);
+        let mut ticked = 0;
+        for part in parts.clone() {
+            let report =
+                bt_core::tick_range(&COURIERS, &mut agents, &mut memories, part.clone(), input);
+            assert_eq!(report.ticked as usize, part.len());
+            ticked += report.ticked;
+        }
+        assert_eq!(ticked, whole.ticked);
+        assert_eq!(
+            report_launches(&shared, &mut memories),
+            report_launches(&whole_shared, &mut whole_memories),
+            "frame {frame}"
+        );
+    }
+    let fetched = |a: &[Courier]| a.iter().map(|c| c.fetched).collect::<Vec<_>>();
+    assert_eq!(fetched(&agents), fetched(&whole_agents));
+    assert_eq!(fetched(&agents), [1; 10]);
+    // An id clash inside a part is reported under the crowd's indices.
+    let (_shared, mut agents, mut memories) = couriers(10);
+    let first = |_: usize, _: &Courier| TickInput::new(0.0, 0.1);
+    bt_core::tick_range(&COURIERS, &mut agents, &mut memories, 4..5, first);
+    let clash = |i: usize, _: &Courier| {
+        TickInput::new(0.1, 0.1).with_agent(if i == 5 { 4 } else { i as u32 })
+    };
+    let report = bt_core::tick_range(&COURIERS, &mut agents, &mut memories, 3..7, clash);
+    assert_eq!(
+        report.first_error,
+        Some((
+            5,
+            TickError::AgentIdTaken {
+                id: 4,
+                agent: 5,
+                holder: 4
+            }
+        ))
+    );
+}

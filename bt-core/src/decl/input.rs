@@ -96,11 +96,23 @@ impl TickInput {
     }
 
     /// With the agent id `index`, unless an id was set with
-    /// [`with_agent`](Self::with_agent): what the crowd ticks do.
+    /// [`with_agent`](Self::with_agent) (or by an earlier `or_agent`),
+    /// which it keeps: what [`tick_all`](crate::tick_all) does to the
+    /// input of the agent at `index`. For code that ticks a crowd in its
+    /// own way and means to give its agents the ids `tick_all` would.
+    ///
+    /// ```
+    /// use bt_core::TickInput;
+    ///
+    /// assert_eq!(TickInput::new(0.0, 0.1).or_agent(7).agent, 7);
+    /// assert_eq!(TickInput::new(0.0, 0.1).with_agent(3).or_agent(7).agent, 3);
+    /// assert_eq!(TickInput::new(0.0, 0.1).or_agent(7).or_agent(9).agent, 7);
+    /// ```
     #[inline(always)]
-    pub(crate) fn or_agent(mut self, index: usize) -> Self {
+    pub const fn or_agent(mut self, index: usize) -> Self {
         if !self.agent_given {
             self.agent = index as u32;
+            self.agent_given = true;
         }
         self
     }
