@@ -43,7 +43,7 @@ use alloc_crate::vec::Vec;
 
 use bt_core::{
     AgentMemory, CrowdReport, Event, ItemIdx, NoTrace, TickError, TickInput, TickReport, Tracer,
-    Tree, tick, tick_all, tick_traced,
+    Tree, tick, tick_range, tick_traced,
 };
 
 /// How much a [`FlightRecorder`] keeps per watched agent.
@@ -343,9 +343,10 @@ impl FlightRecorder {
     }
 
     /// Ticks every agent once, as [`tick_all`](bt_core::tick_all) does (agent `i` with
-    /// `memories[i]` and the input `input(i, &agents[i])`), recording the
+    /// `memories[i]` and the input `input(i, &agents[i])`, under the id `i`
+    /// unless the input sets one), recording the
     /// watched ones in a new frame. The runs of unwatched agents between them go through
-    /// [`tick_all`](bt_core::tick_all) itself, so they cost what they cost there.
+    /// [`tick_range`](bt_core::tick_range), so they cost what they cost there.
     ///
     /// # Panics
     /// If the slices differ in length or are longer than the crowd the
@@ -421,13 +422,8 @@ impl FlightRecorder {
             // The run of unwatched agents from `from`.
             let mut to = next_watched(&self.slot_of[..n], from);
             if to > from {
-                let part = tick_all(
-                    tree,
-                    &mut agents[from..to],
-                    &mut memories[from..to],
-                    |j, a| input(from + j, a),
-                );
-                report = report.merge(shift(part, from));
+                let part = tick_range(tree, agents, memories, from..to, &mut input);
+                report = report.merge(part);
             }
             if to < n {
                 to = self.record_run(tree, agents, memories, &mut input, values, to, &mut report);
@@ -453,7 +449,7 @@ impl FlightRecorder {
     ) -> usize {
         while to < agents.len() && self.slot_of[to] != u32::MAX {
             let slot = self.slot_of[to] as usize;
-            let inp = input(to, &agents[to]);
+            let inp = input(to, &agents[to]).or_agent(to);
             if let (Some(f), Some(data)) = (values, &mut self.data) {
                 f(data, self.frame * self.lanes + slot, &agents[to]);
             }
@@ -586,7 +582,7 @@ pub(crate) use words::*;
 
 use frame::{FrameTracer, Tee};
 pub(crate) use frame::{TickView, TickWords};
-use runs::{add, next_watched, shift};
+use runs::{add, next_watched};
 use siblings::Siblings;
 
 impl FlightRecorder {

@@ -529,3 +529,37 @@ fn decider_names_like_markup_cannot_end_or_hide_the_page_script() {
     assert!(std::fs::read_to_string(written).unwrap() == page);
     assert!(std::fs::read_to_string(dir.join("recording.json")).unwrap() == json);
 }
+
+/// An agent that notes the id its tick was given.
+#[derive(Clone, Debug, Default)]
+struct Named(u32);
+
+bt_core::behavior! { NOTE_ID: Named, tick: |a, cx| { a.0 = cx.agent; true } }
+bt_core::decider! { NOTE: Named => NOTE_ID }
+bt_core::group! { NAMED_ROOT: Named, prioritized [NOTE] }
+bt_core::tree! { NAMED: Named = NAMED_ROOT }
+
+/// With no id set by the input, every agent ticks under its index, as
+/// `tick_all` gives it: the watched ones and the unwatched ones between
+/// and after them.
+#[test]
+fn a_recorded_crowd_gives_each_agent_its_index_as_id_as_tick_all_does() {
+    for watch in [Watch::All, Watch::Agents(&[2, 5]), Watch::Agents(&[])] {
+        let mut agents = vec![Named(u32::MAX); 8];
+        let mut memories: Vec<_> = (0..8).map(|i| NAMED.new_memory(i)).collect();
+        let mut recorder = FlightRecorder::new(&NAMED, 8, watch, Capacity::new(4, 16));
+        for t in 0..3 {
+            recorder.tick_all(&NAMED, &mut agents, &mut memories, |_, _| {
+                TickInput::new(f64::from(t), 1.0)
+            });
+            let ids: Vec<u32> = agents.iter().map(|a| a.0).collect();
+            assert_eq!(ids, (0..8).collect::<Vec<u32>>(), "{watch:?}, tick {t}");
+        }
+        // An id the input sets is kept.
+        recorder.tick_all(&NAMED, &mut agents, &mut memories, |i, _| {
+            TickInput::new(9.0, 1.0).with_agent(100 + i as u32)
+        });
+        let ids: Vec<u32> = agents.iter().map(|a| a.0).collect();
+        assert_eq!(ids, (100..108).collect::<Vec<u32>>(), "{watch:?}");
+    }
+}

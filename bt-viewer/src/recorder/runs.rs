@@ -21,14 +21,6 @@ pub(super) fn next_watched(slot_of: &[u32], from: usize) -> usize {
     at
 }
 
-/// A report of agents `from..` shifted back to crowd indices.
-pub(super) fn shift(mut report: CrowdReport, from: usize) -> CrowdReport {
-    if let Some((i, e)) = report.first_error {
-        report.first_error = Some((i + from, e));
-    }
-    report
-}
-
 /// Counts one agent's tick in `r`, as [`tick_all`](bt_core::tick_all) does.
 #[inline(always)]
 pub(super) fn add(r: &mut CrowdReport, index: usize, result: Result<TickReport, TickError>) {
