@@ -34,6 +34,22 @@ where
 
 const AGENTS: usize = 6;
 
+/// Opens the live page at `url` and waits until `server` counts it.
+async fn open_live(client: &Client, server: &LiveServer, url: &str) {
+    client.goto(url).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.clients() == 0 {
+        assert!(Instant::now() < deadline, "the page never followed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Waits until the page holds tick `last`.
+async fn until_last(client: &Client, last: u32) {
+    let script = format!("return btViewer.state().last === {last};");
+    until(client, &script, "the page did not get every tick").await;
+}
+
 /// Each agent's first tick from 2 on where it enters GUARD, in a run of
 /// the camp: (tick, agent).
 fn first_guards() -> Vec<(u64, u64)> {
@@ -86,12 +102,7 @@ fn a_breakpoint_set_in_the_page_stops_the_program_at_its_tick() {
         recorder.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, t));
     };
     with_browser(|client| async move {
-        client.goto(&url).await.unwrap();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while server.clients() == 0 {
-            assert!(Instant::now() < deadline, "the page never followed");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        open_live(&client, &server, &url).await;
         for t in 0..2 {
             tick(t, &mut recorder);
             server.frame(&recorder);
@@ -266,12 +277,7 @@ fn the_live_page_shows_the_agents_values_at_each_tick_and_plots_them() {
     // Per tick, each grazer's fields as the tick found them.
     let mut truth: Vec<Vec<(f32, f32, bool)>> = Vec::new();
     with_browser(|client| async move {
-        client.goto(&url).await.unwrap();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while server.clients() == 0 {
-            assert!(Instant::now() < deadline, "the page never followed");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        open_live(&client, &server, &url).await;
         for t in 0..TICKS {
             grazers.iter_mut().for_each(Grazer::step);
             truth.push(
@@ -284,12 +290,7 @@ fn the_live_page_shows_the_agents_values_at_each_tick_and_plots_them() {
             server.publish(&recorder);
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        until(
-            &client,
-            &format!("return btViewer.state().last === {};", TICKS - 1),
-            "the page did not get every tick",
-        )
-        .await;
+        until_last(&client, TICKS - 1).await;
         for agent in [0, 7, 29] {
             js(&client, &format!("btViewer.selectAgent({agent});")).await;
             for t in (0..TICKS as usize).step_by(13).chain([TICKS as usize - 1]) {
@@ -352,12 +353,7 @@ fn a_live_page_past_its_room_lets_go_of_its_oldest_ticks_and_keeps_the_rest_exac
         .with_data(DataCapacity::new(4, 8));
     let mut hunger: Vec<Vec<f32>> = Vec::new();
     with_browser(|client| async move {
-        client.goto(&url).await.unwrap();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while server.clients() == 0 {
-            assert!(Instant::now() < deadline, "the page never followed");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        open_live(&client, &server, &url).await;
         for t in 0..TICKS {
             grazers.iter_mut().for_each(Grazer::step);
             hunger.push(grazers.iter().map(|g| g.hunger).collect());
@@ -369,12 +365,7 @@ fn a_live_page_past_its_room_lets_go_of_its_oldest_ticks_and_keeps_the_rest_exac
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
         }
-        until(
-            &client,
-            &format!("return btViewer.state().last === {};", TICKS - 1),
-            "the page did not get every tick",
-        )
-        .await;
+        until_last(&client, TICKS - 1).await;
         let entries = js(&client, "return btViewer.entries();")
             .await
             .as_u64()
