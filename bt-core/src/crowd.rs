@@ -28,7 +28,11 @@ pub struct CrowdReport {
 }
 
 impl CrowdReport {
-    fn add(&mut self, i: usize, result: Result<crate::TickReport, TickError>) {
+    /// Counts the tick of agent `i` of the crowd, which returned `result`,
+    /// as [`tick_all`] counts it (the first error kept is the one of the
+    /// lowest index): for code that ticks a crowd in its own way.
+    #[inline]
+    pub fn add(&mut self, i: usize, result: Result<crate::TickReport, TickError>) {
         self.ticked += 1;
         match result {
             Ok(r) => {
@@ -140,8 +144,9 @@ pub fn tick_all<A: 'static, const L: usize, const S: usize, const N: usize>(
 /// ```
 ///
 /// # Errors
-/// As [`tick_all`]; the agents whose ids are checked for pending actions
-/// ([`TickError::AgentIdTaken`]) are those of the range.
+/// As [`tick_all`]: an agent of the range given the id of another agent
+/// of the whole crowd whose action is pending under it is not ticked
+/// ([`TickError::AgentIdTaken`]).
 ///
 /// # Panics
 /// If the slices differ in length, `range` is not within them, or a
@@ -159,8 +164,12 @@ pub fn tick_range<A: 'static, const L: usize, const S: usize, const N: usize>(
         memories.len(),
         "tick_range: one memory per agent"
     );
-    let base = range.start;
     let mut report = CrowdReport::default();
+    if tree.shape.actions > 0 {
+        tick_launching(tree, agents, memories, range, &mut input, &mut report);
+        return report;
+    }
+    let base = range.start;
     tick_slice(
         tree,
         &mut agents[range.clone()],
@@ -170,6 +179,36 @@ pub fn tick_range<A: 'static, const L: usize, const S: usize, const N: usize>(
         &mut report,
     );
     report
+}
+
+/// Whether agent `index` of the crowd `memories` may tick with `input`:
+/// not when its id is the index of another agent of the crowd whose
+/// memory has a deferred action pending under that id (two agents'
+/// requests would name the same agent), which is
+/// [`TickError::AgentIdTaken`]. [`tick_all`] and [`tick_range`] check
+/// it before each agent's tick, for a tree with deferred actions; for
+/// code that ticks a crowd in its own way. The crowd's indexes are the
+/// lookup: no search, no allocation.
+#[inline]
+pub fn check_agent_id<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    memories: &[AgentMemory<A, L, S, N>],
+    index: usize,
+    input: &TickInput,
+) -> Result<(), TickError> {
+    let id = input.agent as usize;
+    if tree.shape.actions > 0
+        && id != index
+        && id < memories.len()
+        && pending_under(tree, &memories[id], input.agent)
+    {
+        return Err(TickError::AgentIdTaken {
+            id: input.agent,
+            agent: index,
+            holder: id,
+        });
+    }
+    Ok(())
 }
 
 /// Ticks `agents[j]` with `memories[j]` (agent index `base + j`) in order,
@@ -185,7 +224,10 @@ fn tick_slice<A: 'static, const L: usize, const S: usize, const N: usize>(
     report: &mut CrowdReport,
 ) {
     if tree.shape.actions > 0 {
-        return tick_launching(tree, agents, memories, base, input, report);
+        // Only `tick_all` comes here with such a tree: the whole crowd.
+        debug_assert_eq!(base, 0);
+        let n = agents.len();
+        return tick_launching(tree, agents, memories, 0..n, input, report);
     }
     for (j, (agent, memory)) in agents.iter_mut().zip(memories).enumerate() {
         let input = input(base + j, agent).or_agent(base + j);
@@ -193,43 +235,28 @@ fn tick_slice<A: 'static, const L: usize, const S: usize, const N: usize>(
     }
 }
 
-/// [`tick_slice`] for a tree with deferred actions: an agent given an id
-/// other than its index, when that id is the index of another agent in
-/// the slice whose memory has an action pending under it, is not ticked
-/// (two agents' requests would name the same agent). The crowd's
-/// indexes are the lookup: no search, no allocation.
+/// Ticks agents `range` of the crowd `agents` / `memories` for a tree
+/// with deferred actions, each after [`check_agent_id`] against the whole
+/// crowd.
 #[inline(never)]
 fn tick_launching<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agents: &mut [A],
     memories: &mut [AgentMemory<A, L, S, N>],
-    base: usize,
+    range: core::ops::Range<usize>,
     input: &mut impl FnMut(usize, &A) -> TickInput,
     report: &mut CrowdReport,
 ) {
-    for (j, agent) in agents.iter_mut().enumerate() {
-        let i = base + j;
-        let input = input(i, agent).or_agent(i);
-        let id = input.agent as usize;
-        if let Some(holder) = id.checked_sub(base)
-            && id != i
-            && holder < memories.len()
-            && pending_under(tree, &memories[holder], input.agent)
-        {
-            report.add(
-                i,
-                Err(TickError::AgentIdTaken {
-                    id: input.agent,
-                    agent: i,
-                    holder: id,
-                }),
-            );
+    for i in range {
+        let input = input(i, &agents[i]).or_agent(i);
+        if let Err(e) = check_agent_id(tree, memories, i, &input) {
+            report.add(i, Err(e));
             continue;
         }
         tick_member(
             tree,
-            agent,
-            &mut memories[j],
+            &mut agents[i],
+            &mut memories[i],
             &input,
             &mut Member(report, i),
         );

@@ -321,4 +321,14 @@ fn a_crowd_ticked_a_part_at_a_time_is_ticked_as_tick_all_ticks_it() {
             }
         ))
     );
+    // And with an agent outside the part: the whole crowd is looked at.
+    let report = bt_core::tick_range(&COURIERS, &mut agents, &mut memories, 8..9, |_, _| {
+        TickInput::new(0.2, 0.1).with_agent(4)
+    });
+    let taken = TickError::AgentIdTaken {
+        id: 4,
+        agent: 8,
+        holder: 4,
+    };
+    assert_eq!(report.first_error, Some((8, taken)));
 }
