@@ -43,7 +43,7 @@ use alloc_crate::vec::Vec;
 
 use bt_core::{
     AgentMemory, CrowdReport, Event, ItemIdx, NoTrace, TickError, TickInput, TickReport, Tracer,
-    Tree, tick, tick_range, tick_traced,
+    Tree, check_agent_id, tick, tick_range, tick_traced,
 };
 
 /// How much a [`FlightRecorder`] keeps per watched agent.
@@ -450,6 +450,11 @@ impl FlightRecorder {
         while to < agents.len() && self.slot_of[to] != u32::MAX {
             let slot = self.slot_of[to] as usize;
             let inp = input(to, &agents[to]).or_agent(to);
+            if let Err(e) = check_agent_id(tree, memories, to, &inp) {
+                report.add(to, Err(e));
+                to += 1;
+                continue;
+            }
             if let (Some(f), Some(data)) = (values, &mut self.data) {
                 f(data, self.frame * self.lanes + slot, &agents[to]);
             }
@@ -461,7 +466,7 @@ impl FlightRecorder {
                 &inp,
                 &mut NoTrace,
             );
-            add(report, to, result);
+            report.add(to, result);
             to += 1;
         }
         to
@@ -582,7 +587,7 @@ pub(crate) use words::*;
 
 use frame::{FrameTracer, Tee};
 pub(crate) use frame::{TickView, TickWords};
-use runs::{add, next_watched};
+use runs::next_watched;
 use siblings::Siblings;
 
 impl FlightRecorder {

@@ -563,3 +563,56 @@ fn a_recorded_crowd_gives_each_agent_its_index_as_id_as_tick_all_does() {
         assert_eq!(ids, (100..108).collect::<Vec<u32>>(), "{watch:?}");
     }
 }
+
+/// A courier: fetches once (a deferred action), then waits.
+#[derive(Clone, Debug, Default)]
+struct Courier(u32);
+
+bt_core::leaf! { FETCH: Courier,
+    when: |c, _| c.0 == 0,
+    launch: |_, _cx| Some(bt_core::Action::new(7, 0)),
+    deactivate: |c, _cx| c.0 += 1,
+}
+bt_core::leaf! { WAIT: Courier }
+bt_core::group! { COURIER_ROOT: Courier, prioritized [FETCH, WAIT] }
+bt_core::tree! { COURIERS: Courier = COURIER_ROOT }
+
+/// An agent given the id of another whose action is pending under it is
+/// refused as `tick_all` refuses it, whether it, the holder or neither is
+/// watched, and the launches name the same agents.
+#[test]
+fn a_recorded_crowd_refuses_an_id_taken_as_tick_all_does() {
+    let run = |watch: Option<Watch>| {
+        let shared = COURIERS.new_shared(16);
+        let mut agents = vec![Courier::default(); 6];
+        let mut memories: Vec<_> = (0..6).map(|i| COURIERS.new_memory_in(&shared, i)).collect();
+        let mut recorder =
+            watch.map(|w| FlightRecorder::new(&COURIERS, 6, w, Capacity::new(4, 16)));
+        let mut reports = Vec::new();
+        let mut launched = Vec::new();
+        for t in 0..2 {
+            // Agent 4 takes agent 1's id at the second tick, while agent
+            // 1's fetch is pending.
+            let input = |i: usize, _: &Courier| {
+                let id = if t == 1 && i == 4 { 1 } else { i as u32 };
+                TickInput::new(f64::from(t), 0.1).with_agent(id)
+            };
+            reports.push(match &mut recorder {
+                Some(r) => r.tick_all(&COURIERS, &mut agents, &mut memories, input),
+                None => tick_all(&COURIERS, &mut agents, &mut memories, input),
+            });
+            shared.drain_actions(|r| launched.push(r.agent));
+        }
+        (reports, launched)
+    };
+    let plain = run(None);
+    assert_eq!(plain.0[1].errors, 1, "the clash is there to find");
+    for watch in [
+        Watch::All,
+        Watch::Agents(&[4]),
+        Watch::Agents(&[1]),
+        Watch::Agents(&[0]),
+    ] {
+        assert_eq!(run(Some(watch)), plain, "{watch:?}");
+    }
+}

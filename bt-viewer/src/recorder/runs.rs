@@ -1,7 +1,5 @@
 //! The crowd as the recorder ticks it: runs of unwatched agents between
-//! the watched ones, found here, and the crowd's report.
-
-use bt_core::{CrowdReport, TickError, TickReport};
+//! the watched ones, found here.
 
 /// The first agent from `from` on that `slot_of` has a watch slot for
 /// (`slot_of.len()` if none): 16 entries at a time where none is watched,
@@ -19,27 +17,6 @@ pub(super) fn next_watched(slot_of: &[u32], from: usize) -> usize {
         at += 1;
     }
     at
-}
-
-/// Counts one agent's tick in `r`, as [`tick_all`](bt_core::tick_all) does.
-#[inline(always)]
-pub(super) fn add(r: &mut CrowdReport, index: usize, result: Result<TickReport, TickError>) {
-    r.ticked += 1;
-    match result {
-        Ok(t) => {
-            r.idle += u32::from(t.behavior.is_none());
-            r.changed += u32::from(t.changed());
-            r.activated += u64::from(t.activated);
-            r.visited += u64::from(t.visited);
-            r.subset_violations += u32::from(t.subset_violation.is_some());
-        }
-        Err(e) => {
-            r.errors += 1;
-            if r.first_error.is_none() {
-                r.first_error = Some((index, e));
-            }
-        }
-    }
 }
 
 #[cfg(test)]
