@@ -105,10 +105,11 @@ pub struct DataOut<'r> {
 }
 
 impl DataOut<'_> {
-    /// The id of `name`, interned on first use. An agent writes its
-    /// values in the same order tick after tick, so the id the same
-    /// position had last time is tried first: no search but for a field
-    /// that moved or is new.
+    /// The id of `name`, interned on first use. A crowd's agents write
+    /// their values in the same order, tick after tick, so the id found at
+    /// the same position in the last block recorded is tried first: no
+    /// search but for a field that moved or is new (agents that write
+    /// other fields in turn search more).
     #[inline]
     fn id(&mut self, name: &'static str) -> Option<u64> {
         let hint = usize::from(self.order[self.n]);
