@@ -22,9 +22,12 @@ fn main() {
     else {
         return;
     };
-    // Adding or removing the component changes this directory.
+    // rustup rewrites this list when a component is added or removed.
     let rustlib = sysroot.join("lib").join("rustlib");
-    println!("cargo::rerun-if-changed={}", rustlib.display());
+    println!(
+        "cargo::rerun-if-changed={}",
+        rustlib.join("components").display()
+    );
     let source = rustlib.join("src/rust/library/core/src/panic.rs");
     if source.is_file() && std::env::var_os("CI").is_none() {
         println!("cargo::rustc-cfg=rust_src");
