@@ -447,10 +447,12 @@ impl FlightRecorder {
         mut to: usize,
         report: &mut CrowdReport,
     ) -> usize {
+        // Only a tree with deferred actions can have an id taken.
+        let launching = tree.shape().actions > 0;
         while to < agents.len() && self.slot_of[to] != u32::MAX {
             let slot = self.slot_of[to] as usize;
             let inp = input(to, &agents[to]).or_agent(to);
-            if let Err(e) = check_agent_id(tree, memories, to, &inp) {
+            if launching && let Err(e) = check_agent_id(tree, memories, to, &inp) {
                 report.add(to, Err(e));
                 to += 1;
                 continue;
