@@ -244,41 +244,16 @@ impl DataStore {
     /// The values of block `block`: (name id, value) pairs and whether
     /// some were dropped; `None` when the tick recorded none.
     pub(crate) fn read(&self, block: usize) -> Option<(Vec<(usize, DataValue)>, bool)> {
-        let w = block * self.block_words;
-        let head = self.words[w];
-        if head == NO_DATA {
-            return None;
-        }
-        let n = (head & !OVERFLOW) as usize;
-        let text = &self.bytes[block * self.capacity.text_bytes..][..self.capacity.text_bytes];
-        let values = (0..n)
-            .map(|i| {
-                let h = self.words[w + 1 + 2 * i];
-                let v = self.words[w + 2 + 2 * i];
-                let id = (h & 0xffff) as usize;
-                let value = if (h >> 16) & 1 == TEXT {
-                    let len = (h >> 32) as usize;
-                    let at = v as usize;
-                    DataValue::Text(
-                        alloc_crate::string::String::from_utf8_lossy(&text[at..at + len])
-                            .into_owned(),
-                    )
-                } else {
-                    DataValue::Num(f64::from_bits(v))
-                };
-                (id, value)
-            })
-            .collect();
-        Some((values, head & OVERFLOW != 0))
+        self.raw(block)
+            .map(|(words, text)| Self::read_raw(words, text))
     }
 }
 
-/// The live view's reads: the game's thread copies a block as it is, and
-/// the server's thread reads the copy.
+/// A block as it is, and read: the live view's game thread copies a block
+/// and its server thread reads the copy; the export reads it in place.
 impl DataStore {
     /// The words (the count, then two per value) and the text bytes that
     /// block `block` uses; `None` when its tick recorded no values.
-    #[cfg(feature = "live")]
     pub(crate) fn raw(&self, block: usize) -> Option<(&[u64], &[u8])> {
         let w = block * self.block_words;
         let head = self.words[w];
@@ -298,7 +273,6 @@ impl DataStore {
 
     /// The values of a block copied from [`raw`](Self::raw): (name id,
     /// value) pairs and whether some were dropped.
-    #[cfg(feature = "live")]
     pub(crate) fn read_raw(words: &[u64], text: &[u8]) -> (Vec<(usize, DataValue)>, bool) {
         let head = words[0];
         let n = (head & !OVERFLOW) as usize;
