@@ -271,14 +271,8 @@ impl Hub {
         }
         streams.joined.retain(|c| c.send(&alive, budget));
         if snapshot.published() && snapshot.seq == streams.seen && !streams.waiting.is_empty() {
-            let (build, since) = self.start(&mut streams.cache, &snapshot);
-            for client in std::mem::take(&mut streams.waiting) {
-                let started = client.tx.send(Item::Recording(build.clone())).is_ok()
-                    && since.iter().chain(&control).all(|m| client.send(m, budget));
-                if started {
-                    streams.joined.push(client);
-                }
-            }
+            let waiting = std::mem::take(&mut streams.waiting);
+            self.start_clients(streams, waiting, &snapshot, control);
         }
         self.count(streams);
     }
@@ -350,15 +344,8 @@ impl Hub {
                 .partition::<Vec<_>, _>(|c| c.after < snapshot.seq);
             streams.waiting = later;
             if !ready.is_empty() {
-                let (build, since) = self.start(&mut streams.cache, snapshot);
                 let control = self.control_event();
-                for client in ready {
-                    let started = client.tx.send(Item::Recording(build.clone())).is_ok()
-                        && since.iter().chain(&control).all(|m| client.send(m, budget));
-                    if started {
-                        streams.joined.push(client);
-                    }
-                }
+                self.start_clients(streams, ready, snapshot, control);
             }
         }
         if streams
@@ -370,6 +357,27 @@ impl Hub {
         }
         self.count(streams);
         true
+    }
+
+    /// Starts `clients` at `snapshot`: each gets the whole recording, the
+    /// messages after it and the controls, and joins; one that cannot take
+    /// them is dropped.
+    fn start_clients(
+        &self,
+        streams: &mut Streams,
+        clients: Vec<Client>,
+        snapshot: &Snapshot,
+        control: Option<Bytes>,
+    ) {
+        let budget = self.limits.backlog_bytes;
+        let (build, since) = self.start(&mut streams.cache, snapshot);
+        for client in clients {
+            let started = client.tx.send(Item::Recording(build.clone())).is_ok()
+                && since.iter().chain(&control).all(|m| client.send(m, budget));
+            if started {
+                streams.joined.push(client);
+            }
+        }
     }
 
     /// Where a client that starts at `snapshot` starts: a fresh recording
