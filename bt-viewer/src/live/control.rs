@@ -361,16 +361,14 @@ impl Game {
     fn wait(&mut self, feed: &Feed) {
         loop {
             match commands_of(&mut self.commands).recv_timeout(POLL) {
-                Ok(Command::Resume) => {
-                    self.paused = None;
-                    return;
+                Ok(command) => {
+                    let goes_on = matches!(command, Command::Resume | Command::Step);
+                    self.take(command);
+                    if goes_on {
+                        return;
+                    }
                 }
-                Ok(Command::Step) => {
-                    self.paused = Some(Why::Step);
-                    return;
-                }
-                Ok(Command::Breakpoints(set)) => self.breakpoints = set,
-                Ok(Command::Pause | Command::Left) | Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => {
                     self.paused = None;
                     return;
