@@ -164,6 +164,13 @@ pub fn tick_range<A: 'static, const L: usize, const S: usize, const N: usize>(
         memories.len(),
         "tick_range: one memory per agent"
     );
+    assert!(
+        range.start <= range.end && range.end <= agents.len(),
+        "tick_range: agents {}..{} of a crowd of {}",
+        range.start,
+        range.end,
+        agents.len()
+    );
     let mut report = CrowdReport::default();
     if tree.shape.actions > 0 {
         tick_launching(tree, agents, memories, range, &mut input, &mut report);

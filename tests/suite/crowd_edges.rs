@@ -332,3 +332,13 @@ fn a_crowd_ticked_a_part_at_a_time_is_ticked_as_tick_all_ticks_it() {
     };
     assert_eq!(report.first_error, Some((8, taken)));
 }
+
+/// A range past the crowd is refused before any agent ticks, naming it.
+#[test]
+#[should_panic(expected = "tick_range: agents 8..12 of a crowd of 10")]
+fn a_range_past_the_crowd_is_refused_naming_it() {
+    let (_shared, mut agents, mut memories) = couriers(10);
+    bt_core::tick_range(&COURIERS, &mut agents, &mut memories, 8..12, |_, _| {
+        TickInput::new(0.0, 0.1)
+    });
+}
