@@ -1,21 +1,20 @@
-//! The plugin: its builder, the shared state resource, deferred actions
-//! as messages, the per-frame stats. The systems it adds are in `tick`.
+//! The plugin: its builder, the shared state resource, the per-frame
+//! stats. Deferred actions as messages are in `actions`, the systems it
+//! adds in `tick`.
 
+mod actions;
 mod tick;
 
 use std::marker::PhantomData;
 use std::sync::Arc;
 
 use bevy_app::{App, FixedUpdate, Plugin};
-use bevy_ecs::entity::{Entities, Entity, EntityIndex};
+use bevy_ecs::entity::Entity;
 use bevy_ecs::intern::Interned;
-use bevy_ecs::message::Message;
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::ScheduleLabel;
 use bevy_time::Time;
-use bt_core::{
-    Action, ActionOp, ActionRequest, AgentMemory, ItemIdx, Outcome, Ticket, Tree, TreeShared,
-};
+use bt_core::{AgentMemory, Ticket, Tree, TreeShared};
 
 use crate::adapter::TreeMemory;
 use crate::agent::{BrainAgent, DenseAgent};
@@ -25,6 +24,8 @@ use crate::brain::{NoSenses, SenseSource};
 #[cfg(feature = "viewer")]
 use crate::record::{BrainRecorder, EntityData, RecordBrains, Recorded};
 use crate::tagged::Tagged;
+pub use actions::{ActionMessage, ActionOutcome};
+pub(crate) use actions::{forget_moved, route};
 use tick::{apply_outcomes, tick_brains, tick_brains_dense};
 
 /// Adds a tick system to a schedule.
@@ -428,48 +429,6 @@ impl<M: TreeMemory> BrainShared<M> {
     }
 }
 
-/// Where a queued request goes: the entity it belongs to, found among the
-/// moved pending actions first, then by `local` (what the caller knows of
-/// the agent id, such as a brain leaving or a load's own entities), then
-/// as the entity whose index the agent id is. A cancellation ends its
-/// action, so a moved ticket it names is forgotten.
-#[inline]
-pub(crate) fn route(
-    moved: &mut Vec<(Ticket, Entity)>,
-    entities: &Entities,
-    request: &ActionRequest,
-    local: impl FnOnce(u32) -> Option<Entity>,
-) -> Entity {
-    let entity = moved_entity(moved, request)
-        .or_else(|| local(request.agent))
-        .unwrap_or_else(|| resolve(entities, request.agent));
-    if request.op == ActionOp::Cancel {
-        forget_moved(moved, request.ticket);
-    }
-    entity
-}
-
-/// The entity of `request` when it is one of a moved pending action's.
-#[inline]
-fn moved_entity(moved: &[(Ticket, Entity)], request: &ActionRequest) -> Option<Entity> {
-    if moved.is_empty() {
-        return None;
-    }
-    moved
-        .iter()
-        .find(|(t, _)| *t == request.ticket)
-        .map(|&(_, e)| e)
-}
-
-/// Forgets `ticket` among the moved pending actions: it was cancelled or
-/// reported.
-#[inline]
-pub(crate) fn forget_moved(moved: &mut Vec<(Ticket, Entity)>, ticket: Ticket) {
-    if !moved.is_empty() {
-        moved.retain(|(t, _)| *t != ticket);
-    }
-}
-
 /// How a plugin in `schedule` reads its clock.
 fn clock_of(schedule: Interned<dyn ScheduleLabel>) -> fn(&World) -> f64 {
     use bevy_app::{FixedFirst, FixedLast, FixedPostUpdate, FixedPreUpdate};
@@ -498,120 +457,6 @@ fn plugin_name<M: TreeMemory>(tree: &'static M::Tree) -> String {
     )
 }
 
-/// One launch or cancellation of a deferred action by an entity's brain.
-///
-/// Run the action, then report back with one message:
-/// `outcomes.write(action.outcome(Outcome::Succeeded))`. A `Cancel` asks to
-/// stop the action launched with the same ticket: the behavior was
-/// deactivated (preempted, ended, or its entity despawned).
-pub struct ActionMessage<M> {
-    /// The entity whose brain issued it.
-    pub entity: Entity,
-    /// The decider whose behavior issued it.
-    pub item: ItemIdx,
-    /// The launch it belongs to.
-    pub ticket: Ticket,
-    /// Launch (with the game's action code and argument) or cancel.
-    pub op: ActionOp,
-    _m: PhantomData<fn() -> M>,
-}
-
-impl<M: TreeMemory> ActionMessage<M> {
-    pub(crate) fn new(entity: Entity, r: ActionRequest) -> Self {
-        ActionMessage {
-            entity,
-            item: r.item,
-            ticket: r.ticket,
-            op: r.op,
-            _m: PhantomData,
-        }
-    }
-
-    /// The action, if this is a launch.
-    pub fn launch(&self) -> Option<Action> {
-        match self.op {
-            ActionOp::Launch(a) => Some(a),
-            ActionOp::Cancel => None,
-        }
-    }
-
-    /// The message that reports this launch's `outcome`.
-    pub fn outcome(&self, outcome: Outcome) -> ActionOutcome<M> {
-        ActionOutcome {
-            entity: self.entity,
-            ticket: self.ticket,
-            outcome,
-            _m: PhantomData,
-        }
-    }
-}
-
-impl<M> Clone for ActionMessage<M> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<M> Copy for ActionMessage<M> {}
-
-impl<M> std::fmt::Debug for ActionMessage<M> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ActionMessage")
-            .field("entity", &self.entity)
-            .field("item", &self.item)
-            .field("ticket", &self.ticket)
-            .field("op", &self.op)
-            .finish()
-    }
-}
-
-impl<M: TreeMemory> Message for ActionMessage<M> {}
-
-/// A game system's report of a deferred action: handed to the entity's
-/// brain before its next tick. Reports of cancelled launches, or of
-/// entities that are gone, are ignored.
-pub struct ActionOutcome<M> {
-    /// The entity whose brain launched it.
-    pub entity: Entity,
-    /// The launch.
-    pub ticket: Ticket,
-    /// How it went.
-    pub outcome: Outcome,
-    _m: PhantomData<fn() -> M>,
-}
-
-impl<M> ActionOutcome<M> {
-    /// The report of the launch `ticket` of `entity`'s brain: for a game
-    /// that keeps the tickets of the actions it carries out (see also
-    /// [`ActionMessage::outcome`]).
-    pub fn new(entity: Entity, ticket: Ticket, outcome: Outcome) -> Self {
-        ActionOutcome {
-            entity,
-            ticket,
-            outcome,
-            _m: PhantomData,
-        }
-    }
-}
-
-impl<M> Clone for ActionOutcome<M> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<M> Copy for ActionOutcome<M> {}
-
-impl<M> std::fmt::Debug for ActionOutcome<M> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ActionOutcome")
-            .field("entity", &self.entity)
-            .field("ticket", &self.ticket)
-            .field("outcome", &self.outcome)
-            .finish()
-    }
-}
-
-impl<M: TreeMemory> Message for ActionOutcome<M> {}
-
 /// What the last run of the tick system did, summed over the brains of one
 /// tree.
 #[derive(Resource, Debug)]
@@ -639,13 +484,5 @@ impl<M> Default for BrainStats<M> {
             runs: 0,
             _m: PhantomData,
         }
-    }
-}
-
-/// The live entity with index `agent`.
-pub(crate) fn resolve(entities: &Entities, agent: u32) -> Entity {
-    match EntityIndex::from_raw_u32(agent) {
-        Some(index) => entities.resolve_from_index(index),
-        None => Entity::PLACEHOLDER,
     }
 }
