@@ -69,25 +69,19 @@ impl Grazer {
 struct Ticks(u8);
 
 behavior! { RUN: Grazer, tick: |g, _cx| g.facts.contains(Facts::DANGER) }
-behavior! { GRAZE: Grazer, memory: Ticks,
-    tick: |g, m, _cx| {
-        m.0 += 1;
-        if m.0 >= 4 {
-            g.facts.remove(Facts::HUNGRY);
-        }
-        m.0 < 4
-    },
+/// Runs for `n` ticks, then clears `fact`: eating ends hunger, a nap
+/// tiredness.
+fn lasts_then_clears(g: &mut Grazer, m: &mut Ticks, n: u8, fact: Facts) -> bool {
+    m.0 += 1;
+    if m.0 >= n {
+        g.facts.remove(fact);
+    }
+    m.0 < n
 }
+
+behavior! { GRAZE: Grazer, memory: Ticks, tick: |g, m, _cx| lasts_then_clears(g, m, 4, Facts::HUNGRY) }
 behavior! { SEEK: Grazer, memory: Ticks, tick: |_g, m, _cx| { m.0 += 1; m.0 < 3 } }
-behavior! { NAP: Grazer, memory: Ticks,
-    tick: |g, m, _cx| {
-        m.0 += 1;
-        if m.0 >= 5 {
-            g.facts.remove(Facts::TIRED);
-        }
-        m.0 < 5
-    },
-}
+behavior! { NAP: Grazer, memory: Ticks, tick: |g, m, _cx| lasts_then_clears(g, m, 5, Facts::TIRED) }
 behavior! { ROUND: Grazer, memory: Ticks, tick: |_g, m, _cx| { m.0 += 1; m.0 < 6 } }
 behavior! { HOP: Grazer, memory: Ticks, tick: |_g, m, _cx| { m.0 += 1; m.0 < 2 } }
 behavior! { SNIFF: Grazer, memory: Ticks, tick: |_g, m, _cx| { m.0 += 1; m.0 < 3 } }
