@@ -14,8 +14,8 @@
 //! ```text
 //! header  2 words   now (f64 bits); leaf u16 | visited u16 | events u16 | levels u8 | flags u8
 //! events  n words   kind u8 | code u8 | item u16 | payload u32   (one per kept event)
-//! path    d to 2d   item u16 | redecides u15, mask-follows u1 | time active (f32 bits);
-//!                   then the redecide mask (u64) if it is not zero
+//! path    d words   item u16 | redecides u15 | masked u1 | time active (f32 bits)
+//! masks   m words   the redecide mask (u64) of each masked level, in order
 //! ```
 //!
 //! The path is the agent's active path after the tick, root first, as
@@ -434,8 +434,9 @@ impl FlightRecorder {
     }
 
     /// Ticks and records the run of watched agents from `to`, adding each
-    /// tick to `report`: where the run ends.
-    #[inline(never)]
+    /// tick to `report`: where the run ends. The frame's fill is kept in
+    /// locals for the run, and the counters are brought up to date once.
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn record_run<A: 'static, const L: usize, const S: usize, const N: usize>(
         &mut self,
@@ -449,8 +450,16 @@ impl FlightRecorder {
     ) -> usize {
         // Only a tree with deferred actions can have an id taken.
         let launching = tree.shape().actions > 0;
-        while to < agents.len() && self.slot_of[to] != u32::MAX {
-            let slot = self.slot_of[to] as usize;
+        let (frame, lanes, fixed) = (self.frame, self.lanes, self.fixed);
+        let first = self.fill;
+        let mut fill = first;
+        let mut events_end = self.events_end();
+        let words = &mut self.words[frame * self.frame_words..][..self.frame_words];
+        let row = &mut self.offsets[frame * lanes..][..lanes];
+        let slot_of = &self.slot_of[..agents.len()];
+        let mut ticked = 0;
+        while to < agents.len() && slot_of[to] != u32::MAX {
+            let slot = slot_of[to] as usize;
             let inp = input(to, &agents[to]).or_agent(to);
             if launching && let Err(e) = check_agent_id(tree, memories, to, &inp) {
                 report.add(to, Err(e));
@@ -458,9 +467,13 @@ impl FlightRecorder {
                 continue;
             }
             if let (Some(f), Some(data)) = (values, &mut self.data) {
-                f(data, self.frame * self.lanes + slot, &agents[to]);
+                f(data, frame * lanes + slot, &agents[to]);
             }
-            let result = self.record(
+            let (result, end) = write_tick(
+                words,
+                fill,
+                events_end,
+                &mut self.siblings,
                 slot,
                 tree,
                 &mut agents[to],
@@ -468,10 +481,26 @@ impl FlightRecorder {
                 &inp,
                 &mut NoTrace,
             );
+            row[slot] = fill as u32;
+            fill = end;
+            events_end += fixed;
+            ticked += 1;
             report.add(to, result);
             to += 1;
         }
+        self.written += (fill - first) as u64;
+        self.ticks += ticked;
+        self.filled += ticked as usize;
+        self.fill = fill;
         to
+    }
+
+    /// Where the events of the current frame's next tick must end: the
+    /// header and deepest path of every watched agent not yet in the frame
+    /// but that one stay free.
+    fn events_end(&self) -> usize {
+        let reserved = self.agent_of.len().saturating_sub(self.filled) * self.fixed;
+        self.frame_words + 2 - reserved
     }
 
     /// Ticks watched agent `slot` through [`tick_traced`] into the current
@@ -485,68 +514,101 @@ impl FlightRecorder {
         input: &TickInput,
         also: &mut T,
     ) -> Result<TickReport, TickError> {
-        let watched = self.agent_of.len();
-        let base = self.frame * self.frame_words;
-        let frame = &mut self.words[base..base + self.frame_words];
-        // The header and path of every agent not yet in the frame stay free.
-        let reserved = watched.saturating_sub(self.filled) * self.fixed;
-        let limit = (self.frame_words - self.fill)
-            .saturating_sub(reserved)
-            .min(usize::from(u16::MAX));
         let start = self.fill;
-        let (head, rest) = frame[start..].split_at_mut(2);
-        head[0] = input.now.to_bits();
-        let known = self.siblings.known(slot, memory, input);
-        let mut tracer = FrameTracer::new(&mut rest[..limit], self.siblings.lane(slot), known);
-        let result = if T::ENABLED {
-            let mut tee = Tee {
-                frame: &mut tracer,
-                also,
-            };
-            tick_traced(tree, agent, memory, input, &mut tee)
-        } else {
-            tick_traced(tree, agent, memory, input, &mut tracer)
-        };
-        if let Err(e) = &result {
-            tracer.flags |= error_code(e) << ERROR_SHIFT;
-        }
-        let (events, visited, flags) = (tracer.n, tracer.visited, tracer.flags);
-        if tracer.complete {
-            let collected = tracer.collected;
-            self.siblings.keep(slot, collected, memory, input);
-        } else if tracer.collected > 0 {
-            // Some of the lane's words were written over.
-            self.siblings.forget(slot);
-        }
-        let mut at = start + 2 + events;
-        let mut levels = 0u8;
-        for level in memory.active_path() {
-            let active = (input.now - level.since) as f32;
-            let masked = level.mask != 0;
-            let w0 = u64::from(level.item.0)
-                | u64::from(level.redecides.min(MAX_REDECIDES)) << 16
-                | u64::from(masked) << 31
-                | u64::from(active.to_bits()) << 32;
-            frame[at] = w0;
-            frame[at + 1] = level.mask;
-            at += 1 + usize::from(masked);
-            levels += 1;
-        }
-        let leaf = memory.leaf().map_or(NO_LEAF, |l| l.0);
-        frame[start + 1] = header(
-            leaf,
-            visited.min(u32::from(u16::MAX)) as u16,
-            events as u16,
-            levels,
-            flags,
+        let events_end = self.events_end();
+        let base = self.frame * self.frame_words;
+        let (result, end) = write_tick(
+            &mut self.words[base..base + self.frame_words],
+            start,
+            events_end,
+            &mut self.siblings,
+            slot,
+            tree,
+            agent,
+            memory,
+            input,
+            also,
         );
         self.offsets[self.frame * self.lanes + slot] = start as u32;
-        self.written += (at - start) as u64;
+        self.written += (end - start) as u64;
         self.ticks += 1;
-        self.fill = at;
+        self.fill = end;
         self.filled += 1;
         result
     }
+}
+
+/// Ticks the agent of lane `slot` through [`tick_traced`], writing the
+/// tick into `frame` from `start`, its events no further than
+/// `events_end`, and handing them to `also` too: the tick's result, and
+/// where its words end.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn write_tick<A: 'static, const L: usize, const S: usize, const N: usize, T: Tracer>(
+    frame: &mut [u64],
+    start: usize,
+    events_end: usize,
+    siblings: &mut Siblings,
+    slot: usize,
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    also: &mut T,
+) -> (Result<TickReport, TickError>, usize) {
+    let limit = events_end
+        .saturating_sub(start + 2)
+        .min(usize::from(u16::MAX));
+    let (head, rest) = frame[start..].split_at_mut(2);
+    head[0] = input.now.to_bits();
+    let known = siblings.known(slot, memory, input);
+    let mut tracer = FrameTracer::new(&mut rest[..limit], siblings.lane(slot), known);
+    let result = if T::ENABLED {
+        let mut tee = Tee {
+            frame: &mut tracer,
+            also,
+        };
+        tick_traced(tree, agent, memory, input, &mut tee)
+    } else {
+        tick_traced(tree, agent, memory, input, &mut tracer)
+    };
+    if let Err(e) = &result {
+        tracer.flags |= error_code(e) << ERROR_SHIFT;
+    }
+    let (events, visited, flags) = (tracer.n, tracer.visited, tracer.flags);
+    if tracer.complete {
+        let collected = tracer.collected;
+        siblings.keep(slot, collected, memory, input);
+    } else if tracer.collected > 0 {
+        // Some of the lane's words were written over.
+        siblings.forget(slot);
+    }
+    // The path: a word per level, then the masks that are not zero (each
+    // mask is written where the next would go, and kept if not zero).
+    let at = start + 2 + events;
+    let depth = memory.depth();
+    let (path, masks) = frame[at..at + 2 * depth].split_at_mut(depth);
+    let mut kept = 0;
+    for (w, level) in path.iter_mut().zip(memory.active_path()) {
+        let active = (input.now - level.since) as f32;
+        let masked = level.mask != 0;
+        *w = u64::from(level.item.0)
+            | u64::from(level.redecides.min(MAX_REDECIDES)) << 16
+            | u64::from(masked) << 31
+            | u64::from(active.to_bits()) << 32;
+        masks[kept] = level.mask;
+        kept += usize::from(masked);
+    }
+    let end = at + depth + kept;
+    let leaf = memory.leaf().map_or(NO_LEAF, |l| l.0);
+    frame[start + 1] = header(
+        leaf,
+        visited.min(u32::from(u16::MAX)) as u16,
+        events as u16,
+        depth as u8,
+        flags,
+    );
+    (result, end)
 }
 
 /// The single-bit flags of `F` by bit number, for the export.

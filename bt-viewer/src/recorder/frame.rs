@@ -238,13 +238,11 @@ impl<'r> TickWords<'r> {
     #[cfg(feature = "live")]
     pub fn own(&self) -> &'r [u64] {
         let h = self.at(1);
-        let events = (h >> 32) as u16;
-        let levels = (h >> 48) as u8;
-        let mut at = 2 + usize::from(events);
-        for _ in 0..levels {
-            let masked = self.words[at] & 1 << 31 != 0;
-            at += 1 + usize::from(masked);
-        }
+        let events = usize::from((h >> 32) as u16);
+        let levels = usize::from((h >> 48) as u8);
+        let path = &self.words[2 + events..][..levels];
+        let masks = path.iter().filter(|&&w| w & 1 << 31 != 0).count();
+        let at = 2 + events + levels + masks;
         &self.words[..at]
     }
 
@@ -271,13 +269,16 @@ impl<'r> TickWords<'r> {
                 (w as u8, (w >> 8) as u8, (w >> 16) as u16, (w >> 32) as u32)
             })
             .collect();
-        let mut at = 2 + events;
+        let mut masks = 2 + events + levels;
         let path = (0..levels)
-            .map(|_| {
-                let w0 = self.at(at);
-                let masked = w0 & 1 << 31 != 0;
-                let mask = if masked { self.at(at + 1) } else { 0 };
-                at += 1 + u64::from(masked);
+            .map(|i| {
+                let w0 = self.at(2 + events + i);
+                let mask = if w0 & 1 << 31 != 0 {
+                    masks += 1;
+                    self.at(masks - 1)
+                } else {
+                    0
+                };
                 (
                     w0 as u16,
                     (w0 >> 16) as u16 & MAX_REDECIDES,
