@@ -1,7 +1,9 @@
 //! Ticking a crowd: many agents, one shared tree.
 
 use crate::decl::TickInput;
-use crate::interp::{Tally, TickError, TickReport, pending_under, tick_member};
+use crate::interp::{
+    Tally, TickError, TickReport, Tracer, pending_under, tick_member, tick_member_traced,
+};
 use crate::memory::AgentMemory;
 use crate::tree::Tree;
 
@@ -216,6 +218,72 @@ pub fn check_agent_id<A: 'static, const L: usize, const S: usize, const N: usize
         });
     }
     Ok(())
+}
+
+/// Ticks agent `index` of a crowd through `tracer`, as
+/// [`tick_traced`](crate::tick_traced) ticks it, and adds the tick to
+/// `report` as [`tick_all`] adds it: for code that ticks a crowd in its
+/// own way and traces its agents (a flight recorder, say). A tick that
+/// changed nothing adds what it visited without building a
+/// [`TickReport`], as in [`tick_all`]'s loop. Checks no id: see
+/// [`check_agent_id`].
+///
+/// ```
+/// # use bt_core::{CrowdReport, TickInput, TraceRecorder, behavior, decider, group, tick_traced_into, tree};
+/// # #[derive(Default)] struct Npc;
+/// # behavior! { IDLE: Npc }
+/// # decider! { REST: Npc => IDLE }
+/// # group! { ROOT: Npc, prioritized [REST] }
+/// # tree! { NPCS: Npc = ROOT }
+/// let mut agents: Vec<Npc> = (0..10).map(|_| Npc).collect();
+/// let mut memories: Vec<_> = (0..10).map(|i| NPCS.new_memory(i)).collect();
+/// let mut report = CrowdReport::default();
+/// let mut trace = TraceRecorder::new();
+/// for (i, (agent, memory)) in agents.iter_mut().zip(&mut memories).enumerate() {
+///     let input = TickInput::new(0.0, 0.1).with_agent(i as u32);
+///     tick_traced_into(&NPCS, agent, memory, &input, &mut trace, &mut report, i).unwrap();
+/// }
+/// assert_eq!((report.ticked, report.changed), (10, 10));
+/// assert!(trace.text().contains("REST"));
+/// ```
+///
+/// # Errors
+/// The tick's error, if it had one (`report` counts it too).
+///
+/// # Panics
+/// As [`tick`](crate::tick).
+#[inline(always)]
+pub fn tick_traced_into<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    tracer: &mut T,
+    report: &mut CrowdReport,
+    index: usize,
+) -> Result<(), TickError> {
+    /// The report, and the error of the tick if it had one.
+    struct Into<'r>(&'r mut CrowdReport, usize, Result<(), TickError>);
+    impl Tally for Into<'_> {
+        #[inline(always)]
+        fn steady(&mut self, visited: u32) {
+            self.0.add_steady(visited);
+        }
+        #[inline(always)]
+        fn redecided(&mut self, visited: u32) {
+            self.0.add_redecided(visited);
+        }
+        #[inline(always)]
+        fn ticked(&mut self, result: Result<TickReport, TickError>) {
+            if let Err(e) = result {
+                self.2 = Err(e);
+            }
+            self.0.add(self.1, result);
+        }
+    }
+    let mut into = Into(report, index, Ok(()));
+    tick_member_traced(tree, agent, memory, input, tracer, &mut into);
+    into.2
 }
 
 /// Ticks `agents[j]` with `memories[j]` (agent index `base + j`) in order,

@@ -210,43 +210,56 @@ pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> Result<TickReport, TickError> {
-    /// How the one tick went.
-    enum One {
-        Steady(u32),
-        Redecided(u32),
-        Ticked(Result<TickReport, TickError>),
-    }
-    impl Tally for One {
-        #[inline(always)]
-        fn steady(&mut self, visited: u32) {
-            *self = One::Steady(visited);
-        }
-        #[inline(always)]
-        fn redecided(&mut self, visited: u32) {
-            *self = One::Redecided(visited);
-        }
-        #[inline(always)]
-        fn ticked(&mut self, result: Result<TickReport, TickError>) {
-            *self = One::Ticked(result);
-        }
-    }
     let mut one = One::Steady(0);
     tick_member(tree, agent, memory, input, &mut one);
-    match one {
-        One::Steady(visited) => Ok(TickReport {
-            behavior: memory.leaf(),
-            visited,
-            ..TickReport::default()
-        }),
-        One::Redecided(visited) => Ok(TickReport {
-            behavior: memory.leaf(),
-            activated: 1,
-            deactivated: 1,
-            redecides: 1,
-            visited,
-            subset_violation: None,
-        }),
-        One::Ticked(result) => result,
+    one.report(memory)
+}
+
+/// How one tick went, for a caller that wants its report.
+enum One {
+    Steady(u32),
+    Redecided(u32),
+    Ticked(Result<TickReport, TickError>),
+}
+
+impl One {
+    /// The tick's report, `memory` as the tick left it.
+    #[inline(always)]
+    fn report<A: 'static, const L: usize, const S: usize, const N: usize>(
+        self,
+        memory: &AgentMemory<A, L, S, N>,
+    ) -> Result<TickReport, TickError> {
+        match self {
+            One::Steady(visited) => Ok(TickReport {
+                behavior: memory.leaf(),
+                visited,
+                ..TickReport::default()
+            }),
+            One::Redecided(visited) => Ok(TickReport {
+                behavior: memory.leaf(),
+                activated: 1,
+                deactivated: 1,
+                redecides: 1,
+                visited,
+                subset_violation: None,
+            }),
+            One::Ticked(result) => result,
+        }
+    }
+}
+
+impl Tally for One {
+    #[inline(always)]
+    fn steady(&mut self, visited: u32) {
+        *self = One::Steady(visited);
+    }
+    #[inline(always)]
+    fn redecided(&mut self, visited: u32) {
+        *self = One::Redecided(visited);
+    }
+    #[inline(always)]
+    fn ticked(&mut self, result: Result<TickReport, TickError>) {
+        *self = One::Ticked(result);
     }
 }
 
@@ -282,6 +295,29 @@ pub(crate) fn tick_member<A: 'static, const L: usize, const S: usize, const N: u
             let input = *input;
             tally.ticked(logged(level, tree, agent, memory, &input, &mut NoTrace));
         }
+    }
+}
+
+/// [`tick_traced`] for a crowd's loop, inlined into it: tallies how the
+/// tick went.
+#[inline(always)]
+pub(crate) fn tick_member_traced<
+    A: 'static,
+    T: Tracer,
+    const L: usize,
+    const S: usize,
+    const N: usize,
+>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    tracer: &mut T,
+    tally: &mut impl Tally,
+) {
+    match log::level_for(input.agent) {
+        0 => steady::traced_tally(tree, agent, memory, input, tracer, tally),
+        level => tally.ticked(logged(level, tree, agent, memory, input, tracer)),
     }
 }
 

@@ -342,3 +342,59 @@ fn a_range_past_the_crowd_is_refused_naming_it() {
         TickInput::new(0.0, 0.1)
     });
 }
+
+/// A crowd ticked agent by agent with `tick_traced_into` is counted as
+/// `tick_all` counts it, and each agent's events and result are those of
+/// `tick_traced`: through steady ticks, quick redecides, the step machine
+/// and an agent whose input is refused.
+#[test]
+fn a_crowd_traced_into_its_report_is_counted_as_tick_all_counts_it() {
+    let n = 6;
+    let fresh = || {
+        let walkers: Vec<Walker> = (0..n).map(|_| Walker::default()).collect();
+        let memories: Vec<WalkerMemory> = (0..n).map(|i| WALKER.new_memory(i as u64)).collect();
+        (walkers, memories)
+    };
+    let (mut crowd, mut crowd_mem) = fresh();
+    let (mut into, mut into_mem) = fresh();
+    let (mut one, mut one_mem) = fresh();
+    // Agent `i`'s clock is a tenth of a second times `i` ahead; agent 3
+    // is given a step back in time at frame 9.
+    let input = |frame: u32, i: usize| {
+        let dt = if frame == 9 && i == 3 { -1.0 } else { 0.25 };
+        TickInput::new(f64::from(frame) * 0.25 + i as f64 * 0.1, dt)
+    };
+    let (mut steady, mut errors) = (0, 0);
+    for frame in 0..24 {
+        let whole = tick_all(&WALKER, &mut crowd, &mut crowd_mem, |i, _| input(frame, i));
+        let mut report = bt_core::CrowdReport::default();
+        for i in 0..n {
+            let inp = input(frame, i);
+            let mut traced = TraceRecorder::new();
+            let result = bt_core::tick_traced_into(
+                &WALKER,
+                &mut into[i],
+                &mut into_mem[i],
+                &inp,
+                &mut traced,
+                &mut report,
+                i,
+            );
+            let mut alone = TraceRecorder::new();
+            let expected = tick_traced(&WALKER, &mut one[i], &mut one_mem[i], &inp, &mut alone);
+            assert_eq!(result, expected.map(|_| ()), "frame {frame}, agent {i}");
+            assert_eq!(traced.text(), alone.text(), "frame {frame}, agent {i}");
+            if let Ok(r) = expected {
+                steady += usize::from(!r.changed());
+            }
+        }
+        assert_eq!(report, whole, "frame {frame}");
+        errors += report.errors;
+    }
+    let looked = |w: &[Walker]| w.iter().map(|w| w.looked.clone()).collect::<Vec<_>>();
+    assert_eq!(looked(&into), looked(&crowd));
+    assert_eq!(looked(&into), looked(&one));
+    // Every kind of tick came by: steady ones, changes and the error.
+    assert!(steady > 0 && steady < 24 * n - 1, "{steady} steady ticks");
+    assert_eq!(errors, 1);
+}

@@ -21,7 +21,7 @@ use crate::memory::{AgentMemory, Steady};
 use crate::tree::{Has, Item, Tree};
 
 use super::quick::{self, Counts, Step};
-use super::{Event, NodeRef, Rejection, TickError, TickReport, Tracer};
+use super::{Event, NodeRef, Rejection, Tally, TickError, TickReport, Tracer};
 
 /// Where the step machine takes over from a steady walk.
 #[derive(Clone, Copy, Debug)]
@@ -169,41 +169,48 @@ pub(super) fn traced<A: 'static, T: Tracer, const L: usize, const S: usize, cons
     input: &TickInput,
     tracer: &mut T,
 ) -> Result<TickReport, TickError> {
+    let mut one = super::One::Steady(0);
+    traced_tally(tree, agent, memory, input, tracer, &mut one);
+    one.report(memory)
+}
+
+/// [`traced`], tallying how the tick went rather than building a report
+/// for a tick that changed nothing.
+#[inline(always)]
+pub(super) fn traced_tally<
+    A: 'static,
+    T: Tracer,
+    const L: usize,
+    const S: usize,
+    const N: usize,
+>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    tracer: &mut T,
+    tally: &mut impl Tally,
+) {
     // As an untraced tick decides it (written out there, where a helper
     // costs W1's crowd loop an instruction per agent-tick).
     if memory.depth() == 0
         || (tree.needs_shared() && !memory.joined_now())
         || super::check(tree, memory, input).is_err()
     {
-        return super::run(tree, agent, memory, input, tracer, None);
+        return tally.ticked(super::run(tree, agent, memory, input, tracer, None));
     }
     let mut cx = Ctx::of(input);
     let from = match walk(tree, agent, memory, &mut cx, tracer) {
-        Ok(visited) => {
-            return Ok(TickReport {
-                behavior: memory.leaf(),
-                visited,
-                ..TickReport::default()
-            });
-        }
+        Ok(visited) => return tally.steady(visited),
         Err((Bail::Ended(k, found), visited)) => {
             match ended(tree, agent, memory, &mut cx, k, found, visited, tracer) {
-                Ok(visited) => {
-                    return Ok(TickReport {
-                        behavior: memory.leaf(),
-                        activated: 1,
-                        deactivated: 1,
-                        redecides: 1,
-                        visited,
-                        subset_violation: None,
-                    });
-                }
+                Ok(visited) => return tally.redecided(visited),
                 Err(from) => from,
             }
         }
         Err(from) => from,
     };
-    super::run(tree, agent, memory, input, tracer, Some(from))
+    tally.ticked(super::run(tree, agent, memory, input, tracer, Some(from)))
 }
 
 /// Runs `f` on `memory`, abandoning it to an idle state if a callback
