@@ -43,7 +43,7 @@ use alloc_crate::vec::Vec;
 
 use bt_core::{
     AgentMemory, CrowdReport, Event, ItemIdx, NoTrace, TickError, TickInput, TickReport, Tracer,
-    Tree, check_agent_id, tick, tick_range, tick_traced,
+    Tree, check_agent_id, tick, tick_range, tick_traced, tick_traced_into,
 };
 
 /// How much a [`FlightRecorder`] keeps per watched agent.
@@ -469,23 +469,21 @@ impl FlightRecorder {
             if let (Some(f), Some(data)) = (values, &mut self.data) {
                 f(data, frame * lanes + slot, &agents[to]);
             }
-            let (result, end) = write_tick(
+            let agent = &mut agents[to];
+            let (_, end) = write_tick(
                 words,
                 fill,
                 events_end,
                 &mut self.siblings,
                 slot,
-                tree,
-                &mut agents[to],
                 &mut memories[to],
                 &inp,
-                &mut NoTrace,
+                |memory, tracer| tick_traced_into(tree, agent, memory, &inp, tracer, report, to),
             );
             row[slot] = fill as u32;
             fill = end;
             events_end += fixed;
             ticked += 1;
-            report.add(to, result);
             to += 1;
         }
         self.written += (fill - first) as u64;
@@ -523,11 +521,19 @@ impl FlightRecorder {
             events_end,
             &mut self.siblings,
             slot,
-            tree,
-            agent,
             memory,
             input,
-            also,
+            |memory, tracer| {
+                if T::ENABLED {
+                    let mut tee = Tee {
+                        frame: tracer,
+                        also,
+                    };
+                    tick_traced(tree, agent, memory, input, &mut tee)
+                } else {
+                    tick_traced(tree, agent, memory, input, tracer)
+                }
+            },
         );
         self.offsets[self.frame * self.lanes + slot] = start as u32;
         self.written += (end - start) as u64;
@@ -538,24 +544,22 @@ impl FlightRecorder {
     }
 }
 
-/// Ticks the agent of lane `slot` through [`tick_traced`], writing the
-/// tick into `frame` from `start`, its events no further than
-/// `events_end`, and handing them to `also` too: the tick's result, and
-/// where its words end.
+/// Ticks the agent of lane `slot` with `run` (which hands the tick's
+/// events to the tracer it is given), writing the tick into `frame` from
+/// `start`, its events no further than `events_end`: the tick's result,
+/// and where its words end.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn write_tick<A: 'static, const L: usize, const S: usize, const N: usize, T: Tracer>(
+fn write_tick<A: 'static, const L: usize, const S: usize, const N: usize, R: Outcome>(
     frame: &mut [u64],
     start: usize,
     events_end: usize,
     siblings: &mut Siblings,
     slot: usize,
-    tree: &Tree<A, L, S, N>,
-    agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
-    also: &mut T,
-) -> (Result<TickReport, TickError>, usize) {
+    run: impl FnOnce(&mut AgentMemory<A, L, S, N>, &mut FrameTracer<'_>) -> R,
+) -> (R, usize) {
     let limit = events_end
         .saturating_sub(start + 2)
         .min(usize::from(u16::MAX));
@@ -563,44 +567,34 @@ fn write_tick<A: 'static, const L: usize, const S: usize, const N: usize, T: Tra
     head[0] = input.now.to_bits();
     let known = siblings.known(slot, memory, input);
     let mut tracer = FrameTracer::new(&mut rest[..limit], siblings.lane(slot), known);
-    let result = if T::ENABLED {
-        let mut tee = Tee {
-            frame: &mut tracer,
-            also,
-        };
-        tick_traced(tree, agent, memory, input, &mut tee)
-    } else {
-        tick_traced(tree, agent, memory, input, &mut tracer)
-    };
-    if let Err(e) = &result {
+    let result = run(memory, &mut tracer);
+    if let Some(e) = result.error() {
         tracer.flags |= error_code(e) << ERROR_SHIFT;
     }
     let (events, visited, flags) = (tracer.n, tracer.visited, tracer.flags);
-    if tracer.complete {
-        let collected = tracer.collected;
-        siblings.keep(slot, collected, memory, input);
-    } else if tracer.collected > 0 {
-        // Some of the lane's words were written over.
-        siblings.forget(slot);
-    }
-    // The path: a word per level, then the masks that are not zero (each
-    // mask is written where the next would go, and kept if not zero).
+    let (complete, collected) = (tracer.complete, tracer.collected);
+    // The path: a word per level, then the masks that are not zero.
     let at = start + 2 + events;
     let depth = memory.depth();
-    let (path, masks) = frame[at..at + 2 * depth].split_at_mut(depth);
-    let mut kept = 0;
-    for (w, level) in path.iter_mut().zip(memory.active_path()) {
+    let mut masked = false;
+    let mut leaf = NO_LEAF;
+    for (w, level) in frame[at..at + depth].iter_mut().zip(memory.active_path()) {
         let active = (input.now - level.since) as f32;
-        let masked = level.mask != 0;
-        *w = u64::from(level.item.0)
+        let m = level.mask != 0;
+        masked |= m;
+        leaf = level.item.0;
+        *w = u64::from(leaf)
             | u64::from(level.redecides.min(MAX_REDECIDES)) << 16
-            | u64::from(masked) << 31
+            | u64::from(m) << 31
             | u64::from(active.to_bits()) << 32;
-        masks[kept] = level.mask;
-        kept += usize::from(masked);
     }
-    let end = at + depth + kept;
-    let leaf = memory.leaf().map_or(NO_LEAF, |l| l.0);
+    let mut end = at + depth;
+    if masked {
+        for level in memory.active_path().filter(|l| l.mask != 0) {
+            frame[end] = level.mask;
+            end += 1;
+        }
+    }
     frame[start + 1] = header(
         leaf,
         visited.min(u32::from(u16::MAX)) as u16,
@@ -608,7 +602,25 @@ fn write_tick<A: 'static, const L: usize, const S: usize, const N: usize, T: Tra
         depth as u8,
         flags,
     );
+    if complete {
+        siblings.keep(slot, collected, leaf, depth, input);
+    } else if collected > 0 {
+        // Some of the lane's words were written over.
+        siblings.forget(slot);
+    }
     (result, end)
+}
+
+/// What a tick returned, as far as its words say.
+trait Outcome {
+    fn error(&self) -> Option<&TickError>;
+}
+
+impl<T> Outcome for Result<T, TickError> {
+    #[inline(always)]
+    fn error(&self) -> Option<&TickError> {
+        self.as_ref().err()
+    }
 }
 
 /// The single-bit flags of `F` by bit number, for the export.

@@ -16,6 +16,7 @@ use alloc_crate::vec::Vec;
 
 use bt_core::{AgentMemory, TickInput};
 
+use super::NO_LEAF;
 use crate::export::TreeInfo;
 
 /// A lane whose words are not known.
@@ -130,26 +131,26 @@ impl Siblings {
     }
 
     /// Keeps the first `len` words just written for `lane` as found with
-    /// `input` on `memory`'s active path.
+    /// `input` on the active path of depth `depth` that ends in `leaf`
+    /// ([`NO_LEAF`]: the agent is idle, and nothing is kept).
     #[inline(always)]
-    pub(super) fn keep<A: 'static, const L: usize, const S: usize, const N: usize>(
+    pub(super) fn keep(
         &mut self,
         lane: usize,
         len: usize,
-        memory: &AgentMemory<A, L, S, N>,
+        leaf: u16,
+        depth: usize,
         input: &TickInput,
     ) {
-        match memory.leaf() {
-            Some(leaf) => {
-                self.keys[lane] = Key {
-                    len: len as u16,
-                    leaf: leaf.0,
-                    depth: memory.depth() as u8,
-                    flags: [input.decision, input.stimuli],
-                }
-            }
-            None => self.forget(lane),
+        if leaf == NO_LEAF {
+            return self.forget(lane);
         }
+        self.keys[lane] = Key {
+            len: len as u16,
+            leaf,
+            depth: depth as u8,
+            flags: [input.decision, input.stimuli],
+        };
     }
 }
 
@@ -205,6 +206,12 @@ mod tests {
         (memory, input)
     }
 
+    /// Keeps `len` words for lane 0 as found on `memory`'s path.
+    fn keep(siblings: &mut Siblings, len: usize, memory: &PetMemory, input: &TickInput) {
+        let leaf = memory.leaf().map_or(super::NO_LEAF, |l| l.0);
+        siblings.keep(0, len, leaf, memory.depth(), input);
+    }
+
     /// Words kept on one path hold for another only where nothing differs
     /// that the earlier siblings depend on: the flags, and the path but
     /// for a leaf of a group that is not prioritized.
@@ -218,7 +225,7 @@ mod tests {
         let (in_b2, _) = ticked(F::Y, false, 1);
         assert_eq!((leaf(&in_b1), leaf(&in_b2)), ("B1", "B2"));
         assert!(!siblings.known(0, &in_b1, &y), "nothing kept yet");
-        siblings.keep(0, 1, &in_b1, &y);
+        keep(&mut siblings, 1, &in_b1, &y);
         assert!(siblings.known(0, &in_b1, &y));
         // B2 has B1 as an earlier sibling that B1 has not.
         assert!(!siblings.known(0, &in_b2, &y));
@@ -236,7 +243,7 @@ mod tests {
             seed += 1;
         }
         let ((c1, none), (c2, _)) = (c1.unwrap(), c2.unwrap());
-        siblings.keep(0, 2, &c1, &none);
+        keep(&mut siblings, 2, &c1, &none);
         assert!(siblings.known(0, &c1, &none) && siblings.known(0, &c2, &none));
         assert!(!siblings.known(0, &in_b1, &none));
         siblings.forget(0);
