@@ -573,28 +573,27 @@ fn write_tick<A: 'static, const L: usize, const S: usize, const N: usize, R: Out
     }
     let (events, visited, flags) = (tracer.n, tracer.visited, tracer.flags);
     let (complete, collected) = (tracer.complete, tracer.collected);
-    // The path: a word per level, then the masks that are not zero.
+    // The path: a word per level, then the masks that are not zero (each
+    // mask is written where the next would go, and kept if not zero: about
+    // two ticks in five have one, which a branch would guess wrong).
     let at = start + 2 + events;
     let depth = memory.depth();
-    let mut masked = false;
+    let (path, masks) = frame[at..at + 2 * depth].split_at_mut(depth);
+    let mut kept = 0;
     let mut leaf = NO_LEAF;
-    for (w, level) in frame[at..at + depth].iter_mut().zip(memory.active_path()) {
+    for ((w, level), i) in path.iter_mut().zip(memory.active_path()).zip(0..) {
         let active = (input.now - level.since) as f32;
-        let m = level.mask != 0;
-        masked |= m;
+        let masked = level.mask != 0;
         leaf = level.item.0;
         *w = u64::from(leaf)
             | u64::from(level.redecides.min(MAX_REDECIDES)) << 16
-            | u64::from(m) << 31
+            | u64::from(masked) << 31
             | u64::from(active.to_bits()) << 32;
+        // `kept <= i < depth`.
+        masks[kept.min(i)] = level.mask;
+        kept += usize::from(masked);
     }
-    let mut end = at + depth;
-    if masked {
-        for level in memory.active_path().filter(|l| l.mask != 0) {
-            frame[end] = level.mask;
-            end += 1;
-        }
-    }
+    let end = at + depth + kept;
     frame[start + 1] = header(
         leaf,
         visited.min(u32::from(u16::MAX)) as u16,

@@ -105,12 +105,13 @@ impl Siblings {
         let Some(leaf) = memory.leaf() else {
             return false;
         };
-        key.len != UNKNOWN
-            && key.flags == [input.decision, input.stimuli]
-            && (leaf.0 == key.leaf || {
-                let group = self.loose_in[usize::from(leaf.0)];
-                group != u16::MAX && group == self.loose_in[usize::from(key.leaf)]
-            })
+        // Without a branch per test: which of them holds differs from one
+        // agent to the next.
+        let group = self.loose_in[usize::from(leaf.0)];
+        let same_group = (group != u16::MAX) & (group == self.loose_in[usize::from(key.leaf)]);
+        (key.len != UNKNOWN)
+            & (key.flags == [input.decision, input.stimuli])
+            & ((leaf.0 == key.leaf) | same_group)
     }
 
     /// `lane`'s words, and the depth of each word's item.
