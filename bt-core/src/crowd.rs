@@ -262,28 +262,28 @@ pub fn tick_traced_into<A: 'static, T: Tracer, const L: usize, const S: usize, c
     report: &mut CrowdReport,
     index: usize,
 ) -> Result<(), TickError> {
-    /// The report, and the error of the tick if it had one.
-    struct Into<'r>(&'r mut CrowdReport, usize, Result<(), TickError>);
+    /// The crowd's report, and the error of the tick if it had one.
+    struct Into<'r>(Member<'r>, Result<(), TickError>);
     impl Tally for Into<'_> {
         #[inline(always)]
         fn steady(&mut self, visited: u32) {
-            self.0.add_steady(visited);
+            self.0.steady(visited);
         }
         #[inline(always)]
         fn redecided(&mut self, visited: u32) {
-            self.0.add_redecided(visited);
+            self.0.redecided(visited);
         }
         #[inline(always)]
         fn ticked(&mut self, result: Result<TickReport, TickError>) {
             if let Err(e) = result {
-                self.2 = Err(e);
+                self.1 = Err(e);
             }
-            self.0.add(self.1, result);
+            self.0.ticked(result);
         }
     }
-    let mut into = Into(report, index, Ok(()));
+    let mut into = Into(Member(report, index), Ok(()));
     tick_member_traced(tree, agent, memory, input, tracer, &mut into);
-    into.2
+    into.1
 }
 
 /// Ticks `agents[j]` with `memories[j]` (agent index `base + j`) in order,

@@ -316,7 +316,7 @@ pub(crate) fn tick_member_traced<
     tally: &mut impl Tally,
 ) {
     match log::level_for(input.agent) {
-        0 => steady::traced_tally(tree, agent, memory, input, tracer, tally),
+        0 => steady::traced(tree, agent, memory, input, tracer, tally),
         level => tally.ticked(logged(level, tree, agent, memory, input, tracer)),
     }
 }
@@ -497,10 +497,9 @@ pub fn tick_traced<A: 'static, T: Tracer, const L: usize, const S: usize, const 
     input: &TickInput,
     tracer: &mut T,
 ) -> Result<TickReport, TickError> {
-    match log::level_for(input.agent) {
-        0 => steady::traced(tree, agent, memory, input, tracer),
-        level => logged(level, tree, agent, memory, input, tracer),
-    }
+    let mut one = One::Steady(0);
+    tick_member_traced(tree, agent, memory, input, tracer, &mut one);
+    one.report(memory)
 }
 
 /// Deactivates the whole active path, deepest first, running every

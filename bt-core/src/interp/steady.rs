@@ -21,7 +21,7 @@ use crate::memory::{AgentMemory, Steady};
 use crate::tree::{Has, Item, Tree};
 
 use super::quick::{self, Counts, Step};
-use super::{Event, NodeRef, Rejection, Tally, TickError, TickReport, Tracer};
+use super::{Event, NodeRef, Rejection, Tally, Tracer};
 
 /// Where the step machine takes over from a steady walk.
 #[derive(Clone, Copy, Debug)]
@@ -160,30 +160,10 @@ pub(super) fn walk<A: 'static, T: Tracer, const L: usize, const S: usize, const 
 /// machine goes on from wherever it stops (an ended behavior, a candidate,
 /// a deferred action), with no quick steps, which trace nothing. A tick
 /// that changes nothing, most of a running crowd's, then costs its walk
-/// and its events, not a step machine's run.
-#[inline]
-pub(super) fn traced<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
-    agent: &mut A,
-    memory: &mut AgentMemory<A, L, S, N>,
-    input: &TickInput,
-    tracer: &mut T,
-) -> Result<TickReport, TickError> {
-    let mut one = super::One::Steady(0);
-    traced_tally(tree, agent, memory, input, tracer, &mut one);
-    one.report(memory)
-}
-
-/// [`traced`], tallying how the tick went rather than building a report
-/// for a tick that changed nothing.
+/// and its events, not a step machine's run. How the tick went goes to
+/// `tally`, with no report built for a tick that changed nothing.
 #[inline(always)]
-pub(super) fn traced_tally<
-    A: 'static,
-    T: Tracer,
-    const L: usize,
-    const S: usize,
-    const N: usize,
->(
+pub(super) fn traced<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
