@@ -203,8 +203,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
             return false;
         };
         let shape = self.tree.shape;
-        let actions = shape.first_action_slot()..shape.crowd_slot();
-        if !actions.contains(&ticket.slot())
+        if !shape.action_slots().contains(&ticket.slot())
             || sync::action_state(*slot) != ActionState::Pending
             || sync::ticket_of(shared.id(), ticket.slot() as u16, *slot) != ticket
         {
@@ -245,15 +244,14 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     /// `slot`, checked to be a deferred-action slot.
     #[track_caller]
     fn action_slot(&self, slot: usize) -> usize {
-        let shape = self.tree.shape;
-        let first = shape.first_action_slot();
-        if slot < first || slot >= first + shape.actions {
+        let actions = self.tree.shape.action_slots();
+        if !actions.contains(&slot) {
             not_a_slot(
                 "deferred-action",
                 slot,
                 self.tree.name,
-                first,
-                first + shape.actions,
+                actions.start,
+                actions.end,
             );
         }
         slot

@@ -31,11 +31,7 @@ fn pending_agents<'m, A: 'static, const L: usize, const S: usize, const N: usize
     tree: &Tree<A, L, S, N>,
     memory: &'m AgentMemory<A, L, S, N>,
 ) -> impl Iterator<Item = u32> + 'm {
-    let first = tree.shape.first_action_slot();
-    let slots = memory
-        .slots
-        .get(first..first + tree.shape.actions)
-        .unwrap_or(&[]);
+    let slots = memory.slots.get(tree.shape.action_slots()).unwrap_or(&[]);
     slots
         .iter()
         .filter(|&&word| sync::action_state(word) == ActionState::Pending)

@@ -117,7 +117,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Serialize
         let tree = m.tree;
         let shape = tree.shape;
         let depth = m.depth();
-        let actions = shape.first_action_slot();
+        let actions = shape.action_slots();
         let mut st = s.serialize_struct("AgentMemory", FIELDS.len())?;
         st.serialize_field("version", &super::SNAPSHOT_VERSION)?;
         st.serialize_field("tree", tree.name)?;
@@ -137,14 +137,10 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Serialize
                     .map(|&t| time_out(f64::from_bits(t)))
             }),
         )?;
-        st.serialize_field("rounds", &&m.slots[shape.timers..actions])?;
+        st.serialize_field("rounds", &&m.slots[shape.timers..actions.start])?;
         st.serialize_field(
             "actions",
-            &Seq(|| {
-                m.slots[actions..actions + shape.actions]
-                    .iter()
-                    .map(|&a| action_out(a))
-            }),
+            &Seq(|| m.slots[actions.clone()].iter().map(|&a| action_out(a))),
         )?;
         st.serialize_field(
             "path",
@@ -242,8 +238,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
         );
         let parsed = fault.finish(parsed)?;
         if let Some(shared) = self.shared.as_deref() {
-            let first = self.tree.shape.first_action_slot();
-            let pending = parsed.slots[first..first + self.tree.shape.actions]
+            let pending = parsed.slots[self.tree.shape.action_slots()]
                 .iter()
                 .any(|&w| sync::action_state(w) == ActionState::Pending);
             if pending && parsed.crowd != shared.restored_from() {
@@ -293,8 +288,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
         // What the snapshot holds is counted in the crowd, and no launch to
         // come gets the serial of one it holds.
         if let Some(shared) = self.shared.as_deref() {
-            let first = self.tree.shape.first_action_slot();
-            for &w in &self.slots[first..first + self.tree.shape.actions] {
+            for &w in &self.slots[self.tree.shape.action_slots()] {
                 if sync::action_state(w) != ActionState::None {
                     shared.note_serial(sync::action_serial(w));
                 }
@@ -529,8 +523,7 @@ fn check_slots<A: 'static, const L: usize, const S: usize, const N: usize>(
             what: "group role slot",
         });
     }
-    let first = tree.shape.first_action_slot();
-    let actions = first..first + tree.shape.actions;
+    let actions = tree.shape.action_slots();
     for (slot, &word) in slots
         .iter()
         .enumerate()

@@ -81,4 +81,9 @@ impl Shape {
     pub const fn first_action_slot(&self) -> usize {
         self.role_slot(0) + self.roles
     }
+
+    /// The memory slots of the deferred actions.
+    pub const fn action_slots(&self) -> core::ops::Range<usize> {
+        self.first_action_slot()..self.crowd_slot()
+    }
 }
