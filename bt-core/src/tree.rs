@@ -202,9 +202,33 @@ impl<A: 'static> Item<A> {
 /// Not stored in the item: a field more would grow every item past its 128
 /// bytes, which costs the hot walk more than a jump costs to find it.
 pub(crate) const fn target_of<A>(items: &[Item<A>], i: usize) -> Option<usize> {
-    let target = items[i].decider.target();
-    if target.is_empty() || items[0].decider.id != target[0].id {
-        return None;
+    match follow_target(items, items[i].decider.target()) {
+        Ok(t) => Some(t),
+        Err(_) => None,
+    }
+}
+
+/// Why a reference's target path names no item of a stream.
+pub(crate) enum TargetFault {
+    /// The path is empty.
+    Empty,
+    /// The path does not start at the stream's root.
+    Outside,
+    /// The path's decider `k` is not a child of the item at `at`.
+    Missing { at: usize, k: usize },
+}
+
+/// The item that the target path `target` names: followed down the
+/// stream `items` by decider ids, from the root.
+pub(crate) const fn follow_target<A>(
+    items: &[Item<A>],
+    target: &[&'static Decider<A>],
+) -> Result<usize, TargetFault> {
+    if target.is_empty() {
+        return Err(TargetFault::Empty);
+    }
+    if items[0].decider.id != target[0].id {
+        return Err(TargetFault::Outside);
     }
     let mut at = 0;
     let mut k = 1;
@@ -215,12 +239,12 @@ pub(crate) const fn target_of<A>(items: &[Item<A>], i: usize) -> Option<usize> {
             c = items[c].end as usize;
         }
         if c >= end {
-            return None;
+            return Err(TargetFault::Missing { at, k });
         }
         at = c;
         k += 1;
     }
-    Some(at)
+    Ok(at)
 }
 
 /// A compiled decider tree, as declared with [`tree!`](crate::tree).

@@ -3,6 +3,7 @@
 //! the target's item once the stream is filled.
 
 use super::*;
+use crate::tree::{TargetFault, follow_target};
 
 /// Checks a reference's target path: it starts at the tree's root and
 /// leads down one child at a time; no group on the way before the target
@@ -97,25 +98,14 @@ pub(super) const fn link_references<A>(out: &mut [Item<A>]) {
 /// The item of reference `r`'s target.
 pub(super) const fn find_target<A>(out: &[Item<A>], r: &'static Decider<A>) -> u16 {
     let target = r.target();
-    if target.is_empty() {
-        reference_target_empty(r.name);
-    }
-    if target[0].id != out[0].decider.id {
-        reference_target_outside_tree(r.name, target[0].name, out[0].decider.name);
-    }
-    let mut i = 0;
-    let mut k = 1;
-    while k < target.len() {
-        let end = out[i].end as usize;
-        let mut c = i + 1;
-        while c < end && out[c].decider.id != target[k].id {
-            c = out[c].end as usize;
+    match follow_target(out, target) {
+        Ok(i) => i as u16,
+        Err(TargetFault::Empty) => reference_target_empty(r.name),
+        Err(TargetFault::Outside) => {
+            reference_target_outside_tree(r.name, target[0].name, out[0].decider.name)
         }
-        if c >= end {
-            reference_target_missing(r.name, out[i].decider.name, target[k].name);
+        Err(TargetFault::Missing { at, k }) => {
+            reference_target_missing(r.name, out[at].decider.name, target[k].name)
         }
-        i = c;
-        k += 1;
     }
-    i as u16
 }
