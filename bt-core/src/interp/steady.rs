@@ -162,6 +162,10 @@ pub(super) fn walk<A: 'static, T: Tracer, const L: usize, const S: usize, const 
 /// that changes nothing, most of a running crowd's, then costs its walk
 /// and its events, not a step machine's run. How the tick went goes to
 /// `tally`, with no report built for a tick that changed nothing.
+///
+/// Always inlined: a flight recorder reaches it from its crowd loop and
+/// from its single ticks alike, and out of line it costs a recorded W1
+/// tick 6 instructions more (one watched agent among 1 000: 4).
 #[inline(always)]
 pub(super) fn traced<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
