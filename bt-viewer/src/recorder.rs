@@ -43,7 +43,7 @@ use alloc_crate::vec::Vec;
 
 use bt_core::{
     AgentMemory, CrowdReport, Event, ItemIdx, NoTrace, TickError, TickInput, TickReport, Tracer,
-    Tree, check_agent_id, tick, tick_range, tick_traced, tick_traced_into,
+    Tree, tick,
 };
 
 /// How much a [`FlightRecorder`] keeps per watched agent.
@@ -98,9 +98,9 @@ const NONE: u32 = u32::MAX;
 /// (see [`Capacity`]) as compact decision events and its active path, in
 /// memory allocated once, by [`new`](Self::new).
 ///
-/// Tick agents through it ([`tick_all`](bt_core::tick_all)(Self::tick_all) for a crowd,
+/// Tick agents through it ([`tick_all`](Self::tick_all) for a crowd,
 /// [`tick`](Self::tick) for one agent) instead of through bt-core's
-/// functions: it runs [`tick_traced`] for the watched agents and plain
+/// functions: it runs [`tick_traced`](bt_core::tick_traced) for the watched agents and plain
 /// [`tick`] for the others, with the same results.
 /// [`export`](Self::export) turns what it holds into a
 /// [`Recording`](crate::Recording) for the viewer.
@@ -294,7 +294,7 @@ impl FlightRecorder {
     }
 
     /// Begins a new frame (one tick of the crowd), overwriting the oldest.
-    /// [`tick_all`](bt_core::tick_all)(Self::tick_all) and [`tick`](Self::tick) begin frames
+    /// [`tick_all`](Self::tick_all) and [`tick`](Self::tick) begin frames
     /// themselves; call it before each round of
     /// [`tick_lane`](Self::tick_lane) calls.
     pub fn begin_frame(&mut self) {
@@ -389,237 +389,6 @@ impl FlightRecorder {
             Some(|d: &mut DataStore, b, a: &A| d.record(b, a)),
         )
     }
-
-    /// Inlined into the caller, so that the runs of unwatched agents
-    /// compile as the caller's own [`tick_all`](bt_core::tick_all) would
-    /// (with a tree declared as a `static`, its fields are constants
-    /// there); the runs of watched agents go out of line.
-    #[inline(always)]
-    fn crowd<A: 'static, const L: usize, const S: usize, const N: usize>(
-        &mut self,
-        tree: &Tree<A, L, S, N>,
-        agents: &mut [A],
-        memories: &mut [AgentMemory<A, L, S, N>],
-        mut input: impl FnMut(usize, &A) -> TickInput,
-        values: Option<fn(&mut DataStore, usize, &A)>,
-    ) -> CrowdReport {
-        assert_eq!(
-            agents.len(),
-            memories.len(),
-            "FlightRecorder::tick_all: one memory per agent"
-        );
-        assert!(
-            agents.len() <= self.slot_of.len(),
-            "FlightRecorder::tick_all: {} agents, the recorder was made for {}",
-            agents.len(),
-            self.slot_of.len()
-        );
-        self.begin_frame();
-        let mut report = CrowdReport::default();
-        let mut from = 0;
-        let n = agents.len();
-        while from < n {
-            // The run of unwatched agents from `from`.
-            let mut to = next_watched(&self.slot_of[..n], from);
-            if to > from {
-                let part = tick_range(tree, agents, memories, from..to, &mut input);
-                report = report.merge(part);
-            }
-            if to < n {
-                to = self.record_run(tree, agents, memories, &mut input, values, to, &mut report);
-            }
-            from = to;
-        }
-        report
-    }
-
-    /// Ticks and records the run of watched agents from `to`, adding each
-    /// tick to `report`: where the run ends. The frame's fill is kept in
-    /// locals for the run, and the counters are brought up to date once.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn record_run<A: 'static, const L: usize, const S: usize, const N: usize>(
-        &mut self,
-        tree: &Tree<A, L, S, N>,
-        agents: &mut [A],
-        memories: &mut [AgentMemory<A, L, S, N>],
-        input: &mut impl FnMut(usize, &A) -> TickInput,
-        values: Option<fn(&mut DataStore, usize, &A)>,
-        mut to: usize,
-        report: &mut CrowdReport,
-    ) -> usize {
-        // Only a tree with deferred actions can have an id taken.
-        let launching = tree.shape().actions > 0;
-        let (frame, lanes, fixed) = (self.frame, self.lanes, self.fixed);
-        let first = self.fill;
-        let mut fill = first;
-        let mut events_end = self.events_end();
-        let words = &mut self.words[frame * self.frame_words..][..self.frame_words];
-        let row = &mut self.offsets[frame * lanes..][..lanes];
-        let slot_of = &self.slot_of[..agents.len()];
-        let mut ticked = 0;
-        while to < agents.len() && slot_of[to] != u32::MAX {
-            let slot = slot_of[to] as usize;
-            let inp = input(to, &agents[to]).or_agent(to);
-            if launching && let Err(e) = check_agent_id(tree, memories, to, &inp) {
-                report.add(to, Err(e));
-                to += 1;
-                continue;
-            }
-            if let (Some(f), Some(data)) = (values, &mut self.data) {
-                f(data, frame * lanes + slot, &agents[to]);
-            }
-            let agent = &mut agents[to];
-            let (_, end) = write_tick(
-                words,
-                fill,
-                events_end,
-                &mut self.siblings,
-                slot,
-                &mut memories[to],
-                &inp,
-                |memory, tracer| tick_traced_into(tree, agent, memory, &inp, tracer, report, to),
-            );
-            row[slot] = fill as u32;
-            fill = end;
-            events_end += fixed;
-            ticked += 1;
-            to += 1;
-        }
-        self.written += (fill - first) as u64;
-        self.ticks += ticked;
-        self.filled += ticked as usize;
-        self.fill = fill;
-        to
-    }
-
-    /// Where the events of the current frame's next tick must end: the
-    /// header and deepest path of every watched agent not yet in the frame
-    /// but that one stay free.
-    fn events_end(&self) -> usize {
-        let reserved = self.agent_of.len().saturating_sub(self.filled) * self.fixed;
-        self.frame_words + 2 - reserved
-    }
-
-    /// Ticks watched agent `slot` through [`tick_traced`] into the current
-    /// frame, its events also handed to `also`.
-    fn record<A: 'static, const L: usize, const S: usize, const N: usize, T: Tracer>(
-        &mut self,
-        slot: usize,
-        tree: &Tree<A, L, S, N>,
-        agent: &mut A,
-        memory: &mut AgentMemory<A, L, S, N>,
-        input: &TickInput,
-        also: &mut T,
-    ) -> Result<TickReport, TickError> {
-        let start = self.fill;
-        let events_end = self.events_end();
-        let base = self.frame * self.frame_words;
-        let (result, end) = write_tick(
-            &mut self.words[base..base + self.frame_words],
-            start,
-            events_end,
-            &mut self.siblings,
-            slot,
-            memory,
-            input,
-            |memory, tracer| {
-                if T::ENABLED {
-                    let mut tee = Tee {
-                        frame: tracer,
-                        also,
-                    };
-                    tick_traced(tree, agent, memory, input, &mut tee)
-                } else {
-                    tick_traced(tree, agent, memory, input, tracer)
-                }
-            },
-        );
-        self.offsets[self.frame * self.lanes + slot] = start as u32;
-        self.written += (end - start) as u64;
-        self.ticks += 1;
-        self.fill = end;
-        self.filled += 1;
-        result
-    }
-}
-
-/// Ticks the agent of lane `slot` with `run` (which hands the tick's
-/// events to the tracer it is given), writing the tick into `frame` from
-/// `start`, its events no further than `events_end`: the tick's result,
-/// and where its words end.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn write_tick<A: 'static, const L: usize, const S: usize, const N: usize, R: Outcome>(
-    frame: &mut [u64],
-    start: usize,
-    events_end: usize,
-    siblings: &mut Siblings,
-    slot: usize,
-    memory: &mut AgentMemory<A, L, S, N>,
-    input: &TickInput,
-    run: impl FnOnce(&mut AgentMemory<A, L, S, N>, &mut FrameTracer<'_>) -> R,
-) -> (R, usize) {
-    let limit = events_end
-        .saturating_sub(start + 2)
-        .min(usize::from(u16::MAX));
-    let (head, rest) = frame[start..].split_at_mut(2);
-    head[0] = input.now.to_bits();
-    let known = siblings.known(slot, memory, input);
-    let mut tracer = FrameTracer::new(&mut rest[..limit], siblings.lane(slot), known);
-    let result = run(memory, &mut tracer);
-    if let Some(e) = result.error() {
-        tracer.flags |= error_code(e) << ERROR_SHIFT;
-    }
-    let (events, visited, flags) = (tracer.n, tracer.visited, tracer.flags);
-    let (complete, collected) = (tracer.complete, tracer.collected);
-    // The path: a word per level, then the masks that are not zero (each
-    // mask is written where the next would go, and kept if not zero: about
-    // two ticks in five have one, which a branch would guess wrong).
-    let at = start + 2 + events;
-    let depth = memory.depth();
-    let (path, masks) = frame[at..at + 2 * depth].split_at_mut(depth);
-    let mut kept = 0;
-    let mut leaf = NO_LEAF;
-    for ((w, level), i) in path.iter_mut().zip(memory.active_path()).zip(0..) {
-        let active = (input.now - level.since) as f32;
-        let masked = level.mask != 0;
-        leaf = level.item.0;
-        *w = u64::from(leaf)
-            | u64::from(level.redecides.min(MAX_REDECIDES)) << 16
-            | u64::from(masked) << 31
-            | u64::from(active.to_bits()) << 32;
-        // `kept <= i < depth`.
-        masks[kept.min(i)] = level.mask;
-        kept += usize::from(masked);
-    }
-    let end = at + depth + kept;
-    frame[start + 1] = header(
-        leaf,
-        visited.min(u32::from(u16::MAX)) as u16,
-        events as u16,
-        depth as u8,
-        flags,
-    );
-    if complete {
-        siblings.keep(slot, collected, leaf, depth, input);
-    } else if collected > 0 {
-        // Some of the lane's words were written over.
-        siblings.forget(slot);
-    }
-    (result, end)
-}
-
-/// What a tick returned, as far as its words say.
-trait Outcome {
-    fn error(&self) -> Option<&TickError>;
-}
-
-impl<T> Outcome for Result<T, TickError> {
-    #[inline(always)]
-    fn error(&self) -> Option<&TickError> {
-        self.as_ref().err()
-    }
 }
 
 /// The single-bit flags of `F` by bit number, for the export.
@@ -639,14 +408,6 @@ where
         .collect()
 }
 
-fn header(leaf: u16, visited: u16, events: u16, levels: u8, flags: u8) -> u64 {
-    u64::from(leaf)
-        | u64::from(visited) << 16
-        | u64::from(events) << 32
-        | u64::from(levels) << 48
-        | u64::from(flags) << 56
-}
-
 mod data;
 mod frame;
 mod lanes;
@@ -654,15 +415,14 @@ mod read;
 mod runs;
 mod siblings;
 mod words;
+mod write;
 
 pub use data::{AgentData, DataCapacity, DataOut};
 pub(crate) use data::{DataStore, DataValue};
 
 pub(crate) use words::*;
 
-use frame::{FrameTracer, Tee};
 pub(crate) use frame::{TickView, TickWords};
-use runs::next_watched;
 use siblings::Siblings;
 
 impl FlightRecorder {
