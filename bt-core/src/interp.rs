@@ -36,7 +36,7 @@ mod shared;
 mod steady;
 mod walk;
 
-pub use event::{Event, NoTrace, NodeRef, Rejection, Tracer, Why, write_event};
+pub use event::{Event, NoTrace, NodeRef, Rejection, Tracer, WalkStop, Why, write_event};
 
 use quick::Counts;
 use run::Run;

@@ -231,8 +231,8 @@ pub use decl::{
 };
 pub use interp::log::{debug_level, set_debug_level, watch_agent, watch_agents};
 pub use interp::{
-    Event, NoTrace, NodeRef, Rejection, TickError, TickReport, Tracer, Why, deactivate_all, tick,
-    tick_traced, write_event,
+    Event, NoTrace, NodeRef, Rejection, TickError, TickReport, Tracer, WalkStop, Why,
+    deactivate_all, tick, tick_traced, write_event,
 };
 pub use memory::shared::{ActionOp, ActionRequest, Outcome, Ticket, TreeShared};
 pub use memory::stimuli::{Stimuli, StimuliError, Stimulus};

@@ -63,7 +63,8 @@ use tree::hex;
 pub use tree::{FlagNamesInfo, ItemInfo, PreInfo, SharedInfo, TestInfo, TreeInfo};
 
 use crate::recorder::{
-    ACTION_STATES, DataValue, ERRORS, FlightRecorder, KIND_NAMES, Kind, REJECTIONS, TickView, WHYS,
+    ACTION_STATES, DataValue, ERRORS, FlightRecorder, KIND_NAMES, Kind, REJECTIONS, TickView,
+    TickWords, WHYS,
 };
 
 /// The `format` field of a recording.
@@ -257,7 +258,14 @@ impl FlightRecorder {
         let agents = (0..self.watched())
             .map(|slot| {
                 let (agent, first_tick, ticks) = self.ticks_of(slot);
-                let ticks: Vec<Value> = ticks.map(|t| tick_json(&t.decode())).collect();
+                let mut own = Vec::new();
+                let ticks: Vec<Value> = ticks
+                    .map(|t| {
+                        own.clear();
+                        t.own_into(&self.tree, &mut own);
+                        tick_json(&TickWords::new(t.serial, &own).decode())
+                    })
+                    .collect();
                 if let Some(v) = self.values_of(slot, agent, &ticks) {
                     values.push(v);
                 }

@@ -140,8 +140,6 @@ pub struct FlightRecorder {
     /// The agents' own values, when [`with_data`](Self::with_data) set
     /// room aside for them: one block per (frame, lane).
     pub(crate) data: Option<DataStore>,
-    /// Per lane: the earlier siblings its last full walk turned down.
-    siblings: Siblings,
 }
 
 impl FlightRecorder {
@@ -174,7 +172,7 @@ impl FlightRecorder {
             Watch::All => (0..agents).for_each(&mut add),
             Watch::Agents(list) => list.iter().copied().for_each(&mut add),
         }
-        let fixed = 2 + 2 * L;
+        let fixed = HEADER + 2 * L;
         let watched = agent_of.len();
         let frame_words = watched * capacity.words_per_tick.max(fixed);
         assert!(
@@ -187,7 +185,6 @@ impl FlightRecorder {
         let words = vec![u64::MAX; capacity.ticks * frame_words];
         let info = crate::export::TreeInfo::of(tree);
         FlightRecorder {
-            siblings: Siblings::new(&info, watched),
             tree: info,
             words,
             offsets: vec![NONE; capacity.ticks * watched],
@@ -413,7 +410,6 @@ mod frame;
 mod lanes;
 mod read;
 mod runs;
-mod siblings;
 mod words;
 mod write;
 
@@ -423,7 +419,6 @@ pub(crate) use data::{DataStore, DataValue};
 pub(crate) use words::*;
 
 pub(crate) use frame::{TickView, TickWords};
-use siblings::Siblings;
 
 impl FlightRecorder {
     /// Records `values` ([`AgentData::record`]) as the own values of the

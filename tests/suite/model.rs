@@ -121,9 +121,9 @@ use std::sync::{Mutex, Once};
 use bt_core::__private::{DecideFn, DecideRaw, decide_for, flatten_vec, shape};
 use bt_core::{
     Action, ActionOp, ActionRequest, ActionState, AgentMemory, Ctx, Decider, DeciderFlags,
-    DeciderKind, ErasedBehavior, Event, FlagTest, ItemIdx, NodeRef, Policy, Preconditions,
+    DeciderKind, ErasedBehavior, Event, FlagTest, Has, ItemIdx, NodeRef, Policy, Preconditions,
     Rejection, SyncChecks, TIMER_SLACK, TickError, TickInput, TickReport, Ticket, Tracer, Tree,
-    TreeShared, Why, behavior, write_event,
+    TreeShared, WalkStop, Why, behavior, write_event,
 };
 use proptest::prelude::*;
 
@@ -2785,6 +2785,114 @@ impl Tracer for Events {
     }
 }
 
+/// Collects the events of a tracer that takes no steady tick.
+#[derive(Default)]
+pub struct QuietEvents(pub Vec<Event>);
+
+impl Tracer for QuietEvents {
+    const STEADY: bool = false;
+
+    fn event(&mut self, event: &Event) {
+        self.0.push(*event);
+    }
+}
+
+/// The events a tracer that takes every event gets in a tick with `input`
+/// that left `memory` on its active path, from those a tracer that takes
+/// no steady tick got (`quiet`), as [`Event::Walked`] says: the walk's
+/// events where `Walked` stands for them, and a steady tick's (no event)
+/// along the whole path.
+fn with_walk(tree: &GenTree, input: &TickInput, memory: &GenMemory, quiet: &[Event]) -> Vec<Event> {
+    let node = |i: ItemIdx| {
+        let n = tree.node(i);
+        NodeRef {
+            index: i,
+            name: n.name(),
+            depth: n.depth() as u8,
+        }
+    };
+    // A level's visit, and its behavior's tick if it ticks one.
+    let level = |out: &mut Vec<Event>, i: ItemIdx, running: bool| {
+        out.push(Event::Visit { node: node(i) });
+        let n = tree.node(i);
+        if let (true, Some(b)) = (n.has().contains(Has::TICK), n.behavior()) {
+            out.push(Event::Ticked {
+                node: node(i),
+                behavior: b.name(),
+                running,
+            });
+        }
+    };
+    // The children of `group` before `before`, turned down.
+    let turned_down = |out: &mut Vec<Event>, group: ItemIdx, before: usize| {
+        let g = tree.node(group);
+        if g.policy() != Some(Policy::Prioritized) {
+            return 0;
+        }
+        let mut n = 0;
+        for c in g.children().take_while(|c| c.index().get() < before) {
+            let by = c
+                .decider()
+                .preconditions()
+                .flag_rejection(input.decision, input.stimuli)
+                .unwrap_or(Rejection::Timer);
+            out.push(Event::Rejected {
+                node: node(c.index()),
+                by,
+            });
+            n += 1;
+        }
+        n
+    };
+    let mut out = vec![Event::Start {
+        agent: input.agent,
+        now: input.now,
+        dt: input.dt,
+        decision: input.decision,
+        stimuli: input.stimuli,
+    }];
+    match quiet.first() {
+        None => {
+            let path: Vec<ItemIdx> = memory.active_path().map(|l| l.item).collect();
+            let mut visited = 0;
+            for (k, &i) in path.iter().enumerate() {
+                level(&mut out, i, true);
+                visited += 1;
+                if let Some(next) = path.get(k + 1) {
+                    visited += turned_down(&mut out, i, next.get());
+                }
+            }
+            out.push(Event::End {
+                leaf: path.last().map(|&l| node(l)),
+                visited,
+            });
+        }
+        Some(&Event::Walked { node: at, stop }) => {
+            let mut path = vec![at.index];
+            while let Some(p) = tree.node(path[path.len() - 1]).parent() {
+                path.push(p.index());
+            }
+            path.reverse();
+            for pair in path.windows(2) {
+                level(&mut out, pair[0], true);
+                turned_down(&mut out, pair[0], pair[1].get());
+            }
+            match stop {
+                WalkStop::Before => {}
+                WalkStop::Ended => level(&mut out, at.index, false),
+                WalkStop::At { from } => {
+                    level(&mut out, at.index, true);
+                    turned_down(&mut out, at.index, from.get());
+                }
+            }
+            out.extend_from_slice(&quiet[1..]);
+        }
+        // No walk: every event was sent, its `Start` first.
+        Some(_) => out = quiet.to_vec(),
+    }
+    out
+}
+
 /// Events as trace text, one line each.
 pub fn render(events: &[Event]) -> String {
     let mut out = String::new();
@@ -2990,6 +3098,7 @@ pub fn check_case(
 
         // The traced crowd and the model, agent by agent.
         let mut outcomes = Vec::new();
+        let mut traces = Vec::new();
         let mut traced_calls = 0;
         for i in 0..n {
             harness::begin(panic_at);
@@ -3102,16 +3211,38 @@ pub fn check_case(
                 },
             )?;
             outcomes.push(production);
+            traces.push(events.0);
         }
 
-        // The untraced path, with a crowd of its own, decides the same.
+        // The untraced path, with a crowd of its own, decides the same;
+        // agent by agent with no panic, it is traced by a tracer that
+        // takes no steady tick, whose events are the traced crowd's once
+        // the walks they leave out are put back.
         if panic_at.is_some() || script.one_by_one {
             for i in 0..n {
                 harness::begin(panic_at);
+                let mut sent = QuietEvents::default();
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    bt_core::tick(tree, &mut quiet_agents[i], &mut quiet[i], &input(i))
+                    if panic_at.is_some() {
+                        bt_core::tick(tree, &mut quiet_agents[i], &mut quiet[i], &input(i))
+                    } else {
+                        let (agent, memory) = (&mut quiet_agents[i], &mut quiet[i]);
+                        bt_core::tick_traced(tree, agent, memory, &input(i), &mut sent)
+                    }
                 }));
                 harness::end();
+                if panic_at.is_none() {
+                    // As text: the two crowds' tickets name their own
+                    // shared states.
+                    let got = render(&with_walk(tree, &input(i), &quiet[i], &sent.0));
+                    let want = render(&traces[i]);
+                    if got != want {
+                        return Err(TestCaseError::fail(format!(
+                            "{}\n--- quiet, its walks put back\n{got}--- traced\n{want}",
+                            context(t, &format!("agent {i}: quiet events")),
+                        )));
+                    }
+                }
                 let got = match result {
                     Ok(Ok(report)) => Outcome::Done((&report).into()),
                     Ok(Err(e)) => Outcome::Error(e),

@@ -128,6 +128,25 @@ impl Why {
     }
 }
 
+/// Where a tick's walk of its active path stopped, at the decider of
+/// [`Event::Walked`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WalkStop {
+    /// Before visiting it: the decider launches a deferred action.
+    Before,
+    /// It was visited, and its behavior ticked and ended.
+    Ended,
+    /// It was visited, its behavior (if it ticks one) ticked and runs on,
+    /// and, in a prioritized group, its children before the item `from`
+    /// were turned down as on the levels above; the rest of the tick
+    /// decides from `from` on (a group with no active child, a candidate
+    /// that passed its flag tests, a group that is not prioritized).
+    At {
+        /// The first child the walk did not turn down.
+        from: ItemIdx,
+    },
+}
+
 /// One step inside a tick.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
@@ -250,18 +269,24 @@ pub enum Event {
         /// What the game system reported.
         state: ActionState,
     },
-    /// Only to a tracer with [`Tracer::UNCHANGED`]: the earlier siblings
-    /// of the active path's children on its first `levels` levels were
-    /// turned down as in the last tick that tested them (the flags are the
-    /// same and no timer has run out since), and this event stands for
-    /// their [`Rejected`](Event::Rejected) events: the same deciders,
-    /// rejected for the same reasons, in the same order. It comes after
-    /// the [`Visit`](Event::Visit) events and the running
-    /// [`Ticked`](Event::Ticked) events of the levels walked, and before
-    /// any other event of the tick (an ended behavior's `Ticked` first).
-    Unchanged {
-        /// The levels whose earlier siblings it stands for.
-        levels: u8,
+    /// Only to a tracer that takes no steady tick ([`Tracer::STEADY`]
+    /// false), in place of the events of the tick's walk of its active
+    /// path, which stopped at `node`, where the rest of the tick goes on.
+    /// Those events follow from the path down to `node` (every item has
+    /// one parent) and the tick's flags: the tick's
+    /// [`Start`](Event::Start); on each level above `node`, its
+    /// [`Visit`](Event::Visit), its running behavior's
+    /// [`Ticked`](Event::Ticked), and, in a prioritized group, a
+    /// [`Rejected`](Event::Rejected) for each child before the one on the
+    /// path, by the flag test it fails
+    /// ([`Preconditions::flag_rejection`](crate::Preconditions::flag_rejection))
+    /// or, passing them, by its timer; then, at `node`, what `stop` says.
+    /// It is the tick's first event.
+    Walked {
+        /// Where the walk stopped.
+        node: NodeRef,
+        /// What it did there.
+        stop: WalkStop,
     },
     /// Nothing accepts at the root: the agent is idle this tick.
     Idle,
@@ -285,23 +310,15 @@ pub trait Tracer {
     /// none, so a disabled tracer costs nothing.
     const ENABLED: bool = true;
 
-    /// Whether the tracer takes [`Event::Unchanged`] in place of the
-    /// rejections of earlier siblings that a tick finds as the last tick
-    /// that tested them did. A tick then reuses what that tick found, as
-    /// an untraced tick does, instead of testing them again to say why
-    /// each was turned down. The tracer must know those rejections: it
-    /// kept them from the tick that tested them (see
-    /// [`knows_unchanged`](Self::knows_unchanged)).
-    const UNCHANGED: bool = false;
-
-    /// With [`UNCHANGED`](Self::UNCHANGED), asked at most once per tick,
-    /// before its walk: whether the tracer holds the rejections of this
-    /// agent's earlier siblings for its present active path and flags.
-    /// False makes the tick test them again and send each one.
-    #[inline(always)]
-    fn knows_unchanged(&self) -> bool {
-        Self::UNCHANGED
-    }
+    /// Whether the tracer takes the events of a steady tick: one whose
+    /// walk of the active path changed nothing (every behavior on it goes
+    /// on running, every earlier sibling is turned down as before). False:
+    /// such a tick sends the tracer no event at all, and a tick that goes
+    /// on past its walk sends [`Event::Walked`] in place of the walk's
+    /// events. Those events follow from the active path and the tick's
+    /// flags, so a tracer that stores ticks (a flight recorder) can leave
+    /// them out, and the walk costs what an untraced tick's costs.
+    const STEADY: bool = true;
 
     /// Called for each event, in order.
     fn event(&mut self, event: &Event);
@@ -320,11 +337,7 @@ impl Tracer for NoTrace {
 
 impl<T: Tracer + ?Sized> Tracer for &mut T {
     const ENABLED: bool = T::ENABLED;
-    const UNCHANGED: bool = T::UNCHANGED;
-
-    fn knows_unchanged(&self) -> bool {
-        (**self).knows_unchanged()
-    }
+    const STEADY: bool = T::STEADY;
 
     fn event(&mut self, event: &Event) {
         (**self).event(event)
@@ -440,11 +453,15 @@ pub fn write_event(out: &mut impl Write, event: &Event) -> fmt::Result {
             };
             writeln!(out, "action of {node} {state}")
         }
-        Event::Unchanged { levels } => {
-            writeln!(
-                out,
-                "  earlier siblings of {levels} levels turned down as before"
-            )
+        Event::Walked { node, stop } => {
+            indent(out, node.depth)?;
+            match stop {
+                WalkStop::Before => writeln!(out, "walked to {node}"),
+                WalkStop::Ended => writeln!(out, "walked to {node}, which ended"),
+                WalkStop::At { from } => {
+                    writeln!(out, "walked to {node}, children from {} on", from.0)
+                }
+            }
         }
         Event::Idle => writeln!(out, "  idle"),
         Event::RedecideLimit { group } => {

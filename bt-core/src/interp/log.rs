@@ -80,7 +80,7 @@ fn level_of(event: &Event) -> u8 {
     match event {
         Event::Start { .. }
         | Event::Rejected { .. }
-        | Event::Unchanged { .. }
+        | Event::Walked { .. }
         | Event::Decided { .. } => 5,
         Event::Visit { .. } | Event::Ticked { .. } | Event::ActionReported { .. } => 4,
         Event::End { .. } => 3,

@@ -8,6 +8,21 @@ use crate::tree::{Has, Item, NO_SLOT};
 use super::run::{NO_DSLOT, Pick, Run, dblock_does_not_fit};
 use super::{Event, Rejection, Tracer};
 
+impl crate::decl::Preconditions {
+    /// Which flag test turns the decider down with these decision and
+    /// stimuli flags, in the order a tick tests them (the decision test
+    /// first); `None` when both pass.
+    pub const fn flag_rejection(&self, decision: u64, stimuli: u64) -> Option<Rejection> {
+        if !self.decision.passes(decision) {
+            Some(Rejection::Decision)
+        } else if !self.stimuli.passes(stimuli) {
+            Some(Rejection::Stimuli)
+        } else {
+            None
+        }
+    }
+}
+
 impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     Run<'r, A, T, L, S, N>
 {

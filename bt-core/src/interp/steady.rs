@@ -21,7 +21,8 @@ use crate::memory::{AgentMemory, Steady};
 use crate::tree::{Has, Item, Tree};
 
 use super::quick::{self, Counts, Step};
-use super::{Event, NodeRef, Rejection, Tally, Tracer};
+use super::{Event, NodeRef, Rejection, Tally, Tracer, WalkStop};
+use crate::decl::ItemIdx;
 
 /// Where the step machine takes over from a steady walk.
 #[derive(Clone, Copy, Debug)]
@@ -184,7 +185,17 @@ pub(super) fn traced<A: 'static, T: Tracer, const L: usize, const S: usize, cons
         return tally.ticked(super::run(tree, agent, memory, input, tracer, None));
     }
     let mut cx = Ctx::of(input);
-    let from = match walk(tree, agent, memory, &mut cx, tracer) {
+    let walked = if T::STEADY {
+        walk(tree, agent, memory, &mut cx, tracer)
+    } else {
+        // The walk of an untraced tick; where it stopped, if it did.
+        let walked = walk(tree, agent, memory, &mut cx, &mut super::NoTrace);
+        if let Err((bail, _)) = walked {
+            walked_event(tree, memory, bail, tracer);
+        }
+        walked
+    };
+    let from = match walked {
         Ok(visited) => return tally.steady(visited),
         Err((Bail::Ended(k, found), visited)) => {
             match ended(tree, agent, memory, &mut cx, k, found, visited, tracer) {
@@ -195,6 +206,37 @@ pub(super) fn traced<A: 'static, T: Tracer, const L: usize, const S: usize, cons
         Err(from) => from,
     };
     tally.ticked(super::run(tree, agent, memory, input, tracer, Some(from)))
+}
+
+/// The [`Event::Walked`] of an untraced walk that stopped at `bail`.
+#[inline(always)]
+fn walked_event<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    mem: &AgentMemory<A, L, S, N>,
+    bail: Bail,
+    tracer: &mut T,
+) {
+    let (k, stop) = match bail {
+        Bail::Walk(k) => (k, WalkStop::Before),
+        Bail::Ended(k, _) => (k, WalkStop::Ended),
+        Bail::NoChild(k) => (
+            k,
+            WalkStop::At {
+                from: ItemIdx(mem.levels[k].item + 1),
+            },
+        ),
+        Bail::Checks(k, from) => (
+            k,
+            WalkStop::At {
+                from: ItemIdx(from as u16),
+            },
+        ),
+        Bail::Quick(..) => unreachable!("the quick steps run untraced"),
+    };
+    tracer.event(&Event::Walked {
+        node: node(tree.items, mem.levels[k].item as usize),
+        stop,
+    });
 }
 
 /// Runs `f` on `memory`, abandoning it to an idle state if a callback
@@ -232,11 +274,11 @@ fn walk_levels<A: 'static, T: Tracer, const L: usize, const S: usize, const N: u
     tracer: &mut T,
 ) -> Result<u32, (Bail, u32)> {
     let steady = mem.steady;
-    if (!T::ENABLED || (T::UNCHANGED && tracer.knows_unchanged()))
+    if !T::ENABLED
         && (input.decision ^ steady.decision) | (input.stimuli ^ steady.stimuli) == 0
         && covers(&steady, input.now)
     {
-        return walk_known(tree, agent, mem, cx, tracer);
+        return walk_known(tree, agent, mem, cx);
     }
     let items = tree.items;
     if T::ENABLED {
@@ -349,22 +391,17 @@ pub(super) fn node<A: 'static>(items: &[Item<A>], i: usize) -> NodeRef {
 
 /// The steady walk when the last tick's walk holds: it walked every
 /// level and cleared its marks, and every earlier sibling it turned down
-/// is still turned down; only the behaviors tick. A traced one (only for
-/// a tracer with [`Tracer::UNCHANGED`]) sends the levels' events and
-/// [`Event::Unchanged`] for the earlier siblings.
+/// is still turned down; only the behaviors tick. Untraced: a traced walk
+/// says what turned each sibling down, so it tests them again.
 #[inline(always)]
-fn walk_known<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agent: &mut A,
     mem: &mut AgentMemory<A, L, S, N>,
     cx: &mut Ctx,
-    tracer: &mut T,
 ) -> Result<u32, (Bail, u32)> {
     let items = tree.items;
     let depth = mem.depth();
-    if T::ENABLED {
-        known_start(tracer, cx);
-    }
     // Only a quick redecide's group, the leaf's parent, can hold marks
     // (a walk clears every level it passes): clear them, with no branch to
     // mispredict (at depth 1, on the last level, which is not active).
@@ -374,19 +411,11 @@ fn walk_known<A: 'static, T: Tracer, const L: usize, const S: usize, const N: us
     for k in 0..depth {
         let level = mem.levels[k];
         let item = &items[level.item as usize];
-        if T::ENABLED {
-            tracer.event(&Event::Visit {
-                node: node(items, level.item as usize),
-            });
-        }
         if item.is(Has::TICK) {
             cx.since = level.since;
             cx.flags = item.behavior_flags;
             cx.depth = k as u8;
             let running = mem.blocks.tick(k, agent, cx);
-            if T::ENABLED {
-                known_ticked(tracer, items, level.item as usize, k, running);
-            }
             if !running {
                 // The leaf's level scans nothing: the walk had visited all
                 // it visits.
@@ -401,19 +430,7 @@ fn walk_known<A: 'static, T: Tracer, const L: usize, const S: usize, const N: us
     }
     let visited = mem.steady.visited;
     sweep(mem);
-    if T::ENABLED {
-        tracer.event(&Event::Unchanged {
-            levels: depth as u8,
-        });
-        end_event(tracer, mem, visited);
-    }
     Ok(visited)
-}
-
-/// The `Start` event of a tick whose input is in `cx`.
-#[inline(always)]
-fn known_start<T: Tracer>(tracer: &mut T, cx: &Ctx) {
-    start_event(tracer, &TickInput::of(cx));
 }
 
 /// The `Start` event of a tick with `input`.
@@ -425,28 +442,6 @@ pub(super) fn start_event<T: Tracer>(tracer: &mut T, input: &TickInput) {
         dt: input.dt,
         decision: input.decision,
         stimuli: input.stimuli,
-    });
-}
-
-/// The `Ticked` event of item `i` at level `k` in a walk that reused the
-/// last finding; an ended behavior's comes after the `Unchanged` event
-/// of the levels above it, whose rejections a full walk sends before it.
-#[inline(always)]
-fn known_ticked<A: 'static, T: Tracer>(
-    tracer: &mut T,
-    items: &[Item<A>],
-    i: usize,
-    k: usize,
-    running: bool,
-) {
-    let Some(b) = items[i].behavior else { return };
-    if !running {
-        tracer.event(&Event::Unchanged { levels: k as u8 });
-    }
-    tracer.event(&Event::Ticked {
-        node: node(items, i),
-        behavior: b.name,
-        running,
     });
 }
 

@@ -19,6 +19,10 @@ pub struct TreeInfo {
     /// Names of the decision and stimuli flag bits, when the recorder was
     /// told them ([`FlightRecorder::name_flags`](crate::FlightRecorder::name_flags)).
     pub flag_names: FlagNamesInfo,
+    /// Per item, its preconditions: what turned each earlier sibling of a
+    /// steady tick's path down follows from them and the tick's flags.
+    #[serde(skip)]
+    pub(crate) preconditions: Vec<bt_core::Preconditions>,
 }
 
 /// Names of flag bits, `(bit, name)` for each named single bit.
@@ -167,6 +171,7 @@ impl TreeInfo {
             levels: L,
             items,
             flag_names: FlagNamesInfo::default(),
+            preconditions: tree.nodes().map(|n| *n.decider().preconditions()).collect(),
         }
     }
 }

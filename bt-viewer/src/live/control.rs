@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::feed::{Delta, Feed, Publisher};
 use crate::export::TreeInfo;
-use crate::recorder::{ERROR_SHIFT, Kind, REJECTIONS};
+use crate::recorder::{ERROR_SHIFT, HEADER, Kind, REJECTIONS};
 
 /// The most breakpoints a page may set.
 pub(super) const MAX_BREAKPOINTS: usize = 64;
@@ -180,7 +180,7 @@ impl Breakpoint {
             On::Error => unreachable!(),
         } as u8;
         let events = usize::from((header >> 32) as u16);
-        words[2..2 + events].iter().any(|&w| {
+        words[HEADER..HEADER + events].iter().any(|&w| {
             w as u8 == kind
                 && (self.items.is_empty() || self.items.contains(&((w >> 16) as u16)))
                 && self.reason.is_none_or(|r| (w >> 8) as u8 == r)

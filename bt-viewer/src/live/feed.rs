@@ -428,7 +428,8 @@ impl Publisher {
             let agent = recorder.lane_agent(slot).unwrap_or(u32::MAX);
             agents_changed |= self.agents.get(slot) != Some(&agent);
             for tick in recorder.ticks_since(slot, (*sent).max(since)) {
-                let own = tick.own();
+                let start = words.len();
+                tick.own_into(&recorder.tree, &mut words);
                 let block = recorder
                     .data
                     .as_ref()
@@ -438,14 +439,13 @@ impl Publisher {
                     slot: slot as u32,
                     agent,
                     serial: tick.serial,
-                    start: words.len(),
-                    len: own.len(),
+                    start,
+                    len: words.len() - start,
                     data_start: data.len(),
                     data_len: block_words.len(),
                     text_start: text.len(),
                     text_len: block_text.len(),
                 });
-                words.extend_from_slice(own);
                 data.extend_from_slice(block_words);
                 text.extend_from_slice(block_text);
                 *sent = tick.serial + 1;

@@ -2,7 +2,8 @@
 //! that turns a kept tick's words back into events and a path.
 
 use super::*;
-use siblings::LaneWords;
+use crate::export::TreeInfo;
+use bt_core::{Rejection, WalkStop};
 
 /// Hands each event to the frame and to another tracer.
 pub(super) struct Tee<'a, 'r, T> {
@@ -11,13 +12,9 @@ pub(super) struct Tee<'a, 'r, T> {
 }
 
 impl<T: Tracer> Tracer for Tee<'_, '_, T> {
-    // Only when the other tracer takes `Unchanged` too.
-    const UNCHANGED: bool = T::UNCHANGED;
-
-    #[inline(always)]
-    fn knows_unchanged(&self) -> bool {
-        self.frame.knows_unchanged() && self.also.knows_unchanged()
-    }
+    // A steady tick's events, when the other tracer takes them: the frame
+    // then keeps them as any tick's.
+    const STEADY: bool = T::STEADY;
 
     #[inline(always)]
     fn event(&mut self, event: &Event) {
@@ -26,7 +23,9 @@ impl<T: Tracer> Tracer for Tee<'_, '_, T> {
     }
 }
 
-/// The [`Tracer`] that writes one tick's events into a frame.
+/// The [`Tracer`] that writes one tick's events into a frame. A steady
+/// tick sends it none: its rejections follow from its path and flags
+/// (see [`derive`](super::derive)).
 pub(super) struct FrameTracer<'r> {
     /// Room for the events.
     pub(super) events: &'r mut [u64],
@@ -34,87 +33,24 @@ pub(super) struct FrameTracer<'r> {
     pub(super) n: usize,
     pub(super) visited: u32,
     pub(super) flags: u8,
-    /// The lane's earlier-sibling words (see `siblings.rs`).
-    pub(super) siblings: LaneWords<'r>,
-    /// They hold for this tick's agent, flags and path.
-    pub(super) known: bool,
-    /// From the tick's start until its walk sends something else than a
-    /// visit, a running behavior's tick or a rejection: the rejections so
-    /// far are written into the lane's words too.
-    pub(super) collecting: bool,
-    /// Rejections written into the lane's words in this tick.
-    pub(super) collected: usize,
-    /// Every rejection collected was by flags or timer, and fitted.
-    pub(super) clean: bool,
-    /// The walk ended collecting, clean: the words are the lane's now.
-    pub(super) complete: bool,
+    /// The tick sent its events, or where its walk stopped (it was not a
+    /// steady one).
+    pub(super) started: bool,
 }
 
 impl<'r> FrameTracer<'r> {
-    /// A tracer writing into `events`, with the lane's sibling words.
+    /// A tracer writing into `events`.
     #[inline(always)]
-    pub(super) fn new(events: &'r mut [u64], siblings: LaneWords<'r>, known: bool) -> Self {
+    pub(super) fn new(events: &'r mut [u64]) -> Self {
         FrameTracer {
             events,
             n: 0,
             visited: 0,
             flags: 0,
-            siblings,
-            known,
-            collecting: false,
-            collected: 0,
-            clean: true,
-            complete: false,
+            started: false,
         }
     }
 
-    /// A rejection by `by`, written as `w`, while collecting.
-    #[inline(always)]
-    fn collect(&mut self, w: u64, by: bt_core::Rejection) {
-        let by_walk = matches!(
-            by,
-            bt_core::Rejection::Decision | bt_core::Rejection::Stimuli | bt_core::Rejection::Timer
-        );
-        match self.siblings.words.get_mut(self.collected) {
-            Some(slot) if by_walk => {
-                *slot = w;
-                self.collected += 1;
-            }
-            _ => self.clean = false,
-        }
-    }
-
-    /// The lane's words of the earlier siblings on the first `levels`
-    /// levels, written as if tested again.
-    #[inline(always)]
-    fn unchanged(&mut self, levels: u8) {
-        self.collecting = false;
-        let len = self.siblings.len;
-        let room = self.events.len() - self.n;
-        if levels + 1 >= self.siblings.depth && len <= room {
-            self.events[self.n..self.n + len].copy_from_slice(&self.siblings.words[..len]);
-            self.n += len;
-            return;
-        }
-        self.unchanged_some(levels);
-    }
-
-    /// [`unchanged`](Self::unchanged) for fewer levels than the path
-    /// has, or with too little room left.
-    #[cold]
-    #[inline(never)]
-    fn unchanged_some(&mut self, levels: u8) {
-        for i in 0..self.siblings.len {
-            let w = self.siblings.words[i];
-            let item = usize::from((w >> 16) as u16);
-            if self.siblings.depth_of[item] <= levels {
-                self.push(w);
-            }
-        }
-    }
-}
-
-impl FrameTracer<'_> {
     #[inline(always)]
     pub(super) fn push(&mut self, w: u64) {
         if let Some(slot) = self.events.get_mut(self.n) {
@@ -127,43 +63,25 @@ impl FrameTracer<'_> {
 }
 
 impl Tracer for FrameTracer<'_> {
-    const UNCHANGED: bool = true;
-
-    #[inline(always)]
-    fn knows_unchanged(&self) -> bool {
-        self.known
-    }
+    const STEADY: bool = false;
 
     #[inline(always)]
     fn event(&mut self, event: &Event) {
         let w = match *event {
             Event::Start { .. } => {
-                self.collecting = true;
-                self.collected = 0;
-                self.clean = true;
+                self.started = true;
                 return;
             }
-            Event::Visit { .. } | Event::Ticked { running: true, .. } => return,
-            Event::Idle => {
-                self.collecting = false;
-                return;
-            }
+            Event::Visit { .. } | Event::Ticked { running: true, .. } | Event::Idle => return,
             Event::End { visited, .. } => {
                 self.visited = visited;
-                if self.collecting {
-                    self.collecting = false;
-                    self.complete = self.clean;
-                }
                 return;
             }
-            Event::Unchanged { levels } => return self.unchanged(levels),
-            Event::Rejected { node, by } => {
-                let w = word(Kind::Rejected, rejection_code(by), node.index, 0);
-                if self.collecting {
-                    self.collect(w, by);
-                }
-                return self.push(w);
+            Event::Walked { node, stop } => {
+                self.started = true;
+                walked_word(node.index, stop)
             }
+            Event::Rejected { node, by } => word(Kind::Rejected, rejection_code(by), node.index, 0),
             Event::Decided { node, value } => word(Kind::Decided, 0, node.index, value.to_bits()),
             Event::Preempt { group, by } => {
                 word(Kind::Preempt, 0, group.index, u32::from(by.index.0))
@@ -198,7 +116,6 @@ impl Tracer for FrameTracer<'_> {
             Event::Jump { from, to } => word(Kind::Jump, 0, from.index, u32::from(to.index.0)),
             _ => word(Kind::Other, 0, ItemIdx(0), 0),
         };
-        self.collecting = false;
         self.push(w);
     }
 }
@@ -227,23 +144,57 @@ pub(crate) struct TickView {
 
 impl<'r> TickWords<'r> {
     /// The tick of frame `serial` whose words start `words` (a copy made
-    /// by [`own`](Self::own) will do).
-    #[cfg(feature = "live")]
+    /// by [`own_into`](Self::own_into) will do).
     pub fn new(serial: u64, words: &'r [u64]) -> Self {
         TickWords { serial, words }
     }
 
-    /// The tick's own words: its header, events and path, and nothing of
-    /// the ticks after it in the frame.
-    #[cfg(feature = "live")]
-    pub fn own(&self) -> &'r [u64] {
+    /// Appends the tick's own words to `out`, standing alone: its header,
+    /// events and path, and nothing of the ticks after it in the frame.
+    /// The events its walk of the active path sent, which it did not keep
+    /// (all of a steady tick's), are put back, as they follow from its
+    /// path in `tree` and its flags; a steady tick gets its count of
+    /// visits.
+    pub fn own_into(&self, tree: &TreeInfo, out: &mut Vec<u64>) {
         let h = self.at(1);
         let events = usize::from((h >> 32) as u16);
         let levels = usize::from((h >> 48) as u8);
-        let path = &self.words[2 + events..][..levels];
+        let flags = (h >> 56) as u8;
+        let kept = &self.words[HEADER..HEADER + events];
+        let path = &self.words[HEADER + events..][..levels];
         let masks = path.iter().filter(|&&w| w & 1 << 31 != 0).count();
-        let at = 2 + events + levels + masks;
-        &self.words[..at]
+        let at = out.len();
+        out.extend_from_slice(&self.words[..HEADER]);
+        let (walk, rest) = match kept.split_first() {
+            _ if flags & STEADY != 0 => {
+                // The whole path, its leaf visited.
+                let leaf = path.last().map_or(0, |&w| w as u16);
+                (
+                    Some(walked_word(
+                        ItemIdx(leaf),
+                        WalkStop::At {
+                            from: ItemIdx(leaf + 1),
+                        },
+                    )),
+                    kept,
+                )
+            }
+            Some((&w, rest)) if w as u8 == WALKED => (Some(w), rest),
+            _ => (None, kept),
+        };
+        if let Some(w) = walk {
+            walk_words(tree, w, self.at(2), self.at(3), out);
+        }
+        out.extend_from_slice(rest);
+        let n = (out.len() - at - HEADER).min(usize::from(u16::MAX)) as u64;
+        let mut header = h & !(0xffff << 32 | u64::from(STEADY) << 56) | n << 32;
+        if flags & STEADY != 0 {
+            // The path and the siblings turned down.
+            let visited = (levels as u64 + n).min(u64::from(u16::MAX));
+            header = header & !(0xffff << 16) | visited << 16;
+        }
+        out[at + 1] = header;
+        out.extend_from_slice(&self.words[HEADER + events..][..levels + masks]);
     }
 
     /// The tick's time.
@@ -251,28 +202,29 @@ impl<'r> TickWords<'r> {
         f64::from_bits(self.at(0))
     }
 
-    fn at(&self, i: u64) -> u64 {
-        self.words[i as usize]
+    fn at(&self, i: usize) -> u64 {
+        self.words[i]
     }
 
+    /// The tick, decoded: its words must stand alone (see
+    /// [`own_into`](Self::own_into)).
     pub fn decode(&self) -> TickView {
         let now = f64::from_bits(self.at(0));
         let h = self.at(1);
         let leaf = (h & 0xffff) as u16;
-        let visited = (h >> 16) as u16;
-        let events = u64::from((h >> 32) as u16);
-        let levels = u64::from((h >> 48) as u8);
+        let events = usize::from((h >> 32) as u16);
+        let levels = usize::from((h >> 48) as u8);
         let flags = (h >> 56) as u8;
-        let events_v = (0..events)
-            .map(|i| {
-                let w = self.at(2 + i);
-                (w as u8, (w >> 8) as u8, (w >> 16) as u16, (w >> 32) as u32)
-            })
+        debug_assert_eq!(flags & STEADY, 0, "a steady tick's own words stand alone");
+        let visited = (h >> 16) as u16;
+        let events_v = self.words[HEADER..HEADER + events]
+            .iter()
+            .map(|&w| (w as u8, (w >> 8) as u8, (w >> 16) as u16, (w >> 32) as u32))
             .collect();
-        let mut masks = 2 + events + levels;
+        let mut masks = HEADER + events + levels;
         let path = (0..levels)
             .map(|i| {
-                let w0 = self.at(2 + events + i);
+                let w0 = self.at(HEADER + events + i);
                 let mask = if w0 & 1 << 31 != 0 {
                     masks += 1;
                     self.at(masks - 1)
@@ -296,5 +248,61 @@ impl<'r> TickWords<'r> {
             path,
             events: events_v,
         }
+    }
+}
+
+/// The word that stands for [`Event::Walked`] until the tick is read.
+#[inline(always)]
+fn walked_word(node: ItemIdx, stop: WalkStop) -> u64 {
+    let (code, from): (u8, u16) = match stop {
+        WalkStop::Before => (0, 0),
+        WalkStop::Ended => (1, 0),
+        WalkStop::At { from } => (2, from.0),
+    };
+    u64::from(WALKED) | u64::from(code) << 8 | u64::from(node.0) << 16 | u64::from(from) << 32
+}
+
+/// Appends the event words of the walk that `w` ([`walked_word`]) stands
+/// for, with the tick's flags `decision` and `stimuli`: on each level above
+/// its decider, in a prioritized group, every child before the one on the
+/// path, turned down by the flag test it fails or, passing them, by its
+/// timer (the walk stops at any other); then, at the decider, its end if
+/// its behavior ended, or its children before the first the walk did not
+/// turn down.
+fn walk_words(tree: &TreeInfo, w: u64, decision: u64, stimuli: u64, out: &mut Vec<u64>) {
+    let (code, node, from) = (
+        (w >> 8) as u8,
+        usize::from((w >> 16) as u16),
+        (w >> 32) as usize,
+    );
+    let turned_down = |group: usize, before: usize, out: &mut Vec<u64>| {
+        let item = &tree.items[group];
+        if item.policy != Some("prioritized") {
+            return;
+        }
+        for &c in item.children.iter().take_while(|&&c| c < before) {
+            let by = tree.preconditions[c]
+                .flag_rejection(decision, stimuli)
+                .unwrap_or(Rejection::Timer);
+            out.push(word(
+                Kind::Rejected,
+                rejection_code(by),
+                ItemIdx(c as u16),
+                0,
+            ));
+        }
+    };
+    // The path down to `node`, root first: every item has one parent.
+    let mut path = vec![node];
+    while let Some(p) = tree.items[path[path.len() - 1]].parent {
+        path.push(p);
+    }
+    for pair in path.windows(2).rev() {
+        turned_down(pair[1], pair[0], out);
+    }
+    match code {
+        1 => out.push(word(Kind::Ended, 0, ItemIdx(node as u16), 0)),
+        2 => turned_down(node, from, out),
+        _ => {}
     }
 }

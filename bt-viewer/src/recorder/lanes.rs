@@ -33,7 +33,6 @@ impl FlightRecorder {
         recorder.frame_words = frame_words;
         recorder.words = vec![u64::MAX; capacity.ticks * frame_words];
         recorder.offsets = vec![NONE; capacity.ticks * lanes];
-        recorder.siblings = Siblings::new(&recorder.tree, lanes);
         recorder
     }
 
@@ -51,7 +50,6 @@ impl FlightRecorder {
     pub fn assign(&mut self, id: u32) -> Option<usize> {
         if self.agent_of.len() < self.lanes {
             self.agent_of.push(id);
-            self.siblings.forget(self.agent_of.len() - 1);
             return Some(self.agent_of.len() - 1);
         }
         let lanes = self.lanes;
@@ -61,7 +59,6 @@ impl FlightRecorder {
         })?;
         self.released[lane] = false;
         self.agent_of[lane] = id;
-        self.siblings.forget(lane);
         Some(lane)
     }
 

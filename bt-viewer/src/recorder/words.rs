@@ -14,6 +14,19 @@ pub(crate) const NO_LEAF: u16 = u16::MAX;
 pub(crate) const TRUNCATED: u8 = 1 << 0;
 /// Header flags, bits 1..=3: the [`TickError`] the tick returned, if any.
 pub(crate) const ERROR_SHIFT: u8 = 1;
+/// Header flag: a steady tick, which kept no event; its rejections follow
+/// from its path and flags.
+pub(crate) const STEADY: u8 = 1 << 4;
+
+/// Words of a tick's header: its clock, the packed header word, and its
+/// decision and stimuli flags.
+pub(crate) const HEADER: usize = 4;
+
+/// The kind of the word that stands for a tick's walk of its active path
+/// ([`bt_core::Event::Walked`]) in a frame: its code, decider and payload
+/// say where and how the walk stopped. Reading the tick puts the walk's
+/// events in its place; no export holds it.
+pub(crate) const WALKED: u8 = 0;
 
 /// Kinds of the kept events, as stored in a word's low byte (and as the
 /// export's legend names them, in this order from 1).

@@ -9,8 +9,7 @@ use bt_core::{
 
 use super::frame::{FrameTracer, Tee};
 use super::runs::next_watched;
-use super::siblings::Siblings;
-use super::words::{ERROR_SHIFT, MAX_REDECIDES, NO_LEAF, error_code};
+use super::words::{ERROR_SHIFT, HEADER, MAX_REDECIDES, NO_LEAF, STEADY, error_code};
 use super::{DataStore, FlightRecorder};
 
 impl FlightRecorder {
@@ -98,8 +97,6 @@ impl FlightRecorder {
                 words,
                 fill,
                 events_end,
-                &mut self.siblings,
-                slot,
                 &mut memories[to],
                 &inp,
                 |memory, tracer| tick_traced_into(tree, agent, memory, &inp, tracer, report, to),
@@ -122,7 +119,7 @@ impl FlightRecorder {
     /// but that one stay free.
     fn events_end(&self) -> usize {
         let reserved = self.agent_of.len().saturating_sub(self.filled) * self.fixed;
-        self.frame_words + 2 - reserved
+        self.frame_words + HEADER - reserved
     }
 
     /// Ticks watched agent `slot` through [`tick_traced`] into the current
@@ -143,8 +140,6 @@ impl FlightRecorder {
             &mut self.words[base..base + self.frame_words],
             start,
             events_end,
-            &mut self.siblings,
-            slot,
             memory,
             input,
             |memory, tracer| {
@@ -168,39 +163,38 @@ impl FlightRecorder {
     }
 }
 
-/// Ticks the agent of lane `slot` with `run` (which hands the tick's
-/// events to the tracer it is given), writing the tick into `frame` from
-/// `start`, its events no further than `events_end`: the tick's result,
-/// and where its words end.
+/// Ticks an agent with `run` (which hands the tick's events to the tracer
+/// it is given), writing the tick into `frame` from `start`, its events no
+/// further than `events_end`: the tick's result, and where its words end.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn write_tick<A: 'static, const L: usize, const S: usize, const N: usize, R: Outcome>(
     frame: &mut [u64],
     start: usize,
     events_end: usize,
-    siblings: &mut Siblings,
-    slot: usize,
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
     run: impl FnOnce(&mut AgentMemory<A, L, S, N>, &mut FrameTracer<'_>) -> R,
 ) -> (R, usize) {
     let limit = events_end
-        .saturating_sub(start + 2)
+        .saturating_sub(start + HEADER)
         .min(usize::from(u16::MAX));
-    let (head, rest) = frame[start..].split_at_mut(2);
+    let (head, rest) = frame[start..].split_at_mut(HEADER);
     head[0] = input.now.to_bits();
-    let known = siblings.known(slot, memory, input);
-    let mut tracer = FrameTracer::new(&mut rest[..limit], siblings.lane(slot), known);
+    head[2] = input.decision;
+    head[3] = input.stimuli;
+    let mut tracer = FrameTracer::new(&mut rest[..limit]);
     let result = run(memory, &mut tracer);
     if let Some(e) = result.error() {
         tracer.flags |= error_code(e) << ERROR_SHIFT;
     }
-    let (events, visited, flags) = (tracer.n, tracer.visited, tracer.flags);
-    let (complete, collected) = (tracer.complete, tracer.collected);
+    let (events, visited) = (tracer.n, tracer.visited);
+    // A steady tick sent nothing: its rejections follow from its path and
+    // flags, when the tick is read.
+    let flags = tracer.flags | if tracer.started { 0 } else { STEADY };
     // The path: a word per level, then the masks that are not zero (each
     // mask is written where the next would go, and kept if not zero: about
     // two ticks in five have one, which a branch would guess wrong).
-    let at = start + 2 + events;
+    let at = start + HEADER + events;
     let depth = memory.depth();
     let (path, masks) = frame[at..at + 2 * depth].split_at_mut(depth);
     let mut kept = 0;
@@ -225,12 +219,6 @@ fn write_tick<A: 'static, const L: usize, const S: usize, const N: usize, R: Out
         depth as u8,
         flags,
     );
-    if complete {
-        siblings.keep(slot, collected, leaf, depth, input);
-    } else if collected > 0 {
-        // Some of the lane's words were written over.
-        siblings.forget(slot);
-    }
     (result, end)
 }
 
