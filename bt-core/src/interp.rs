@@ -317,7 +317,10 @@ pub(crate) fn tick_member_traced<
 ) {
     match log::level_for(input.agent) {
         0 => steady::traced(tree, agent, memory, input, tracer, tally),
-        level => tally.ticked(logged(level, tree, agent, memory, input, tracer)),
+        level => {
+            let input = *input;
+            tally.ticked(logged(level, tree, agent, memory, &input, tracer))
+        }
     }
 }
 

@@ -182,7 +182,10 @@ pub(super) fn traced<A: 'static, T: Tracer, const L: usize, const S: usize, cons
         || (tree.needs_shared() && !memory.joined_now())
         || super::check(tree, memory, input).is_err()
     {
-        return tally.ticked(super::run(tree, agent, memory, input, tracer, None));
+        // A copy, as an untraced tick makes: the caller's input never has
+        // its address taken, and stays in registers.
+        let input = *input;
+        return tally.ticked(super::run(tree, agent, memory, &input, tracer, None));
     }
     let mut cx = Ctx::of(input);
     let walked = if T::STEADY {
@@ -205,7 +208,8 @@ pub(super) fn traced<A: 'static, T: Tracer, const L: usize, const S: usize, cons
         }
         Err(from) => from,
     };
-    tally.ticked(super::run(tree, agent, memory, input, tracer, Some(from)))
+    let input = *input;
+    tally.ticked(super::run(tree, agent, memory, &input, tracer, Some(from)))
 }
 
 /// The [`Event::Walked`] of an untraced walk that stopped at `bail`.
