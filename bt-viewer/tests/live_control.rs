@@ -523,6 +523,44 @@ fn a_breakpoint_on_a_rejection_for_a_reason_stops_at_its_tick() {
 }
 
 #[test]
+fn a_breakpoint_on_a_rejection_of_a_steady_tick_stops_at_its_tick() {
+    // A steady tick keeps none of its rejections; a breakpoint must find
+    // them all the same. An agent and a rejection (decider and reason)
+    // whose first tick from 2 on is a steady one (it has nothing but
+    // rejections): the flags changed, the path did not.
+    let mut camp = Camp::new(6);
+    for t in 0..400 {
+        camp.tick(t);
+    }
+    let doc: Value = serde_json::from_str(&camp.recorder.export().to_json()).unwrap();
+    let mut first = std::collections::BTreeMap::new();
+    for a in doc["agents"].as_array().unwrap() {
+        let agent = a["agent"].as_u64().unwrap();
+        for tk in a["ticks"].as_array().unwrap() {
+            let serial = tk[0].as_u64().unwrap();
+            let events = tk[6].as_array().unwrap();
+            let steady = events.chunks(4).all(|e| e[0] == 1);
+            for e in events.chunks(4).filter(|e| e[0] == 1 && serial >= 2) {
+                let key = (agent, e[2].as_u64().unwrap(), e[1].as_u64().unwrap());
+                first.entry(key).or_insert((serial, steady));
+            }
+        }
+    }
+    let (&(agent, item, code), &(at, _)) = first
+        .iter()
+        .find(|&(_, &(at, steady))| at > 2 && steady)
+        .expect("a rejection first made by a steady tick");
+    let decider = doc["tree"]["items"][item as usize]["name"].clone();
+    let reason = doc["legend"]["rejections"][code as usize].clone();
+    stops_at(
+        Camp::new(6),
+        json!({"on": "reject", "decider": decider, "reason": reason, "agent": agent}),
+        at,
+        agent,
+    );
+}
+
+#[test]
 fn a_breakpoint_on_a_subset_rule_report_stops_at_its_tick() {
     let (at, agent) = first_event(Camp::new(6), 400, 2, |_, ev| has(ev, 9, None, None));
     stops_at(Camp::new(6), json!({"on": "subset-rule"}), at, agent);

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::feed::{Delta, Feed, Publisher};
 use crate::export::TreeInfo;
-use crate::recorder::{ERROR_SHIFT, HEADER, Kind, REJECTIONS};
+use crate::recorder::{ERROR_BITS, ERROR_SHIFT, HEADER, Kind, REJECTIONS};
 
 /// The most breakpoints a page may set.
 pub(super) const MAX_BREAKPOINTS: usize = 64;
@@ -170,7 +170,7 @@ impl Breakpoint {
         }
         let header = words[1];
         if self.on == On::Error {
-            return (header >> 56) as u8 >> ERROR_SHIFT != 0;
+            return (header >> 56) as u8 >> ERROR_SHIFT & ERROR_BITS != 0;
         }
         let kind = match self.on {
             On::Enter => Kind::Activated,
@@ -202,10 +202,21 @@ impl Delta {
     /// fires.
     fn hit(&self, from: u64, breakpoints: &[Breakpoint]) -> Option<Hit> {
         let mut first: Option<Hit> = None;
+        // A tick keeps none of its walk's rejections: they are read back
+        // only when a breakpoint looks for rejections.
+        let rejections = breakpoints.iter().any(|b| b.on == On::Reject);
+        let mut read = Vec::new();
         for (agent, serial, words) in self.ticks() {
             if serial < from || first.is_some_and(|h| h.tick <= serial) {
                 continue;
             }
+            let words = if rejections {
+                read.clear();
+                self.read_into(serial, words, &mut read);
+                &read[..]
+            } else {
+                words
+            };
             if let Some(i) = breakpoints.iter().position(|b| b.fires(agent, words)) {
                 first = Some(Hit {
                     breakpoint: i,

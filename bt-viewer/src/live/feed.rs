@@ -60,6 +60,8 @@ struct Entry {
 /// The ticks one publish added, in watch-slot order, each slot's in the
 /// order they were recorded.
 pub(super) struct Delta {
+    /// The tree of the recorder, which reading a tick's words needs.
+    tree: Arc<TreeInfo>,
     seq: u64,
     /// The recorder's frame count at the publish: the ticks are older.
     frames: u64,
@@ -81,7 +83,20 @@ impl Delta {
     }
 
     fn tick(&self, e: &Entry) -> Value {
-        tick_json(&TickWords::new(e.serial, &self.words[e.start..e.start + e.len]).decode())
+        tick_json(&TickWords::new(e.serial, &self.own(e)).decode())
+    }
+
+    /// `e`'s words, standing alone (see [`TickWords::own_into`]).
+    fn own(&self, e: &Entry) -> Vec<u64> {
+        let mut own = Vec::with_capacity(e.len);
+        self.read_into(e.serial, &self.words[e.start..e.start + e.len], &mut own);
+        own
+    }
+
+    /// Appends the words of the tick of frame `serial` that it holds as
+    /// `words` to `out`, standing alone (see [`TickWords::own_into`]).
+    pub(super) fn read_into(&self, serial: u64, words: &[u64], out: &mut Vec<u64>) {
+        TickWords::new(serial, words).own_into(&self.tree, out);
     }
 
     /// The values recorded at `e`'s tick: by name id, and whether some
@@ -265,7 +280,7 @@ impl Encoder {
         self.last[slot] = Some(Last {
             agent: e.agent,
             serial: e.serial,
-            words: delta.words[e.start..e.start + e.len].to_vec(),
+            words: delta.own(e),
             json,
         });
     }
@@ -385,6 +400,8 @@ pub(super) struct Publisher {
     agents: Arc<Vec<u32>>,
     /// The number of value names sent.
     names: usize,
+    /// The recorder's tree, copied once per recorder.
+    tree: Option<Arc<TreeInfo>>,
 }
 
 impl Publisher {
@@ -397,6 +414,7 @@ impl Publisher {
             seq: 0,
             agents: Arc::default(),
             names: 0,
+            tree: None,
         }
     }
 
@@ -411,7 +429,12 @@ impl Publisher {
         let fresh = self.seq == 0 || frames < self.frames || keep != self.keep;
         if fresh {
             self.sent.clear();
+            self.tree = None;
         }
+        let tree = Arc::clone(
+            self.tree
+                .get_or_insert_with(|| Arc::new(recorder.tree.clone())),
+        );
         let watched = recorder.watched();
         self.sent.resize(watched, 0);
         // Ticks of the last frame published may have come after it.
@@ -428,8 +451,7 @@ impl Publisher {
             let agent = recorder.lane_agent(slot).unwrap_or(u32::MAX);
             agents_changed |= self.agents.get(slot) != Some(&agent);
             for tick in recorder.ticks_since(slot, (*sent).max(since)) {
-                let start = words.len();
-                tick.own_into(&recorder.tree, &mut words);
+                let own = tick.own();
                 let block = recorder
                     .data
                     .as_ref()
@@ -439,13 +461,14 @@ impl Publisher {
                     slot: slot as u32,
                     agent,
                     serial: tick.serial,
-                    start,
-                    len: words.len() - start,
+                    start: words.len(),
+                    len: own.len(),
                     data_start: data.len(),
                     data_len: block_words.len(),
                     text_start: text.len(),
                     text_len: block_text.len(),
                 });
+                words.extend_from_slice(own);
                 data.extend_from_slice(block_words);
                 text.extend_from_slice(block_text);
                 *sent = tick.serial + 1;
@@ -463,6 +486,7 @@ impl Publisher {
         self.keep = keep;
         let delta = (!entries.is_empty()).then(|| {
             Arc::new(Delta {
+                tree: Arc::clone(&tree),
                 seq: self.seq,
                 frames,
                 entries,
@@ -483,7 +507,7 @@ impl Publisher {
             seq: self.seq,
             frames,
             keep,
-            tree: fresh.then(|| Arc::new(recorder.tree.clone())),
+            tree: fresh.then(|| Arc::clone(&tree)),
             agents: agents_changed.then(|| Arc::clone(&self.agents)),
             names: names_changed.then(|| Arc::new(names.to_vec())),
             delta: delta.clone(),

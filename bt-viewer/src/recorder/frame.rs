@@ -32,10 +32,9 @@ pub(super) struct FrameTracer<'r> {
     /// Events written.
     pub(super) n: usize,
     pub(super) visited: u32,
+    /// The header flags: [`STEADY`] until the tick sends its start or
+    /// where its walk stopped.
     pub(super) flags: u8,
-    /// The tick sent its events, or where its walk stopped (it was not a
-    /// steady one).
-    pub(super) started: bool,
 }
 
 impl<'r> FrameTracer<'r> {
@@ -46,8 +45,7 @@ impl<'r> FrameTracer<'r> {
             events,
             n: 0,
             visited: 0,
-            flags: 0,
-            started: false,
+            flags: STEADY,
         }
     }
 
@@ -69,7 +67,7 @@ impl Tracer for FrameTracer<'_> {
     fn event(&mut self, event: &Event) {
         let w = match *event {
             Event::Start { .. } => {
-                self.started = true;
+                self.flags &= !STEADY;
                 return;
             }
             Event::Visit { .. } | Event::Ticked { running: true, .. } | Event::Idle => return,
@@ -78,7 +76,7 @@ impl Tracer for FrameTracer<'_> {
                 return;
             }
             Event::Walked { node, stop } => {
-                self.started = true;
+                self.flags &= !STEADY;
                 walked_word(node.index, stop)
             }
             Event::Rejected { node, by } => word(Kind::Rejected, rejection_code(by), node.index, 0),
@@ -149,6 +147,17 @@ impl<'r> TickWords<'r> {
         TickWords { serial, words }
     }
 
+    /// The tick's own words, as kept: its header, events and path, and
+    /// nothing of the ticks after it in the frame (see
+    /// [`own_into`](Self::own_into) for words that stand alone).
+    #[cfg(feature = "live")]
+    pub fn own(&self) -> &'r [u64] {
+        let h = self.at(1);
+        let events = usize::from((h >> 32) as u16);
+        let levels = usize::from((h >> 48) as u8);
+        &self.words[..HEADER + events + 2 * levels]
+    }
+
     /// Appends the tick's own words to `out`, standing alone: its header,
     /// events and path, and nothing of the ticks after it in the frame.
     /// The events its walk of the active path sent, which it did not keep
@@ -161,14 +170,13 @@ impl<'r> TickWords<'r> {
         let levels = usize::from((h >> 48) as u8);
         let flags = (h >> 56) as u8;
         let kept = &self.words[HEADER..HEADER + events];
-        let path = &self.words[HEADER + events..][..levels];
-        let masks = path.iter().filter(|&&w| w & 1 << 31 != 0).count();
+        let path = &self.words[HEADER + events..][..2 * levels];
         let at = out.len();
         out.extend_from_slice(&self.words[..HEADER]);
         let (walk, rest) = match kept.split_first() {
-            _ if flags & STEADY != 0 => {
+            _ if flags & STEADY != 0 && levels > 0 => {
                 // The whole path, its leaf visited.
-                let leaf = path.last().map_or(0, |&w| w as u16);
+                let leaf = h as u16;
                 (
                     Some(walked_word(
                         ItemIdx(leaf),
@@ -194,7 +202,7 @@ impl<'r> TickWords<'r> {
             header = header & !(0xffff << 16) | visited << 16;
         }
         out[at + 1] = header;
-        out.extend_from_slice(&self.words[HEADER + events..][..levels + masks]);
+        out.extend_from_slice(path);
     }
 
     /// The tick's time.
@@ -221,19 +229,13 @@ impl<'r> TickWords<'r> {
             .iter()
             .map(|&w| (w as u8, (w >> 8) as u8, (w >> 16) as u16, (w >> 32) as u32))
             .collect();
-        let mut masks = HEADER + events + levels;
-        let path = (0..levels)
-            .map(|i| {
-                let w0 = self.at(HEADER + events + i);
-                let mask = if w0 & 1 << 31 != 0 {
-                    masks += 1;
-                    self.at(masks - 1)
-                } else {
-                    0
-                };
+        let path = self.words[HEADER + events..][..2 * levels]
+            .chunks_exact(2)
+            .map(|w| {
+                let (w0, mask) = (w[0], w[1]);
                 (
                     w0 as u16,
-                    (w0 >> 16) as u16 & MAX_REDECIDES,
+                    (w0 >> 16) as u16,
                     f32::from_bits((w0 >> 32) as u32),
                     mask,
                 )
@@ -292,14 +294,19 @@ fn walk_words(tree: &TreeInfo, w: u64, decision: u64, stimuli: u64, out: &mut Ve
             ));
         }
     };
-    // The path down to `node`, root first: every item has one parent.
-    let mut path = vec![node];
-    while let Some(p) = tree.items[path[path.len() - 1]].parent {
-        path.push(p);
+    // The levels above `node`, root first: every item has one parent.
+    fn above(
+        tree: &TreeInfo,
+        i: usize,
+        out: &mut Vec<u64>,
+        f: &impl Fn(usize, usize, &mut Vec<u64>),
+    ) {
+        if let Some(p) = tree.items[i].parent {
+            above(tree, p, out, f);
+            f(p, i, out);
+        }
     }
-    for pair in path.windows(2).rev() {
-        turned_down(pair[1], pair[0], out);
-    }
+    above(tree, node, out, &turned_down);
     match code {
         1 => out.push(word(Kind::Ended, 0, ItemIdx(node as u16), 0)),
         2 => turned_down(node, from, out),

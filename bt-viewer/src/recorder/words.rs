@@ -3,9 +3,6 @@
 
 use bt_core::{ItemIdx, Rejection, TickError, Why};
 
-/// The most redecides a path level records (15 bits; more are shown as this).
-pub(super) const MAX_REDECIDES: u16 = 0x7fff;
-
 /// `leaf` of a header when the agent is idle.
 pub(crate) const NO_LEAF: u16 = u16::MAX;
 
@@ -14,6 +11,8 @@ pub(crate) const NO_LEAF: u16 = u16::MAX;
 pub(crate) const TRUNCATED: u8 = 1 << 0;
 /// Header flags, bits 1..=3: the [`TickError`] the tick returned, if any.
 pub(crate) const ERROR_SHIFT: u8 = 1;
+/// The bits of the error code, once shifted down.
+pub(crate) const ERROR_BITS: u8 = 0b111;
 /// Header flag: a steady tick, which kept no event; its rejections follow
 /// from its path and flags.
 pub(crate) const STEADY: u8 = 1 << 4;

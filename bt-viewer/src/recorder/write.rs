@@ -9,7 +9,7 @@ use bt_core::{
 
 use super::frame::{FrameTracer, Tee};
 use super::runs::next_watched;
-use super::words::{ERROR_SHIFT, HEADER, MAX_REDECIDES, NO_LEAF, STEADY, error_code};
+use super::words::{ERROR_SHIFT, HEADER, NO_LEAF, STEADY, error_code};
 use super::{DataStore, FlightRecorder};
 
 impl FlightRecorder {
@@ -175,43 +175,35 @@ fn write_tick<A: 'static, const L: usize, const S: usize, const N: usize, R: Out
     input: &TickInput,
     run: impl FnOnce(&mut AgentMemory<A, L, S, N>, &mut FrameTracer<'_>) -> R,
 ) -> (R, usize) {
-    let limit = events_end
-        .saturating_sub(start + HEADER)
-        .min(usize::from(u16::MAX));
-    let (head, rest) = frame[start..].split_at_mut(HEADER);
+    let first = start + HEADER;
+    let events_end = events_end.max(first).min(first + usize::from(u16::MAX));
+    let (head, events) = frame[start..events_end].split_at_mut(HEADER);
     head[0] = input.now.to_bits();
     head[2] = input.decision;
     head[3] = input.stimuli;
-    let mut tracer = FrameTracer::new(&mut rest[..limit]);
+    let mut tracer = FrameTracer::new(events);
     let result = run(memory, &mut tracer);
     if let Some(e) = result.error() {
-        tracer.flags |= error_code(e) << ERROR_SHIFT;
+        // A tick refused before it started sent nothing, and is not a
+        // steady one.
+        tracer.flags = tracer.flags & !STEADY | error_code(e) << ERROR_SHIFT;
     }
-    let (events, visited) = (tracer.n, tracer.visited);
-    // A steady tick sent nothing: its rejections follow from its path and
-    // flags, when the tick is read.
-    let flags = tracer.flags | if tracer.started { 0 } else { STEADY };
-    // The path: a word per level, then the masks that are not zero (each
-    // mask is written where the next would go, and kept if not zero: about
-    // two ticks in five have one, which a branch would guess wrong).
+    let (events, visited, flags) = (tracer.n, tracer.visited, tracer.flags);
+    // The path: two words a level, written whatever they hold (a branch
+    // or a count for the masks that are not zero costs more than the
+    // words).
     let at = start + HEADER + events;
     let depth = memory.depth();
-    let (path, masks) = frame[at..at + 2 * depth].split_at_mut(depth);
-    let mut kept = 0;
+    let path = &mut frame[at..at + 2 * depth];
     let mut leaf = NO_LEAF;
-    for ((w, level), i) in path.iter_mut().zip(memory.active_path()).zip(0..) {
+    for (w, level) in path.chunks_exact_mut(2).zip(memory.active_path()) {
         let active = (input.now - level.since) as f32;
-        let masked = level.mask != 0;
         leaf = level.item.0;
-        *w = u64::from(leaf)
-            | u64::from(level.redecides.min(MAX_REDECIDES)) << 16
-            | u64::from(masked) << 31
-            | u64::from(active.to_bits()) << 32;
-        // `kept <= i < depth`.
-        masks[kept.min(i)] = level.mask;
-        kept += usize::from(masked);
+        w[0] =
+            u64::from(leaf) | u64::from(level.redecides) << 16 | u64::from(active.to_bits()) << 32;
+        w[1] = level.mask;
     }
-    let end = at + depth + kept;
+    let end = at + 2 * depth;
     frame[start + 1] = header(
         leaf,
         visited.min(u32::from(u16::MAX)) as u16,
