@@ -12,10 +12,10 @@
 //! stream of words, whatever the crowd's size. One recorded tick is:
 //!
 //! ```text
-//! header  2 words   now (f64 bits); leaf u16 | visited u16 | events u16 | levels u8 | flags u8
+//! header  4 words   now (f64 bits); leaf u16 | visited u16 | events u16 | levels u8 | flags u8;
+//!                   the decision flags; the stimuli flags
 //! events  n words   kind u8 | code u8 | item u16 | payload u32   (one per kept event)
-//! path    d words   item u16 | redecides u15 | masked u1 | time active (f32 bits)
-//! masks   m words   the redecide mask (u64) of each masked level, in order
+//! path    2d words  item u16 | redecides u16 | time active (f32 bits); the redecide mask
 //! ```
 //!
 //! The path is the agent's active path after the tick, root first, as
@@ -26,17 +26,23 @@
 //! `Ticked` of a behavior that goes on (the leaf is in the header), `Idle`
 //! (no leaf) and `End` (the header).
 //!
+//! Nor are the events of the tick's walk of its active path: the
+//! recorder's tracer takes no steady tick ([`Tracer::STEADY`]). A steady
+//! tick (its walk changed nothing, most ticks of a running crowd) keeps no
+//! event at all and is marked so in its header; any other keeps one word
+//! where its walk stopped ([`Event::Walked`]), then the events of the rest
+//! of the tick. Reading a tick puts the walk's events back: on each level
+//! of the path (down to where the walk stopped), in a prioritized group,
+//! each child before the one on the path, turned down by the flag test it
+//! fails with the tick's flags or, passing them, by its timer. So a
+//! recorded tick costs the untraced tick's walk, not a traced one.
+//!
 //! A new frame overwrites the oldest one whole, so the last K ticks are
 //! always there. A frame holds `watched × words_per_tick` words; the header
 //! and path of every watched agent are set aside in it, and the events share
 //! the rest, first come, first served. A tick whose events do not fit is
 //! kept with the events that did and marked truncated. Nothing is
 //! allocated after [`FlightRecorder::new`].
-//!
-//! Each lane also keeps the rejections of the earlier siblings on its
-//! agent's path from the last tick that tested them (a few words, the
-//! most any path has): a tick that finds them turned down as before
-//! ([`Event::Unchanged`]) copies them instead of testing them again.
 
 use alloc_crate::vec;
 use alloc_crate::vec::Vec;
@@ -51,11 +57,12 @@ use bt_core::{
 pub struct Capacity {
     /// The number of most recent ticks kept (K).
     pub ticks: usize,
-    /// Words (8 bytes) per watched agent per tick: 2 for the header, 1 per
-    /// level of the active path (2 when the level's redecide mask is not
-    /// zero), 1 per kept event. An agent's tick may use more or fewer; a
-    /// frame holds `watched × words_per_tick` in all. Less than the header
-    /// and the deepest path (`2 + 2 × levels`) counts as that.
+    /// Words (8 bytes) per watched agent per tick: 4 for the header, 2 per
+    /// level of the active path, 1 per kept event (a steady tick keeps
+    /// none, any other one for its walk and one per step after it). An
+    /// agent's tick may use more or fewer; a frame holds
+    /// `watched × words_per_tick` in all. Less than the header and the
+    /// deepest path (`4 + 2 × levels`) counts as that.
     pub words_per_tick: usize,
 }
 
@@ -100,8 +107,9 @@ const NONE: u32 = u32::MAX;
 ///
 /// Tick agents through it ([`tick_all`](Self::tick_all) for a crowd,
 /// [`tick`](Self::tick) for one agent) instead of through bt-core's
-/// functions: it runs [`tick_traced`](bt_core::tick_traced) for the watched agents and plain
-/// [`tick`] for the others, with the same results.
+/// functions: it runs [`tick_traced`](bt_core::tick_traced) for the watched agents (with a
+/// tracer that takes no steady tick) and plain [`tick`] for the others,
+/// with the same results.
 /// [`export`](Self::export) turns what it holds into a
 /// [`Recording`](crate::Recording) for the viewer.
 #[derive(Clone, Debug)]

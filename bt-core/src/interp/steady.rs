@@ -13,8 +13,12 @@
 //!
 //! A traced tick ([`traced`]) takes the same walk, and the quick
 //! redecide of an ended leaf after it, handing its tracer the events the
-//! step machine would hand it, in the same order; so a recorded crowd
-//! pays for its events, not for a step machine's run on every tick.
+//! step machine would hand it, in the same order. For a tracer that takes
+//! no steady tick ([`Tracer::STEADY`] false, a flight recorder's) the walk
+//! is the untraced one, reusing the last tick's finding: a steady tick
+//! sends nothing, and a tick that goes on past its walk sends one
+//! [`Event::Walked`] for it; so a recorded crowd pays for the events of
+//! what changes, not for a traced walk on every tick.
 
 use crate::decl::{Ctx, Policy, TickInput, period_runs, period_runs_until};
 use crate::memory::{AgentMemory, Steady};
@@ -137,7 +141,8 @@ fn sibling<A: 'static>(item: &Item<A>, input: &TickInput, slots: &[u64]) -> Sibl
 /// machine's walk would, in its order, from the tick's start up to where
 /// it stops (its `End` too when it finishes the tick); the step machine
 /// that takes over goes on from there. It tests every earlier sibling,
-/// to say what turned it down, rather than reuse the last tick's finding.
+/// to say what turned it down, rather than reuse the last tick's finding
+/// (which only an untraced walk does).
 #[inline(always)]
 pub(super) fn walk<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
@@ -157,12 +162,14 @@ pub(super) fn walk<A: 'static, T: Tracer, const L: usize, const S: usize, const 
 }
 
 /// A traced tick: the steady walk first, as an untraced tick takes it,
-/// handing `tracer` the same events as the step machine would; the step
-/// machine goes on from wherever it stops (an ended behavior, a candidate,
-/// a deferred action), with no quick steps, which trace nothing. A tick
-/// that changes nothing, most of a running crowd's, then costs its walk
-/// and its events, not a step machine's run. How the tick went goes to
-/// `tally`, with no report built for a tick that changed nothing.
+/// handing `tracer` the same events as the step machine would (or, for a
+/// tracer that takes no steady tick, untraced, and [`Event::Walked`] where
+/// it stops); the step machine goes on from wherever it stops (an ended
+/// behavior, a candidate, a deferred action), with no quick steps, which
+/// trace nothing. A tick that changes nothing, most of a running crowd's,
+/// then costs its walk and its events (for a flight recorder, its walk
+/// alone), not a step machine's run. How the tick went goes to `tally`,
+/// with no report built for a tick that changed nothing.
 ///
 /// Always inlined: a flight recorder reaches it from its crowd loop and
 /// from its single ticks alike, and out of line it costs a recorded W1

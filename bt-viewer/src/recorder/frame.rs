@@ -23,9 +23,9 @@ impl<T: Tracer> Tracer for Tee<'_, '_, T> {
     }
 }
 
-/// The [`Tracer`] that writes one tick's events into a frame. A steady
-/// tick sends it none: its rejections follow from its path and flags
-/// (see [`derive`](super::derive)).
+/// The [`Tracer`] that writes one tick's events into a frame. It takes no
+/// steady tick: one sends it nothing, any other [`Event::Walked`] in place
+/// of its walk's events ([`TickWords::own_into`] puts them back).
 pub(super) struct FrameTracer<'r> {
     /// Room for the events.
     pub(super) events: &'r mut [u64],
