@@ -107,7 +107,7 @@ fn actives(t: &[Value]) -> Vec<f32> {
 }
 
 /// `ticks` with runs of repeats as `[n, [since…]]` entries (see
-/// [`Recording::compact`]).
+/// [`Recording::compact`](crate::Recording::compact)).
 pub(crate) fn compact(ticks: Vec<Value>, clock: &Clock) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::with_capacity(ticks.len());
     // The last full tick's place in `out` and the run after it.
