@@ -20,13 +20,12 @@
 //! [`Event::Walked`] for it; so a recorded crowd pays for the events of
 //! what changes, not for a traced walk on every tick.
 
-use crate::decl::{Ctx, Policy, TickInput, period_runs, period_runs_until};
+use crate::decl::{Ctx, ItemIdx, Policy, TickInput, period_runs, period_runs_until};
 use crate::memory::{AgentMemory, Steady};
 use crate::tree::{Has, Item, Tree};
 
 use super::quick::{self, Counts, Step};
 use super::{Event, NodeRef, Rejection, Tally, Tracer, WalkStop};
-use crate::decl::ItemIdx;
 
 /// Where the step machine takes over from a steady walk.
 #[derive(Clone, Copy, Debug)]
