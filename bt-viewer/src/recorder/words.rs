@@ -12,6 +12,7 @@ pub(crate) const TRUNCATED: u8 = 1 << 0;
 /// Header flags, bits 1..=3: the [`TickError`] the tick returned, if any.
 pub(crate) const ERROR_SHIFT: u8 = 1;
 /// The bits of the error code, once shifted down.
+#[cfg(feature = "live")]
 pub(crate) const ERROR_BITS: u8 = 0b111;
 /// Header flag: a steady tick, which kept no event; its rejections follow
 /// from its path and flags.
