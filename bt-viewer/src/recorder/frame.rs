@@ -174,24 +174,19 @@ impl<'r> TickWords<'r> {
         let at = out.len();
         out.extend_from_slice(&self.words[..HEADER]);
         let (walk, rest) = match kept.split_first() {
+            // The whole path, its leaf visited.
             _ if flags & STEADY != 0 && levels > 0 => {
-                // The whole path, its leaf visited.
                 let leaf = h as u16;
-                (
-                    Some(walked_word(
-                        ItemIdx(leaf),
-                        WalkStop::At {
-                            from: ItemIdx(leaf + 1),
-                        },
-                    )),
-                    kept,
-                )
+                let stop = WalkStop::At {
+                    from: ItemIdx(leaf + 1),
+                };
+                (Some((ItemIdx(leaf), stop)), kept)
             }
-            Some((&w, rest)) if w as u8 == WALKED => (Some(w), rest),
+            Some((&w, rest)) if w as u8 == WALKED => (Some(walked_of(w)), rest),
             _ => (None, kept),
         };
-        if let Some(w) = walk {
-            walk_words(tree, w, self.at(2), self.at(3), out);
+        if let Some((node, stop)) = walk {
+            walk_words(tree, node, stop, self.at(2), self.at(3), out);
         }
         out.extend_from_slice(rest);
         let n = (out.len() - at - HEADER).min(usize::from(u16::MAX)) as u64;
@@ -264,52 +259,74 @@ fn walked_word(node: ItemIdx, stop: WalkStop) -> u64 {
     u64::from(WALKED) | u64::from(code) << 8 | u64::from(node.0) << 16 | u64::from(from) << 32
 }
 
-/// Appends the event words of the walk that `w` ([`walked_word`]) stands
-/// for, with the tick's flags `decision` and `stimuli`: on each level above
-/// its decider, in a prioritized group, every child before the one on the
-/// path, turned down by the flag test it fails or, passing them, by its
-/// timer (the walk stops at any other); then, at the decider, its end if
+/// Where and how the walk of [`walked_word`]'s `w` stopped.
+fn walked_of(w: u64) -> (ItemIdx, WalkStop) {
+    let stop = match (w >> 8) as u8 {
+        0 => WalkStop::Before,
+        1 => WalkStop::Ended,
+        _ => WalkStop::At {
+            from: ItemIdx((w >> 32) as u16),
+        },
+    };
+    (ItemIdx((w >> 16) as u16), stop)
+}
+
+/// Appends the event words of a walk that stopped at `node` as `stop`
+/// says, with the tick's flags `decision` and `stimuli`: on each level
+/// above `node`, in a prioritized group, every child before the one on
+/// the path, turned down by the flag test it fails or, passing them, by
+/// its timer (the walk stops at any other); then, at `node`, its end if
 /// its behavior ended, or its children before the first the walk did not
 /// turn down.
-fn walk_words(tree: &TreeInfo, w: u64, decision: u64, stimuli: u64, out: &mut Vec<u64>) {
-    let (code, node, from) = (
-        (w >> 8) as u8,
-        usize::from((w >> 16) as u16),
-        (w >> 32) as usize,
-    );
-    let turned_down = |group: usize, before: usize, out: &mut Vec<u64>| {
-        let item = &tree.items[group];
-        if item.policy != Some("prioritized") {
-            return;
-        }
-        for &c in item.children.iter().take_while(|&&c| c < before) {
-            let by = tree.preconditions[c]
-                .flag_rejection(decision, stimuli)
-                .unwrap_or(Rejection::Timer);
-            out.push(word(
-                Kind::Rejected,
-                rejection_code(by),
-                ItemIdx(c as u16),
-                0,
-            ));
-        }
-    };
-    // The levels above `node`, root first: every item has one parent.
-    fn above(
-        tree: &TreeInfo,
-        i: usize,
-        out: &mut Vec<u64>,
-        f: &impl Fn(usize, usize, &mut Vec<u64>),
-    ) {
-        if let Some(p) = tree.items[i].parent {
-            above(tree, p, out, f);
-            f(p, i, out);
-        }
+fn walk_words(
+    tree: &TreeInfo,
+    node: ItemIdx,
+    stop: WalkStop,
+    decision: u64,
+    stimuli: u64,
+    out: &mut Vec<u64>,
+) {
+    let flags = (decision, stimuli);
+    let node = usize::from(node.0);
+    above(tree, node, flags, out);
+    match stop {
+        WalkStop::Before => {}
+        WalkStop::Ended => out.push(word(Kind::Ended, 0, ItemIdx(node as u16), 0)),
+        WalkStop::At { from } => turned_down(tree, node, usize::from(from.0), flags, out),
     }
-    above(tree, node, out, &turned_down);
-    match code {
-        1 => out.push(word(Kind::Ended, 0, ItemIdx(node as u16), 0)),
-        2 => turned_down(node, from, out),
-        _ => {}
+}
+
+/// The rejections on the levels above item `i`, root first: every item
+/// has one parent.
+fn above(tree: &TreeInfo, i: usize, flags: (u64, u64), out: &mut Vec<u64>) {
+    if let Some(p) = tree.items[i].parent {
+        above(tree, p, flags, out);
+        turned_down(tree, p, i, flags, out);
+    }
+}
+
+/// The rejections of the children of `group` before item `before`, when
+/// `group` is prioritized, with the tick's decision and stimuli `flags`.
+fn turned_down(
+    tree: &TreeInfo,
+    group: usize,
+    before: usize,
+    flags: (u64, u64),
+    out: &mut Vec<u64>,
+) {
+    let item = &tree.items[group];
+    if item.policy != Some("prioritized") {
+        return;
+    }
+    for &c in item.children.iter().take_while(|&&c| c < before) {
+        let by = tree.preconditions[c]
+            .flag_rejection(flags.0, flags.1)
+            .unwrap_or(Rejection::Timer);
+        out.push(word(
+            Kind::Rejected,
+            rejection_code(by),
+            ItemIdx(c as u16),
+            0,
+        ));
     }
 }
