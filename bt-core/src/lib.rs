@@ -234,13 +234,16 @@ pub use interp::{
     Event, NoTrace, NodeRef, Rejection, TickError, TickReport, Tracer, WalkStop, Why,
     deactivate_all, tick, tick_traced, write_event,
 };
+#[cfg(feature = "serde")]
+pub use memory::shared::AdoptError;
 pub use memory::shared::{ActionOp, ActionRequest, Outcome, Ticket, TreeShared};
 pub use memory::stimuli::{Stimuli, StimuliError, Stimulus};
 pub use memory::{ActiveLevel, AgentMemory};
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub use persist::{
-    MemorySnapshot, PathChange, RestoreError, SNAPSHOT_VERSION, SharedSnapshot, SnapshotError,
+    CrowdSnapshot, MemorySnapshot, PathChange, RestoreError, SNAPSHOT_VERSION, SharedSnapshot,
+    SnapshotError,
 };
 pub use raw::{BLOCK_ALIGN, ErasedBehavior, TypeLayout};
 pub use tree::{

@@ -124,7 +124,10 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
         seed: u64,
         shared: Option<Arc<TreeShared>>,
     ) -> Self {
-        let joined = shared.as_deref().map_or(0, TreeShared::id);
+        let joined = shared.as_deref().map_or(0, |shared| {
+            shared.bind();
+            shared.id()
+        });
         let mut memory = AgentMemory {
             blocks: Blocks::new(),
             levels: [Level::default(); L],
@@ -414,6 +417,9 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Drop for AgentM
     fn drop(&mut self) {
         // The blocks drop their values after this, deepest first.
         self.release_shared();
+        if let Some(shared) = &self.shared {
+            shared.unbind();
+        }
     }
 }
 

@@ -1,16 +1,17 @@
-//! Loading a save into a crowd that is running: the shared state, then
-//! each memory, restored into the values the game already has. The result
-//! is the state a restore into fresh values leaves: gate counts equal to
-//! the agents inside, no cancel for an action the save keeps pending, no
-//! ticket issued twice, stale tickets completing nothing unless adopted.
-//! Any other order or repetition is correct too, or a typed error that
+//! Loading a save into a crowd that is running: the shared state and
+//! every memory bound to it, restored in one call into the values the game
+//! already has. The result is the state a restore into fresh values
+//! leaves: gate counts equal to the agents inside before anyone ticks, no
+//! cancel for an action the save keeps pending, no ticket issued twice,
+//! stale tickets completing nothing unless adopted. Any other order or
+//! repetition of the per-part calls is correct too, or a typed error that
 //! changes nothing.
 
 use std::sync::Arc;
 
 use bt_core::{
-    Action, ActionOp, Outcome, RestoreError, SnapshotError, TickInput, TreeShared, behavior,
-    decider, group, tick, tree,
+    Action, ActionOp, AdoptError, Outcome, RestoreError, SnapshotError, TickInput, Ticket,
+    TreeShared, behavior, decider, group, par_tick_all, tick, tick_all, tree,
 };
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +31,8 @@ struct Worker {
     id: u32,
     /// What it is told this tick: working and guarding go on while told.
     job: Job,
+    /// The crowd's clock, for the input of a tick of the whole crowd.
+    clock: f64,
 }
 
 #[derive(Default, Serialize, Deserialize)]
@@ -65,11 +68,21 @@ struct Crew {
     now: f64,
 }
 
-/// A save: the shared state's snapshot and each memory's, as JSON.
+/// A save: the crowd's snapshot, and the shared state's and each
+/// memory's on their own, as JSON.
 struct Save {
+    crowd: Vec<u8>,
     shared: Vec<u8>,
     memories: Vec<Vec<u8>>,
     at: f64,
+}
+
+/// A restore's error with the format's error as text.
+fn typed<E: std::fmt::Display>(r: Result<(), RestoreError<E>>) -> Result<(), RestoreError<String>> {
+    r.map_err(|e| match e {
+        RestoreError::Format(e) => RestoreError::Format(e.to_string()),
+        RestoreError::Snapshot(e) => RestoreError::Snapshot(e),
+    })
 }
 
 impl Crew {
@@ -78,7 +91,12 @@ impl Crew {
         let memories = (0..n)
             .map(|i| CREW.new_memory_in(&shared, u64::from(i)))
             .collect();
-        let workers = (0..n).map(|id| Worker { id, job: NONE }).collect();
+        let workers = (0..n)
+            .map(|id| Worker {
+                id,
+                ..Worker::default()
+            })
+            .collect();
         Crew {
             shared,
             workers,
@@ -101,6 +119,8 @@ impl Crew {
 
     fn save(&self) -> Save {
         Save {
+            crowd: serde_json::to_vec(&self.shared.snapshot_crowd(&self.memories, self.now))
+                .unwrap(),
             shared: serde_json::to_vec(&self.shared.snapshot(self.now)).unwrap(),
             memories: self
                 .memories
@@ -111,30 +131,43 @@ impl Crew {
         }
     }
 
-    fn load_shared(&self, save: &Save) {
+    /// The shared state alone.
+    fn load_shared(&self, save: &Save) -> Result<(), RestoreError<String>> {
         let mut de = serde_json::Deserializer::from_slice(&save.shared);
-        self.shared
-            .restore(&CREW, save.at, &mut de)
-            .expect("restores");
+        typed(self.shared.restore(&CREW, save.at, &mut de))
     }
 
+    /// One memory alone.
     fn load_memory(&mut self, i: usize, save: &Save) -> Result<(), RestoreError<String>> {
         let mut de = serde_json::Deserializer::from_slice(&save.memories[i]);
-        self.memories[i]
-            .restore(save.at, &mut de)
-            .map_err(|e| match e {
-                RestoreError::Format(e) => RestoreError::Format(e.to_string()),
-                RestoreError::Snapshot(e) => RestoreError::Snapshot(e),
-            })
+        typed(self.memories[i].restore(save.at, &mut de))
     }
 
-    /// The documented load: the shared state, then each memory.
-    fn load(&mut self, save: &Save) {
-        self.load_shared(save);
-        for i in 0..self.memories.len() {
-            self.load_memory(i, save).expect("restores");
-        }
+    /// The crowd's load: the shared state and every memory, in one call.
+    fn try_load(&mut self, save: &Save) -> Result<(), RestoreError<String>> {
+        let mut de = serde_json::Deserializer::from_slice(&save.crowd);
+        typed(
+            self.shared
+                .restore_crowd(&CREW, save.at, &mut self.memories, &mut de),
+        )?;
         self.now = save.at;
+        Ok(())
+    }
+
+    /// The documented load.
+    fn load(&mut self, save: &Save) {
+        self.try_load(save).expect("restores");
+    }
+
+    /// Every agent's leaf, the gate counts, the cooldowns' and roles'
+    /// holdings and the queue: what a load must leave as a fresh one does.
+    fn state(&self) -> (Vec<Option<&'static str>>, u64, u64, usize) {
+        (
+            (0..self.memories.len()).map(|i| self.leaf(i)).collect(),
+            self.shared.gates_held(),
+            self.shared.roles_held(),
+            self.shared.queued(),
+        )
     }
 
     fn leaf(&self, i: usize) -> Option<&'static str> {
@@ -204,7 +237,10 @@ fn loading_in_place_does_not_cancel_an_action_the_save_keeps_pending() {
         [],
         "no cancel, no launch: the save's queue was empty"
     );
-    let adopted = crew.shared.adopt_ticket(launched);
+    let adopted = crew
+        .shared
+        .adopt_ticket(launched)
+        .expect("issued before the save");
     assert_eq!(
         crew.memories[0].pending_ticket(launched.slot()),
         Some(adopted)
@@ -234,10 +270,90 @@ fn loading_an_earlier_save_in_place_issues_no_ticket_twice() {
     };
     assert_ne!(fresh, stale, "a ticket is never issued twice");
     assert_eq!(fresh.crowd(), crew.shared.id());
-    // The detour's ticket completes nothing; the new one completes.
+    // The detour's ticket completes nothing, and cannot be adopted: the
+    // save was taken before its launch.
     assert!(!crew.memories[0].complete(stale, Outcome::Succeeded));
+    assert_eq!(
+        crew.shared.adopt_ticket(stale),
+        Err(AdoptError::AfterSave {
+            serial: stale.serial(),
+            launches: 0
+        })
+    );
     assert_eq!(crew.memories[0].pending_ticket(fresh.slot()), Some(fresh));
     assert!(crew.memories[0].complete(fresh, Outcome::Succeeded));
+}
+
+#[test]
+fn a_ticket_issued_after_the_save_is_not_adopted() {
+    let mut crew = Crew::new(2);
+    crew.tick(&[Job::FETCH, NONE]);
+    let [(ActionOp::Launch(_), before)] = crew.drain()[..] else {
+        panic!("one launch")
+    };
+    let save = crew.save();
+    // After the save, worker 1 launches too: serial 2 of the same crowd.
+    crew.tick(&[Job::FETCH, Job::FETCH]);
+    let [(ActionOp::Launch(_), after)] = crew.drain()[..] else {
+        panic!("one launch")
+    };
+    assert_eq!((before.crowd(), before.serial()), (after.crowd(), 1));
+    crew.load(&save);
+    // The restored crowd launches worker 1's fetch afresh: serial 2 again,
+    // under its new id.
+    crew.tick(&[Job::FETCH, Job::FETCH]);
+    let [(ActionOp::Launch(_), relaunched)] = crew.drain()[..] else {
+        panic!("one launch")
+    };
+    assert_eq!(relaunched.serial(), after.serial());
+    // The ticket of the launch after the save must not complete the new
+    // one: adopting it is refused.
+    assert_eq!(
+        crew.shared.adopt_ticket(after),
+        Err(AdoptError::AfterSave {
+            serial: after.serial(),
+            launches: 1
+        })
+    );
+    assert!(!crew.memories[1].complete(after, Outcome::Succeeded));
+    assert_eq!(
+        crew.memories[1].pending_ticket(relaunched.slot()),
+        Some(relaunched)
+    );
+    // The one issued before the save is adopted.
+    let adopted = crew.shared.adopt_ticket(before).unwrap();
+    assert!(crew.memories[0].complete(adopted, Outcome::Succeeded));
+}
+
+#[test]
+fn tickets_of_other_crowds_are_not_adopted() {
+    let mut crew = Crew::new(1);
+    assert_eq!(
+        crew.shared
+            .adopt_ticket(Ticket::new(crew.shared.id(), 0, 0, 1)),
+        Err(AdoptError::NotLoaded)
+    );
+    crew.tick(&[Job::FETCH]);
+    let save = crew.save();
+    let mut other = Crew::new(1);
+    other.tick(&[Job::FETCH]);
+    let [(ActionOp::Launch(_), own)] = other.drain()[..] else {
+        panic!("one launch")
+    };
+    other.load(&save);
+    assert_eq!(
+        other.shared.adopt_ticket(own),
+        Err(AdoptError::OtherCrowd {
+            ticket: own.crowd(),
+            saved: crew.shared.id()
+        }),
+        "the loading crowd's own ticket of before the load"
+    );
+    let made_up = Ticket::new(0, 0, own.slot() as u16, 1);
+    assert!(matches!(
+        other.shared.adopt_ticket(made_up),
+        Err(AdoptError::OtherCrowd { ticket: 0, .. })
+    ));
 }
 
 #[test]
@@ -284,11 +400,11 @@ fn a_pending_action_restored_into_a_crowd_not_loaded_from_its_save_is_refused() 
     crew.drain();
     for loaded_from_another in [false, true] {
         let mut other = Crew::new(1);
-        other.tick(&[Job::WORK]);
         if loaded_from_another {
             let unrelated = Crew::new(1).save();
-            other.load_shared(&unrelated);
+            other.load(&unrelated);
         }
+        other.tick(&[Job::WORK]);
         let err = other.load_memory(0, &save).expect_err("refused");
         let RestoreError::Snapshot(SnapshotError::OtherCrowd {
             saved,
@@ -299,9 +415,11 @@ fn a_pending_action_restored_into_a_crowd_not_loaded_from_its_save_is_refused() 
         };
         assert_eq!(saved, crew.shared.id());
         assert_ne!(restored_from, saved);
-        // Nothing changed: the worker still works, its gate slot counted
-        // (after the unrelated load, from its next tick on).
-        assert_eq!(other.leaf(0), Some("C_WORKING"));
+        // Nothing changed: the worker still works, its gate slot counted.
+        assert_eq!(
+            (other.leaf(0), other.gate("C_WORKING")),
+            (Some("C_WORKING"), 1)
+        );
         other.tick(&[Job::WORK]);
         assert_eq!(
             (other.leaf(0), other.gate("C_WORKING")),
@@ -312,113 +430,236 @@ fn a_pending_action_restored_into_a_crowd_not_loaded_from_its_save_is_refused() 
 }
 
 #[test]
-fn a_gated_level_that_is_not_persisted_is_given_back_in_any_order() {
-    for shared_first in [true, false] {
-        let mut crew = Crew::new(2);
-        crew.tick(&[Job::GUARD, NONE]);
-        assert_eq!(crew.leaf(0), Some("C_GUARDING"));
-        let save = crew.save();
-        crew.tick(&[NONE, Job::GUARD]);
-        if shared_first {
-            crew.load(&save);
-        } else {
-            for i in 0..2 {
-                crew.load_memory(i, &save).unwrap();
-            }
-            crew.load_shared(&save);
-        }
-        // The guard's block was not saved: worker 0 is restored at the
-        // root, holding no gate slot, and decides again.
-        assert_eq!(crew.leaf(0), Some("C_ROOT"));
-        crew.tick(&[NONE, Job::GUARD]);
-        assert_eq!(crew.leaf(1), Some("C_GUARDING"), "the gate was free");
-        assert_eq!(crew.gate("C_GUARDING"), 1);
-        crew.tick(&[Job::GUARD, Job::GUARD]);
-        assert_eq!(crew.inside("C_GUARDING"), 1, "shared first: {shared_first}");
-        crew.memories.clear();
-        assert_eq!(crew.shared.gates_held(), 0, "nothing leaked");
-    }
+fn a_gated_level_that_is_not_persisted_is_given_back() {
+    let mut crew = Crew::new(2);
+    crew.tick(&[Job::GUARD, NONE]);
+    assert_eq!(crew.leaf(0), Some("C_GUARDING"));
+    let save = crew.save();
+    crew.tick(&[NONE, Job::GUARD]);
+    crew.load(&save);
+    // The guard's block was not saved: worker 0 is restored at the root,
+    // holding no gate slot, and decides again.
+    assert_eq!(crew.leaf(0), Some("C_ROOT"));
+    assert_eq!(crew.gate("C_GUARDING"), 0);
+    crew.tick(&[NONE, Job::GUARD]);
+    assert_eq!(crew.leaf(1), Some("C_GUARDING"), "the gate was free");
+    assert_eq!(crew.gate("C_GUARDING"), 1);
+    crew.tick(&[Job::GUARD, Job::GUARD]);
+    assert_eq!(crew.inside("C_GUARDING"), 1);
+    crew.memories.clear();
+    assert_eq!(crew.shared.gates_held(), 0, "nothing leaked");
 }
 
-#[test]
-fn memories_restored_before_their_shared_state_are_counted_at_their_next_tick() {
+/// A crowd of three with worker 0 inside the gate of one and workers 1
+/// and 2 paired, saved; then the game plays on, worker 1 taking the gate.
+fn played_on() -> (Crew, Save) {
     let mut crew = Crew::new(3);
     crew.tick(&[Job::WORK, Job::PAIR, Job::PAIR]);
     crew.tick(&[Job::WORK, Job::PAIR, Job::PAIR]);
     assert_eq!(
-        (crew.leaf(0), crew.leaf(1), crew.leaf(2)),
-        (Some("C_WORKING"), Some("C_PAIRED"), Some("C_PAIRED"))
+        crew.state().0,
+        [Some("C_WORKING"), Some("C_PAIRED"), Some("C_PAIRED")]
     );
     let save = crew.save();
     crew.tick(&[NONE, NONE, NONE]);
-    for i in 0..3 {
-        crew.load_memory(i, &save).unwrap();
+    crew.tick(&[NONE, Job::WORK, NONE]);
+    assert_eq!(crew.leaf(1), Some("C_WORKING"));
+    (crew, save)
+}
+
+/// What loading `save` into fresh values leaves.
+fn fresh_load(save: &Save) -> Crew {
+    let mut fresh = Crew::new(3);
+    fresh.load(save);
+    fresh
+}
+
+/// The crowd's ticks after a load, with everyone wanting the gate: the
+/// gate of one admits one, whichever way the crowd is ticked.
+fn everyone_wants_the_gate(crew: &mut Crew, how: &str) {
+    let jobs = [Job::WORK; 3];
+    let input = |i: usize, w: &Worker| {
+        TickInput::new(crew_now(w), 0.5)
+            .with_decision(jobs[i])
+            .with_agent(w.id)
+    };
+    for w in &mut crew.workers {
+        w.job = Job::WORK;
+        w.clock = crew.now;
     }
-    crew.load_shared(&save);
-    assert_eq!(crew.shared.gates_held() + crew.shared.roles_held(), 0);
-    crew.tick(&[Job::WORK, Job::PAIR, Job::PAIR]);
-    assert_eq!(crew.gate("C_WORKING"), 1);
-    assert_eq!(crew.shared.roles_held(), 2, "the pair is inside its role");
+    match how {
+        "tick_all" => {
+            tick_all(&CREW, &mut crew.workers, &mut crew.memories, input);
+        }
+        "par_tick_all" => {
+            par_tick_all(&CREW, &mut crew.workers, &mut crew.memories, input);
+        }
+        _ => std::thread::scope(|s| {
+            for (i, (w, m)) in crew.workers.iter_mut().zip(&mut crew.memories).enumerate() {
+                s.spawn(move || {
+                    tick(&CREW, w, m, &input(i, w)).expect("ticks");
+                });
+            }
+        }),
+    }
+    crew.now += 0.5;
+    assert_eq!(crew.inside("C_WORKING"), 1, "{how}: a gate of one");
+    assert_eq!(crew.gate("C_WORKING"), 1, "{how}");
+}
+
+fn crew_now(w: &Worker) -> f64 {
+    w.clock
 }
 
 #[test]
-fn a_memory_the_load_does_not_restore_is_counted_at_its_next_tick() {
-    let mut crew = Crew::new(2);
-    crew.tick(&[Job::WORK, NONE]);
-    let save = crew.save();
-    // Worker 0 is restored; worker 1 was not in the save the game loads.
-    crew.tick(&[NONE, Job::WORK]);
-    crew.load_shared(&save);
-    crew.load_memory(0, &save).unwrap();
-    assert_eq!(crew.gate("C_WORKING"), 1, "worker 1 not counted yet");
-    crew.tick(&[Job::WORK, Job::WORK]);
+fn the_shared_state_alone_is_refused_while_memories_are_bound() {
+    for how in ["tick_all", "par_tick_all", "threads"] {
+        let (mut crew, save) = played_on();
+        let before = crew.state();
+        // The memories first, then the shared state: the memories' restores
+        // keep the counts right, and the shared state's is refused.
+        for i in 0..3 {
+            crew.load_memory(i, &save).unwrap();
+            assert_eq!(
+                crew.shared.gates_held(),
+                u64::from(crew.inside("C_WORKING"))
+            );
+        }
+        let err = crew.load_shared(&save).expect_err("refused");
+        assert_eq!(
+            err,
+            RestoreError::Snapshot(SnapshotError::MemoriesBound { bound: 3, given: 0 })
+        );
+        assert!(err.to_string().contains("restore_crowd"), "{err}");
+        assert_ne!(crew.state(), before, "the memories were restored");
+        assert_eq!(crew.state().1, 1, "one inside the gate, counted");
+        // Then the documented load: the state of a fresh one.
+        crew.load(&save);
+        assert_eq!(crew.state(), fresh_load(&save).state());
+        everyone_wants_the_gate(&mut crew, how);
+    }
+}
+
+#[test]
+fn loading_the_shared_state_twice_is_refused_and_a_crowd_load_twice_is_one() {
+    let (mut crew, save) = played_on();
+    crew.load(&save);
+    let loaded = crew.state();
+    assert!(crew.load_shared(&save).is_err(), "refused, nothing changed");
+    assert_eq!(crew.state(), loaded);
+    crew.load(&save);
+    crew.load(&save);
+    assert_eq!(crew.state(), fresh_load(&save).state());
+    for how in ["tick_all", "par_tick_all", "threads"] {
+        everyone_wants_the_gate(&mut crew, how);
+    }
+}
+
+#[test]
+fn an_agent_made_after_the_save_is_named_by_the_load() {
+    for how in ["tick_all", "par_tick_all", "threads"] {
+        let (mut crew, save) = played_on();
+        // A fourth worker, spawned after the save, bound to the crowd and
+        // inside the gate.
+        let mut late = CREW.new_memory_in(&crew.shared, 3);
+        let mut worker = Worker {
+            id: 3,
+            job: Job::WORK,
+            ..Worker::default()
+        };
+        crew.tick(&[NONE; 3]);
+        tick(
+            &CREW,
+            &mut worker,
+            &mut late,
+            &TickInput::new(crew.now, 0.5).with_decision(Job::WORK),
+        )
+        .unwrap();
+        assert_eq!(late.leaf(), CREW.find("C_WORKING"));
+        let before = crew.state();
+        let err = crew.try_load(&save).expect_err("refused");
+        assert_eq!(
+            err,
+            RestoreError::Snapshot(SnapshotError::MemoriesBound { bound: 4, given: 3 })
+        );
+        assert_eq!(crew.state(), before, "nothing changed");
+        // Given with the others, it is one more than the save holds.
+        crew.memories.push(late);
+        crew.workers.push(worker);
+        let err = crew.try_load(&save).expect_err("refused");
+        assert_eq!(
+            err,
+            RestoreError::Snapshot(SnapshotError::Count {
+                what: "memories",
+                found: 3,
+                expected: 4
+            })
+        );
+        // The game despawns it, and the load goes through.
+        crew.memories.pop();
+        crew.workers.pop();
+        crew.load(&save);
+        assert_eq!(crew.state(), fresh_load(&save).state());
+        everyone_wants_the_gate(&mut crew, how);
+    }
+}
+
+#[test]
+fn a_memory_of_another_crowd_is_not_loaded_with_this_one() {
+    let (mut crew, save) = played_on();
+    let other = CREW.new_shared(8);
+    let before = crew.state();
+    let stranger = CREW.new_memory_in(&other, 0);
+    let kept = std::mem::replace(&mut crew.memories[2], stranger);
+    let err = crew.try_load(&save).expect_err("refused");
     assert_eq!(
-        crew.gate("C_WORKING"),
-        2,
-        "both are inside: the gate says so"
+        err,
+        RestoreError::Snapshot(SnapshotError::NotBound { index: 2 })
     );
-    crew.tick(&[NONE, NONE]);
-    assert_eq!(crew.gate("C_WORKING"), 0, "and both left");
+    crew.memories[2] = kept;
+    assert_eq!(crew.state(), before, "nothing changed");
+    // Nor saved with it.
+    let stranger = [CREW.new_memory_in(&other, 0)];
+    let saved = serde_json::to_vec(&crew.shared.snapshot_crowd(&stranger, 0.0));
+    assert!(
+        saved
+            .unwrap_err()
+            .to_string()
+            .contains("memory 0 is not bound")
+    );
+    let saved = serde_json::to_vec(&crew.shared.snapshot_crowd(&crew.memories[..2], 0.0));
+    assert!(
+        saved
+            .unwrap_err()
+            .to_string()
+            .contains("3 memories are bound")
+    );
 }
 
 #[test]
-fn loading_the_shared_state_twice_is_the_same_as_once() {
-    let mut crew = Crew::new(2);
-    crew.tick(&[Job::WORK, NONE]);
-    let save = crew.save();
-    crew.tick(&[NONE, Job::WORK]);
-    crew.load(&save);
-    crew.load(&save);
-    crew.load_shared(&save);
-    crew.tick(&[Job::WORK, Job::WORK]);
-    assert_eq!(crew.gate("C_WORKING"), 1);
-    assert_eq!(crew.inside("C_WORKING"), 1);
-}
-
-#[test]
-fn a_memory_dropped_after_the_load_gives_nothing_back_it_no_longer_holds() {
+fn a_memory_dropped_after_the_load_gives_back_what_the_save_holds() {
     let mut crew = Crew::new(2);
     crew.tick(&[Job::WORK, Job::FETCH]);
     crew.drain();
     let save = crew.save();
     crew.tick(&[NONE, Job::FETCH]);
-    // The game loads into a fresh memory for worker 1 and drops the old.
-    crew.load_shared(&save);
-    crew.load_memory(0, &save).unwrap();
-    let old = std::mem::replace(&mut crew.memories[1], CREW.new_memory_in(&crew.shared, 9));
-    crew.load_memory(1, &save).unwrap();
-    drop(old);
+    crew.load(&save);
     assert_eq!(crew.drain(), [], "the replaced launch is not cancelled");
     assert_eq!(crew.gate("C_WORKING"), 1);
-    assert!(
-        crew.memories[1]
-            .pending_ticket(
-                CREW.node(CREW.find("C_FETCHING").unwrap())
-                    .action_slot()
-                    .unwrap()
-            )
-            .is_some()
-    );
+    let slot = CREW
+        .node(CREW.find("C_FETCHING").unwrap())
+        .action_slot()
+        .unwrap();
+    let pending = crew.memories[1].pending_ticket(slot).expect("pending");
+    assert_eq!(pending.crowd(), crew.shared.id());
+    // Dropped, each memory gives back what it holds now: worker 0 its gate
+    // slot, worker 1 its pending fetch (cancelled).
+    crew.memories.clear();
+    assert_eq!(crew.gate("C_WORKING"), 0);
+    let [(ActionOp::Cancel, cancelled)] = crew.drain()[..] else {
+        panic!("one cancel")
+    };
+    assert_eq!(cancelled, pending);
 }
 
 /// Every object of `v`, at any depth, with its keys in reverse order.
@@ -448,7 +689,7 @@ fn a_json_snapshot_restores_whatever_its_key_order() {
         assert_ne!(serde_json::to_vec(&r).unwrap(), bytes, "another key order");
         serde_json::to_vec(&r).unwrap()
     };
-    save.shared = reorder(&save.shared);
+    save.crowd = reorder(&save.crowd);
     save.memories = save.memories.iter().map(|m| reorder(m)).collect();
     let mut restored = Crew::new(2);
     restored.load(&save);
@@ -464,4 +705,39 @@ fn a_json_snapshot_restores_whatever_its_key_order() {
     save.memories[0] = serde_json::to_vec(&v).unwrap();
     let err = restored.load_memory(0, &save).expect_err("refused");
     assert!(err.to_string().contains("unknown field `extra`"), "{err}");
+}
+
+/// The crowd ids of the first crowds a process makes, printed by this test
+/// when it runs as a child process.
+const CHILD: &str = "BT_CROWD_IDS_CHILD";
+
+#[test]
+#[cfg_attr(miri, ignore)] // Miri runs no other process
+fn crowd_ids_differ_between_processes() {
+    let first_ids = || -> Vec<u32> { (0..3).map(|_| CREW.new_shared(1).id()).collect() };
+    if std::env::var_os(CHILD).is_some() {
+        println!("ids {:?}", first_ids());
+        return;
+    }
+    let child = || {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "load_in_place::crowd_ids_differ_between_processes",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD, "1")
+            .output()
+            .expect("runs");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let (_, ids) = text
+            .split_once("ids ")
+            .unwrap_or_else(|| panic!("no ids in {text}"));
+        ids.lines().next().unwrap().to_owned()
+    };
+    let (a, b) = (child(), child());
+    assert_ne!(a, b, "two runs made crowds of the same ids");
+    let here = format!("{:?}", first_ids());
+    assert_ne!(a, here);
 }

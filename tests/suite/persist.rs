@@ -343,14 +343,61 @@ enum Load {
     /// Into fresh shared state and fresh memories, the old ones dropped.
     Fresh,
     /// Into the same shared state and memories, after the crowd ran on
-    /// for `detour` (the game played on, then loaded the save). The
-    /// memories are restored in reverse order when `reverse`, and the
-    /// first one twice when `twice`.
+    /// for `detour` (the game played on, then loaded the save): first the
+    /// `attempts`, in their order, then the crowd's load.
     InPlace {
         detour: Vec<CrowdTick>,
-        reverse: bool,
-        twice: bool,
+        attempts: Vec<Attempt>,
     },
+}
+
+/// What a game may try before it loads a crowd in place.
+#[derive(Clone, Copy, Debug)]
+enum Attempt {
+    /// The shared state alone: refused, memories are bound.
+    Shared,
+    /// One memory alone (modulo the crowd's size): restored, its holdings
+    /// counted, or refused (a pending action of a crowd not loaded).
+    Memory(usize),
+    /// The crowd's load, done once more.
+    Crowd,
+    /// A soldier made after the save, bound to the crowd, ticked once
+    /// wanting to fetch: the crowd's load is refused while it lives; it is
+    /// dropped before the last load.
+    Spawn,
+}
+
+fn attempt() -> impl Strategy<Value = Attempt> {
+    prop_oneof![
+        Just(Attempt::Shared),
+        (0..4usize).prop_map(Attempt::Memory),
+        Just(Attempt::Crowd),
+        Just(Attempt::Spawn),
+    ]
+}
+
+fn load_crowd<A: 'static, const L: usize, const S: usize, const N: usize>(
+    format: Format,
+    bytes: &[u8],
+    shared: &TreeShared,
+    tree: &'static Tree<A, L, S, N>,
+    memories: &mut [AgentMemory<A, L, S, N>],
+    now: f64,
+) -> Result<(), RestoreError<String>> {
+    match format {
+        Format::Postcard => typed(shared.restore_crowd(
+            tree,
+            now,
+            memories,
+            &mut postcard::Deserializer::from_bytes(bytes),
+        )),
+        Format::Json => typed(shared.restore_crowd(
+            tree,
+            now,
+            memories,
+            &mut serde_json::Deserializer::from_slice(bytes),
+        )),
+    }
 }
 
 /// Agents inside a gated decider, over `memories`.
@@ -432,27 +479,39 @@ fn drive_crowd_loaded(script: &[CrowdTick], cut: Option<(Cut, Load)>) -> CrowdSe
                 .iter()
                 .map(|m| save(c.format, &m.snapshot(now + offset)))
                 .collect();
+            let crowd_bytes = save(c.format, &shared.snapshot_crowd(&memories, now + offset));
             match load {
                 Load::Fresh => {
                     drop(memories);
                     offset += c.shift;
                     shared = SQUAD.new_shared(16);
-                    load_shared(c.format, &shared_bytes, &shared, &SQUAD, now + offset)
+                    if c.at % 2 == 0 {
+                        // The shared state, then each memory made for it.
+                        load_shared(c.format, &shared_bytes, &shared, &SQUAD, now + offset)
+                            .expect("restores");
+                        memories = bytes
+                            .iter()
+                            .map(|b| {
+                                let mut m = SQUAD.new_memory_in(&shared, 99);
+                                load_memory(c.format, b, &mut m, now + offset).expect("restores");
+                                m
+                            })
+                            .collect();
+                    } else {
+                        // The crowd in one call, into memories made for it.
+                        memories = (0..4).map(|_| SQUAD.new_memory_in(&shared, 99)).collect();
+                        load_crowd(
+                            c.format,
+                            &crowd_bytes,
+                            &shared,
+                            &SQUAD,
+                            &mut memories,
+                            now + offset,
+                        )
                         .expect("restores");
-                    memories = bytes
-                        .iter()
-                        .map(|b| {
-                            let mut m = SQUAD.new_memory_in(&shared, 99);
-                            load_memory(c.format, b, &mut m, now + offset).expect("restores");
-                            m
-                        })
-                        .collect();
+                    }
                 }
-                Load::InPlace {
-                    detour,
-                    reverse,
-                    twice,
-                } => {
+                Load::InPlace { detour, attempts } => {
                     // The game plays on; what it sees is not compared.
                     let logs: Vec<_> = soldiers
                         .iter_mut()
@@ -481,21 +540,67 @@ fn drive_crowd_loaded(script: &[CrowdTick], cut: Option<(Cut, Load)>) -> CrowdSe
                     for (s, log) in soldiers.iter_mut().zip(logs) {
                         s.log = log;
                     }
-                    // Then loads the save into the running crowd.
+                    // Then tries what a game may try, and loads the save
+                    // into the running crowd.
                     offset += c.shift;
-                    load_shared(c.format, &shared_bytes, &shared, &SQUAD, now + offset)
+                    let at = now + offset;
+                    let mut spawned: Vec<SquadMemory> = Vec::new();
+                    for &attempt in attempts {
+                        let held = |memories: &[SquadMemory], spawned: &[SquadMemory]| {
+                            inside_gates(memories) + inside_gates(spawned)
+                        };
+                        match attempt {
+                            Attempt::Shared => {
+                                let err = load_shared(c.format, &shared_bytes, &shared, &SQUAD, at)
+                                    .expect_err("memories are bound");
+                                assert!(
+                                    matches!(
+                                        err,
+                                        RestoreError::Snapshot(SnapshotError::MemoriesBound { .. })
+                                    ),
+                                    "{err:?}"
+                                );
+                            }
+                            Attempt::Memory(i) => {
+                                let before = memories[i].active_path().count();
+                                match load_memory(c.format, &bytes[i], &mut memories[i], at) {
+                                    Ok(()) => {}
+                                    Err(RestoreError::Snapshot(SnapshotError::OtherCrowd {
+                                        ..
+                                    })) => assert_eq!(
+                                        memories[i].active_path().count(),
+                                        before,
+                                        "unchanged"
+                                    ),
+                                    Err(e) => panic!("{e:?}"),
+                                }
+                            }
+                            Attempt::Crowd => {
+                                let r = load_crowd(
+                                    c.format,
+                                    &crowd_bytes,
+                                    &shared,
+                                    &SQUAD,
+                                    &mut memories,
+                                    at,
+                                );
+                                assert_eq!(r.is_ok(), spawned.is_empty(), "{r:?}");
+                            }
+                            Attempt::Spawn => {
+                                let mut m = SQUAD.new_memory_in(&shared, 7);
+                                soldier_tick(&mut m, 4 + spawned.len() as u32, Want::FETCH, at);
+                                spawned.push(m);
+                            }
+                        }
+                        assert_eq!(
+                            shared.gates_held(),
+                            held(&memories, &spawned),
+                            "{attempt:?}"
+                        );
+                    }
+                    drop(spawned);
+                    load_crowd(c.format, &crowd_bytes, &shared, &SQUAD, &mut memories, at)
                         .expect("restores");
-                    let mut order: Vec<usize> = (0..memories.len()).collect();
-                    if *reverse {
-                        order.reverse();
-                    }
-                    if *twice {
-                        order.insert(0, order[0]);
-                    }
-                    for i in order {
-                        load_memory(c.format, &bytes[i], &mut memories[i], now + offset)
-                            .expect("restores");
-                    }
                     // A ticket of the detour completes nothing.
                     for m in &mut memories {
                         for &ticket in &stale {
@@ -507,7 +612,7 @@ fn drive_crowd_loaded(script: &[CrowdTick], cut: Option<(Cut, Load)>) -> CrowdSe
             // The game's own tickets name the saved crowd; the restored
             // crowd adopts them.
             for t in outstanding.iter_mut().flatten() {
-                *t = shared.adopt_ticket(*t);
+                *t = shared.adopt_ticket(*t).expect("issued before the save");
             }
             assert_eq!(
                 shared.gates_held(),
@@ -561,18 +666,19 @@ proptest! {
     }
 
     /// The same crowd, saved, run on for a few ticks, and loaded back in
-    /// place (the same shared state, then the same memories, in order or
-    /// reversed, one of them twice): it goes on exactly as one that never
-    /// stopped, with gate counts equal to the agents inside at every tick,
-    /// no cancel for an action the save keeps pending, and no ticket of
-    /// the detour completing anything.
+    /// place after random attempts (the shared state alone, memories alone
+    /// in any order and repeated, the crowd's load repeated, soldiers made
+    /// after the save): it goes on exactly as one that never stopped, with
+    /// gate counts equal to the agents inside after every attempt and at
+    /// every tick, no cancel for an action the save keeps pending, and no
+    /// ticket of the detour completing anything.
     #[test]
     #[cfg_attr(miri, ignore)] // too slow
     fn a_crowd_loaded_in_place_continues_as_if_never_stopped(
         script in prop::collection::vec(crowd_tick(), 1..14),
         detour in prop::collection::vec(crowd_tick(), 0..6),
         (at, json, shifted) in cut(),
-        (reverse, twice) in (any::<bool>(), any::<bool>()),
+        attempts in prop::collection::vec(attempt(), 0..6),
     ) {
         let straight = drive_crowd(&script, None);
         let cut = Cut {
@@ -580,7 +686,7 @@ proptest! {
             format: if json { Format::Json } else { Format::Postcard },
             shift: if shifted { 1024.0 } else { 0.0 },
         };
-        let load = Load::InPlace { detour, reverse, twice };
+        let load = Load::InPlace { detour, attempts };
         let restored = drive_crowd_loaded(&script, Some((cut, load)));
         prop_assert_eq!(straight.len(), restored.len());
         for (t, (a, b)) in straight.iter().zip(&restored).enumerate() {
@@ -634,10 +740,19 @@ fn a_restored_crowd_issues_its_own_tickets_adopts_the_saved_ones_and_refuses_for
     assert!(!fetcher.complete(saved, ActionOutcome::Succeeded));
     let third = SQUAD.new_shared(16);
     let foreign = Ticket::new(third.id(), 3, saved.slot() as u16, saved.serial());
-    assert_eq!(restored.adopt_ticket(foreign), foreign);
-    assert!(!fetcher.complete(restored.adopt_ticket(foreign), ActionOutcome::Succeeded));
-    assert_eq!(restored.adopt_ticket(saved), own);
-    assert!(fetcher.complete(restored.adopt_ticket(saved), ActionOutcome::Succeeded));
+    assert_eq!(
+        restored.adopt_ticket(foreign),
+        Err(bt_core::AdoptError::OtherCrowd {
+            ticket: third.id(),
+            saved: shared.id()
+        })
+    );
+    assert!(!fetcher.complete(foreign, ActionOutcome::Succeeded));
+    assert_eq!(restored.adopt_ticket(saved), Ok(own));
+    assert!(fetcher.complete(
+        restored.adopt_ticket(saved).unwrap(),
+        ActionOutcome::Succeeded
+    ));
     assert_eq!(fetcher.pending_ticket(saved.slot()), None);
 
     // Serials go on from the saved launch count: the next launch of the
@@ -853,7 +968,12 @@ fn a_persisted_block_round_trips_in_both_formats() {
         guard.log.clear();
         guard_tick(&mut guard, &mut restored, 1.5, Sight::DUTY);
         assert_eq!(guard.log, ["patrol 4"], "{format:?}");
-        assert_eq!(save(format, &restored.snapshot(2.0)).len(), saved.len());
+        // Saved again, it restores again.
+        let again = save(format, &restored.snapshot(2.0));
+        let mut twice = GUARD.new_memory_in(&shared, 1);
+        load_memory(format, &again, &mut twice, 2.0).unwrap();
+        assert_eq!(path_of(&twice), path_of(&restored));
+        assert_eq!(twice.rng_state(), restored.rng_state());
     }
 }
 
@@ -891,30 +1011,37 @@ fn a_block_that_is_not_persisted_is_activated_afresh_on_the_next_tick() {
 #[test]
 fn a_level_dropped_on_restore_holds_no_gate_slot() {
     // A memory whose duty level lost its block: the path ends above it,
-    // and the duty's gate counts nobody, whichever is restored first.
+    // and the duty's gate counts nobody, restored alone or with its crowd.
     let (_, memory, shared) = patrolling();
     let duty = GUARD.find("G_DUTY").unwrap();
     assert_eq!(shared.gate_count(duty), Some(1), "inside when saved");
     let shared_bytes = save(Format::Json, &shared.snapshot(1.5));
     let mut v = json_of(&memory);
     v["blocks"][1] = serde_json::json!("Dropped");
-    for shared_first in [true, false] {
+    let mut crowd =
+        serde_json::to_value(shared.snapshot_crowd(std::slice::from_ref(&memory), 1.5)).unwrap();
+    crowd["memories"][0] = v.clone();
+    for alone in [true, false] {
         let fresh = GUARD.new_shared(4);
-        let mut restored = GUARD.new_memory_in(&fresh, 0);
-        if shared_first {
-            load_shared(Format::Json, &shared_bytes, &fresh, &GUARD, 1.5).unwrap();
-            assert_eq!(fresh.gate_count(duty), Some(0), "no memory counted yet");
+        let mut restored = [GUARD.new_memory_in(&fresh, 0)];
+        if alone {
+            load_shared(Format::Json, &shared_bytes, &fresh, &GUARD, 1.5)
+                .expect_err("a memory is bound");
+            load_memory(Format::Json, &bytes(&v), &mut restored[0], 1.5).unwrap();
+        } else {
+            load_crowd(
+                Format::Json,
+                &bytes(&crowd),
+                &fresh,
+                &GUARD,
+                &mut restored,
+                1.5,
+            )
+            .unwrap();
         }
-        load_memory(Format::Json, &bytes(&v), &mut restored, 1.5).unwrap();
-        if !shared_first {
-            load_shared(Format::Json, &shared_bytes, &fresh, &GUARD, 1.5).unwrap();
-        }
+        let [restored] = restored;
         assert_eq!(path_of(&restored), [0]);
-        assert_eq!(
-            fresh.gate_count(duty),
-            Some(0),
-            "shared first: {shared_first}"
-        );
+        assert_eq!(fresh.gate_count(duty), Some(0), "alone: {alone}");
         // Another guard gets in: the gate of one was free.
         let mut other = GUARD.new_memory_in(&fresh, 1);
         guard_tick(&mut Guard::default(), &mut other, 2.0, Sight::DUTY);

@@ -10,7 +10,7 @@ use std::fmt;
 
 use bevy_ecs::entity::Entity;
 use bevy_ecs::world::World;
-use bt_core::{RestoreError, SharedSnapshot, Stimuli, Ticket};
+use bt_core::{AdoptError, RestoreError, SharedSnapshot, Stimuli, Ticket};
 use serde::de::{self, Deserializer};
 use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
@@ -129,11 +129,15 @@ impl<M: TreeMemory> BrainShared<M> {
 
     /// A ticket the game kept from before a save, as a ticket of the crowd
     /// loaded from that save: report a deferred action launched before the
-    /// save with `ActionOutcome { ticket: shared.adopt_ticket(kept), .. }`
-    /// after loading it (in a fresh app or the same one). Other tickets are
-    /// returned as they are. Feature `serde`.
+    /// save with `ActionOutcome { ticket: shared.adopt_ticket(kept)?, .. }`
+    /// after loading it (in a fresh app or the same one). Feature `serde`.
+    ///
+    /// # Errors
+    /// As bt-core's `TreeShared::adopt_ticket`: an [`AdoptError`] for a
+    /// ticket of another crowd than the saved one, one the saved crowd
+    /// issued after the save, or when no save was loaded.
     #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
-    pub fn adopt_ticket(&self, ticket: Ticket) -> Ticket {
+    pub fn adopt_ticket(&self, ticket: Ticket) -> Result<Ticket, AdoptError> {
         self.state.adopt_ticket(ticket)
     }
 }

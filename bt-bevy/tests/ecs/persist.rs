@@ -329,7 +329,9 @@ fn load(
             .0
             .iter()
             .map(|j| {
-                let t = shared.adopt_ticket(ticket_of(j.ticket));
+                let t = shared
+                    .adopt_ticket(ticket_of(j.ticket))
+                    .expect("issued before the save");
                 Job {
                     ticket: (t.crowd(), t.agent(), t.slot() as u16, t.serial()),
                     ..*j

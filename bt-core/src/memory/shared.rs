@@ -51,18 +51,72 @@ use crate::tree::{Has, Item, NO_SLOT, Tree};
 
 mod queue;
 
+#[cfg(feature = "serde")]
+pub use queue::AdoptError;
 use queue::Entry;
 pub(crate) use queue::action_agent;
 pub(crate) use queue::action_serial;
 pub use queue::{ActionOp, ActionRequest, Outcome, Ticket};
 pub(crate) use queue::{action_slot, action_state, ticket_of};
 
-/// Where crowds get their ids: one process-wide count.
-static NEXT_CROWD: AtomicU32 = AtomicU32::new(1);
+/// How many crowd ids the process has drawn.
+static CROWDS_MADE: AtomicU32 = AtomicU32::new(0);
 
-/// A new crowd id.
-fn next_crowd() -> u32 {
-    NEXT_CROWD.fetch_add(1, Ordering::Relaxed)
+/// The process's key for its crowd ids (0: not drawn yet).
+static CROWD_KEY: AtomicU32 = AtomicU32::new(0);
+
+/// A new crowd id: the next count of the process, through a permutation of
+/// the `u32`s keyed once per process. So no two crowds of one process share
+/// an id, and the ids of two runs differ: a save of an earlier run (or of
+/// another process) names a crowd no running crowd has, except by a chance
+/// of about one in four billion per pair of crowds. The key comes from the
+/// addresses the system gave the program and its stack (randomized by the
+/// common desktop and console systems); 0 is never an id.
+pub(crate) fn next_crowd() -> u32 {
+    let key = crowd_key();
+    loop {
+        let id = permute(CROWDS_MADE.fetch_add(1, Ordering::Relaxed), key);
+        if id != 0 {
+            return id;
+        }
+    }
+}
+
+/// The process's key, drawn at its first crowd.
+fn crowd_key() -> u32 {
+    let key = CROWD_KEY.load(Ordering::Relaxed);
+    if key != 0 {
+        return key;
+    }
+    let local = 0u8;
+    let here = core::ptr::addr_of!(CROWDS_MADE).addr() as u64;
+    let stack = core::ptr::addr_of!(local).addr() as u64;
+    let code = (crowd_key as fn() -> u32 as *const ()).addr() as u64;
+    let mixed = splitmix(splitmix(here ^ stack.rotate_left(21)) ^ code.rotate_left(42));
+    let drawn = ((mixed >> 32) as u32 ^ mixed as u32) | 1;
+    match CROWD_KEY.compare_exchange(0, drawn, Ordering::Relaxed, Ordering::Relaxed) {
+        Ok(_) => drawn,
+        Err(first) => first,
+    }
+}
+
+/// SplitMix64's finalizer: every bit of `x` moves every bit of the result.
+const fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// A permutation of the `u32`s chosen by `key`: an added key, then
+/// xor-shifts and odd multiplications, each of them invertible.
+const fn permute(n: u32, key: u32) -> u32 {
+    let mut x = n.wrapping_add(key);
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x7FEB_352D);
+    x ^= x >> 15;
+    x = x.wrapping_mul(0x846C_A68B);
+    x ^ (x >> 16) ^ key.rotate_left(7)
 }
 
 /// Serials are 30 bits: `1..=SERIAL_MAX`.
@@ -113,14 +167,16 @@ pub struct TreeShared {
     lost: AtomicUsize,
     /// Launches made so far, for the serials of tickets.
     launches: AtomicU32,
+    /// Memories bound to it now ([`TreeShared::memories`]).
+    bound: AtomicUsize,
     /// The id of the crowd whose snapshot was restored into it last (0:
     /// none), for [`TreeShared::adopt_ticket`].
     #[cfg(feature = "serde")]
     restored_from: AtomicU32,
-    /// This crowd's id before the last restore (0: none), for
-    /// [`TreeShared::adopt_ticket`].
+    /// The launch count of that snapshot: the serials its crowd had issued
+    /// when it was taken, for [`TreeShared::adopt_ticket`].
     #[cfg(feature = "serde")]
-    former: AtomicU32,
+    saved_launches: AtomicU32,
 }
 
 impl fmt::Debug for TreeShared {
@@ -216,10 +272,11 @@ impl TreeShared {
             tail: AtomicUsize::new(0),
             lost: AtomicUsize::new(0),
             launches: AtomicU32::new(0),
+            bound: AtomicUsize::new(0),
             #[cfg(feature = "serde")]
             restored_from: AtomicU32::new(0),
             #[cfg(feature = "serde")]
-            former: AtomicU32::new(0),
+            saved_launches: AtomicU32::new(0),
         }
     }
 
@@ -238,15 +295,36 @@ impl TreeShared {
         self.fingerprint
     }
 
-    /// This crowd's id: different for every `TreeShared` made in the
-    /// process (counting from 1), and part of every [`Ticket`] of its
-    /// launches. A restore (`TreeShared::restore`, feature `serde`) gives
-    /// the crowd a new one, as a crowd made afresh for the load would
-    /// have: tickets handed out before the load are foreign to it until
-    /// adopted (`TreeShared::adopt_ticket`).
+    /// This crowd's id, part of every [`Ticket`] of its launches: never 0,
+    /// different for every `TreeShared` made in the process, and drawn
+    /// afresh in each run (from the addresses the system gives the program),
+    /// so that a ticket or save of another run or process names no crowd
+    /// of this one, except by a chance of about one in four billion. A
+    /// restore (`TreeShared::restore_crowd`, feature `serde`) gives the
+    /// crowd a new one, as a crowd made afresh for the load would have:
+    /// tickets handed out before the load are foreign to it until adopted
+    /// (`TreeShared::adopt_ticket`).
     #[inline]
     pub fn id(&self) -> u32 {
         self.id.load(Ordering::Acquire)
+    }
+
+    /// How many agent memories are bound to this shared state now: made
+    /// by [`Tree::new_memory_in`](crate::Tree::new_memory_in) and not yet
+    /// dropped. A running crowd is loaded with all of them at once
+    /// (`TreeShared::restore_crowd`, feature `serde`).
+    pub fn memories(&self) -> usize {
+        self.bound.load(Ordering::Acquire)
+    }
+
+    /// A memory is made bound to this shared state.
+    pub(crate) fn bind(&self) {
+        self.bound.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// A memory bound to this shared state is dropped.
+    pub(crate) fn unbind(&self) {
+        self.bound.fetch_sub(1, Ordering::AcqRel);
     }
 
     pub(crate) fn fits<A: 'static, const L: usize, const S: usize, const N: usize>(

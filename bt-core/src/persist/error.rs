@@ -44,7 +44,8 @@ pub enum SnapshotError {
     },
     /// A list of the wrong length.
     Count {
-        /// Which list.
+        /// Which list (`"memories"` for the memories of a crowd snapshot,
+        /// against the crowd loaded).
         what: &'static str,
         /// Its length in the snapshot.
         found: usize,
@@ -100,6 +101,26 @@ pub enum SnapshotError {
         /// memory's crowd (0: none).
         restored_from: u32,
     },
+    /// A crowd's shared state restored while memories are bound to it
+    /// that the restore was not given: loaded alone, the shared state
+    /// would leave them counted nowhere. Load a running crowd with
+    /// [`TreeShared::restore_crowd`](crate::TreeShared::restore_crowd),
+    /// given every memory bound to it.
+    MemoriesBound {
+        /// The memories bound to the shared state
+        /// ([`TreeShared::memories`](crate::TreeShared::memories)).
+        bound: usize,
+        /// The memories the restore was given.
+        given: usize,
+    },
+    /// A memory given to
+    /// [`TreeShared::restore_crowd`](crate::TreeShared::restore_crowd)
+    /// that is not bound to the shared state restored, or is of a tree of
+    /// another structure.
+    NotBound {
+        /// Its index in the slice given.
+        index: usize,
+    },
 }
 
 impl fmt::Display for SnapshotError {
@@ -142,6 +163,14 @@ impl fmt::Display for SnapshotError {
                 }
             }
             SnapshotError::Count {
+                what: "memories",
+                found,
+                expected,
+            } => write!(
+                f,
+                "memories: the snapshot has {found}, the crowd loaded {expected}"
+            ),
+            SnapshotError::Count {
                 what,
                 found,
                 expected,
@@ -183,6 +212,14 @@ impl fmt::Display for SnapshotError {
                 "the memory has a pending deferred action of crowd {saved}, but its crowd's \
                  shared state was restored from crowd {restored_from}: restore the shared \
                  state from the same save first"
+            ),
+            SnapshotError::MemoriesBound { bound, given } => write!(
+                f,
+                "{bound} memories are bound to the crowd's shared state and the restore was                  given {given}: load a running crowd with `TreeShared::restore_crowd`, given                  every memory bound to it"
+            ),
+            SnapshotError::NotBound { index } => write!(
+                f,
+                "memory {index} is not bound to the shared state restored"
             ),
         }
     }

@@ -37,7 +37,8 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> fmt::Debug
     }
 }
 
-const FIELDS: &[&str] = &[
+/// The field names of a memory snapshot.
+pub(super) const FIELDS: &[&str] = &[
     "version",
     "tree",
     "items",
@@ -201,15 +202,12 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     /// binding.
     ///
     /// What the memory held before is replaced, not deactivated: no
-    /// `deactivate` runs, no deferred action is cancelled, and its gate
-    /// slots and role places are given back to the crowd's counts (when
-    /// they are still counted there: a restore of the shared state since
-    /// replaced them). What the snapshot holds is then counted in: the
-    /// gate slots and role places of its active path and its lobby places.
-    /// So loading a save into a running crowd (the shared state first,
-    /// then each memory, as into fresh values) leaves gate and role counts
-    /// equal to the agents inside, whatever the memories held before and
-    /// however often one of them is restored.
+    /// `deactivate` runs and no deferred action is cancelled. Its gate
+    /// slots and role places are given back to the crowd's counts, and
+    /// what the snapshot holds (the gate slots and role places of its
+    /// active path, its lobby places) is counted in, so the counts stay
+    /// equal to the agents inside. To load a save into a whole crowd that
+    /// is running, use [`TreeShared::restore_crowd`](crate::TreeShared::restore_crowd).
     ///
     /// # Errors
     /// [`RestoreError::Format`] when `d` cannot decode a snapshot;
@@ -226,34 +224,28 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
         d: D,
     ) -> Result<(), RestoreError<D::Error>> {
         let fault = Fault::default();
-        let parsed = read_struct(
-            d,
-            "AgentMemory",
-            FIELDS,
-            MemoryBody {
-                tree: self.tree,
-                now,
-                fault: &fault,
-            },
-        );
+        let parsed = read_struct(d, "AgentMemory", FIELDS, self.body(now, &fault));
         let parsed = fault.finish(parsed)?;
         if let Some(shared) = self.shared.as_deref() {
-            let pending = parsed.slots[self.tree.shape.action_slots()]
-                .iter()
-                .any(|&w| sync::action_state(w) == ActionState::Pending);
-            if pending && parsed.crowd != shared.restored_from() {
-                return Err(RestoreError::Snapshot(SnapshotError::OtherCrowd {
-                    saved: parsed.crowd,
-                    restored_from: shared.restored_from(),
-                }));
-            }
+            parsed
+                .check_crowd(self.tree, shared.restored_from())
+                .map_err(RestoreError::Snapshot)?;
         }
         self.apply(parsed);
         Ok(())
     }
 
+    /// What reads a snapshot of this memory.
+    pub(super) fn body<'f>(&self, now: f64, fault: &'f Fault) -> MemoryBody<'f, A, L, S, N> {
+        MemoryBody {
+            tree: self.tree,
+            now,
+            fault,
+        }
+    }
+
     /// Installs a checked snapshot.
-    fn apply(&mut self, mut p: Parsed<A, L, S, N>) {
+    pub(super) fn apply(&mut self, mut p: Parsed<A, L, S, N>) {
         // What the memory held is replaced: its gate slots and role places
         // are given back if the crowd still counts them, its pending
         // actions are not cancelled (the load replaces them too).
@@ -300,7 +292,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
 }
 
 /// A checked snapshot, not yet installed.
-struct Parsed<A: 'static, const L: usize, const S: usize, const N: usize> {
+pub(super) struct Parsed<A: 'static, const L: usize, const S: usize, const N: usize> {
     /// The id of the crowd the memory was bound to when saved (0: none).
     crowd: u32,
     rng: u64,
@@ -312,7 +304,30 @@ struct Parsed<A: 'static, const L: usize, const S: usize, const N: usize> {
     blocks: Blocks<A, L, N>,
 }
 
-struct MemoryBody<'f, A: 'static, const L: usize, const S: usize, const N: usize> {
+impl<A: 'static, const L: usize, const S: usize, const N: usize> Parsed<A, L, S, N> {
+    /// Checks that a pending deferred action it holds was launched in the
+    /// crowd `restored_from`, whose state the memory's crowd was restored
+    /// from: its ticket names a launch of that crowd.
+    pub(super) fn check_crowd(
+        &self,
+        tree: &Tree<A, L, S, N>,
+        restored_from: u32,
+    ) -> Result<(), SnapshotError> {
+        let pending = self.slots[tree.shape.action_slots()]
+            .iter()
+            .any(|&w| sync::action_state(w) == ActionState::Pending);
+        if pending && self.crowd != restored_from {
+            return Err(SnapshotError::OtherCrowd {
+                saved: self.crowd,
+                restored_from,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Reads a memory snapshot for [`AgentMemory::restore`].
+pub(super) struct MemoryBody<'f, A: 'static, const L: usize, const S: usize, const N: usize> {
     tree: &'static Tree<A, L, S, N>,
     now: f64,
     fault: &'f Fault,

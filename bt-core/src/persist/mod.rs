@@ -68,28 +68,35 @@
 //!   agent continues under the new clock as if no time had passed; restored
 //!   at the same `now`, every time is bit for bit what it was. Stimuli hold
 //!   only remaining durations and need no clock.
-//! - **Order.** Restore a crowd's [`TreeShared`] first, then the memories
-//!   bound to it, between crowd ticks.
-//! - **Loading in place.** A save may be loaded into a crowd that is
-//!   running: the same `TreeShared` and the same memories, whatever they
-//!   hold. The result is the state a restore into fresh values leaves:
+//! - **A crowd.** [`TreeShared::snapshot_crowd`](crate::TreeShared::snapshot_crowd)
+//!   saves the shared state and every memory bound to it as one value, and
+//!   [`TreeShared::restore_crowd`](crate::TreeShared::restore_crowd) loads
+//!   it back, the order handled inside. Piece by piece, into fresh values:
+//!   the shared state first, while no memory is bound to it, then each
+//!   memory made for it.
+//! - **Loading in place.** A save is loaded into a crowd that is running
+//!   with [`TreeShared::restore_crowd`](crate::TreeShared::restore_crowd),
+//!   given every memory bound to the crowd's shared state. The result is
+//!   the state a restore into fresh values leaves:
 //!   - a restore *replaces* what it finds, it does not deactivate it: no
 //!     `deactivate` runs, and no deferred action the replaced state had
 //!     pending is cancelled (the game loads its own state from the same
 //!     save), so an action the save keeps pending goes on;
-//!   - gate counts and role places always equal the agents inside. The
-//!     shared state's restore empties them; each memory's restore gives
-//!     back what the memory held (if it is still counted) and counts what
-//!     it restores. A bound memory that the load does not restore keeps
-//!     its state and is counted again at its next tick. So restoring a
-//!     memory twice, restoring the shared state twice, or the memories
-//!     before the shared state, all end with the same counts;
-//!   - the crowd takes a new [`id`](crate::TreeShared::id) at each restore
-//!     of its shared state, as a crowd made for the load would: tickets
-//!     handed out before the load name the old id and complete nothing
-//!     unless [adopted](crate::TreeShared::adopt_ticket), and no ticket is
-//!     ever issued twice.
+//!   - gate counts and role places equal the agents inside, counted
+//!     before any agent ticks again, however often the crowd is loaded;
+//!   - the crowd takes a new [`id`](crate::TreeShared::id), as a crowd made
+//!     for the load would: tickets handed out before the load name the old
+//!     id and complete nothing unless [adopted](crate::TreeShared::adopt_ticket),
+//!     and no ticket is ever issued twice.
 //!
+//!   The per-part calls cannot leave a crowd counted wrongly: restoring the
+//!   shared state alone while memories are bound to it is refused
+//!   ([`SnapshotError::MemoriesBound`]: the memories would hold what the
+//!   counts no longer say); so is a crowd load not given every memory
+//!   bound (an agent made after the save: drop its memory or give it), or
+//!   given another number of memories than the save holds
+//!   ([`SnapshotError::Count`]). Restoring one memory alone replaces that
+//!   agent's state within the running crowd and keeps the counts exact.
 //!   A memory snapshot with a pending deferred action restores only into
 //!   a crowd whose shared state was restored from a snapshot of the crowd
 //!   that launched it ([`SnapshotError::OtherCrowd`] otherwise): its
@@ -108,8 +115,11 @@
 //!   and complete there. Serials go on from the saved launch count. A
 //!   ticket the game kept from before the save names the saved crowd:
 //!   [`TreeShared::adopt_ticket`](crate::TreeShared::adopt_ticket) turns it
-//!   into one of the restored crowd; a ticket of any other crowd stays
-//!   foreign and completes nothing.
+//!   into one of the restored crowd. A ticket of any other crowd, or one
+//!   the saved crowd issued after the save was taken, is refused with an
+//!   [`AdoptError`](crate::AdoptError) and completes nothing. Crowd ids are
+//!   drawn afresh in every run, so a save or ticket of another process
+//!   names no crowd of this one.
 //! - **All or nothing.** A restore reads and checks the whole snapshot
 //!   before it changes anything; on an error the memory, stimuli or shared
 //!   state is left as it was, and every block value built so far is dropped
@@ -140,6 +150,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 
 mod blocks;
 mod content;
+mod crowd;
 mod error;
 mod memory;
 mod shared;
@@ -147,6 +158,7 @@ mod stimuli;
 
 use content::{Content, ContentDeserializer};
 
+pub use crowd::CrowdSnapshot;
 pub(crate) use error::first_change;
 pub use error::{PathChange, RestoreError, SnapshotError};
 pub use memory::MemorySnapshot;

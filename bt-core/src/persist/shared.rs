@@ -32,7 +32,8 @@ impl fmt::Debug for SharedSnapshot<'_> {
     }
 }
 
-const FIELDS: &[&str] = &[
+/// The field names of a shared-state snapshot.
+pub(super) const FIELDS: &[&str] = &[
     "version",
     "tree",
     "items",
@@ -191,28 +192,30 @@ impl TreeShared {
     /// Replaces this shared state (cooldowns, role generations, the queue,
     /// its lost count and the crowd's launch count) with a snapshot read
     /// from `d`, moving its cooldown stamps to the clock reading `now`.
-    /// Restore it between crowd ticks, then the memories bound to it. `tree`
-    /// is the tree it was made for: the snapshot's counts and requests are
-    /// checked against it.
+    /// `tree` is the tree it was made for: the snapshot's counts and
+    /// requests are checked against it.
     ///
-    /// It may be restored into a crowd that is running (loading a save in
-    /// place): the result is the one a restore into fresh shared state and
-    /// fresh memories gives. Gate counts and role places start from zero
-    /// and count what each memory holds as it is restored; a bound memory
-    /// that is not restored counts what it holds at its next tick. What
-    /// the memories held before is not given back and not cancelled: the
-    /// load replaced it.
+    /// This is the first half of a load into fresh values: restore the
+    /// shared state of a crowd that has no memory yet, then make each
+    /// memory with [`Tree::new_memory_in`](crate::Tree::new_memory_in) and
+    /// [restore](crate::AgentMemory::restore) it. A crowd that has memories
+    /// (a running game) is loaded with [`restore_crowd`](Self::restore_crowd),
+    /// which restores the shared state and every memory bound to it in one
+    /// call: restored alone, the shared state would count the agents
+    /// inside its gates and roles wrongly until every memory was restored.
     ///
     /// The crowd takes a new [`id`](Self::id), as a crowd made afresh for
     /// the load would: the restored queue's requests and the pending
     /// launches of the memories restored into it carry it in their tickets,
     /// and complete as tickets of this crowd. Serials go on from the saved
     /// launch count, so no ticket is issued twice. A ticket the game kept
-    /// from before the load names the saved crowd (or this crowd's former
-    /// id): [`adopt_ticket`](Self::adopt_ticket) makes it one of this
-    /// crowd; without that it completes nothing.
+    /// from before the save names the saved crowd:
+    /// [`adopt_ticket`](Self::adopt_ticket) makes it one of this crowd;
+    /// without that it completes nothing.
     ///
     /// # Errors
+    /// [`SnapshotError::MemoriesBound`] when memories are bound to this
+    /// shared state ([`memories`](Self::memories) is not 0);
     /// [`RestoreError::Format`] when `d` cannot decode a snapshot;
     /// [`RestoreError::Snapshot`] when it is of another format version,
     /// tree or structure, has more queued requests than this queue holds,
@@ -234,46 +237,78 @@ impl TreeShared {
         now: f64,
         d: D,
     ) -> Result<(), RestoreError<D::Error>> {
+        self.check_tree(tree);
+        let bound = self.memories();
+        if bound != 0 {
+            return Err(RestoreError::Snapshot(SnapshotError::MemoriesBound {
+                bound,
+                given: 0,
+            }));
+        }
+        let fault = Fault::default();
+        let parsed = read_struct(d, "TreeShared", FIELDS, self.body(tree, now, &fault));
+        let p = fault.finish(parsed)?;
+        self.install(p);
+        Ok(())
+    }
+
+    /// Panics if this shared state was not made for a tree of `tree`'s
+    /// structure.
+    pub(super) fn check_tree<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &self,
+        tree: &'static Tree<A, L, S, N>,
+    ) {
         assert!(
             self.fits(tree),
             "tree `{}`: the shared state was made for tree `{}`",
             tree.name,
             self.tree_name()
         );
-        let fault = Fault::default();
-        let parsed = read_struct(
-            d,
-            "TreeShared",
-            FIELDS,
-            SharedBody {
-                tree,
-                into: self.id(),
-                capacity: self.action_capacity(),
-                now,
-                fault: &fault,
-            },
-        );
-        let p = fault.finish(parsed)?;
-        self.renew(p.crowd, &p.generations);
+    }
+
+    /// What reads a snapshot of this shared state.
+    pub(super) fn body<'f, A: 'static, const L: usize, const S: usize, const N: usize>(
+        &self,
+        tree: &'static Tree<A, L, S, N>,
+        now: f64,
+        fault: &'f Fault,
+    ) -> SharedBody<'f, A, L, S, N> {
+        SharedBody {
+            tree,
+            into: self.id(),
+            capacity: self.action_capacity(),
+            now,
+            fault,
+        }
+    }
+
+    /// Installs a checked snapshot: a new id, empty gates and role places
+    /// (the memories restored with it count theirs), the cooldowns and
+    /// the queue.
+    pub(super) fn install(&self, p: Parsed) {
+        self.renew(p.crowd, p.launches, &p.generations);
         let (_, cooldowns, _) = self.words();
         for (w, &v) in cooldowns.iter().zip(&p.cooldowns) {
             w.store(v, Ordering::Release);
         }
+        // The queue keeps no crowd: it names this crowd's id when read.
         self.replace_queue(&p.queue, p.lost, p.launches);
-        Ok(())
     }
 }
 
-struct Parsed {
+/// A checked shared-state snapshot, not yet installed.
+pub(super) struct Parsed {
     cooldowns: Vec<u64>,
     generations: Vec<u32>,
     queue: Vec<ActionRequest>,
     lost: usize,
     launches: u32,
-    crowd: u32,
+    /// The id of the crowd it was saved from.
+    pub(super) crowd: u32,
 }
 
-struct SharedBody<'f, A: 'static, const L: usize, const S: usize, const N: usize> {
+/// Reads a shared-state snapshot for [`TreeShared::restore`].
+pub(super) struct SharedBody<'f, A: 'static, const L: usize, const S: usize, const N: usize> {
     tree: &'static Tree<A, L, S, N>,
     /// The id of the crowd restored into.
     into: u32,

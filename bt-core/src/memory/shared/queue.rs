@@ -336,17 +336,16 @@ impl TreeShared {
         }
     }
 
-    /// Starts a load: the crowd takes a new id (remembering its former one
-    /// and `from`, the crowd the state was saved from, for
-    /// [`adopt_ticket`](Self::adopt_ticket)), its gates are emptied and its
-    /// roles set to the generations `roles` with nobody in them: the
-    /// memories count what they hold again, when they are restored or at
-    /// their next tick. Returns the new id.
-    pub(crate) fn renew(&self, from: u32, roles: &[u32]) -> u32 {
-        let id = super::next_crowd();
-        let former = self.id.swap(id, Ordering::AcqRel);
-        self.former.store(former, Ordering::Release);
+    /// Starts a load: the crowd takes a new id (remembering `from`, the
+    /// crowd the state was saved from, and `launches`, the serials that
+    /// crowd had issued, for [`adopt_ticket`](Self::adopt_ticket)), its
+    /// gates are emptied and its roles set to the generations `roles` with
+    /// nobody in them: the memories restored with it count what they hold
+    /// again.
+    pub(crate) fn renew(&self, from: u32, launches: u32, roles: &[u32]) {
+        self.id.store(super::next_crowd(), Ordering::Release);
         self.restored_from.store(from, Ordering::Release);
+        self.saved_launches.store(launches, Ordering::Release);
         for g in &self.gates {
             g.store(0, Ordering::Release);
         }
@@ -356,7 +355,6 @@ impl TreeShared {
                 Ordering::Release,
             );
         }
-        id
     }
 
     /// The crowd a restore read its state from (0: none yet).
@@ -385,32 +383,100 @@ impl TreeShared {
         self.launches.store(launches, Ordering::Release);
     }
 
-    /// A ticket of the crowd whose snapshot was last restored into this
-    /// shared state, or of this crowd before that restore, as a ticket of
-    /// this crowd (the same agent, slot and serial under this crowd's
-    /// [`id`](Self::id)); any other ticket as it is.
+    /// A ticket the game kept from before a load, as a ticket of this
+    /// crowd: the same agent, slot and serial under this crowd's
+    /// [`id`](Self::id).
     ///
     /// What a restored crowd hands out (its queued requests, its memories'
     /// [`pending_ticket`](crate::AgentMemory::pending_ticket)) already
     /// carries this crowd's id. A ticket the game kept from before the
     /// load goes through this first; then
     /// [`complete`](crate::AgentMemory::complete) takes it if the launch
-    /// it names is pending. Tickets of other crowds, and tickets not
-    /// adopted, stay foreign and complete nothing.
+    /// it names is pending. Only a ticket of the saved crowd issued before
+    /// the save was taken is adopted: a launch made after the save is not
+    /// in it, and its serial may be issued again by the restored crowd.
+    ///
+    /// # Errors
+    /// [`AdoptError::NotLoaded`] when no save was restored into this
+    /// shared state; [`AdoptError::OtherCrowd`] for a ticket of another
+    /// crowd than the saved one (this crowd's own tickets included, and
+    /// tickets of an earlier run or another process);
+    /// [`AdoptError::AfterSave`] for a ticket the saved crowd issued after
+    /// the save was taken. When the saved crowd had made 2<sup>30</sup> − 1
+    /// launches or more, serials have wrapped and every serial counts as
+    /// issued before the save.
     #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
-    pub fn adopt_ticket(&self, ticket: Ticket) -> Ticket {
-        let from = self.restored_from.load(Ordering::Acquire);
-        let former = self.former.load(Ordering::Acquire);
-        if ticket.crowd != 0 && (ticket.crowd == from || ticket.crowd == former) {
-            Ticket {
-                crowd: self.id(),
-                ..ticket
-            }
-        } else {
-            ticket
+    pub fn adopt_ticket(&self, ticket: Ticket) -> Result<Ticket, AdoptError> {
+        let saved = self.restored_from.load(Ordering::Acquire);
+        if saved == 0 {
+            return Err(AdoptError::NotLoaded);
+        }
+        if ticket.crowd != saved {
+            return Err(AdoptError::OtherCrowd {
+                ticket: ticket.crowd,
+                saved,
+            });
+        }
+        let launches = self.saved_launches.load(Ordering::Acquire);
+        if launches < SERIAL_MAX && (ticket.serial == 0 || ticket.serial > launches) {
+            return Err(AdoptError::AfterSave {
+                serial: ticket.serial,
+                launches,
+            });
+        }
+        Ok(Ticket {
+            crowd: self.id(),
+            ..ticket
+        })
+    }
+}
+
+/// Why [`TreeShared::adopt_ticket`] turned a ticket down.
+#[cfg(feature = "serde")]
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AdoptError {
+    /// No save was restored into this crowd: there is nothing to adopt a
+    /// ticket from.
+    NotLoaded,
+    /// The ticket is of another crowd than the one the save was taken
+    /// from.
+    OtherCrowd {
+        /// The crowd the ticket names.
+        ticket: u32,
+        /// The crowd the save was taken from.
+        saved: u32,
+    },
+    /// The saved crowd issued the ticket after the save was taken: the
+    /// save knows nothing of its launch.
+    AfterSave {
+        /// The ticket's serial.
+        serial: u32,
+        /// The launches the saved crowd had made when it was saved.
+        launches: u32,
+    },
+}
+
+#[cfg(feature = "serde")]
+impl fmt::Display for AdoptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AdoptError::NotLoaded => f.write_str("no save was loaded into this crowd"),
+            AdoptError::OtherCrowd { ticket, saved } => write!(
+                f,
+                "the ticket is of crowd {ticket}, the save of crowd {saved}"
+            ),
+            AdoptError::AfterSave { serial, launches } => write!(
+                f,
+                "ticket serial {serial} was issued after the save, which holds {launches} launches"
+            ),
         }
     }
 }
+
+#[cfg(feature = "serde")]
+impl core::error::Error for AdoptError {}
 
 #[cfg(test)]
 mod tests {
