@@ -15,7 +15,7 @@ mod input;
 pub(crate) use behavior::bits_as;
 pub use behavior::fnv1a;
 pub use behavior::{Action, ActionState, BehaviorDef, Ctx, ItemIdx};
-pub use input::{TIMER_SLACK, TickInput};
+pub use input::{FlagBits, TIMER_SLACK, TickInput};
 pub(crate) use input::{period_runs, period_runs_until};
 
 /// How a group decider picks the child that runs.
@@ -466,6 +466,24 @@ impl<'a, D: 'static> Decide<'a, D> {
     /// The agent's stimuli flags for this tick.
     pub fn stimuli(&self) -> u64 {
         self.raw.input.stimuli
+    }
+
+    /// This tick's decision flags as the `bitflags` type `F`
+    /// (`d.decision_as::<Job>().contains(Job::WORK)`).
+    pub fn decision_as<F: bitflags::Flags>(&self) -> F
+    where
+        F::Bits: FlagBits,
+    {
+        input::flags_of(self.raw.input.decision)
+    }
+
+    /// This tick's stimuli flags as the `bitflags` type `F`
+    /// (`d.stimuli_as::<Sense>().contains(Sense::PREDATOR)`).
+    pub fn stimuli_as<F: bitflags::Flags>(&self) -> F
+    where
+        F::Bits: FlagBits,
+    {
+        input::flags_of(self.raw.input.stimuli)
     }
 
     /// The agent id given in the tick input.

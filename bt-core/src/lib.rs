@@ -226,8 +226,8 @@ pub use debug::trace::TraceRecorder;
 pub use debug::{Dump, DumpView, Scenario, debug_print_state, record_trace, to_dot};
 pub use decl::{
     Action, ActionState, Behavior, BehaviorDef, Ctx, Decide, DecideRaw, Decider, DeciderFlags,
-    DeciderKind, FlagTest, ItemIdx, Policy, Preconditions, SelectFn, SyncChecks, TIMER_SLACK,
-    TickInput,
+    DeciderKind, FlagBits, FlagTest, ItemIdx, Policy, Preconditions, SelectFn, SyncChecks,
+    TIMER_SLACK, TickInput,
 };
 pub use interp::log::{debug_level, set_debug_level, watch_agent, watch_agents};
 pub use interp::{

@@ -455,3 +455,46 @@ fn flags_that_change_and_change_back_are_tested_again() {
     };
     assert_eq!(check_runs(&times, day), [1.5, 2.5]);
 }
+
+// Typed flags in callbacks: `decide` and behaviors read the tick's words as
+// the tree's own flag types, whatever their width.
+
+#[derive(Default)]
+pub struct Reader {
+    seen: Vec<(Day, Sense, &'static str)>,
+}
+
+behavior! { R_READ: Reader, tick: |r, cx| {
+    r.seen.push((cx.decision_as::<Day>(), cx.stimuli_as::<Sense>(), "tick"));
+    true
+} }
+decider! { R_READING: Reader => R_READ, when: |r, d| {
+    let _ = r;
+    d.decision_as::<Day>().contains(Day::WARM) && d.stimuli_as::<Sense>().contains(Sense::HIT)
+} }
+decider! { R_IDLE: Reader => R_READ }
+group! { R_ROOT: Reader, prioritized [R_READING, R_IDLE] }
+tree! { READER: Reader = R_ROOT }
+
+#[test]
+fn callbacks_read_the_flag_words_as_the_trees_flag_types() {
+    let mut reader = Reader::default();
+    let mut memory = READER.new_memory(0);
+    let input = TickInput::new(0.0, 0.1)
+        .with_decision(Day::WARM | Day::RAIN)
+        .with_stimuli(Sense::HIT | Sense::NOISE);
+    let report = tick(&READER, &mut reader, &mut memory, &input).unwrap();
+    assert_eq!(report.behavior, READER.find("R_READING"));
+    assert_eq!(
+        reader.seen,
+        [(Day::WARM | Day::RAIN, Sense::HIT | Sense::NOISE, "tick")]
+    );
+    // A word wider than the type keeps the type's own bits.
+    let input = TickInput::new(1.0, 0.1).with_decision_bits(0x1_02);
+    tick(&READER, &mut reader, &mut memory, &input).unwrap();
+    assert_eq!(reader.seen[1].0, Day::WARM);
+    // A fresh memory's decide reads it too: no HIT, no reading.
+    let mut memory = READER.new_memory(0);
+    tick(&READER, &mut reader, &mut memory, &input).unwrap();
+    assert_eq!(memory.leaf(), READER.find("R_IDLE"));
+}

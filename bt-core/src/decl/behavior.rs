@@ -96,6 +96,49 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// This tick's decision flags as the `bitflags` type `F` the tree's
+    /// `needs_*` keys name:
+    ///
+    /// ```
+    /// use bt_core::{behavior, leaf, tree, tick, TickInput};
+    ///
+    /// bitflags::bitflags! {
+    ///     #[derive(Clone, Copy)]
+    ///     struct Sense: u8 { const PREDATOR = 1; const THIRST = 2; }
+    /// }
+    /// #[derive(Default)]
+    /// struct Deer { fled: bool }
+    ///
+    /// leaf! { GRAZE: Deer, tick: |d, cx| {
+    ///     d.fled = cx.stimuli_as::<Sense>().contains(Sense::PREDATOR);
+    ///     true
+    /// } }
+    /// tree! { DEER: Deer = GRAZE }
+    ///
+    /// let mut deer = Deer::default();
+    /// let input = TickInput::new(0.0, 0.1).with_stimuli(Sense::PREDATOR);
+    /// tick(&DEER, &mut deer, &mut DEER.new_memory(0), &input)?;
+    /// assert!(deer.fled);
+    /// # Ok::<(), bt_core::TickError>(())
+    /// ```
+    #[inline(always)]
+    pub fn decision_as<F: bitflags::Flags>(&self) -> F
+    where
+        F::Bits: super::FlagBits,
+    {
+        super::input::flags_of(self.decision)
+    }
+
+    /// This tick's stimuli flags as the `bitflags` type `F` the tree's
+    /// `stimuli_*` keys name (see [`decision_as`](Self::decision_as)).
+    #[inline(always)]
+    pub fn stimuli_as<F: bitflags::Flags>(&self) -> F
+    where
+        F::Bits: super::FlagBits,
+    {
+        super::input::flags_of(self.stimuli)
+    }
+
     /// A context at time `now` with step `dt`, activated now, with no
     /// flags: for calling behavior functions directly in unit tests.
     pub const fn at(now: f64, dt: f32) -> Ctx {

@@ -146,3 +146,37 @@ pub(crate) fn period_runs_until(last: f64, period: f64) -> f64 {
     let p = period - TIMER_SLACK;
     last + p - (last.abs() + p.abs()) * (1.0 / (1u64 << 40) as f64)
 }
+
+/// The bit types a `bitflags` type may have to be read back from a flag
+/// word: `u8`, `u16`, `u32` and `u64`. A word is cut to the type's width.
+pub trait FlagBits: bitflags::Bits + sealed::Sealed {
+    /// The low bits of `word`.
+    fn from_word(word: u64) -> Self;
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+macro_rules! flag_bits {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl FlagBits for $t {
+            #[inline(always)]
+            fn from_word(word: u64) -> Self {
+                word as $t
+            }
+        }
+    )*};
+}
+flag_bits!(u8, u16, u32, u64);
+
+/// The flag word `word` as the `bitflags` type `F`, every bit kept (also
+/// bits `F` does not name).
+#[inline(always)]
+pub(crate) fn flags_of<F: bitflags::Flags>(word: u64) -> F
+where
+    F::Bits: FlagBits,
+{
+    F::from_bits_retain(F::Bits::from_word(word))
+}
