@@ -5,51 +5,64 @@
 /// `BehaviorDef` implementation built from the declared callbacks.
 ///
 /// Slots: `[memory] [dblock] [activate] [tick] [deactivate] [launch]
-/// [persist]`.
+/// [persist] [callbacks written with three parameters]`.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __bt_behavior_impl {
     // Entry: `NAME: Agent` then the keys, every slot empty.
     ($k:tt; $(#[$($m:tt)*])* $vis:vis $name:ident : $A:ty $(, $($keys:tt)*)?) => {
         $crate::__bt_behavior_impl! {
-            @keys $k { {$(#[$($m)*])*} $vis $name [$A] } [[] [] [] [] [] [] []] $($($keys)*)?
+            @keys $k { {$(#[$($m)*])*} $vis $name [$A] } [[] [] [] [] [] [] [] []] $($($keys)*)?
         }
     };
     // Middle: `memory: Type`.
-    (@keys $k:tt $head:tt [[] $d:tt $a:tt $t:tt $x:tt $l:tt $p:tt] memory: $M:ty $(, $($rest:tt)*)?) => {
-        $crate::__bt_behavior_impl! { @keys $k $head [[$M] $d $a $t $x $l $p] $($($rest)*)? }
+    (@keys $k:tt $head:tt [[] $d:tt $a:tt $t:tt $x:tt $l:tt $p:tt $n:tt] memory: $M:ty $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [[$M] $d $a $t $x $l $p $n] $($($rest)*)? }
     };
     // Middle: `dblock: Type`.
-    (@keys $k:tt $head:tt [$m:tt [] $a:tt $t:tt $x:tt $l:tt $p:tt] dblock: $D:ty $(, $($rest:tt)*)?) => {
-        $crate::__bt_behavior_impl! { @keys $k $head [$m [$D] $a $t $x $l $p] $($($rest)*)? }
+    (@keys $k:tt $head:tt [$m:tt [] $a:tt $t:tt $x:tt $l:tt $p:tt $n:tt] dblock: $D:ty $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [$m [$D] $a $t $x $l $p $n] $($($rest)*)? }
     };
     // Middle: `activate: fn or closure`.
-    (@keys $k:tt $head:tt [$m:tt $d:tt [] $t:tt $x:tt $l:tt $p:tt] activate: $f:expr $(, $($rest:tt)*)?) => {
-        $crate::__bt_behavior_impl! { @keys $k $head [$m $d [$f] $t $x $l $p] $($($rest)*)? }
+    (@keys $k:tt $head:tt [$m:tt $d:tt [] $t:tt $x:tt $l:tt $p:tt $n:tt] activate: $f:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [$m $d [$f] $t $x $l $p $n] $($($rest)*)? }
+    };
+    // Middle: `tick:`, `deactivate:` or `launch:` given a closure of three
+    // parameters (agent, memory block, context): noted, so that the exit
+    // arm can say that such a callback needs `memory:`.
+    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt $t:tt $x:tt $l:tt $p:tt [$($n:ident)*]]
+        $cb:ident : | $p1:tt $(: $t1:ty)? , $p2:tt $(: $t2:ty)? , $p3:tt $(: $t3:ty)? $(,)? | $($rest:tt)*) => {
+        $crate::__bt_behavior_impl! { @three $k $head [$m $d $a $t $x $l $p [$($n)* $cb]] $cb : | $p1 $(: $t1)? , $p2 $(: $t2)? , $p3 $(: $t3)? | $($rest)* }
+    };
+    // The same closure, noted: back to the generic arms, as a `move`
+    // closure (it captures nothing), which the arm above does not take.
+    (@three $k:tt $head:tt $slots:tt $cb:ident : | $($closure:tt)*) => {
+        $crate::__bt_behavior_impl! { @keys $k $head $slots $cb : move | $($closure)* }
     };
     // Middle: `tick: fn or closure`.
-    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt [] $x:tt $l:tt $p:tt] tick: $f:expr $(, $($rest:tt)*)?) => {
-        $crate::__bt_behavior_impl! { @keys $k $head [$m $d $a [$f] $x $l $p] $($($rest)*)? }
+    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt [] $x:tt $l:tt $p:tt $n:tt] tick: $f:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [$m $d $a [$f] $x $l $p $n] $($($rest)*)? }
     };
     // Middle: `deactivate: fn or closure`.
-    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt $t:tt [] $l:tt $p:tt] deactivate: $f:expr $(, $($rest:tt)*)?) => {
-        $crate::__bt_behavior_impl! { @keys $k $head [$m $d $a $t [$f] $l $p] $($($rest)*)? }
+    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt $t:tt [] $l:tt $p:tt $n:tt] deactivate: $f:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [$m $d $a $t [$f] $l $p $n] $($($rest)*)? }
     };
     // Middle: `launch: fn or closure`.
-    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt $t:tt $x:tt [] $p:tt] launch: $f:expr $(, $($rest:tt)*)?) => {
-        $crate::__bt_behavior_impl! { @keys $k $head [$m $d $a $t $x [$f] $p] $($($rest)*)? }
+    (@keys $k:tt $head:tt [$m:tt $d:tt $a:tt $t:tt $x:tt [] $p:tt $n:tt] launch: $f:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k $head [$m $d $a $t $x [$f] $p $n] $($($rest)*)? }
     };
     // Middle: `persist` (a bare key): the memory block is saved with the agent.
-    (@keys $k:tt { {$($attrs:tt)*} $vis:vis $name:ident [$A:ty] } [$m:tt $d:tt $a:tt $t:tt $x:tt $l:tt []] persist $(, $($rest:tt)*)?) => {
-        $crate::__bt_behavior_impl! { @keys $k { {$($attrs)*} $vis $name [$A] } [$m $d $a $t $x $l [$name]] $($($rest)*)? }
+    (@keys $k:tt { {$($attrs:tt)*} $vis:vis $name:ident [$A:ty] } [$m:tt $d:tt $a:tt $t:tt $x:tt $l:tt [] $n:tt] persist $(, $($rest:tt)*)?) => {
+        $crate::__bt_behavior_impl! { @keys $k { {$($attrs)*} $vis $name [$A] } [$m $d $a $t $x $l [$name] $n] $($($rest)*)? }
     };
     // Catch-all: `persist` given twice.
-    (@keys $k:tt { $attrs:tt $vis:vis $name:ident $A:tt } [$m:tt $d:tt $a:tt $t:tt $x:tt $l:tt [$p:ident]] persist $($rest:tt)*) => {
+    (@keys $k:tt { $attrs:tt $vis:vis $name:ident $A:tt } [$m:tt $d:tt $a:tt $t:tt $x:tt $l:tt [$p:ident] $n:tt] persist $($rest:tt)*) => {
         $crate::__bt_twice! { behavior $name persist }
     };
     // Exit: every key consumed.
     (@keys $k:tt { {$($attrs:tt)*} $vis:vis $name:ident [$A:ty] }
-        [$mem:tt $db:tt [$($act:expr)?] [$($tick:expr)?] [$($deact:expr)?] [$($launch:expr)?] [$($persist:ident)?]]) => {
+        [$mem:tt $db:tt [$($act:expr)?] [$($tick:expr)?] [$($deact:expr)?] [$($launch:expr)?] [$($persist:ident)?] $three:tt]) => {
+        $crate::__bt_memory_hint! { $name $mem $three }
         $($attrs)*
         $vis static $name: $k::Behavior<$A, $crate::__bt_type_or_unit!($db)> = {
             #[allow(non_camel_case_types, dead_code, unused_variables, unused_qualifications,
@@ -225,5 +238,25 @@ macro_rules! __bt_persist {
             struct $name;
             ::core::option::Option::Some($k::__private::persist::<$name, Self::Memory>())
         };
+    };
+}
+
+/// Nothing, or a compile error when a behavior without `memory:` has a
+/// `tick`, `deactivate` or `launch` closure of three parameters: rustc
+/// alone would only say that the closure takes one argument too many.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_memory_hint {
+    ($name:ident [$($M:tt)+] $three:tt) => {};
+    ($name:ident [] []) => {};
+    ($name:ident [] [activate $($rest:ident)*]) => {
+        $crate::__bt_memory_hint! { $name [] [$($rest)*] }
+    };
+    ($name:ident [] [$cb:ident $($rest:ident)*]) => {
+        ::core::compile_error!(::core::concat!(
+            "behavior `", ::core::stringify!($name), "`: its `", ::core::stringify!($cb),
+            "` takes three arguments (agent, memory block, context), but the behavior has no ",
+            "memory block: add `memory: YourType` to the behavior, or take two arguments `|agent, cx|`"
+        ));
     };
 }

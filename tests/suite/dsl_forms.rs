@@ -76,6 +76,12 @@ behavior! { STALK: Agent,
     tick: |_a, m, _cx| { m.0 += 1; true },
     deactivate: |a, m, _cx| a.seen.push(format!("stalked {}", m.0)),
 }
+// `memory:` may come after the callbacks that take the block.
+behavior! { TRAIL: Agent,
+    tick: |_a, m: &mut Steps, _cx| { m.0 += 1; true },
+    deactivate: |a, m, _cx| a.seen.push(format!("trailed {}", m.0)),
+    memory: Steps,
+}
 
 // Behavior deciders: bare, with every key, and the full form.
 decider! { IDLE: Agent => NOTHING }
@@ -188,6 +194,8 @@ fn every_dsl_form_declares_what_it_says() {
     assert_eq!(walk.memory_layout().size, 4);
     assert_eq!(HUNT.__erased().dblock_type(), "u32");
     assert_eq!(STALK.__erased().callbacks(), (true, true, true));
+    assert_eq!(TRAIL.__erased().callbacks(), (false, true, true));
+    assert_eq!(TRAIL.__erased().memory_type(), "Steps");
     assert_ne!(WALK.id(), HUNT.id());
 
     // Behavior deciders.
