@@ -272,7 +272,7 @@ macro_rules! reference {
 ///     block: 64,           // bytes per memory block (default: fitted, see below)
 ///     max_depth: 8,        // levels allowed (default and most: 32)
 ///     redecide_limit: 100, // masked redecides per tick (default: item count)
-///     memory: CreatureMemory, // also declare `type CreatureMemory = AgentMemory<…>`
+///     memory: CreatureMemory, // declares `type CreatureMemory = AgentMemory<…>`
 /// }
 /// let memory: CreatureMemory = CREATURE.new_memory(0);
 /// assert_eq!(CREATURE.levels(), 1);
@@ -283,7 +283,13 @@ macro_rules! reference {
 /// up to [`BLOCK_ALIGN`] ([`Shape::block`], computed at compile time): an
 /// agent whose behaviors keep a counter each needs 16-byte blocks, not
 /// Spore's 128. The size is part of the tree's type (`Tree<A, L, S, N>`);
-/// the `memory:` alias names it for you.
+/// the `memory:` key names it for you.
+///
+/// `memory: Name` is needed only where your code writes the memory's type:
+/// a struct field, a `Vec<Name>`, a function's argument. It declares
+/// `type Name = AgentMemory<Agent, …>` beside the tree, with the tree's
+/// sizes filled in. Code that only holds what `new_memory` returns
+/// (`let mut memory = CREATURE.new_memory(0);`) needs no name.
 ///
 /// The flattening inlines a decider used in two
 /// places at both; the validation rejects, naming the decider at fault, a
