@@ -17,6 +17,7 @@ mod compile_fail;
 mod crowd_edges;
 mod debug;
 mod differential;
+mod docs;
 mod dsl_forms;
 mod guard_nest;
 mod load_in_place;
