@@ -219,7 +219,7 @@ fn main() {
     if cfg!(debug_assertions) {
         println!(
             "  (a debug build, without optimizations: times are several times those of \
-             `cargo run --release --example crowd`, which the README's figures come from)"
+             `cargo run --release --example crowd`)"
         );
     }
     println!("active behaviors at {SECONDS} s:");
