@@ -61,7 +61,8 @@ pub struct TickReport {
     pub activated: u16,
     /// Deciders deactivated in this tick (see [`activated`](Self::activated)).
     pub deactivated: u16,
-    /// Masked redecides made in this tick.
+    /// Masked redecides made in this tick: with the jumps made, what the
+    /// tick spent of its redecide budget ([semantics](crate::semantics)).
     pub redecides: u16,
     /// Deciders visited: active ones walked through plus candidates tried.
     pub visited: u32,

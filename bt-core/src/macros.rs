@@ -271,7 +271,7 @@ macro_rules! reference {
 /// tree! { pub CREATURE: Creature = ROOT,
 ///     block: 64,           // bytes per memory block (default: fitted, see below)
 ///     max_depth: 8,        // levels allowed (default and most: 32)
-///     redecide_limit: 100, // masked redecides per tick (default: item count)
+///     redecide_limit: 100, // masked redecides and jumps per tick (default: item count)
 ///     memory: CreatureMemory, // also declare `type CreatureMemory = AgentMemory<…>`
 /// }
 /// let memory: CreatureMemory = CREATURE.new_memory(0);

@@ -70,8 +70,9 @@
 //!   tick's script sets.
 //!
 //! - **References.** A picked reference is never on the path; it jumps.
-//!   The redecide budget is checked first and a jump counts against it
-//!   (not in the report's redecides). The deciders the jump would enter
+//!   The redecide budget is checked first and a jump made counts against
+//!   it (not in the report's redecides); a refused one only as the failure
+//!   of its reference. The deciders the jump would enter
 //!   are asked top down before anything changes: each new level's group, if
 //!   a slot group, must select the way's child (else that child is
 //!   rejected as `NoSelection`); the groups on the way as candidates
@@ -2223,7 +2224,6 @@ impl<'a> Run<'a> {
                 limit: self.m.limit,
             }));
         }
-        self.redecides += 1;
         // The target's way from the root, followed by decider ids.
         let mut way = vec![(self.m.root, Place::root())];
         for t in &d.target()[1..] {
@@ -2265,6 +2265,9 @@ impl<'a> Run<'a> {
             self.refused = Some((d, at));
             return Err(Stop::Fail(Why::Refused));
         };
+        // Only a jump made counts against the budget: a refused one is the
+        // failure of its reference, one masked redecide.
+        self.redecides += 1;
         let (t, tat) = way[depth].clone();
         self.emit(Event::Jump {
             from: node(d, &at),

@@ -441,3 +441,19 @@ fn a_sequence_entered_at_a_later_step_goes_on_from_there() {
     tick(&SEQ_TREE, &mut rig, &mut memory, &at(1.0)).unwrap();
     assert_eq!(path(&SEQ_TREE, &memory), ["ROOT5", "SEQ", "S3"]);
 }
+
+// NEST_TREE with a budget of one redecide.
+tree! { TIGHT_NEST: Rig = ROOT, redecide_limit: 1 }
+
+/// A refused jump is one redecide of the budget, as the report counts it:
+/// the failure of its reference. With a budget of one, the group still
+/// redecides after it.
+#[test]
+fn a_refused_jump_costs_the_budget_what_the_report_counts() {
+    let mut rig = Rig::with(&["ROAD", "GO_GUARD", "WALK", "NEST", "REST"]);
+    let mut memory = TIGHT_NEST.new_memory(0);
+    let (report, text) = traced(&TIGHT_NEST, &mut rig, &mut memory, 0.0);
+    let report = report.unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(report.redecides, 1);
+    assert_eq!(path(&TIGHT_NEST, &memory), ["ROOT", "ROAD", "WALK"]);
+}
