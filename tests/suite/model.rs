@@ -86,7 +86,9 @@
 //!   order, each with agent id = its index, sharing one [`Crowd`] (the
 //!   model of a `TreeShared`). Gates, global cooldowns and group roles are
 //!   keyed by place. A candidate's gate and cooldown are checked after its
-//!   timer and before a slot group's selection; its role after it
+//!   timer and before a slot group's selection (a place the agent is in,
+//!   which only a jump's restart asks about, does not count its own gate
+//!   place); its role after it
 //!   accepted (a delegating group's pick is kept only once the role lets
 //!   it in). The gate place, the cooldown stamp and the role place are
 //!   taken at activation, before the memory block is built; ticked one
@@ -2284,6 +2286,15 @@ impl<'a> Run<'a> {
         Err(Stop::Jump(j, pick))
     }
 
+    /// The agents in the gated place `at`, this one not counted: asked
+    /// about a decider it is already in (a jump's restart, which leaves it
+    /// before it enters again), an agent's own gate place counts as free.
+    fn others_inside(&self, at: &Place) -> u32 {
+        let inside = self.c.gates.get(&at.route).copied().unwrap_or(0);
+        let own = self.m.path.get(at.route.len()).is_some_and(|l| l.at == *at);
+        inside - u32::from(own)
+    }
+
     /// A group on the way to a jump's target, asked as a candidate would
     /// be but without delegating: its flag tests, timer, gate, cooldown,
     /// slot selection, `decide` and group role.
@@ -2301,10 +2312,7 @@ impl<'a> Run<'a> {
             }
         }
         let sync = d.pre.sync;
-        if by.is_none()
-            && sync.gate != 0
-            && self.c.gates.get(&at.route).copied().unwrap_or(0) >= u32::from(sync.gate)
-        {
+        if by.is_none() && sync.gate != 0 && self.others_inside(at) >= u32::from(sync.gate) {
             by = Some(Rejection::Gate);
         }
         if by.is_none()
@@ -2643,8 +2651,7 @@ impl<'a> Run<'a> {
             self.m.timers.insert(at.route.clone(), now);
         }
         let sync = d.pre.sync;
-        let gate_full = sync.gate != 0
-            && self.c.gates.get(&at.route).copied().unwrap_or(0) >= u32::from(sync.gate);
+        let gate_full = sync.gate != 0 && self.others_inside(&at) >= u32::from(sync.gate);
         let cooling = sync.cooldown != 0.0
             && self
                 .c
