@@ -226,7 +226,9 @@ macro_rules! group {
 /// references that lead only to each other, are compile errors naming the
 /// reference. A reference takes the keys of [`decider!`] that decide
 /// (`decide:`/`when:`, the flag tests, `every:`, `gate:`, `cooldown:`,
-/// `together:`); it runs no behavior and is never active itself.
+/// `together:`); it runs no behavior and is never active itself, so
+/// `flags:`, `behavior_flags:`, `behavior:` and `select:` are compile
+/// errors saying that a reference does not take them.
 ///
 /// ```
 /// use bt_core::{decider, group, leaf, reference, tick, tree, TickInput};
