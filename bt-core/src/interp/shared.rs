@@ -27,7 +27,7 @@ pub(crate) fn pending_under<A: 'static, const L: usize, const S: usize, const N:
 /// The agent ids the pending deferred actions of `memory` were launched
 /// under.
 #[inline]
-fn pending_agents<'m, A: 'static, const L: usize, const S: usize, const N: usize>(
+pub(crate) fn pending_agents<'m, A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     memory: &'m AgentMemory<A, L, S, N>,
 ) -> impl Iterator<Item = u32> + 'm {
