@@ -118,8 +118,9 @@
 //!   snapshot's fields in any order: a `serde_json::Value` or `jq -S`
 //!   sorts them. An unknown or repeated field is refused on its key,
 //!   before its value is read: refusing it holds none of it, whatever its
-//!   size. (A known field that comes before the one read next is kept
-//!   until it is read, decoded, in a few times its size in the input.)
+//!   size. (A known field that comes before the one read next is kept,
+//!   decoded, until it is read: an array of small numbers takes some 20
+//!   times its size in the input then.)
 //!
 //! Errors come in two kinds ([`RestoreError`]): the format's own (truncated
 //! input, a wrong type) and [`SnapshotError`] for a snapshot that decodes
