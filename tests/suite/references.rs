@@ -538,3 +538,30 @@ fn a_refused_jump_costs_the_budget_what_the_report_counts() {
     assert_eq!(report.redecides, 1);
     assert_eq!(path(&TIGHT_NEST, &memory), ["ROOT", "ROAD", "WALK"]);
 }
+
+// The same loop under a global cooldown instead of a gate.
+rig_leaf! { C_STEP1 C_STEP2 C_IDLE }
+reference! { COOL_AGAIN: Rig => [COOL_ROOT, COOL_LOOP], when: yes!("COOL_AGAIN") }
+group! { COOL_LOOP: Rig, sequential [C_STEP1, C_STEP2, COOL_AGAIN], cooldown: 10.0 }
+group! { COOL_ROOT: Rig, prioritized [COOL_LOOP, C_IDLE] }
+tree! { COOL_TREE: Rig = COOL_ROOT }
+
+/// A restart does not pass a global cooldown: stamped when the agent
+/// entered, it refuses the restart until it runs out.
+#[test]
+fn a_restart_waits_for_the_cooldown_its_own_entry_stamped() {
+    let shared = COOL_TREE.new_shared(0);
+    let mut a = COOL_TREE.new_memory_in(&shared, 0);
+    let mut rig = Rig::with(&["C_STEP1", "C_STEP2", "COOL_AGAIN", "C_IDLE"]);
+    tick(&COOL_TREE, &mut rig, &mut a, &at(0.0)).unwrap();
+    rig.ends = ["C_STEP1"].into();
+    tick(&COOL_TREE, &mut rig, &mut a, &at(1.0)).unwrap();
+    rig.ends = ["C_STEP2"].into();
+    let (report, text) = traced(&COOL_TREE, &mut rig, &mut a, 2.0);
+    report.unwrap();
+    assert!(
+        text.contains("reject 1:COOL_LOOP (global cooldown)"),
+        "{text}"
+    );
+    assert_eq!(path(&COOL_TREE, &a), ["COOL_ROOT", "C_IDLE"]);
+}
