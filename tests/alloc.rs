@@ -4,7 +4,8 @@
 //! through `tick_all` and through `tick_traced` with `NoTrace`; nor does a
 //! crowd bound to a `TreeShared`, with gates, a global cooldown, a group
 //! role, a slot group and deferred actions drained every tick; nor does
-//! bt-viewer's flight recorder once it is made.
+//! bt-viewer's flight recorder once it is made. And a JSON snapshot with a
+//! large unknown field is refused without holding it.
 //!
 //! A separate test binary, because it installs a counting global allocator.
 //! It counts per thread (the test harness allocates on its own threads), and
@@ -23,6 +24,9 @@ struct Counting;
 thread_local! {
     static COUNTING: Cell<bool> = const { Cell::new(false) };
     static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+    /// Bytes allocated and not freed while counting, and their peak.
+    static LIVE: Cell<i64> = const { Cell::new(0) };
+    static PEAK: Cell<i64> = const { Cell::new(0) };
 }
 
 fn note_allocation() {
@@ -33,29 +37,47 @@ fn note_allocation() {
     }
 }
 
+/// Adds `bytes` (freed when negative) to this thread's live bytes.
+fn note_bytes(bytes: i64) {
+    let counting = COUNTING.try_with(Cell::get).unwrap_or(false);
+    if counting {
+        let live = LIVE.try_with(|n| {
+            n.set(n.get() + bytes);
+            n.get()
+        });
+        if let Ok(live) = live {
+            let _ = PEAK.try_with(|p| p.set(p.get().max(live)));
+        }
+    }
+}
+
 // SAFETY: every method forwards to `System` with the caller's arguments
 // unchanged; the counting only touches `const`-initialised thread-locals,
 // which never allocate.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         note_allocation();
+        note_bytes(layout.size() as i64);
         // SAFETY: the caller's contract for `alloc`, passed on.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         note_allocation();
+        note_bytes(layout.size() as i64);
         // SAFETY: the caller's contract for `alloc_zeroed`, passed on.
         unsafe { System.alloc_zeroed(layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         note_allocation();
+        note_bytes(new_size as i64 - layout.size() as i64);
         // SAFETY: the caller's contract for `realloc`, passed on.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        note_bytes(-(layout.size() as i64));
         // SAFETY: the caller's contract for `dealloc`, passed on.
         unsafe { System.dealloc(ptr, layout) }
     }
@@ -71,6 +93,17 @@ fn allocations_in(f: impl FnOnce()) -> u64 {
     f();
     COUNTING.with(|on| on.set(false));
     ALLOCATIONS.with(Cell::get)
+}
+
+/// Runs `f` with this thread's allocations counted; returns the most
+/// bytes it held at once.
+fn peak_bytes_in(f: impl FnOnce()) -> u64 {
+    LIVE.with(|n| n.set(0));
+    PEAK.with(|n| n.set(0));
+    COUNTING.with(|on| on.set(true));
+    f();
+    COUNTING.with(|on| on.set(false));
+    PEAK.with(Cell::get).max(0) as u64
 }
 
 const AGENTS: usize = 200;
@@ -729,4 +762,29 @@ mod shared {
         });
         assert!(runs.iter().all(|&n| n > 0), "runs: {runs:?}");
     }
+}
+
+/// A JSON snapshot with an unknown field of 6 MB, first in the snapshot
+/// where a field that comes early is kept for later, is refused on the
+/// field's name: the restore holds a few bytes, not the field.
+#[test]
+fn an_unknown_field_is_refused_without_holding_it() {
+    let mut stimuli: Stimuli<Sense, 4> = Stimuli::new();
+    stimuli.set(Sense::NOISE, 5, Some(1.0)).unwrap();
+    let saved = serde_json::to_string(&stimuli).unwrap();
+    let big = format!("[{}0]", "0,".repeat(3 << 20));
+    let text = saved.replacen('{', &format!("{{\"extra\":{big},"), 1);
+    assert!(text.len() > 6 << 20);
+    let mut refused = None;
+    let peak = peak_bytes_in(|| {
+        let r = Stimuli::<Sense, 4>::restore(&mut serde_json::Deserializer::from_str(&text));
+        refused = r.err().map(|e| e.to_string());
+    });
+    let refused = refused.expect("refused");
+    assert!(refused.contains("unknown field `extra`"), "{refused}");
+    assert!(
+        peak < 4096,
+        "{peak} bytes held for a {}-byte snapshot",
+        text.len()
+    );
 }

@@ -7,6 +7,10 @@ use crate::interp::{
 use crate::memory::AgentMemory;
 use crate::tree::Tree;
 
+mod ids;
+
+pub use ids::CrowdIds;
+
 /// What a crowd tick did, summed over the agents.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[non_exhaustive]
@@ -96,10 +100,11 @@ impl CrowdReport {
 ///
 /// # Errors
 /// Each agent's, in the report, as [`tick`](crate::tick) gives them. In a
-/// tree with deferred actions, an agent given the id of another agent of
-/// the crowd (its index) whose memory has an action pending under that
-/// id is not ticked: [`TickError::AgentIdTaken`] names both. Ids that are
-/// not indexes of the crowd are the caller's to keep apart.
+/// tree with deferred actions, an agent given an id under which another
+/// agent holds an action pending is not ticked when that agent is the
+/// one whose index is the id, or one ticked before it in this call:
+/// [`TickError::AgentIdTaken`] names both (see [`CrowdIds`] for what is
+/// checked, and what is not).
 ///
 /// # Panics
 /// If the slices differ in length, or a callback panics (the agents after
@@ -146,9 +151,10 @@ pub fn tick_all<A: 'static, const L: usize, const S: usize, const N: usize>(
 /// ```
 ///
 /// # Errors
-/// As [`tick_all`]: an agent of the range given the id of another agent
-/// of the whole crowd whose action is pending under it is not ticked
-/// ([`TickError::AgentIdTaken`]).
+/// As [`tick_all`]: an agent of the range is not ticked
+/// ([`TickError::AgentIdTaken`]) when its id is one under which the agent
+/// of the whole crowd whose index it is, or an agent of the range ticked
+/// before it, holds an action pending.
 ///
 /// # Panics
 /// If the slices differ in length, `range` is not within them, or a
@@ -194,10 +200,11 @@ pub fn tick_range<A: 'static, const L: usize, const S: usize, const N: usize>(
 /// not when its id is the index of another agent of the crowd whose
 /// memory has a deferred action pending under that id (two agents'
 /// requests would name the same agent), which is
-/// [`TickError::AgentIdTaken`]. [`tick_all`] and [`tick_range`] check
-/// it before each agent's tick, for a tree with deferred actions; for
-/// code that ticks a crowd in its own way. The crowd's indexes are the
-/// lookup: no search, no allocation.
+/// [`TickError::AgentIdTaken`]. The crowd's indexes are the lookup: no
+/// search, no allocation. Part of the check [`tick_all`] and
+/// [`tick_range`] make before each agent's tick, for a tree with deferred
+/// actions; [`CrowdIds::check`] makes all of it, for code that ticks a
+/// crowd in its own way.
 #[inline]
 pub fn check_agent_id<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
@@ -311,8 +318,7 @@ fn tick_slice<A: 'static, const L: usize, const S: usize, const N: usize>(
 }
 
 /// Ticks agents `range` of the crowd `agents` / `memories` for a tree
-/// with deferred actions, each after [`check_agent_id`] against the whole
-/// crowd.
+/// with deferred actions, each after the check of its id by [`CrowdIds`].
 #[inline(never)]
 fn tick_launching<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
@@ -322,19 +328,20 @@ fn tick_launching<A: 'static, const L: usize, const S: usize, const N: usize>(
     input: &mut impl FnMut(usize, &A) -> TickInput,
     report: &mut CrowdReport,
 ) {
+    let mut ids = CrowdIds::new();
     for i in range {
         let input = input(i, &agents[i]).or_agent(i);
-        if let Err(e) = check_agent_id(tree, memories, i, &input) {
-            report.add(i, Err(e));
-            continue;
+        match ids.check(tree, memories, i, &input) {
+            Ok(()) => tick_member(
+                tree,
+                &mut agents[i],
+                &mut memories[i],
+                &input,
+                &mut Member(report, i),
+            ),
+            Err(e) => report.add(i, Err(e)),
         }
-        tick_member(
-            tree,
-            &mut agents[i],
-            &mut memories[i],
-            &input,
-            &mut Member(report, i),
-        );
+        ids.note(tree, &memories[i], i);
     }
 }
 

@@ -40,7 +40,7 @@ pub use event::{Event, NoTrace, NodeRef, Rejection, Tracer, WalkStop, Why, write
 
 use quick::Counts;
 use run::Run;
-pub(crate) use shared::pending_under;
+pub(crate) use shared::{pending_agents, pending_under};
 
 use crate::decl::{Ctx, ItemIdx, TickInput};
 use crate::memory::AgentMemory;
@@ -61,7 +61,8 @@ pub struct TickReport {
     pub activated: u16,
     /// Deciders deactivated in this tick (see [`activated`](Self::activated)).
     pub deactivated: u16,
-    /// Masked redecides made in this tick.
+    /// Masked redecides made in this tick: with the jumps made, what the
+    /// tick spent of its redecide budget ([semantics](crate::semantics)).
     pub redecides: u16,
     /// Deciders visited: active ones walked through plus candidates tried.
     pub visited: u32,
@@ -116,10 +117,10 @@ pub enum TickError {
         value: f64,
     },
     /// In a crowd tick ([`tick_all`](crate::tick_all)), the agent was
-    /// given the id of another agent of the crowd whose memory has a
-    /// deferred action pending under that id: requests of both would name
-    /// the same agent, and an outcome reported back by it would reach only
-    /// one of them. Nothing ran for this agent.
+    /// given an id under which another agent of the crowd has a deferred
+    /// action pending ([`CrowdIds`](crate::CrowdIds) says which are seen):
+    /// requests of both would name the same agent, and an outcome reported
+    /// back by it would reach only one of them. Nothing ran for this agent.
     AgentIdTaken {
         /// The agent id given.
         id: u32,

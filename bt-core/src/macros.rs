@@ -226,7 +226,9 @@ macro_rules! group {
 /// references that lead only to each other, are compile errors naming the
 /// reference. A reference takes the keys of [`decider!`] that decide
 /// (`decide:`/`when:`, the flag tests, `every:`, `gate:`, `cooldown:`,
-/// `together:`); it runs no behavior and is never active itself.
+/// `together:`); it runs no behavior and is never active itself, so
+/// `flags:`, `behavior_flags:`, `behavior:` and `select:` are compile
+/// errors saying that a reference does not take them.
 ///
 /// ```
 /// use bt_core::{decider, group, leaf, reference, tick, tree, TickInput};
@@ -271,7 +273,7 @@ macro_rules! reference {
 /// tree! { pub CREATURE: Creature = ROOT,
 ///     block: 64,           // bytes per memory block (default: fitted, see below)
 ///     max_depth: 8,        // levels allowed (default and most: 32)
-///     redecide_limit: 100, // masked redecides per tick (default: item count)
+///     redecide_limit: 100, // masked redecides and jumps per tick (default: item count)
 ///     memory: CreatureMemory, // declares `type CreatureMemory = AgentMemory<…>`
 /// }
 /// let memory: CreatureMemory = CREATURE.new_memory(0);

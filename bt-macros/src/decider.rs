@@ -42,6 +42,15 @@ macro_rules! __bt_decider_impl {
             "`; expected `[pub] NAME: Agent => [ROOT, …, TARGET], …`, the target's path of deciders from the tree's root"
         ));
     };
+    // Middle, a reference: `flags:` and `behavior_flags:` are refused
+    // whatever their value (before the key arms, which would take a
+    // well-formed one).
+    (@keys $k:tt $mode:tt reference { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt flags : $($rest:tt)*) => {
+        $crate::__bt_reference_key! { $name; flags }
+    };
+    (@keys $k:tt $mode:tt reference { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt behavior_flags : $($rest:tt)*) => {
+        $crate::__bt_reference_key! { $name; behavior_flags }
+    };
     // BEGIN GENERATED KEY ARMS (scripts/gen_decider_keys.py)
     // Middle: `decide:`.
     (@keys $k:tt $mode:tt $kind:tt $head:tt [[] $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt] decide: $v:expr $(, $($rest:tt)*)?) => {
@@ -277,13 +286,9 @@ macro_rules! __bt_decider_impl {
             }
         };
     };
-    // Catch-all: `behavior:` or `select:` on a reference.
+    // Catch-all: a key a reference does not take, unknown or given twice.
     (@keys $k:tt $mode:tt reference { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt $key:ident : $($rest:tt)*) => {
-        $crate::__bt_bad_key! {
-            decider $name; $key;
-            decide when needs_all needs_any needs_none needs_not_all stimuli_all stimuli_any
-            stimuli_none stimuli_not_all every gate cooldown together
-        }
+        $crate::__bt_reference_key! { $name; $key }
     };
     (@keys $k:tt $mode:tt reference { $attrs:tt $vis:vis $name:ident $($h:tt)* } [$($s:tt)*]) => {
         ::core::compile_error!(::core::concat!(

@@ -45,6 +45,51 @@ macro_rules! __bt_bad_key {
     };
 }
 
+/// The error for a key a reference could not take: one no reference
+/// takes (it runs no behavior and picks no child), or else unknown or
+/// given twice.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_reference_key {
+    ($n:ident; flags) => {
+        ::core::compile_error!(::core::concat!(
+            "reference `", ::core::stringify!($n),
+            "`: `flags:` is not allowed on a reference; it picks no child, so decider flags have nothing to change"
+        ));
+    };
+    ($n:ident; behavior_flags) => {
+        ::core::compile_error!(::core::concat!(
+            "reference `", ::core::stringify!($n),
+            "`: `behavior_flags:` is not allowed on a reference; it runs no behavior to pass them to"
+        ));
+    };
+    ($n:ident; behavior) => {
+        ::core::compile_error!(::core::concat!(
+            "reference `", ::core::stringify!($n),
+            "`: `behavior:` is not allowed on a reference; it runs no behavior"
+        ));
+    };
+    ($n:ident; name) => {
+        ::core::compile_error!(::core::concat!(
+            "reference `", ::core::stringify!($n),
+            "`: `name:` is not allowed on a reference; it is named after its static"
+        ));
+    };
+    ($n:ident; id) => {
+        ::core::compile_error!(::core::concat!(
+            "reference `", ::core::stringify!($n),
+            "`: `id:` is not allowed on a reference; its id is made from its static's module path and name"
+        ));
+    };
+    ($n:ident; $key:ident) => {
+        $crate::__bt_bad_key! {
+            decider $n; $key;
+            decide when needs_all needs_any needs_none needs_not_all stimuli_all stimuli_any
+            stimuli_none stimuli_not_all every gate cooldown together
+        }
+    };
+}
+
 /// The error for a second `decide:` or `when:`: both set the `decide`.
 #[doc(hidden)]
 #[macro_export]

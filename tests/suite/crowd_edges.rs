@@ -273,6 +273,67 @@ fn an_agent_given_the_id_of_another_with_a_pending_action_is_not_ticked() {
     assert_eq!(fetched, [1, 1, 1]);
 }
 
+/// The launches a game system drains, by the agent id each names.
+fn launched_ids(shared: &TreeShared) -> Vec<u32> {
+    let mut ids = Vec::new();
+    shared.drain_actions(|request| {
+        if let ActionOp::Launch(_) = request.op {
+            ids.push(request.agent);
+        }
+    });
+    ids
+}
+
+/// Agents given one id that is no index of the crowd (an entity id, say):
+/// an agent ticked after one that holds an action pending under the id
+/// is not ticked, so no two launches of the crowd name the same agent,
+/// also in one tick. A holder ticked later than the agent is found at
+/// its own turn, in the same call.
+#[test]
+fn agents_given_one_id_that_is_no_index_launch_once() {
+    let (shared, mut agents, mut memories) = couriers(4);
+    // Agents 1 and 3 are both given the id 100; the others their own.
+    let id_of = |i: usize| if i % 2 == 1 { 100 } else { i as u32 };
+    let input = |i: usize, _: &Courier| TickInput::new(0.0, 0.1).with_agent(id_of(i));
+    let report = tick_all(&COURIERS, &mut agents, &mut memories, input);
+    let taken = TickError::AgentIdTaken {
+        id: 100,
+        agent: 3,
+        holder: 1,
+    };
+    assert_eq!((report.errors, report.first_error), (1, Some((3, taken))));
+    assert!(memories[3].is_idle(), "nothing ran for agent 3");
+    assert_eq!(launched_ids(&shared), [0, 100, 2]);
+    // So on while agent 1's fetch is pending; with an id of its own,
+    // agent 3 fetches.
+    let report = tick_all(&COURIERS, &mut agents, &mut memories, input);
+    assert_eq!(report.first_error, Some((3, taken)));
+    let own = |i: usize, _: &Courier| TickInput::new(0.2, 0.1).with_agent(200 + i as u32);
+    let report = tick_all(&COURIERS, &mut agents, &mut memories, own);
+    assert_eq!(report.errors, 0);
+    assert_eq!(launched_ids(&shared), [203]);
+    // A holder ticked after the agent: agent 1 holds a fetch pending under
+    // the id 20, and agent 0, waiting so far, is given 20 and fetches. Its
+    // launch goes out (nothing ticked before it holds 20); agent 1, at its
+    // turn, is not ticked, naming agent 0.
+    let (shared, mut agents, mut memories) = couriers(2);
+    agents[0].fetched = 1;
+    let ids = |a: u32, b: u32| {
+        move |i: usize, _: &Courier| TickInput::new(0.0, 0.1).with_agent(if i == 0 { a } else { b })
+    };
+    tick_all(&COURIERS, &mut agents, &mut memories, ids(10, 20));
+    assert_eq!(launched_ids(&shared), [20]);
+    agents[0].fetched = 0;
+    let report = tick_all(&COURIERS, &mut agents, &mut memories, ids(20, 20));
+    let taken = TickError::AgentIdTaken {
+        id: 20,
+        agent: 1,
+        holder: 0,
+    };
+    assert_eq!((report.errors, report.first_error), (1, Some((1, taken))));
+    assert_eq!(launched_ids(&shared), [20]);
+}
+
 /// A crowd ticked a part at a time with `tick_range` is the crowd ticked
 /// whole with `tick_all`: the same ids (each agent's index, with no id
 /// set by the input), the same launches routed back to the memories that

@@ -70,8 +70,9 @@
 //!   tick's script sets.
 //!
 //! - **References.** A picked reference is never on the path; it jumps.
-//!   The redecide budget is checked first and a jump counts against it
-//!   (not in the report's redecides). The deciders the jump would enter
+//!   The redecide budget is checked first and a jump made counts against
+//!   it (not in the report's redecides); a refused one only as the failure
+//!   of its reference. The deciders the jump would enter
 //!   are asked top down before anything changes: each new level's group, if
 //!   a slot group, must select the way's child (else that child is
 //!   rejected as `NoSelection`); the groups on the way as candidates
@@ -85,7 +86,9 @@
 //!   order, each with agent id = its index, sharing one [`Crowd`] (the
 //!   model of a `TreeShared`). Gates, global cooldowns and group roles are
 //!   keyed by place. A candidate's gate and cooldown are checked after its
-//!   timer and before a slot group's selection; its role after it
+//!   timer and before a slot group's selection (a place the agent is in,
+//!   which only a jump's restart asks about, does not count its own gate
+//!   place); its role after it
 //!   accepted (a delegating group's pick is kept only once the role lets
 //!   it in). The gate place, the cooldown stamp and the role place are
 //!   taken at activation, before the memory block is built; ticked one
@@ -2223,7 +2226,6 @@ impl<'a> Run<'a> {
                 limit: self.m.limit,
             }));
         }
-        self.redecides += 1;
         // The target's way from the root, followed by decider ids.
         let mut way = vec![(self.m.root, Place::root())];
         for t in &d.target()[1..] {
@@ -2265,6 +2267,9 @@ impl<'a> Run<'a> {
             self.refused = Some((d, at));
             return Err(Stop::Fail(Why::Refused));
         };
+        // Only a jump made counts against the budget: a refused one is the
+        // failure of its reference, one masked redecide.
+        self.redecides += 1;
         let (t, tat) = way[depth].clone();
         self.emit(Event::Jump {
             from: node(d, &at),
@@ -2279,6 +2284,15 @@ impl<'a> Run<'a> {
         };
         self.keep(j.checked_sub(1), &pick);
         Err(Stop::Jump(j, pick))
+    }
+
+    /// The agents in the gated place `at`, this one not counted: asked
+    /// about a decider it is already in (a jump's restart, which leaves it
+    /// before it enters again), an agent's own gate place counts as free.
+    fn others_inside(&self, at: &Place) -> u32 {
+        let inside = self.c.gates.get(&at.route).copied().unwrap_or(0);
+        let own = self.m.path.get(at.route.len()).is_some_and(|l| l.at == *at);
+        inside - u32::from(own)
     }
 
     /// A group on the way to a jump's target, asked as a candidate would
@@ -2298,10 +2312,7 @@ impl<'a> Run<'a> {
             }
         }
         let sync = d.pre.sync;
-        if by.is_none()
-            && sync.gate != 0
-            && self.c.gates.get(&at.route).copied().unwrap_or(0) >= u32::from(sync.gate)
-        {
+        if by.is_none() && sync.gate != 0 && self.others_inside(at) >= u32::from(sync.gate) {
             by = Some(Rejection::Gate);
         }
         if by.is_none()
@@ -2640,8 +2651,7 @@ impl<'a> Run<'a> {
             self.m.timers.insert(at.route.clone(), now);
         }
         let sync = d.pre.sync;
-        let gate_full = sync.gate != 0
-            && self.c.gates.get(&at.route).copied().unwrap_or(0) >= u32::from(sync.gate);
+        let gate_full = sync.gate != 0 && self.others_inside(&at) >= u32::from(sync.gate);
         let cooling = sync.cooldown != 0.0
             && self
                 .c

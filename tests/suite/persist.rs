@@ -1313,6 +1313,83 @@ fn a_memory_of_another_tree_is_refused_by_name() {
     );
 }
 
+/// An unknown or repeated field of a JSON snapshot is refused on its key,
+/// before its value is read: a value that is not JSON at all gives the
+/// same error, so a large one is never held (`tests/alloc.rs` measures
+/// the peak). For memories, shared states and stimuli alike, wherever
+/// the field comes.
+#[test]
+fn an_unknown_or_repeated_field_is_refused_before_its_value_is_read() {
+    let (_, memory, shared) = patrolling();
+    let mut stimuli = Stimuli::<(), 8, u32>::new();
+    stimuli.set_bit(3, 7, Some(2.0)).unwrap();
+    let texts = [
+        (
+            "memory",
+            "blocks",
+            serde_json::to_string(&memory.snapshot(1.5)).unwrap(),
+        ),
+        (
+            "shared",
+            "lost",
+            serde_json::to_string(&shared.snapshot(1.5)).unwrap(),
+        ),
+        ("stimuli", "live", serde_json::to_string(&stimuli).unwrap()),
+    ];
+    // What follows a key: no JSON value, so reading it would be a syntax
+    // error, not the refusal of the field.
+    let junk = "}}}";
+    for (what, last, text) in &texts {
+        let restore = |text: &str| -> String {
+            let mut d = serde_json::Deserializer::from_str(text);
+            let err = match *what {
+                "memory" => {
+                    let (_, mut target, _shared) = patrolling();
+                    let before = path_of(&target);
+                    let e = target.restore(1.5, &mut d).map(|_| ());
+                    assert_eq!(path_of(&target), before, "unchanged");
+                    e
+                }
+                "shared" => GUARD.new_shared(4).restore(&GUARD, 1.5, &mut d),
+                _ => Stimuli::<(), 8, u32>::restore(&mut d).map(|_| ()),
+            };
+            err.expect_err("refused").to_string()
+        };
+        let first = text.split(',').next().unwrap(); // `{"version":3`
+        let cases = [
+            // An unknown field first, after the first field, last.
+            (
+                text.replacen('{', &format!("{{\"extra\":{junk},"), 1),
+                "unknown field `extra`",
+            ),
+            (
+                text.replacen(first, &format!("{first},\"extra\":{junk}"), 1),
+                "unknown field `extra`",
+            ),
+            (
+                format!("{},\"extra\":{junk}", &text[..text.len() - 1]),
+                "unknown field `extra`",
+            ),
+            // A field given again once read, and once kept for later.
+            (
+                text.replacen(first, &format!("{first},\"version\":{junk}"), 1),
+                "duplicate field `version`",
+            ),
+        ];
+        for (bad, expected) in cases {
+            let err = restore(&bad);
+            assert!(err.contains(expected), "{what}: {err}\n{bad}");
+        }
+        // The last field given first, and again.
+        let early = text.replacen('{', &format!("{{\"{last}\":1,\"{last}\":{junk},"), 1);
+        let err = restore(&early);
+        assert!(
+            err.contains(&format!("duplicate field `{last}`")),
+            "{what}: {err}\n{early}"
+        );
+    }
+}
+
 #[test]
 fn a_block_whose_deserialize_fails_halfway_leaks_and_double_drops_nothing() {
     let (_, memory, _shared) = patrolling();

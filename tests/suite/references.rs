@@ -441,3 +441,127 @@ fn a_sequence_entered_at_a_later_step_goes_on_from_there() {
     tick(&SEQ_TREE, &mut rig, &mut memory, &at(1.0)).unwrap();
     assert_eq!(path(&SEQ_TREE, &memory), ["ROOT5", "SEQ", "S3"]);
 }
+
+// A restart of a gated group by the one agent inside: GATED_AGAIN jumps to
+// GATED_LOOP, whose gate lets one agent in at a time.
+rig_leaf! { G_STEP1 G_STEP2 G_IDLE }
+reference! { GATED_AGAIN: Rig => [GATED_ROOT, GATED_LOOP], when: yes!("GATED_AGAIN") }
+group! { GATED_LOOP: Rig, sequential [G_STEP1, G_STEP2, GATED_AGAIN], gate: 1 }
+group! { GATED_ROOT: Rig, prioritized [GATED_LOOP, G_IDLE] }
+tree! { GATED_TREE: Rig = GATED_ROOT }
+
+/// An agent's own gate slot does not count against it: a reference that
+/// restarts the gated group the agent is in passes the gate (the agent
+/// leaves it before it enters again), while another agent stays out.
+#[test]
+fn a_restart_of_a_gated_group_passes_its_own_gate_slot() {
+    let shared = GATED_TREE.new_shared(0);
+    let group = GATED_TREE.find("GATED_LOOP").unwrap();
+    let mut a = GATED_TREE.new_memory_in(&shared, 0);
+    let mut b = GATED_TREE.new_memory_in(&shared, 1);
+    let mut rig = Rig::with(&["G_STEP1", "G_STEP2", "GATED_AGAIN", "G_IDLE"]);
+    tick(&GATED_TREE, &mut rig, &mut a, &at(0.0).with_agent(0)).unwrap();
+    tick(&GATED_TREE, &mut rig, &mut b, &at(0.0).with_agent(1)).unwrap();
+    assert_eq!(
+        path(&GATED_TREE, &a),
+        ["GATED_ROOT", "GATED_LOOP", "G_STEP1"]
+    );
+    assert_eq!(
+        path(&GATED_TREE, &b),
+        ["GATED_ROOT", "G_IDLE"],
+        "the gate is full"
+    );
+    rig.ends = ["G_STEP1"].into();
+    tick(&GATED_TREE, &mut rig, &mut a, &at(1.0).with_agent(0)).unwrap();
+    assert_eq!(
+        path(&GATED_TREE, &a),
+        ["GATED_ROOT", "GATED_LOOP", "G_STEP2"]
+    );
+    // Step two ends, and the sequence restarts.
+    rig.ends = ["G_STEP2"].into();
+    let (report, text) = {
+        let mut trace = TraceRecorder::new();
+        let r = tick_traced(
+            &GATED_TREE,
+            &mut rig,
+            &mut a,
+            &at(2.0).with_agent(0),
+            &mut trace,
+        );
+        (r, trace.text().to_string())
+    };
+    let report = report.unwrap();
+    assert!(
+        text.contains("jump 4:GATED_AGAIN to 1:GATED_LOOP"),
+        "{text}"
+    );
+    assert!(!text.contains("(gate full)"), "{text}");
+    assert_eq!(
+        path(&GATED_TREE, &a),
+        ["GATED_ROOT", "GATED_LOOP", "G_STEP1"]
+    );
+    assert_eq!(
+        report.behavior,
+        GATED_TREE.find_path("GATED_ROOT/GATED_LOOP/G_STEP1")
+    );
+    assert_eq!(shared.gate_count(group), Some(1), "one agent inside");
+    // The other agent still finds the gate full.
+    let mut trace = TraceRecorder::new();
+    tick_traced(
+        &GATED_TREE,
+        &mut rig,
+        &mut b,
+        &at(2.0).with_agent(1),
+        &mut trace,
+    )
+    .unwrap();
+    assert!(
+        trace.text().contains("reject 1:GATED_LOOP (gate full)"),
+        "{}",
+        trace.text()
+    );
+    assert_eq!(path(&GATED_TREE, &b), ["GATED_ROOT", "G_IDLE"]);
+}
+
+// NEST_TREE with a budget of one redecide.
+tree! { TIGHT_NEST: Rig = ROOT, redecide_limit: 1 }
+
+/// A refused jump is one redecide of the budget, as the report counts it:
+/// the failure of its reference. With a budget of one, the group still
+/// redecides after it.
+#[test]
+fn a_refused_jump_costs_the_budget_what_the_report_counts() {
+    let mut rig = Rig::with(&["ROAD", "GO_GUARD", "WALK", "NEST", "REST"]);
+    let mut memory = TIGHT_NEST.new_memory(0);
+    let (report, text) = traced(&TIGHT_NEST, &mut rig, &mut memory, 0.0);
+    let report = report.unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(report.redecides, 1);
+    assert_eq!(path(&TIGHT_NEST, &memory), ["ROOT", "ROAD", "WALK"]);
+}
+
+// The same loop under a global cooldown instead of a gate.
+rig_leaf! { C_STEP1 C_STEP2 C_IDLE }
+reference! { COOL_AGAIN: Rig => [COOL_ROOT, COOL_LOOP], when: yes!("COOL_AGAIN") }
+group! { COOL_LOOP: Rig, sequential [C_STEP1, C_STEP2, COOL_AGAIN], cooldown: 10.0 }
+group! { COOL_ROOT: Rig, prioritized [COOL_LOOP, C_IDLE] }
+tree! { COOL_TREE: Rig = COOL_ROOT }
+
+/// A restart does not pass a global cooldown: stamped when the agent
+/// entered, it refuses the restart until it runs out.
+#[test]
+fn a_restart_waits_for_the_cooldown_its_own_entry_stamped() {
+    let shared = COOL_TREE.new_shared(0);
+    let mut a = COOL_TREE.new_memory_in(&shared, 0);
+    let mut rig = Rig::with(&["C_STEP1", "C_STEP2", "COOL_AGAIN", "C_IDLE"]);
+    tick(&COOL_TREE, &mut rig, &mut a, &at(0.0)).unwrap();
+    rig.ends = ["C_STEP1"].into();
+    tick(&COOL_TREE, &mut rig, &mut a, &at(1.0)).unwrap();
+    rig.ends = ["C_STEP2"].into();
+    let (report, text) = traced(&COOL_TREE, &mut rig, &mut a, 2.0);
+    report.unwrap();
+    assert!(
+        text.contains("reject 1:COOL_LOOP (global cooldown)"),
+        "{text}"
+    );
+    assert_eq!(path(&COOL_TREE, &a), ["COOL_ROOT", "C_IDLE"]);
+}

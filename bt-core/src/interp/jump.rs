@@ -20,7 +20,9 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     /// deactivated and the reference fails in its group. Otherwise the
     /// levels below the common ancestor of the reference and the target
     /// are deactivated, deepest first, and the way down to the target is
-    /// entered as one pick. Each jump counts against the redecide budget.
+    /// entered as one pick. Each jump made counts one against the
+    /// redecide budget; a refused one only as the failure of the reference
+    /// (the masked redecide the report counts).
     #[cold]
     #[inline(never)]
     pub(super) fn jump(&mut self, k: usize) -> Step<L> {
@@ -36,7 +38,6 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             // redecide that the budget refuses, with its event and error.
             return Step::Fail(k, Why::Refused);
         }
-        self.redecides += 1;
         let Some(t) = crate::tree::target_of(self.items, reference) else {
             // Only a table assembled by hand gets here.
             return Step::Fail(k, Why::Refused);
@@ -62,6 +63,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         let Some(mut pick) = self.jump_checks(&path, j, depth) else {
             return Step::Fail(k, Why::Refused);
         };
+        self.redecides += 1;
         self.trace(|r| Event::Jump {
             from: r.node(reference),
             to: r.node(t),

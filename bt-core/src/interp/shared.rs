@@ -27,7 +27,7 @@ pub(crate) fn pending_under<A: 'static, const L: usize, const S: usize, const N:
 /// The agent ids the pending deferred actions of `memory` were launched
 /// under.
 #[inline]
-fn pending_agents<'m, A: 'static, const L: usize, const S: usize, const N: usize>(
+pub(crate) fn pending_agents<'m, A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     memory: &'m AgentMemory<A, L, S, N>,
 ) -> impl Iterator<Item = u32> + 'm {
@@ -58,7 +58,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     pub(super) fn shared_rejection(&self, c: usize) -> Option<Rejection> {
         let item = &self.items[c];
         if item.is(Has::SYNC)
-            && let Some(by) = self.sync_rejection(item)
+            && let Some(by) = self.sync_rejection(c)
         {
             return Some(by);
         }
@@ -68,12 +68,19 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         None
     }
 
-    /// The gate and global cooldown of a candidate.
+    /// The gate and global cooldown of candidate `c`. The agent's own gate
+    /// slot does not count against it: asked about a decider it is in (a
+    /// reference's restart, which leaves it before it enters again), it
+    /// is refused only when the gate is full without it.
     #[inline]
-    pub(super) fn sync_rejection(&self, item: &Item<A>) -> Option<Rejection> {
+    pub(super) fn sync_rejection(&self, c: usize) -> Option<Rejection> {
+        let item = &self.items[c];
         let shared = self.shared();
         let sync = &item.decider.pre.sync;
-        if item.gate != NO_SLOT && !shared.gate_open(item.gate, sync.gate) {
+        if item.gate != NO_SLOT
+            && !shared.gate_open(item.gate, sync.gate)
+            && !(self.is_in(c) && shared.gate_open(item.gate, sync.gate.saturating_add(1)))
+        {
             return Some(Rejection::Gate);
         }
         if item.cooldown != NO_SLOT
@@ -82,6 +89,13 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             return Some(Rejection::Cooldown);
         }
         None
+    }
+
+    /// Whether the agent is in item `c`: it is on the active path.
+    #[inline]
+    fn is_in(&self, c: usize) -> bool {
+        let depth = self.items[c].depth as usize;
+        depth < self.mem.depth() && self.mem.levels[depth].item as usize == c
     }
 
     /// The group role of a candidate that accepts: it registers in the

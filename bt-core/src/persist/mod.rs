@@ -126,7 +126,11 @@
 //!   exactly once.
 //! - **Any key order.** A self-describing format (JSON) may give a
 //!   snapshot's fields in any order: a `serde_json::Value` or `jq -S`
-//!   sorts them. An unknown or repeated field is refused.
+//!   sorts them. An unknown or repeated field is refused on its key,
+//!   before its value is read: refusing it holds none of it, whatever its
+//!   size. (A known field that comes before the one read next is kept,
+//!   decoded, until it is read: an array of small numbers takes some 20
+//!   times its size in the input then.)
 //!
 //! Errors come in two kinds ([`RestoreError`]): the format's own (truncated
 //! input, a wrong type) and [`SnapshotError`] for a snapshot that decodes
@@ -310,10 +314,33 @@ impl<'de, A: SeqAccess<'de>> Fields<'de> for SeqFields<A> {
 }
 
 /// The fields of a map, in any key order: a field that comes before it is
-/// asked for is kept (as [`Content`]) until it is.
+/// asked for is kept (as [`Content`]) until it is. A key that is not one of
+/// the struct's fields, or that came before, is refused on the key itself,
+/// before its value is read: such a value is never held, whatever its size.
 struct MapFields<A> {
     map: A,
-    early: Vec<(String, Content)>,
+    names: &'static [&'static str],
+    /// The fields whose key came: bit `i` for `names[i]`.
+    seen: u64,
+    early: Vec<(usize, Content)>,
+}
+
+impl<'de, A: MapAccess<'de>> MapFields<A> {
+    /// The next key, as an index into `names`: an unknown key or one that
+    /// came before is the error.
+    fn next_key(&mut self) -> Result<Option<usize>, A::Error> {
+        let Some(i) = self.map.next_key_seed(Key(self.names))? else {
+            return Ok(None);
+        };
+        if self.seen & (1 << i) != 0 {
+            return Err(de::Error::custom(format_args!(
+                "duplicate field `{}`",
+                self.names[i]
+            )));
+        }
+        self.seen |= 1 << i;
+        Ok(Some(i))
+    }
 }
 
 impl<'de, A: MapAccess<'de>> Fields<'de> for MapFields<A> {
@@ -324,22 +351,56 @@ impl<'de, A: MapAccess<'de>> Fields<'de> for MapFields<A> {
         name: &'static str,
         seed: T,
     ) -> Result<T::Value, A::Error> {
-        if let Some(at) = self.early.iter().position(|(k, _)| k == name) {
+        let want = self.names.iter().position(|n| *n == name);
+        debug_assert!(want.is_some(), "field `{name}` is not in the list");
+        if let Some(at) = self.early.iter().position(|(i, _)| Some(*i) == want) {
             let (_, kept) = self.early.swap_remove(at);
             return seed.deserialize(ContentDeserializer::<A::Error>::new(kept));
         }
         loop {
-            match self.map.next_key::<String>()? {
-                Some(key) if key == name => return self.map.next_value_seed(seed),
-                Some(key) => {
-                    if self.early.iter().any(|(k, _)| *k == key) {
-                        return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
-                    }
+            match self.next_key()? {
+                Some(i) if Some(i) == want => return self.map.next_value_seed(seed),
+                Some(i) => {
                     let kept: Content = self.map.next_value()?;
-                    self.early.push((key, kept));
+                    self.early.push((i, kept));
                 }
                 None => return Err(de::Error::missing_field(name)),
             }
+        }
+    }
+}
+
+/// A map key read as the index of a struct's field, without keeping it: an
+/// unknown key is the error, named (up to its first 64 characters).
+struct Key(&'static [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = usize;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+        d.deserialize_identifier(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<usize, E> {
+        self.0.iter().position(|n| *n == key).ok_or_else(|| {
+            let end = key.char_indices().nth(64).map_or(key.len(), |(at, _)| at);
+            let more = if end < key.len() { "…" } else { "" };
+            E::custom(format_args!("unknown field `{}{more}`", &key[..end]))
+        })
+    }
+
+    fn visit_bytes<E: de::Error>(self, key: &[u8]) -> Result<usize, E> {
+        match core::str::from_utf8(key) {
+            Ok(key) => self.visit_str(key),
+            Err(_) => Err(E::custom("unknown field (not UTF-8)")),
         }
     }
 }
@@ -354,7 +415,8 @@ pub trait Body<'de> {
     fn read<F: Fields<'de>>(self, f: &mut F) -> Result<Self::Value, F::Error>;
 }
 
-struct StructVisitor<B>(B, &'static str);
+/// The body, the struct's name and its field names.
+struct StructVisitor<B>(B, &'static str, &'static [&'static str]);
 
 impl<'de, B: Body<'de>> Visitor<'de> for StructVisitor<B> {
     type Value = B::Value;
@@ -370,21 +432,35 @@ impl<'de, B: Body<'de>> Visitor<'de> for StructVisitor<B> {
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<B::Value, A::Error> {
         let mut fields = MapFields {
             map,
+            names: self.2,
+            seen: 0,
             early: Vec::new(),
         };
         let value = self.0.read(&mut fields)?;
-        let unknown = match fields.early.pop() {
-            Some((key, _)) => Some(key),
-            None => fields.map.next_key::<String>()?,
-        };
-        match unknown {
-            Some(key) => Err(de::Error::custom(format_args!("unknown field `{key}`"))),
+        // Every field was read: a key still to come is unknown or repeated
+        // (the error of `next_key`), and so is a field kept but not read.
+        if let Some((i, _)) = fields.early.pop() {
+            return Err(de::Error::custom(format_args!(
+                "unknown field `{}`",
+                fields.names[i]
+            )));
+        }
+        match fields.next_key()? {
+            Some(i) => Err(de::Error::custom(format_args!(
+                "unknown field `{}`",
+                fields.names[i]
+            ))),
             None => Ok(value),
         }
     }
 }
 
-/// Reads the struct `name` with `fields` from `d` into `body`.
+/// Reads the struct `name` with `fields` (at most 64) from `d` into
+/// `body`, which reads them in that order. From a map, a key not in
+/// `fields`, or given twice, is refused before its value is read.
+///
+/// # Panics
+/// If `fields` has more than 64 names.
 #[doc(hidden)]
 pub fn read_struct<'de, D: Deserializer<'de>, B: Body<'de>>(
     d: D,
@@ -392,7 +468,8 @@ pub fn read_struct<'de, D: Deserializer<'de>, B: Body<'de>>(
     fields: &'static [&'static str],
     body: B,
 ) -> Result<B::Value, D::Error> {
-    d.deserialize_struct(name, fields, StructVisitor(body, name))
+    assert!(fields.len() <= 64, "struct `{name}`: more than 64 fields");
+    d.deserialize_struct(name, fields, StructVisitor(body, name, fields))
 }
 
 /// What the `persist` key of `behavior!` expands to. Not public API.
