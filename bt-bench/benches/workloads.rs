@@ -670,7 +670,7 @@ fn par_run(n: usize, t: u32, how: Ticking) -> (f64, f64, Option<f64>, Activation
             }
             let stepped = Instant::now();
             let now = world::now(tick_no);
-            let input = |_: usize, a: &w1_core::Agent| {
+            let input = |_: usize, a: &mut w1_core::Agent| {
                 bt_core::TickInput::new(now, world::DT).with_decision(a.world.flags())
             };
             let report = if how == Ticking::Serial {

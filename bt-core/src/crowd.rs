@@ -92,8 +92,9 @@ impl CrowdReport {
 }
 
 /// Ticks every agent once, in index order: agent `i` with `memories[i]`
-/// and the input `input(i, &agents[i])` (which builds its decision and
-/// stimuli words). Agent `i`'s id ([`TickInput::agent`]) is `i` unless
+/// and the input `input(i, &mut agents[i])`, which builds its decision and
+/// stimuli words, and may update what the agent keeps for them first (its
+/// [`Stimuli`](crate::Stimuli): `agent.senses.update(dt)`). Agent `i`'s id ([`TickInput::agent`]) is `i` unless
 /// `input` sets one with [`TickInput::with_agent`]; its deferred actions
 /// are launched under that id. Allocates nothing; an agent's error does
 /// not stop the others.
@@ -114,7 +115,7 @@ pub fn tick_all<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agents: &mut [A],
     memories: &mut [AgentMemory<A, L, S, N>],
-    mut input: impl FnMut(usize, &A) -> TickInput,
+    mut input: impl FnMut(usize, &mut A) -> TickInput,
 ) -> CrowdReport {
     assert_eq!(
         agents.len(),
@@ -128,7 +129,7 @@ pub fn tick_all<A: 'static, const L: usize, const S: usize, const N: usize>(
 
 /// Ticks agents `range` of a crowd once, in index order, as [`tick_all`]
 /// ticks them: agent `i` (an index into the whole slices) with
-/// `memories[i]`, the input `input(i, &agents[i])` and the id `i` unless
+/// `memories[i]`, the input `input(i, &mut agents[i])` and the id `i` unless
 /// the input sets one. For a crowd ticked a part at a time (a tenth of it
 /// each frame, say), or around agents ticked another way.
 ///
@@ -144,7 +145,7 @@ pub fn tick_all<A: 'static, const L: usize, const S: usize, const N: usize>(
 /// // A tenth of the crowd a frame: each agent ticks every tenth frame.
 /// for frame in 0..10usize {
 ///     let part = frame % 10 * 10..frame % 10 * 10 + 10;
-///     let input = |_, _: &Npc| TickInput::new(frame as f64 / 60.0, 1.0 / 6.0);
+///     let input = |_, _: &mut Npc| TickInput::new(frame as f64 / 60.0, 1.0 / 6.0);
 ///     let report = tick_range(&NPCS, &mut agents, &mut memories, part, input);
 ///     assert_eq!(report.ticked, 10);
 /// }
@@ -165,7 +166,7 @@ pub fn tick_range<A: 'static, const L: usize, const S: usize, const N: usize>(
     agents: &mut [A],
     memories: &mut [AgentMemory<A, L, S, N>],
     range: core::ops::Range<usize>,
-    mut input: impl FnMut(usize, &A) -> TickInput,
+    mut input: impl FnMut(usize, &mut A) -> TickInput,
 ) -> CrowdReport {
     assert_eq!(
         agents.len(),
@@ -302,7 +303,7 @@ fn tick_slice<A: 'static, const L: usize, const S: usize, const N: usize>(
     agents: &mut [A],
     memories: &mut [AgentMemory<A, L, S, N>],
     base: usize,
-    input: &mut impl FnMut(usize, &A) -> TickInput,
+    input: &mut impl FnMut(usize, &mut A) -> TickInput,
     report: &mut CrowdReport,
 ) {
     if tree.shape.actions > 0 {
@@ -325,12 +326,12 @@ fn tick_launching<A: 'static, const L: usize, const S: usize, const N: usize>(
     agents: &mut [A],
     memories: &mut [AgentMemory<A, L, S, N>],
     range: core::ops::Range<usize>,
-    input: &mut impl FnMut(usize, &A) -> TickInput,
+    input: &mut impl FnMut(usize, &mut A) -> TickInput,
     report: &mut CrowdReport,
 ) {
     let mut ids = CrowdIds::new();
     for i in range {
-        let input = input(i, &agents[i]).or_agent(i);
+        let input = input(i, &mut agents[i]).or_agent(i);
         match ids.check(tree, memories, i, &input) {
             Ok(()) => tick_member(
                 tree,
@@ -384,8 +385,9 @@ impl Tally for Member<'_> {
 /// the frame take a while to wake up. A frame that runs inside the pool
 /// (its loop in [`rayon::scope`] or `ThreadPool::install`, as an engine's
 /// job system runs it) starts on the calling worker at once: on two cores,
-/// W1 at N = 100 000 ticks 1.95 times as fast as with [`tick_all`] that
-/// way, 1.5 times from outside.
+/// W1 at N = 100 000 ticks nearly twice as fast as with [`tick_all`] that
+/// way, less so from outside (figures in the repository's
+/// `bt-bench/README.md`).
 ///
 /// # Panics
 /// As [`tick_all`].
@@ -394,7 +396,7 @@ pub fn par_tick_all<A: Send + 'static, const L: usize, const S: usize, const N: 
     tree: &Tree<A, L, S, N>,
     agents: &mut [A],
     memories: &mut [AgentMemory<A, L, S, N>],
-    input: impl Fn(usize, &A) -> TickInput + Sync,
+    input: impl Fn(usize, &mut A) -> TickInput + Sync,
 ) -> CrowdReport {
     use rayon::prelude::*;
     assert_eq!(
@@ -406,7 +408,7 @@ pub fn par_tick_all<A: Send + 'static, const L: usize, const S: usize, const N: 
     const CHUNK: usize = 256;
     if tree.needs_shared() {
         let mut report = CrowdReport::default();
-        let mut input = |i: usize, a: &A| input(i, a);
+        let mut input = |i: usize, a: &mut A| input(i, a);
         tick_slice(tree, agents, memories, 0, &mut input, &mut report);
         return report;
     }
@@ -416,7 +418,7 @@ pub fn par_tick_all<A: Send + 'static, const L: usize, const S: usize, const N: 
         .enumerate()
         .map(|(c, (agents, memories))| {
             let mut report = CrowdReport::default();
-            let mut input = |i: usize, a: &A| input(i, a);
+            let mut input = |i: usize, a: &mut A| input(i, a);
             tick_slice(tree, agents, memories, c * CHUNK, &mut input, &mut report);
             report
         })

@@ -362,7 +362,7 @@ impl FlightRecorder {
         tree: &Tree<A, L, S, N>,
         agents: &mut [A],
         memories: &mut [AgentMemory<A, L, S, N>],
-        input: impl FnMut(usize, &A) -> TickInput,
+        input: impl FnMut(usize, &mut A) -> TickInput,
     ) -> CrowdReport {
         self.crowd(tree, agents, memories, input, None)
     }
@@ -384,7 +384,7 @@ impl FlightRecorder {
         tree: &Tree<A, L, S, N>,
         agents: &mut [A],
         memories: &mut [AgentMemory<A, L, S, N>],
-        input: impl FnMut(usize, &A) -> TickInput,
+        input: impl FnMut(usize, &mut A) -> TickInput,
     ) -> CrowdReport {
         self.crowd(
             tree,

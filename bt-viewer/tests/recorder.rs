@@ -593,7 +593,7 @@ fn a_recorded_crowd_refuses_an_id_taken_as_tick_all_does() {
         for t in 0..2 {
             // Agent 4 takes agent 1's id at the second tick, while agent
             // 1's fetch is pending.
-            let input = |i: usize, _: &Courier| {
+            let input = |i: usize, _: &mut Courier| {
                 let id = if t == 1 && i == 4 { 1 } else { i as u32 };
                 TickInput::new(f64::from(t), 0.1).with_agent(id)
             };

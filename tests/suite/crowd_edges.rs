@@ -247,7 +247,7 @@ fn an_agent_given_the_id_of_another_with_a_pending_action_is_not_ticked() {
     let (shared, mut agents, mut memories) = couriers(3);
     // Agent 2 is given agent 0's id.
     let id_of = |i: usize| if i == 2 { 0 } else { i as u32 };
-    let input = |i: usize, _: &Courier| TickInput::new(0.0, 0.1).with_agent(id_of(i));
+    let input = |i: usize, _: &mut Courier| TickInput::new(0.0, 0.1).with_agent(id_of(i));
     let report = tick_all(&COURIERS, &mut agents, &mut memories, input);
     assert_eq!(report.errors, 1);
     let expected = TickError::AgentIdTaken {
@@ -264,7 +264,7 @@ fn an_agent_given_the_id_of_another_with_a_pending_action_is_not_ticked() {
     assert!(memories[2].is_idle(), "nothing ran for agent 2");
     assert_eq!(report_launches(&shared, &mut memories), [0, 1]);
     // With its own id, agent 2 fetches too; the others wait.
-    let input = |i: usize, _: &Courier| TickInput::new(0.1, 0.1).with_agent(i as u32);
+    let input = |i: usize, _: &mut Courier| TickInput::new(0.1, 0.1).with_agent(i as u32);
     let report = tick_all(&COURIERS, &mut agents, &mut memories, input);
     assert_eq!(report.errors, 0);
     assert_eq!(report_launches(&shared, &mut memories), [2]);
@@ -294,7 +294,7 @@ fn agents_given_one_id_that_is_no_index_launch_once() {
     let (shared, mut agents, mut memories) = couriers(4);
     // Agents 1 and 3 are both given the id 100; the others their own.
     let id_of = |i: usize| if i % 2 == 1 { 100 } else { i as u32 };
-    let input = |i: usize, _: &Courier| TickInput::new(0.0, 0.1).with_agent(id_of(i));
+    let input = |i: usize, _: &mut Courier| TickInput::new(0.0, 0.1).with_agent(id_of(i));
     let report = tick_all(&COURIERS, &mut agents, &mut memories, input);
     let taken = TickError::AgentIdTaken {
         id: 100,
@@ -308,7 +308,7 @@ fn agents_given_one_id_that_is_no_index_launch_once() {
     // agent 3 fetches.
     let report = tick_all(&COURIERS, &mut agents, &mut memories, input);
     assert_eq!(report.first_error, Some((3, taken)));
-    let own = |i: usize, _: &Courier| TickInput::new(0.2, 0.1).with_agent(200 + i as u32);
+    let own = |i: usize, _: &mut Courier| TickInput::new(0.2, 0.1).with_agent(200 + i as u32);
     let report = tick_all(&COURIERS, &mut agents, &mut memories, own);
     assert_eq!(report.errors, 0);
     assert_eq!(launched_ids(&shared), [203]);
@@ -319,7 +319,9 @@ fn agents_given_one_id_that_is_no_index_launch_once() {
     let (shared, mut agents, mut memories) = couriers(2);
     agents[0].fetched = 1;
     let ids = |a: u32, b: u32| {
-        move |i: usize, _: &Courier| TickInput::new(0.0, 0.1).with_agent(if i == 0 { a } else { b })
+        move |i: usize, _: &mut Courier| {
+            TickInput::new(0.0, 0.1).with_agent(if i == 0 { a } else { b })
+        }
     };
     tick_all(&COURIERS, &mut agents, &mut memories, ids(10, 20));
     assert_eq!(launched_ids(&shared), [20]);
@@ -344,7 +346,7 @@ fn a_crowd_ticked_a_part_at_a_time_is_ticked_as_tick_all_ticks_it() {
     let (whole_shared, mut whole_agents, mut whole_memories) = couriers(10);
     let (shared, mut agents, mut memories) = couriers(10);
     for frame in 0..3 {
-        let input = |_: usize, _: &Courier| TickInput::new(f64::from(frame) * 0.1, 0.1);
+        let input = |_: usize, _: &mut Courier| TickInput::new(f64::from(frame) * 0.1, 0.1);
         let whole = tick_all(&COURIERS, &mut whole_agents, &mut whole_memories, input);
         let mut ticked = 0;
         for part in parts.clone() {
@@ -365,9 +367,9 @@ fn a_crowd_ticked_a_part_at_a_time_is_ticked_as_tick_all_ticks_it() {
     assert_eq!(fetched(&agents), [1; 10]);
     // An id clash inside a part is reported under the crowd's indices.
     let (_shared, mut agents, mut memories) = couriers(10);
-    let first = |_: usize, _: &Courier| TickInput::new(0.0, 0.1);
+    let first = |_: usize, _: &mut Courier| TickInput::new(0.0, 0.1);
     bt_core::tick_range(&COURIERS, &mut agents, &mut memories, 4..5, first);
-    let clash = |i: usize, _: &Courier| {
+    let clash = |i: usize, _: &mut Courier| {
         TickInput::new(0.1, 0.1).with_agent(if i == 5 { 4 } else { i as u32 })
     };
     let report = bt_core::tick_range(&COURIERS, &mut agents, &mut memories, 3..7, clash);

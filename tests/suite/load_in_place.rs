@@ -478,7 +478,7 @@ fn fresh_load(save: &Save) -> Crew {
 /// gate of one admits one, whichever way the crowd is ticked.
 fn everyone_wants_the_gate(crew: &mut Crew, how: &str) {
     let jobs = [Job::WORK; 3];
-    let input = |i: usize, w: &Worker| {
+    let input = |i: usize, w: &mut Worker| {
         TickInput::new(crew_now(w), 0.5)
             .with_decision(jobs[i])
             .with_agent(w.id)
@@ -497,7 +497,8 @@ fn everyone_wants_the_gate(crew: &mut Crew, how: &str) {
         _ => std::thread::scope(|s| {
             for (i, (w, m)) in crew.workers.iter_mut().zip(&mut crew.memories).enumerate() {
                 s.spawn(move || {
-                    tick(&CREW, w, m, &input(i, w)).expect("ticks");
+                    let input = input(i, w);
+                    tick(&CREW, w, m, &input).expect("ticks");
                 });
             }
         }),

@@ -219,7 +219,7 @@ tree! {
     memory: WalkerMemory,
 }
 
-fn input(t: u32) -> impl Fn(usize, &Walker) -> TickInput + Sync {
+fn input(t: u32) -> impl Fn(usize, &mut Walker) -> TickInput + Sync {
     move |i, w| {
         TickInput::new(f64::from(t) * 0.25, 0.25)
             .with_decision_bits(w.state & 2)
@@ -408,7 +408,7 @@ fn shared_run(agents: usize, frames: u32, seed: u64, parallel: bool) -> SharedRu
     }
 }
 
-fn shared_input(t: u32) -> impl Fn(usize, &Walker) -> TickInput + Sync {
+fn shared_input(t: u32) -> impl Fn(usize, &mut Walker) -> TickInput + Sync {
     move |_, w| TickInput::new(f64::from(t) * 0.2, 0.2).with_decision_bits(w.state & 2)
 }
 

@@ -23,7 +23,7 @@ impl FlightRecorder {
         tree: &Tree<A, L, S, N>,
         agents: &mut [A],
         memories: &mut [AgentMemory<A, L, S, N>],
-        mut input: impl FnMut(usize, &A) -> TickInput,
+        mut input: impl FnMut(usize, &mut A) -> TickInput,
         values: Option<fn(&mut DataStore, usize, &A)>,
     ) -> CrowdReport {
         assert_eq!(
@@ -66,7 +66,7 @@ impl FlightRecorder {
         tree: &Tree<A, L, S, N>,
         agents: &mut [A],
         memories: &mut [AgentMemory<A, L, S, N>],
-        input: &mut impl FnMut(usize, &A) -> TickInput,
+        input: &mut impl FnMut(usize, &mut A) -> TickInput,
         values: Option<fn(&mut DataStore, usize, &A)>,
         mut to: usize,
         report: &mut CrowdReport,
@@ -83,7 +83,7 @@ impl FlightRecorder {
         let mut ticked = 0;
         while to < agents.len() && slot_of[to] != u32::MAX {
             let slot = slot_of[to] as usize;
-            let inp = input(to, &agents[to]).or_agent(to);
+            let inp = input(to, &mut agents[to]).or_agent(to);
             if launching && let Err(e) = check_agent_id(tree, memories, to, &inp) {
                 report.add(to, Err(e));
                 to += 1;
