@@ -52,6 +52,19 @@ pub trait TreeMemory: Send + Sync + Sized + 'static {
     #[doc(hidden)]
     fn has_actions(tree: &'static Self::Tree) -> bool;
 
+    /// Whether the tree's brains share state (a gate, a global cooldown, a
+    /// group role or a deferred action): then who gets through depends on
+    /// the order they tick in.
+    #[doc(hidden)]
+    fn needs_shared(tree: &'static Self::Tree) -> bool;
+
+    /// The tag type's name, for a memory under a tag
+    /// ([`Tagged`](crate::Tagged)).
+    #[doc(hidden)]
+    fn tag() -> Option<&'static str> {
+        None
+    }
+
     /// The tree that made this memory.
     #[doc(hidden)]
     fn tree(&self) -> &'static Self::Tree;
@@ -203,6 +216,10 @@ where
 
     fn has_actions(tree: &'static Self::Tree) -> bool {
         tree.shape().actions > 0
+    }
+
+    fn needs_shared(tree: &'static Self::Tree) -> bool {
+        tree.needs_shared()
     }
 
     fn tree(&self) -> &'static Self::Tree {

@@ -11,17 +11,24 @@ use bt_core::{AgentMemory, Outcome, Stimuli, TickError, TickReport, Ticket, Tree
 
 use crate::adapter::TreeMemory;
 use crate::plugin::{ActionMessage, BrainShared, PluginTrees};
+use crate::refused::{BrainRefused, RefuseBrain};
 use crate::tagged::Tagged;
 
 /// An entity's brain: its [`AgentMemory`] for one tree, and what its last
 /// tick did.
 ///
 /// Insert `Brain::new(&TREE)` (alone or in a bundle); when it lands on an
-/// entity it is bound to the crowd's [`BrainShared`] state and its random
-/// generator is seeded with [`Entity::to_bits`], so the same entities make
-/// the same random choices in every run. The agent id every tick and every
-/// deferred action carries is the entity's index
+/// entity it is bound to its tree's crowd (in [`BrainShared`]) and its
+/// random generator is seeded with [`Entity::to_bits`], so the same
+/// entities make the same random choices in every run. The agent id every
+/// tick and every deferred action carries is the entity's index
 /// ([`Entity::index_u32`]).
+///
+/// A brain that no [`BrainPlugin`](crate::BrainPlugin) runs as `Brain<M>`
+/// (made without the tag of its tree's plugin, with another one, or for a
+/// tree no plugin runs) is refused: removed from its entity as soon as it
+/// lands, with a [`BrainRefused`] error for Bevy's error handler, which
+/// panics unless the game chose another one.
 ///
 /// Removing it, replacing it or despawning its entity gives back whatever
 /// the entity held in the shared state: its gate slots, its places in group
@@ -96,50 +103,35 @@ impl<M: TreeMemory> Brain<M> {
         self.memory.complete(ticket, outcome)
     }
 
-    /// When a brain lands on an entity: bind it to the crowd and seed it
-    /// from the entity.
+    /// When a brain lands on an entity: bind it to its tree's crowd and
+    /// seed it from the entity, or refuse it when no plugin runs its tree
+    /// as `Brain<M>`.
     fn on_insert_hook(mut world: DeferredWorld, cx: HookContext) {
-        let shared = world
-            .get_resource::<BrainShared<M>>()
-            .map(|s| (s.tree(), s.state().clone()));
         let Some(tree) = world.get::<Self>(cx.entity).map(|b| b.memory.tree()) else {
             return;
         };
-        let bound = match &shared {
-            Some((own, shared)) if std::ptr::eq(*own, tree) => {
-                Some(M::bound(tree, shared, cx.entity.to_bits()))
-            }
-            _ => None,
-        };
+        let bound = world
+            .get_resource_mut::<BrainShared<M>>()
+            .and_then(|mut shared| {
+                let shared = shared.bypass_change_detection();
+                let k = shared.index_of(tree)?;
+                let crowd = &mut shared.crowds[k];
+                crowd.members.joined(cx.entity);
+                Some(M::bound(tree, crowd.state(), cx.entity.to_bits()))
+            });
         if bound.is_none() {
-            let runs_as = world
+            let plugin_tag = world
                 .get_resource::<PluginTrees>()
-                .and_then(|trees| trees.runs_as(tree));
-            let tree_name = M::tree_name(tree);
-            match (runs_as, &shared) {
-                (Some(runs_as), _) => log::warn!(
-                    target: "bt_bevy",
-                    "{}: brain of tree `{tree_name}` inserted as `Brain<{}>`, but the tree's \
-                     BrainPlugin runs its brains as `Brain<{runs_as}>`: make the brain with \
-                     the plugin's tag, `Brain::new(&TREE).tagged::<Tag>()` for \
-                     `BrainPlugin::new(&TREE).tagged::<Tag>()`, or with none for none",
-                    cx.entity,
-                    std::any::type_name::<M>(),
-                ),
-                (None, Some((own, _))) => log::warn!(
-                    target: "bt_bevy",
-                    "{}: brain of tree `{tree_name}` inserted, but the BrainPlugin of its \
-                     memory type runs tree `{}`: tag one of them (BrainPlugin::tagged, \
-                     Brain::tagged)",
-                    cx.entity,
-                    M::tree_name(own)
-                ),
-                (None, None) => log::warn!(
-                    target: "bt_bevy",
-                    "{}: brain of tree `{tree_name}` inserted, but its BrainPlugin was not added",
-                    cx.entity,
-                ),
-            }
+                .and_then(|trees| trees.runs_with(tree));
+            world.commands().queue(RefuseBrain::<M> {
+                tree,
+                refused: BrainRefused {
+                    entity: cx.entity,
+                    tree: M::tree_name(tree),
+                    tag: M::tag(),
+                    plugin_tag,
+                },
+            });
         }
         let Some(mut brain) = world.get_mut::<Self>(cx.entity) else {
             return;
@@ -161,11 +153,13 @@ impl<M: TreeMemory> Brain<M> {
         };
         let brain = brain.bypass_change_detection();
         brain.memory.release();
+        let tree = brain.memory.tree();
         let shared = brain.memory.shared().cloned();
         #[cfg(feature = "viewer")]
         {
             let lane = std::mem::replace(&mut brain.lane, crate::record::NO_LANE);
             if let Some(mut recorder) = world.get_resource_mut::<crate::record::BrainRecorder<M>>()
+                && recorder.records(tree)
             {
                 // Its lane in the recording ends here.
                 recorder.release(lane);
@@ -174,10 +168,16 @@ impl<M: TreeMemory> Brain<M> {
         let Some(shared) = shared else {
             return;
         };
-        let mut moved = world
-            .get_resource_mut::<BrainShared<M>>()
-            .map(|mut s| std::mem::take(&mut s.bypass_change_detection().moved))
-            .unwrap_or_default();
+        let Some(mut crowds) = world.get_resource_mut::<BrainShared<M>>() else {
+            return;
+        };
+        let crowds = crowds.bypass_change_detection();
+        let Some(k) = crowds.index_of(tree) else {
+            return;
+        };
+        let crowd = &mut crowds.crowds[k];
+        crowd.members.left();
+        let mut moved = std::mem::take(&mut crowd.moved);
         crate::adapter::drain(&shared, |request| {
             // Every request still queued is this entity's or a live one's:
             // queues are drained at the end of each tick and whenever a
@@ -188,7 +188,7 @@ impl<M: TreeMemory> Brain<M> {
             world.write_message(ActionMessage::<M>::new(entity, request));
         });
         if let Some(mut s) = world.get_resource_mut::<BrainShared<M>>() {
-            s.bypass_change_detection().moved = moved;
+            s.bypass_change_detection().crowds[k].moved = moved;
         }
     }
 }

@@ -13,8 +13,14 @@ use crate::adapter::{self, TreeMemory};
 /// ticks) and followed by a state dump of its active path, both kept here
 /// and written to the `log` crate at `info` level under the `bt_bevy`
 /// target (Bevy's `LogPlugin` shows them). Entities without it are ticked
-/// in parallel with no trace at all; the ones with it are ticked one by
-/// one after them.
+/// with no trace at all.
+///
+/// Debugging changes no decision: the same app makes the same decisions
+/// with or without it, on any entities. A brain of a tree with shared
+/// state (gates, cooldowns, roles, deferred actions) is traced in its
+/// place in entity order; in any other tree the traced brains tick one by
+/// one after the parallel tick, which changes nothing, since no brain's
+/// tick depends on another's there.
 ///
 /// For bt-core's leveled debug output of one entity instead, use
 /// `bt_core::watch_agent(Some(bt_bevy::agent_id(entity)))` with

@@ -1,11 +1,14 @@
 //! Runs [`bt_core`] decider trees on Bevy ECS entities.
 //!
 //! Each entity with a [`Brain`] is an agent: the plugin ticks every brain
-//! once per run of its schedule, in parallel over Bevy's query, with the
-//! time from Bevy's clock, decision flags from a [`Decisions`] component
-//! and stimuli from a [`Senses`] component. Behaviors read and write the
-//! entity's own components; deferred actions leave as messages and their
-//! outcomes come back as messages.
+//! once per run of its schedule, with the time from Bevy's clock, decision
+//! flags from a [`Decisions`] component and stimuli from a [`Senses`]
+//! component: in parallel over Bevy's query, or, for a tree whose brains
+//! share state (gates, cooldowns, roles, deferred actions), one after the
+//! other in entity order, so that the same app makes the same decisions in
+//! every run. Behaviors read and write the entity's own components;
+//! deferred actions leave as messages and their outcomes come back as
+//! messages.
 //!
 //! ```
 //! use bevy_app::{App, TaskPoolPlugin, Update};
@@ -64,6 +67,16 @@
 //! [`ActionMessage`]s ([`BrainSystems::Tick`]). It adds the crowd's shared
 //! state as the [`BrainShared`] resource and a per-run tally,
 //! [`BrainStats`].
+//!
+//! - **Order.** The brains of a tree with shared state (a gate, a global
+//!   cooldown, a group role or a deferred action) tick one after the other
+//!   in the order of their entities' indexes, their agent ids, as bt-core's
+//!   `tick_all` ticks a crowd in index order: who gets through a gate
+//!   depends on who ticked before, so no parallel order would make the same
+//!   decisions twice. The brains of any other tree tick in parallel: each
+//!   decides on its own entity alone. Either way the same app makes the
+//!   same decisions in every run, and debugging or recording a brain
+//!   changes none of them.
 //!
 //! - **Brains.** [`Brain::new(&TREE)`](Brain::new) is a component holding the
 //!   entity's `AgentMemory`. When it lands on an entity it is bound to the
@@ -160,13 +173,57 @@
 //! are Bevy types over the tree's memory type `M` ([`BrainShared<M>`],
 //! [`ActionMessage<M>`], [`BrainStats<M>`], [`Brain<M>`]), so trees with
 //! different memory types never meet. Two trees over the same agent type
-//! with the same shape have the *same* memory type, though: give one of
-//! them (or each) a tag type, [`BrainPlugin::tagged`] and
-//! [`Brain::tagged`], and it runs as [`Tagged<M, Tag>`](Tagged), with its
-//! own shared state, tick system, messages and stats. Adding a second
-//! tree of the same (untagged) memory type panics and says so, and adding
-//! the same tree twice under the same tag panics naming the tree; the same
-//! tree under two tags makes two crowds of it.
+//! with the same shape have the *same* memory type, and run side by side
+//! all the same: their brains are both `Brain<M>`, each bound to its own
+//! tree's [`Crowd`] (its own gates, cooldowns, roles and queue) in
+//! [`BrainShared<M>`], ticked by its own plugin's system, its launches
+//! written as `ActionMessage<M>` naming its entity; [`BrainStats<M>`] sums
+//! them. Name the tree where it matters:
+//! [`BrainShared::crowd(&TREE)`](BrainShared::crowd) for its shared state,
+//! `save_brains_of(&TREE, ..)` and `load_brains_of(&TREE, ..)` to save and
+//! load its brains (feature `serde`). One tree per memory type can be
+//! recorded for the viewer.
+//!
+//! ```
+//! # use bevy_app::{App, TaskPoolPlugin, Update};
+//! # use bevy_ecs::prelude::*;
+//! # use bevy_time::TimePlugin;
+//! use bt_bevy::{Brain, BrainPlugin, BrainShared};
+//! # use bt_core::{behavior, decider, tree};
+//! # #[derive(Component, Default)] struct Animal;
+//! # bt_bevy::component_agent!(Animal);
+//! # behavior! { GRAZE: Animal }
+//! # behavior! { HUNT: Animal }
+//! # decider! { GRAZING: Animal => GRAZE, gate: 3 }
+//! # decider! { HUNTING: Animal => HUNT, gate: 1 }
+//! tree! { SHEEP: Animal = GRAZING, memory: AnimalMemory }
+//! tree! { WOLF: Animal = HUNTING, memory: WolfMemory }
+//! // The same shape: the same memory type.
+//! assert_eq!(std::any::TypeId::of::<AnimalMemory>(), std::any::TypeId::of::<WolfMemory>());
+//!
+//! let mut app = App::new();
+//! app.add_plugins((TaskPoolPlugin::default(), TimePlugin))
+//!     .add_plugins(BrainPlugin::new(&SHEEP).in_schedule(Update))
+//!     .add_plugins(BrainPlugin::new(&WOLF).in_schedule(Update));
+//! let sheep = app.world_mut().spawn((Animal, Brain::new(&SHEEP))).id();
+//! let wolf = app.world_mut().spawn((Animal, Brain::new(&WOLF))).id();
+//! app.update();
+//! let running = |e| app.world().get::<Brain<AnimalMemory>>(e).unwrap().running();
+//! assert_eq!((running(sheep), running(wolf)), (Some("GRAZING"), Some("HUNTING")));
+//! let shared = app.world().resource::<BrainShared<AnimalMemory>>();
+//! assert_eq!(shared.crowd(&WOLF).unwrap().state().gates_held(), 1);
+//! ```
+//!
+//! A tag type gives a tree types of its own instead, for a game that
+//! wants to tell its brains, messages and stats apart by type:
+//! [`BrainPlugin::tagged`] and [`Brain::tagged`] make it run as
+//! [`Tagged<M, Tag>`](Tagged), with its own resources, messages and
+//! systems. A brain made without its plugin's tag (or with another, or for
+//! a tree no plugin runs) is refused when it lands on its entity
+//! ([`BrainRefused`], through Bevy's error handler, which panics by
+//! default): it would never be bound to its tree's crowd. Adding the same
+//! tree twice under the same tag panics naming the tree; the same tree
+//! under two tags makes two crowds of it.
 //!
 #![cfg_attr(feature = "serde", doc = include_str!("../docs/saving.md"))]
 #![cfg_attr(
@@ -230,7 +287,9 @@
 //! recorded as a decision trace and followed by a state dump, kept in the
 //! component and written to the `log` crate (`info`, target `bt_bevy`),
 //! which Bevy's `LogPlugin` shows. The other entities are ticked without
-//! any trace. bt-core's leveled debug output works as well, for one entity:
+//! any trace. Debugging changes no decision, of the traced brain or any
+//! other: in a tree with shared state the traced brain ticks in its place
+//! in entity order, and in any other no brain's tick depends on another's. bt-core's leveled debug output works as well, for one entity:
 //! `bt_core::watch_agent(Some(bt_bevy::agent_id(entity)))`. To look at
 //! decisions rather than read them, record the entity for the decision
 //! viewer (next section).
@@ -270,6 +329,7 @@ mod persist;
 mod plugin;
 #[cfg(feature = "viewer")]
 mod record;
+mod refused;
 mod tagged;
 
 pub use adapter::TreeMemory;
@@ -284,10 +344,11 @@ pub use debug::DebugBrain;
 #[cfg(feature = "serde")]
 pub use persist::{BrainSnapshot, BrainsSnapshot, LoadError, Loaded, SaveBrains, SaveSenses};
 pub use plugin::{
-    ActionMessage, ActionOutcome, BrainPlugin, BrainShared, BrainStats, BrainSystems,
+    ActionMessage, ActionOutcome, BrainPlugin, BrainShared, BrainStats, BrainSystems, Crowd,
 };
 #[cfg(feature = "viewer")]
 pub use record::{BrainRecorder, EntityData, RecordBrains, Recorded};
+pub use refused::BrainRefused;
 pub use tagged::Tagged;
 
 #[doc(hidden)]

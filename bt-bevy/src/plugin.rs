@@ -1,20 +1,21 @@
-//! The plugin: its builder, the shared state resource, the per-frame
-//! stats. Deferred actions as messages are in `actions`, the systems it
-//! adds in `tick`.
+//! The plugin: its builder and what it adds to the app. The crowds and
+//! the per-frame stats are in `crowd`, deferred actions as messages in
+//! `actions`, the tick systems in `tick` (in parallel) and `ordered` (in
+//! entity order).
 
 mod actions;
+mod crowd;
+mod ordered;
 mod tick;
 
 use std::marker::PhantomData;
-use std::sync::Arc;
 
 use bevy_app::{App, FixedUpdate, Plugin};
-use bevy_ecs::entity::Entity;
 use bevy_ecs::intern::Interned;
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::ScheduleLabel;
 use bevy_time::Time;
-use bt_core::{AgentMemory, Ticket, Tree, TreeShared};
+use bt_core::{AgentMemory, Tree};
 
 use crate::adapter::TreeMemory;
 use crate::agent::{BrainAgent, DenseAgent};
@@ -26,10 +27,14 @@ use crate::record::{BrainRecorder, EntityData, RecordBrains, Recorded};
 use crate::tagged::Tagged;
 pub use actions::{ActionMessage, ActionOutcome};
 pub(crate) use actions::{forget_moved, route};
+#[cfg(feature = "serde")]
+pub(crate) use crowd::tree_names;
+pub use crowd::{BrainShared, BrainStats, Crowd};
+use ordered::tick_in_order;
 use tick::{apply_outcomes, tick_brains, tick_brains_dense};
 
-/// Adds a tick system to a schedule.
-type AddSystem = fn(&mut App, Interned<dyn ScheduleLabel>);
+/// Adds a system for crowd `k` to a schedule.
+type AddSystem = fn(&mut App, Interned<dyn ScheduleLabel>, usize);
 
 /// Runs the brains of one tree: add one per tree.
 ///
@@ -37,20 +42,29 @@ type AddSystem = fn(&mut App, Interned<dyn ScheduleLabel>);
 /// [`ActionOutcome`] messages, the [`BrainStats`] resource, and two systems
 /// in [`BrainSystems`] in the chosen schedule ([`FixedUpdate`] unless told
 /// otherwise): first the outcomes the game reported are handed to their
-/// brains, then every entity with a [`Brain<M>`](crate::Brain) is ticked, in parallel
-/// over the query, with `now` and `dt` from [`Time`] (in `FixedUpdate` that
-/// is the fixed clock), its [`Decisions`](crate::Decisions) and its senses; the deferred
-/// actions the ticks launched or cancelled are then written as
+/// brains, then every entity with a [`Brain<M>`](crate::Brain) of the tree
+/// is ticked with `now` and `dt` from [`Time`] (in `FixedUpdate` that is
+/// the fixed clock), its [`Decisions`](crate::Decisions) and its senses;
+/// the deferred actions the ticks launched or cancelled are then written as
 /// [`ActionMessage`]s. Order the game's systems that fill `Decisions` or
 /// senses `.before(BrainSystems::Tick)` and the ones that read actions
 /// `.after(BrainSystems::Tick)`.
 ///
+/// The brains of a tree with shared state (a gate, a global cooldown, a
+/// group role or a deferred action) tick one after the other in the order
+/// of their entities' indexes, their agent ids, as bt-core's `tick_all`
+/// ticks a crowd: who gets through a gate depends on who ticked before, so
+/// the same app makes the same decisions in every run. The brains of any
+/// other tree tick in parallel over Bevy's query: each decides on its own
+/// entity alone, so the order changes nothing. Either way, debugging
+/// ([`DebugBrain`](crate::DebugBrain)) and recording change no decision.
+///
 /// It needs `bevy_time`'s `TimePlugin` (in `MinimalPlugins` and
 /// `DefaultPlugins`) and, for the parallel tick, `bevy_app`'s
 /// `TaskPoolPlugin`. Add one per tree; adding the same tree twice panics,
-/// naming the tree. Two trees whose memory types are the same need a tag
-/// each ([`tagged`](Self::tagged)); without one, adding the second panics
-/// and says so.
+/// naming the tree. Two trees whose memory types are the same run side by
+/// side as `Brain<M>`, each with its own [`Crowd`] in [`BrainShared<M>`];
+/// a tag ([`tagged`](Self::tagged)) gives a tree types of its own instead.
 ///
 /// # Panics
 /// When the app is finished without a `Time` resource.
@@ -119,9 +133,11 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
 
     /// The plugin under the tag `T`: its brains are
     /// [`Brain<Tagged<M, T>>`](Tagged) (made with [`Brain::tagged`](crate::Brain::tagged)), its
-    /// resources and messages `BrainShared<Tagged<M, T>>` and so on. Two
-    /// trees whose memory types are the same need different tags (one may
-    /// go untagged) to run in one app.
+    /// resources and messages `BrainShared<Tagged<M, T>>` and so on: types
+    /// of its own, for a game that wants to tell a tree's brains, messages
+    /// and stats from those of another tree of the same memory type by
+    /// type. A brain inserted without the plugin's tag is refused
+    /// ([`BrainRefused`](crate::BrainRefused)).
     pub fn tagged<T: 'static>(self) -> BrainPlugin<Tagged<M, T>, Se> {
         BrainPlugin {
             tree: self.tree,
@@ -177,8 +193,13 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
     /// them, and with [`RecordBrains::data`] their own values, read from
     /// their components (see [`RecordBrains`]). The recorder is the
     /// [`BrainRecorder`] resource, allocated when the plugin is added;
-    /// recording allocates nothing after that. Recorded brains tick one by
-    /// one after the parallel tick.
+    /// recording allocates nothing after that. Recording changes no
+    /// decision: recorded brains tick in their place in a tree with shared
+    /// state, and one by one after the parallel tick in any other.
+    ///
+    /// One tree per memory type can be recorded: adding a second plugin
+    /// that records, for another tree of the same memory type, panics and
+    /// says to tag one of them.
     ///
     /// With values, call it after [`tagged`](Self::tagged): the system
     /// that reads them is made for the plugin's memory type (adding a
@@ -199,7 +220,8 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
     /// [`component_agent!`](crate::component_agent) does): the same ticks
     /// in the same order within a chunk, without Bevy's per-entity fetch.
     /// Where the query is not dense (a component stored in a sparse set),
-    /// it falls back to the entity-by-entity path.
+    /// it falls back to the entity-by-entity path. A tree with shared state
+    /// ticks in entity order whatever this says.
     ///
     /// The chunked tick declares write access to [`Decisions`](crate::Decisions) (it only
     /// reads them): with bevy_ecs 0.20.1, fetching a read-only component
@@ -210,16 +232,14 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
         M::Agent: DenseAgent,
         Se: SenseSource,
     {
-        fn add<M: TreeMemory, Se: SenseSource>(app: &mut App, schedule: Interned<dyn ScheduleLabel>)
-        where
+        fn add<M: TreeMemory, Se: SenseSource>(
+            app: &mut App,
+            schedule: Interned<dyn ScheduleLabel>,
+            k: usize,
+        ) where
             M::Agent: DenseAgent,
         {
-            app.add_systems(
-                schedule,
-                tick_brains_dense::<M, Se>
-                    .in_set(BrainSystems::Tick)
-                    .in_set(TickOf::<M>::default()),
-            );
+            add_tick::<M>(app, schedule, k, tick_brains_dense::<M, Se>.with_input(k));
         }
         self.dense = Some(add::<M, Se>);
         self.lost_dense = false;
@@ -241,76 +261,95 @@ where
     M::Agent: BrainAgent,
 {
     fn build(&self, app: &mut App) {
-        if let Some(other) = app.world().get_resource::<BrainShared<M>>() {
-            panic!(
-                "BrainPlugin for tree `{}`: tree `{}` already runs with the same memory type \
-                 `{}`; give one of them a tag of its own: `BrainPlugin::new(&TREE).tagged::<Tag>()` \
-                 and `Brain::new(&TREE).tagged::<Tag>()`",
-                M::tree_name(self.tree),
-                M::tree_name(other.tree),
-                std::any::type_name::<M>()
-            );
-        }
-        app.world_mut()
-            .get_resource_or_init::<PluginTrees>()
-            .add::<M>(self.tree);
-        let capacity = if M::has_actions(self.tree) {
+        let tree = self.tree;
+        let capacity = if M::has_actions(tree) {
             self.action_capacity
         } else {
             0
         };
-        app.insert_resource(BrainShared::<M> {
-            tree: self.tree,
-            state: M::new_shared(self.tree, capacity),
-            lost: 0,
-            clock: clock_of(self.schedule),
-            moved: Vec::new(),
-            _m: PhantomData,
-        })
-        .insert_resource(BrainStats::<M>::default())
-        .add_message::<ActionMessage<M>>()
-        .add_message::<ActionOutcome<M>>()
-        .configure_sets(
-            self.schedule,
-            (BrainSystems::Outcomes, BrainSystems::Tick).chain(),
-        )
-        .add_systems(
-            self.schedule,
-            apply_outcomes::<M>.in_set(BrainSystems::Outcomes),
-        );
+        let crowd = Crowd::new(tree, M::new_shared(tree, capacity), clock_of(self.schedule));
+        let world = app.world_mut();
+        let k = match world.get_resource_mut::<BrainShared<M>>() {
+            Some(mut shared) => {
+                assert!(
+                    shared.index_of(tree).is_none(),
+                    "BrainPlugin for tree `{}` ({}) already added",
+                    M::tree_name(tree),
+                    std::any::type_name::<M>()
+                );
+                shared.crowds.push(crowd);
+                shared.crowds.len() - 1
+            }
+            None => {
+                world.insert_resource(BrainShared::<M> {
+                    crowds: vec![crowd],
+                });
+                0
+            }
+        };
+        world.get_resource_or_init::<PluginTrees>().add::<M>(tree);
+        app.init_resource::<BrainStats<M>>()
+            .add_message::<ActionMessage<M>>()
+            .add_message::<ActionOutcome<M>>()
+            .configure_sets(
+                self.schedule,
+                (BrainSystems::Outcomes, BrainSystems::Tick).chain(),
+            )
+            .add_systems(
+                self.schedule,
+                apply_outcomes::<M>
+                    .with_input(k)
+                    .in_set(BrainSystems::Outcomes),
+            );
         #[cfg(feature = "viewer")]
         if let Some(settings) = &self.record {
             assert!(
                 !self.lost_values,
                 "BrainPlugin for tree `{}`: call `record()` after `tagged()`: the recorded \
                  values are read for the tagged brains",
-                M::tree_name(self.tree)
+                M::tree_name(tree)
             );
-            app.insert_resource(BrainRecorder::<M>::new(self.tree, settings));
+            if let Some(other) = app.world().get_resource::<BrainRecorder<M>>() {
+                panic!(
+                    "BrainPlugin for tree `{}`: tree `{}` of the same memory type `{}` is \
+                     recorded already, and one tree per memory type can be: give this one a \
+                     tag of its own to record it, `BrainPlugin::new(&TREE).tagged::<Tag>()` \
+                     and `Brain::new(&TREE).tagged::<Tag>()`",
+                    M::tree_name(tree),
+                    M::tree_name(other.tree()),
+                    std::any::type_name::<M>()
+                );
+            }
+            app.insert_resource(BrainRecorder::<M>::new(tree, settings));
             if let Some(add) = self.record_values {
-                add(app, self.schedule);
+                add(app, self.schedule, k);
             }
             if settings.all {
-                app.add_observer(|add: On<Add<Brain<M>>>, mut commands: Commands| {
-                    commands.entity(add.entity).insert(Recorded);
-                });
+                app.add_observer(
+                    move |add: On<Add<Brain<M>>>,
+                          brains: Query<&Brain<M>>,
+                          mut commands: Commands| {
+                        if brains
+                            .get(add.entity)
+                            .is_ok_and(|b| std::ptr::eq(b.memory.tree(), tree))
+                        {
+                            commands.entity(add.entity).insert(Recorded);
+                        }
+                    },
+                );
             }
         }
         assert!(
             !self.lost_dense,
             "BrainPlugin for tree `{}`: call `dense()` after `with_senses()`",
-            M::tree_name(self.tree)
+            M::tree_name(tree)
         );
         match self.dense {
-            Some(add) => add(app, self.schedule),
-            None => {
-                app.add_systems(
-                    self.schedule,
-                    tick_brains::<M, Se>
-                        .in_set(BrainSystems::Tick)
-                        .in_set(TickOf::<M>::default()),
-                );
+            _ if M::needs_shared(tree) => {
+                add_tick::<M>(app, self.schedule, k, tick_in_order::<M, Se>.with_input(k));
             }
+            Some(add) => add(app, self.schedule, k),
+            None => add_tick::<M>(app, self.schedule, k, tick_brains::<M, Se>.with_input(k)),
         }
     }
 
@@ -328,37 +367,81 @@ where
     }
 }
 
-/// The system set of the tick system of the brains of memory type `M`:
-/// the recorded values are read before it.
-pub(crate) struct TickOf<M>(PhantomData<fn() -> M>);
+/// Adds `system`, the tick system of crowd `k` of memory type `M`, to
+/// `schedule`: after the tick of the crowd before it (in the same
+/// schedule), so that the messages of each run come in the same order.
+fn add_tick<M: TreeMemory>(
+    app: &mut App,
+    schedule: Interned<dyn ScheduleLabel>,
+    k: usize,
+    system: impl IntoScheduleConfigs<bevy_ecs::system::ScheduleSystem, ()>,
+) {
+    let system = system
+        .in_set(BrainSystems::Tick)
+        .in_set(TickOf::<M>::all())
+        .in_set(TickOf::<M>::crowd(k));
+    match k.checked_sub(1) {
+        Some(before) => app.add_systems(schedule, system.after(TickOf::<M>::crowd(before))),
+        None => app.add_systems(schedule, system),
+    };
+}
 
-impl<M> Default for TickOf<M> {
-    fn default() -> Self {
-        TickOf(PhantomData)
+/// The system set of the tick systems of the brains of memory type `M`
+/// (the recorded values are read before it), or of one crowd's.
+pub(crate) struct TickOf<M> {
+    crowd: Option<usize>,
+    _m: PhantomData<fn() -> M>,
+}
+
+impl<M> TickOf<M> {
+    /// Every tick system of `M`.
+    pub(crate) fn all() -> Self {
+        TickOf {
+            crowd: None,
+            _m: PhantomData,
+        }
+    }
+
+    /// The tick system of crowd `k` of `M`.
+    fn crowd(k: usize) -> Self {
+        TickOf {
+            crowd: Some(k),
+            _m: PhantomData,
+        }
     }
 }
 
 impl<M> Clone for TickOf<M> {
     fn clone(&self) -> Self {
-        Self::default()
+        TickOf {
+            crowd: self.crowd,
+            _m: PhantomData,
+        }
     }
 }
 
 impl<M> PartialEq for TickOf<M> {
-    fn eq(&self, _: &Self) -> bool {
-        true
+    fn eq(&self, other: &Self) -> bool {
+        self.crowd == other.crowd
     }
 }
 
 impl<M> Eq for TickOf<M> {}
 
 impl<M> std::hash::Hash for TickOf<M> {
-    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.crowd.hash(h);
+    }
 }
 
 impl<M> std::fmt::Debug for TickOf<M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "TickOf<{}>", std::any::type_name::<M>())
+        write!(
+            f,
+            "TickOf<{}>({:?})",
+            std::any::type_name::<M>(),
+            self.crowd
+        )
     }
 }
 
@@ -368,64 +451,22 @@ impl<M: 'static> SystemSet for TickOf<M> {
     }
 }
 
-/// The trees whose plugins were added, each with the memory type its
-/// brains have: tells a brain whose plugin is missing that it was made
-/// with another tag than its tree's plugin.
+/// The trees whose plugins were added, each with the tag its brains have:
+/// tells a refused brain the tag its tree's plugin runs it under.
 #[derive(Resource, Default)]
-pub(crate) struct PluginTrees(Vec<(usize, &'static str)>);
+pub(crate) struct PluginTrees(Vec<(usize, Option<&'static str>)>);
 
 impl PluginTrees {
     /// Notes that the plugin of `tree` runs brains of memory type `M`.
     fn add<M: TreeMemory>(&mut self, tree: &'static M::Tree) {
-        self.0
-            .push((std::ptr::from_ref(tree).addr(), std::any::type_name::<M>()));
+        self.0.push((std::ptr::from_ref(tree).addr(), M::tag()));
     }
 
-    /// The memory type of `tree`'s brains, if a plugin runs it: the first
-    /// plugin's, when it runs under several tags.
-    pub(crate) fn runs_as<T>(&self, tree: &'static T) -> Option<&'static str> {
+    /// The tag of `tree`'s brains (`Some(None)`: no tag), if a plugin runs
+    /// it: the first plugin's, when it runs under several tags.
+    pub(crate) fn runs_with<T>(&self, tree: &'static T) -> Option<Option<&'static str>> {
         let addr = std::ptr::from_ref(tree).addr();
-        self.0.iter().find(|(a, _)| *a == addr).map(|&(_, m)| m)
-    }
-}
-
-/// The state the brains of one tree share (gates, global cooldowns, group
-/// roles, the deferred-action queue), as a resource.
-#[derive(Resource)]
-pub struct BrainShared<M: TreeMemory> {
-    tree: &'static M::Tree,
-    pub(crate) state: Arc<TreeShared>,
-    pub(crate) lost: usize,
-    /// Reads the clock the brains tick with.
-    clock: fn(&World) -> f64,
-    /// The deferred actions still pending from a load whose agent id (the
-    /// index of the entity they were launched from, before the save) is
-    /// not their entity's index now: the entity each belongs to.
-    pub(crate) moved: Vec<(Ticket, Entity)>,
-    _m: PhantomData<fn() -> M>,
-}
-
-impl<M: TreeMemory> BrainShared<M> {
-    /// The shared state: gate counts, roles held, queue figures.
-    pub fn state(&self) -> &Arc<TreeShared> {
-        &self.state
-    }
-
-    /// The tree whose crowd this is.
-    pub fn tree(&self) -> &'static M::Tree {
-        self.tree
-    }
-
-    /// The reading of the clock the brains tick with, now: the elapsed
-    /// seconds of `Time<Fixed>` for a plugin in one of the fixed schedules
-    /// (`FixedUpdate` and its neighbours), of `Time<Virtual>` otherwise.
-    /// Between frames it is the `now` of the brains' last tick. Saving and
-    /// loading take their times from it.
-    ///
-    /// # Panics
-    /// When `world` has no such clock (no `TimePlugin`).
-    pub fn now(&self, world: &World) -> f64 {
-        (self.clock)(world)
+        self.0.iter().find(|(a, _)| *a == addr).map(|&(_, tag)| tag)
     }
 }
 
@@ -455,34 +496,4 @@ fn plugin_name<M: TreeMemory>(tree: &'static M::Tree) -> String {
         M::tree_name(tree),
         std::any::type_name::<M>()
     )
-}
-
-/// What the last run of the tick system did, summed over the brains of one
-/// tree.
-#[derive(Resource, Debug)]
-pub struct BrainStats<M> {
-    /// Brains ticked.
-    pub ticked: u64,
-    /// Brains idle after their tick.
-    pub idle: u64,
-    /// Brains whose active path changed.
-    pub changed: u64,
-    /// Brains whose tick failed (see [`Brain::last_tick`](crate::Brain::last_tick)).
-    pub errors: u64,
-    /// Runs of the tick system so far.
-    pub runs: u64,
-    _m: PhantomData<fn() -> M>,
-}
-
-impl<M> Default for BrainStats<M> {
-    fn default() -> Self {
-        BrainStats {
-            ticked: 0,
-            idle: 0,
-            changed: 0,
-            errors: 0,
-            runs: 0,
-            _m: PhantomData,
-        }
-    }
 }

@@ -26,11 +26,13 @@ use crate::plugin::{BrainSystems, TickOf};
 /// flight recorder of
 /// [`BrainPlugin::record`](crate::BrainPlugin::record) (with
 /// [`RecordBrains::marked`]; [`RecordBrains::all`] puts it on every
-/// brain). The entity's ticks then run one by one after the parallel
-/// tick, as [`DebugBrain`](crate::DebugBrain)'s do; an entity may have
-/// both. Removing it pauses the entity's lane; inserting it again resumes
-/// it. On a plugin that does not record, it only moves the entity out of
-/// the parallel tick.
+/// brain). It changes no decision: in a tree with shared state the
+/// entity's ticks are recorded in their place in entity order, in any
+/// other they run one by one after the parallel tick, as
+/// [`DebugBrain`](crate::DebugBrain)'s do; an entity may have both.
+/// Removing it pauses the entity's lane; inserting it again resumes it. On
+/// a plugin that does not record, it does nothing but move the entity out
+/// of the parallel tick of a tree without shared state.
 #[cfg_attr(docsrs, doc(cfg(feature = "viewer")))]
 #[derive(Component, Clone, Copy, Debug, Default)]
 pub struct Recorded;
@@ -99,8 +101,9 @@ impl RecordBrains {
     }
 
     /// Records every brain of the tree, up to `lanes` of them at once (the
-    /// plugin puts [`Recorded`] on each entity that gets a brain). Their
-    /// ticks then run one by one, not in parallel.
+    /// plugin puts [`Recorded`] on each entity that gets a brain of the
+    /// tree). In a tree without shared state their ticks then run one by
+    /// one, not in parallel.
     pub fn all(lanes: usize) -> Self {
         RecordBrains {
             all: true,
@@ -318,6 +321,10 @@ pub(crate) fn record_values<M: TreeMemory, V: EntityData>(
     let r = recorder.bypass_change_detection();
     r.begin_run();
     for (entity, mut brain, item) in &mut brains {
+        if !r.records(brain.memory.tree()) {
+            // Another tree's brain, of the same memory type.
+            continue;
+        }
         let b = brain.bypass_change_detection();
         if let Some(lane) = r.lane(&mut b.lane, entity) {
             r.recorder.record_lane_data(lane, &Values::<V>(&item));
@@ -330,12 +337,13 @@ pub(crate) fn record_values<M: TreeMemory, V: EntityData>(
 pub(crate) fn add_record_values<M: TreeMemory, V: EntityData>(
     app: &mut App,
     schedule: Interned<dyn ScheduleLabel>,
+    _crowd: usize,
 ) {
     app.add_systems(
         schedule,
         record_values::<M, V>
             .in_set(BrainSystems::Tick)
-            .before(TickOf::<M>::default()),
+            .before(TickOf::<M>::all()),
     );
 }
 
@@ -353,9 +361,14 @@ pub(crate) const NO_ROOM: u32 = u32::MAX - 1;
 /// (and is given to a later entity once its ticks are overwritten); an
 /// entity whose index is reused later gets a lane of its own, with the same
 /// id. Each run of the tick system is one frame of the recording.
+///
+/// It records one tree ([`tree`](Self::tree)): with two trees of memory
+/// type `M` side by side, the one whose plugin asked to record.
 #[cfg_attr(docsrs, doc(cfg(feature = "viewer")))]
 #[derive(Resource)]
-pub struct BrainRecorder<M> {
+pub struct BrainRecorder<M: TreeMemory> {
+    /// The tree it records.
+    tree: &'static M::Tree,
     pub(crate) recorder: FlightRecorder,
     live: Option<LiveServer>,
     /// `None`: [`LiveServer::frame`] after every run.
@@ -377,6 +390,7 @@ impl<M: TreeMemory> BrainRecorder<M> {
             recorder = name(recorder);
         }
         BrainRecorder {
+            tree,
             recorder,
             live: None,
             publish_every: settings.publish_every,
@@ -385,6 +399,16 @@ impl<M: TreeMemory> BrainRecorder<M> {
             warned_full: false,
             _m: PhantomData,
         }
+    }
+
+    /// The tree it records.
+    pub fn tree(&self) -> &'static M::Tree {
+        self.tree
+    }
+
+    /// Whether it records the brains of `tree`.
+    pub(crate) fn records(&self, tree: &'static M::Tree) -> bool {
+        std::ptr::eq(self.tree, tree)
     }
 
     /// The flight recorder itself.

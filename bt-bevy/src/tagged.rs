@@ -16,10 +16,14 @@ use crate::adapter::{Input, TreeMemory};
 ///
 /// Bevy tells resources, messages and components apart by type. Two trees
 /// over the same agent type with the same shape (`L`, `S`, `N`) have the
-/// same memory type, so without a tag their plugins would share one
-/// resource of each kind. Make them with
+/// same memory type: without a tag they run side by side as one brain type,
+/// each with its own crowd in one [`BrainShared`](crate::BrainShared) (see
+/// [Two trees in one app](crate#two-trees-in-one-app)). To give a tree
+/// types of its own,
+/// make its plugin and its brains with
 /// [`BrainPlugin::tagged`](crate::BrainPlugin::tagged) and
-/// [`Brain::tagged`](crate::Brain::tagged) with the same tag:
+/// [`Brain::tagged`](crate::Brain::tagged) with the same tag; a brain made
+/// without it is refused ([`BrainRefused`](crate::BrainRefused)):
 ///
 /// ```
 /// # use bevy_ecs::prelude::*;
@@ -100,6 +104,14 @@ impl<M: TreeMemory, T: 'static> TreeMemory for Tagged<M, T> {
 
     fn has_actions(tree: &'static Self::Tree) -> bool {
         M::has_actions(tree)
+    }
+
+    fn needs_shared(tree: &'static Self::Tree) -> bool {
+        M::needs_shared(tree)
+    }
+
+    fn tag() -> Option<&'static str> {
+        Some(std::any::type_name::<T>())
     }
 
     fn tree(&self) -> &'static Self::Tree {

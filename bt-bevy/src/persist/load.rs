@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 
 use super::error::{Fault, LoadError, widen};
-use super::{Loaded, SaveSenses, plugin_shared};
+use super::{Loaded, SaveSenses};
 use crate::adapter::TreeMemory;
 use crate::brain::{Brain, agent_id};
 use crate::plugin::{ActionMessage, BrainShared};
@@ -23,19 +23,21 @@ use crate::plugin::{ActionMessage, BrainShared};
 const FIELDS: &[&str] = &["shared", "brains"];
 const BRAIN_FIELDS: &[&str] = &["key", "agent", "memory", "senses"];
 
-/// [`SaveBrains::load_brains`](super::SaveBrains::load_brains) into a world.
+/// [`SaveBrains::load_brains`](super::SaveBrains::load_brains) into crowd
+/// `k` of a world.
 pub(super) fn load_brains<'de, M: TreeMemory, Se: SaveSenses, K, D: Deserializer<'de>>(
     world: &mut World,
+    k: usize,
     d: D,
     entity: impl FnMut(&K) -> Option<Entity>,
 ) -> Result<Loaded, LoadError<D::Error>>
 where
     K: Deserialize<'de> + fmt::Debug,
 {
-    let shared = plugin_shared::<M>(world);
-    let tree = shared.tree();
-    let now = shared.now(world);
-    let state = M::new_shared(tree, shared.state.action_capacity());
+    let crowd = &world.resource::<BrainShared<M>>().crowds[k];
+    let tree = crowd.tree();
+    let now = crowd.now(world);
+    let state = M::new_shared(tree, crowd.state.action_capacity());
     let fault = RefCell::new(None);
     let mut cx = Cx::<M, Se, K, _> {
         world,
@@ -57,7 +59,7 @@ where
             });
         }
     };
-    Ok(install::<M, Se>(world, state, staged))
+    Ok(install::<M, Se>(world, k, state, staged))
 }
 
 /// A brain read from a save, not yet installed.
@@ -69,14 +71,15 @@ struct Staged<M, Se> {
     senses: Option<Se>,
 }
 
-/// Installs a checked save: the new crowd, every brain of the tree, the
-/// senses, and the saved queue as messages.
+/// Installs a checked save into crowd `k`: its new shared state, every
+/// brain of the tree, the senses, and the saved queue as messages.
 fn install<M: TreeMemory, Se: SaveSenses>(
     world: &mut World,
+    k: usize,
     state: Arc<TreeShared>,
     staged: Vec<Staged<M, Se>>,
 ) -> Loaded {
-    let tree = plugin_shared::<M>(world).tree();
+    let tree = world.resource::<BrainShared<M>>().crowds[k].tree();
     let mut loaded = Loaded {
         brains: staged.len(),
         ..Loaded::default()
@@ -96,6 +99,10 @@ fn install<M: TreeMemory, Se: SaveSenses>(
     }
     let mut query = world.query::<(Entity, &mut Brain<M>)>();
     for (entity, mut brain) in query.iter_mut(world) {
+        if !std::ptr::eq(brain.memory.tree(), tree) {
+            // Another tree's brain, of the same memory type.
+            continue;
+        }
         let memory = memories.remove(&entity).unwrap_or_else(|| {
             loaded.fresh += 1;
             M::bound(tree, &state, entity.to_bits())
@@ -115,9 +122,10 @@ fn install<M: TreeMemory, Se: SaveSenses>(
         world.write_message(ActionMessage::<M>::new(entity, r));
     }
     let mut shared = world.resource_mut::<BrainShared<M>>();
-    shared.lost = crate::adapter::lost(&state);
-    shared.state = state;
-    shared.moved = moved;
+    let crowd = &mut shared.crowds[k];
+    crowd.lost = crate::adapter::lost(&state);
+    crowd.state = state;
+    crowd.moved = moved;
     loaded
 }
 
@@ -259,7 +267,11 @@ where
         let Some(entity) = (cx.entity)(&key) else {
             return Err(cx.raise(LoadError::UnknownKey { key: name() }));
         };
-        if cx.world.get::<Brain<M>>(entity).is_none() {
+        if !cx
+            .world
+            .get::<Brain<M>>(entity)
+            .is_some_and(|b| std::ptr::eq(b.memory.tree(), cx.tree))
+        {
             return Err(cx.raise(LoadError::NoBrain {
                 key: name(),
                 entity,

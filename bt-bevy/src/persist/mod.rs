@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::adapter::TreeMemory;
 use crate::brain::{Brain, NoSenses, SenseSource, Senses};
-use crate::plugin::BrainShared;
+use crate::plugin::{BrainShared, Crowd, tree_names};
 
 pub use error::LoadError;
 pub use save::BrainsSnapshot;
@@ -119,6 +119,32 @@ impl<M: TreeMemory> Brain<M> {
 }
 
 impl<M: TreeMemory> BrainShared<M> {
+    /// A snapshot of the tree's crowd's shared state taken at clock reading
+    /// `now` (see [`Crowd::snapshot`]). Feature `serde`.
+    ///
+    /// # Panics
+    /// When plugins run several trees as `Brain<M>`: name one with
+    /// [`crowd`](Self::crowd).
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+    pub fn snapshot(&self, now: f64) -> SharedSnapshot<'_> {
+        self.only("snapshot").snapshot(now)
+    }
+
+    /// A ticket the game kept from before a save, as a ticket of the crowd
+    /// loaded from that save (see [`Crowd::adopt_ticket`]), whichever tree
+    /// of memory type `M` it belongs to. Other tickets are returned as
+    /// they are. Feature `serde`.
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
+    pub fn adopt_ticket(&self, ticket: Ticket) -> Ticket {
+        self.crowds
+            .iter()
+            .map(|c| c.adopt_ticket(ticket))
+            .find(|&t| t != ticket)
+            .unwrap_or(ticket)
+    }
+}
+
+impl<M: TreeMemory> Crowd<M> {
     /// A snapshot of the crowd's shared state taken at clock reading `now`
     /// (see bt-core's `TreeShared::snapshot`). Part of what
     /// [`SaveBrains::save_brains`] writes. Feature `serde`.
@@ -148,11 +174,18 @@ impl<M: TreeMemory> BrainShared<M> {
 ///
 /// The save holds the crowd's shared state (gate counts, cooldowns, role
 /// lobbies, queued deferred-action requests, the launch count) and, for
-/// each entity with a [`Brain<M>`] that the game gives a key, the key, the
-/// brain's memory and its senses (component `Se`, or [`NoSenses`]). Times
-/// are those of the clock the brains tick with ([`BrainShared::now`]).
-/// What the game keeps in its own components (the agents' state, the
-/// deferred actions it is carrying out) it saves itself, beside.
+/// each entity with a [`Brain<M>`] of the tree that the game gives a key,
+/// the key, the brain's memory and its senses (component `Se`, or
+/// [`NoSenses`]). Times are those of the clock the brains tick with
+/// ([`Crowd::now`]). What the game keeps in its own components (the
+/// agents' state, the deferred actions it is carrying out) it saves itself,
+/// beside.
+///
+/// [`save_brains`](Self::save_brains) and [`load_brains`](Self::load_brains)
+/// take the tree from the memory type `M`. When plugins run several trees
+/// as `Brain<M>` (two trees of one memory type, without tags), save and
+/// load each tree with [`save_brains_of`](Self::save_brains_of) and
+/// [`load_brains_of`](Self::load_brains_of), which name it.
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub trait SaveBrains {
     /// The save of every brain of tree `M` the game names: each entity
@@ -166,9 +199,23 @@ pub trait SaveBrains {
     /// save holds them.
     ///
     /// # Panics
-    /// When the world has no [`BrainPlugin`](crate::BrainPlugin) for `M`.
+    /// When the world has no [`BrainPlugin`](crate::BrainPlugin) for `M`,
+    /// or plugins run several trees as `Brain<M>` (then use
+    /// [`save_brains_of`](Self::save_brains_of)).
     fn save_brains<M: TreeMemory, Se: SaveSenses, K: Serialize>(
         &mut self,
+        key: impl FnMut(Entity) -> Option<K>,
+    ) -> BrainsSnapshot<'_, M, Se, K>;
+
+    /// As [`save_brains`](Self::save_brains), for the brains of `tree`
+    /// among those of memory type `M`: each entity with a `Brain<M>` made
+    /// for `tree` for which `key` gives `Some`.
+    ///
+    /// # Panics
+    /// When no [`BrainPlugin`](crate::BrainPlugin) runs `tree` as `Brain<M>`.
+    fn save_brains_of<M: TreeMemory, Se: SaveSenses, K: Serialize>(
+        &mut self,
+        tree: &'static M::Tree,
         key: impl FnMut(Entity) -> Option<K>,
     ) -> BrainsSnapshot<'_, M, Se, K>;
 
@@ -181,23 +228,47 @@ pub trait SaveBrains {
     /// senses, inserted if the entity has none), at the clock's reading
     /// now: every saved time moves with it, so the brains go on as if no
     /// time had passed. The result is the same in a fresh app and in a
-    /// running one: the brains not in the save start afresh (idle, in the
-    /// loaded crowd), what the brains held before the load is dropped
-    /// without cancelling anything (the game reloads its own state too),
-    /// and the requests queued in the save are written as
+    /// running one: the brains of the tree not in the save start afresh
+    /// (idle, in the loaded crowd), what the brains held before the load is
+    /// dropped without cancelling anything (the game reloads its own state
+    /// too), and the requests queued in the save are written as
     /// [`ActionMessage`](crate::ActionMessage)s now. The loaded crowd is a new one: tickets the
     /// game kept from the save go through [`BrainShared::adopt_ticket`].
     ///
     /// # Errors
     /// [`LoadError`] when `d` is not such a save, is of another tree or
     /// structure, names a key `entity` maps to nothing, to an entity
-    /// without a `Brain<M>` or to one entity twice. Nothing is changed
-    /// then: the whole save is read and checked before any brain is.
+    /// without a `Brain<M>` of the tree or to one entity twice. Nothing is
+    /// changed then: the whole save is read and checked before any brain
+    /// is.
     ///
     /// # Panics
-    /// When the world has no [`BrainPlugin`](crate::BrainPlugin) for `M`.
+    /// When the world has no [`BrainPlugin`](crate::BrainPlugin) for `M`,
+    /// or plugins run several trees as `Brain<M>` (then use
+    /// [`load_brains_of`](Self::load_brains_of)).
     fn load_brains<'de, M: TreeMemory, Se: SaveSenses, K, D: Deserializer<'de>>(
         &mut self,
+        d: D,
+        entity: impl FnMut(&K) -> Option<Entity>,
+    ) -> Result<Loaded, LoadError<D::Error>>
+    where
+        K: Deserialize<'de> + fmt::Debug;
+
+    /// As [`load_brains`](Self::load_brains), into the brains of `tree`
+    /// among those of memory type `M`: a save of `tree`'s brains
+    /// ([`save_brains_of`](Self::save_brains_of), or
+    /// [`save_brains`](Self::save_brains) in an app where `tree` was the
+    /// only tree of `M`). The other trees' brains and crowds do not change.
+    ///
+    /// # Errors
+    /// As [`load_brains`](Self::load_brains); a save of another tree is a
+    /// [`LoadError::Shared`].
+    ///
+    /// # Panics
+    /// When no [`BrainPlugin`](crate::BrainPlugin) runs `tree` as `Brain<M>`.
+    fn load_brains_of<'de, M: TreeMemory, Se: SaveSenses, K, D: Deserializer<'de>>(
+        &mut self,
+        tree: &'static M::Tree,
         d: D,
         entity: impl FnMut(&K) -> Option<Entity>,
     ) -> Result<Loaded, LoadError<D::Error>>
@@ -222,7 +293,17 @@ impl SaveBrains for World {
         &mut self,
         key: impl FnMut(Entity) -> Option<K>,
     ) -> BrainsSnapshot<'_, M, Se, K> {
-        save::save_brains(self, key)
+        let k = crowd_index::<M>(self, None, "save_brains");
+        save::save_brains(self, k, key)
+    }
+
+    fn save_brains_of<M: TreeMemory, Se: SaveSenses, K: Serialize>(
+        &mut self,
+        tree: &'static M::Tree,
+        key: impl FnMut(Entity) -> Option<K>,
+    ) -> BrainsSnapshot<'_, M, Se, K> {
+        let k = crowd_index::<M>(self, Some(tree), "save_brains_of");
+        save::save_brains(self, k, key)
     }
 
     fn load_brains<'de, M: TreeMemory, Se: SaveSenses, K, D: Deserializer<'de>>(
@@ -233,16 +314,45 @@ impl SaveBrains for World {
     where
         K: Deserialize<'de> + fmt::Debug,
     {
-        load::load_brains::<M, Se, K, D>(self, d, entity)
+        let k = crowd_index::<M>(self, None, "load_brains");
+        load::load_brains::<M, Se, K, D>(self, k, d, entity)
+    }
+
+    fn load_brains_of<'de, M: TreeMemory, Se: SaveSenses, K, D: Deserializer<'de>>(
+        &mut self,
+        tree: &'static M::Tree,
+        d: D,
+        entity: impl FnMut(&K) -> Option<Entity>,
+    ) -> Result<Loaded, LoadError<D::Error>>
+    where
+        K: Deserialize<'de> + fmt::Debug,
+    {
+        let k = crowd_index::<M>(self, Some(tree), "load_brains_of");
+        load::load_brains::<M, Se, K, D>(self, k, d, entity)
     }
 }
 
-/// The plugin's shared state of `M`.
-pub(crate) fn plugin_shared<M: TreeMemory>(world: &World) -> &BrainShared<M> {
-    world.get_resource::<BrainShared<M>>().unwrap_or_else(|| {
-        panic!(
-            "saving or loading brains of memory type `{}`: its BrainPlugin was not added",
-            std::any::type_name::<M>()
-        )
-    })
+/// The index of the crowd `call` saves or loads: `tree`'s, or the only one
+/// of memory type `M`.
+fn crowd_index<M: TreeMemory>(world: &World, tree: Option<&'static M::Tree>, call: &str) -> usize {
+    let m = std::any::type_name::<M>();
+    let Some(shared) = world.get_resource::<BrainShared<M>>() else {
+        panic!("{call}: no BrainPlugin runs brains of memory type `{m}`");
+    };
+    match (tree, shared.crowds.len()) {
+        (Some(tree), _) => shared.index_of(tree).unwrap_or_else(|| {
+            panic!(
+                "{call}: no BrainPlugin runs tree `{}` as brains of memory type `{m}` \
+                 (it runs {})",
+                M::tree_name(tree),
+                tree_names(&shared.crowds)
+            )
+        }),
+        (None, 1) => 0,
+        (None, _) => panic!(
+            "{call}: memory type `{m}` runs the trees {}; save and load each with \
+             `save_brains_of(&TREE, ..)` and `load_brains_of(&TREE, ..)`",
+            tree_names(&shared.crowds)
+        ),
+    }
 }

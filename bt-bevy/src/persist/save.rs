@@ -11,10 +11,10 @@ use bevy_ecs::world::World;
 use serde::Serialize;
 use serde::ser::{SerializeSeq, SerializeStruct, Serializer};
 
-use super::{BrainSnapshot, SaveSenses, plugin_shared};
+use super::{BrainSnapshot, SaveSenses};
 use crate::adapter::TreeMemory;
 use crate::brain::{Brain, agent_id};
-use crate::plugin::{ActionOutcome, BrainShared, forget_moved};
+use crate::plugin::{ActionOutcome, BrainShared, Crowd, forget_moved};
 
 /// Every brain of a tree with the crowd's shared state, as serde writes
 /// it (feature `serde`): made by
@@ -22,7 +22,7 @@ use crate::plugin::{ActionOutcome, BrainShared, forget_moved};
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub struct BrainsSnapshot<'w, M: TreeMemory, Se, K> {
     world: &'w World,
-    shared: &'w BrainShared<M>,
+    crowd: &'w Crowd<M>,
     brains: Vec<(K, Entity)>,
     now: f64,
     _senses: PhantomData<fn() -> Se>,
@@ -31,7 +31,7 @@ pub struct BrainsSnapshot<'w, M: TreeMemory, Se, K> {
 impl<M: TreeMemory, Se, K> fmt::Debug for BrainsSnapshot<'_, M, Se, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BrainsSnapshot")
-            .field("tree", &M::tree_name(self.shared.tree()))
+            .field("tree", &M::tree_name(self.crowd.tree()))
             .field("brains", &self.brains.len())
             .field("now", &self.now)
             .finish()
@@ -58,7 +58,7 @@ impl<M: TreeMemory, Se: SaveSenses, K> BrainsSnapshot<'_, M, Se, K> {
 impl<M: TreeMemory, Se: SaveSenses, K: Serialize> Serialize for BrainsSnapshot<'_, M, Se, K> {
     fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
         let mut st = s.serialize_struct("Brains", 2)?;
-        st.serialize_field("shared", &self.shared.snapshot(self.now))?;
+        st.serialize_field("shared", &self.crowd.snapshot(self.now))?;
         st.serialize_field("brains", &BrainList(self))?;
         st.end()
     }
@@ -111,23 +111,27 @@ impl<M: TreeMemory, Se: SaveSenses, K: Serialize> Serialize for BrainEntry<'_, M
     }
 }
 
-/// [`SaveBrains::save_brains`](super::SaveBrains::save_brains) for a world.
+/// [`SaveBrains::save_brains`](super::SaveBrains::save_brains) of crowd
+/// `k` for a world.
 pub(super) fn save_brains<M: TreeMemory, Se: SaveSenses, K: Serialize>(
     world: &mut World,
+    k: usize,
     mut key: impl FnMut(Entity) -> Option<K>,
 ) -> BrainsSnapshot<'_, M, Se, K> {
     flush_outcomes::<M>(world);
     let mut query = world.query::<(Entity, &Brain<M>)>();
+    let world: &World = world;
+    let crowd = &world.resource::<BrainShared<M>>().crowds[k];
     let brains = query
         .iter(world)
+        .filter(|(_, brain)| crowd.owns(&brain.memory))
         .filter_map(|(e, _)| key(e).map(|k| (k, e)))
         .collect();
-    let shared = plugin_shared::<M>(world);
     BrainsSnapshot {
         world,
-        shared,
+        crowd,
         brains,
-        now: shared.now(world),
+        now: crowd.now(world),
         _senses: PhantomData,
     }
 }
@@ -146,17 +150,21 @@ fn flush_outcomes<M: TreeMemory>(world: &mut World) {
     let outcomes: Vec<ActionOutcome<M>> =
         MessageCursor::default().read(messages).copied().collect();
     for o in outcomes {
-        let done = world
-            .get_mut::<Brain<M>>(o.entity)
-            .is_some_and(|mut brain| {
-                brain
-                    .bypass_change_detection()
-                    .complete(o.ticket, o.outcome)
-            });
+        let done = world.get_mut::<Brain<M>>(o.entity).and_then(|mut brain| {
+            let brain = brain.bypass_change_detection();
+            brain
+                .complete(o.ticket, o.outcome)
+                .then(|| brain.memory.tree())
+        });
         // As the outcome system does: an action carried over from a load
         // no longer needs its route.
-        if done && let Some(mut shared) = world.get_resource_mut::<BrainShared<M>>() {
-            forget_moved(&mut shared.bypass_change_detection().moved, o.ticket);
+        if let Some(tree) = done
+            && let Some(mut shared) = world.get_resource_mut::<BrainShared<M>>()
+        {
+            let shared = shared.bypass_change_detection();
+            if let Some(k) = shared.index_of(tree) {
+                forget_moved(&mut shared.crowds[k].moved, o.ticket);
+            }
         }
     }
 }

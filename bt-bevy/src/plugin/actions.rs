@@ -16,6 +16,11 @@ use crate::adapter::TreeMemory;
 /// `outcomes.write(action.outcome(Outcome::Succeeded))`. A `Cancel` asks to
 /// stop the action launched with the same ticket: the behavior was
 /// deactivated (preempted, ended, or its entity despawned).
+///
+/// Two trees of one memory type that run side by side without a tag write
+/// their messages as one type, `ActionMessage<M>`: the tree is the one of
+/// the entity's brain (`brain.memory().tree()`), and `item` one of its
+/// deciders.
 pub struct ActionMessage<M> {
     /// The entity whose brain issued it.
     pub entity: Entity,

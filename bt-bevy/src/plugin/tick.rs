@@ -1,8 +1,10 @@
-//! The tick systems: the brains ticked in parallel (entity by entity or
-//! table chunk by table chunk), the watched ones one by one, the per-frame
-//! tally, the deferred actions forwarded, and the reported outcomes handed
-//! back.
+//! The tick systems of a tree without shared state: the brains ticked in
+//! parallel (entity by entity or table chunk by table chunk), the watched
+//! ones one by one after them; and what every tick system shares: one
+//! brain's tick, traced or recorded, the per-frame tally, the deferred
+//! actions forwarded, and the reported outcomes handed back.
 
+#[cfg(not(feature = "viewer"))]
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,6 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use bevy_ecs::entity::{Entities, Entity};
 use bevy_ecs::message::{MessageReader, MessageWriter};
 use bevy_ecs::prelude::*;
+use bevy_ecs::system::InMut;
 use bevy_time::Time;
 use bt_core::{TickError, TickReport};
 
@@ -23,20 +26,20 @@ use crate::record::{BrainRecorder, Recorded};
 
 /// Counters shared by the tasks of one parallel tick.
 #[derive(Default)]
-struct Totals([AtomicU64; 4]);
+pub(super) struct Totals([AtomicU64; 4]);
 
 /// One task's counts, added to the totals once, when the task ends. Small
 /// (three words), because Bevy's parallel iteration moves it through every
 /// item: `ticked | changed << 32` and `idle | errors << 32` (a task ticks
 /// fewer than 2^32 brains).
-struct Tally<'t> {
+pub(super) struct Tally<'t> {
     totals: &'t Totals,
     ticked_changed: u64,
     idle_errors: u64,
 }
 
 impl<'t> Tally<'t> {
-    fn new(totals: &'t Totals) -> Self {
+    pub(super) fn new(totals: &'t Totals) -> Self {
         Tally {
             totals,
             ticked_changed: 0,
@@ -45,7 +48,7 @@ impl<'t> Tally<'t> {
     }
 
     #[inline(always)]
-    fn add(&mut self, result: &Result<TickReport, TickError>) {
+    pub(super) fn add(&mut self, result: &Result<TickReport, TickError>) {
         match result {
             Ok(r) => {
                 self.ticked_changed += 1 | u64::from(r.changed()) << 32;
@@ -77,7 +80,7 @@ impl Drop for Tally<'_> {
 
 /// The query item of the tick: the entity, its brain, its flags, its
 /// senses and the agent's components.
-type TickData<M, Se> = (
+pub(super) type TickData<M, Se> = (
     Entity,
     &'static mut Brain<M>,
     Option<&'static Decisions>,
@@ -150,51 +153,98 @@ type Untraced = Without<DebugBrain>;
 #[cfg(feature = "viewer")]
 type Untraced = (Without<DebugBrain>, Without<Recorded>);
 
-/// The watched entities: those with a [`DebugBrain`], ticked one by one.
-#[cfg(not(feature = "viewer"))]
-type Watched<'w, 's, M, Se> =
-    Query<'w, 's, (TickData<M, Se>, Option<&'static mut DebugBrain>), With<DebugBrain>>;
-/// The watched entities: those with a [`DebugBrain`] or [`Recorded`],
-/// ticked one by one.
+/// Whether the entity is marked [`Recorded`].
 #[cfg(feature = "viewer")]
-type Watched<'w, 's, M, Se> = Query<
-    'w,
-    's,
-    (
-        TickData<M, Se>,
-        Option<&'static mut DebugBrain>,
-        Has<Recorded>,
-    ),
-    Or<(With<DebugBrain>, With<Recorded>)>,
->;
+type RecordedFlag = Has<Recorded>;
+/// Nothing: recording needs the `viewer` feature.
+#[cfg(not(feature = "viewer"))]
+type RecordedFlag = ();
+
+/// The query item of a tick that may be traced or recorded: the tick's
+/// data, the entity's [`DebugBrain`] and whether it is [`Recorded`].
+pub(super) type WatchData<M, Se> = (
+    TickData<M, Se>,
+    Option<&'static mut DebugBrain>,
+    RecordedFlag,
+);
+
+/// The watched entities: those with a [`DebugBrain`].
+#[cfg(not(feature = "viewer"))]
+type WatchedFilter = With<DebugBrain>;
+/// The watched entities: those with a [`DebugBrain`] or [`Recorded`].
+#[cfg(feature = "viewer")]
+type WatchedFilter = Or<(With<DebugBrain>, With<Recorded>)>;
+
+/// The watched entities, ticked one by one after the parallel tick.
+type Watched<'w, 's, M, Se> = Query<'w, 's, WatchData<M, Se>, WatchedFilter>;
 
 /// The plugin's flight recorder, when it records.
 #[cfg(feature = "viewer")]
-type RecorderParam<'w, M> = Option<ResMut<'w, BrainRecorder<M>>>;
+pub(super) type RecorderParam<'w, M> = Option<ResMut<'w, BrainRecorder<M>>>;
 /// Nothing: recording needs the `viewer` feature.
 #[cfg(not(feature = "viewer"))]
-type RecorderParam<'w, M> = PhantomData<fn() -> &'w M>;
+pub(super) type RecorderParam<'w, M> = PhantomData<fn() -> &'w M>;
 
-/// Ticks every brain of tree `M` in parallel, entity by entity, then
-/// forwards the deferred actions.
+/// The flight recorder of one crowd's run: the plugin's, when it records
+/// the crowd's tree.
+#[cfg(feature = "viewer")]
+pub(super) type RecorderOf<'a, M> = Option<&'a mut BrainRecorder<M>>;
+/// Nothing: recording needs the `viewer` feature.
+#[cfg(not(feature = "viewer"))]
+pub(super) type RecorderOf<'a, M> = PhantomData<&'a M>;
+
+/// The recorder of the crowd of `tree` for this run, its frame begun.
+#[cfg_attr(not(feature = "viewer"), allow(unused_variables))]
+pub(super) fn recorder_of<'a, M: TreeMemory>(
+    param: &'a mut RecorderParam<'_, M>,
+    tree: &'static M::Tree,
+) -> RecorderOf<'a, M> {
+    #[cfg(feature = "viewer")]
+    {
+        let mut recorder = param.as_deref_mut().filter(|r| r.records(tree));
+        if let Some(r) = recorder.as_deref_mut() {
+            r.begin_run();
+        }
+        recorder
+    }
+    #[cfg(not(feature = "viewer"))]
+    PhantomData
+}
+
+/// Ticks every brain of crowd `k` of memory type `M` in parallel, entity
+/// by entity, then the watched ones, then forwards the deferred actions.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource>(
+    InMut(k): InMut<usize>,
     time: Res<Time>,
-    shared: ResMut<BrainShared<M>>,
-    stats: ResMut<BrainStats<M>>,
+    mut shared: ResMut<BrainShared<M>>,
+    mut stats: ResMut<BrainStats<M>>,
     mut brains: Query<TickData<M, Se>, Untraced>,
-    watched: Watched<M, Se>,
-    recorder: RecorderParam<M>,
+    mut watched: Watched<M, Se>,
+    mut recorder: RecorderParam<M>,
     entities: &Entities,
-    actions: MessageWriter<ActionMessage<M>>,
+    mut actions: MessageWriter<ActionMessage<M>>,
 ) where
     M::Agent: BrainAgent,
 {
+    let k = *k;
     let (now, dt) = (time.elapsed_secs_f64(), time.delta_secs());
+    let shared = shared.bypass_change_detection();
+    let tree = shared.crowds[k].tree();
+    // Other trees' brains of the same memory type are in the queries too.
+    let mixed = shared.crowds.len() > 1;
     let totals = Totals::default();
-    per_entity::<M, Se>(&mut brains, now, dt, &totals);
-    finish::<M, Se>(
-        now, dt, &totals, watched, recorder, shared, stats, entities, actions,
+    per_entity::<M, Se>(&mut brains, now, dt, &totals, tree, mixed);
+    let mut recorder = recorder_of(&mut recorder, tree);
+    tick_after::<M, Se>(now, dt, &mut watched, &mut recorder, &totals, tree, mixed);
+    end_run(
+        k,
+        &totals,
+        recorder,
+        shared,
+        &mut stats,
+        entities,
+        &mut actions,
     );
 }
 
@@ -202,18 +252,23 @@ pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource>(
 /// component in tables), entity by entity where it is not.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
+    InMut(k): InMut<usize>,
     time: Res<Time>,
-    shared: ResMut<BrainShared<M>>,
-    stats: ResMut<BrainStats<M>>,
+    mut shared: ResMut<BrainShared<M>>,
+    mut stats: ResMut<BrainStats<M>>,
     mut brains: Query<DenseData<M, Se>, Untraced>,
-    watched: Watched<M, Se>,
-    recorder: RecorderParam<M>,
+    mut watched: Watched<M, Se>,
+    mut recorder: RecorderParam<M>,
     entities: &Entities,
-    actions: MessageWriter<ActionMessage<M>>,
+    mut actions: MessageWriter<ActionMessage<M>>,
 ) where
     M::Agent: DenseAgent,
 {
+    let k = *k;
     let (now, dt) = (time.elapsed_secs_f64(), time.delta_secs());
+    let shared = shared.bypass_change_detection();
+    let tree = shared.crowds[k].tree();
+    let mixed = shared.crowds.len() > 1;
     let totals = Totals::default();
     match brains.contiguous_par_iter_mut() {
         Ok(chunks) => chunks.for_each_init(
@@ -227,6 +282,9 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
                     }
                     if let Some(soon) = brains.get(i + AHEAD / 2) {
                         soon.memory.prefetch_leaf_block();
+                    }
+                    if mixed && !std::ptr::eq(brains[i].memory.tree(), tree) {
+                        continue;
                     }
                     let input = Input {
                         now,
@@ -258,6 +316,9 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
         Err(_) => brains.par_iter_mut().for_each_init(
             || Tally::new(&totals),
             |tally, (entity, mut brain, decisions, mut senses, mut data)| {
+                if mixed && !std::ptr::eq(brain.memory.tree(), tree) {
+                    return;
+                }
                 let decision = decisions.map_or(0, |d| d.0);
                 let senses = senses.as_mut();
                 let r = tick_one::<M, Se>(
@@ -267,26 +328,40 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
             },
         ),
     }
-    finish::<M, Se>(
-        now, dt, &totals, watched, recorder, shared, stats, entities, actions,
+    let mut recorder = recorder_of(&mut recorder, tree);
+    tick_after::<M, Se>(now, dt, &mut watched, &mut recorder, &totals, tree, mixed);
+    end_run(
+        k,
+        &totals,
+        recorder,
+        shared,
+        &mut stats,
+        entities,
+        &mut actions,
     );
 }
 
 /// How many brains ahead the chunked tick fetches memories.
 const AHEAD: usize = 4;
 
-/// Ticks the brains of `brains` in parallel, one entity at a time.
+/// Ticks the brains of `tree` in `brains` in parallel, one entity at a
+/// time (`mixed`: the query holds other trees' brains too).
 fn per_entity<M: TreeMemory, Se: SenseSource>(
     brains: &mut Query<TickData<M, Se>, Untraced>,
     now: f64,
     dt: f32,
     totals: &Totals,
+    tree: &'static M::Tree,
+    mixed: bool,
 ) where
     M::Agent: BrainAgent,
 {
     brains.par_iter_mut().for_each_init(
         || Tally::new(totals),
         |tally, (entity, mut brain, decisions, mut senses, mut data)| {
+            if mixed && !std::ptr::eq(brain.memory.tree(), tree) {
+                return;
+            }
             let decision = decisions.map_or(0, |d| d.0);
             let senses = senses.as_mut();
             let r = tick_one::<M, Se>(
@@ -297,103 +372,120 @@ fn per_entity<M: TreeMemory, Se: SenseSource>(
     );
 }
 
-/// After the parallel tick: ticks the watched entities one by one (with a
-/// trace for [`DebugBrain`], into the flight recorder for [`Recorded`]),
-/// sums the tally, and forwards the deferred actions as messages.
-#[allow(clippy::too_many_arguments)]
-fn finish<M: TreeMemory, Se: SenseSource>(
+/// After the parallel tick: ticks the watched brains of `tree` one by one.
+/// Their ticks depend on no other brain's (the tree has no shared state),
+/// so ticking them last changes no decision.
+fn tick_after<M: TreeMemory, Se: SenseSource>(
     now: f64,
     dt: f32,
+    watched: &mut Watched<M, Se>,
+    recorder: &mut RecorderOf<'_, M>,
     totals: &Totals,
-    mut watched: Watched<M, Se>,
-    #[cfg_attr(not(feature = "viewer"), allow(unused_mut, unused_variables))]
-    mut recorder: RecorderParam<M>,
-    mut shared: ResMut<BrainShared<M>>,
-    mut stats: ResMut<BrainStats<M>>,
-    entities: &Entities,
-    mut actions: MessageWriter<ActionMessage<M>>,
+    tree: &'static M::Tree,
+    mixed: bool,
 ) where
     M::Agent: BrainAgent,
 {
-    #[cfg(feature = "viewer")]
-    if let Some(r) = recorder.as_mut() {
-        r.begin_run();
-    }
     let mut tally = Tally::new(totals);
-    for item in &mut watched {
-        #[cfg(feature = "viewer")]
-        let ((entity, mut brain, decisions, mut senses, mut data), mut debug, recorded) = item;
-        #[cfg(not(feature = "viewer"))]
-        let ((entity, mut brain, decisions, mut senses, mut data), mut debug) = item;
-        let mut trace = debug.as_ref().map(|_| adapter::new_trace());
-        let decision = decisions.map_or(0, |d| d.0);
-        let senses = senses.as_mut();
-        #[cfg(feature = "viewer")]
-        let lane = match recorder.as_mut() {
-            Some(r) if recorded => {
-                let b = brain.bypass_change_detection();
-                r.lane(&mut b.lane, entity).map(|lane| (r, lane))
-            }
-            _ => None,
-        };
-        #[cfg(not(feature = "viewer"))]
-        let lane: Option<((), usize)> = None;
-        let r = tick_one::<M, Se>(
-            now,
-            dt,
-            entity,
-            &mut brain,
-            decision,
-            senses,
-            &mut data,
-            |memory, agent, input| match lane {
-                #[cfg(feature = "viewer")]
-                Some((r, lane)) => {
-                    memory.tick_recorded(agent, input, &mut r.recorder, lane, trace.as_mut())
-                }
-                #[cfg(not(feature = "viewer"))]
-                Some(((), _)) => unreachable!("recording needs the viewer feature"),
-                None => match trace.as_mut() {
-                    Some(trace) => memory.tick_traced(agent, input, trace),
-                    None => memory.tick(agent, input),
-                },
-            },
-        );
-        tally.add(&r);
-        if let (Some(debug), Some(trace)) = (debug.as_mut(), trace) {
-            debug::record(debug, entity, &brain.memory, &r, trace, now);
+    for item in watched {
+        if mixed && !std::ptr::eq(item.0.1.memory.tree(), tree) {
+            continue;
         }
+        tick_watched::<M, Se>(now, dt, item, recorder, &mut tally);
     }
-    drop(tally);
-    let [ticked, changed, idle, errors] = totals.0.each_ref().map(|t| t.load(Ordering::Relaxed));
-    *stats = BrainStats {
-        ticked,
-        idle,
-        changed,
-        errors,
-        runs: stats.runs + 1,
-        _m: PhantomData,
+}
+
+/// Ticks one brain: traced when the entity has a [`DebugBrain`], into the
+/// flight recorder when it is [`Recorded`] and `recorder` records, plainly
+/// otherwise.
+#[inline]
+pub(super) fn tick_watched<M: TreeMemory, Se: SenseSource>(
+    now: f64,
+    dt: f32,
+    item: bevy_ecs::query::QueryItem<'_, '_, WatchData<M, Se>>,
+    #[cfg_attr(not(feature = "viewer"), allow(unused_variables))] recorder: &mut RecorderOf<'_, M>,
+    tally: &mut Tally<'_>,
+) where
+    M::Agent: BrainAgent,
+{
+    #[cfg_attr(not(feature = "viewer"), allow(unused_variables))]
+    let ((entity, mut brain, decisions, mut senses, mut data), mut debug, recorded) = item;
+    let mut trace = debug.as_ref().map(|_| adapter::new_trace());
+    let decision = decisions.map_or(0, |d| d.0);
+    let senses = senses.as_mut();
+    #[cfg(feature = "viewer")]
+    let lane = match recorder.as_deref_mut() {
+        Some(r) if recorded => {
+            let b = brain.bypass_change_detection();
+            r.lane(&mut b.lane, entity).map(|lane| (r, lane))
+        }
+        _ => None,
     };
+    #[cfg(not(feature = "viewer"))]
+    let lane: Option<((), usize)> = None;
+    let r = tick_one::<M, Se>(
+        now,
+        dt,
+        entity,
+        &mut brain,
+        decision,
+        senses,
+        &mut data,
+        |memory, agent, input| match lane {
+            #[cfg(feature = "viewer")]
+            Some((r, lane)) => {
+                memory.tick_recorded(agent, input, &mut r.recorder, lane, trace.as_mut())
+            }
+            #[cfg(not(feature = "viewer"))]
+            Some(((), _)) => unreachable!("recording needs the viewer feature"),
+            None => match trace.as_mut() {
+                Some(trace) => memory.tick_traced(agent, input, trace),
+                None => memory.tick(agent, input),
+            },
+        },
+    );
+    tally.add(&r);
+    if let (Some(debug), Some(trace)) = (debug.as_mut(), trace) {
+        debug::record(debug, entity, &brain.memory, &r, trace, now);
+    }
+}
+
+/// The end of crowd `k`'s run: sums the tally into the stats, forwards the
+/// deferred actions as messages, and ends the recorder's frame.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn end_run<M: TreeMemory>(
+    k: usize,
+    totals: &Totals,
+    #[cfg_attr(not(feature = "viewer"), allow(unused_mut, unused_variables))]
+    mut recorder: RecorderOf<'_, M>,
+    shared: &mut BrainShared<M>,
+    stats: &mut BrainStats<M>,
+    entities: &Entities,
+    actions: &mut MessageWriter<ActionMessage<M>>,
+) {
+    let [ticked, changed, idle, errors] = totals.0.each_ref().map(|t| t.load(Ordering::Relaxed));
+    stats.count(shared, k, [ticked, changed, idle, errors]);
+    let crowd = &mut shared.crowds[k];
     if errors > 0 {
         log::warn!(
             target: "bt_bevy",
             "{errors} brain(s) of tree `{}` failed their tick (see Brain::last_tick)",
-            M::tree_name(shared.tree())
+            M::tree_name(crowd.tree())
         );
     }
-    let state = Arc::clone(&shared.state);
+    let state = Arc::clone(&crowd.state);
     adapter::drain(&state, |request| {
-        let entity = route(&mut shared.moved, entities, &request, |_| None);
+        let entity = route(&mut crowd.moved, entities, &request, |_| None);
         actions.write(ActionMessage::new(entity, request));
     });
     let lost = adapter::lost(&state);
-    if lost != shared.lost {
+    if lost != crowd.lost {
         log::warn!(
             target: "bt_bevy",
             "{} deferred-action request(s) did not fit the queue; raise BrainPlugin::action_capacity",
-            lost - shared.lost
+            lost - crowd.lost
         );
-        shared.lost = lost;
+        crowd.lost = lost;
     }
     // Last: a page may hold the app here, at the end of this frame.
     #[cfg(feature = "viewer")]
@@ -402,19 +494,22 @@ fn finish<M: TreeMemory, Se: SenseSource>(
     }
 }
 
-/// Hands the outcomes the game reported to their brains.
+/// Hands the outcomes the game reported to the brains of crowd `k`.
 pub(super) fn apply_outcomes<M: TreeMemory>(
+    InMut(k): InMut<usize>,
     mut outcomes: MessageReader<ActionOutcome<M>>,
     mut brains: Query<&mut Brain<M>>,
     mut shared: ResMut<BrainShared<M>>,
 ) {
+    let crowd = &mut shared.bypass_change_detection().crowds[*k];
     for o in outcomes.read() {
         if let Ok(mut brain) = brains.get_mut(o.entity)
+            && crowd.owns(&brain.memory)
             && brain
                 .bypass_change_detection()
                 .complete(o.ticket, o.outcome)
         {
-            forget_moved(&mut shared.bypass_change_detection().moved, o.ticket);
+            forget_moved(&mut crowd.moved, o.ticket);
         }
     }
 }

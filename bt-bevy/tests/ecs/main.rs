@@ -6,6 +6,7 @@ mod compile_fail;
 mod critters;
 mod crowd;
 mod debugging;
+mod observing;
 mod pausing;
 #[cfg(feature = "serde")]
 mod persist;

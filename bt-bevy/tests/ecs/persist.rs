@@ -213,10 +213,10 @@ fn crew_app() -> App {
     app
 }
 
-/// Spawns the workers, in the order of `ids`. Brains tick in parallel in
-/// no set order, and two workers wanting the gate's last slot in one frame
-/// would make runs differ: the workers are debugged, which ticks them one
-/// by one, in the order of their table.
+/// Spawns the workers, in the order of `ids`: the crew's brains (a tree
+/// with a gate) tick in the order of their entities' indexes, the same in
+/// every app. They are debugged too, which changes none of their
+/// decisions.
 fn spawn(app: &mut App, ids: impl IntoIterator<Item = u32>) -> BTreeMap<u32, Entity> {
     ids.into_iter()
         .map(|id| {

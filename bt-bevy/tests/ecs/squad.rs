@@ -1,5 +1,5 @@
 //! Shared state through the ECS: deferred actions as messages, despawning
-//! mid-action, and gates under the parallel query.
+//! mid-action, and gates in a large crowd, ticked in entity order.
 
 use std::collections::{BTreeSet, HashSet};
 
@@ -75,26 +75,21 @@ fn a_launch_becomes_a_message_and_its_reported_outcome_ends_the_behavior() {
     app.update();
     assert_eq!(running(&mut app, throw.entity), Some("THROW_GRENADE"));
     assert!(seen(&mut app).is_empty());
+    // The brains of a tree with a gate tick in entity order: the first
+    // soldier threw, and the second throws next.
+    assert_eq!(throw.entity, soldiers[0]);
     // The game reports success with one message: the throw ends and gives
-    // the gate back. Brains tick in parallel, in no set order: a soldier
-    // ticked after the thrower throws in the same frame, one ticked before
-    // it in the next; either way exactly one new throw.
+    // the gate back, and the next soldier in entity order takes it in the
+    // same frame: exactly one new throw.
     app.world_mut()
         .write_message(throw.outcome(Outcome::Succeeded));
     app.update();
     assert_ne!(running(&mut app, throw.entity), Some("THROW_GRENADE"));
-    let mut next = seen(&mut app);
-    if next.is_empty() {
-        app.update();
-        next = seen(&mut app);
-    }
+    let next = seen(&mut app);
     assert_eq!(next.len(), 1, "{next:?}");
     assert!(matches!(next[0].op, ActionOp::Launch(_)));
-    assert_ne!(
-        (next[0].entity, next[0].ticket),
-        (throw.entity, throw.ticket),
-        "a new launch"
-    );
+    assert_eq!(next[0].entity, soldiers[1], "a new launch");
+    assert_ne!(next[0].ticket, throw.ticket);
     // A late or repeated report changes nothing.
     app.world_mut()
         .write_message(throw.outcome(Outcome::Failed));
@@ -164,32 +159,26 @@ fn removing_or_replacing_a_brain_gives_back_what_it_held() {
 
 /// A gate of three in front of a long task; everyone else waits.
 #[derive(Component, Default)]
-struct Worker {
-    /// The thread the worker was last ticked on while waiting.
-    thread: Option<std::thread::ThreadId>,
-}
+struct Worker;
 bt_bevy::component_agent!(Worker);
 
 #[derive(Default)]
 struct Steps(u8);
 
 behavior! { WORK: Worker, memory: Steps, tick: |_w, m, _cx| { m.0 += 1; m.0 < 4 } }
-behavior! { WAIT: Worker, tick: |w, _cx| {
-    w.thread = Some(std::thread::current().id());
-    true
-} }
+behavior! { WAIT: Worker }
 decider! { DO_WORK: Worker => WORK, gate: 3 }
 decider! { IDLE: Worker => WAIT }
 group! { WORK_ROOT: Worker, prioritized [DO_WORK, IDLE] }
 tree! { WORKSHOP: Worker = WORK_ROOT, memory: WorkshopMemory }
 
 #[test]
-fn a_gate_holds_across_the_parallel_query() {
+fn a_gate_holds_in_a_large_crowd_and_lets_them_in_by_entity_order() {
     gate_holds(false);
 }
 
 #[test]
-fn a_gate_holds_across_parallel_table_chunks() {
+fn a_gate_holds_the_same_when_dense_ticks_are_asked_for() {
     gate_holds(true);
 }
 
@@ -201,17 +190,15 @@ fn gate_holds(dense: bool) {
     } else {
         app.add_plugins(plugin);
     }
-    for _ in 0..4000 {
-        app.world_mut()
-            .spawn((Worker::default(), Brain::new(&WORKSHOP)));
-    }
+    let spawned: Vec<Entity> = (0..4000)
+        .map(|_| app.world_mut().spawn((Worker, Brain::new(&WORKSHOP))).id())
+        .collect();
     let gate = WORKSHOP.find("DO_WORK").unwrap();
     let mut workers = BTreeSet::new();
-    let mut threads = HashSet::new();
     for frame in 0..40 {
         app.update();
         let world = app.world_mut();
-        let working: Vec<Entity> = world
+        let mut working: Vec<Entity> = world
             .query::<(Entity, &Brain<WorkshopMemory>)>()
             .iter(world)
             .filter(|(_, b)| b.running() == Some("DO_WORK"))
@@ -220,16 +207,52 @@ fn gate_holds(dense: bool) {
         let state = world.resource::<BrainShared<WorkshopMemory>>().state();
         assert_eq!(working.len(), 3, "frame {frame}");
         assert_eq!(state.gate_count(gate), Some(3), "frame {frame}");
+        if frame == 0 {
+            working.sort_by_key(|e| e.index_u32());
+            assert_eq!(working, spawned[..3], "the first three in entity order");
+        }
         workers.extend(working);
-        threads.extend(
-            world
-                .query::<&Worker>()
-                .iter(world)
-                .filter_map(|w| w.thread),
-        );
     }
     assert!(workers.len() > 3, "the gate changed hands");
-    assert!(threads.len() >= 2, "ticked on {} thread(s)", threads.len());
+}
+
+/// Keeps the thread it was last ticked on.
+#[derive(Component, Default)]
+struct Loafer {
+    thread: Option<std::thread::ThreadId>,
+}
+bt_bevy::component_agent!(Loafer);
+
+behavior! { LOAF: Loafer, tick: |l, _cx| {
+    l.thread = Some(std::thread::current().id());
+    true
+} }
+decider! { LOAFING: Loafer => LOAF }
+tree! { LOAFERS: Loafer = LOAFING, memory: LoaferMemory }
+
+#[test]
+fn a_tree_without_shared_state_ticks_in_parallel() {
+    for dense in [false, true] {
+        let mut app = app();
+        let plugin = BrainPlugin::new(&LOAFERS).in_schedule(Update);
+        if dense {
+            app.add_plugins(plugin.dense());
+        } else {
+            app.add_plugins(plugin);
+        }
+        for _ in 0..4000 {
+            app.world_mut()
+                .spawn((Loafer::default(), Brain::new(&LOAFERS)));
+        }
+        let mut threads = HashSet::new();
+        for _ in 0..40 {
+            app.update();
+            let world = app.world_mut();
+            let mut loafers = world.query::<&Loafer>();
+            threads.extend(loafers.iter(world).filter_map(|l| l.thread));
+        }
+        assert!(threads.len() >= 2, "ticked on {} thread(s)", threads.len());
+    }
 }
 
 #[test]

@@ -1,0 +1,159 @@
+//! Observation changes no decision: the same crowd, with a gate, a
+//! cooldown and a group role, makes the same decisions with or without
+//! `DebugBrain` and the flight recorder, however they are spread over it.
+
+use bevy_app::Update;
+use bevy_ecs::prelude::*;
+use bt_bevy::{Brain, BrainPlugin, DebugBrain, RecordBrains, Recorded};
+use bt_core::{behavior, decider, group, tree};
+
+use crate::common::app;
+
+#[derive(Component, Default)]
+struct Beast {
+    thirst: u32,
+    energy: u32,
+}
+bt_bevy::component_agent!(Beast);
+
+behavior! { DRINK: Beast, tick: |b, _cx| { b.thirst = b.thirst.saturating_sub(4); b.thirst > 0 } }
+behavior! { HOWL: Beast, tick: |_b, cx| cx.time_active() < 0.1 }
+behavior! { HUNT: Beast, tick: |b, cx| { b.energy = b.energy.saturating_sub(2); cx.time_active() < 0.2 } }
+behavior! { WANDER: Beast, tick: |b, _cx| { b.thirst += 1; b.energy += 1; b.thirst % 4 != 0 } }
+// At most three at the waterhole, a howl a quarter second at most, and the
+// hunt only in pairs.
+decider! { AT_WATER: Beast => DRINK, when: |b, _| b.thirst > 6, gate: 3 }
+decider! { HOWLING: Beast => HOWL, when: |b, _| b.energy % 5 == 0, cooldown: 0.25 }
+decider! { HUNTING: Beast => HUNT, when: |b, _| b.energy > 9, together: 2 }
+decider! { WANDERING: Beast => WANDER }
+group! { BEAST_ROOT: Beast, prioritized [HUNTING, AT_WATER, HOWLING, WANDERING] }
+tree! { BEASTS: Beast = BEAST_ROOT, memory: BeastMemory }
+
+const N: usize = 200;
+const FRAMES: usize = 60;
+
+/// How a run watches the crowd.
+#[derive(Clone, Copy, Debug)]
+enum Watch {
+    Nothing,
+    /// Ticked table chunk by table chunk.
+    Dense,
+    /// `DebugBrain` on these creatures from the start.
+    Debug(&'static [usize]),
+    /// `DebugBrain` put on these creatures at frame 20, taken off at 40.
+    DebugLater(&'static [usize]),
+    /// The recorder, on the creatures marked `Recorded`.
+    Recorder(&'static [usize]),
+    /// The recorder, on every creature.
+    RecordAll,
+    /// Both, on different creatures and one in common.
+    Both,
+}
+
+/// Each creature's running decider at each frame.
+fn decisions(watch: Watch) -> Vec<Vec<Option<&'static str>>> {
+    let mut app = app();
+    let plugin = BrainPlugin::new(&BEASTS).in_schedule(Update);
+    match watch {
+        Watch::Dense => app.add_plugins(plugin.dense()),
+        Watch::Recorder(_) | Watch::Both => app.add_plugins(plugin.record(RecordBrains::marked(8))),
+        Watch::RecordAll => app.add_plugins(plugin.record(RecordBrains::all(N))),
+        _ => app.add_plugins(plugin),
+    };
+    let marked = |list: &[usize], i| list.contains(&i);
+    let beasts: Vec<Entity> = (0..N)
+        .map(|i| {
+            let mut e = app.world_mut().spawn((
+                Beast {
+                    thirst: (i % 11) as u32,
+                    energy: (i % 13) as u32,
+                },
+                Brain::new(&BEASTS),
+            ));
+            match watch {
+                Watch::Debug(list) if marked(list, i) => {
+                    e.insert(DebugBrain::quiet());
+                }
+                Watch::Recorder(list) if marked(list, i) => {
+                    e.insert(Recorded);
+                }
+                Watch::Both if marked(&[0, 7, 150], i) => {
+                    e.insert(DebugBrain::quiet());
+                }
+                _ => {}
+            }
+            if let Watch::Both = watch
+                && marked(&[7, 60, 199], i)
+            {
+                e.insert(Recorded);
+            }
+            e.id()
+        })
+        .collect();
+    let mut out = vec![Vec::new(); N];
+    for frame in 0..FRAMES {
+        if let Watch::DebugLater(list) = watch {
+            for &i in list {
+                let mut e = app.world_mut().entity_mut(beasts[i]);
+                match frame {
+                    20 => {
+                        e.insert(DebugBrain::quiet());
+                    }
+                    40 => {
+                        e.remove::<DebugBrain>();
+                    }
+                    _ => {}
+                }
+            }
+        }
+        app.update();
+        for (i, &e) in beasts.iter().enumerate() {
+            let brain = app.world().get::<Brain<BeastMemory>>(e).unwrap();
+            out[i].push(brain.running());
+        }
+    }
+    // The tree does what it is here for: the gate, the cooldown and the
+    // role each let some in.
+    let all: Vec<_> = out.iter().flatten().flatten().collect();
+    for name in ["AT_WATER", "HOWLING", "HUNTING", "WANDERING"] {
+        assert!(all.iter().any(|&&n| n == name), "{watch:?}: no {name}");
+    }
+    out
+}
+
+/// The first creature and frame where `run` differs from `base`.
+fn first_difference(
+    base: &[Vec<Option<&'static str>>],
+    run: &[Vec<Option<&'static str>>],
+) -> Option<String> {
+    (0..FRAMES).find_map(|frame| {
+        (0..N).find_map(|i| {
+            (base[i][frame] != run[i][frame]).then(|| {
+                format!(
+                    "creature {i}, frame {frame}: {:?} unwatched, {:?} watched",
+                    base[i][frame], run[i][frame]
+                )
+            })
+        })
+    })
+}
+
+#[test]
+fn debugging_and_recording_change_no_decision_of_a_crowd_with_a_gate_a_cooldown_and_a_role() {
+    let base = decisions(Watch::Nothing);
+    for watch in [
+        Watch::Nothing,
+        Watch::Dense,
+        Watch::Debug(&[0]),
+        Watch::Debug(&[3, 50, 51, 52, 120, 199]),
+        Watch::DebugLater(&[1, 2, 90, 180]),
+        Watch::Recorder(&[0, 10, 100, 190]),
+        Watch::RecordAll,
+        Watch::Both,
+    ] {
+        let run = decisions(watch);
+        if let Some(d) = first_difference(&base, &run) {
+            panic!("{watch:?}: {d}");
+        }
+    }
+}
