@@ -132,15 +132,32 @@ impl<M: TreeMemory> BrainShared<M> {
 
     /// A ticket the game kept from before a save, as a ticket of the crowd
     /// loaded from that save (see [`Crowd::adopt_ticket`]), whichever tree
-    /// of memory type `M` it belongs to. Other tickets are returned as
-    /// they are. Feature `serde`.
+    /// of memory type `M` it belongs to. Feature `serde`.
+    ///
+    /// # Errors
+    /// When no crowd adopts it: the error of a crowd loaded from the
+    /// ticket's crowd ([`AdoptError::AfterSave`]) if there is one, else
+    /// [`AdoptError::OtherCrowd`] (a crowd was loaded, from another) or
+    /// [`AdoptError::NotLoaded`].
     #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
-    pub fn adopt_ticket(&self, ticket: Ticket) -> Ticket {
-        self.crowds
-            .iter()
-            .map(|c| c.adopt_ticket(ticket))
-            .find(|&t| t != ticket)
-            .unwrap_or(ticket)
+    pub fn adopt_ticket(&self, ticket: Ticket) -> Result<Ticket, AdoptError> {
+        let rank = |e: &AdoptError| match e {
+            AdoptError::AfterSave { .. } => 0,
+            AdoptError::OtherCrowd { .. } => 1,
+            _ => 2,
+        };
+        let mut best = Err(AdoptError::NotLoaded);
+        for crowd in &self.crowds {
+            match crowd.adopt_ticket(ticket) {
+                Ok(t) => return Ok(t),
+                Err(e) => {
+                    if best.as_ref().is_err_and(|b| rank(&e) < rank(b)) {
+                        best = Err(e);
+                    }
+                }
+            }
+        }
+        best
     }
 }
 

@@ -279,7 +279,8 @@ fn two_untagged_trees_of_one_memory_type_are_saved_and_loaded_tree_by_tree() {
     let adopted = fresh
         .world()
         .resource::<BrainShared<SheepMemory>>()
-        .adopt_ticket(hunt.ticket);
+        .adopt_ticket(hunt.ticket)
+        .expect("issued before the save");
     assert_ne!(adopted, hunt.ticket);
     fresh
         .world_mut()
