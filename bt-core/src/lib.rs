@@ -95,7 +95,8 @@
 //!   stimuli and a crowd's shared state go through any serde format and
 //!   come back into the same tree, continuing exactly where they stopped
 //!   (the `persist` module).
-//! - `no_std`, with `alloc`: an [`AgentMemory`] is one fixed-size value and
+//! - `no_std` without the default `std` feature, with `alloc`: an
+//!   [`AgentMemory`] is one fixed-size value and
 //!   holds no heap memory of its own, but a [`TreeShared`] allocates its
 //!   counters and request queue once when it is made and is shared through
 //!   an `Arc`, and [`TraceRecorder`] writes into a `String`. A tick never
@@ -103,8 +104,10 @@
 //! - [`bitflags`] is re-exported, so the flag types that preconditions,
 //!   [`TickInput`] and [`Stimuli`] take can be declared without a
 //!   dependency of their own (`bt_core::bitflags::bitflags! { … }`).
-//! - Cargo features, both off by default: `rayon` (`par_tick_all`) and
-//!   `serde` (save and restore).
+//! - Cargo features: `std` (on by default: crowd ids drawn from the
+//!   operating system's random numbers; off, the crate is `no_std`),
+//!   `rayon` (`par_tick_all`, needs `std`) and `serde` (save and restore),
+//!   both off by default.
 //!
 //! # Targets
 //!
@@ -163,6 +166,8 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
 
 mod compile;
 mod crowd;

@@ -503,18 +503,24 @@ impl<A: 'static, const L: usize, const N: usize> Blocks<A, L, N> {
 
     /// Drops every value, deepest level first.
     pub(crate) fn release_all(&mut self) {
+        self.release_from(0);
+    }
+
+    /// Drops the values of level `from` and every level below it, deepest
+    /// first.
+    pub(crate) fn release_from(&mut self, from: usize) {
         // If one drop panics, the guard goes on with the levels above it, so
         // a panicking `Drop` does not leak the other blocks.
-        struct Rest<'a, A: 'static, const L: usize, const N: usize>(&'a mut Blocks<A, L, N>);
+        struct Rest<'a, A: 'static, const L: usize, const N: usize>(&'a mut Blocks<A, L, N>, usize);
         impl<A: 'static, const L: usize, const N: usize> Drop for Rest<'_, A, L, N> {
             fn drop(&mut self) {
-                for level in (0..L).rev() {
+                for level in (self.1..L).rev() {
                     self.0.release(level);
                 }
             }
         }
-        let rest = Rest(self);
-        for level in (0..L).rev() {
+        let rest = Rest(self, from);
+        for level in (from..L).rev() {
             rest.0.release(level);
         }
         mem::forget(rest);

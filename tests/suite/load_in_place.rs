@@ -518,8 +518,18 @@ fn the_shared_state_alone_is_refused_while_memories_are_bound() {
         let (mut crew, save) = played_on();
         let before = crew.state();
         // The memories first, then the shared state: the memories' restores
-        // keep the counts right, and the shared state's is refused.
-        for i in 0..3 {
+        // keep the counts right, and the shared state's is refused. Worker
+        // 0 is refused while worker 1 holds the gate of one.
+        let err = crew.load_memory(0, &save).expect_err("the gate is full");
+        assert_eq!(
+            err,
+            RestoreError::Snapshot(SnapshotError::Full {
+                decider: "C_WORKING",
+                limit: 1
+            })
+        );
+        assert_eq!(crew.state(), before, "nothing changed");
+        for i in [1, 2, 0] {
             crew.load_memory(i, &save).unwrap();
             assert_eq!(
                 crew.shared.gates_held(),
@@ -720,8 +730,18 @@ fn crowd_ids_differ_between_processes() {
         println!("ids {:?}", first_ids());
         return;
     }
-    let child = || {
-        let out = std::process::Command::new(std::env::current_exe().unwrap())
+    // Run as it is, or with the address randomization off (as under a
+    // debugger) where `setarch -R` can do that.
+    let child = |fixed_addresses: bool| {
+        let exe = std::env::current_exe().unwrap();
+        let mut command = if fixed_addresses {
+            let mut c = std::process::Command::new("setarch");
+            c.args([std::env::consts::ARCH, "-R"]).arg(exe);
+            c
+        } else {
+            std::process::Command::new(exe)
+        };
+        let out = command
             .args([
                 "--exact",
                 "load_in_place::crowd_ids_differ_between_processes",
@@ -737,8 +757,21 @@ fn crowd_ids_differ_between_processes() {
             .unwrap_or_else(|| panic!("no ids in {text}"));
         ids.lines().next().unwrap().to_owned()
     };
-    let (a, b) = (child(), child());
+    let (a, b) = (child(false), child(false));
     assert_ne!(a, b, "two runs made crowds of the same ids");
     let here = format!("{:?}", first_ids());
     assert_ne!(a, here);
+    let setarch = std::process::Command::new("setarch")
+        .args([std::env::consts::ARCH, "-R", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if setarch {
+        let (a, b) = (child(true), child(true));
+        assert_ne!(
+            a, b,
+            "two runs at fixed addresses made crowds of the same ids"
+        );
+    } else {
+        println!("setarch -R is not available here: runs at fixed addresses not tried");
+    }
 }

@@ -57,21 +57,26 @@ use queue::Entry;
 pub(crate) use queue::action_agent;
 pub(crate) use queue::action_serial;
 pub use queue::{ActionOp, ActionRequest, Outcome, Ticket};
+#[cfg(feature = "serde")]
+pub(crate) use queue::{LAUNCHES_WRAPPED, issued};
 pub(crate) use queue::{action_slot, action_state, ticket_of};
 
 /// How many crowd ids the process has drawn.
 static CROWDS_MADE: AtomicU32 = AtomicU32::new(0);
 
-/// The process's key for its crowd ids (0: not drawn yet).
-static CROWD_KEY: AtomicU32 = AtomicU32::new(0);
+/// The process's key for its crowd ids (low 32 bits; 0: not drawn yet) and
+/// the id of the process that drew it (high 32 bits), so that a process
+/// made by `fork` draws a key of its own.
+static CROWD_KEY: AtomicU64 = AtomicU64::new(0);
 
 /// A new crowd id: the next count of the process, through a permutation of
 /// the `u32`s keyed once per process. So no two crowds of one process share
 /// an id, and the ids of two runs differ: a save of an earlier run (or of
 /// another process) names a crowd no running crowd has, except by a chance
 /// of about one in four billion per pair of crowds. The key comes from the
-/// addresses the system gave the program and its stack (randomized by the
-/// common desktop and console systems); 0 is never an id.
+/// operating system's random numbers and the process id (feature `std`),
+/// and from the addresses the system gave the program and its stack; 0 is
+/// never an id.
 pub(crate) fn next_crowd() -> u32 {
     let key = crowd_key();
     loop {
@@ -82,22 +87,53 @@ pub(crate) fn next_crowd() -> u32 {
     }
 }
 
-/// The process's key, drawn at its first crowd.
+/// The process's key, drawn at its first crowd (and again in a process
+/// made by `fork`).
 fn crowd_key() -> u32 {
-    let key = CROWD_KEY.load(Ordering::Relaxed);
-    if key != 0 {
-        return key;
+    let pid = process_id();
+    let kept = CROWD_KEY.load(Ordering::Acquire);
+    if kept != 0 && (kept >> 32) as u32 == pid {
+        return kept as u32;
     }
     let local = 0u8;
     let here = core::ptr::addr_of!(CROWDS_MADE).addr() as u64;
     let stack = core::ptr::addr_of!(local).addr() as u64;
     let code = (crowd_key as fn() -> u32 as *const ()).addr() as u64;
-    let mixed = splitmix(splitmix(here ^ stack.rotate_left(21)) ^ code.rotate_left(42));
+    let mixed = splitmix(
+        splitmix(here ^ stack.rotate_left(21) ^ system_random())
+            ^ code.rotate_left(42)
+            ^ u64::from(pid),
+    );
     let drawn = ((mixed >> 32) as u32 ^ mixed as u32) | 1;
-    match CROWD_KEY.compare_exchange(0, drawn, Ordering::Relaxed, Ordering::Relaxed) {
+    let word = u64::from(pid) << 32 | u64::from(drawn);
+    match CROWD_KEY.compare_exchange(kept, word, Ordering::AcqRel, Ordering::Acquire) {
         Ok(_) => drawn,
-        Err(first) => first,
+        Err(first) => first as u32,
     }
+}
+
+/// Random bits from the operating system (feature `std`; 0 without it).
+fn system_random() -> u64 {
+    #[cfg(feature = "std")]
+    {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(0x6274_2d63_726f_7764);
+        h.finish()
+    }
+    #[cfg(not(feature = "std"))]
+    0
+}
+
+/// The id of this process (feature `std`, on systems that have one; 0
+/// otherwise).
+fn process_id() -> u32 {
+    #[cfg(all(feature = "std", any(unix, windows), not(miri)))]
+    {
+        std::process::id()
+    }
+    #[cfg(not(all(feature = "std", any(unix, windows), not(miri))))]
+    0
 }
 
 /// SplitMix64's finalizer: every bit of `x` moves every bit of the result.
@@ -518,6 +554,25 @@ impl TreeShared {
     /// whatever the limit: it is inside, and the count says so.
     pub(crate) fn gate_count_in(&self, g: u16) {
         self.gates[g as usize].fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Whether gate `g` of `limit` has room for one more agent when the
+    /// agent asking gives back a slot it holds there (`held`).
+    #[cfg(feature = "serde")]
+    pub(crate) fn gate_room(&self, g: u16, limit: u16, held: bool) -> bool {
+        let n = self.gates[g as usize].load(Ordering::Acquire);
+        n.saturating_sub(u32::from(held)) < u32::from(limit)
+    }
+
+    /// Whether role `r` of `size` has room for one more agent inside (its
+    /// admitted and inside agents stay under `size`) when the agent asking
+    /// gives back a place inside it holds (`held`).
+    #[cfg(feature = "serde")]
+    pub(crate) fn role_room(&self, r: u16, size: u8, held: bool) -> bool {
+        let w = self.roles[r as usize].load(Ordering::Acquire);
+        let taken = role_part(w, ROLE_INSIDE_SHIFT).saturating_sub(u64::from(held))
+            + role_part(w, ROLE_PENDING_SHIFT);
+        taken < u64::from(size)
     }
 
     /// Counts an agent already inside role `r`.

@@ -12,7 +12,7 @@ use super::shared::{Parsed as SharedParsed, SharedBody};
 use super::{Body, Fault, Fields, RestoreError, SnapshotError, read_struct};
 use crate::memory::AgentMemory;
 use crate::memory::shared::TreeShared;
-use crate::tree::Tree;
+use crate::tree::{NO_SLOT, Tree};
 
 const FIELDS: &[&str] = &["shared", "memories"];
 
@@ -123,6 +123,12 @@ impl TreeShared {
     /// [`id`](Self::id); tickets the game kept from before the save are
     /// [adopted](Self::adopt_ticket) into it.
     ///
+    /// Load between crowd ticks: no memory of the crowd may be made,
+    /// ticked or dropped on another thread while the load runs (it counts
+    /// the crowd's places afresh). The memories' former block values are
+    /// dropped after every memory is installed and counted, so a `Drop`
+    /// that panics leaves the crowd loaded.
+    ///
     /// # Errors
     /// Everything is read and checked before anything changes; on an error
     /// the shared state and every memory are left as they were.
@@ -130,7 +136,12 @@ impl TreeShared {
     /// shared state; [`SnapshotError::MemoriesBound`] when other memories
     /// are bound to it too (an agent made after the save: drop its memory
     /// first, or give it); [`SnapshotError::Count`] when the save holds
-    /// another number of memories than `memories`; then every error of
+    /// another number of memories than `memories`;
+    /// [`SnapshotError::Full`] when the saved memories together are more
+    /// inside a gated or group-role decider than it holds (an edited
+    /// save); [`SnapshotError::BadValue`] for a saved deferred action or
+    /// queued request whose serial the saved crowd never issued; then
+    /// every error of
     /// [`restore`](Self::restore) and
     /// [`AgentMemory::restore`] (a memory's error names no index: the
     /// format's position, where it has one, does).
@@ -178,16 +189,54 @@ impl TreeShared {
         let (shared, parsed) = fault.finish(read)?;
         for (memory, p) in memories.iter().zip(&parsed) {
             p.check_crowd(memory.tree, shared.crowd)
+                .and_then(|()| shared.check_serials(p.serials(memory.tree)))
                 .map_err(RestoreError::Snapshot)?;
         }
+        check_limits(tree, &parsed).map_err(RestoreError::Snapshot)?;
         // Installed: the shared state first (a new id, counts emptied),
-        // then each memory, which counts what it holds under that id.
+        // then each memory, which counts what it holds under that id. The
+        // values the memories held are dropped only then: a `Drop` that
+        // panics finds every memory installed and counted.
         self.install(shared);
-        for (memory, p) in memories.iter_mut().zip(parsed) {
-            memory.apply(p);
+        let replaced: Vec<_> = memories
+            .iter_mut()
+            .zip(parsed)
+            .map(|(memory, p)| memory.install(p))
+            .collect();
+        for (memory, r) in memories.iter_mut().zip(replaced) {
+            memory.finish(r);
         }
         Ok(())
     }
+}
+
+/// Checks that the memories of a crowd snapshot, together, are not more
+/// inside any gated or group-role decider than it holds.
+fn check_limits<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    parsed: &[MemoryParsed<A, L, S, N>],
+) -> Result<(), SnapshotError> {
+    let mut inside = alloc::vec![0u32; tree.items.len()];
+    for item in parsed.iter().flat_map(|p| p.active_items()) {
+        inside[item as usize] += 1;
+    }
+    for (it, &n) in tree.items.iter().zip(&inside) {
+        let sync = it.decider.pre.sync;
+        let limit = if it.gate != NO_SLOT {
+            u32::from(sync.gate)
+        } else if it.role != NO_SLOT {
+            u32::from(sync.together)
+        } else {
+            continue;
+        };
+        if n > limit {
+            return Err(SnapshotError::Full {
+                decider: it.decider.name,
+                limit,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Reads a crowd snapshot.

@@ -101,6 +101,16 @@ pub enum SnapshotError {
         /// memory's crowd (0: none).
         restored_from: u32,
     },
+    /// A restore that would put more agents inside a gated or group-role
+    /// decider than it holds: a crowd snapshot whose memories are inside
+    /// it together, or one memory restored alone into a crowd where the
+    /// others fill it now.
+    Full {
+        /// The decider.
+        decider: &'static str,
+        /// How many agents it holds at once (its gate, or its role's size).
+        limit: u32,
+    },
     /// A crowd's shared state restored while memories are bound to it
     /// that the restore was not given: loaded alone, the shared state
     /// would leave them counted nowhere. Load a running crowd with
@@ -216,6 +226,11 @@ impl fmt::Display for SnapshotError {
             SnapshotError::MemoriesBound { bound, given } => write!(
                 f,
                 "{bound} memories are bound to the crowd's shared state and the restore was                  given {given}: load a running crowd with `TreeShared::restore_crowd`, given                  every memory bound to it"
+            ),
+            SnapshotError::Full { decider, limit } => write!(
+                f,
+                "decider `{decider}` holds at most {limit} agents at once: the restore would \
+                 put one more inside"
             ),
             SnapshotError::NotBound { index } => write!(
                 f,

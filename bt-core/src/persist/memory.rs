@@ -16,7 +16,7 @@ use crate::decl::{ActionState, Policy};
 use crate::memory::shared as sync;
 use crate::memory::{AgentMemory, Level};
 use crate::raw::Blocks;
-use crate::tree::{Has, NO_PARENT, Tree};
+use crate::tree::{Has, NO_PARENT, NO_SLOT, Tree};
 
 /// An agent's memory as serde writes it: made by
 /// [`AgentMemory::snapshot`], restored by [`AgentMemory::restore`]. See
@@ -55,6 +55,7 @@ pub(super) const FIELDS: &[&str] = &[
 
 /// One level of the active path.
 #[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct LevelSnap {
     /// The decider's stable id: checks the item index.
     decider: u32,
@@ -67,6 +68,7 @@ struct LevelSnap {
 
 /// One deferred-action slot.
 #[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct ActionSnap {
     agent: u32,
     serial: u32,
@@ -206,8 +208,15 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     /// slots and role places are given back to the crowd's counts, and
     /// what the snapshot holds (the gate slots and role places of its
     /// active path, its lobby places) is counted in, so the counts stay
-    /// equal to the agents inside. To load a save into a whole crowd that
-    /// is running, use [`TreeShared::restore_crowd`](crate::TreeShared::restore_crowd).
+    /// equal to the agents inside: a snapshot whose path enters a gated or
+    /// group-role decider that the crowd's other agents fill now is
+    /// refused. To load a save into a whole crowd that is running, use
+    /// [`TreeShared::restore_crowd`](crate::TreeShared::restore_crowd).
+    ///
+    /// A launch the snapshot holds pending keeps its serial; a snapshot
+    /// taken after the crowd's save holds a launch that save does not
+    /// know, whose ticket [`adopt_ticket`](crate::TreeShared::adopt_ticket)
+    /// refuses (`pending_ticket` gives the restored crowd's ticket).
     ///
     /// # Errors
     /// [`RestoreError::Format`] when `d` cannot decode a snapshot;
@@ -216,8 +225,10 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     /// (an index out of range, a broken path, a memory block its behavior
     /// does not persist); [`SnapshotError::OtherCrowd`] when it has a
     /// pending deferred action and the crowd's shared state was not
-    /// restored from a snapshot of the crowd that launched it. The memory
-    /// and the crowd are left unchanged then.
+    /// restored from a snapshot of the crowd that launched it (or the
+    /// snapshot names no crowd); [`SnapshotError::Full`] when a gated or
+    /// group-role decider of its path has no room for the agent. The
+    /// memory and the crowd are left unchanged then.
     pub fn restore<'de, D: Deserializer<'de>>(
         &mut self,
         now: f64,
@@ -230,8 +241,11 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
             parsed
                 .check_crowd(self.tree, shared.restored_from())
                 .map_err(RestoreError::Snapshot)?;
+            self.check_room(shared, &parsed)
+                .map_err(RestoreError::Snapshot)?;
         }
-        self.apply(parsed);
+        let replaced = self.install(parsed);
+        self.finish(replaced);
         Ok(())
     }
 
@@ -244,8 +258,46 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
         }
     }
 
-    /// Installs a checked snapshot.
-    pub(super) fn apply(&mut self, mut p: Parsed<A, L, S, N>) {
+    /// Checks that the gated and group-role deciders of `p`'s path have
+    /// room for this agent in the crowd as it is now, less what the agent
+    /// holds there itself.
+    fn check_room(
+        &self,
+        shared: &sync::TreeShared,
+        p: &Parsed<A, L, S, N>,
+    ) -> Result<(), SnapshotError> {
+        let counted = shared.id() == self.joined();
+        let holds =
+            |item: u16| counted && self.levels[..self.depth()].iter().any(|l| l.item == item);
+        for level in &p.levels[..p.keep] {
+            let item = &self.tree.items[level.item as usize];
+            if !item.is(Has::SYNC) {
+                continue;
+            }
+            let sync = item.decider.pre.sync;
+            let held = holds(level.item);
+            let full = (item.gate != NO_SLOT && !shared.gate_room(item.gate, sync.gate, held))
+                || (item.role != NO_SLOT && !shared.role_room(item.role, sync.together, held));
+            if full {
+                return Err(SnapshotError::Full {
+                    decider: item.decider.name,
+                    limit: if item.gate != NO_SLOT {
+                        u32::from(sync.gate)
+                    } else {
+                        u32::from(sync.together)
+                    },
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Installs a checked snapshot, counting what it holds in the crowd,
+    /// without running any code of the game's: the values it replaces, and
+    /// those of levels restored inactive, are dropped by
+    /// [`finish`](Self::finish), so that a `Drop` that panics finds the
+    /// memory, and every memory installed with it, counted.
+    pub(super) fn install(&mut self, mut p: Parsed<A, L, S, N>) -> Replaced<A, L, N> {
         // What the memory held is replaced: its gate slots and role places
         // are given back if the crowd still counts them, its pending
         // actions are not cancelled (the load replaces them too).
@@ -259,7 +311,6 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
             self.leave_lobbies();
         }
         self.set_depth(0);
-        self.blocks.release_all();
         core::mem::swap(&mut self.blocks, &mut p.blocks);
         self.levels = p.levels;
         self.slots = p.slots;
@@ -275,7 +326,6 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
                 sync::cancel(shared, &items[i as usize], i, &mut self.slots);
             }
             self.set_depth(k);
-            self.blocks.release(k);
         }
         // What the snapshot holds is counted in the crowd, and no launch to
         // come gets the serial of one it holds.
@@ -287,8 +337,29 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
             }
             self.count_in();
         }
-        // `p.blocks` now holds the old values (none: they were dropped).
+        Replaced {
+            old: p.blocks,
+            inactive: p.keep,
+        }
     }
+
+    /// Drops what [`install`](Self::install) replaced: the values of the
+    /// levels restored inactive, then the memory's former values.
+    pub(super) fn finish(&mut self, replaced: Replaced<A, L, N>) {
+        let Replaced { old, inactive } = replaced;
+        // If a drop here panics, `old` still drops its values as it unwinds.
+        self.blocks.release_from(inactive);
+        drop(old);
+    }
+}
+
+/// What [`AgentMemory::install`] replaced, to be dropped.
+pub(super) struct Replaced<A: 'static, const L: usize, const N: usize> {
+    /// The memory's former block values.
+    old: Blocks<A, L, N>,
+    /// The first level restored inactive (its value, and those below, are
+    /// the snapshot's, not kept).
+    inactive: usize,
 }
 
 /// A checked snapshot, not yet installed.
@@ -305,6 +376,19 @@ pub(super) struct Parsed<A: 'static, const L: usize, const S: usize, const N: us
 }
 
 impl<A: 'static, const L: usize, const S: usize, const N: usize> Parsed<A, L, S, N> {
+    /// The items of the levels restored active.
+    pub(super) fn active_items(&self) -> impl Iterator<Item = u16> + '_ {
+        self.levels[..self.keep].iter().map(|l| l.item)
+    }
+
+    /// The serials of its deferred actions (pending or reported).
+    pub(super) fn serials(&self, tree: &Tree<A, L, S, N>) -> impl Iterator<Item = u32> + '_ {
+        self.slots[tree.shape.action_slots()]
+            .iter()
+            .filter(|&&w| sync::action_state(w) != ActionState::None)
+            .map(|&w| sync::action_serial(w))
+    }
+
     /// Checks that a pending deferred action it holds was launched in the
     /// crowd `restored_from`, whose state the memory's crowd was restored
     /// from: its ticket names a launch of that crowd.
@@ -316,7 +400,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Parsed<A, L, S,
         let pending = self.slots[tree.shape.action_slots()]
             .iter()
             .any(|&w| sync::action_state(w) == ActionState::Pending);
-        if pending && self.crowd != restored_from {
+        if pending && (self.crowd == 0 || self.crowd != restored_from) {
             return Err(SnapshotError::OtherCrowd {
                 saved: self.crowd,
                 restored_from,

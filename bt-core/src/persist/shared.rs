@@ -50,6 +50,7 @@ pub(super) const FIELDS: &[&str] = &[
 /// A ticket as saved: the crowd it was issued in (the saving crowd's id),
 /// the agent id of its launch, the memory slot and the crowd-wide serial.
 #[derive(Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct TicketSnap {
     crowd: u32,
     agent: u32,
@@ -84,6 +85,7 @@ fn ticket_in(t: TicketSnap, from: u32, into: u32) -> Result<Ticket, SnapshotErro
 
 /// A queued deferred-action request as saved (its agent is its ticket's).
 #[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RequestSnap {
     item: u16,
     ticket: TicketSnap,
@@ -307,6 +309,22 @@ pub(super) struct Parsed {
     pub(super) crowd: u32,
 }
 
+impl Parsed {
+    /// Checks that the crowd saved issued every serial of `serials` (those
+    /// of a memory saved with it): a later one would be issued again.
+    pub(super) fn check_serials(
+        &self,
+        mut serials: impl Iterator<Item = u32>,
+    ) -> Result<(), SnapshotError> {
+        if serials.any(|serial| !sync::issued(self.launches, serial)) {
+            return Err(SnapshotError::BadValue {
+                what: "deferred-action serial",
+            });
+        }
+        Ok(())
+    }
+}
+
 /// Reads a shared-state snapshot for [`TreeShared::restore`].
 pub(super) struct SharedBody<'f, A: 'static, const L: usize, const S: usize, const N: usize> {
     tree: &'static Tree<A, L, S, N>,
@@ -353,6 +371,11 @@ impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> Body<'de>
         if crowd == 0 {
             return Err(raise(SnapshotError::BadValue { what: "crowd id" }));
         }
+        if launches & !sync::LAUNCHES_WRAPPED >= sync::SERIAL_MAX {
+            return Err(raise(SnapshotError::BadValue {
+                what: "launch count",
+            }));
+        }
         let saved: Vec<RequestSnap> = f.field("queue")?;
         if saved.len() > self.capacity {
             return Err(raise(SnapshotError::Count {
@@ -366,6 +389,16 @@ impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> Body<'de>
             .map(|r| request_in(r, tree.items, (crowd, self.into)))
             .collect::<Result<Vec<_>, _>>()
             .map_err(raise)?;
+        // A queued request names a launch the crowd made: a later serial
+        // would be issued again.
+        if queue
+            .iter()
+            .any(|r| !sync::issued(launches, r.ticket.serial()))
+        {
+            return Err(raise(SnapshotError::BadValue {
+                what: "queued request's ticket serial",
+            }));
+        }
         // A request is one agent's launch or cancel of one ticket: sorted,
         // a repeated one sits beside its twin.
         let mut keys: Vec<_> = queue

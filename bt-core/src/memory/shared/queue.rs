@@ -267,9 +267,22 @@ impl TreeShared {
         true
     }
 
-    /// The serial of the next launch in this crowd.
+    /// The serial of the next launch in this crowd: 1, 2, … up to
+    /// [`SERIAL_MAX`], then 1 again (the launch count then says it
+    /// wrapped).
     pub(crate) fn next_serial(&self) -> u32 {
-        self.launches.fetch_add(1, Ordering::Relaxed) % SERIAL_MAX + 1
+        let mut serial = 0;
+        let _ = self
+            .launches
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
+                serial = (w & !LAUNCHES_WRAPPED) + 1;
+                Some(if serial >= SERIAL_MAX {
+                    LAUNCHES_WRAPPED
+                } else {
+                    (w & LAUNCHES_WRAPPED) | serial
+                })
+            });
+        serial
     }
 }
 
@@ -365,7 +378,17 @@ impl TreeShared {
     /// Makes sure no launch to come gets `serial` (or an earlier one)
     /// again: a memory restored into this crowd holds a launch with it.
     pub(crate) fn note_serial(&self, serial: u32) {
-        self.launches.fetch_max(serial, Ordering::AcqRel);
+        let _ = self
+            .launches
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |w| {
+                if w & LAUNCHES_WRAPPED != 0 || serial <= w {
+                    None
+                } else if serial >= SERIAL_MAX {
+                    Some(LAUNCHES_WRAPPED)
+                } else {
+                    Some(serial)
+                }
+            });
     }
 
     /// Replaces the queue with `requests` (which fit it), the count of
@@ -418,7 +441,7 @@ impl TreeShared {
             });
         }
         let launches = self.saved_launches.load(Ordering::Acquire);
-        if launches < SERIAL_MAX && (ticket.serial == 0 || ticket.serial > launches) {
+        if !issued(launches, ticket.serial) {
             return Err(AdoptError::AfterSave {
                 serial: ticket.serial,
                 launches,
@@ -429,6 +452,15 @@ impl TreeShared {
             ..ticket
         })
     }
+}
+
+/// The launch count's flag: serials wrapped, so every one was issued.
+pub(crate) const LAUNCHES_WRAPPED: u32 = 1 << 31;
+
+/// Whether a crowd whose launch count is `launches` issued `serial`.
+#[cfg(feature = "serde")]
+pub(crate) const fn issued(launches: u32, serial: u32) -> bool {
+    serial != 0 && serial <= SERIAL_MAX && (launches & LAUNCHES_WRAPPED != 0 || serial <= launches)
 }
 
 /// Why [`TreeShared::adopt_ticket`] turned a ticket down.
