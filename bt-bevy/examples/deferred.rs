@@ -120,7 +120,7 @@ fn main() {
             let thrower = soldiers.iter().copied().find(|&e| {
                 world
                     .get::<Brain<Squad>>(e)
-                    .is_some_and(|b| b.running() == Some("USE_LAUNCHER"))
+                    .is_some_and(|b| b.running_decider() == Some("USE_LAUNCHER"))
             });
             if let Some(e) = thrower {
                 let name = world.get::<Soldier>(e).unwrap().name;

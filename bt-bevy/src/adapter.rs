@@ -112,6 +112,10 @@ pub trait TreeMemory: Send + Sync + Sized + 'static {
     #[doc(hidden)]
     fn leaf_name(&self) -> Option<&'static str>;
 
+    /// The name of the behavior the deepest active decider runs.
+    #[doc(hidden)]
+    fn leaf_behavior_name(&self) -> Option<&'static str>;
+
     /// Writes the memory's snapshot taken at `now`.
     #[cfg(feature = "serde")]
     #[doc(hidden)]
@@ -271,6 +275,11 @@ where
 
     fn leaf_name(&self) -> Option<&'static str> {
         self.leaf().map(|i| AgentMemory::tree(self).node(i).name())
+    }
+
+    fn leaf_behavior_name(&self) -> Option<&'static str> {
+        let leaf = AgentMemory::tree(self).node(self.leaf()?);
+        leaf.behavior().map(|b| b.name())
     }
 
     #[cfg(feature = "serde")]

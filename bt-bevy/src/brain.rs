@@ -90,9 +90,16 @@ impl<M: TreeMemory> Brain<M> {
         self.last.as_ref()
     }
 
-    /// The name of the behavior decider that runs (`None`: idle).
-    pub fn running(&self) -> Option<&'static str> {
+    /// The name of the behavior decider that runs, the leaf of the active
+    /// path (`JUST_WANDER`; `None`: idle).
+    pub fn running_decider(&self) -> Option<&'static str> {
         self.memory.leaf_name()
+    }
+
+    /// The name of the behavior that runs (`WANDER`, run by the decider
+    /// [`running_decider`](Self::running_decider) names; `None`: idle).
+    pub fn running_behavior(&self) -> Option<&'static str> {
+        self.memory.leaf_behavior_name()
     }
 
     /// Reports a deferred action back, as an [`ActionOutcome`](crate::ActionOutcome)
@@ -210,7 +217,7 @@ impl<M: TreeMemory> std::fmt::Debug for Brain<M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Brain")
             .field("tree", &M::tree_name(self.memory.tree()))
-            .field("running", &self.running())
+            .field("running", &self.running_decider())
             .field("last", &self.last)
             .finish()
     }

@@ -51,10 +51,13 @@
 //! let mut running = Vec::new();
 //! for _ in 0..6 {
 //!     app.update();
-//!     running.push(app.world().get::<Brain<CritterMemory>>(critter).unwrap().running());
+//!     running.push(app.world().get::<Brain<CritterMemory>>(critter).unwrap().running_decider());
 //! }
 //! let (wander, eat) = (Some("JUST_WANDER"), Some("EAT_WHEN_HUNGRY"));
 //! assert_eq!(running, [wander, wander, eat, eat, wander, wander]);
+//! // The decider runs a behavior, named apart:
+//! let brain = app.world().get::<Brain<CritterMemory>>(critter).unwrap();
+//! assert_eq!(brain.running_behavior(), Some("WANDER"));
 //! ```
 //!
 //! # What the plugin adds
@@ -208,7 +211,7 @@
 //! let sheep = app.world_mut().spawn((Animal, Brain::new(&SHEEP))).id();
 //! let wolf = app.world_mut().spawn((Animal, Brain::new(&WOLF))).id();
 //! app.update();
-//! let running = |e| app.world().get::<Brain<AnimalMemory>>(e).unwrap().running();
+//! let running = |e| app.world().get::<Brain<AnimalMemory>>(e).unwrap().running_decider();
 //! assert_eq!((running(sheep), running(wolf)), (Some("GRAZING"), Some("HUNTING")));
 //! let shared = app.world().resource::<BrainShared<AnimalMemory>>();
 //! assert_eq!(shared.crowd(&WOLF).unwrap().state().gates_held(), 1);

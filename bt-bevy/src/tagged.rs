@@ -162,6 +162,10 @@ impl<M: TreeMemory, T: 'static> TreeMemory for Tagged<M, T> {
         self.memory.leaf_name()
     }
 
+    fn leaf_behavior_name(&self) -> Option<&'static str> {
+        self.memory.leaf_behavior_name()
+    }
+
     #[cfg(feature = "serde")]
     fn save<Z: serde::Serializer>(&self, now: f64, s: Z) -> Result<Z::Ok, Z::Error> {
         self.memory.save(now, s)

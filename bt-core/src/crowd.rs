@@ -42,7 +42,7 @@ impl CrowdReport {
         self.ticked += 1;
         match result {
             Ok(r) => {
-                self.idle += u32::from(r.behavior.is_none());
+                self.idle += u32::from(r.leaf.is_none());
                 self.changed += u32::from(r.changed());
                 self.activated += u64::from(r.activated);
                 self.visited += u64::from(r.visited);

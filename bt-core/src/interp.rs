@@ -51,8 +51,9 @@ use crate::tree::Tree;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct TickReport {
-    /// The behavior decider active after the tick (`None`: idle).
-    pub behavior: Option<ItemIdx>,
+    /// The behavior decider (the leaf of the active path) after the tick
+    /// (`None`: idle). Its behavior's name: [`behavior`](Self::behavior).
+    pub leaf: Option<ItemIdx>,
     /// Deciders activated in this tick.
     ///
     /// An idle agent that stays idle counts none: when its root group has
@@ -77,6 +78,17 @@ impl TickReport {
     /// Whether the active path changed.
     pub fn changed(&self) -> bool {
         self.activated != 0 || self.deactivated != 0
+    }
+
+    /// The name of the behavior that runs after the tick (`WANDER`), where
+    /// [`leaf`](Self::leaf) is the decider that runs it (`JUST_WANDER`):
+    /// `None` when the agent is idle.
+    pub fn behavior<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &self,
+        tree: &Tree<A, L, S, N>,
+    ) -> Option<&'static str> {
+        let leaf = tree.node(self.leaf?);
+        leaf.behavior().map(|b| b.name())
     }
 }
 
@@ -232,12 +244,12 @@ impl One {
     ) -> Result<TickReport, TickError> {
         match self {
             One::Steady(visited) => Ok(TickReport {
-                behavior: memory.leaf(),
+                leaf: memory.leaf(),
                 visited,
                 ..TickReport::default()
             }),
             One::Redecided(visited) => Ok(TickReport {
-                behavior: memory.leaf(),
+                leaf: memory.leaf(),
                 activated: 1,
                 deactivated: 1,
                 redecides: 1,
@@ -455,7 +467,7 @@ fn finish<A: 'static, const L: usize, const S: usize, const N: usize>(
         Ok((n, visited)) => {
             steady::sweep(memory);
             Ok(TickReport {
-                behavior: memory.leaf(),
+                leaf: memory.leaf(),
                 activated: n.activated,
                 deactivated: n.deactivated,
                 redecides: n.reported_redecides(),

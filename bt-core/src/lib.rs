@@ -46,7 +46,7 @@
 //! for frame in 0..4 {
 //!     let input = TickInput::new(f64::from(frame), 1.0);
 //!     let report = tick(&CRITTER, &mut critter, &mut memory, &input).unwrap();
-//!     assert!(report.behavior.is_some());
+//!     assert!(report.leaf.is_some());
 //! }
 //! // Wandering makes it hungry; once hungry, eating preempts wandering. When
 //! // eating ends, the same tick falls back to wandering.
@@ -278,7 +278,7 @@ pub use tree::{
 /// let mut memory = OWL.new_memory(0);
 /// let night = TickInput::new(0.0, 0.1).with_decision(Decision::NIGHT);
 /// let report = tick(&OWL, &mut Owl, &mut memory, &night)?;
-/// assert_eq!(report.behavior, OWL.find("HUNT_AT_NIGHT"));
+/// assert_eq!(report.leaf, OWL.find("HUNT_AT_NIGHT"));
 /// # Ok::<(), bt_core::TickError>(())
 /// ```
 pub use bitflags;

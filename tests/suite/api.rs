@@ -192,7 +192,7 @@ fn an_idle_agent_whose_root_has_no_accepting_child_stays_idle_without_a_change()
         assert_eq!(report.subset_violation, None, "tick {t}");
         assert_eq!((report.activated, report.deactivated), (0, 0), "tick {t}");
         assert!(!report.changed(), "tick {t}");
-        assert_eq!(report.behavior, None);
+        assert_eq!(report.leaf, None);
         assert!(memory.is_idle());
     }
     // Once a child accepts, the root and the child are activated as usual.

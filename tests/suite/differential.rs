@@ -657,9 +657,8 @@ fn a_clock_that_goes_backwards_is_accepted_and_timers_wait_for_it() {
     };
     let mut memory = tree.new_memory(0);
     let l1 = tree.find("L1");
-    let leaf_at = |sim: &mut Sim, memory: &mut _, now: f64| {
-        tick(tree, sim, memory, &at(now)).unwrap().behavior
-    };
+    let leaf_at =
+        |sim: &mut Sim, memory: &mut _, now: f64| tick(tree, sim, memory, &at(now)).unwrap().leaf;
     assert_eq!(leaf_at(&mut sim, &mut memory, 10.0), l1, "L0 ran and ended");
     assert_eq!(memory.timer(0), 10.0);
     // Back to 9.5: the stamp is half a period ahead; L0 waits.

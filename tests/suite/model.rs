@@ -1461,7 +1461,7 @@ pub struct Report {
 impl From<&TickReport> for Report {
     fn from(r: &TickReport) -> Self {
         Report {
-            behavior: r.behavior,
+            behavior: r.leaf,
             activated: r.activated,
             deactivated: r.deactivated,
             redecides: r.redecides,

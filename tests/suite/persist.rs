@@ -186,7 +186,7 @@ fn drive(case: &Case, cut: Option<Cut>) -> Vec<Seen> {
         let mut events = Events::default();
         harness::begin(None);
         let outcome = tick_traced(tree, &mut sim, &mut memory, &input, &mut events)
-            .map(|r| r.behavior.map(|i| i.0))
+            .map(|r| r.leaf.map(|i| i.0))
             .map_err(|e| e.to_string());
         harness::end();
         let mut journal = std::mem::take(&mut sim.journal);

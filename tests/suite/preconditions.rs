@@ -85,7 +85,7 @@ macro_rules! passes {
             .with_stimuli($stimuli);
         let report = tick(&$tree, &mut probe, &mut memory, &input).unwrap();
         let called = !probe.calls().is_empty();
-        assert_eq!(called, report.behavior.is_some(), "{}", stringify!($tree));
+        assert_eq!(called, report.leaf.is_some(), "{}", stringify!($tree));
         called
     }};
 }
@@ -425,7 +425,7 @@ fn check_runs(times: &[f64], day: impl Fn(f64) -> Day) -> Vec<f64> {
         let mut rec = TraceRecorder::default();
         let b = tick_traced(&T_CHECK, &mut probe, &mut traced, &input, &mut rec).unwrap();
         assert_eq!(a, b, "untraced and traced reports at {now}");
-        assert_eq!(T_CHECK.node(a.behavior.unwrap()).name(), "STAY");
+        assert_eq!(T_CHECK.node(a.leaf.unwrap()).name(), "STAY");
         if a.activated > 0 && now > 0.0 {
             runs.push(now);
         }
@@ -484,7 +484,7 @@ fn callbacks_read_the_flag_words_as_the_trees_flag_types() {
         .with_decision(Day::WARM | Day::RAIN)
         .with_stimuli(Sense::HIT | Sense::NOISE);
     let report = tick(&READER, &mut reader, &mut memory, &input).unwrap();
-    assert_eq!(report.behavior, READER.find("R_READING"));
+    assert_eq!(report.leaf, READER.find("R_READING"));
     assert_eq!(
         reader.seen,
         [(Day::WARM | Day::RAIN, Sense::HIT | Sense::NOISE, "tick")]

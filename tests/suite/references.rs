@@ -101,7 +101,7 @@ fn a_preempting_reference_moves_the_path_to_its_target() {
     let (report, text) = traced(&NEST_TREE, &mut rig, &mut memory, 1.0);
     let report = report.unwrap();
     assert_eq!(path(&NEST_TREE, &memory), ["ROOT", "NEST", "GUARD"]);
-    assert_eq!(report.behavior, NEST_TREE.find_path("ROOT/NEST/GUARD"));
+    assert_eq!(report.leaf, NEST_TREE.find_path("ROOT/NEST/GUARD"));
     // WALK (preempted), then ROAD, the path's level below the common
     // ancestor; then NEST and GUARD.
     assert_eq!((report.deactivated, report.activated), (2, 2));
@@ -501,7 +501,7 @@ fn a_restart_of_a_gated_group_passes_its_own_gate_slot() {
         ["GATED_ROOT", "GATED_LOOP", "G_STEP1"]
     );
     assert_eq!(
-        report.behavior,
+        report.leaf,
         GATED_TREE.find_path("GATED_ROOT/GATED_LOOP/G_STEP1")
     );
     assert_eq!(shared.gate_count(group), Some(1), "one agent inside");

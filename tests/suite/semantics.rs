@@ -54,7 +54,7 @@ fn activation_decides_down_and_ticks_every_behavior_once() {
             "tick D1_B",
         ]
     );
-    assert_eq!(report.behavior, T1.find("D1"));
+    assert_eq!(report.leaf, T1.find("D1"));
     assert_eq!(report.activated, 4);
     assert!(report.changed());
 
@@ -232,7 +232,7 @@ fn failed_activation_still_deactivates_and_is_not_ticked() {
         ]
     );
     assert_eq!(report.redecides, 1);
-    assert_eq!(report.behavior, T1.find("D2"));
+    assert_eq!(report.leaf, T1.find("D2"));
 }
 
 #[test]
@@ -345,17 +345,17 @@ fn nothing_accepting_at_the_root_is_idle_and_retried_next_tick() {
     let mut bot = Bot::default();
     let mut memory = T4.new_memory(0);
     let report = tick(&T4, &mut bot, &mut memory, &at(0.0)).unwrap();
-    assert_eq!(report.behavior, None);
+    assert_eq!(report.leaf, None);
     assert!(memory.is_idle());
     bot.accept.insert("ONLY");
     let report = tick(&T4, &mut bot, &mut memory, &at(1.0)).unwrap();
-    assert_eq!(report.behavior, Some(ItemIdx::ROOT));
+    assert_eq!(report.leaf, Some(ItemIdx::ROOT));
     assert_eq!(bot.count("decide ONLY"), 2);
 
     // A root behavior that ends leaves the agent idle, not in error.
     bot.ends.insert("ONLY_B");
     let report = tick(&T4, &mut bot, &mut memory, &at(2.0)).unwrap();
-    assert_eq!(report.behavior, None);
+    assert_eq!(report.leaf, None);
     assert_eq!(live(), 0);
 }
 

@@ -52,7 +52,7 @@ impl<'t> Tally<'t> {
         match result {
             Ok(r) => {
                 self.ticked_changed += 1 | u64::from(r.changed()) << 32;
-                self.idle_errors += u64::from(r.behavior.is_none());
+                self.idle_errors += u64::from(r.leaf.is_none());
             }
             Err(_) => {
                 self.ticked_changed += 1 | 1 << 32;

@@ -8,7 +8,7 @@ bt_bevy::component_agent!(Critter);
 
 fn running(brains: Query<&Brain<Critter>>) {
     for brain in &brains {
-        let _ = brain.running();
+        let _ = brain.running_decider();
     }
 }
 

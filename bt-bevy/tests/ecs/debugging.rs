@@ -70,8 +70,12 @@ fn a_debugged_entity_gets_its_trace_and_dump_and_the_others_none() {
             debug.trace(),
             debug.dump()
         ));
-        let [p, o] =
-            [picked, other].map(|e| app.world().get::<Brain<GuardMemory>>(e).unwrap().running());
+        let [p, o] = [picked, other].map(|e| {
+            app.world()
+                .get::<Brain<GuardMemory>>(e)
+                .unwrap()
+                .running_decider()
+        });
         assert_eq!(p, o, "frame {frame}: traced or not, the same decision");
     }
     assert!(app.world().get::<DebugBrain>(other).is_none());
@@ -114,7 +118,7 @@ fn stimuli_expire(dense: bool) {
         app.world()
             .get::<Brain<GuardMemory>>(guard)
             .unwrap()
-            .running()
+            .running_decider()
     };
     app.update();
     assert_eq!(running(&app), Some("WATCH"));

@@ -109,7 +109,7 @@ fn decisions(watch: Watch) -> Vec<Vec<Option<&'static str>>> {
         app.update();
         for (i, &e) in beasts.iter().enumerate() {
             let brain = app.world().get::<Brain<BeastMemory>>(e).unwrap();
-            out[i].push(brain.running());
+            out[i].push(brain.running_decider());
         }
     }
     // The tree does what it is here for: the gate, the cooldown and the

@@ -185,7 +185,7 @@ fn look(
 ) {
     let mut workers: Vec<_> = q
         .iter_mut()
-        .map(|(b, mut w)| (w.id, b.running(), std::mem::take(&mut w.log)))
+        .map(|(b, mut w)| (w.id, b.running_decider(), std::mem::take(&mut w.log)))
         .collect();
     workers.sort_by_key(|w| w.0);
     let seen = record.0.last_mut().unwrap();
@@ -485,7 +485,7 @@ fn a_bad_save_gives_a_typed_error_naming_what_is_wrong_and_changes_nothing() {
         let mut running: Vec<(u32, Option<&'static str>)> = world
             .query::<(&Worker, &Brain<CrewMemory>)>()
             .iter(world)
-            .map(|(w, b)| (w.id, b.running()))
+            .map(|(w, b)| (w.id, b.running_decider()))
             .collect();
         running.sort();
         let shared = world.resource::<BrainShared<CrewMemory>>().state();

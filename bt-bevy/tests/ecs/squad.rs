@@ -44,7 +44,10 @@ fn seen(app: &mut App) -> Vec<ActionMessage<SquadMemory>> {
 }
 
 fn running(app: &mut App, e: Entity) -> Option<&'static str> {
-    app.world().get::<Brain<SquadMemory>>(e).unwrap().running()
+    app.world()
+        .get::<Brain<SquadMemory>>(e)
+        .unwrap()
+        .running_decider()
 }
 
 fn shared(app: &App) -> &bt_core::TreeShared {
@@ -201,7 +204,7 @@ fn gate_holds(dense: bool) {
         let mut working: Vec<Entity> = world
             .query::<(Entity, &Brain<WorkshopMemory>)>()
             .iter(world)
-            .filter(|(_, b)| b.running() == Some("DO_WORK"))
+            .filter(|(_, b)| b.running_decider() == Some("DO_WORK"))
             .map(|(e, _)| e)
             .collect();
         let state = world.resource::<BrainShared<WorkshopMemory>>().state();
@@ -293,7 +296,12 @@ fn despawning_gives_back_places_in_group_roles() {
         app.update();
     }
     let world = app.world();
-    let running = |e| world.get::<Brain<FlankMemory>>(e).unwrap().running();
+    let running = |e| {
+        world
+            .get::<Brain<FlankMemory>>(e)
+            .unwrap()
+            .running_decider()
+    };
     assert_eq!((running(a), running(b)), (Some("FLANK"), Some("FLANK")));
     assert_eq!(roles(&app), 2);
     app.world_mut().despawn(a);

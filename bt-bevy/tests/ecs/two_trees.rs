@@ -109,7 +109,7 @@ fn running_of(app: &App, animals: &[Entity]) -> Vec<Option<&'static str>> {
     let w = app.world();
     animals
         .iter()
-        .map(|&e| w.get::<Brain<SheepMemory>>(e).unwrap().running())
+        .map(|&e| w.get::<Brain<SheepMemory>>(e).unwrap().running_decider())
         .collect()
 }
 
@@ -385,7 +385,7 @@ fn a_refused_brain_never_ticks_and_the_save_of_its_trees_brains_loads() {
     assert_eq!(w.get::<Animal>(stray).unwrap().prowled, 0, "never ticked");
     assert_eq!(w.resource::<BrainStats<SheepMemory>>().ticked, 1);
     assert_eq!(
-        w.get::<Brain<WolfBrain>>(wolf).unwrap().running(),
+        w.get::<Brain<WolfBrain>>(wolf).unwrap().running_decider(),
         Some("W_HUNTING")
     );
 
@@ -412,7 +412,7 @@ fn a_refused_brain_never_ticks_and_the_save_of_its_trees_brains_loads() {
         .id();
     assert_eq!(load(&mut fresh, sheep2), Ok(1));
     let brain = fresh.world().get::<Brain<SheepMemory>>(sheep2).unwrap();
-    assert_eq!(brain.running(), Some("S_FETCHING"));
+    assert_eq!(brain.running_decider(), Some("S_FETCHING"));
 }
 
 #[test]
@@ -443,11 +443,11 @@ fn the_same_tree_added_twice_panics_naming_it() {
     app.update();
     let w = app.world();
     assert_eq!(
-        w.get::<Brain<SheepMemory>>(a).unwrap().running(),
+        w.get::<Brain<SheepMemory>>(a).unwrap().running_decider(),
         Some("S_FETCHING")
     );
     let b = w.get::<Brain<Tagged<SheepMemory, Wolves>>>(b).unwrap();
-    assert_eq!(b.running(), Some("S_FETCHING"), "its own gate of 1");
+    assert_eq!(b.running_decider(), Some("S_FETCHING"), "its own gate of 1");
 }
 
 #[test]
@@ -481,11 +481,21 @@ fn two_tagged_trees_tick_their_own_brains_with_their_own_gates_messages_and_stat
         let w = app.world();
         let s: Vec<_> = sheep
             .iter()
-            .map(|&e| w.get::<Brain<SheepMemory>>(e).unwrap().running().unwrap())
+            .map(|&e| {
+                w.get::<Brain<SheepMemory>>(e)
+                    .unwrap()
+                    .running_decider()
+                    .unwrap()
+            })
             .collect();
         let v: Vec<_> = wolves
             .iter()
-            .map(|&e| w.get::<Brain<WolfBrain>>(e).unwrap().running().unwrap())
+            .map(|&e| {
+                w.get::<Brain<WolfBrain>>(e)
+                    .unwrap()
+                    .running_decider()
+                    .unwrap()
+            })
             .collect();
         (s, v)
     };
@@ -541,7 +551,7 @@ fn two_tagged_trees_tick_their_own_brains_with_their_own_gates_messages_and_stat
     app.update();
     let w = app.world();
     let hunter = w.get::<Brain<WolfBrain>>(hunt.entity).unwrap();
-    assert_eq!(hunter.running(), Some("W_PROWLING"));
+    assert_eq!(hunter.running_decider(), Some("W_PROWLING"));
     // The freed slot goes to the wolf that prowled, in this frame: it
     // ticks after the hunter, in entity order. Three hunt again.
     let (_, v) = running(&app);

@@ -205,7 +205,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     #[inline]
     pub(super) fn end(&mut self) {
         super::steady::sweep(self.mem);
-        self.report.behavior = self.mem.leaf();
+        self.report.leaf = self.mem.leaf();
         if T::ENABLED {
             super::steady::end_event(self.tracer, self.mem, self.report.visited);
         }
