@@ -20,6 +20,7 @@ mod differential;
 mod docs;
 mod dsl_forms;
 mod guard_nest;
+mod herd;
 mod load_edges;
 mod load_in_place;
 mod logging;
