@@ -57,6 +57,66 @@
 //! // bt_viewer::write_page(std::path::Path::new("target/viewer"), &json) writes the page.
 //! ```
 //!
+//! # Recording a crowd with its values and flag names
+//!
+//! What the page shows beside each decision: the agent's own numbers
+//! ([`AgentData`], plotted under its lane), and the names of the flag bits
+//! its deciders test ([`name_flags`](FlightRecorder::name_flags)). The
+//! recorder ticks the crowd in place of `tick_all`, and
+//! [`write_page`] writes the page and its recording into a folder.
+//!
+//! ```
+//! use bt_core::{Stimuli, TickInput, bitflags::bitflags, behavior, decider, group, tree};
+//! use bt_viewer::{AgentData, Capacity, DataCapacity, DataOut, FlightRecorder, Watch};
+//!
+//! bitflags! {
+//!     #[derive(Clone, Copy)]
+//!     struct Day: u8 { const NIGHT = 1; }
+//!     #[derive(Clone, Copy)]
+//!     struct Sense: u8 { const PREDATOR = 1; }
+//! }
+//!
+//! #[derive(Default)]
+//! struct Deer { thirst: f32, senses: Stimuli<Sense, 2> }
+//!
+//! // The values the page plots under each recorded deer's lane.
+//! impl AgentData for Deer {
+//!     fn record(&self, out: &mut DataOut<'_>) {
+//!         out.num("thirst", f64::from(self.thirst));
+//!     }
+//! }
+//!
+//! behavior! { RUN: Deer, tick: |_d, cx| cx.stimuli_as::<Sense>().contains(Sense::PREDATOR) }
+//! behavior! { SIP: Deer, tick: |d, cx| { d.thirst -= cx.dt; d.thirst > 0.0 } }
+//! behavior! { GRAZE: Deer, tick: |d, cx| { d.thirst += 0.2 * cx.dt; true } }
+//! decider! { FLEE: Deer => RUN, stimuli_any: Sense::PREDATOR }
+//! decider! { DRINK: Deer => SIP, when: |d, _| d.thirst > 0.5, needs_none: Day::NIGHT }
+//! decider! { EAT: Deer => GRAZE }
+//! group! { ROOT: Deer, prioritized [FLEE, DRINK, EAT] }
+//! tree! { HERD: Deer = ROOT }
+//!
+//! let mut herd: Vec<Deer> = (0..10).map(|_| Deer::default()).collect();
+//! let mut memories: Vec<_> = (0..10).map(|i| HERD.new_memory(i)).collect();
+//! // Deer 2 and 5, their last 600 ticks (a minute at 10 Hz), one value a tick.
+//! let mut recorder = FlightRecorder::new(&HERD, 10, Watch::Agents(&[2, 5]), Capacity::ticks(600))
+//!     .with_data(DataCapacity::values(1))
+//!     .name_flags::<Day, Sense>();
+//! herd[2].senses.set(Sense::PREDATOR, 0, Some(1.0)).unwrap();
+//! for t in 0..50 {
+//!     let (now, dt) = (f64::from(t) * 0.1, 0.1);
+//!     recorder.tick_all_with_data(&HERD, &mut herd, &mut memories, |_, deer| {
+//!         TickInput::new(now, dt).with_stimuli(deer.senses.update(dt))
+//!     });
+//! }
+//! let json = recorder.export().to_json();
+//! assert!(json.contains(r#""thirst""#) && json.contains(r#""PREDATOR""#));
+//! let dir = std::env::temp_dir().join(format!("bt-viewer-doc-{}", std::process::id()));
+//! let page = bt_viewer::write_page(&dir, &json)?; // open it in a browser
+//! assert!(page.ends_with("viewer.html"));
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
 //! # Features
 //!
 //! - `live` (default): `LiveServer`, a loopback HTTP endpoint (hyper on

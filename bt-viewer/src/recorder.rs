@@ -67,7 +67,22 @@ pub struct Capacity {
 }
 
 impl Capacity {
-    /// The last `ticks` ticks, with room for `words_per_tick` words each.
+    /// The last `ticks` ticks of each watched agent (`ticks` = seconds kept
+    /// × ticks a second: 300 keeps 10 s at 30 Hz), with room for a typical
+    /// tick: 16 words, enough for a path of 4 levels and 4 decision steps
+    /// (a steady tick needs only its header and path). What does not fit
+    /// is kept with the steps that did, marked truncated; raise
+    /// [`words_per_tick`](Self::words_per_tick) for deep trees or busy
+    /// agents.
+    pub const fn ticks(ticks: usize) -> Self {
+        Capacity::new(ticks, 16)
+    }
+
+    /// The last `ticks` ticks, with room for `words_per_tick` words (8
+    /// bytes) each: 4 for the tick's header, 2 per level of the active
+    /// path, 1 per decision step kept (a steady tick keeps none). For a
+    /// typical game, [`Capacity::ticks`] (16 words); for a tree 8 levels
+    /// deep whose agents change their minds often, 32.
     pub const fn new(ticks: usize, words_per_tick: usize) -> Self {
         Capacity {
             ticks,

@@ -58,8 +58,16 @@ pub struct DataCapacity {
 }
 
 impl DataCapacity {
-    /// Room for `fields` values and `text_bytes` bytes of text a tick,
-    /// and 64 field names.
+    /// Room for `values` numbers a tick per watched agent (what its
+    /// [`AgentData::record`] writes with `num`), no text, and 64 names.
+    pub const fn values(values: usize) -> Self {
+        DataCapacity::new(values, 0)
+    }
+
+    /// Room for `fields` values a tick per watched agent (numbers and
+    /// texts: one per `num` or `text` call of [`AgentData::record`]) and
+    /// `text_bytes` bytes of text over the tick's texts (a target's name
+    /// or two: 32), and 64 field names.
     pub const fn new(fields: usize, text_bytes: usize) -> Self {
         DataCapacity {
             fields,
