@@ -400,9 +400,9 @@
 //!
 //! The measured figures, instructions and CPU time per agent-tick on the
 //! W1 creature crowd (10 000 entities) for each of these ways, are in the
-//! "Bevy" section of the repository's README, with the commands that
-//! gave them (the crate's `w1` benchmark, `cargo bench -p bt-bevy --bench
-//! w1`) and their date.
+//! repository's `bt-bench/README.md`, section "The Bevy plugin (bt-bevy)",
+//! with the commands that gave them (the crate's `w1` benchmark, `cargo
+//! bench -p bt-bevy --bench w1`) and their date.
 //!
 //! # Debugging
 //!
@@ -412,8 +412,10 @@
 //! which Bevy's `LogPlugin` shows. The other entities are ticked without
 //! any trace. Debugging changes no decision, of the traced brain or any
 //! other: in a tree with shared state the traced brain ticks in its place
-//! in entity order, and in any other no brain's tick depends on another's. bt-core's leveled debug output works as well, for one entity:
-//! `bt_core::watch_agent(Some(bt_bevy::agent_id(entity)))`. To look at
+//! in entity order; in any other it ticks after the parallel tick of the
+//! others, which changes nothing, since no brain's tick depends on
+//! another's there. bt-core's leveled debug output works as well, for one
+//! entity: `bt_core::watch_agent(Some(bt_bevy::agent_id(entity)))`. To look at
 //! decisions rather than read them, record the entity for the decision
 //! viewer (next section).
 //!
@@ -432,7 +434,8 @@
 //! Only `bevy_ecs` (with `multi_threaded`, for the parallel query),
 //! `bevy_app` and `bevy_time` are used, with default features off: no
 //! renderer, no reflection, no assets (the time a cold build takes is in
-//! the repository's README, "Bevy" section).
+//! the repository's `bt-bench/README.md`, section "The Bevy plugin
+//! (bt-bevy)").
 //!
 //! - `viewer` (off by default): recording for the decision viewer (see
 //!   above); items that need it say "feature `viewer`". It adds
