@@ -4,12 +4,13 @@
 //! ```sh
 //! cargo bench -p bt-bevy --bench w1                 # 1 compute thread
 //! BT_BEVY_THREADS=2 cargo bench -p bt-bevy --bench w1
-//! # instruction counts: one contender, T ticks (see the README)
+//! # instruction counts: one contender, T ticks (see bt-bench/README.md,
+//! # "The Bevy plugin (bt-bevy)")
 //! valgrind --tool=callgrind target/release/deps/w1-* --only dense --ticks 60
 //! ```
 //!
 //! A tick of an agent is its world step plus its tree tick, as in bt-bench.
-//! Three contenders:
+//! Four contenders:
 //! - `core`: bt-core's `tick_all` over slices (the bt-bench W1 loop);
 //! - `plugin`: the agent as one component (`component_agent!`), the world
 //!   step a parallel system writing `Decisions`, the brains ticked by

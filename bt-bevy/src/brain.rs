@@ -68,8 +68,10 @@ where
 
 impl<M: TreeMemory> Brain<M> {
     /// This brain under the tag `T`, for the plugin made with
-    /// [`BrainPlugin::tagged::<T>`](crate::BrainPlugin::tagged): the way to
-    /// run two trees whose memory types are the same (see [`Tagged`]).
+    /// [`BrainPlugin::tagged::<T>`](crate::BrainPlugin::tagged), for a game
+    /// that wants a tree's brains to be a type of their own. Two trees whose
+    /// memory types are the same also run side by side without a tag, each
+    /// with its own crowd (see [`Tagged`]).
     pub fn tagged<T: 'static>(self) -> Brain<Tagged<M, T>> {
         Brain {
             memory: Tagged::new(self.memory),

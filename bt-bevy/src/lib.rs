@@ -33,8 +33,9 @@
 //! group! { ROOT: Critter, prioritized [EAT_WHEN_HUNGRY, JUST_WANDER] }
 //! tree! { CRITTER: Critter = ROOT, memory: CritterMemory }
 //!
-//! // The game fills the decision flags before the brains tick.
-//! fn senses(mut q: Query<(&Critter, &mut Decisions)>) {
+//! // The game fills the decision flags before the brains tick (see
+//! // "Filling `Decisions` and `Senses`" below for change detection).
+//! fn hunger(mut q: Query<(&Critter, &mut Decisions)>) {
 //!     for (c, mut d) in &mut q {
 //!         d.set(if c.steps >= 2 && c.food < 3 { Facts::HUNGRY } else { Facts::empty() });
 //!     }
@@ -43,7 +44,7 @@
 //! let mut app = App::new();
 //! app.add_plugins((TaskPoolPlugin::default(), TimePlugin))
 //!     .add_plugins(BrainPlugin::new(&CRITTER).in_schedule(Update))
-//!     .add_systems(Update, senses.before(BrainSystems::Tick));
+//!     .add_systems(Update, hunger.before(BrainSystems::Tick));
 //! let critter = app
 //!     .world_mut()
 //!     .spawn((Critter::default(), Decisions::default(), Brain::new(&CRITTER)))
@@ -59,6 +60,19 @@
 //! let brain = app.world().get::<Brain<CritterMemory>>(critter).unwrap();
 //! assert_eq!(brain.running_behavior(), Some("WANDER"));
 //! ```
+//!
+//! # The plugins an app needs
+//!
+//! The brains tick on the clock of `bevy_time`'s `TimePlugin`, and a tree
+//! without shared state ticks on the thread pool of `bevy_app`'s
+//! `TaskPoolPlugin`. With bt-bevy's own dependencies (`bevy_app`,
+//! `bevy_ecs` and `bevy_time` 0.20), add the two yourself, as every
+//! example here does: `app.add_plugins((TaskPoolPlugin::default(),
+//! TimePlugin))`. A game that depends on the `bevy` crate itself (of the
+//! same 0.20 release) gets both in `bevy`'s plugin groups `MinimalPlugins`
+//! and `DefaultPlugins`; `bevy` 0.20.1 needs Rust 1.97.1, a newer Rust than
+//! bt-bevy (1.95). Without `TimePlugin`, finishing the app panics and says
+//! which plugins to add.
 //!
 //! # What the plugin adds
 //!
@@ -94,7 +108,8 @@
 //! - **Flags.** [`Decisions`] holds the decision flags the game fills
 //!   before [`BrainSystems::Tick`]; [`Senses`] (enabled with
 //!   [`BrainPlugin::with_senses`]) holds stimuli, aged by each tick's `dt`.
-//!   Either may be missing: no flags.
+//!   Either may be missing: no flags. How a game fills them is below,
+//!   under [Filling `Decisions` and `Senses`](#filling-decisions-and-senses).
 //! - **Deferred actions.** A behavior's `launch` becomes an
 //!   [`ActionMessage`] naming the entity; a game system carries it out and
 //!   reports back with one message, `outcomes.write(action.outcome(Outcome::Succeeded))`
@@ -168,6 +183,111 @@
 //! assert_eq!(app.world().resource::<BrainStats<CritterMemory>>().runs, 3);
 //! let now = app.world().get::<Critter>(e).unwrap().clock;
 //! assert!((now - 2.0 / 30.0).abs() < 1e-9, "{now}");
+//! ```
+//!
+//! # Filling `Decisions` and `Senses`
+//!
+//! [`Decisions`] holds lasting facts: a brain reads the same word at each
+//! of its ticks until the game changes it. Fill it in a system ordered
+//! `.before(BrainSystems::Tick)`, from the game's components the facts
+//! come from, for the entities where one of them changed (`Changed<T>`),
+//! and write it with
+//! [`set_if_neq`](bevy_ecs::change_detection::DetectChangesMut::set_if_neq),
+//! so that `Decisions` is marked changed only when a flag did change.
+//! Filter on the game's own components, not on the agent component of
+//! [`component_agent!`]: the brain's tick hands that one to the behaviors
+//! mutably, which marks it changed at every tick.
+//!
+//! [`Senses`] holds stimuli, events that stay live for a while: any
+//! system sets one on the entity it happens to, with a payload (here the
+//! biter) and a time-out, [`BrainPlugin::with_senses`] tells the plugin
+//! the component, and each tick ages the entity's stimuli by its `dt` and
+//! drops the expired ones, so the game does not age them itself. A
+//! stimulus set before a tick is live at that tick and at those less than
+//! its time-out after it (bt-core's `Stimuli`).
+//!
+//! ```
+//! use std::time::Duration;
+//! use bevy_app::{App, TaskPoolPlugin, Update};
+//! use bevy_ecs::prelude::*;
+//! use bevy_time::{TimePlugin, TimeUpdateStrategy};
+//! use bt_bevy::{Brain, BrainPlugin, BrainSystems, Decisions, Senses};
+//! use bt_core::{behavior, decider, group, tree};
+//!
+//! bitflags::bitflags! {
+//!     /// Decision flags: lasting facts.
+//!     #[derive(Clone, Copy)]
+//!     struct Facts: u64 { const HURT = 1; }
+//!     /// Stimuli: events.
+//!     #[derive(Clone, Copy)]
+//!     struct Sense: u64 { const BITTEN = 1; }
+//! }
+//! type SheepSenses = Senses<Sense, 4>; // up to 4 live stimuli, `u64` payloads
+//!
+//! #[derive(Component)]
+//! struct Sheep;
+//! bt_bevy::component_agent!(Sheep);
+//! #[derive(Component)]
+//! struct Health(u32);
+//!
+//! // Each behavior runs until it ends: fleeing while bitten, limping while hurt.
+//! behavior! { FLEE: Sheep, tick: |_s, cx| cx.stimuli & Sense::BITTEN.bits() != 0 }
+//! behavior! { LIMP: Sheep, tick: |_s, cx| cx.decision & Facts::HURT.bits() != 0 }
+//! behavior! { GRAZE: Sheep }
+//! decider! { FLEEING: Sheep => FLEE, stimuli_any: Sense::BITTEN }
+//! decider! { LIMPING: Sheep => LIMP, needs_all: Facts::HURT }
+//! decider! { GRAZING: Sheep => GRAZE }
+//! group! { ROOT: Sheep, prioritized [FLEEING, LIMPING, GRAZING] }
+//! tree! { SHEEP: Sheep = ROOT, memory: SheepMemory }
+//!
+//! /// A wolf bites a sheep: an event, written as a message.
+//! #[derive(Message)]
+//! struct Bite { sheep: Entity, wolf: Entity }
+//!
+//! /// The bitten sheep loses health and is `BITTEN` for 0.09 s (three
+//! /// frames at 30 per second), with the wolf as the stimulus's payload.
+//! fn bites(mut bites: MessageReader<Bite>, mut sheep: Query<(&mut Health, &mut SheepSenses)>) {
+//!     for bite in bites.read() {
+//!         let Ok((mut health, mut senses)) = sheep.get_mut(bite.sheep) else { continue };
+//!         health.0 = health.0.saturating_sub(60);
+//!         if let Err(e) = senses.set(Sense::BITTEN, bite.wolf.to_bits(), Some(0.09)) {
+//!             log::warn!("sheep {}: {e}", bite.sheep);
+//!         }
+//!     }
+//! }
+//!
+//! /// The decision flags, for the sheep whose health changed.
+//! fn hurt(mut sheep: Query<(&Health, &mut Decisions), Changed<Health>>) {
+//!     for (health, mut decisions) in &mut sheep {
+//!         let facts = if health.0 < 50 { Facts::HURT } else { Facts::empty() };
+//!         decisions.set_if_neq(Decisions::from_flags(facts));
+//!     }
+//! }
+//!
+//! let mut app = App::new();
+//! app.add_plugins((TaskPoolPlugin::default(), TimePlugin))
+//!     .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs(1) / 30))
+//!     .add_plugins(BrainPlugin::new(&SHEEP).in_schedule(Update).with_senses::<SheepSenses>())
+//!     .add_message::<Bite>()
+//!     .add_systems(Update, (bites, hurt).chain().before(BrainSystems::Tick));
+//! let wolf = app.world_mut().spawn_empty().id();
+//! let sheep = app
+//!     .world_mut()
+//!     .spawn((Sheep, Health(100), Decisions::default(), SheepSenses::default(), Brain::new(&SHEEP)))
+//!     .id();
+//! let mut running = Vec::new();
+//! for frame in 0..8 {
+//!     match frame {
+//!         2 => _ = app.world_mut().write_message(Bite { sheep, wolf }),
+//!         7 => app.world_mut().get_mut::<Health>(sheep).unwrap().0 = 100, // healed
+//!         _ => {}
+//!     }
+//!     app.update();
+//!     running.push(app.world().get::<Brain<SheepMemory>>(sheep).unwrap().running_decider());
+//! }
+//! let (graze, flee, limp) = (Some("GRAZING"), Some("FLEEING"), Some("LIMPING"));
+//! assert_eq!(running, [graze, graze, flee, flee, flee, limp, limp, graze]);
+//! assert_eq!(app.world().get::<Decisions>(sheep), Some(&Decisions(0)));
 //! ```
 //!
 //! # Two trees in one app
@@ -280,9 +400,9 @@
 //!
 //! The measured figures, instructions and CPU time per agent-tick on the
 //! W1 creature crowd (10 000 entities) for each of these ways, are in the
-//! "Bevy" section of the repository's README, with the commands that
-//! gave them (the crate's `w1` benchmark, `cargo bench -p bt-bevy --bench
-//! w1`) and their date.
+//! repository's `bt-bench/README.md`, section "The Bevy plugin (bt-bevy)",
+//! with the commands that gave them (the crate's `w1` benchmark, `cargo
+//! bench -p bt-bevy --bench w1`) and their date.
 //!
 //! # Debugging
 //!
@@ -292,8 +412,10 @@
 //! which Bevy's `LogPlugin` shows. The other entities are ticked without
 //! any trace. Debugging changes no decision, of the traced brain or any
 //! other: in a tree with shared state the traced brain ticks in its place
-//! in entity order, and in any other no brain's tick depends on another's. bt-core's leveled debug output works as well, for one entity:
-//! `bt_core::watch_agent(Some(bt_bevy::agent_id(entity)))`. To look at
+//! in entity order; in any other it ticks after the parallel tick of the
+//! others, which changes nothing, since no brain's tick depends on
+//! another's there. bt-core's leveled debug output works as well, for one
+//! entity: `bt_core::watch_agent(Some(bt_bevy::agent_id(entity)))`. To look at
 //! decisions rather than read them, record the entity for the decision
 //! viewer (next section).
 //!
@@ -312,7 +434,8 @@
 //! Only `bevy_ecs` (with `multi_threaded`, for the parallel query),
 //! `bevy_app` and `bevy_time` are used, with default features off: no
 //! renderer, no reflection, no assets (the time a cold build takes is in
-//! the repository's README, "Bevy" section).
+//! the repository's `bt-bench/README.md`, section "The Bevy plugin
+//! (bt-bevy)").
 //!
 //! - `viewer` (off by default): recording for the decision viewer (see
 //!   above); items that need it say "feature `viewer`". It adds

@@ -59,12 +59,18 @@ type AddSystem = fn(&mut App, Interned<dyn ScheduleLabel>, usize);
 /// entity alone, so the order changes nothing. Either way, debugging
 /// ([`DebugBrain`](crate::DebugBrain)) and recording change no decision.
 ///
-/// It needs `bevy_time`'s `TimePlugin` (in `MinimalPlugins` and
-/// `DefaultPlugins`) and, for the parallel tick, `bevy_app`'s
-/// `TaskPoolPlugin`. Add one per tree; adding the same tree twice panics,
-/// naming the tree. Two trees whose memory types are the same run side by
-/// side as `Brain<M>`, each with its own [`Crowd`] in [`BrainShared<M>`];
-/// a tag ([`tagged`](Self::tagged)) gives a tree types of its own instead.
+/// It needs `bevy_time`'s `TimePlugin` and, for the thread pool of the
+/// parallel tick, `bevy_app`'s `TaskPoolPlugin`: with bt-bevy's own
+/// dependencies, `app.add_plugins((TaskPoolPlugin::default(), TimePlugin))`.
+/// The `bevy` crate's plugin groups `MinimalPlugins` and `DefaultPlugins`
+/// hold both, for a game that depends on `bevy` itself (`bevy` 0.20.1
+/// needs Rust 1.97.1, a newer Rust than bt-bevy; see
+/// [The plugins an app needs](crate#the-plugins-an-app-needs)).
+///
+/// Add one per tree; adding the same tree twice panics, naming the tree.
+/// Two trees whose memory types are the same run side by side as
+/// `Brain<M>`, each with its own [`Crowd`] in [`BrainShared<M>`]; a tag
+/// ([`tagged`](Self::tagged)) gives a tree types of its own instead.
 ///
 /// # Panics
 /// When the app is finished without a `Time` resource.
@@ -360,8 +366,9 @@ where
     fn finish(&self, app: &mut App) {
         assert!(
             app.world().contains_resource::<Time>(),
-            "BrainPlugin for tree `{}` needs bevy_time's `TimePlugin` (part of \
-             `MinimalPlugins` and `DefaultPlugins`): the brains tick on its clock",
+            "BrainPlugin for tree `{}` needs bevy_time's `TimePlugin`: the brains tick on \
+             its clock. Add `(bevy_app::TaskPoolPlugin::default(), bevy_time::TimePlugin)`, \
+             or the `bevy` crate's `MinimalPlugins` or `DefaultPlugins`",
             M::tree_name(self.tree)
         );
     }

@@ -130,12 +130,12 @@ impl<V: EntityData> RecordBrains<V> {
     ///
     /// They are read just before the tick, in
     /// [`BrainSystems::Tick`](crate::BrainSystems::Tick): the values the
-    /// tick's decisions saw.
-    /// Only recorded entities are read, in a system of their own that runs
-    /// before the tick system; the parallel tick does not change. The
-    /// room, `lanes × ticks × ((1 + 2 × fields) × 8 + text_bytes)` bytes,
-    /// is allocated when the plugin is added; what does not fit a tick's
-    /// room is dropped and the tick marked.
+    /// tick's decisions saw. Only recorded entities are read, in a system
+    /// of their own that runs before the tick system; the tick of the
+    /// other brains does not change. The room, `lanes × ticks × ((1 + 2 ×
+    /// fields) × 8 + text_bytes)` bytes, is allocated when the plugin is
+    /// added; what does not fit a tick's room is dropped and the tick
+    /// marked.
     pub fn data<W: EntityData>(self, capacity: DataCapacity) -> RecordBrains<W> {
         RecordBrains {
             data: Some(capacity),

@@ -259,8 +259,12 @@ fn a_tree_without_shared_state_ticks_in_parallel() {
 }
 
 #[test]
-#[should_panic(expected = "needs bevy_time's `TimePlugin`")]
-fn a_plugin_without_a_clock_is_refused_by_name() {
+#[should_panic(
+    expected = "needs bevy_time's `TimePlugin`: the brains tick on its clock. \
+                Add `(bevy_app::TaskPoolPlugin::default(), bevy_time::TimePlugin)`, \
+                or the `bevy` crate's `MinimalPlugins` or `DefaultPlugins`"
+)]
+fn a_plugin_without_a_clock_is_refused_by_name_and_told_which_plugins_to_add() {
     let mut app = App::new();
     app.add_plugins(BrainPlugin::new(&SQUAD));
     app.finish();
