@@ -117,6 +117,20 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 //!
+//! # Comparing two runs
+//!
+//! [`compare`] takes two recordings of one tree (the same scenario before
+//! and after a change to the tree, a closure or a number) and returns a
+//! [`Comparison`]: per agent, the first tick whose decisions differ and
+//! what differs there (another decider, a decide value, a rejection's
+//! reason), and how many agents had diverged by each tick, for a test to
+//! assert on (`comparison.same_before(100)`). Recordings of two trees, or
+//! of a tree whose structure changed, are a [`CompareError`]. The
+//! `bt-compare` command does the same for two files, for a CI job:
+//! `cargo run -p bt-viewer --bin bt-compare -- before.json after.json
+//! [--before TICK]` exits 0 when no agent decided otherwise, 1 when some
+//! did, 2 when the files cannot be compared.
+//!
 //! # Features
 //!
 //! - `live` (default): `LiveServer`, a loopback HTTP endpoint (hyper on
@@ -135,12 +149,14 @@
 
 extern crate alloc as alloc_crate;
 
+mod compare;
 mod export;
 #[cfg(feature = "live")]
 mod live;
 mod page;
 mod recorder;
 
+pub use compare::{AgentComparison, CompareError, Comparison, Difference, Divergence, compare};
 pub use export::{
     AgentTicks, AgentValues, Clock, FORMAT, FlagNamesInfo, ItemInfo, Legend, PreInfo, Recording,
     SharedInfo, TestInfo, TreeInfo, VERSION,

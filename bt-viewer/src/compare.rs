@@ -1,0 +1,504 @@
+//! Comparing two recordings of one tree: which agents decided otherwise,
+//! from which tick, and how.
+//!
+//! A team changes a tree's closure, a number or the game around it, plays
+//! the same scenario again and wants to know what changed in behavior.
+//! [`compare`] takes the two recordings (the JSON the viewer opens) and
+//! returns a [`Comparison`]: per agent recorded in both, the first tick
+//! whose decisions differ and what differs there (another decider runs,
+//! a decider accepted with another value, a decider was turned down for
+//! another reason, or another step), and how many agents had diverged by
+//! each tick. A test can assert on it ("no agent's decisions changed before
+//! tick 100"); the `bt-compare` command does the same for two files.
+//!
+//! Ticks are matched by their serial (the frame count of the recorder),
+//! agents by their index. What is compared is what the tick decided: the
+//! leaf, the path's items and every decision step with its value or
+//! reason. The clock, times active and the agents' own values are not.
+
+use alloc_crate::string::{String, ToString};
+use alloc_crate::vec::Vec;
+use core::fmt;
+
+use serde_json::Value;
+
+/// What [`compare`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// The tree's name.
+    pub tree: String,
+    /// Each agent recorded in both runs, in index order, with its first
+    /// divergence (`None`: it decided alike at every tick both kept).
+    pub agents: Vec<AgentComparison>,
+    /// Ticks kept by both runs, by serial: `(serial, agents diverged at
+    /// or before it)`, for every serial where that count grows.
+    pub diverged_by_tick: Vec<(u64, usize)>,
+    /// Agents recorded in one run only.
+    pub unmatched: Vec<u32>,
+}
+
+/// One agent in both runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentComparison {
+    /// The agent's index in the crowd.
+    pub agent: u32,
+    /// Ticks kept by both runs.
+    pub ticks: usize,
+    /// Its first tick that decided otherwise, if any.
+    pub first: Option<Divergence>,
+}
+
+/// The first tick at which an agent decided otherwise.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Divergence {
+    /// The tick's serial.
+    pub tick: u64,
+    /// The decider that ran after the tick in each run (`None`: idle).
+    pub leaf: (Option<String>, Option<String>),
+    /// The first decision step that differs.
+    pub what: Difference,
+}
+
+/// The first decision step of a tick that differs between two runs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Difference {
+    /// A decider accepted in both runs, with other values (a `decide`'s
+    /// value, a score or a weight).
+    DecideValue {
+        /// The decider.
+        decider: String,
+        /// Its value in the first run and in the second.
+        values: (f64, f64),
+    },
+    /// A decider was turned down in one run and not the other, or for
+    /// another reason (`"accepted"` where it was not turned down).
+    Rejection {
+        /// The decider.
+        decider: String,
+        /// What happened to it in each run: the reason it was turned down
+        /// (`"gate full"`), or `"accepted"`.
+        outcomes: (String, String),
+    },
+    /// Another step: each run's step as the viewer words it
+    /// (`"activate DRINK"`; `"none"` where a run has no more steps).
+    Step {
+        /// The step in each run.
+        steps: (String, String),
+    },
+    /// The same steps, another path or leaf (a step was dropped from a
+    /// full recording).
+    Path,
+}
+
+impl Comparison {
+    /// Whether every agent decided alike at every tick both runs kept.
+    pub fn same(&self) -> bool {
+        self.agents.iter().all(|a| a.first.is_none())
+    }
+
+    /// The agents whose decisions changed, with where, earliest first.
+    pub fn diverged(&self) -> Vec<(u32, &Divergence)> {
+        let mut out: Vec<_> = self
+            .agents
+            .iter()
+            .filter_map(|a| Some((a.agent, a.first.as_ref()?)))
+            .collect();
+        out.sort_by_key(|(agent, d)| (d.tick, *agent));
+        out
+    }
+
+    /// The first tick at which any agent decided otherwise.
+    pub fn first_tick(&self) -> Option<u64> {
+        self.diverged().first().map(|(_, d)| d.tick)
+    }
+
+    /// Whether no agent's decisions changed before tick `serial`.
+    pub fn same_before(&self, serial: u64) -> bool {
+        self.first_tick().is_none_or(|t| t >= serial)
+    }
+}
+
+impl fmt::Display for Comparison {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let diverged = self.diverged();
+        writeln!(
+            f,
+            "tree `{}`: {} agents compared, {} decided otherwise",
+            self.tree,
+            self.agents.len(),
+            diverged.len()
+        )?;
+        for (agent, d) in &diverged {
+            let name = |l: &Option<String>| l.clone().unwrap_or_else(|| "idle".into());
+            write!(
+                f,
+                "agent {agent}: from tick {}: {} / {}: ",
+                d.tick,
+                name(&d.leaf.0),
+                name(&d.leaf.1)
+            )?;
+            match &d.what {
+                Difference::DecideValue { decider, values } => {
+                    writeln!(f, "{decider} accepted with {} / {}", values.0, values.1)
+                }
+                Difference::Rejection { decider, outcomes } => {
+                    writeln!(f, "{decider} {} / {}", outcomes.0, outcomes.1)
+                }
+                Difference::Step { steps } => writeln!(f, "{} / {}", steps.0, steps.1),
+                Difference::Path => writeln!(f, "another path"),
+            }?;
+        }
+        if !self.unmatched.is_empty() {
+            writeln!(f, "recorded in one run only: {:?}", self.unmatched)?;
+        }
+        Ok(())
+    }
+}
+
+/// Why two recordings cannot be compared.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum CompareError {
+    /// A document that is not a recording this crate reads.
+    NotARecording {
+        /// Which one: 1 or 2.
+        which: u8,
+        /// What is wrong.
+        problem: String,
+    },
+    /// Recordings of two trees.
+    OtherTree {
+        /// The first recording's tree.
+        first: String,
+        /// The second's.
+        second: String,
+    },
+    /// Recordings of one tree whose structure changed between them.
+    StructureChanged {
+        /// The tree.
+        tree: String,
+        /// The first item that differs, and how (`"item 4: FLEE is EAT"`).
+        at: String,
+    },
+}
+
+impl fmt::Display for CompareError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CompareError::NotARecording { which, problem } => {
+                write!(
+                    f,
+                    "recording {which} is not a bt-viewer recording: {problem}"
+                )
+            }
+            CompareError::OtherTree { first, second } => write!(
+                f,
+                "the recordings are of two trees, `{first}` and `{second}`"
+            ),
+            CompareError::StructureChanged { tree, at } => write!(
+                f,
+                "tree `{tree}` has another structure in the second recording: {at}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CompareError {}
+
+/// Compares two recordings (each the JSON text [`Recording::to_json`]
+/// writes, or a page's `recording.json`) of one tree.
+///
+/// # Errors
+/// [`CompareError`] when either is not a recording, or they are of two
+/// trees, or of one tree whose structure changed.
+///
+/// [`Recording::to_json`]: crate::Recording::to_json
+pub fn compare(first: &str, second: &str) -> Result<Comparison, CompareError> {
+    let a = parse(first, 1)?;
+    let b = parse(second, 2)?;
+    let tree = check_trees(&a, &b)?;
+    let names: Vec<String> = items(&a)
+        .iter()
+        .map(|it| it["name"].as_str().unwrap_or("?").to_string())
+        .collect();
+    let legend = Legend::of(&a);
+    let agents_b: Vec<(u32, Vec<Value>)> = agent_ticks(&b, 2)?;
+    let mut agents = Vec::new();
+    let mut unmatched = Vec::new();
+    let agents_a = agent_ticks(&a, 1)?;
+    for (agent, ticks_a) in &agents_a {
+        let Some((_, ticks_b)) = agents_b.iter().find(|(x, _)| x == agent) else {
+            unmatched.push(*agent);
+            continue;
+        };
+        agents.push(compare_agent(*agent, ticks_a, ticks_b, &names, &legend));
+    }
+    for (agent, _) in &agents_b {
+        if !agents_a.iter().any(|(x, _)| x == agent) {
+            unmatched.push(*agent);
+        }
+    }
+    unmatched.sort_unstable();
+    let mut firsts: Vec<u64> = agents
+        .iter()
+        .filter_map(|a: &AgentComparison| a.first.as_ref().map(|d| d.tick))
+        .collect();
+    firsts.sort_unstable();
+    let mut diverged_by_tick: Vec<(u64, usize)> = Vec::new();
+    for (i, tick) in firsts.iter().enumerate() {
+        match diverged_by_tick.last_mut() {
+            Some((t, n)) if t == tick => *n = i + 1,
+            _ => diverged_by_tick.push((*tick, i + 1)),
+        }
+    }
+    Ok(Comparison {
+        tree,
+        agents,
+        diverged_by_tick,
+        unmatched,
+    })
+}
+
+fn parse(text: &str, which: u8) -> Result<Value, CompareError> {
+    let bad = |problem: String| CompareError::NotARecording { which, problem };
+    let v: Value = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+    if v["format"] != crate::FORMAT {
+        return Err(bad("no `format` of a bt-viewer recording".into()));
+    }
+    if v["version"] != crate::VERSION {
+        return Err(bad(alloc_crate::format!(
+            "format version {}, this build reads {}",
+            v["version"],
+            crate::VERSION
+        )));
+    }
+    if !v["tree"]["items"].is_array() || !v["agents"].is_array() {
+        return Err(bad("no tree or no agents".into()));
+    }
+    Ok(v)
+}
+
+fn items(v: &Value) -> &[Value] {
+    v["tree"]["items"].as_array().map_or(&[], Vec::as_slice)
+}
+
+/// The tree's name, when both recordings have the same tree.
+fn check_trees(a: &Value, b: &Value) -> Result<String, CompareError> {
+    let name = |v: &Value| v["tree"]["name"].as_str().unwrap_or("?").to_string();
+    let (first, second) = (name(a), name(b));
+    if first != second {
+        return Err(CompareError::OtherTree { first, second });
+    }
+    let (ia, ib) = (items(a), items(b));
+    if ia.len() != ib.len() {
+        return Err(CompareError::StructureChanged {
+            tree: first,
+            at: alloc_crate::format!("{} items, then {}", ia.len(), ib.len()),
+        });
+    }
+    for (i, (x, y)) in ia.iter().zip(ib).enumerate() {
+        if x != y {
+            return Err(CompareError::StructureChanged {
+                tree: first,
+                at: alloc_crate::format!(
+                    "item {i}: {} is {}",
+                    x["name"].as_str().unwrap_or("?"),
+                    y["name"].as_str().unwrap_or("?")
+                ),
+            });
+        }
+    }
+    Ok(first)
+}
+
+/// The names the recording's legend gives events and rejections.
+struct Legend {
+    events: Vec<String>,
+    rejections: Vec<String>,
+}
+
+impl Legend {
+    fn of(v: &Value) -> Self {
+        let list = |key: &str| -> Vec<String> {
+            v["legend"][key]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|s| s.as_str().unwrap_or("?").to_string())
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        Legend {
+            events: list("events"),
+            rejections: list("rejections"),
+        }
+    }
+
+    /// The 1-based event kind `kind`'s name.
+    fn event(&self, kind: &Value) -> &str {
+        let k = kind.as_u64().unwrap_or(0) as usize;
+        self.events
+            .get(k.wrapping_sub(1))
+            .map_or("?", String::as_str)
+    }
+
+    fn rejection(&self, code: &Value) -> &str {
+        let c = code.as_u64().unwrap_or(u64::MAX) as usize;
+        self.rejections.get(c).map_or("?", String::as_str)
+    }
+}
+
+/// Each agent's ticks, runs of a compact recording expanded, by serial.
+fn agent_ticks(v: &Value, which: u8) -> Result<Vec<(u32, Vec<Value>)>, CompareError> {
+    let bad = |problem: &str| CompareError::NotARecording {
+        which,
+        problem: problem.into(),
+    };
+    let mut out = Vec::new();
+    for agent in v["agents"].as_array().into_iter().flatten() {
+        let id = agent["agent"]
+            .as_u64()
+            .ok_or_else(|| bad("an agent without index"))?;
+        let mut ticks: Vec<Value> = Vec::new();
+        for t in agent["ticks"].as_array().into_iter().flatten() {
+            match t.as_array().map(Vec::len) {
+                Some(7) => ticks.push(t.clone()),
+                // A run: `n` ticks repeating the last full one.
+                Some(2) => {
+                    let n = t[0].as_u64().ok_or_else(|| bad("a run without a count"))?;
+                    let last = ticks.last().cloned().ok_or_else(|| bad("a run first"))?;
+                    let serial = last[0].as_u64().unwrap_or(0);
+                    for k in 1..=n {
+                        let mut repeat = last.clone();
+                        repeat[0] = Value::from(serial + k);
+                        ticks.push(repeat);
+                    }
+                }
+                _ => return Err(bad("a tick that is neither a tick nor a run")),
+            }
+        }
+        out.push((id as u32, ticks));
+    }
+    Ok(out)
+}
+
+fn compare_agent(
+    agent: u32,
+    a: &[Value],
+    b: &[Value],
+    names: &[String],
+    legend: &Legend,
+) -> AgentComparison {
+    let serial = |t: &Value| t[0].as_u64().unwrap_or(0);
+    let (mut i, mut j, mut both) = (0, 0, 0);
+    let mut first = None;
+    while i < a.len() && j < b.len() {
+        let (sa, sb) = (serial(&a[i]), serial(&b[j]));
+        if sa < sb {
+            i += 1;
+        } else if sb < sa {
+            j += 1;
+        } else {
+            both += 1;
+            if first.is_none() {
+                first = diverge(&a[i], &b[j], names, legend);
+            }
+            i += 1;
+            j += 1;
+        }
+    }
+    AgentComparison {
+        agent,
+        ticks: both,
+        first,
+    }
+}
+
+/// How tick `a` and tick `b` (of one serial) decided otherwise, if they did.
+fn diverge(a: &Value, b: &Value, names: &[String], legend: &Legend) -> Option<Divergence> {
+    let name = |i: &Value| -> Option<String> {
+        i.as_u64()
+            .map(|i| names.get(i as usize).cloned().unwrap_or_else(|| "?".into()))
+    };
+    let items_of = |t: &Value| -> Vec<Value> {
+        t[5].as_array()
+            .map(|p| p.chunks(4).map(|level| level[0].clone()).collect())
+            .unwrap_or_default()
+    };
+    let events = |t: &Value| -> Vec<Value> { t[6].as_array().cloned().unwrap_or_default() };
+    let (ea, eb) = (events(a), events(b));
+    let same_path = a[2] == b[2] && items_of(a) == items_of(b);
+    if same_path && ea == eb {
+        return None;
+    }
+    let leaf = (name(&a[2]), name(&b[2]));
+    let quad = |e: &[Value], k: usize| -> Option<[Value; 4]> {
+        let s = e.get(4 * k..4 * k + 4)?;
+        Some([s[0].clone(), s[1].clone(), s[2].clone(), s[3].clone()])
+    };
+    let word = |q: &Option<[Value; 4]>| -> String {
+        match q {
+            None => "none".into(),
+            Some([kind, code, item, arg]) => {
+                let kind = legend.event(kind);
+                let item = name(item).unwrap_or_default();
+                match kind {
+                    "reject" => alloc_crate::format!("reject {item} ({})", legend.rejection(code)),
+                    "accept" => alloc_crate::format!("accept {item} = {arg}"),
+                    _ => alloc_crate::format!("{kind} {item}"),
+                }
+            }
+        }
+    };
+    let outcome = |q: &[Value; 4]| -> Option<String> {
+        match legend.event(&q[0]) {
+            "reject" => Some(legend.rejection(&q[1]).to_string()),
+            "accept" => Some("accepted".into()),
+            _ => None,
+        }
+    };
+    let steps = (ea.len().max(eb.len())).div_ceil(4);
+    for k in 0..steps {
+        let (qa, qb) = (quad(&ea, k), quad(&eb, k));
+        if qa == qb {
+            continue;
+        }
+        let what = match (&qa, &qb) {
+            (Some(x), Some(y)) if x[2] == y[2] => {
+                let decider = name(&x[2]).unwrap_or_default();
+                match (legend.event(&x[0]), legend.event(&y[0])) {
+                    ("accept", "accept") => Difference::DecideValue {
+                        decider,
+                        values: (
+                            x[3].as_f64().unwrap_or(f64::NAN),
+                            y[3].as_f64().unwrap_or(f64::NAN),
+                        ),
+                    },
+                    _ => match (outcome(x), outcome(y)) {
+                        (Some(oa), Some(ob)) => Difference::Rejection {
+                            decider,
+                            outcomes: (oa, ob),
+                        },
+                        _ => Difference::Step {
+                            steps: (word(&qa), word(&qb)),
+                        },
+                    },
+                }
+            }
+            _ => Difference::Step {
+                steps: (word(&qa), word(&qb)),
+            },
+        };
+        return Some(Divergence {
+            tick: a[0].as_u64().unwrap_or(0),
+            leaf,
+            what,
+        });
+    }
+    Some(Divergence {
+        tick: a[0].as_u64().unwrap_or(0),
+        leaf,
+        what: Difference::Path,
+    })
+}
