@@ -51,11 +51,14 @@ mod other {
 const N: usize = 12;
 const TICKS: u32 = 120;
 
+/// Per deer, per tick: its leaf and its decision trace.
+type Seen = Vec<Vec<(Option<ItemIdx>, String)>>;
+
 /// One run with the threshold at `from` until tick `change`, `to` after:
 /// the recording's JSON, and what bt-core says of the same run, played
 /// again without the recorder: each deer's leaf and its decision trace
 /// after each tick.
-fn run(from: u32, change: u32, to: u32) -> (String, Vec<Vec<(Option<ItemIdx>, String)>>) {
+fn run(from: u32, change: u32, to: u32) -> (String, Seen) {
     let play = |recorder: Option<&mut FlightRecorder>| {
         THRESHOLD.store(from, Ordering::Relaxed);
         let shared = HERD.new_shared(0);
