@@ -362,3 +362,52 @@ fn an_unknown_field_deep_in_a_snapshot_is_refused() {
         assert_eq!(fresh.leaves(), [None, None], "{path}: nothing changed");
     }
 }
+
+/// The same tree declared in two modules: what a refactor that moves the
+/// declarations does.
+mod before_the_move {
+    use bt_core::{behavior, decider, group, tree};
+    #[derive(Default)]
+    pub struct Owl;
+    behavior! { HOOT: Owl }
+    behavior! { PERCH: Owl }
+    decider! { CALL: Owl => HOOT, every: 2.0 }
+    decider! { REST: Owl => PERCH }
+    group! { ROOT: Owl, prioritized [CALL, REST] }
+    tree! { pub OWL: Owl = ROOT }
+}
+
+mod after_the_move {
+    pub mod birds {
+        use super::super::before_the_move::Owl;
+        use bt_core::{behavior, decider, group, tree};
+        behavior! { HOOT: Owl }
+        behavior! { PERCH: Owl }
+        decider! { CALL: Owl => HOOT, every: 2.0 }
+        decider! { REST: Owl => PERCH }
+        group! { ROOT: Owl, prioritized [CALL, REST] }
+        tree! { pub OWL: Owl = ROOT }
+    }
+}
+
+#[test]
+fn moving_declarations_to_another_module_keeps_every_save() {
+    use after_the_move::birds::OWL as MOVED;
+    use before_the_move::{OWL, Owl};
+    let (a, b) = (OWL.shape().fingerprint, MOVED.shape().fingerprint);
+    assert_eq!(a, b, "the same names and places");
+    assert_ne!(
+        OWL.node(OWL.find("CALL").unwrap()).id(),
+        MOVED.node(MOVED.find("CALL").unwrap()).id(),
+        "ids hash the module path"
+    );
+    let mut memory = OWL.new_memory(3);
+    bt_core::tick(&OWL, &mut Owl, &mut memory, &TickInput::new(0.0, 0.5)).unwrap();
+    let saved = serde_json::to_string(&memory.snapshot(0.5)).unwrap();
+    let mut moved = MOVED.new_memory(0);
+    moved
+        .restore(0.5, &mut serde_json::Deserializer::from_str(&saved))
+        .unwrap();
+    assert_eq!(moved.leaf(), MOVED.find("CALL"));
+    assert_eq!(moved.rng_state(), memory.rng_state());
+}

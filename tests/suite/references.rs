@@ -332,7 +332,7 @@ fn a_snapshot_with_a_reference_on_its_path_is_refused() {
     let walk = NEST_TREE.find("WALK").unwrap();
     assert_eq!(v["path"][2]["item"], u64::from(walk.0));
     v["path"][2]["item"] = 2.into();
-    v["path"][2]["decider"] = GO_GUARD.id().into();
+    v["path"][2]["decider"] = "GO_GUARD".into();
     let bytes = serde_json::to_vec(&v).unwrap();
     let mut target = NEST_TREE.new_memory(0);
     let err = target

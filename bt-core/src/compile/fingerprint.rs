@@ -3,7 +3,8 @@
 //!
 //! Two trees with the same fingerprint have the same item stream in every
 //! respect an agent's saved state and a crowd's shared state depend on: each
-//! item's name and id (a hash of its module path and name), depth, kind,
+//! item's name (not its id, which hashes the module path too: moving a
+//! declaration to another module keeps the fingerprint), depth, kind,
 //! policy, child count, decider flags, preconditions (flag tests, timer,
 //! shared checks), and its behavior's name, memory type and callbacks (whether a
 //! behavior persists its memory is not part of it: see the snapshots). The
@@ -66,7 +67,6 @@ const fn behavior<A>(mut h: u64, b: Option<&'static ErasedBehavior<A>>) -> u64 {
 /// Mixes decider `d`, visited at `depth` in the preorder walk, into `h`.
 pub(crate) const fn mix_decider<A>(mut h: u64, d: &'static Decider<A>, depth: usize) -> u64 {
     h = text(h, d.name);
-    h = word(h, d.id as u64);
     h = word(h, depth as u64);
     h = match d.kind {
         DeciderKind::Behavior(_) => byte(h, 0xB0),
@@ -74,11 +74,11 @@ pub(crate) const fn mix_decider<A>(mut h: u64, d: &'static Decider<A>, depth: us
             policy, children, ..
         } => word(byte(byte(h, 0x60), policy as u8), children.len() as u64),
         DeciderKind::Reference { target } => {
-            // The target's place: the ids of its path from the root.
+            // The target's place: the names of its path from the root.
             let mut h = word(byte(h, 0xAE), target.len() as u64);
             let mut i = 0;
             while i < target.len() {
-                h = word(h, target[i].id as u64);
+                h = text(h, target[i].name);
                 i += 1;
             }
             h

@@ -323,9 +323,10 @@ impl TreeShared {
 
     /// The structural fingerprint of the tree it was made for
     /// ([`Shape::fingerprint`](crate::Shape::fingerprint), computed with the
-    /// rest of the tree's shape): a hash of every decider's name and id,
-    /// kind, policy, children, preconditions, shared checks and behavior, in
-    /// preorder (not of the tree's name). Memories of any tree with the same
+    /// rest of the tree's shape): a hash of every decider's name, kind,
+    /// policy, children, preconditions, shared checks and behavior, in
+    /// preorder (not of the tree's name, nor of the modules the deciders
+    /// are declared in). Memories of any tree with the same
     /// fingerprint may be bound to it, and its snapshots name it.
     pub fn fingerprint(&self) -> u64 {
         self.fingerprint

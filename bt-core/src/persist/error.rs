@@ -40,7 +40,7 @@ pub enum SnapshotError {
         /// no longer where it was saved; `None` when the snapshot has no
         /// such level (no active path, or the path still fits and the
         /// change is elsewhere) or cannot tell (a shared-state snapshot).
-        first_difference: Option<PathChange>,
+        first_difference: Option<alloc::boxed::Box<PathChange>>,
     },
     /// A list of the wrong length.
     Count {
@@ -258,10 +258,10 @@ pub enum PathChange {
         /// The decider's item index in the tree.
         now: u16,
     },
-    /// No decider of the tree has the saved id.
+    /// No decider of the tree has the saved name.
     Gone {
-        /// The saved decider's id.
-        id: u32,
+        /// The saved decider's name.
+        name: String,
         /// The depth of the level in the saved path.
         depth: usize,
         /// The item index the snapshot has.
@@ -284,14 +284,14 @@ impl fmt::Display for PathChange {
                 "decider `{decider}` saved at item {saved} (depth {depth}) is now at item {now}"
             ),
             PathChange::Gone {
-                id,
+                name,
                 depth,
                 item,
                 now_there,
             } => {
                 write!(
                     f,
-                    "decider with id {id:#x} saved at item {item} (depth {depth}) no longer exists"
+                    "decider `{name}` saved at item {item} (depth {depth}) no longer exists"
                 )?;
                 match now_there {
                     Some(name) => write!(f, "; item {item} is now `{name}`"),
@@ -304,18 +304,18 @@ impl fmt::Display for PathChange {
 
 /// The first level of a saved active path, as `(item, decider id)` pairs
 /// from the root down, whose decider is not at its saved item in `items`.
-pub(crate) fn first_change<A: 'static>(
+pub(crate) fn first_change<'p, A: 'static>(
     items: &[crate::tree::Item<A>],
-    path: impl IntoIterator<Item = (u16, u32)>,
+    path: impl IntoIterator<Item = (u16, &'p str)>,
 ) -> Option<PathChange> {
     path.into_iter()
         .enumerate()
-        .find_map(|(depth, (item, id))| {
+        .find_map(|(depth, (item, name))| {
             let there = items.get(usize::from(item)).map(|i| i.decider);
-            if there.is_some_and(|d| d.id == id) {
+            if there.is_some_and(|d| d.name == name) {
                 return None;
             }
-            Some(match items.iter().position(|i| i.decider.id == id) {
+            Some(match items.iter().position(|i| i.decider.name == name) {
                 Some(now) => PathChange::Moved {
                     decider: items[now].decider.name,
                     depth,
@@ -323,7 +323,7 @@ pub(crate) fn first_change<A: 'static>(
                     now: u16::try_from(now).unwrap_or(u16::MAX),
                 },
                 None => PathChange::Gone {
-                    id,
+                    name: name.into(),
                     depth,
                     item,
                     now_there: there.map(|d| d.name),

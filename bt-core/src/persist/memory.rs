@@ -1,5 +1,6 @@
 //! Snapshots of one agent's memory.
 
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
@@ -56,9 +57,9 @@ pub(super) const FIELDS: &[&str] = &[
 /// One level of the active path.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct LevelSnap {
-    /// The decider's stable id: checks the item index.
-    decider: u32,
+struct LevelSnap<Name = String> {
+    /// The decider's name: checks the item index.
+    decider: Name,
     item: u16,
     since: f64,
     mask: u64,
@@ -149,7 +150,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Serialize
             "path",
             &Seq(|| {
                 m.levels[..depth].iter().map(|l| LevelSnap {
-                    decider: tree.items[l.item as usize].decider.id,
+                    decider: tree.items[l.item as usize].decider.name,
                     item: l.item,
                     since: l.since,
                     mask: l.mask,
@@ -524,7 +525,11 @@ fn changed_path<'de, A: 'static, const L: usize, const S: usize, const N: usize,
         first_difference, ..
     } = &mut changed
     {
-        *first_difference = first_change(tree.items, path.iter().map(|l| (l.item, l.decider)));
+        *first_difference = first_change(
+            tree.items,
+            path.iter().map(|l| (l.item, l.decider.as_str())),
+        )
+        .map(alloc::boxed::Box::new);
     }
     Ok(changed)
 }
@@ -557,8 +562,8 @@ fn check_path<A: 'static, const L: usize, const S: usize, const N: usize>(
                 len: items.len(),
             });
         };
-        if item.decider.id != l.decider {
-            return Err(bad("the decider there has another id"));
+        if item.decider.name != l.decider {
+            return Err(bad("the decider there has another name"));
         }
         let parent = if k == 0 { NO_PARENT } else { path[k - 1].item };
         if item.parent != parent || item.depth as usize != k {

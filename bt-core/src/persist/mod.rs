@@ -35,7 +35,7 @@
 //! # What a snapshot holds
 //!
 //! - An agent's memory ([`AgentMemory::snapshot`]): the active path, each
-//!   level by its item index *and* its decider's stable id, with its
+//!   level by its item index *and* its decider's name, with its
 //!   activation time, last redecide mask and count and sequential cursor;
 //!   every timer, shuffle round, group-role slot and deferred action (its
 //!   agent id, ticket serial and state); the random generator's state; and
@@ -169,7 +169,7 @@ pub use memory::MemorySnapshot;
 pub use shared::SharedSnapshot;
 
 /// The snapshot format version this build writes and reads.
-pub const SNAPSHOT_VERSION: u16 = 3;
+pub const SNAPSHOT_VERSION: u16 = 4;
 
 /// Where a restore keeps the [`SnapshotError`] it raised, so that the
 /// caller gets it typed even though serde passes it on as a message.

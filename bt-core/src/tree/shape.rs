@@ -44,7 +44,10 @@ pub struct Shape {
     /// A hash of the tree's structure: every decider's name, kind, policy,
     /// children, preconditions and behavior, in preorder (so the slot
     /// layout too). Saved agent state names it, and restores only into a
-    /// tree with the same fingerprint.
+    /// tree with the same fingerprint. Renaming a decider changes it;
+    /// moving declarations to another module does not (a decider's
+    /// [`id`](crate::Node::id) hashes its module path too, and is not part
+    /// of it).
     pub fingerprint: u64,
 }
 
