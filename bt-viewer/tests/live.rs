@@ -770,6 +770,59 @@ fn only_loopback_hosts_are_answered() {
 }
 
 #[test]
+fn a_request_with_more_than_one_host_or_origin_is_refused() {
+    let mut server = LiveServer::start(0).unwrap();
+    let mut camp = Camp::new(3, Watch::All, Capacity::new(10, 16));
+    camp.run(2, &mut server);
+    let port = server.addr().port();
+    let send = |head: &str| {
+        let mut s = TcpStream::connect(server.addr()).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(s, "{head}Connection: close\r\n\r\n").unwrap();
+        response(s)
+    };
+    for path in ["/", "/recording.json", "/events", "/control"] {
+        for hosts in [
+            // A loopback name first, another after it, and the other order.
+            vec!["localhost".to_owned(), "evil.example".to_owned()],
+            vec![format!("localhost:{port}"), format!("evil.example:{port}")],
+            vec!["evil.example".to_owned(), "127.0.0.1".to_owned()],
+            // The same loopback name twice, and two loopback names.
+            vec!["localhost".to_owned(), "localhost".to_owned()],
+            vec![format!("127.0.0.1:{port}"), format!("[::1]:{port}")],
+        ] {
+            let head: String = hosts.iter().map(|h| format!("Host: {h}\r\n")).collect();
+            let (status, _, body) = send(&format!("GET {path} HTTP/1.1\r\n{head}"));
+            assert!(
+                status.starts_with("HTTP/1.1 400"),
+                "{hosts:?}{path}: {status}"
+            );
+            let body = String::from_utf8(body).unwrap();
+            assert!(body.contains("more than one Host"), "{body}");
+        }
+        // Two origins, a page of loopback's first.
+        let (status, _, body) = send(&format!(
+            "GET {path} HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost\r\n\
+             Origin: http://evil.example\r\n"
+        ));
+        assert!(
+            status.starts_with("HTTP/1.1 400"),
+            "origins{path}: {status}"
+        );
+        assert!(
+            String::from_utf8(body)
+                .unwrap()
+                .contains("more than one Origin")
+        );
+    }
+    assert_eq!(server.clients(), 0);
+    assert_eq!(server.exports_made(), 0);
+    // One of each is answered.
+    let (status, _, _) = send("GET / HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost\r\n");
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+}
+
+#[test]
 fn limits_out_of_range_are_named() {
     let cases = [
         (

@@ -205,7 +205,10 @@ impl Limits {
 /// - It listens on 127.0.0.1 only, and answers only requests whose `Host`
 ///   is a loopback name: `127.0.0.1`, `localhost` or `[::1]`, with or
 ///   without a port. Any other (a page that rebinds its DNS name to
-///   127.0.0.1, say) gets `403 Forbidden`.
+///   127.0.0.1, say) gets `403 Forbidden`. A request with more than one
+///   `Host` header, or more than one `Origin`, gets `400 Bad Request`,
+///   whatever they name (the same loopback name twice included): it is
+///   not read one way here and another way elsewhere.
 /// - One thread serves every connection, and one more makes whole
 ///   recordings; a connection costs no thread. The [`Limits`] bound the
 ///   connections, the request head and the time to send it, and the time

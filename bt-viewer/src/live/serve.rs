@@ -183,6 +183,22 @@ fn text(status: StatusCode, body: &'static str) -> Response<Reply> {
 }
 
 async fn respond(hub: &Arc<Hub>, request: Request<Incoming>, kick: Arc<Notify>) -> Response<Reply> {
+    // Two of a header the checks below read could be read two ways (a
+    // proxy or a browser may go by the other one): whatever the names.
+    for (name, why) in [
+        (
+            HOST,
+            "a request with more than one Host header is not answered",
+        ),
+        (
+            ORIGIN,
+            "a request with more than one Origin header is not answered",
+        ),
+    ] {
+        if request.headers().get_all(name).iter().nth(1).is_some() {
+            return text(StatusCode::BAD_REQUEST, why);
+        }
+    }
     let host = request.headers().get(HOST).and_then(|h| h.to_str().ok());
     let authority = request.uri().authority().map(|a| a.as_str());
     if !host.is_some_and(loopback) || !authority.is_none_or(loopback) {
