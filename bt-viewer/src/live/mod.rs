@@ -121,6 +121,10 @@ impl Limits {
 ///   request then waits a second at most for its next frame.)
 /// - `POST /control`: the page's controls (see [below](#stopping-the-game-from-the-page)).
 ///
+/// While the game is paused, each stream gets a `beat` event four times a
+/// second, whose data is its number; the page answers it (see
+/// [below](#stopping-the-game-from-the-page)).
+///
 /// A `control` event tells the streams where the game stands, after the
 /// recording and each time that changes:
 /// `{"framing", "paused", "tick", "why", "hit", "breakpoints"}` (`framing`
@@ -152,7 +156,9 @@ impl Limits {
 /// The page sends `POST /control` requests with a JSON body:
 /// `{"op": "pause"}` (stop at the end of the next frame), `{"op": "step"}`
 /// (let one frame through, then stop again), `{"op": "resume"}`, and
-/// `{"op": "breakpoints", "set": [...]}`, which replaces the breakpoints.
+/// `{"op": "breakpoints", "set": [...]}`, which replaces the breakpoints,
+/// and `{"op": "beat", "n": N}`, which says the page read beat `N` of a
+/// paused game (`409 Conflict` when `N` is not one of the last beats sent).
 /// A breakpoint is `{"on", "decider", "reason", "agent"}`: `on` is
 /// `"enter"` (the decider named was activated), `"reject"` (it was
 /// rejected, for the `reason` named as the recording's legend names it,
@@ -177,9 +183,16 @@ impl Limits {
 /// following the stream, and a paused game goes on as soon as the last
 /// page's stream closes (the server counts a stream out when its
 /// connection ends, and writes to the streams of a paused game four times
-/// a second to find out those that died). A program that only calls
-/// [`publish`](Self::publish) is never stopped (its control requests get
-/// `409 Conflict`).
+/// a second to find out those that died). A page that is open but no
+/// longer reads (a hung tab, whose connection stays open) does not hold it
+/// either: a paused game stays paused while some page answers its beats,
+/// and when none has answered a beat sent in the last 1.5 s (counted from
+/// the pause, or from the newest stream, if later), the server closes
+/// every stream, as if their pages had closed, and the game goes on,
+/// within two seconds of the last answer. A page busy for longer than that
+/// is let go too; it can follow again by reloading. A program that only
+/// calls [`publish`](Self::publish) is never stopped (its control requests
+/// get `409 Conflict`).
 ///
 /// # What it costs the game
 ///

@@ -24,10 +24,7 @@ use tokio::time::Sleep;
 
 use super::control::{Command, MAX_BODY, Request as Control};
 use super::feed::ToServer;
-use super::stream::{Hub, Reply};
-
-/// How often a paused game's streams are written to.
-const PAUSED_BEAT: Duration = Duration::from_millis(250);
+use super::stream::{BEAT, Hub, Reply};
 
 /// The header a control request shows the page's token in.
 pub(super) const TOKEN_HEADER: &str = "x-bt-token";
@@ -83,7 +80,7 @@ async fn run(
     tokio::spawn(Arc::clone(&hub).pump(published));
     let beat = Arc::clone(&hub);
     tokio::spawn(async move {
-        let mut every = tokio::time::interval(PAUSED_BEAT);
+        let mut every = tokio::time::interval(BEAT);
         loop {
             every.tick().await;
             beat.while_paused();
@@ -293,6 +290,16 @@ async fn control(hub: &Hub, request: Request<Incoming>) -> Response<Reply> {
         Err(e) => return bad_request(format!("this is not a control request: {e}")),
     };
     let command = match request {
+        Control::Beat { n } => {
+            return if hub.answered(n) {
+                text(StatusCode::OK, "ok")
+            } else {
+                text(
+                    StatusCode::CONFLICT,
+                    "not a beat of the game's present pause: it went on, or the beat is older",
+                )
+            };
+        }
         Control::Pause | Control::Step | Control::Resume
             if hub.feed.clients.load(Ordering::Relaxed) == 0 =>
         {
