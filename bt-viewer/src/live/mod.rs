@@ -7,6 +7,7 @@
 
 mod control;
 mod feed;
+mod rope;
 mod serve;
 mod stream;
 
@@ -205,7 +206,11 @@ impl Limits {
 /// threads, and a whole recording only when a client asks for one: one
 /// made less than a second ago is shared. The server keeps the copies
 /// while the recorder keeps their ticks (as much memory again as the
-/// recorded ticks use).
+/// recorded ticks use). A whole recording is written from those words as
+/// [`FlightRecorder::write_json_compact`] writes one, never built as a
+/// [`Recording`](crate::Recording) of values: making it takes its text
+/// (held once, in pieces of 1 MiB, for every client it is sent to) and a
+/// few MiB besides, however large the recording.
 ///
 /// [`frame`](Self::frame) with no page following the stream loads one
 /// atomic counter and returns: it copies nothing and sends nothing. With a
@@ -223,7 +228,9 @@ impl Limits {
 ///   whatever they name (the same loopback name twice included): it is
 ///   not read one way here and another way elsewhere.
 /// - One thread serves every connection, and one more makes whole
-///   recordings; a connection costs no thread. The [`Limits`] bound the
+///   recordings; a connection costs no thread. A page that joins a large
+///   recording costs the server the recording's text once (shared with the
+///   pages that join within the second), not tens of times its size. The [`Limits`] bound the
 ///   connections, the request head and the time to send it, and the time
 ///   a write may stall.
 /// - A stream client that reads slowly is sent what was published, in

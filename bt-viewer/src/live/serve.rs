@@ -243,7 +243,7 @@ async fn respond(hub: &Arc<Hub>, request: Request<Incoming>, kick: Arc<Notify>) 
                 return text(StatusCode::SERVICE_UNAVAILABLE, "nothing was published yet");
             };
             match build.json().await {
-                Some(json) => reply(StatusCode::OK, "application/json", Reply::text(json)),
+                Some(json) => reply(StatusCode::OK, "application/json", Reply::Full(Some(json))),
                 None => text(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping"),
             }
         }

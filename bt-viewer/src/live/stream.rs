@@ -10,12 +10,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant};
 
-use hyper::body::{Body, Bytes, Frame, SizeHint};
+use hyper::body::{Body, Buf, Bytes, Frame, SizeHint};
 use tokio::sync::{Notify, mpsc, watch};
 
 use super::Limits;
 use super::control::{Command, Spec, Status};
 use super::feed::{Feed, Kept, RECORDING_END, RECORDING_HEAD, Snapshot, ToServer, sse};
+use super::rope::Rope;
 
 /// How long a whole recording serves the clients that come after it (with
 /// the ticks published since).
@@ -31,22 +32,30 @@ const HOLD: Duration = Duration::from_millis(1500);
 /// The beats sent lately, whose answers count.
 const RECENT: usize = 16;
 
-/// A whole recording being made, or made: every client that starts from
-/// it shares it.
+/// A whole recording being made, or made: its JSON in pieces, which every
+/// client that starts from it shares.
 #[derive(Clone)]
-pub(super) struct Build(watch::Receiver<Option<Bytes>>);
+pub(super) struct Build(watch::Receiver<Option<Arc<[Bytes]>>>);
 
 impl Build {
-    /// The `recording` event, or `None` when the server stopped first.
-    async fn get(mut self) -> Option<Bytes> {
+    /// The recording's pieces, or `None` when the server stopped first.
+    async fn made(mut self) -> Option<Arc<[Bytes]>> {
         let made = self.0.wait_for(Option::is_some).await.ok()?;
         made.clone()
     }
 
+    /// The `recording` event, or `None` when the server stopped first.
+    async fn event(self) -> Option<Rope> {
+        let json = self.made().await?;
+        let mut event = Rope::from(Bytes::from_static(RECORDING_HEAD.as_bytes()));
+        json.iter().for_each(|piece| event.push(piece.clone()));
+        event.push(Bytes::from_static(RECORDING_END.as_bytes()));
+        Some(event)
+    }
+
     /// The recording's JSON, or `None` when the server stopped first.
-    pub(super) async fn json(self) -> Option<Bytes> {
-        let event = self.get().await?;
-        Some(event.slice(RECORDING_HEAD.len()..event.len() - RECORDING_END.len()))
+    pub(super) async fn json(self) -> Option<Rope> {
+        Some(Rope::of(self.made().await?.iter()))
     }
 }
 
@@ -532,7 +541,7 @@ impl Hub {
 pub(super) struct Stream {
     rx: mpsc::UnboundedReceiver<Item>,
     pending: Arc<AtomicUsize>,
-    recording: Option<Pin<Box<dyn Future<Output = Option<Bytes>> + Send>>>,
+    recording: Option<Pin<Box<dyn Future<Output = Option<Rope>> + Send>>>,
     hub: Arc<Hub>,
 }
 
@@ -546,24 +555,24 @@ impl Drop for Stream {
 
 /// A response body: the whole of it at once, or a stream.
 pub(super) enum Reply {
-    Full(Option<Bytes>),
+    Full(Option<Rope>),
     Stream(Stream),
 }
 
 impl Reply {
     pub(super) fn text(body: impl Into<Bytes>) -> Self {
-        Reply::Full(Some(body.into()))
+        Reply::Full(Some(Rope::from(body.into())))
     }
 }
 
 impl Body for Reply {
-    type Data = Bytes;
+    type Data = Rope;
     type Error = Infallible;
 
     fn poll_frame(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+    ) -> Poll<Option<Result<Frame<Rope>, Infallible>>> {
         let stream = match self.get_mut() {
             Reply::Full(body) => return Poll::Ready(body.take().map(|b| Ok(Frame::data(b)))),
             Reply::Stream(stream) => stream,
@@ -579,9 +588,9 @@ impl Body for Reply {
                 None => return Poll::Ready(None),
                 Some(Item::Message(m)) => {
                     stream.pending.fetch_sub(m.len(), Ordering::Relaxed);
-                    return Poll::Ready(Some(Ok(Frame::data(m))));
+                    return Poll::Ready(Some(Ok(Frame::data(Rope::from(m)))));
                 }
-                Some(Item::Recording(build)) => stream.recording = Some(Box::pin(build.get())),
+                Some(Item::Recording(build)) => stream.recording = Some(Box::pin(build.event())),
             }
         }
     }
@@ -592,7 +601,9 @@ impl Body for Reply {
 
     fn size_hint(&self) -> SizeHint {
         match self {
-            Reply::Full(body) => SizeHint::with_exact(body.as_ref().map_or(0, |b| b.len() as u64)),
+            Reply::Full(body) => {
+                SizeHint::with_exact(body.as_ref().map_or(0, |b| b.remaining() as u64))
+            }
             Reply::Stream(_) => SizeHint::default(),
         }
     }
