@@ -11,6 +11,7 @@ use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+use bt_core::TickInput;
 use bt_viewer::{Capacity, DataCapacity, FlightRecorder, Limits, LiveServer, Watch};
 use herd::{Grazer, HERD, HerdMemory, Sense, herd};
 use scene::{CAMP, CampMemory, Creature, crowd};
@@ -927,6 +928,46 @@ fn follow_herd(server: &mut LiveServer, herd: &mut Herd, ticks: u32, every: u32)
         apply_ticks(&mut doc, &data);
     }
     (doc, bytes)
+}
+
+#[test]
+fn the_whole_recording_is_the_recorders_own_byte_for_byte() {
+    // Values, runs, times that are not numbers in some frames, ticks let
+    // go of, and several publishes.
+    let mut server = LiveServer::start(0).unwrap();
+    let mut herd = Herd::new(30, 60, true);
+    for t in 0..150u32 {
+        herd.grazers.iter_mut().for_each(Grazer::step);
+        let grazers = &mut herd.grazers;
+        herd.recorder
+            .tick_all_with_data(&HERD, grazers, &mut herd.memories, |i, g| {
+                match (i, t % 9) {
+                    (3, 4) => TickInput::new(f64::NAN, 1.0 / 30.0),
+                    (7, 2) => TickInput::new(f64::INFINITY, 1.0 / 30.0).with_agent(7),
+                    _ => g.input(i, t),
+                }
+            });
+        if t % 7 == 0 {
+            server.publish(&herd.recorder);
+        }
+    }
+    server.publish(&herd.recorder);
+    for runs in [true, false] {
+        server.set_runs(runs);
+        // The next publish, a second after the last recording: a new one.
+        std::thread::sleep(Duration::from_millis(1100));
+        server.publish(&herd.recorder);
+        std::thread::sleep(Duration::from_millis(100));
+        let (status, _, json) = response(get(&server, "/recording.json"));
+        assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+        let expected = if runs {
+            herd.recorder.export_compact().to_json()
+        } else {
+            herd.recorder.export().to_json()
+        };
+        assert!(json == expected.as_bytes(), "runs: {runs}");
+    }
+    assert_eq!(server.exports_made(), 2);
 }
 
 #[test]
