@@ -14,9 +14,13 @@
 //! [`name_flags`](FlightRecorder::name_flags) names the flag bits.
 //! [`FlightRecorder::export`] makes a [`Recording`], a versioned JSON
 //! document ([`export_compact`](FlightRecorder::export_compact) the same,
-//! with runs of repeated ticks merged, for large crowds); [`write_page`]
-//! writes it beside the viewer, one self-contained HTML file (no network,
-//! no build step). The page draws the tree (each decider as `NAME #index`,
+//! with runs of repeated ticks merged, for large crowds);
+//! [`write_json`](FlightRecorder::write_json) and
+//! [`write_json_compact`](FlightRecorder::write_json_compact) write its
+//! text into a file or any writer without building it, in a few MiB
+//! whatever its size (a `Recording` takes tens of times its text);
+//! [`write_page`] writes it beside the viewer, one self-contained HTML file
+//! (no network, no build step). The page draws the tree (each decider as `NAME #index`,
 //! its checks by flag name, the decide values of the tick), replays the
 //! ticks one by one with the events, the random draws and scores, the
 //! state dump and the agent's own values at the cursor; above the lanes,

@@ -1,7 +1,8 @@
 //! The live page's controls in a real browser (headless Chromium driven
 //! through chromedriver): a breakpoint set in the page stops a running
 //! program at the tick it names, the page shows that tick, and resuming
-//! lets the program go on; the page says when it no longer follows, and
+//! lets the program go on; the page holds a paused program while it is
+//! open; the page says when it no longer follows, and
 //! past its room it lets go of its oldest ticks and keeps the rest exact.
 //!
 //! Needs Debian's `chromium` and `chromium-driver`, as `tests/browser.rs`
@@ -254,6 +255,77 @@ fn a_breakpoint_set_in_the_page_stops_the_program_at_its_tick() {
         assert_eq!(js(&client, "return window.btErrors;").await, json!([]));
 
         // The page leaves; the program ends by itself.
+        stop.store(true, Ordering::Relaxed);
+        drop(frames);
+        game.join().expect("the program's thread");
+    });
+}
+
+#[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
+fn the_page_holds_a_paused_program_as_long_as_it_is_open() {
+    let mut server = LiveServer::start(0).expect("a loopback port");
+    let url = server.url();
+    let (mut agents, mut memories) = crowd(AGENTS);
+    let mut recorder = FlightRecorder::new(&CAMP, AGENTS, Watch::All, Capacity::new(400, 16));
+    let mut tick = move |t: u32, recorder: &mut FlightRecorder| {
+        agents.iter_mut().for_each(Creature::step);
+        recorder.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, t));
+    };
+    with_browser(|client| async move {
+        open_live(&client, &server, &url).await;
+        for t in 0..2 {
+            tick(t, &mut recorder);
+            server.frame(&recorder);
+        }
+        until(
+            &client,
+            "return !!(window.btLive.state() && window.btLive.state().framing);",
+            "the page never showed the controls",
+        )
+        .await;
+        let (done, frames) = channel();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        let game = std::thread::spawn(move || {
+            for t in 2..100_000 {
+                if stopped.load(Ordering::Relaxed) {
+                    break;
+                }
+                tick(t, &mut recorder);
+                server.frame(&recorder);
+                if done.send(t).is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        });
+        click(&client, "#live-pause").await;
+        until(
+            &client,
+            "return window.btLive.state().paused === true;",
+            "the pause took no effect",
+        )
+        .await;
+        let at = js(&client, "return window.btLive.state().tick;").await;
+        while let Ok(t) = frames.recv_timeout(Duration::from_millis(200)) {
+            assert!(u64::from(t) < at.as_u64().unwrap(), "{t} after {at}");
+        }
+        // Twice as long as a page that answers nothing holds it: the page
+        // answers the server's beats.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        assert_eq!(frames.try_recv().ok(), None, "the program went on");
+        assert_eq!(
+            js(&client, "return window.btLive.state().paused;").await,
+            json!(true)
+        );
+        assert_eq!(js(&client, "return window.btErrors;").await, json!([]));
+        // The page leaves: the program goes on.
+        client.goto("about:blank").await.unwrap();
+        assert!(frames.recv_timeout(Duration::from_secs(5)).is_ok());
         stop.store(true, Ordering::Relaxed);
         drop(frames);
         game.join().expect("the program's thread");

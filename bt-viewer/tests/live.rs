@@ -11,6 +11,7 @@ use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+use bt_core::TickInput;
 use bt_viewer::{Capacity, DataCapacity, FlightRecorder, Limits, LiveServer, Watch};
 use herd::{Grazer, HERD, HerdMemory, Sense, herd};
 use scene::{CAMP, CampMemory, Creature, crowd};
@@ -770,6 +771,59 @@ fn only_loopback_hosts_are_answered() {
 }
 
 #[test]
+fn a_request_with_more_than_one_host_or_origin_is_refused() {
+    let mut server = LiveServer::start(0).unwrap();
+    let mut camp = Camp::new(3, Watch::All, Capacity::new(10, 16));
+    camp.run(2, &mut server);
+    let port = server.addr().port();
+    let send = |head: &str| {
+        let mut s = TcpStream::connect(server.addr()).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(s, "{head}Connection: close\r\n\r\n").unwrap();
+        response(s)
+    };
+    for path in ["/", "/recording.json", "/events", "/control"] {
+        for hosts in [
+            // A loopback name first, another after it, and the other order.
+            vec!["localhost".to_owned(), "evil.example".to_owned()],
+            vec![format!("localhost:{port}"), format!("evil.example:{port}")],
+            vec!["evil.example".to_owned(), "127.0.0.1".to_owned()],
+            // The same loopback name twice, and two loopback names.
+            vec!["localhost".to_owned(), "localhost".to_owned()],
+            vec![format!("127.0.0.1:{port}"), format!("[::1]:{port}")],
+        ] {
+            let head: String = hosts.iter().map(|h| format!("Host: {h}\r\n")).collect();
+            let (status, _, body) = send(&format!("GET {path} HTTP/1.1\r\n{head}"));
+            assert!(
+                status.starts_with("HTTP/1.1 400"),
+                "{hosts:?}{path}: {status}"
+            );
+            let body = String::from_utf8(body).unwrap();
+            assert!(body.contains("more than one Host"), "{body}");
+        }
+        // Two origins, a page of loopback's first.
+        let (status, _, body) = send(&format!(
+            "GET {path} HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost\r\n\
+             Origin: http://evil.example\r\n"
+        ));
+        assert!(
+            status.starts_with("HTTP/1.1 400"),
+            "origins{path}: {status}"
+        );
+        assert!(
+            String::from_utf8(body)
+                .unwrap()
+                .contains("more than one Origin")
+        );
+    }
+    assert_eq!(server.clients(), 0);
+    assert_eq!(server.exports_made(), 0);
+    // One of each is answered.
+    let (status, _, _) = send("GET / HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost\r\n");
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+}
+
+#[test]
 fn limits_out_of_range_are_named() {
     let cases = [
         (
@@ -874,6 +928,46 @@ fn follow_herd(server: &mut LiveServer, herd: &mut Herd, ticks: u32, every: u32)
         apply_ticks(&mut doc, &data);
     }
     (doc, bytes)
+}
+
+#[test]
+fn the_whole_recording_is_the_recorders_own_byte_for_byte() {
+    // Values, runs, times that are not numbers in some frames, ticks let
+    // go of, and several publishes.
+    let mut server = LiveServer::start(0).unwrap();
+    let mut herd = Herd::new(30, 60, true);
+    for t in 0..150u32 {
+        herd.grazers.iter_mut().for_each(Grazer::step);
+        let grazers = &mut herd.grazers;
+        herd.recorder
+            .tick_all_with_data(&HERD, grazers, &mut herd.memories, |i, g| {
+                match (i, t % 9) {
+                    (3, 4) => TickInput::new(f64::NAN, 1.0 / 30.0),
+                    (7, 2) => TickInput::new(f64::INFINITY, 1.0 / 30.0).with_agent(7),
+                    _ => g.input(i, t),
+                }
+            });
+        if t % 7 == 0 {
+            server.publish(&herd.recorder);
+        }
+    }
+    server.publish(&herd.recorder);
+    for runs in [true, false] {
+        server.set_runs(runs);
+        // The next publish, a second after the last recording: a new one.
+        std::thread::sleep(Duration::from_millis(1100));
+        server.publish(&herd.recorder);
+        std::thread::sleep(Duration::from_millis(100));
+        let (status, _, json) = response(get(&server, "/recording.json"));
+        assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+        let expected = if runs {
+            herd.recorder.export_compact().to_json()
+        } else {
+            herd.recorder.export().to_json()
+        };
+        assert!(json == expected.as_bytes(), "runs: {runs}");
+    }
+    assert_eq!(server.exports_made(), 2);
 }
 
 #[test]

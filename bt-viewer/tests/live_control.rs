@@ -124,6 +124,53 @@ impl Page {
     fn send(&self, body: Value) -> (u16, String) {
         control(self.addr, &self.token, body)
     }
+
+    /// Reads the stream for `how_long`, answering each `beat` event as the
+    /// page does; the number of beats answered. Line by line, so that a
+    /// stream of comments alone does not keep it reading past `how_long`.
+    fn answer_beats(&mut self, how_long: Duration) -> usize {
+        let until = Instant::now() + how_long;
+        let (mut answered, mut event) = (0, String::new());
+        while Instant::now() < until {
+            let mut line = String::new();
+            assert!(
+                self.events.read_line(&mut line).unwrap() > 0,
+                "the stream ended"
+            );
+            let line = line.trim_end();
+            if let Some(name) = line.strip_prefix("event: ") {
+                event = name.to_owned();
+            } else if let Some(n) = line.strip_prefix("data: ")
+                && event == "beat"
+            {
+                let n: u64 = n.parse().expect("a beat's number");
+                ok(self.send(json!({"op": "beat", "n": n})));
+                answered += 1;
+            }
+        }
+        answered
+    }
+
+    /// Reads what the server wrote to the stream until it closes it;
+    /// whether it did within 10 s.
+    fn closed(self) -> bool {
+        let mut s = self.events.into_inner();
+        s.set_read_timeout(Some(Duration::from_millis(500)))
+            .unwrap();
+        let until = Instant::now() + Duration::from_secs(10);
+        let mut buf = [0; 4096];
+        while Instant::now() < until {
+            match s.read(&mut buf) {
+                Ok(0) => return true,
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {}
+                // Reset: closed too.
+                Err(_) => return true,
+            }
+        }
+        false
+    }
 }
 
 // ---------- the game ----------
@@ -607,6 +654,66 @@ fn closing_the_page_while_paused_lets_the_game_go_on_within_a_second() {
     assert!(closed.elapsed() < Duration::from_secs(1));
     // And it runs on.
     assert!(game.next(Duration::from_secs(1)).is_some());
+}
+
+/// How long a paused game may wait for a page that stopped reading: the
+/// docs say two seconds; this leaves room for a busy machine.
+const HUNG: Duration = Duration::from_secs(5);
+
+/// Waits for the game paused at the end of tick `at` (`c`, its `control`
+/// event) to go on after its page stopped reading at `stopped` (its socket
+/// open), then for `more` frames; how long it took.
+fn goes_on_without(game: &Game, c: &Value, stopped: Instant, more: u32) -> Duration {
+    let at = c["tick"].as_u64().unwrap() as u32;
+    let first = game.next(Duration::from_secs(10)).expect("still paused");
+    assert_eq!(first, at, "{c}");
+    let took = stopped.elapsed();
+    println!("the game went on {took:?} after its page stopped reading");
+    assert!(
+        took < HUNG,
+        "the game waited {took:?} for a page that stopped reading"
+    );
+    game.until(first + more);
+    took
+}
+
+#[test]
+fn a_page_that_stops_reading_while_paused_lets_the_game_go_on_within_two_seconds() {
+    let (server, camp, mut page) = followed(Camp::new(4), 2);
+    let game = Game::start(server, camp, 2, 100_000);
+    game.until(3);
+    ok(page.send(json!({"op": "pause"})));
+    let c = page.paused();
+    game.drain();
+    // A page that reads and answers holds the game as long as it likes.
+    let answered = page.answer_beats(Duration::from_secs(3));
+    assert!(answered >= 8, "{answered} beats in 3 s");
+    assert_eq!(
+        game.next(Duration::from_millis(1)),
+        None,
+        "went on while held"
+    );
+    // Then it hangs: it reads nothing and answers nothing, its socket open.
+    let stopped = Instant::now();
+    goes_on_without(&game, &c, stopped, 20);
+    // It was let go as if it had closed: its stream is closed.
+    assert!(page.closed(), "its stream is still open");
+}
+
+#[test]
+fn a_page_that_stops_reading_at_a_breakpoint_lets_the_game_go_on_within_two_seconds() {
+    let mut broken = Camp::new(4);
+    broken.broken = Some((3, 9));
+    let (server, world, mut page) = followed(broken, 2);
+    ok(page.send(json!({"op": "breakpoints", "set": [{"on": "error"}]})));
+    let game = Game::start(server, world, 2, 100_000);
+    let c = page.paused();
+    assert_eq!(c["why"], "breakpoint", "{c}");
+    // The page hangs as soon as it is told.
+    let stopped = Instant::now();
+    game.drain();
+    goes_on_without(&game, &c, stopped, 20);
+    assert!(page.closed(), "its stream is still open");
 }
 
 #[test]

@@ -32,54 +32,88 @@ fn window(now: f64, active: f32) -> (f64, f64) {
 
 /// A run of repeats being built: the times and actives of its ticks
 /// (the full tick first), and per level the window its activation time
-/// lies in and the time chosen in it.
+/// lies in and the time chosen in it. It keeps its room from run to run:
+/// a run allocates only when it is longer or deeper than any before.
 #[derive(Default)]
-struct Run {
-    ticks: Vec<(f64, Vec<f32>)>,
+pub(crate) struct Run {
+    /// Per tick, its time; and its levels' actives, `levels` a tick.
+    nows: Vec<f64>,
+    actives: Vec<f32>,
     windows: Vec<(f64, f64)>,
     since: Vec<f64>,
+    /// Room for the next windows and times, while a tick is tried.
+    next: Vec<(f64, f64)>,
+    mids: Vec<f64>,
+}
+
+/// Whether each level, active since `since`, is `actives` active at `now`.
+fn exact(since: &[f64], now: f64, actives: &[f32]) -> bool {
+    since
+        .iter()
+        .zip(actives)
+        .all(|(&c, &a)| (now - c) as f32 == a)
 }
 
 impl Run {
-    /// Starts a run at `base`.
-    fn start(&mut self, now: f64, actives: Vec<f32>) {
-        self.windows = actives.iter().map(|&a| window(now, a)).collect();
-        self.since = self.windows.iter().map(|w| (w.0 + w.1) / 2.0).collect();
-        self.ticks.clear();
-        self.ticks.push((now, actives));
+    /// Starts a run at a full tick at `now` whose levels are `actives`
+    /// active.
+    pub(crate) fn start(&mut self, now: f64, actives: &[f32]) {
+        self.windows.clear();
+        self.windows.extend(actives.iter().map(|&a| window(now, a)));
+        self.since.clear();
+        self.since
+            .extend(self.windows.iter().map(|w| (w.0 + w.1) / 2.0));
+        self.nows.clear();
+        self.nows.push(now);
+        self.actives.clear();
+        self.actives.extend_from_slice(actives);
+    }
+
+    /// Its ticks, the full one included.
+    pub(crate) fn len(&self) -> usize {
+        self.nows.len()
+    }
+
+    /// Per level, the time it is active since.
+    pub(crate) fn since(&self) -> &[f64] {
+        &self.since
     }
 
     /// Adds a tick at `now` whose levels are `actives` active, if some
     /// activation times give every tick of the run its actives exactly.
-    fn add(&mut self, now: f64, actives: Vec<f32>) -> bool {
-        if actives.len() != self.since.len() {
+    pub(crate) fn add(&mut self, now: f64, actives: &[f32]) -> bool {
+        let levels = self.since.len();
+        if actives.len() != levels {
             return false;
         }
-        let exact = |since: &[f64], now: f64, actives: &[f32]| {
-            since
-                .iter()
-                .zip(actives)
-                .all(|(&c, &a)| (now - c) as f32 == a)
-        };
-        let mut windows = self.windows.clone();
-        for (w, &a) in windows.iter_mut().zip(&actives) {
+        self.next.clear();
+        for (w, &a) in self.windows.iter().zip(actives) {
             let (lo, hi) = window(now, a);
-            *w = (w.0.max(lo), w.1.min(hi));
+            let w = (w.0.max(lo), w.1.min(hi));
             if w.0 > w.1 {
                 return false;
             }
+            self.next.push(w);
         }
-        if !exact(&self.since, now, &actives) {
-            let since: Vec<f64> = windows.iter().map(|w| (w.0 + w.1) / 2.0).collect();
-            if !exact(&since, now, &actives)
-                || !self.ticks.iter().all(|(n, a)| exact(&since, *n, a))
+        if !exact(&self.since, now, actives) {
+            self.mids.clear();
+            self.mids
+                .extend(self.next.iter().map(|w| (w.0 + w.1) / 2.0));
+            let mids = &self.mids;
+            if !exact(mids, now, actives)
+                || !self
+                    .nows
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &n)| exact(mids, n, &self.actives[i * levels..(i + 1) * levels]))
             {
                 return false;
             }
-            self.since = since;
+            core::mem::swap(&mut self.since, &mut self.mids);
         }
-        self.windows = windows;
-        self.ticks.push((now, actives));
+        core::mem::swap(&mut self.windows, &mut self.next);
+        self.nows.push(now);
+        self.actives.extend_from_slice(actives);
         true
     }
 }
@@ -117,10 +151,10 @@ pub(crate) fn compact(ticks: Vec<Value>, clock: &Clock) -> Vec<Value> {
         let full = tick.as_array().filter(|t| t.len() == 7);
         if let (Some(b), Some(t)) = (base, full) {
             let first = out[b].as_array().expect("a full tick");
-            let k = run.ticks.len() as u64;
+            let k = run.len() as u64;
             let now = t[1].as_f64().unwrap_or(f64::NAN);
-            if repeats(first, t, k, clock) && run.add(now, actives(t)) {
-                let since = run.since.iter().map(|&x| Value::from(x)).collect();
+            if repeats(first, t, k, clock) && run.add(now, &actives(t)) {
+                let since = run.since().iter().map(|&x| Value::from(x)).collect();
                 let entry = alloc_crate::vec![Value::from(k), Value::Array(since)];
                 if k == 1 {
                     out.push(Value::Array(entry));
@@ -132,7 +166,7 @@ pub(crate) fn compact(ticks: Vec<Value>, clock: &Clock) -> Vec<Value> {
         }
         base = full.is_some().then_some(out.len());
         if let Some(t) = full {
-            run.start(t[1].as_f64().unwrap_or(f64::NAN), actives(t));
+            run.start(t[1].as_f64().unwrap_or(f64::NAN), &actives(t));
         }
         out.push(tick);
     }

@@ -76,6 +76,11 @@ pub(super) enum Request {
         /// The new ones (none clears them).
         set: Vec<Spec>,
     },
+    /// The page read beat `n` of a paused game: it still follows.
+    Beat {
+        /// The beat's number, as the `beat` event gave it.
+        n: u64,
+    },
 }
 
 /// A breakpoint resolved against the tree: what the game's thread tests.

@@ -28,19 +28,18 @@
 //! messages of the publishes after it sees every tick.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use hyper::body::Bytes;
 use serde_json::{Map, Value};
 
 use super::control::Status;
-use crate::export::{
-    AgentTicks, Clock, Recording, TreeInfo, agent_values, compact, implied_since, tick_json,
-};
+use crate::export::{Clock, TreeInfo, agent_values, compact, implied_since, tick_json};
 use crate::recorder::{DataStore, DataValue, TickWords};
 
 mod publish;
+mod recording;
 
 pub(super) use publish::Publisher;
 
@@ -414,63 +413,6 @@ impl Snapshot {
     /// The tree of the recorder last published.
     pub(super) fn tree(&self) -> Option<&TreeInfo> {
         self.tree.as_deref()
-    }
-
-    /// The `recording` event of the whole recording, as
-    /// [`FlightRecorder::export`](crate::FlightRecorder::export) made it at the publish (as
-    /// [`FlightRecorder::export_compact`](crate::FlightRecorder::export_compact) did when `runs`); `None` before
-    /// the first publish or when `stop` is set on the way.
-    pub(super) fn recording(&self, stop: &AtomicBool, runs: bool) -> Option<Bytes> {
-        let tree = self.tree.as_ref()?;
-        let from = self.frames.saturating_sub(self.keep);
-        let n = self.agents.len();
-        let mut ticks: Vec<Vec<Value>> = (0..n).map(|_| Vec::new()).collect();
-        let mut recorded: Vec<Vec<_>> = (0..n).map(|_| Vec::new()).collect();
-        let mut first: Vec<Option<u64>> = vec![None; n];
-        for delta in &self.deltas {
-            if stop.load(Ordering::Relaxed) {
-                return None;
-            }
-            for e in &delta.entries {
-                let slot = e.slot as usize;
-                if e.serial < from || slot >= n {
-                    continue;
-                }
-                first[slot].get_or_insert(e.serial);
-                if let Some((vals, over)) = delta.values(e) {
-                    recorded[slot].push((ticks[slot].len(), e.serial, vals, over));
-                }
-                ticks[slot].push(delta.tick(e));
-            }
-        }
-        let values = recorded
-            .into_iter()
-            .zip(&ticks)
-            .zip(self.agents.iter())
-            .filter_map(|((recorded, ticks), &agent)| {
-                agent_values(agent, ticks.len(), &self.names, recorded.into_iter())
-            })
-            .collect();
-        let agents = ticks
-            .into_iter()
-            .zip(first)
-            .zip(self.agents.iter())
-            .map(|((ticks, first), &agent)| AgentTicks {
-                agent,
-                first_tick: first.unwrap_or(from),
-                ticks,
-            })
-            .collect();
-        let mut recording = Recording::of((**tree).clone(), agents);
-        recording.values = values;
-        if runs {
-            recording.compact();
-        }
-        let mut event = RECORDING_HEAD.as_bytes().to_vec();
-        // Serializing plain data to memory cannot fail.
-        serde_json::to_writer(&mut event, &recording).expect("a recording serializes");
-        event.extend_from_slice(RECORDING_END.as_bytes());
-        Some(Bytes::from(event))
     }
 
     /// The `ticks` messages of the publishes after `seen` up to this one,

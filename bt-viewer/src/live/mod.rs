@@ -7,6 +7,7 @@
 
 mod control;
 mod feed;
+mod rope;
 mod serve;
 mod stream;
 
@@ -121,6 +122,10 @@ impl Limits {
 ///   request then waits a second at most for its next frame.)
 /// - `POST /control`: the page's controls (see [below](#stopping-the-game-from-the-page)).
 ///
+/// While the game is paused, each stream gets a `beat` event four times a
+/// second, whose data is its number; the page answers it (see
+/// [below](#stopping-the-game-from-the-page)).
+///
 /// A `control` event tells the streams where the game stands, after the
 /// recording and each time that changes:
 /// `{"framing", "paused", "tick", "why", "hit", "breakpoints"}` (`framing`
@@ -152,7 +157,9 @@ impl Limits {
 /// The page sends `POST /control` requests with a JSON body:
 /// `{"op": "pause"}` (stop at the end of the next frame), `{"op": "step"}`
 /// (let one frame through, then stop again), `{"op": "resume"}`, and
-/// `{"op": "breakpoints", "set": [...]}`, which replaces the breakpoints.
+/// `{"op": "breakpoints", "set": [...]}`, which replaces the breakpoints,
+/// and `{"op": "beat", "n": N}`, which says the page read beat `N` of a
+/// paused game (`409 Conflict` when `N` is not one of the last beats sent).
 /// A breakpoint is `{"on", "decider", "reason", "agent"}`: `on` is
 /// `"enter"` (the decider named was activated), `"reject"` (it was
 /// rejected, for the `reason` named as the recording's legend names it,
@@ -177,9 +184,16 @@ impl Limits {
 /// following the stream, and a paused game goes on as soon as the last
 /// page's stream closes (the server counts a stream out when its
 /// connection ends, and writes to the streams of a paused game four times
-/// a second to find out those that died). A program that only calls
-/// [`publish`](Self::publish) is never stopped (its control requests get
-/// `409 Conflict`).
+/// a second to find out those that died). A page that is open but no
+/// longer reads (a hung tab, whose connection stays open) does not hold it
+/// either: a paused game stays paused while some page answers its beats,
+/// and when none has answered a beat sent in the last 1.5 s (counted from
+/// the pause, or from the newest stream, if later), the server closes
+/// every stream, as if their pages had closed, and the game goes on,
+/// within two seconds of the last answer. A page busy for longer than that
+/// is let go too; it can follow again by reloading. A program that only
+/// calls [`publish`](Self::publish) is never stopped (its control requests
+/// get `409 Conflict`).
 ///
 /// # What it costs the game
 ///
@@ -192,7 +206,11 @@ impl Limits {
 /// threads, and a whole recording only when a client asks for one: one
 /// made less than a second ago is shared. The server keeps the copies
 /// while the recorder keeps their ticks (as much memory again as the
-/// recorded ticks use).
+/// recorded ticks use). A whole recording is written from those words as
+/// [`FlightRecorder::write_json_compact`] writes one, never built as a
+/// [`Recording`](crate::Recording) of values: making it takes its text
+/// (held once, in pieces of 1 MiB, for every client it is sent to) and a
+/// few MiB besides, however large the recording.
 ///
 /// [`frame`](Self::frame) with no page following the stream loads one
 /// atomic counter and returns: it copies nothing and sends nothing. With a
@@ -205,9 +223,14 @@ impl Limits {
 /// - It listens on 127.0.0.1 only, and answers only requests whose `Host`
 ///   is a loopback name: `127.0.0.1`, `localhost` or `[::1]`, with or
 ///   without a port. Any other (a page that rebinds its DNS name to
-///   127.0.0.1, say) gets `403 Forbidden`.
+///   127.0.0.1, say) gets `403 Forbidden`. A request with more than one
+///   `Host` header, or more than one `Origin`, gets `400 Bad Request`,
+///   whatever they name (the same loopback name twice included): it is
+///   not read one way here and another way elsewhere.
 /// - One thread serves every connection, and one more makes whole
-///   recordings; a connection costs no thread. The [`Limits`] bound the
+///   recordings; a connection costs no thread. A page that joins a large
+///   recording costs the server the recording's text once (shared with the
+///   pages that join within the second), not tens of times its size. The [`Limits`] bound the
 ///   connections, the request head and the time to send it, and the time
 ///   a write may stall.
 /// - A stream client that reads slowly is sent what was published, in

@@ -24,10 +24,7 @@ use tokio::time::Sleep;
 
 use super::control::{Command, MAX_BODY, Request as Control};
 use super::feed::ToServer;
-use super::stream::{Hub, Reply};
-
-/// How often a paused game's streams are written to.
-const PAUSED_BEAT: Duration = Duration::from_millis(250);
+use super::stream::{BEAT, Hub, Reply};
 
 /// The header a control request shows the page's token in.
 pub(super) const TOKEN_HEADER: &str = "x-bt-token";
@@ -83,7 +80,7 @@ async fn run(
     tokio::spawn(Arc::clone(&hub).pump(published));
     let beat = Arc::clone(&hub);
     tokio::spawn(async move {
-        let mut every = tokio::time::interval(PAUSED_BEAT);
+        let mut every = tokio::time::interval(BEAT);
         loop {
             every.tick().await;
             beat.while_paused();
@@ -183,6 +180,22 @@ fn text(status: StatusCode, body: &'static str) -> Response<Reply> {
 }
 
 async fn respond(hub: &Arc<Hub>, request: Request<Incoming>, kick: Arc<Notify>) -> Response<Reply> {
+    // Two of a header the checks below read could be read two ways (a
+    // proxy or a browser may go by the other one): whatever the names.
+    for (name, why) in [
+        (
+            HOST,
+            "a request with more than one Host header is not answered",
+        ),
+        (
+            ORIGIN,
+            "a request with more than one Origin header is not answered",
+        ),
+    ] {
+        if request.headers().get_all(name).iter().nth(1).is_some() {
+            return text(StatusCode::BAD_REQUEST, why);
+        }
+    }
     let host = request.headers().get(HOST).and_then(|h| h.to_str().ok());
     let authority = request.uri().authority().map(|a| a.as_str());
     if !host.is_some_and(loopback) || !authority.is_none_or(loopback) {
@@ -230,7 +243,7 @@ async fn respond(hub: &Arc<Hub>, request: Request<Incoming>, kick: Arc<Notify>) 
                 return text(StatusCode::SERVICE_UNAVAILABLE, "nothing was published yet");
             };
             match build.json().await {
-                Some(json) => reply(StatusCode::OK, "application/json", Reply::text(json)),
+                Some(json) => reply(StatusCode::OK, "application/json", Reply::Full(Some(json))),
                 None => text(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping"),
             }
         }
@@ -277,6 +290,16 @@ async fn control(hub: &Hub, request: Request<Incoming>) -> Response<Reply> {
         Err(e) => return bad_request(format!("this is not a control request: {e}")),
     };
     let command = match request {
+        Control::Beat { n } => {
+            return if hub.answered(n) {
+                text(StatusCode::OK, "ok")
+            } else {
+                text(
+                    StatusCode::CONFLICT,
+                    "not a beat of the game's present pause: it went on, or the beat is older",
+                )
+            };
+        }
         Control::Pause | Control::Step | Control::Resume
             if hub.feed.clients.load(Ordering::Relaxed) == 0 =>
         {

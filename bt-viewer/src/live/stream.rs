@@ -1,6 +1,7 @@
 //! The event streams: who follows, what each one has waiting, and the
 //! whole recording each new one starts from.
 
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
@@ -9,33 +10,52 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant};
 
-use hyper::body::{Body, Bytes, Frame, SizeHint};
+use hyper::body::{Body, Buf, Bytes, Frame, SizeHint};
 use tokio::sync::{Notify, mpsc, watch};
 
 use super::Limits;
 use super::control::{Command, Spec, Status};
 use super::feed::{Feed, Kept, RECORDING_END, RECORDING_HEAD, Snapshot, ToServer, sse};
+use super::rope::Rope;
 
 /// How long a whole recording serves the clients that come after it (with
 /// the ticks published since).
 const FRESH: Duration = Duration::from_secs(1);
 
-/// A whole recording being made, or made: every client that starts from
-/// it shares it.
+/// How often a paused game's streams are sent a `beat` event.
+pub(super) const BEAT: Duration = Duration::from_millis(250);
+
+/// How long a paused game waits for a page to answer a beat; then every
+/// stream is closed and the game goes on.
+const HOLD: Duration = Duration::from_millis(1500);
+
+/// The beats sent lately, whose answers count.
+const RECENT: usize = 16;
+
+/// A whole recording being made, or made: its JSON in pieces, which every
+/// client that starts from it shares.
 #[derive(Clone)]
-pub(super) struct Build(watch::Receiver<Option<Bytes>>);
+pub(super) struct Build(watch::Receiver<Option<Arc<[Bytes]>>>);
 
 impl Build {
-    /// The `recording` event, or `None` when the server stopped first.
-    async fn get(mut self) -> Option<Bytes> {
+    /// The recording's pieces, or `None` when the server stopped first.
+    async fn made(mut self) -> Option<Arc<[Bytes]>> {
         let made = self.0.wait_for(Option::is_some).await.ok()?;
         made.clone()
     }
 
+    /// The `recording` event, or `None` when the server stopped first.
+    async fn event(self) -> Option<Rope> {
+        let json = self.made().await?;
+        let mut event = Rope::from(Bytes::from_static(RECORDING_HEAD.as_bytes()));
+        json.iter().for_each(|piece| event.push(piece.clone()));
+        event.push(Bytes::from_static(RECORDING_END.as_bytes()));
+        Some(event)
+    }
+
     /// The recording's JSON, or `None` when the server stopped first.
-    pub(super) async fn json(self) -> Option<Bytes> {
-        let event = self.get().await?;
-        Some(event.slice(RECORDING_HEAD.len()..event.len() - RECORDING_END.len()))
+    pub(super) async fn json(self) -> Option<Rope> {
+        Some(Rope::of(self.made().await?.iter()))
     }
 }
 
@@ -112,6 +132,18 @@ impl Controls {
     }
 }
 
+/// Whether the pages of a paused game still read their streams: each
+/// `beat` event sent has a number, which the page answers.
+struct Held {
+    /// When a page was last heard of: a stream came, the game stopped, or
+    /// a page answered a beat sent then.
+    heard: Instant,
+    /// The last beat's number.
+    beat: u64,
+    /// The recent beats: number and when sent.
+    sent: VecDeque<(u64, Instant)>,
+}
+
 /// The server's side of the streams. Only the server's thread takes its
 /// lock.
 pub(super) struct Hub {
@@ -127,6 +159,7 @@ pub(super) struct Hub {
     /// refuses more).
     pub(super) commands: std::sync::mpsc::SyncSender<Command>,
     controls: Mutex<Controls>,
+    held: Mutex<Held>,
     /// The last publish taken in.
     published: watch::Sender<u64>,
 }
@@ -152,6 +185,11 @@ impl Hub {
             token,
             commands,
             controls: Mutex::default(),
+            held: Mutex::new(Held {
+                heard: Instant::now(),
+                beat: 0,
+                sent: VecDeque::with_capacity(RECENT),
+            }),
             published: watch::Sender::new(0),
         }
     }
@@ -194,6 +232,21 @@ impl Hub {
         self.controls().status.paused
     }
 
+    fn held(&self) -> MutexGuard<'_, Held> {
+        self.held.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A page answered beat `n`: it read the stream after the beat was
+    /// sent. `false` when `n` is not one of the recent beats.
+    pub(super) fn answered(&self, n: u64) -> bool {
+        let mut held = self.held();
+        let Some(&(_, sent)) = held.sent.iter().find(|b| b.0 == n) else {
+            return false;
+        };
+        held.heard = held.heard.max(sent);
+        true
+    }
+
     /// Waits (a second at most) until a publish after `seen` is taken in.
     pub(super) async fn next_publish(&self, seen: u64) {
         let mut rx = self.published.subscribe();
@@ -209,6 +262,8 @@ impl Hub {
     pub(super) fn follow(self: &Arc<Self>, kick: Arc<Notify>) -> Option<Stream> {
         let (tx, rx) = mpsc::unbounded_channel();
         let pending = Arc::new(AtomicUsize::new(0));
+        // A page that comes has its time to answer.
+        self.held().heard = Instant::now();
         let mut streams = self.lock();
         if streams.closed {
             return None;
@@ -253,28 +308,56 @@ impl Hub {
         }
     }
 
-    /// While the game is paused (and publishes nothing): a comment to
-    /// every stream, so that a connection that died is found out, and the
-    /// whole recording to the streams waiting for one.
+    /// While the game is paused (and publishes nothing), every [`BEAT`]:
+    /// a `beat` event to every stream, so that a connection that died is
+    /// found out and a page that reads answers, and the whole recording to
+    /// the streams waiting for one. When no page answered for [`HOLD`], it
+    /// lets go of them all.
     pub(super) fn while_paused(&self) {
         if !self.paused() {
             return;
         }
+        let beat = {
+            let mut held = self.held();
+            if held.heard.elapsed() > HOLD {
+                drop(held);
+                self.let_go();
+                return;
+            }
+            held.beat += 1;
+            if held.sent.len() == RECENT {
+                held.sent.pop_front();
+            }
+            let n = held.beat;
+            held.sent.push_back((n, Instant::now()));
+            sse("beat", &n.to_string())
+        };
         let snapshot = self.snapshot();
         let control = self.control_event();
         let budget = self.limits.backlog_bytes;
-        let alive = Bytes::from_static(b": paused\n\n");
         let mut streams = self.lock();
         let streams = &mut *streams;
         if streams.closed {
             return;
         }
-        streams.joined.retain(|c| c.send(&alive, budget));
+        streams.joined.retain(|c| c.send(&beat, budget));
         if snapshot.published() && snapshot.seq == streams.seen && !streams.waiting.is_empty() {
             let waiting = std::mem::take(&mut streams.waiting);
             self.start_clients(streams, waiting, &snapshot, control);
         }
         self.count(streams);
+    }
+
+    /// No page of the paused game answered: every stream is closed, as
+    /// if its page had closed, and the game goes on.
+    fn let_go(&self) {
+        let mut streams = self.lock();
+        let streams = &mut *streams;
+        for client in streams.joined.drain(..).chain(streams.waiting.drain(..)) {
+            client.kick.notify_one();
+        }
+        self.count(streams);
+        let _ = self.commands.try_send(Command::Left);
     }
 
     /// The kept publishes, as of the last one taken in.
@@ -309,6 +392,10 @@ impl Hub {
             }
             // After the ticks it is about.
             if let Some(status) = status {
+                if status.paused {
+                    // The pages have their time to answer.
+                    self.held().heard = Instant::now();
+                }
                 self.controls().status = status;
                 self.send_controls();
             }
@@ -454,7 +541,7 @@ impl Hub {
 pub(super) struct Stream {
     rx: mpsc::UnboundedReceiver<Item>,
     pending: Arc<AtomicUsize>,
-    recording: Option<Pin<Box<dyn Future<Output = Option<Bytes>> + Send>>>,
+    recording: Option<Pin<Box<dyn Future<Output = Option<Rope>> + Send>>>,
     hub: Arc<Hub>,
 }
 
@@ -468,24 +555,24 @@ impl Drop for Stream {
 
 /// A response body: the whole of it at once, or a stream.
 pub(super) enum Reply {
-    Full(Option<Bytes>),
+    Full(Option<Rope>),
     Stream(Stream),
 }
 
 impl Reply {
     pub(super) fn text(body: impl Into<Bytes>) -> Self {
-        Reply::Full(Some(body.into()))
+        Reply::Full(Some(Rope::from(body.into())))
     }
 }
 
 impl Body for Reply {
-    type Data = Bytes;
+    type Data = Rope;
     type Error = Infallible;
 
     fn poll_frame(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+    ) -> Poll<Option<Result<Frame<Rope>, Infallible>>> {
         let stream = match self.get_mut() {
             Reply::Full(body) => return Poll::Ready(body.take().map(|b| Ok(Frame::data(b)))),
             Reply::Stream(stream) => stream,
@@ -501,9 +588,9 @@ impl Body for Reply {
                 None => return Poll::Ready(None),
                 Some(Item::Message(m)) => {
                     stream.pending.fetch_sub(m.len(), Ordering::Relaxed);
-                    return Poll::Ready(Some(Ok(Frame::data(m))));
+                    return Poll::Ready(Some(Ok(Frame::data(Rope::from(m)))));
                 }
-                Some(Item::Recording(build)) => stream.recording = Some(Box::pin(build.get())),
+                Some(Item::Recording(build)) => stream.recording = Some(Box::pin(build.event())),
             }
         }
     }
@@ -514,7 +601,9 @@ impl Body for Reply {
 
     fn size_hint(&self) -> SizeHint {
         match self {
-            Reply::Full(body) => SizeHint::with_exact(body.as_ref().map_or(0, |b| b.len() as u64)),
+            Reply::Full(body) => {
+                SizeHint::with_exact(body.as_ref().map_or(0, |b| b.remaining() as u64))
+            }
             Reply::Stream(_) => SizeHint::default(),
         }
     }

@@ -172,6 +172,9 @@ impl<'r> TickWords<'r> {
         let kept = &self.words[HEADER..HEADER + events];
         let path = &self.words[HEADER + events..][..2 * levels];
         let at = out.len();
+        // Word by word below: the pieces are a few words long, shorter
+        // than a call to copy them takes.
+        out.reserve(HEADER + events + 2 * levels);
         out.extend_from_slice(&self.words[..HEADER]);
         let (walk, rest) = match kept.split_first() {
             // The whole path, its leaf visited.
@@ -188,7 +191,9 @@ impl<'r> TickWords<'r> {
         if let Some((node, stop)) = walk {
             walk_words(tree, node, stop, self.at(2), self.at(3), out);
         }
-        out.extend_from_slice(rest);
+        for &w in rest {
+            out.push(w);
+        }
         let n = (out.len() - at - HEADER).min(usize::from(u16::MAX)) as u64;
         let mut header = h & !(0xffff << 32 | u64::from(STEADY) << 56) | n << 32;
         if flags & STEADY != 0 {
@@ -197,7 +202,9 @@ impl<'r> TickWords<'r> {
             header = header & !(0xffff << 16) | visited << 16;
         }
         out[at + 1] = header;
-        out.extend_from_slice(path);
+        for &w in path {
+            out.push(w);
+        }
     }
 
     /// The tick's time.

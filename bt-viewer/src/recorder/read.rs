@@ -28,6 +28,33 @@ impl FlightRecorder {
         (from..self.frames).filter_map(move |s| self.tick_at(slot, s))
     }
 
+    /// Hands `each` the kept ticks of the watched agents `slots` (slot and
+    /// words), frame by frame and in slot order in a frame: in the order
+    /// they lie in memory, for a block of slots.
+    pub(crate) fn frame_ticks(
+        &self,
+        slots: core::ops::Range<usize>,
+        mut each: impl FnMut(usize, TickWords<'_>),
+    ) {
+        let from = self.frames.saturating_sub(self.capacity.ticks as u64);
+        for serial in from..self.frames {
+            let f = (serial % self.capacity.ticks as u64) as usize;
+            let row = &self.offsets[f * self.lanes..(f + 1) * self.lanes][slots.clone()];
+            let frame = &self.words[f * self.frame_words..(f + 1) * self.frame_words];
+            for (slot, &off) in slots.clone().zip(row) {
+                if off != NONE {
+                    let words = &frame[off as usize..];
+                    each(slot, TickWords { serial, words });
+                }
+            }
+        }
+    }
+
+    /// The agent of each watch slot.
+    pub(crate) fn agents(&self) -> &[u32] {
+        &self.agent_of
+    }
+
     /// The values watched agent `slot` recorded in frame `serial`, if any.
     pub(crate) fn data_at(
         &self,

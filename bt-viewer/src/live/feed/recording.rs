@@ -1,0 +1,121 @@
+//! The whole recording a page that joins starts from, written from the
+//! kept publishes' words as the library writes its own
+//! ([`FlightRecorder::write_json_compact`](crate::FlightRecorder::write_json_compact)):
+//! in pieces, with no [`Recording`](crate::Recording) in memory. The
+//! recording's text is all it keeps, besides the kept publishes.
+
+use std::ops::Range;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use hyper::body::Bytes;
+
+use super::{Delta, Entry, Snapshot};
+use crate::export::{Lanes, Recorded, Source, TreeInfo, write_json};
+use crate::live::rope::Chunks;
+use crate::recorder::TickWords;
+
+impl Snapshot {
+    /// The JSON of the whole recording, in pieces, as
+    /// [`FlightRecorder::export`](crate::FlightRecorder::export) made it
+    /// at the publish (as
+    /// [`FlightRecorder::export_compact`](crate::FlightRecorder::export_compact)
+    /// did when `runs`); `None` before the first publish or when `stop` is
+    /// set on the way.
+    pub(in crate::live) fn recording(&self, stop: &AtomicBool, runs: bool) -> Option<Arc<[Bytes]>> {
+        let tree = self.tree.as_deref()?;
+        let mut copies = Copies {
+            snapshot: self,
+            tree,
+            stop,
+            from: self.frames.saturating_sub(self.keep),
+            at: vec![0; self.deltas.len()],
+        };
+        let mut chunks = Chunks::default();
+        write_json(&mut copies, runs, &mut chunks).ok()?;
+        Some(chunks.finish())
+    }
+}
+
+/// The kept publishes of a snapshot, read a block of slots at a time:
+/// each publish's ticks are in slot order, so a pass keeps one place in
+/// each.
+struct Copies<'s> {
+    snapshot: &'s Snapshot,
+    tree: &'s TreeInfo,
+    stop: &'s AtomicBool,
+    /// The oldest frame kept.
+    from: u64,
+    /// Per publish, its first tick this pass has not gone past.
+    at: Vec<usize>,
+}
+
+impl Copies<'_> {
+    /// Hands `each` the ticks of the slots `slots` still kept, publish by
+    /// publish, going past those of the slots before; a pass that starts
+    /// again at slot 0 starts from each publish's first tick.
+    fn each_of(&mut self, slots: Range<usize>, mut each: impl FnMut(&Delta, &Entry)) {
+        if slots.start == 0 {
+            self.at.fill(0);
+        }
+        let (start, end, from) = (slots.start as u32, slots.end as u32, self.from);
+        for (delta, at) in self.snapshot.deltas.iter().zip(&mut self.at) {
+            while let Some(e) = delta.entries.get(*at) {
+                if e.slot >= end {
+                    break;
+                }
+                *at += 1;
+                if e.slot >= start && e.serial >= from {
+                    each(delta, e);
+                }
+            }
+        }
+    }
+}
+
+impl Source for Copies<'_> {
+    fn tree(&self) -> &TreeInfo {
+        self.tree
+    }
+
+    fn names(&self) -> &[&'static str] {
+        &self.snapshot.names
+    }
+
+    fn agents(&self) -> &[u32] {
+        &self.snapshot.agents
+    }
+
+    fn frames(&self) -> (u64, usize) {
+        (self.from, self.snapshot.keep as usize)
+    }
+
+    fn ticks(&mut self, slots: Range<usize>, lanes: &mut Lanes) {
+        self.each_of(slots, |delta, e| {
+            let words = &delta.words[e.start..e.start + e.len];
+            delta.read_into(e.serial, words, lanes.tick(e.slot as usize, e.serial));
+        });
+    }
+
+    fn values(&mut self, slots: Range<usize>, each: &mut dyn FnMut(usize, u64, Recorded)) {
+        self.each_of(slots, |delta, e| {
+            each(e.slot as usize, e.serial, delta.values(e))
+        });
+    }
+
+    fn times(&mut self, each: &mut dyn FnMut(u64, f64)) {
+        let slots = self.snapshot.agents.len();
+        for delta in &self.snapshot.deltas {
+            for e in &delta.entries {
+                if e.serial >= self.from && (e.slot as usize) < slots {
+                    let words = &delta.words[e.start..e.start + e.len];
+                    each(e.serial, TickWords::new(e.serial, words).now());
+                }
+            }
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
