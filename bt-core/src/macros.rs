@@ -290,7 +290,8 @@ macro_rules! reference {
 /// `memory: Name` is needed only where your code writes the memory's type:
 /// a struct field, a `Vec<Name>`, a function's argument. It declares
 /// `type Name = AgentMemory<Agent, …>` beside the tree, with the tree's
-/// sizes filled in. Code that only holds what `new_memory` returns
+/// sizes filled in and the tree's visibility (`tree! { pub T: … }` makes
+/// both public; `memory:` itself takes no `pub`). Code that only holds what `new_memory` returns
 /// (`let mut memory = CREATURE.new_memory(0);`) needs no name.
 ///
 /// The flattening inlines a decider used in two

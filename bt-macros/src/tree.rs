@@ -26,6 +26,14 @@ macro_rules! __bt_tree_impl {
     (@keys $k:tt $head:tt [$b:tt $d:tt [] $m:tt] redecide_limit: $v:expr $(, $($rest:tt)*)?) => {
         $crate::__bt_tree_impl! { @keys $k $head [$b $d [$v] $m] $($($rest)*)? }
     };
+    // Catch-all: `memory:` given a visibility: the alias takes the tree's.
+    (@keys $k:tt { $attrs:tt $tvis:vis $name:ident $A:tt $root:tt } [$b:tt $d:tt $l:tt []] memory: pub $(($($in:tt)*))? $alias:ident $($rest:tt)*) => {
+        ::core::compile_error!(::core::concat!(
+            "tree `", ::core::stringify!($name), "`: write `memory: ", ::core::stringify!($alias),
+            "`, with no visibility: the type `", ::core::stringify!($alias),
+            "` takes the tree's own (`pub ", ::core::stringify!($name), "` makes both public)"
+        ));
+    };
     // Middle: `memory: TypeAliasName`.
     (@keys $k:tt $head:tt [$b:tt $d:tt $l:tt []] memory: $alias:ident $(, $($rest:tt)*)?) => {
         $crate::__bt_tree_impl! { @keys $k $head [$b $d $l [$alias]] $($($rest)*)? }
