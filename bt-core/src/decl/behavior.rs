@@ -104,21 +104,26 @@ impl Ctx {
     ///
     /// bitflags::bitflags! {
     ///     #[derive(Clone, Copy)]
+    ///     struct Day: u8 { const NIGHT = 1; }
+    ///     #[derive(Clone, Copy)]
     ///     struct Sense: u8 { const PREDATOR = 1; const THIRST = 2; }
     /// }
     /// #[derive(Default)]
-    /// struct Deer { fled: bool }
+    /// struct Deer { fled: bool, slept: bool }
     ///
     /// leaf! { GRAZE: Deer, tick: |d, cx| {
+    ///     d.slept = cx.decision_as::<Day>().contains(Day::NIGHT);
     ///     d.fled = cx.stimuli_as::<Sense>().contains(Sense::PREDATOR);
     ///     true
     /// } }
     /// tree! { DEER: Deer = GRAZE }
     ///
     /// let mut deer = Deer::default();
-    /// let input = TickInput::new(0.0, 0.1).with_stimuli(Sense::PREDATOR);
+    /// let input = TickInput::new(0.0, 0.1)
+    ///     .with_decision(Day::NIGHT)
+    ///     .with_stimuli(Sense::PREDATOR);
     /// tick(&DEER, &mut deer, &mut DEER.new_memory(0), &input)?;
-    /// assert!(deer.fled);
+    /// assert!(deer.slept && deer.fled);
     /// # Ok::<(), bt_core::TickError>(())
     /// ```
     #[inline(always)]

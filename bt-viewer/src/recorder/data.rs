@@ -20,8 +20,9 @@ use alloc_crate::vec::Vec;
 /// agents without it are ticked with
 /// [`tick_all`](crate::FlightRecorder::tick_all) and record no values.
 ///
-/// `record` is called for watched agents only, before their tick: the
-/// values are those the tick's decisions saw.
+/// `record` is called for watched agents only, after the tick's input
+/// closure ran for the agent and before its tick: the values are those
+/// the tick's decisions saw.
 ///
 /// ```
 /// use bt_viewer::{AgentData, DataOut};
