@@ -19,8 +19,9 @@ use crate::tagged::Tagged;
 ///
 /// Insert `Brain::new(&TREE)` (alone or in a bundle); when it lands on an
 /// entity it is bound to its tree's crowd (in [`BrainShared`]) and its
-/// random generator is seeded with [`Entity::to_bits`], so the same
-/// entities make the same random choices in every run. The agent id every
+/// random generator is seeded by how many brains of the crowd landed
+/// before it, so the same game makes the same random choices in every run,
+/// whatever else the app holds. The agent id every
 /// tick and every deferred action carries is the entity's index
 /// ([`Entity::index_u32`]).
 ///
@@ -113,8 +114,8 @@ impl<M: TreeMemory> Brain<M> {
     }
 
     /// When a brain lands on an entity: bind it to its tree's crowd and
-    /// seed it from the entity, or refuse it when no plugin runs its tree
-    /// as `Brain<M>`.
+    /// seed it by how many brains of the crowd landed before it, or refuse
+    /// it when no plugin runs its tree as `Brain<M>`.
     fn on_insert_hook(mut world: DeferredWorld, cx: HookContext) {
         let Some(tree) = world.get::<Self>(cx.entity).map(|b| b.memory.tree()) else {
             return;
@@ -126,7 +127,12 @@ impl<M: TreeMemory> Brain<M> {
                 let k = shared.index_of(tree)?;
                 let crowd = &mut shared.crowds[k];
                 crowd.members.joined(cx.entity);
-                Some(M::bound(tree, crowd.state(), cx.entity.to_bits()))
+                // Seeded by its place among the crowd's brains, not by its
+                // entity: the ids of entities move with whatever else the
+                // app holds (a recorder's resource, another plugin's), and
+                // the brain's draws must not.
+                crowd.landed += 1;
+                Some(M::bound(tree, crowd.state(), crowd.landed))
             });
         if bound.is_none() {
             let plugin_tag = world
@@ -145,12 +151,22 @@ impl<M: TreeMemory> Brain<M> {
         let Some(mut brain) = world.get_mut::<Self>(cx.entity) else {
             return;
         };
+        let recorded = bound.is_some();
         brain.memory = bound.unwrap_or_else(|| M::unbound(tree));
         brain.last = Ok(TickReport::default());
         #[cfg(feature = "viewer")]
         {
             brain.lane = crate::record::NO_LANE;
+            // Every brain of a tree recorded whole is marked as it lands.
+            let all = world
+                .get_resource::<crate::record::BrainRecorder<M>>()
+                .is_some_and(|r| r.all && r.records(tree));
+            if recorded && all {
+                world.commands().entity(cx.entity).insert(crate::Recorded);
+            }
         }
+        #[cfg(not(feature = "viewer"))]
+        let _ = recorded;
     }
 
     /// When a brain leaves an entity (removed, replaced or despawned): give
@@ -312,8 +328,7 @@ impl SenseSource for NoSenses {
 }
 
 /// The agent id of an entity's brain, as its ticks, traces and deferred
-/// actions carry it: the entity's index. (Its generator's seed is
-/// [`Entity::to_bits`].) Give it to `bt_core::watch_agent` to follow one
+/// actions carry it: the entity's index. Give it to `bt_core::watch_agent` to follow one
 /// entity in bt-core's debug output.
 pub fn agent_id(entity: Entity) -> u32 {
     entity.index_u32()

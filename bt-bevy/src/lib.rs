@@ -97,9 +97,10 @@
 //!
 //! - **Brains.** [`Brain::new(&TREE)`](Brain::new) is a component holding the
 //!   entity's `AgentMemory`. When it lands on an entity it is bound to the
-//!   crowd's shared state, and its random generator is seeded with
-//!   [`Entity::to_bits`](bevy_ecs::entity::Entity::to_bits): the same
-//!   entities make the same random choices in every run. The agent id of
+//!   crowd's shared state, and its random generator is seeded by how many
+//!   brains of the crowd landed before it: the same game makes the same
+//!   random choices in every run, whatever else the app holds (a recorder,
+//!   another plugin's entities). The agent id of
 //!   its ticks, traces and actions is the entity's index
 //!   ([`agent_id`]).
 //! - **Time.** `now` is [`Time::elapsed_secs_f64`](bevy_time::Time) and `dt`

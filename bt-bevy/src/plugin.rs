@@ -19,11 +19,9 @@ use bt_core::{AgentMemory, Tree};
 
 use crate::adapter::TreeMemory;
 use crate::agent::{BrainAgent, DenseAgent};
-#[cfg(feature = "viewer")]
-use crate::brain::Brain;
 use crate::brain::{NoSenses, SenseSource};
 #[cfg(feature = "viewer")]
-use crate::record::{BrainRecorder, EntityData, RecordBrains, Recorded};
+use crate::record::{BrainRecorder, EntityData, RecordBrains};
 use crate::tagged::Tagged;
 pub use actions::{ActionMessage, ActionOutcome};
 pub(crate) use actions::{forget_moved, route};
@@ -330,20 +328,10 @@ where
             if let Some(add) = self.record_values {
                 add(app, self.schedule, k);
             }
-            if settings.all {
-                app.add_observer(
-                    move |add: On<Add<Brain<M>>>,
-                          brains: Query<&Brain<M>>,
-                          mut commands: Commands| {
-                        if brains
-                            .get(add.entity)
-                            .is_ok_and(|b| std::ptr::eq(b.memory.tree(), tree))
-                        {
-                            commands.entity(add.entity).insert(Recorded);
-                        }
-                    },
-                );
-            }
+            // With `RecordBrains::all`, the brain's own insert hook marks
+            // each brain of the tree `Recorded`: an observer would be an
+            // entity of its own, and would move the ids (and so the seeds)
+            // of every entity the game spawns after it.
         }
         assert!(
             !self.lost_dense,

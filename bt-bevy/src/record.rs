@@ -377,6 +377,9 @@ pub struct BrainRecorder<M: TreeMemory> {
     /// The frame of this run of the tick system was begun.
     begun: bool,
     warned_full: bool,
+    /// Whether every brain of the tree is recorded (`RecordBrains::all`):
+    /// the brain's insert hook marks it `Recorded`.
+    pub(crate) all: bool,
     _m: PhantomData<fn() -> M>,
 }
 
@@ -397,6 +400,7 @@ impl<M: TreeMemory> BrainRecorder<M> {
             last_publish: None,
             begun: false,
             warned_full: false,
+            all: settings.all,
             _m: PhantomData,
         }
     }

@@ -45,6 +45,8 @@ pub struct Crowd<M: TreeMemory> {
     pub(crate) last: [u64; 4],
     /// Runs of its tick system.
     pub(crate) runs: u64,
+    /// Brains that landed on an entity so far: the next one's seed.
+    pub(crate) landed: u64,
     _m: PhantomData<fn() -> M>,
 }
 
@@ -132,6 +134,7 @@ impl<M: TreeMemory> Crowd<M> {
             members: Members::new(M::needs_shared(tree)),
             last: [0; 4],
             runs: 0,
+            landed: 0,
             _m: PhantomData,
         }
     }

@@ -78,9 +78,9 @@ fn decides_as_tick_all(dense: bool) {
         .collect();
     // The reference: plain slices, seeded as the plugin seeds its brains.
     let mut agents: Vec<Agent> = (0..N).map(|i| creature(i).0).collect();
-    let mut memories: Vec<W1Memory> = entities
-        .iter()
-        .map(|e| W1.new_memory(e.to_bits()))
+    // The plugin seeds the k-th brain of a crowd with k, from 1.
+    let mut memories: Vec<W1Memory> = (1..=entities.len() as u64)
+        .map(|k| W1.new_memory(k))
         .collect();
     let mut switches = 0;
     for frame in 0..FRAMES {
@@ -134,7 +134,9 @@ fn spawned_and_despawned(dense: bool) {
     let mut spawned = 0;
     let mut spawn = |app: &mut App, reference: &mut BTreeMap<_, _>| {
         let e = app.world_mut().spawn(creature(spawned)).id();
-        reference.insert(e, (creature(spawned).0, W1.new_memory(e.to_bits())));
+        // The k-th brain that lands in the crowd is seeded with k.
+        let seed = spawned as u64 + 1;
+        reference.insert(e, (creature(spawned).0, W1.new_memory(seed)));
         spawned += 1;
     };
     for _ in 0..300 {

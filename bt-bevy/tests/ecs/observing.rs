@@ -157,3 +157,55 @@ fn debugging_and_recording_change_no_decision_of_a_crowd_with_a_gate_a_cooldown_
         }
     }
 }
+
+// A random group: each brain's draws come from its own generator. The
+// recorder's resource moves the ids of the entities spawned after it; the
+// brains' seeds, and so their draws, must not move.
+behavior! { ROAM: Beast }
+behavior! { LOOK: Beast }
+decider! { ROAMING: Beast => ROAM, decide: |b, _| 1.0 + b.thirst as f32 }
+decider! { LOOKING: Beast => LOOK, decide: |_b, _| 0.7 }
+group! { IDLE: Beast, random [ROAMING, LOOKING] }
+tree! { IDLERS: Beast = IDLE, memory: IdlerMemory }
+
+#[test]
+fn recording_a_whole_tree_moves_no_random_draw() {
+    let run = |record: bool| {
+        let mut app = app();
+        let mut plugin = BrainPlugin::new(&IDLERS).in_schedule(Update);
+        if record {
+            plugin = plugin.record(RecordBrains::all(64));
+        }
+        app.add_plugins(plugin);
+        let beasts: Vec<Entity> = (0..32)
+            .map(|_| {
+                app.world_mut()
+                    .spawn((Beast::default(), Brain::new(&IDLERS)))
+                    .id()
+            })
+            .collect();
+        let mut seen = Vec::new();
+        for _ in 0..10 {
+            app.update();
+            seen.push(
+                beasts
+                    .iter()
+                    .map(|&e| {
+                        let brain = app.world().get::<Brain<IdlerMemory>>(e).unwrap();
+                        brain.running_decider()
+                    })
+                    .collect::<Vec<_>>(),
+            );
+        }
+        if record {
+            assert!(
+                beasts
+                    .iter()
+                    .all(|&e| app.world().get::<Recorded>(e).is_some()),
+                "every brain is recorded"
+            );
+        }
+        seen
+    };
+    assert_eq!(run(false), run(true));
+}

@@ -76,13 +76,12 @@ fn recorded_entities_hold_the_ticks_bt_core_records_for_the_same_agents() {
     // seeds its brains, recorded by the same recorder over bt-core's tick;
     // and the debugged creature alone through `tick_traced`.
     let mut agents: Vec<Agent> = (0..N).map(|i| creature(i).0).collect();
-    let mut memories: Vec<W1Memory> = entities
-        .iter()
-        .map(|e| W1.new_memory(e.to_bits()))
+    let mut memories: Vec<W1Memory> = (1..=entities.len() as u64)
+        .map(|k| W1.new_memory(k))
         .collect();
     let mut reference = FlightRecorder::new(&W1, N, Watch::Agents(&picked), capacity);
     let mut alone = creature(debugged).0;
-    let mut alone_memory = W1.new_memory(entities[debugged].to_bits());
+    let mut alone_memory = W1.new_memory(debugged as u64 + 1);
     for frame in 0..FRAMES {
         app.update();
         let (now, dt) = clock(&app);
