@@ -193,7 +193,7 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
     }
 
     /// Records brains into a flight recorder for the decision viewer
-    /// (feature `viewer`): those with a [`Recorded`] component, or all of
+    /// (feature `viewer`): those with a [`Recorded`](crate::Recorded) component, or all of
     /// them, and with [`RecordBrains::data`] their own values, read from
     /// their components (see [`RecordBrains`]). The recorder is the
     /// [`BrainRecorder`] resource, allocated when the plugin is added;
