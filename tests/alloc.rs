@@ -15,8 +15,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use bt_core::{
-    AgentMemory, Decide, NoTrace, Stimuli, TickInput, behavior, decider, group, tick_all,
-    tick_traced, tree,
+    AgentMemory, Decide, NoTrace, Rate, Schedule, Stimuli, TickInput, behavior, decider, group,
+    tick_all, tick_scheduled, tick_traced, tree,
 };
 
 struct Counting;
@@ -531,6 +531,66 @@ fn tick_all_allocates_nothing_after_the_first_tick() {
 fn tick_traced_with_no_trace_allocates_nothing_after_the_first_tick() {
     let mut crowd = Crowd::new();
     assert_eq!(run_traced(&mut crowd), 0, "heap allocations while ticking");
+    crowd.assert_every_behavior_ran();
+}
+
+/// The rate of an agent `distance` places from a camera that moves along
+/// the crowd: near ones every frame, then every 4th and every 16th frame,
+/// the farthest only when woken.
+fn rate_at(distance: usize) -> Rate {
+    match distance {
+        0..40 => Rate::EveryFrame,
+        40..120 => Rate::Every(4),
+        120..190 => Rate::Every(16),
+        _ => Rate::OnWake,
+    }
+}
+
+/// A scheduled crowd allocates nothing once it is set up: every frame the
+/// camera moves and rates change, under a budget that leaves agents
+/// waiting, with agents woken by a call and by a stimulus.
+#[test]
+#[cfg_attr(miri, ignore)] // too slow under Miri
+fn a_scheduled_crowd_allocates_nothing_after_its_setup() {
+    const BUDGET: u32 = 60;
+    let mut crowd = Crowd::new();
+    let mut schedule = Schedule::new(AGENTS, 0.0).with_budget(Some(BUDGET));
+    let (mut ticked, mut waited) = (0, 0);
+    let mut tick = |t: u32| {
+        let now = f64::from(t) / 30.0;
+        crowd.critters.iter_mut().for_each(Critter::live);
+        for i in 0..AGENTS {
+            let rate = rate_at((i + 3 * t as usize) % AGENTS);
+            schedule.set_rate(i, rate).unwrap();
+        }
+        schedule.wake(7 * t as usize % AGENTS);
+        let i = 13 * t as usize % AGENTS;
+        let _ = schedule.stimulate(
+            i,
+            &mut crowd.critters[i].stimuli,
+            Sense::NOISE,
+            1,
+            Some(0.5),
+        );
+        let report = tick_scheduled(
+            &CRITTER,
+            &mut crowd.critters,
+            &mut crowd.memories,
+            &mut schedule,
+            now,
+            |i, c, _dt| c.input(i, now),
+        );
+        assert_eq!(report.crowd.errors, 0);
+        assert!(report.ticked <= BUDGET);
+        ticked += report.ticked;
+        waited += report.waiting;
+    };
+    // The setup: the first frame, after which every period of the run has
+    // its buckets.
+    tick(0);
+    let allocations = allocations_in(|| (1..TICKS).for_each(&mut tick));
+    assert_eq!(allocations, 0, "heap allocations while ticking");
+    assert!(ticked > 0 && waited > 0, "the budget left agents waiting");
     crowd.assert_every_behavior_ran();
 }
 

@@ -226,7 +226,10 @@ pub mod guide {
 #[cfg(feature = "rayon")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
 pub use crowd::par_tick_all;
-pub use crowd::{CrowdIds, CrowdReport, check_agent_id, tick_all, tick_range, tick_traced_into};
+pub use crowd::{
+    CrowdIds, CrowdReport, FrameReport, Rate, RateError, Schedule, check_agent_id, tick_all,
+    tick_range, tick_scheduled, tick_traced_into,
+};
 pub use debug::trace::TraceRecorder;
 pub use debug::{Dump, DumpView, Scenario, debug_print_state, record_trace, to_dot};
 pub use decl::{

@@ -30,6 +30,7 @@ mod persist;
 mod policies;
 mod preconditions;
 mod references;
+mod schedule;
 mod semantics;
 mod sync;
 mod threads;

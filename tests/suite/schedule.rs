@@ -1,0 +1,310 @@
+//! Tick rates and a frame budget: which agents `tick_scheduled` ticks in
+//! each frame, in what order and with what `dt`.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use bt_core::{
+    FrameReport, Rate, RateError, Schedule, TickInput, group, leaf, tick_all, tick_scheduled, tree,
+};
+
+/// An agent that writes down each tick it gets.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Logger {
+    /// `(now, dt)` of each tick.
+    ticks: Vec<(f64, f32)>,
+    /// Ticks of the gated leaf.
+    gated: u32,
+    /// Panics in its tick when set.
+    explode: bool,
+}
+
+leaf! { HOLD: Logger, gate: 2, cooldown: 0.3,
+    tick: |l, cx| { l.gated += 1; l.ticks.push((cx.now, cx.dt)); cx.time_active() < 0.5 },
+}
+leaf! { NOTE: Logger,
+    tick: |l, cx| { assert!(!l.explode, "boom"); l.ticks.push((cx.now, cx.dt)); true },
+}
+group! { LOGGER_ROOT: Logger, prioritized [HOLD, NOTE] }
+tree! { LOGGERS: Logger = LOGGER_ROOT, memory: LoggerMemory }
+
+leaf! { JUST_NOTE: Logger,
+    tick: |l, cx| { assert!(!l.explode, "boom"); l.ticks.push((cx.now, cx.dt)); true },
+}
+tree! { NOTES: Logger = JUST_NOTE, memory: NoteMemory }
+
+const DT: f64 = 0.1;
+
+/// The clock of frame `f`.
+fn at(f: u64) -> f64 {
+    f as f64 * DT
+}
+
+/// A crowd of `n` loggers of the plain tree, scheduled from the clock 0.
+fn notes(n: usize) -> (Vec<Logger>, Vec<NoteMemory>, Schedule) {
+    let agents = vec![Logger::default(); n];
+    let memories = (0..n).map(|i| NOTES.new_memory(i as u64)).collect();
+    (agents, memories, Schedule::new(n, 0.0))
+}
+
+/// Runs frame `f` of a crowd of loggers of the plain tree: the clock is
+/// `at(f + 1)`. Returns the report and the agents ticked, in order.
+fn frame(
+    agents: &mut [Logger],
+    memories: &mut [NoteMemory],
+    schedule: &mut Schedule,
+) -> (FrameReport, Vec<usize>) {
+    let now = at(schedule.frame() + 1);
+    let mut order = Vec::new();
+    let report = tick_scheduled(&NOTES, agents, memories, schedule, now, |i, _, dt| {
+        order.push(i);
+        TickInput::new(now, dt)
+    });
+    assert_eq!(report.crowd.errors, 0, "{:?}", report.crowd.first_error);
+    (report, order)
+}
+
+/// With every agent ticking every frame and no budget, a scheduled crowd
+/// is `tick_all`: the same agents in the same order (a gate and a
+/// cooldown go to the same ones), with the same `dt`, the same reports.
+#[test]
+fn every_frame_without_a_budget_ticks_as_tick_all() {
+    let n = 12;
+    let shared = LOGGERS.new_shared(0);
+    let twin_shared = LOGGERS.new_shared(0);
+    let mut agents = vec![Logger::default(); n];
+    let mut twins = agents.clone();
+    let mut memories: Vec<LoggerMemory> = (0..n)
+        .map(|i| LOGGERS.new_memory_in(&shared, i as u64))
+        .collect();
+    let mut twin_memories: Vec<LoggerMemory> = (0..n)
+        .map(|i| LOGGERS.new_memory_in(&twin_shared, i as u64))
+        .collect();
+    let mut schedule = Schedule::new(n, 0.0);
+    for f in 1..=30u64 {
+        let now = at(f);
+        let report = tick_scheduled(
+            &LOGGERS,
+            &mut agents,
+            &mut memories,
+            &mut schedule,
+            now,
+            |_, _, dt| TickInput::new(now, dt),
+        );
+        let expected = tick_all(&LOGGERS, &mut twins, &mut twin_memories, |_, _| {
+            TickInput::new(now, DT as f32)
+        });
+        assert_eq!(report.crowd, expected, "frame {f}");
+        assert_eq!((report.due, report.ticked, report.waiting), (12, 12, 0));
+    }
+    assert_eq!(agents, twins);
+    let leaves = |m: &[LoggerMemory]| m.iter().map(|m| m.leaf()).collect::<Vec<_>>();
+    assert_eq!(leaves(&memories), leaves(&twin_memories));
+    assert!(agents.iter().map(|a| a.gated).sum::<u32>() > 0);
+    assert!(
+        agents.iter().any(|a| a.gated == 0),
+        "the gate turned some away"
+    );
+}
+
+/// Agents of period `k` tick in the frames whose number is their index
+/// modulo `k`: a crowd at mixed rates ticks the same number every frame,
+/// in index order also when the rates were set in another order.
+#[test]
+fn agents_of_one_period_are_spread_over_its_frames() {
+    let (mut agents, mut memories, mut schedule) = notes(96);
+    for i in (0..96).rev() {
+        let rate = match i % 3 {
+            0 => Rate::EveryFrame,
+            1 => Rate::Every(4),
+            _ => Rate::Every(16),
+        };
+        schedule.set_rate(i, rate).unwrap();
+    }
+    for f in 0..64u64 {
+        let (report, order) = frame(&mut agents, &mut memories, &mut schedule);
+        assert_eq!(report.frame, f);
+        let expected: Vec<usize> = (0..96)
+            .filter(|&i| match i % 3 {
+                0 => true,
+                1 => i as u64 % 4 == f % 4,
+                _ => i as u64 % 16 == f % 16,
+            })
+            .collect();
+        assert_eq!(order, expected, "frame {f}");
+        assert_eq!(report.ticked, 32 + 8 + 2, "frame {f}");
+    }
+    assert_eq!(agents[0].ticks.len(), 64);
+    assert_eq!(agents[1].ticks.len(), 16);
+    assert_eq!(agents[2].ticks.len(), 4);
+}
+
+/// Each tick's `dt` is the time since the agent's own last tick (since
+/// the schedule's start before its first), whatever the frames' steps;
+/// `now` is the frame's. A clock that goes backwards gives 0.
+#[test]
+fn each_agent_gets_the_time_since_its_own_last_tick() {
+    let (mut agents, mut memories, _) = notes(3);
+    let mut schedule = Schedule::new(3, 1.0);
+    schedule.set_rate(1, Rate::Every(3)).unwrap();
+    schedule.set_rate(2, Rate::Every(2)).unwrap();
+    let clock = [1.5, 1.75, 2.5, 2.625, 3.0, 4.0, 3.5];
+    for now in clock {
+        tick_scheduled(
+            &NOTES,
+            &mut agents,
+            &mut memories,
+            &mut schedule,
+            now,
+            |_, _, _| {
+                // A wrong `dt` given here is replaced by the agent's own.
+                TickInput::new(-7.0, 99.0)
+            },
+        );
+    }
+    assert_eq!(
+        agents[0].ticks,
+        [
+            (1.5, 0.5),
+            (1.75, 0.25),
+            (2.5, 0.75),
+            (2.625, 0.125),
+            (3.0, 0.375),
+            (4.0, 1.0),
+            (3.5, 0.0)
+        ]
+    );
+    // Agent 1 of period 3: frames 1, 4; agent 2 of period 2: frames 0, 2, 4, 6.
+    assert_eq!(agents[1].ticks, [(1.75, 0.75), (3.0, 1.25)]);
+    assert_eq!(
+        agents[2].ticks,
+        [(1.5, 0.5), (2.5, 1.0), (3.0, 0.5), (3.5, 0.5)]
+    );
+    assert_eq!(schedule.last_tick(1), 3.0);
+}
+
+/// A new rate takes effect at its first frame from the next one on; an
+/// agent switched to `OnWake` ticks no more until woken.
+#[test]
+fn a_new_rate_takes_effect_at_its_first_frame() {
+    let (mut agents, mut memories, mut schedule) = notes(8);
+    for i in 0..8 {
+        schedule.set_rate(i, Rate::Every(8)).unwrap();
+    }
+    let mut ticked = vec![Vec::new(); 8];
+    for f in 0..40u64 {
+        match f {
+            10 => schedule.set_rate(7, Rate::EveryFrame).unwrap(),
+            13 => schedule.set_rate(7, Rate::Every(4)).unwrap(),
+            20 => schedule.set_rate(7, Rate::OnWake).unwrap(),
+            30 => schedule.wake(7),
+            33 => schedule.set_rate(7, Rate::Every(2)).unwrap(),
+            _ => {}
+        }
+        for i in frame(&mut agents, &mut memories, &mut schedule).1 {
+            ticked[i].push(f);
+        }
+    }
+    assert_eq!(ticked[0], [0, 8, 16, 24, 32]);
+    assert_eq!(ticked[3], [3, 11, 19, 27, 35]);
+    // Every 8th (7), every frame (10..=12), every 4th by 7 % 4 = 3
+    // (15, 19), nothing, woken (30), every 2nd by 7 % 2 = 1 (33, ...).
+    assert_eq!(ticked[7], [7, 10, 11, 12, 15, 19, 30, 33, 35, 37, 39]);
+    assert_eq!(schedule.rate(7), Rate::Every(2));
+    schedule.set_rate(7, Rate::Every(1)).unwrap();
+    assert_eq!(schedule.rate(7), Rate::EveryFrame);
+}
+
+/// Rates no schedule can keep are refused, naming the period; the agent
+/// keeps its rate.
+#[test]
+fn a_period_of_zero_or_beyond_the_longest_is_refused() {
+    let mut schedule = Schedule::new(2, 0.0);
+    schedule.set_rate(1, Rate::Every(3)).unwrap();
+    assert_eq!(
+        schedule.set_rate(1, Rate::Every(0)),
+        Err(RateError::ZeroPeriod)
+    );
+    let long = Schedule::MAX_PERIOD + 1;
+    let refused = schedule.set_rate(1, Rate::Every(long)).unwrap_err();
+    assert_eq!(
+        refused,
+        RateError::PeriodTooLong {
+            period: long,
+            max: Schedule::MAX_PERIOD
+        }
+    );
+    assert!(refused.to_string().contains("4097"), "{refused}");
+    assert_eq!(schedule.rate(1), Rate::Every(3));
+    schedule
+        .set_rate(1, Rate::Every(Schedule::MAX_PERIOD))
+        .unwrap();
+}
+
+/// An agent index past the crowd is a panic naming it.
+#[test]
+#[should_panic(expected = "Schedule::wake: agent 5 of a crowd of 5")]
+fn waking_an_agent_past_the_crowd_panics_naming_it() {
+    Schedule::new(5, 0.0).wake(5);
+}
+
+/// A frame runs the input closure of the agents it ticks and of no
+/// other: the crowd's other agents are not looked at.
+#[test]
+fn a_frame_reads_only_the_agents_it_ticks() {
+    let n = 10_000;
+    let (mut agents, mut memories, mut schedule) = notes(n);
+    for i in 0..n {
+        schedule.set_rate(i, Rate::Every(1000)).unwrap();
+    }
+    for f in 0..5 {
+        let (report, order) = frame(&mut agents, &mut memories, &mut schedule);
+        assert_eq!(order, (0..10).map(|k| k * 1000 + f).collect::<Vec<_>>());
+        assert_eq!(report.due, 10);
+    }
+    let untouched = agents.iter().filter(|a| a.ticks.is_empty()).count();
+    assert_eq!(untouched, n - 50);
+}
+
+/// A callback that panics ends the frame; the agents the frame took and
+/// had not ticked yet stay due and tick first in the next frame (before
+/// the budget's other agents), and the schedule goes on.
+#[test]
+fn a_panic_in_a_frame_leaves_the_agents_not_ticked_due() {
+    for budget in [None, Some(6)] {
+        let (mut agents, mut memories, mut schedule) = notes(8);
+        schedule.set_budget(budget);
+        schedule.set_rate(6, Rate::OnWake).unwrap();
+        schedule.set_rate(7, Rate::OnWake).unwrap();
+        frame(&mut agents, &mut memories, &mut schedule);
+        if budget.is_some() {
+            schedule.wake(7); // a second list: the frame goes by its order
+        }
+        agents[2].explode = true;
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            frame(&mut agents, &mut memories, &mut schedule)
+        }));
+        assert!(result.is_err());
+        agents[2].explode = false;
+        let expected: &[usize] = match budget {
+            None => &[3, 4, 5],
+            Some(_) => &[3, 4, 5, 7],
+        };
+        for &i in expected {
+            assert!(schedule.is_due(i), "{budget:?}: agent {i}");
+        }
+        assert!(!schedule.is_due(2) && !schedule.is_due(1));
+        assert_eq!(schedule.waiting(), expected.len());
+        let (report, order) = frame(&mut agents, &mut memories, &mut schedule);
+        match budget {
+            // Everyone due: the ones left over and the frame's own.
+            None => assert_eq!(order, [0, 1, 2, 3, 4, 5]),
+            // The four left over first, then two of the frame's own.
+            Some(_) => assert_eq!(order, [0, 1, 3, 4, 5, 7]),
+        }
+        assert_eq!(report.longest_wait, 1);
+        assert_eq!(agents[0].ticks.len(), 3);
+        assert_eq!(agents[3].ticks.len(), 2);
+        // The idle memory of agent 2 starts again.
+        assert!(memories[2].leaf().is_some() || budget.is_some());
+    }
+}
