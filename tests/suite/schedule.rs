@@ -308,3 +308,171 @@ fn a_panic_in_a_frame_leaves_the_agents_not_ticked_due() {
         assert!(memories[2].leaf().is_some() || budget.is_some());
     }
 }
+
+/// A small deterministic generator for the scripted crowds below.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % n
+    }
+}
+
+/// When each agent became due, kept by the test from the rates and wakes
+/// it gives, without the schedule's help: the frames each agent waits.
+struct Dues {
+    rates: Vec<Rate>,
+    since: Vec<Option<u64>>,
+}
+
+impl Dues {
+    /// Marks the agents due in frame `f` by their rates.
+    fn turn(&mut self, f: u64) {
+        for (i, rate) in self.rates.iter().enumerate() {
+            let turn = match *rate {
+                Rate::EveryFrame => true,
+                Rate::Every(k) => f % u64::from(k) == i as u64 % u64::from(k),
+                _ => false,
+            };
+            if turn && self.since[i].is_none() {
+                self.since[i] = Some(f);
+            }
+        }
+    }
+}
+
+/// Random rates, rate changes, wakes and budgets over random frames: no
+/// frame ticks more than its budget, agents go in the order they became
+/// due, and an agent due in frame `d` ticks by the first frame `g` whose
+/// budgets from `d` to `g` add up to the crowd: with a steady budget `B`,
+/// within `(N - 1) / B` frames, the schedule's `wait_bound`.
+#[test]
+#[cfg_attr(miri, ignore)] // too slow under Miri
+fn no_frame_ticks_more_than_its_budget_and_no_agent_waits_past_the_bound() {
+    let mut reached = 0;
+    for seed in 0..40 {
+        let mut rng = Lcg(seed);
+        let n = 1 + rng.below(60) as usize;
+        let (mut agents, mut memories, mut schedule) = notes(n);
+        let steady = rng.below(2) == 0;
+        let mut budget = 1 + rng.below(n as u64) as u32;
+        schedule.set_budget(Some(budget));
+        let mut dues = Dues {
+            rates: vec![Rate::EveryFrame; n],
+            since: vec![None; n],
+        };
+        let mut budgets = Vec::new();
+        for f in 0..200u64 {
+            for _ in 0..rng.below(4) {
+                let i = rng.below(n as u64) as usize;
+                let rate = match rng.below(4) {
+                    0 => Rate::EveryFrame,
+                    1 => Rate::OnWake,
+                    _ => Rate::Every(1 + rng.below(12) as u32),
+                };
+                schedule.set_rate(i, rate).unwrap();
+                dues.rates[i] = rate;
+            }
+            for _ in 0..rng.below(3) {
+                let i = rng.below(n as u64) as usize;
+                schedule.wake(i);
+                dues.since[i].get_or_insert(f);
+            }
+            if !steady && rng.below(8) == 0 {
+                budget = rng.below(n as u64 / 2 + 2) as u32;
+                schedule.set_budget(Some(budget));
+            }
+            budgets.push(budget);
+            dues.turn(f);
+            let due_before: Vec<(u64, usize)> = (0..n)
+                .filter_map(|i| dues.since[i].map(|d| (d, i)))
+                .collect();
+            let (report, order) = frame(&mut agents, &mut memories, &mut schedule);
+            assert!(report.ticked <= budget, "seed {seed} frame {f}");
+            assert_eq!(report.ticked as usize, order.len());
+            assert_eq!(
+                report.due as usize,
+                due_before.len(),
+                "seed {seed} frame {f}"
+            );
+            // The first `ticked` agents in the order they became due.
+            let mut expected = due_before.clone();
+            expected.sort();
+            let mut taken: Vec<usize> = expected[..order.len()].iter().map(|&(_, i)| i).collect();
+            taken.sort();
+            assert_eq!(order, taken, "seed {seed} frame {f}");
+            let mut longest = 0;
+            for &i in &order {
+                let d = dues.since[i].take().expect("ticked while not due");
+                let waited = f - d;
+                longest = longest.max(waited);
+                let before: u64 = budgets[d as usize..f as usize]
+                    .iter()
+                    .map(|&b| u64::from(b))
+                    .sum();
+                assert!(before < n as u64, "seed {seed}: agent {i} waited too long");
+                if steady {
+                    assert!(waited <= schedule.wait_bound().unwrap(), "seed {seed}");
+                    reached += u32::from(waited == schedule.wait_bound().unwrap() && waited > 0);
+                }
+            }
+            assert_eq!(report.longest_wait, longest, "seed {seed} frame {f}");
+            assert_eq!(report.waiting as usize, schedule.waiting());
+            assert_eq!(schedule.waiting(), due_before.len() - order.len());
+        }
+    }
+    assert!(reached > 0, "no run reached the bound");
+}
+
+/// The bound is tight: with every agent due in every frame, the last of
+/// the crowd waits `(N - 1) / B` frames for its first tick.
+#[test]
+fn the_last_agent_of_a_crowd_due_every_frame_waits_the_bound() {
+    let (mut agents, mut memories, mut schedule) = notes(10);
+    schedule.set_budget(Some(3));
+    assert_eq!(schedule.wait_bound(), Some(3));
+    let mut orders = Vec::new();
+    let mut longest = Vec::new();
+    for _ in 0..6 {
+        let (report, order) = frame(&mut agents, &mut memories, &mut schedule);
+        orders.push(order);
+        longest.push(report.longest_wait);
+    }
+    assert_eq!(orders[0], [0, 1, 2]);
+    assert_eq!(orders[1], [3, 4, 5]);
+    assert_eq!(orders[2], [6, 7, 8]);
+    assert_eq!(orders[3], [0, 1, 9]); // agent 9, due in frame 0, first
+    assert_eq!(longest, [0, 1, 2, 3, 3, 3]);
+    assert_eq!(agents[9].ticks, [(0.4, 0.4)]);
+}
+
+/// A budget of 0 pauses the crowd: nothing ticks, the due agents wait,
+/// and go first, the longest waiting first, once the budget is back.
+#[test]
+fn a_budget_of_zero_pauses_and_the_waiting_go_first_after() {
+    let (mut agents, mut memories, mut schedule) = notes(6);
+    for i in 0..6 {
+        schedule.set_rate(i, Rate::Every(3)).unwrap();
+    }
+    schedule.set_budget(Some(0));
+    assert_eq!(schedule.wait_bound(), None);
+    for f in 0..2 {
+        let (report, order) = frame(&mut agents, &mut memories, &mut schedule);
+        assert!(order.is_empty());
+        assert_eq!((report.due, report.waiting), (2 * (f + 1), 2 * (f + 1)));
+    }
+    schedule.set_budget(Some(3));
+    // Frame 2: agents 0 and 3 (due in 0), then 1 (due in 1); 4 and the
+    // frame's own 2 and 5 wait.
+    let (report, order) = frame(&mut agents, &mut memories, &mut schedule);
+    assert_eq!(order, [0, 1, 3]);
+    assert_eq!((report.due, report.waiting, report.longest_wait), (6, 3, 2));
+    let (_, order) = frame(&mut agents, &mut memories, &mut schedule);
+    assert_eq!(order, [2, 4, 5]);
+    // Their dt covers the pause.
+    assert_eq!(agents[4].ticks, [(0.4, 0.4)]);
+}
