@@ -822,6 +822,57 @@ mod shared {
         });
         assert!(runs.iter().all(|&n| n > 0), "runs: {runs:?}");
     }
+
+    /// The same squad scheduled: every third frame, a budget, and each
+    /// outcome reported through the schedule, which wakes its soldier.
+    #[test]
+    #[cfg_attr(miri, ignore)] // too slow under Miri
+    fn a_scheduled_squad_hearing_back_allocates_nothing_after_the_first_tick() {
+        use bt_core::{Rate, Schedule, tick_scheduled};
+
+        let mut soldiers: Vec<Soldier> = (0..SOLDIERS).map(Soldier::new).collect();
+        let shared = SQUAD.new_shared(2 * SOLDIERS);
+        let mut memories: Vec<SquadMemory> = (0..SOLDIERS)
+            .map(|i| SQUAD.new_memory_in(&shared, i as u64))
+            .collect();
+        let mut schedule = Schedule::new(SOLDIERS, 0.0).with_budget(Some(24));
+        for i in 0..SOLDIERS {
+            schedule.set_rate(i, Rate::Every(3)).unwrap();
+        }
+        let mut in_flight: Vec<(Ticket, u32)> = Vec::with_capacity(SOLDIERS);
+        let (mut launched, mut reported) = (0u32, 0u32);
+        let mut tick = |t: u32| {
+            let now = f64::from(t) / 30.0;
+            in_flight.retain(|&(ticket, lands)| {
+                if lands > t {
+                    return true;
+                }
+                reported += u32::from(schedule.complete(&mut memories, ticket, Outcome::Succeeded));
+                false
+            });
+            soldiers.iter_mut().for_each(Soldier::live);
+            let report = tick_scheduled(
+                &SQUAD,
+                &mut soldiers,
+                &mut memories,
+                &mut schedule,
+                now,
+                |_, _, dt| TickInput::new(now, dt),
+            );
+            assert_eq!(report.crowd.errors, 0, "{:?}", report.crowd.first_error);
+            shared.drain_actions(|req| match req.op {
+                ActionOp::Launch(_) => {
+                    launched += 1;
+                    in_flight.push((req.ticket, t + FLIGHT));
+                }
+                ActionOp::Cancel => in_flight.retain(|&(k, _)| k != req.ticket),
+            });
+        };
+        tick(0);
+        let allocations = allocations_in(|| (1..TICKS).for_each(&mut tick));
+        assert_eq!(allocations, 0, "heap allocations while ticking");
+        assert!(launched > 0 && reported > 0);
+    }
 }
 
 /// A JSON snapshot with an unknown field of 6 MB, first in the snapshot

@@ -476,3 +476,193 @@ fn a_budget_of_zero_pauses_and_the_waiting_go_first_after() {
     // Their dt covers the pause.
     assert_eq!(agents[4].ticks, [(0.4, 0.4)]);
 }
+
+bt_core::bitflags::bitflags! {
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    struct Sense: u8 { const PREDATOR = 1 << 0; }
+}
+
+/// A deer that flees while it senses a predator, and grazes otherwise.
+#[derive(Default)]
+struct Deer {
+    senses: bt_core::Stimuli<Sense, 2>,
+    /// When it fled.
+    fled: Vec<f64>,
+}
+
+leaf! { FLEE: Deer, stimuli_any: Sense::PREDATOR,
+    tick: |d, cx| { d.fled.push(cx.now); cx.stimuli_as::<Sense>().contains(Sense::PREDATOR) },
+}
+leaf! { GRAZE: Deer }
+group! { DEER_ROOT: Deer, prioritized [FLEE, GRAZE] }
+tree! { HERD: Deer = DEER_ROOT, memory: HerdMemory }
+
+/// Ticks frame `f` of a herd, ageing each deer's stimuli by its own `dt`.
+fn herd_frame(
+    herd: &mut [Deer],
+    memories: &mut [HerdMemory],
+    schedule: &mut Schedule,
+) -> Vec<usize> {
+    let now = at(schedule.frame() + 1);
+    let mut order = Vec::new();
+    tick_scheduled(&HERD, herd, memories, schedule, now, |i, deer, dt| {
+        order.push(i);
+        TickInput::new(now, dt).with_stimuli(deer.senses.update(dt))
+    });
+    order
+}
+
+/// A stimulus set with `stimulate` wakes its agent for the next frame
+/// whatever its rate, and lasts as many seconds as it would at any rate:
+/// each tick ages it by the agent's own `dt`. Set with `Stimuli::set`
+/// alone, it waits for the agent's turn.
+#[test]
+fn a_new_stimulus_wakes_its_agent_and_lasts_its_seconds_at_any_rate() {
+    let mut herd: Vec<Deer> = (0..3).map(|_| Deer::default()).collect();
+    let mut memories: Vec<HerdMemory> = (0..3).map(|i| HERD.new_memory(i)).collect();
+    let mut schedule = Schedule::new(3, 0.0);
+    schedule.set_rate(1, Rate::Every(5)).unwrap();
+    schedule.set_rate(2, Rate::OnWake).unwrap();
+    let mut ticked = vec![Vec::new(); 3];
+    for f in 0..30u64 {
+        if f == 7 {
+            // Seen at 0.7 s (frame 7 runs at 0.8), remembered for a second.
+            for (i, deer) in herd.iter_mut().enumerate() {
+                schedule
+                    .stimulate(i, &mut deer.senses, Sense::PREDATOR, 9, Some(1.0))
+                    .unwrap();
+            }
+        }
+        if f == 20 {
+            herd[2].senses.set(Sense::PREDATOR, 9, Some(1.0)).unwrap();
+        }
+        for i in herd_frame(&mut herd, &mut memories, &mut schedule) {
+            ticked[i].push(f);
+        }
+    }
+    // Every deer flees from its first tick after the sighting; each stops
+    // at its first tick a second or more after it.
+    assert_eq!(herd[0].fled.len(), 11); // 0.8 ..= 1.8
+    assert_eq!(herd[0].fled.last(), Some(&at(18)));
+    assert_eq!(herd[1].fled, [at(8), at(12), at(17), at(22)]); // frames 7, 11, 16, 21
+    assert_eq!(herd[2].fled, [at(8)]); // woken once, then asleep
+    assert_eq!(ticked[1][..4], [1, 6, 7, 11]);
+    assert_eq!(ticked[2], [7]); // a stimulus set without waking waits
+    // A woken agent that is due anyway ticks once.
+    assert_eq!(ticked[0].len(), 30);
+}
+
+/// A deferred action's outcome, reported through the schedule, wakes the
+/// agent that launched it for the next frame, where it sees the outcome;
+/// a ticket that completes nothing wakes nobody.
+#[test]
+fn a_reported_outcome_wakes_the_agent_that_launched_it() {
+    use bt_core::{ActionOp, ActionState, Outcome};
+
+    /// A courier that asks for a parcel and waits for it.
+    #[derive(Default)]
+    struct Courier {
+        /// What it saw at each tick.
+        seen: Vec<(u64, ActionState)>,
+        frame: u64,
+    }
+    bt_core::behavior! { FETCH: Courier,
+        launch: |_c, _cx| Some(bt_core::Action::new(1, 0)),
+        tick: |c, cx| { c.seen.push((c.frame, cx.action)); cx.action == ActionState::Pending },
+    }
+    bt_core::decider! { DO_FETCH: Courier => FETCH }
+    tree! { COURIERS: Courier = DO_FETCH, memory: CourierMemory }
+
+    let shared = COURIERS.new_shared(8);
+    let mut couriers: Vec<Courier> = (0..4).map(|_| Courier::default()).collect();
+    let mut memories: Vec<CourierMemory> =
+        (0..4).map(|i| COURIERS.new_memory_in(&shared, i)).collect();
+    let mut schedule = Schedule::new(4, 0.0);
+    for i in 0..4 {
+        schedule.set_rate(i, Rate::Every(10)).unwrap();
+    }
+    let mut tickets = Vec::new();
+    for f in 0..25u64 {
+        if f == 5 {
+            // The parcel of agent 2 arrives, and a made-up one for agent 3.
+            let (two, _) = tickets
+                .iter()
+                .copied()
+                .find(|&(t, _): &(bt_core::Ticket, usize)| t.agent() == 2)
+                .unwrap();
+            assert!(schedule.complete(&mut memories, two, Outcome::Succeeded));
+            assert!(schedule.is_due(2));
+            let made_up = bt_core::Ticket::new(shared.id(), 3, 0, 999);
+            assert!(!schedule.complete(&mut memories, made_up, Outcome::Failed));
+            assert!(!schedule.is_due(3));
+            let past_the_crowd = bt_core::Ticket::new(shared.id(), 40, 0, 1);
+            assert!(!schedule.complete(&mut memories, past_the_crowd, Outcome::Failed));
+        }
+        let now = at(f + 1);
+        for c in &mut couriers {
+            c.frame = f;
+        }
+        let report = tick_scheduled(
+            &COURIERS,
+            &mut couriers,
+            &mut memories,
+            &mut schedule,
+            now,
+            |_, _, dt| TickInput::new(now, dt),
+        );
+        assert_eq!(report.crowd.errors, 0);
+        shared.drain_actions(|r| {
+            if let ActionOp::Launch(_) = r.op {
+                tickets.push((r.ticket, r.agent as usize));
+            }
+        });
+    }
+    // Agent 2 launched at its first turn (frame 2), heard back at frame 5:
+    // it sees the outcome at frame 5, not at its next turn (12).
+    assert_eq!(
+        couriers[2].seen,
+        [
+            (2, ActionState::Pending),
+            (5, ActionState::Succeeded),
+            (12, ActionState::Pending),
+            (22, ActionState::Pending)
+        ]
+    );
+    assert_eq!(
+        couriers[3].seen.iter().map(|s| s.0).collect::<Vec<_>>(),
+        [3, 13, 23]
+    );
+}
+
+/// `wake` makes an agent due in the next frame; under a budget it goes
+/// by its place in that frame's order, and waking an agent already due
+/// keeps its place.
+#[test]
+fn a_woken_agent_goes_in_the_next_frame_by_its_place() {
+    let (mut agents, mut memories, mut schedule) = notes(6);
+    for i in 0..6 {
+        schedule.set_rate(i, Rate::OnWake).unwrap();
+    }
+    schedule.set_budget(Some(2));
+    assert!(
+        frame(&mut agents, &mut memories, &mut schedule)
+            .1
+            .is_empty()
+    );
+    for i in [5, 3, 4] {
+        schedule.wake(i);
+    }
+    assert!(schedule.is_due(5) && !schedule.is_due(0));
+    let (report, order) = frame(&mut agents, &mut memories, &mut schedule);
+    assert_eq!((order, report.waiting), (vec![3, 4], 1));
+    // 5 waits from frame 1; woken again it keeps its place before 0.
+    schedule.wake(0);
+    schedule.wake(5);
+    let (report, order) = frame(&mut agents, &mut memories, &mut schedule);
+    assert_eq!((order, report.longest_wait), (vec![0, 5], 1));
+    assert!(
+        frame(&mut agents, &mut memories, &mut schedule)
+            .1
+            .is_empty()
+    );
+}
