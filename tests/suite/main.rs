@@ -31,6 +31,7 @@ mod policies;
 mod preconditions;
 mod references;
 mod schedule;
+mod schedule_differential;
 mod semantics;
 mod sync;
 mod threads;

@@ -666,3 +666,38 @@ fn a_woken_agent_goes_in_the_next_frame_by_its_place() {
             .is_empty()
     );
 }
+
+/// In a tree with deferred actions, agents given one id are checked as
+/// `tick_all` checks them: of those ticked in a frame, the first that
+/// launches under the id goes on, the others are refused naming it.
+#[test]
+fn agents_given_one_id_are_refused_as_in_tick_all() {
+    use bt_core::{Action, TickError};
+
+    #[derive(Default)]
+    struct Runner;
+    leaf! { RUN: Runner, launch: |_, _| Some(Action::new(7, 0)) }
+    tree! { RUNNERS: Runner = RUN, memory: RunnerMemory }
+
+    let shared = RUNNERS.new_shared(8);
+    let mut runners = [Runner, Runner, Runner];
+    let mut memories: Vec<RunnerMemory> =
+        (0..3).map(|i| RUNNERS.new_memory_in(&shared, i)).collect();
+    let mut schedule = Schedule::new(3, 0.0);
+    schedule.set_rate(1, Rate::OnWake).unwrap();
+    let report = tick_scheduled(
+        &RUNNERS,
+        &mut runners,
+        &mut memories,
+        &mut schedule,
+        0.1,
+        |_, _, dt| TickInput::new(0.1, dt).with_agent(1000),
+    );
+    let taken = TickError::AgentIdTaken {
+        id: 1000,
+        agent: 2,
+        holder: 0,
+    };
+    assert_eq!((report.ticked, report.crowd.errors), (2, 1));
+    assert_eq!(report.crowd.first_error, Some((2, taken)));
+}
