@@ -250,8 +250,8 @@ pub use memory::{ActiveLevel, AgentMemory};
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub use persist::{
-    CrowdSnapshot, MemorySnapshot, PathChange, RestoreError, SNAPSHOT_VERSION, SharedSnapshot,
-    SnapshotError,
+    CrowdSnapshot, MemorySnapshot, PathChange, RestoreError, SNAPSHOT_VERSION, ScheduleSnapshot,
+    SharedSnapshot, SnapshotError,
 };
 pub use raw::{BLOCK_ALIGN, ErasedBehavior, TypeLayout};
 pub use tree::{

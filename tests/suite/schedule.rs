@@ -701,3 +701,190 @@ fn agents_given_one_id_are_refused_as_in_tick_all() {
     assert_eq!((report.ticked, report.crowd.errors), (2, 1));
     assert_eq!(report.crowd.first_error, Some((2, taken)));
 }
+
+/// A crowd of gated loggers at mixed rates under a budget, with agents
+/// woken, run frame by frame at the clock `start + f / 8`.
+struct Run {
+    shared: std::sync::Arc<bt_core::TreeShared>,
+    agents: Vec<Logger>,
+    memories: Vec<LoggerMemory>,
+    schedule: Schedule,
+    start: f64,
+}
+
+impl Run {
+    fn new(n: usize) -> Self {
+        let shared = LOGGERS.new_shared(0);
+        let memories = (0..n)
+            .map(|i| LOGGERS.new_memory_in(&shared, i as u64))
+            .collect();
+        let mut schedule = Schedule::new(n, 0.0).with_budget(Some(5));
+        for i in 0..n {
+            let rate = [
+                Rate::EveryFrame,
+                Rate::Every(3),
+                Rate::Every(7),
+                Rate::OnWake,
+            ][i % 4];
+            schedule.set_rate(i, rate).unwrap();
+        }
+        Run {
+            shared,
+            agents: vec![Logger::default(); n],
+            memories,
+            schedule,
+            start: 0.0,
+        }
+    }
+
+    /// The next frame: agent `f % n` woken first.
+    fn frame(&mut self) -> FrameReport {
+        let f = self.schedule.frame();
+        self.schedule.wake(f as usize * 5 % self.agents.len());
+        let now = self.start + (f + 1) as f64 / 8.0;
+        tick_scheduled(
+            &LOGGERS,
+            &mut self.agents,
+            &mut self.memories,
+            &mut self.schedule,
+            now,
+            |_, _, dt| TickInput::new(now, dt),
+        )
+    }
+}
+
+/// A schedule saved with its crowd and restored, under the same clock or
+/// one that reads 1024 s later, continues exactly: the same agents tick
+/// in the same frames with the same `dt` and make the same decisions,
+/// also those the budget had left waiting and those woken at the save.
+#[test]
+fn a_restored_schedule_continues_exactly() {
+    for shift in [0.0, 1024.0] {
+        let mut run = Run::new(24);
+        for _ in 0..20 {
+            run.frame();
+        }
+        run.schedule.wake(2);
+        assert!(run.schedule.waiting() > 0 && run.schedule.is_due(2));
+        let now = 20.0 / 8.0;
+        let crowd = serde_json::to_string(&run.shared.snapshot_crowd(&run.memories, now)).unwrap();
+        let saved = serde_json::to_string(&run.schedule.snapshot(now)).unwrap();
+
+        let mut restored = Run::new(24);
+        restored.start = shift;
+        // The game's own state, saved with the crowd; the logs start afresh.
+        restored.agents = run.agents.clone();
+        let before: Vec<usize> = run.agents.iter().map(|a| a.ticks.len()).collect();
+        restored.agents.iter_mut().for_each(|a| a.ticks.clear());
+        let mut de = serde_json::Deserializer::from_str(&crowd);
+        (restored.shared)
+            .restore_crowd(&LOGGERS, now + shift, &mut restored.memories, &mut de)
+            .unwrap();
+        let mut de = serde_json::Deserializer::from_str(&saved);
+        restored.schedule = Schedule::restore(now + shift, &mut de).unwrap();
+        if shift == 0.0 {
+            // Saved again, the same snapshot, bit for bit.
+            let again = serde_json::to_string(&restored.schedule.snapshot(now)).unwrap();
+            assert_eq!(again, saved);
+        }
+        for f in 20..60 {
+            let (a, b) = (run.frame(), restored.frame());
+            assert_eq!(a, b, "shift {shift}, frame {f}");
+        }
+        for (i, (a, b)) in run.agents.iter().zip(&restored.agents).enumerate() {
+            assert_eq!(a.gated, b.gated);
+            let moved: Vec<(f64, f32)> = a.ticks[before[i]..]
+                .iter()
+                .map(|&(t, dt)| (t + shift, dt))
+                .collect();
+            assert_eq!(moved, b.ticks, "shift {shift}, agent {i}");
+            assert!(!b.ticks.is_empty() || i % 4 == 3);
+        }
+    }
+}
+
+/// An agent woken before the save is due in the next frame after the
+/// load, in its place among the agents due then: behind a lower index
+/// whose turn it is, not before it as one left waiting would be.
+#[test]
+fn a_restored_schedule_keeps_a_woken_agent_in_its_place() {
+    let (mut agents, mut memories, mut schedule) = notes(3);
+    schedule.set_budget(Some(1));
+    schedule.set_rate(1, Rate::OnWake).unwrap();
+    schedule.set_rate(2, Rate::OnWake).unwrap();
+    frame(&mut agents, &mut memories, &mut schedule);
+    schedule.wake(2);
+    let saved = serde_json::to_string(&schedule.snapshot(1.0)).unwrap();
+    let mut de = serde_json::Deserializer::from_str(&saved);
+    let mut restored = Schedule::restore(1.0, &mut de).unwrap();
+    for schedule in [&mut schedule, &mut restored] {
+        let orders: Vec<Vec<usize>> = (0..3)
+            .map(|_| frame(&mut agents, &mut memories, schedule).1)
+            .collect();
+        assert_eq!(orders, [vec![0], vec![2], vec![0]]);
+    }
+}
+
+/// A schedule snapshot that does not fit is refused with a typed error
+/// naming what is wrong.
+#[test]
+fn a_schedule_snapshot_that_does_not_fit_is_refused() {
+    use bt_core::{RestoreError, SnapshotError};
+
+    let mut schedule = Schedule::new(3, 0.0);
+    schedule.wake(1);
+    let saved: serde_json::Value =
+        serde_json::from_str(&serde_json::to_string(&schedule.snapshot(1.0)).unwrap()).unwrap();
+    let refused = |edit: &dyn Fn(&mut serde_json::Value), now: f64| {
+        let mut v = saved.clone();
+        edit(&mut v);
+        match Schedule::restore(now, &v) {
+            Err(RestoreError::Snapshot(e)) => e,
+            other => panic!("not refused as a bad snapshot: {other:?}"),
+        }
+    };
+    let bad = |what| SnapshotError::BadValue { what };
+    assert!(matches!(
+        refused(&|v| v["version"] = 99.into(), 1.0),
+        SnapshotError::Version { found: 99, .. }
+    ));
+    assert_eq!(refused(&|_| {}, f64::NAN), bad("clock reading"));
+    assert_eq!(
+        refused(&|v| v["last"] = serde_json::json!([0.0, 0.0]), 1.0),
+        SnapshotError::Count {
+            what: "last tick times",
+            found: 2,
+            expected: 3
+        }
+    );
+    assert_eq!(
+        refused(&|v| v["periods"][0] = 5000.into(), 1.0),
+        bad("period (above Schedule::MAX_PERIOD)")
+    );
+    assert_eq!(
+        refused(&|v| v["due"] = serde_json::json!([[3, 0]]), 1.0),
+        SnapshotError::OutOfRange {
+            what: "due agent",
+            index: 3,
+            len: 3
+        }
+    );
+    assert_eq!(
+        refused(&|v| v["due"] = serde_json::json!([[1, 0], [1, 0]]), 1.0),
+        bad("due agent (given twice)")
+    );
+    assert_eq!(
+        refused(&|v| v["due"] = serde_json::json!([[1, 1]]), 1.0),
+        bad("frame an agent is due since (after the next frame)")
+    );
+    assert_eq!(
+        refused(&|v| v["frame"] = u64::MAX.into(), 1.0),
+        bad("frame count")
+    );
+    let unknown = Schedule::restore(1.0, &serde_json::json!({"version": 3, "extra": 1}));
+    assert!(
+        matches!(unknown, Err(RestoreError::Format(e)) if e.to_string().contains("unknown field `extra`"))
+    );
+    // As saved, it loads.
+    assert!(Schedule::restore(1.0, &saved).unwrap().is_due(1));
+}

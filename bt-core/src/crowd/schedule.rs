@@ -491,6 +491,63 @@ impl Schedule {
         }
     }
 
+    /// Each agent's period (0: it ticks only when woken), for a snapshot.
+    #[cfg(feature = "serde")]
+    pub(crate) fn periods(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        let classes = &self.buckets.classes;
+        (self.buckets.class.iter()).map(|&c| classes.get(c as usize).map_or(0, |c| c.period))
+    }
+
+    /// When each agent last ticked, for a snapshot.
+    #[cfg(feature = "serde")]
+    pub(crate) fn last_ticks(&self) -> &[f64] {
+        &self.last
+    }
+
+    /// The due agents, each with the frame it has been due since, in the
+    /// order they go: the backlog's, then the woken ones by index.
+    #[cfg(feature = "serde")]
+    pub(crate) fn due_agents(&self) -> Vec<(u32, u64)> {
+        let mut woken = self.woken.clone();
+        woken.sort_unstable();
+        (self.backlog.iter().chain(woken))
+            .map(|i| (i, self.waiting[i as usize]))
+            .collect()
+    }
+
+    /// The schedule with these parts, as a snapshot holds them, checked
+    /// by the caller: periods up to [`MAX_PERIOD`](Self::MAX_PERIOD), finite
+    /// times, each due agent once, due since a frame before `frame` (or,
+    /// woken, in `frame`).
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_parts(
+        frame: u64,
+        budget: Option<u32>,
+        periods: &[u32],
+        last: Vec<f64>,
+        due: &mut [(u32, u64)],
+    ) -> Self {
+        let mut schedule = Schedule::new(periods.len(), 0.0);
+        for (i, &k) in periods.iter().enumerate() {
+            let rate = if k == 0 { Rate::OnWake } else { Rate::Every(k) };
+            let set = schedule.set_rate(i, rate);
+            debug_assert!(set.is_ok());
+        }
+        schedule.last = last;
+        schedule.frame = frame;
+        schedule.budget = budget;
+        due.sort_unstable_by_key(|&(i, since)| (since, i));
+        for &(i, since) in due.iter() {
+            schedule.waiting[i as usize] = since;
+            if since < frame {
+                schedule.backlog.push(i);
+            } else {
+                schedule.woken.push(i);
+            }
+        }
+        schedule
+    }
+
     /// `i` as an agent index, checked.
     #[track_caller]
     fn agent(&self, i: usize, what: &str) -> u32 {
