@@ -888,3 +888,54 @@ fn a_schedule_snapshot_that_does_not_fit_is_refused() {
     // As saved, it loads.
     assert!(Schedule::restore(1.0, &saved).unwrap().is_due(1));
 }
+
+/// A `now` that is not finite fails each agent the frame takes with
+/// `InvalidInput` naming `now`, as `tick_all` fails every agent, and keeps
+/// their last tick times: their next `dt` covers the time since their
+/// last real tick.
+#[test]
+fn a_clock_that_is_not_finite_fails_the_frame_and_keeps_the_times() {
+    use bt_core::TickError;
+
+    // Without a budget the frame is one bucket's list; with one, the
+    // frame's order.
+    for budget in [None, Some(3)] {
+        let (mut agents, mut memories, mut schedule) = notes(4);
+        let run =
+            |agents: &mut [Logger], memories: &mut [NoteMemory], schedule: &mut Schedule, now| {
+                tick_scheduled(&NOTES, agents, memories, schedule, now, |_, _, dt| {
+                    TickInput::new(now, dt)
+                })
+            };
+        run(&mut agents, &mut memories, &mut schedule, 0.5);
+        schedule.set_budget(budget);
+        let report = run(&mut agents, &mut memories, &mut schedule, f64::NAN);
+        assert_eq!(report.ticked, budget.unwrap_or(4));
+        assert_eq!(report.crowd.errors, report.ticked);
+        assert!(matches!(
+            report.crowd.first_error,
+            Some((0, TickError::InvalidInput { field: "now", .. }))
+        ));
+        assert_eq!(schedule.last_tick(0), 0.5, "{budget:?}");
+        schedule.set_budget(None);
+        run(&mut agents, &mut memories, &mut schedule, 1.5);
+        assert_eq!(agents[0].ticks, [(0.5, 0.5), (1.5, 1.0)], "{budget:?}");
+        assert_eq!(agents[3].ticks, [(0.5, 0.5), (1.5, 1.0)], "{budget:?}");
+    }
+}
+
+/// A schedule made for a crowd of another size is a panic saying so.
+#[test]
+#[should_panic(expected = "tick_scheduled: the schedule's crowd and the agents differ in length")]
+fn a_schedule_of_another_crowd_size_panics() {
+    let (mut agents, mut memories, _) = notes(3);
+    let mut schedule = Schedule::new(4, 0.0);
+    tick_scheduled(
+        &NOTES,
+        &mut agents,
+        &mut memories,
+        &mut schedule,
+        0.1,
+        |_, _, dt| TickInput::new(0.1, dt),
+    );
+}
