@@ -15,8 +15,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use bt_core::{
-    AgentMemory, Decide, NoTrace, Stimuli, TickInput, behavior, decider, group, tick_all,
-    tick_traced, tree,
+    AgentMemory, Decide, NoTrace, Rate, Schedule, Stimuli, TickInput, behavior, decider, group,
+    tick_all, tick_scheduled, tick_traced, tree,
 };
 
 struct Counting;
@@ -534,6 +534,66 @@ fn tick_traced_with_no_trace_allocates_nothing_after_the_first_tick() {
     crowd.assert_every_behavior_ran();
 }
 
+/// The rate of an agent `distance` places from a camera that moves along
+/// the crowd: near ones every frame, then every 4th and every 16th frame,
+/// the farthest only when woken.
+fn rate_at(distance: usize) -> Rate {
+    match distance {
+        0..40 => Rate::EveryFrame,
+        40..120 => Rate::Every(4),
+        120..190 => Rate::Every(16),
+        _ => Rate::OnWake,
+    }
+}
+
+/// A scheduled crowd allocates nothing once it is set up: every frame the
+/// camera moves and rates change, under a budget that leaves agents
+/// waiting, with agents woken by a call and by a stimulus.
+#[test]
+#[cfg_attr(miri, ignore)] // too slow under Miri
+fn a_scheduled_crowd_allocates_nothing_after_its_setup() {
+    const BUDGET: u32 = 60;
+    let mut crowd = Crowd::new();
+    let mut schedule = Schedule::new(AGENTS, 0.0).with_budget(Some(BUDGET));
+    let (mut ticked, mut waited) = (0, 0);
+    let mut tick = |t: u32| {
+        let now = f64::from(t) / 30.0;
+        crowd.critters.iter_mut().for_each(Critter::live);
+        for i in 0..AGENTS {
+            let rate = rate_at((i + 3 * t as usize) % AGENTS);
+            schedule.set_rate(i, rate).unwrap();
+        }
+        schedule.wake(7 * t as usize % AGENTS);
+        let i = 13 * t as usize % AGENTS;
+        let _ = schedule.stimulate(
+            i,
+            &mut crowd.critters[i].stimuli,
+            Sense::NOISE,
+            1,
+            Some(0.5),
+        );
+        let report = tick_scheduled(
+            &CRITTER,
+            &mut crowd.critters,
+            &mut crowd.memories,
+            &mut schedule,
+            now,
+            |i, c, _dt| c.input(i, now),
+        );
+        assert_eq!(report.crowd.errors, 0);
+        assert!(report.ticked <= BUDGET);
+        ticked += report.ticked;
+        waited += report.waiting;
+    };
+    // The setup: the first frame, after which every period of the run has
+    // its buckets.
+    tick(0);
+    let allocations = allocations_in(|| (1..TICKS).for_each(&mut tick));
+    assert_eq!(allocations, 0, "heap allocations while ticking");
+    assert!(ticked > 0 && waited > 0, "the budget left agents waiting");
+    crowd.assert_every_behavior_ran();
+}
+
 /// Ticks the crowd through a flight recorder watching `watch`; returns
 /// the allocations after tick 0.
 fn run_recorded(crowd: &mut Crowd, watch: bt_viewer::Watch<'_>) -> u64 {
@@ -761,6 +821,57 @@ mod shared {
             sum
         });
         assert!(runs.iter().all(|&n| n > 0), "runs: {runs:?}");
+    }
+
+    /// The same squad scheduled: every third frame, a budget, and each
+    /// outcome reported through the schedule, which wakes its soldier.
+    #[test]
+    #[cfg_attr(miri, ignore)] // too slow under Miri
+    fn a_scheduled_squad_hearing_back_allocates_nothing_after_the_first_tick() {
+        use bt_core::{Rate, Schedule, tick_scheduled};
+
+        let mut soldiers: Vec<Soldier> = (0..SOLDIERS).map(Soldier::new).collect();
+        let shared = SQUAD.new_shared(2 * SOLDIERS);
+        let mut memories: Vec<SquadMemory> = (0..SOLDIERS)
+            .map(|i| SQUAD.new_memory_in(&shared, i as u64))
+            .collect();
+        let mut schedule = Schedule::new(SOLDIERS, 0.0).with_budget(Some(24));
+        for i in 0..SOLDIERS {
+            schedule.set_rate(i, Rate::Every(3)).unwrap();
+        }
+        let mut in_flight: Vec<(Ticket, u32)> = Vec::with_capacity(SOLDIERS);
+        let (mut launched, mut reported) = (0u32, 0u32);
+        let mut tick = |t: u32| {
+            let now = f64::from(t) / 30.0;
+            in_flight.retain(|&(ticket, lands)| {
+                if lands > t {
+                    return true;
+                }
+                reported += u32::from(schedule.complete(&mut memories, ticket, Outcome::Succeeded));
+                false
+            });
+            soldiers.iter_mut().for_each(Soldier::live);
+            let report = tick_scheduled(
+                &SQUAD,
+                &mut soldiers,
+                &mut memories,
+                &mut schedule,
+                now,
+                |_, _, dt| TickInput::new(now, dt),
+            );
+            assert_eq!(report.crowd.errors, 0, "{:?}", report.crowd.first_error);
+            shared.drain_actions(|req| match req.op {
+                ActionOp::Launch(_) => {
+                    launched += 1;
+                    in_flight.push((req.ticket, t + FLIGHT));
+                }
+                ActionOp::Cancel => in_flight.retain(|&(k, _)| k != req.ticket),
+            });
+        };
+        tick(0);
+        let allocations = allocations_in(|| (1..TICKS).for_each(&mut tick));
+        assert_eq!(allocations, 0, "heap allocations while ticking");
+        assert!(launched > 0 && reported > 0);
     }
 }
 

@@ -8,8 +8,10 @@ use crate::memory::AgentMemory;
 use crate::tree::Tree;
 
 mod ids;
+mod schedule;
 
 pub use ids::CrowdIds;
+pub use schedule::{FrameReport, Rate, RateError, Schedule, tick_scheduled};
 
 /// What a crowd tick did, summed over the agents.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

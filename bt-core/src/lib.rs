@@ -82,6 +82,10 @@
 //!   allocating, each agent under its index as id; with the `rayon`
 //!   feature, `par_tick_all` gives the same results, on every core for
 //!   trees without shared state.
+//! - Tick rates: a [`Schedule`] ticks each agent every frame, every k-th
+//!   frame or when woken, within a budget of agent-ticks per frame, with
+//!   the time since its own last tick as `dt` ([`tick_scheduled`]); a
+//!   frame costs the agents due in it, not the crowd.
 //! - Synchronized trees: gates ("at most N agents in here"), global
 //!   cooldowns and group roles ("exactly K agents start together"), with
 //!   their counters in a [`TreeShared`] of atomics, so they hold under
@@ -150,6 +154,9 @@
 //!      keep it cheap.
 //!   10. [In a Bevy app](guide::ch10_bevy): what the `bt-bevy` crate maps
 //!       to what.
+//!   11. [Tick rates and a frame budget](guide::ch11_tick_rates): agents
+//!       that tick every k-th frame or when woken, a budget of agent-ticks
+//!       per frame, and how long an agent can wait.
 //! - **The rules**: [`semantics`] specifies a tick step by step;
 //!   [`bad_input`] lists every input the library refuses or treats
 //!   specially, and what it gets.
@@ -221,12 +228,17 @@ pub mod guide {
     pub mod ch09_performance {}
     #[doc = include_str!("../docs/guide/ch10_bevy.md")]
     pub mod ch10_bevy {}
+    #[doc = include_str!("../docs/guide/ch11_tick_rates.md")]
+    pub mod ch11_tick_rates {}
 }
 
 #[cfg(feature = "rayon")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
 pub use crowd::par_tick_all;
-pub use crowd::{CrowdIds, CrowdReport, check_agent_id, tick_all, tick_range, tick_traced_into};
+pub use crowd::{
+    CrowdIds, CrowdReport, FrameReport, Rate, RateError, Schedule, check_agent_id, tick_all,
+    tick_range, tick_scheduled, tick_traced_into,
+};
 pub use debug::trace::TraceRecorder;
 pub use debug::{Dump, DumpView, Scenario, debug_print_state, record_trace, to_dot};
 pub use decl::{
@@ -247,8 +259,8 @@ pub use memory::{ActiveLevel, AgentMemory};
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 pub use persist::{
-    CrowdSnapshot, MemorySnapshot, PathChange, RestoreError, SNAPSHOT_VERSION, SharedSnapshot,
-    SnapshotError,
+    CrowdSnapshot, MemorySnapshot, PathChange, RestoreError, SNAPSHOT_VERSION, ScheduleSnapshot,
+    SharedSnapshot, SnapshotError,
 };
 pub use raw::{BLOCK_ALIGN, ErasedBehavior, TypeLayout};
 pub use tree::{

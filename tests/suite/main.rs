@@ -30,6 +30,8 @@ mod persist;
 mod policies;
 mod preconditions;
 mod references;
+mod schedule;
+mod schedule_differential;
 mod semantics;
 mod sync;
 mod threads;

@@ -2995,7 +2995,7 @@ pub struct Step {
 
 /// Memory block values a production memory holds: the levels whose block
 /// has an owner with a memory type.
-fn live_blocks(memory: &GenMemory) -> usize {
+pub fn live_blocks(memory: &GenMemory) -> usize {
     (0..LEVELS)
         .filter(|&l| {
             memory
@@ -3401,7 +3401,7 @@ pub fn check_case(
 }
 
 /// A production memory's active path as the comparison sees it.
-fn path_of(memory: &GenMemory) -> Vec<PathLevel> {
+pub fn path_of(memory: &GenMemory) -> Vec<PathLevel> {
     memory
         .active_path()
         .map(|l| PathLevel {

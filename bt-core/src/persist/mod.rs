@@ -51,6 +51,11 @@
 //!   Gate counts and role places are not in it: they are what the
 //!   memories hold, and are counted again from the memories as they are
 //!   restored.
+//! - A crowd's schedule ([`Schedule::snapshot`](crate::Schedule::snapshot)):
+//!   each agent's rate and last tick time, the frame count, the budget,
+//!   and the agents due, each with the frame it has been due since (which
+//!   gives their order). Save it beside the crowd's memories; restored
+//!   with them, the crowd ticks the agents, frames and `dt` it would have.
 //!
 //! # Rules
 //!
@@ -67,7 +72,8 @@
 //!   times, timer stamps, cooldown stamps) by the difference, so a restored
 //!   agent continues under the new clock as if no time had passed; restored
 //!   at the same `now`, every time is bit for bit what it was. Stimuli hold
-//!   only remaining durations and need no clock.
+//!   only remaining durations and need no clock; a schedule's last tick
+//!   times move with the clock like the other times.
 //! - **A crowd.** [`TreeShared::snapshot_crowd`](crate::TreeShared::snapshot_crowd)
 //!   saves the shared state and every memory bound to it as one value, and
 //!   [`TreeShared::restore_crowd`](crate::TreeShared::restore_crowd) loads
@@ -157,6 +163,7 @@ mod content;
 mod crowd;
 mod error;
 mod memory;
+mod schedule;
 mod shared;
 mod stimuli;
 
@@ -166,6 +173,7 @@ pub use crowd::CrowdSnapshot;
 pub(crate) use error::first_change;
 pub use error::{PathChange, RestoreError, SnapshotError};
 pub use memory::MemorySnapshot;
+pub use schedule::ScheduleSnapshot;
 pub use shared::SharedSnapshot;
 
 /// The snapshot format version this build writes and reads.

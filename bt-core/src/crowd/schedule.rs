@@ -1,0 +1,561 @@
+//! Tick rates and a frame budget: which agents of a crowd tick in a frame.
+//!
+//! The frame itself, [`tick_scheduled`], is in `frame.rs`; the buckets
+//! that find the agents due in a frame, in `buckets.rs`.
+
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::memory::AgentMemory;
+use crate::memory::shared::{Outcome, Ticket};
+use crate::memory::stimuli::{Stimuli, StimuliError};
+
+mod buckets;
+mod frame;
+
+use buckets::{Buckets, NIL};
+pub use frame::{FrameReport, tick_scheduled};
+
+/// A frame number no agent waits from: the agent is not due.
+const IDLE: u64 = u64::MAX;
+
+/// How often an agent of a [`Schedule`] ticks.
+///
+/// Agents of one period are spread over its frames by index: agent `i` of
+/// period `k` ticks in the frames whose number is `i % k` modulo `k`, so
+/// each frame ticks about a `k`-th of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rate {
+    /// Every frame (the same as `Every(1)`).
+    EveryFrame,
+    /// Every `k`-th frame, `k` from 1 to [`Schedule::MAX_PERIOD`].
+    Every(u32),
+    /// Only in the frame after it is woken ([`Schedule::wake`]).
+    OnWake,
+}
+
+impl Rate {
+    /// The period in frames; 0 for [`Rate::OnWake`].
+    fn period(self) -> Result<u32, RateError> {
+        match self {
+            Rate::EveryFrame => Ok(1),
+            Rate::Every(0) => Err(RateError::ZeroPeriod),
+            Rate::Every(k) if k > Schedule::MAX_PERIOD => Err(RateError::PeriodTooLong {
+                period: k,
+                max: Schedule::MAX_PERIOD,
+            }),
+            Rate::Every(k) => Ok(k),
+            Rate::OnWake => Ok(0),
+        }
+    }
+}
+
+/// Why a [`Rate`] was refused ([`Schedule::set_rate`]); nothing changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RateError {
+    /// `Rate::Every(0)`: no frame comes every 0 frames.
+    ZeroPeriod,
+    /// A period longer than the schedule keeps: use [`Rate::OnWake`] and
+    /// wake the agent from the game's own timer instead.
+    PeriodTooLong {
+        /// The period given.
+        period: u32,
+        /// The longest period ([`Schedule::MAX_PERIOD`]).
+        max: u32,
+    },
+}
+
+impl fmt::Display for RateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RateError::ZeroPeriod => f.write_str("a rate of every 0 frames"),
+            RateError::PeriodTooLong { period, max } => write!(
+                f,
+                "a rate of every {period} frames: the longest period is {max} frames"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for RateError {}
+
+/// Which agents of a crowd tick in each frame: a rate per agent, a budget
+/// per frame, and the agents woken for the next frame. Ticked with
+/// [`tick_scheduled`], which also hands each agent the time since its own
+/// last tick as `dt`.
+///
+/// - **Rates.** Each agent ticks every frame, every `k`-th frame or only
+///   when woken ([`Rate`]); all agents start at [`Rate::EveryFrame`], and
+///   [`set_rate`](Self::set_rate) changes an agent's rate at any time
+///   (each frame by its distance to the camera, say). Agent `i` of period
+///   `k` is due in the frames whose number is `i % k` modulo `k`: the
+///   agents of one period are spread evenly over its frames, and a new
+///   rate takes effect at the first frame of its own that comes.
+/// - **A budget.** With [`set_budget`](Self::set_budget), no frame ticks
+///   more than that many agents. The due agents beyond it wait, and go
+///   first in the frames after, the longest waiting first: with a budget
+///   of `B` agent-ticks in every frame and a crowd of `N`, no agent ticks
+///   later than `(N - 1) / B` frames (rounded down) after the frame it was
+///   due in ([`wait_bound`](Self::wait_bound)).
+/// - **Waking.** [`wake`](Self::wake) makes an agent due in the next frame
+///   whatever its rate; [`stimulate`](Self::stimulate) sets a stimulus and
+///   wakes the agent, [`complete`](Self::complete) reports a deferred
+///   action's outcome and wakes the agent that launched it.
+///
+/// A frame finds its due agents without looking at any other agent, and
+/// allocates nothing: the schedule's lists are allocated when it is made,
+/// and each period's buckets the first time an agent is set to it.
+///
+/// ```
+/// use bt_core::{Rate, Schedule, TickInput, behavior, decider, group, tick_scheduled, tree};
+/// # #[derive(Default)] struct Npc { thoughts: u32 }
+/// behavior! { THINK: Npc, tick: |npc, _cx| { npc.thoughts += 1; true } }
+/// decider! { JUST_THINK: Npc => THINK }
+/// tree! { NPCS: Npc = JUST_THINK }
+///
+/// let mut npcs: Vec<Npc> = (0..100).map(|_| Npc::default()).collect();
+/// let mut memories: Vec<_> = (0..100).map(|i| NPCS.new_memory(i)).collect();
+/// let mut schedule = Schedule::new(100, 0.0);
+/// for i in 10..100 {
+///     schedule.set_rate(i, Rate::Every(10))?; // the far ones: every tenth frame
+/// }
+/// for frame in 1..=20 {
+///     let now = f64::from(frame) / 60.0;
+///     let report = tick_scheduled(&NPCS, &mut npcs, &mut memories, &mut schedule, now,
+///         |_, _, dt| TickInput::new(now, dt));
+///     assert_eq!(report.ticked, 10 + 9); // ten near ones, and a tenth of the far ones
+/// }
+/// assert_eq!((npcs[0].thoughts, npcs[50].thoughts), (20, 2));
+/// # Ok::<(), bt_core::RateError>(())
+/// ```
+#[derive(Clone)]
+pub struct Schedule {
+    /// The number of the next frame.
+    frame: u64,
+    budget: Option<u32>,
+    buckets: Buckets,
+    /// When each agent last ticked (the start, before its first tick).
+    last: Vec<f64>,
+    /// The frame each agent has been due since, while it waits for its
+    /// tick; [`IDLE`] when it is not due.
+    waiting: Vec<u64>,
+    /// The agents due in earlier frames that the budget left waiting, in
+    /// the order they go: by the frame they were due in, then by index.
+    backlog: Ring,
+    /// The agents woken for the next frame that were not due before.
+    woken: Vec<u32>,
+    /// Room for a frame's lists: the newly due agents, the agents taken
+    /// from the backlog, and the order of the frame's ticks.
+    scratch: [Vec<u32>; 3],
+    /// The heads of the lists a frame merges (a due bucket per period).
+    heads: Vec<u32>,
+}
+
+/// A queue of agents with room for the whole crowd.
+#[derive(Clone, Debug)]
+struct Ring {
+    slots: Vec<u32>,
+    head: usize,
+    len: usize,
+}
+
+impl Ring {
+    fn new(agents: usize) -> Self {
+        Ring {
+            slots: alloc::vec![NIL; agents],
+            head: 0,
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, i: u32) {
+        let n = self.slots.len();
+        debug_assert!(self.len < n);
+        let mut at = self.head + self.len;
+        if at >= n {
+            at -= n;
+        }
+        self.slots[at] = i;
+        self.len += 1;
+    }
+
+    fn pop(&mut self) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        let i = self.slots[self.head];
+        self.head += 1;
+        if self.head == self.slots.len() {
+            self.head = 0;
+        }
+        self.len -= 1;
+        Some(i)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        let (back, front) = self.slots.split_at(self.head);
+        front.iter().chain(back).take(self.len).copied()
+    }
+
+    fn clear(&mut self) {
+        self.head = 0;
+        self.len = 0;
+    }
+}
+
+impl fmt::Debug for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Schedule")
+            .field("agents", &self.len())
+            .field("frame", &self.frame)
+            .field("budget", &self.budget)
+            .field("waiting", &self.backlog.len)
+            .field("woken", &self.woken.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Schedule {
+    /// The longest period of [`Rate::Every`]: 4 096 frames, over a minute
+    /// at 60 frames a second. A period's buckets take 20 bytes a frame.
+    pub const MAX_PERIOD: u32 = 4096;
+
+    /// The schedule of a crowd of `agents` agents, every one ticking every
+    /// frame, with no budget, whose clock reads `now`: an agent's first
+    /// tick gets the time since `now` as its `dt`. Allocates the lists of
+    /// the whole crowd (about 60 bytes an agent).
+    ///
+    /// # Panics
+    /// If `now` is not finite, or `agents` is `u32::MAX` or more.
+    pub fn new(agents: usize, now: f64) -> Self {
+        assert!(
+            now.is_finite(),
+            "Schedule::new: the clock reading {now} is not finite"
+        );
+        assert!(
+            agents < NIL as usize,
+            "Schedule::new: {agents} agents; a schedule holds fewer than {NIL}"
+        );
+        let mut buckets = Buckets::new(agents);
+        let every_frame = buckets.class_of(1);
+        for i in 0..agents as u32 {
+            buckets.insert(i, every_frame);
+        }
+        Schedule {
+            frame: 0,
+            budget: None,
+            buckets,
+            last: alloc::vec![now; agents],
+            waiting: alloc::vec![IDLE; agents],
+            backlog: Ring::new(agents),
+            woken: Vec::with_capacity(agents),
+            scratch: [(); 3].map(|()| Vec::with_capacity(agents)),
+            heads: Vec::with_capacity(2),
+        }
+    }
+
+    /// This schedule with the budget `budget` ([`set_budget`](Self::set_budget)).
+    #[must_use]
+    pub fn with_budget(mut self, budget: Option<u32>) -> Self {
+        self.set_budget(budget);
+        self
+    }
+
+    /// Sets the most agents a frame ticks, from the next frame on; `None`:
+    /// every due agent ticks. Due agents beyond the budget wait for a later
+    /// frame, the longest waiting first. A budget of 0 ticks nothing (the
+    /// crowd pauses, and its due agents wait).
+    pub fn set_budget(&mut self, budget: Option<u32>) {
+        self.budget = budget;
+    }
+
+    /// The most agents a frame ticks (`None`: no limit).
+    pub fn budget(&self) -> Option<u32> {
+        self.budget
+    }
+
+    /// The agents of the crowd.
+    pub fn len(&self) -> usize {
+        self.last.len()
+    }
+
+    /// Whether the crowd has no agent.
+    pub fn is_empty(&self) -> bool {
+        self.last.is_empty()
+    }
+
+    /// The number of the next frame [`tick_scheduled`] runs: 0 before the
+    /// first. Rates, phases and wakes count frames by it.
+    pub fn frame(&self) -> u64 {
+        self.frame
+    }
+
+    /// Sets agent `i`'s rate. The agent is next due in the first frame of
+    /// the new rate that comes, from the next frame on (at once for
+    /// [`Rate::EveryFrame`]; never, until woken, for [`Rate::OnWake`]). An
+    /// agent already due keeps its place: a new rate never takes back a
+    /// tick that is owed. Setting the rate it has changes nothing.
+    ///
+    /// The first agent set to a period allocates that period's buckets
+    /// (20 bytes a frame of the period); nothing else allocates.
+    ///
+    /// # Errors
+    /// [`RateError`] for `Every(0)` or a period above
+    /// [`MAX_PERIOD`](Self::MAX_PERIOD); nothing changed.
+    ///
+    /// # Panics
+    /// If `i` is not an agent of the crowd.
+    pub fn set_rate(&mut self, i: usize, rate: Rate) -> Result<(), RateError> {
+        let i = self.agent(i, "set_rate");
+        let period = rate.period()?;
+        let class = (period > 0).then(|| self.buckets.class_of(period));
+        let now = self.buckets.class[i as usize];
+        if class.unwrap_or(NIL) != now {
+            self.buckets.remove(i);
+            if let Some(class) = class {
+                self.buckets.insert(i, class);
+                // A frame merges at most one bucket of each period.
+                self.heads.reserve(self.buckets.classes.len());
+            }
+        }
+        Ok(())
+    }
+
+    /// Agent `i`'s rate (a rate of every frame reads as
+    /// [`Rate::EveryFrame`], also when set as `Every(1)`).
+    ///
+    /// # Panics
+    /// If `i` is not an agent of the crowd.
+    pub fn rate(&self, i: usize) -> Rate {
+        let i = self.agent(i, "rate");
+        match self.buckets.class[i as usize] {
+            NIL => Rate::OnWake,
+            c => match self.buckets.classes[c as usize].period {
+                1 => Rate::EveryFrame,
+                k => Rate::Every(k),
+            },
+        }
+    }
+
+    /// Makes agent `i` due in the next frame, whatever its rate. Under a
+    /// budget it goes in that frame's order with the other agents due
+    /// then (after those due in earlier frames, by index among those due
+    /// with it). An agent already due keeps its place.
+    ///
+    /// # Panics
+    /// If `i` is not an agent of the crowd.
+    pub fn wake(&mut self, i: usize) {
+        let i = self.agent(i, "wake");
+        if self.waiting[i as usize] == IDLE {
+            self.waiting[i as usize] = self.frame;
+            self.woken.push(i);
+        }
+    }
+
+    /// Sets the stimulus `flag` on agent `i`'s `stimuli` (as
+    /// [`Stimuli::set`]) and wakes the agent for the next frame: a new
+    /// stimulus does not wait for the agent's turn. The schedule cannot see
+    /// your agents' stimuli, so setting one on an agent of a slow rate with
+    /// [`Stimuli::set`] alone leaves it to its turn.
+    ///
+    /// ```
+    /// # use bt_core::{Rate, Schedule, Stimuli, TickInput, group, leaf, tick_scheduled, tree};
+    /// bt_core::bitflags::bitflags! {
+    ///     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    ///     struct Sense: u8 { const NOISE = 1; }
+    /// }
+    /// #[derive(Default)]
+    /// struct Guard { senses: Stimuli<Sense, 2> }
+    /// leaf! { LOOK: Guard, stimuli_any: Sense::NOISE }
+    /// leaf! { DOZE: Guard }
+    /// group! { ROOT: Guard, prioritized [LOOK, DOZE] }
+    /// tree! { GUARDS: Guard = ROOT }
+    ///
+    /// let mut guards = [Guard::default(), Guard::default()];
+    /// let mut memories = [0, 1].map(|i| GUARDS.new_memory(i));
+    /// let mut schedule = Schedule::new(2, 0.0);
+    /// schedule.set_rate(1, Rate::OnWake)?;
+    /// let frame = |guards: &mut [Guard], memories: &mut [_], schedule: &mut Schedule, now| {
+    ///     tick_scheduled(&GUARDS, guards, memories, schedule, now, |_, g: &mut Guard, dt| {
+    ///         TickInput::new(now, dt).with_stimuli(g.senses.update(dt))
+    ///     })
+    /// };
+    /// assert_eq!(frame(&mut guards, &mut memories, &mut schedule, 0.1).ticked, 1);
+    /// schedule.stimulate(1, &mut guards[1].senses, Sense::NOISE, 0, Some(1.0))?;
+    /// let report = frame(&mut guards, &mut memories, &mut schedule, 0.2);
+    /// assert_eq!(report.ticked, 2); // the sleeper heard it
+    /// assert_eq!(memories[1].leaf(), GUARDS.find("LOOK"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Stimuli::set`]: a stimulus that cannot be set wakes nobody.
+    ///
+    /// # Panics
+    /// If `i` is not an agent of the crowd.
+    pub fn stimulate<F: bitflags::Flags, const M: usize, P: Copy>(
+        &mut self,
+        i: usize,
+        stimuli: &mut Stimuli<F, M, P>,
+        flag: F,
+        payload: P,
+        timeout: Option<f32>,
+    ) -> Result<(), StimuliError>
+    where
+        F::Bits: Into<u128>,
+    {
+        self.agent(i, "stimulate");
+        stimuli.set(flag, payload, timeout)?;
+        self.wake(i);
+        Ok(())
+    }
+
+    /// Reports a deferred action back, as
+    /// [`AgentMemory::complete`], to the memory of the agent whose index
+    /// is the ticket's agent id, and wakes that agent for the next frame,
+    /// so that it sees the outcome without waiting for its turn. For
+    /// crowds ticked under their indexes as ids (the default of
+    /// [`tick_scheduled`], as of [`tick_all`](crate::tick_all)); a game
+    /// that gives its agents other ids completes on the agent's memory and
+    /// calls [`wake`](Self::wake) with its index.
+    ///
+    /// Returns whether the ticket completed; `false` changes nothing and
+    /// wakes nobody (the launch was cancelled or reported already, or the
+    /// ticket names no agent of the crowd or another memory's launch).
+    pub fn complete<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        memories: &mut [AgentMemory<A, L, S, N>],
+        ticket: Ticket,
+        outcome: Outcome,
+    ) -> bool {
+        let i = ticket.agent() as usize;
+        if i >= self.len() {
+            return false;
+        }
+        let Some(memory) = memories.get_mut(i) else {
+            return false;
+        };
+        let done = memory.complete(ticket, outcome);
+        if done {
+            self.wake(i);
+        }
+        done
+    }
+
+    /// Whether agent `i` is due: woken for the next frame, or left waiting
+    /// by the budget. (An agent whose turn comes in the next frame is not
+    /// due before that frame.)
+    ///
+    /// # Panics
+    /// If `i` is not an agent of the crowd.
+    pub fn is_due(&self, i: usize) -> bool {
+        self.waiting[self.agent(i, "is_due") as usize] != IDLE
+    }
+
+    /// The agents the budget has left waiting for a later frame.
+    pub fn waiting(&self) -> usize {
+        self.backlog.len
+    }
+
+    /// When agent `i` last ticked: the `now` of its last frame, or the
+    /// schedule's start before its first.
+    ///
+    /// # Panics
+    /// If `i` is not an agent of the crowd.
+    pub fn last_tick(&self, i: usize) -> f64 {
+        self.last[self.agent(i, "last_tick") as usize]
+    }
+
+    /// The most frames an agent can wait past the frame it is due in, with
+    /// the budget in every frame: `(N - 1) / B` rounded down for a crowd
+    /// of `N` and a budget of `B`, 0 without a budget, `None` with a
+    /// budget of 0.
+    ///
+    /// Due agents go in the order they became due (by frame, then index),
+    /// so an agent due in frame `d` has at most the `N - 1` other agents
+    /// before it, and no agent that becomes due later goes before it. Each
+    /// frame ticks the first `B` of that order, so every frame the agent
+    /// waits through takes `B` of those before it, and it ticks by frame
+    /// `d + (N - 1) / B`. The bound is reached: with every agent at
+    /// [`Rate::EveryFrame`], the last agent of the crowd is due in the
+    /// first frame behind all the others and waits exactly that long.
+    /// When the budget changes from frame to frame, an agent due in frame
+    /// `d` ticks by the first frame `g` whose budgets from `d` to `g`
+    /// add up to `N`.
+    pub fn wait_bound(&self) -> Option<u64> {
+        match self.budget {
+            None => Some(0),
+            Some(0) => None,
+            Some(b) => Some(self.len().saturating_sub(1) as u64 / u64::from(b)),
+        }
+    }
+
+    /// Each agent's period (0: it ticks only when woken), for a snapshot.
+    #[cfg(feature = "serde")]
+    pub(crate) fn periods(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        let classes = &self.buckets.classes;
+        (self.buckets.class.iter()).map(|&c| classes.get(c as usize).map_or(0, |c| c.period))
+    }
+
+    /// When each agent last ticked, for a snapshot.
+    #[cfg(feature = "serde")]
+    pub(crate) fn last_ticks(&self) -> &[f64] {
+        &self.last
+    }
+
+    /// The due agents, each with the frame it has been due since, in the
+    /// order they go: the backlog's, then the woken ones by index.
+    #[cfg(feature = "serde")]
+    pub(crate) fn due_agents(&self) -> Vec<(u32, u64)> {
+        let mut woken = self.woken.clone();
+        woken.sort_unstable();
+        (self.backlog.iter().chain(woken))
+            .map(|i| (i, self.waiting[i as usize]))
+            .collect()
+    }
+
+    /// The schedule with these parts, as a snapshot holds them, checked
+    /// by the caller: periods up to [`MAX_PERIOD`](Self::MAX_PERIOD), finite
+    /// times, each due agent once, due since a frame before `frame` (or,
+    /// woken, in `frame`).
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_parts(
+        frame: u64,
+        budget: Option<u32>,
+        periods: &[u32],
+        last: Vec<f64>,
+        due: &mut [(u32, u64)],
+    ) -> Self {
+        let mut schedule = Schedule::new(periods.len(), 0.0);
+        for (i, &k) in periods.iter().enumerate() {
+            let rate = if k == 0 { Rate::OnWake } else { Rate::Every(k) };
+            let set = schedule.set_rate(i, rate);
+            debug_assert!(set.is_ok());
+        }
+        schedule.last = last;
+        schedule.frame = frame;
+        schedule.budget = budget;
+        due.sort_unstable_by_key(|&(i, since)| (since, i));
+        for &(i, since) in due.iter() {
+            schedule.waiting[i as usize] = since;
+            if since < frame {
+                schedule.backlog.push(i);
+            } else {
+                schedule.woken.push(i);
+            }
+        }
+        schedule
+    }
+
+    /// `i` as an agent index, checked.
+    #[track_caller]
+    fn agent(&self, i: usize, what: &str) -> u32 {
+        assert!(
+            i < self.len(),
+            "Schedule::{what}: agent {i} of a crowd of {}",
+            self.len()
+        );
+        i as u32
+    }
+}

@@ -1,0 +1,387 @@
+//! One frame of a scheduled crowd: which agents are due, which of them the
+//! budget lets tick, and their ticks, in index order.
+
+use super::buckets::NIL;
+use super::{IDLE, Schedule};
+use crate::crowd::{CrowdIds, CrowdReport, Member};
+use crate::decl::TickInput;
+use crate::interp::tick_member;
+use crate::memory::AgentMemory;
+use crate::tree::Tree;
+
+/// What a frame of [`tick_scheduled`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct FrameReport {
+    /// The frame's number ([`Schedule::frame`] before it ran).
+    pub frame: u64,
+    /// Agents due in the frame: those whose turn it was, those woken for
+    /// it, and those left waiting by earlier frames.
+    pub due: u32,
+    /// Agents ticked: at most the budget (the same as `crowd.ticked`).
+    pub ticked: u32,
+    /// Due agents the budget left waiting for a later frame.
+    pub waiting: u32,
+    /// The most frames an agent ticked in this frame had waited past the
+    /// frame it was due in (0: every agent ticked on time).
+    pub longest_wait: u64,
+    /// What the ticks did, as [`tick_all`](crate::tick_all) reports it.
+    pub crowd: CrowdReport,
+}
+
+/// Ticks the agents of a crowd that `schedule` says are due in this frame,
+/// at most its budget of them, in index order: agent `i` with
+/// `memories[i]` and the input `input(i, &mut agents[i], dt)`, where `dt`
+/// is the time from the agent's last tick (or the schedule's start) to
+/// `now`. The input's `now` and `dt` are set to those, whatever the
+/// closure put there; age the agent's stimuli in the closure by that `dt`
+/// (`|_, a, dt| TickInput::new(now, dt).with_stimuli(a.senses.update(dt))`),
+/// so that a stimulus lasts as long in seconds whatever the agent's rate.
+/// An agent's id is its index unless the input sets one, as in
+/// [`tick_all`](crate::tick_all), with the same check of ids for a tree
+/// with deferred actions.
+///
+/// Time stays exact for the agents that do not tick: timers and cooldowns
+/// are stamped with absolute times and compared with the `now` of the
+/// agent's next tick, so a skipped agent's timers run on as the clock
+/// does. A clock that goes backwards gives a `dt` of 0.
+///
+/// Which agents are due: those whose turn it is by their [`Rate`](super::Rate), those
+/// woken for this frame, and those the budget left waiting in earlier
+/// frames. With a budget, the frame takes them in the order they became
+/// due: first those waiting from earlier frames (the longest waiting
+/// first, by index among those due in one frame), then this frame's by
+/// index; those it does not take wait. The agents taken tick in index
+/// order, as `tick_all` would tick them, so that gates, cooldowns and
+/// roles go to the same agents. Same rates, budget, wakes and inputs: the
+/// same agents tick with the same `dt`, and make the same decisions.
+///
+/// The frame costs the agents due in it (sorting the agents woken or
+/// given a rate since their bucket last came up), not the crowd, and
+/// allocates nothing.
+///
+/// # Errors
+/// Each agent's, in the report's `crowd`, as `tick_all` gives them. A
+/// `now` that is not finite fails each agent the frame takes with
+/// [`TickError::InvalidInput`](crate::TickError::InvalidInput) naming
+/// `now`; their last tick times are kept.
+///
+/// # Panics
+/// If the slices and the schedule differ in length, or a callback panics.
+/// A panic leaves the schedule consistent: the frame counts as run, the
+/// panicking agent as ticked (its memory is left idle), and the agents
+/// the frame took and had not ticked yet stay due, first in the next
+/// frame.
+#[inline]
+pub fn tick_scheduled<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agents: &mut [A],
+    memories: &mut [AgentMemory<A, L, S, N>],
+    schedule: &mut Schedule,
+    now: f64,
+    input: impl FnMut(usize, &mut A, f32) -> TickInput,
+) -> FrameReport {
+    assert_eq!(
+        agents.len(),
+        memories.len(),
+        "tick_scheduled: one memory per agent"
+    );
+    assert_eq!(
+        agents.len(),
+        schedule.len(),
+        "tick_scheduled: the schedule's crowd and the agents differ in length"
+    );
+    let f = schedule.frame;
+    schedule.frame += 1;
+    let cap = schedule.budget.map_or(usize::MAX, |b| b as usize);
+    // Each period's bucket whose turn it is, settled into index order.
+    let (mut turns, mut only, mut due) = (0, 0, 0);
+    let Schedule {
+        buckets, scratch, ..
+    } = &mut *schedule;
+    for k in 0..buckets.active.len() {
+        let b = buckets.due_bucket(buckets.active[k], f);
+        buckets.settle(b, &mut scratch[2]);
+        let len = buckets.bucket(b).len as usize;
+        if len > 0 {
+            turns += 1;
+            only = b;
+            due += len;
+        }
+    }
+    let mut run = Run {
+        tree,
+        agents,
+        memories,
+        now,
+        input,
+        report: CrowdReport::default(),
+        ids: CrowdIds::new(),
+        launching: tree.shape.actions > 0,
+    };
+    if schedule.backlog.len > 0
+        || !schedule.woken.is_empty()
+        || turns > 1
+        || due > cap
+        || !now.is_finite()
+    {
+        return by_order(schedule, f, cap, run);
+    }
+    // One bucket's turn and nobody else due: its list is the frame.
+    let head = if turns == 1 {
+        schedule.buckets.bucket(only).head
+    } else {
+        NIL
+    };
+    let mut pending = Pending {
+        schedule,
+        frame: f,
+        rest: Rest::List(head),
+    };
+    let mut i = head;
+    while i != NIL {
+        let s = &mut *pending.schedule;
+        let next = s.buckets.next[i as usize];
+        pending.rest = Rest::List(next);
+        let last = &mut s.last[i as usize];
+        let dt = (now - *last).max(0.0) as f32;
+        *last = now;
+        run.tick(i as usize, dt);
+        i = next;
+    }
+    FrameReport {
+        frame: f,
+        due: due as u32,
+        ticked: run.report.ticked,
+        waiting: 0,
+        longest_wait: 0,
+        crowd: run.report,
+    }
+}
+
+/// A frame with agents waiting, woken, due in several periods or more
+/// than the budget: the due agents merged into one list, the budget's
+/// share of them taken, and those ticked in index order.
+#[inline(never)]
+fn by_order<A: 'static, I, const L: usize, const S: usize, const N: usize>(
+    schedule: &mut Schedule,
+    f: u64,
+    cap: usize,
+    mut run: Run<'_, A, I, L, S, N>,
+) -> FrameReport
+where
+    I: FnMut(usize, &mut A, f32) -> TickInput,
+{
+    let Schedule {
+        buckets,
+        waiting,
+        backlog,
+        woken,
+        scratch: [fresh, old, order],
+        heads,
+        ..
+    } = &mut *schedule;
+    // This frame's due agents in index order: the buckets whose turn it
+    // is and the woken agents, merged; an agent already due (waiting, or
+    // woken) is taken from the backlog or the woken list, not its bucket.
+    woken.sort_unstable();
+    heads.clear();
+    for &c in &buckets.active {
+        let head = buckets.bucket(buckets.due_bucket(c, f)).head;
+        if head != NIL {
+            heads.push(head);
+        }
+    }
+    fresh.clear();
+    let mut w = 0;
+    loop {
+        let (mut best, mut from) = (woken.get(w).copied().unwrap_or(NIL), usize::MAX);
+        for (k, &head) in heads.iter().enumerate() {
+            if head < best {
+                (best, from) = (head, k);
+            }
+        }
+        if best == NIL {
+            break;
+        }
+        if from == usize::MAX {
+            w += 1;
+            fresh.push(best);
+        } else {
+            heads[from] = buckets.next[best as usize];
+            if waiting[best as usize] == IDLE {
+                fresh.push(best);
+            }
+        }
+    }
+    heads.clear();
+    woken.clear();
+    // The budget: the backlog first, then this frame's by index.
+    let before = backlog.len;
+    let from_backlog = before.min(cap);
+    old.clear();
+    old.extend((0..from_backlog).map_while(|_| backlog.pop()));
+    let longest_wait = old.first().map_or(0, |&i| f - waiting[i as usize]);
+    let take = fresh.len().min(cap - from_backlog);
+    for &i in &fresh[take..] {
+        waiting[i as usize] = f;
+        backlog.push(i);
+    }
+    // The agents taken, in index order.
+    old.sort_unstable();
+    order.clear();
+    let (mut a, mut b) = (old.iter().peekable(), fresh[..take].iter().peekable());
+    while let (Some(&&x), Some(&&y)) = (a.peek(), b.peek()) {
+        order.push(
+            if x < y { a.next() } else { b.next() }
+                .copied()
+                .unwrap_or(NIL),
+        );
+    }
+    order.extend(a.chain(b));
+    let report = FrameReport {
+        frame: f,
+        due: (before + fresh.len()) as u32,
+        waiting: backlog.len as u32,
+        longest_wait,
+        ..FrameReport::default()
+    };
+    let finite = run.now.is_finite();
+    let n = order.len();
+    let mut pending = Pending {
+        schedule,
+        frame: f,
+        rest: Rest::Order(0),
+    };
+    for k in 0..n {
+        let s = &mut *pending.schedule;
+        let i = s.scratch[2][k] as usize;
+        pending.rest = Rest::Order(k + 1);
+        s.waiting[i] = IDLE;
+        let dt = if finite {
+            let last = core::mem::replace(&mut s.last[i], run.now);
+            (run.now - last).max(0.0) as f32
+        } else {
+            0.0
+        };
+        run.tick(i, dt);
+    }
+    FrameReport {
+        ticked: run.report.ticked,
+        crowd: run.report,
+        ..report
+    }
+}
+
+/// What a frame ticks with.
+struct Run<'a, A: 'static, I, const L: usize, const S: usize, const N: usize> {
+    tree: &'a Tree<A, L, S, N>,
+    agents: &'a mut [A],
+    memories: &'a mut [AgentMemory<A, L, S, N>],
+    now: f64,
+    input: I,
+    report: CrowdReport,
+    /// For a tree with deferred actions: the ids held so far.
+    ids: CrowdIds,
+    launching: bool,
+}
+
+impl<A: 'static, I, const L: usize, const S: usize, const N: usize> Run<'_, A, I, L, S, N>
+where
+    I: FnMut(usize, &mut A, f32) -> TickInput,
+{
+    /// Ticks agent `i` with the step `dt`, as `tick_all` ticks it.
+    #[inline(always)]
+    fn tick(&mut self, i: usize, dt: f32) {
+        let agent = &mut self.agents[i];
+        let mut input = (self.input)(i, agent, dt).or_agent(i);
+        input.now = self.now;
+        input.dt = dt;
+        if self.launching {
+            return self.tick_launching(i, &input);
+        }
+        tick_member(
+            self.tree,
+            agent,
+            &mut self.memories[i],
+            &input,
+            &mut Member(&mut self.report, i),
+        );
+    }
+
+    /// Ticks agent `i` of a tree with deferred actions, after the check
+    /// of its id.
+    #[inline(never)]
+    fn tick_launching(&mut self, i: usize, input: &TickInput) {
+        match self.ids.check(self.tree, self.memories, i, input) {
+            Ok(()) => tick_member(
+                self.tree,
+                &mut self.agents[i],
+                &mut self.memories[i],
+                input,
+                &mut Member(&mut self.report, i),
+            ),
+            Err(e) => self.report.add(i, Err(e)),
+        }
+        self.ids.note(self.tree, &self.memories[i], i);
+    }
+}
+
+/// Where a frame's ticks are: the agents after it were taken by the frame
+/// and are not ticked yet.
+#[derive(Clone, Copy)]
+enum Rest {
+    /// From this agent to the end of its bucket's list.
+    List(u32),
+    /// From this place of the frame's order.
+    Order(usize),
+}
+
+/// A frame's ticks under way. If a callback panics, dropping it keeps
+/// the agents the frame took and did not tick due, in their order, first
+/// in the next frame.
+struct Pending<'s> {
+    schedule: &'s mut Schedule,
+    frame: u64,
+    rest: Rest,
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        let (s, f) = (&mut *self.schedule, self.frame);
+        match self.rest {
+            Rest::List(mut i) => {
+                // Nobody else was due: these go first, in index order.
+                while i != NIL {
+                    s.waiting[i as usize] = f;
+                    s.backlog.push(i);
+                    i = s.buckets.next[i as usize];
+                }
+            }
+            Rest::Order(k) => {
+                let Schedule {
+                    waiting,
+                    backlog,
+                    scratch: [all, _, order],
+                    ..
+                } = s;
+                let rest = order.get(k..).unwrap_or_default();
+                if rest.is_empty() {
+                    return;
+                }
+                for &i in rest {
+                    if waiting[i as usize] == IDLE {
+                        waiting[i as usize] = f;
+                    }
+                }
+                all.clear();
+                all.extend(backlog.iter().chain(rest.iter().copied()));
+                all.sort_unstable_by_key(|&i| (waiting[i as usize], i));
+                backlog.clear();
+                for &i in all.iter() {
+                    backlog.push(i);
+                }
+            }
+        }
+    }
+}
