@@ -881,7 +881,10 @@ fn a_schedule_snapshot_that_does_not_fit_is_refused() {
         refused(&|v| v["frame"] = u64::MAX.into(), 1.0),
         bad("frame count")
     );
-    let unknown = Schedule::restore(1.0, &serde_json::json!({"version": 3, "extra": 1}));
+    let unknown = Schedule::restore(
+        1.0,
+        &serde_json::json!({"version": bt_core::SNAPSHOT_VERSION, "extra": 1}),
+    );
     assert!(
         matches!(unknown, Err(RestoreError::Format(e)) if e.to_string().contains("unknown field `extra`"))
     );
