@@ -154,7 +154,7 @@ pub struct Schedule {
 
 /// A queue of agents with room for the whole crowd.
 #[derive(Clone, Debug)]
-struct Ring {
+pub(super) struct Ring {
     slots: Vec<u32>,
     head: usize,
     len: usize,
@@ -169,7 +169,7 @@ impl Ring {
         }
     }
 
-    fn push(&mut self, i: u32) {
+    pub(super) fn push(&mut self, i: u32) {
         let n = self.slots.len();
         debug_assert!(self.len < n);
         let mut at = self.head + self.len;
