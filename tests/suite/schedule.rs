@@ -264,6 +264,7 @@ fn waking_an_agent_past_the_crowd_panics_naming_it() {
 /// A frame runs the input closure of the agents it ticks and of no
 /// other: the crowd's other agents are not looked at.
 #[test]
+#[cfg_attr(miri, ignore)] // too slow under Miri
 fn a_frame_reads_only_the_agents_it_ticks() {
     let n = 10_000;
     let (mut agents, mut memories, mut schedule) = notes(n);
