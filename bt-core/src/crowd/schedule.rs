@@ -224,7 +224,7 @@ impl Schedule {
     /// The schedule of a crowd of `agents` agents, every one ticking every
     /// frame, with no budget, whose clock reads `now`: an agent's first
     /// tick gets the time since `now` as its `dt`. Allocates the lists of
-    /// the whole crowd (about 60 bytes an agent).
+    /// the whole crowd (about 50 bytes an agent).
     ///
     /// # Panics
     /// If `now` is not finite, or `agents` is `u32::MAX` or more.

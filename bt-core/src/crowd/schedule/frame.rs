@@ -58,7 +58,7 @@ pub struct FrameReport {
 ///
 /// The frame costs the agents due in it (sorting the agents woken or
 /// given a rate since their bucket last came up), not the crowd, and
-/// allocates nothing.
+/// allocates nothing. [`Schedule`] has an example.
 ///
 /// # Errors
 /// Each agent's, in the report's `crowd`, as `tick_all` gives them. A
@@ -67,8 +67,9 @@ pub struct FrameReport {
 /// `now`; their last tick times are kept.
 ///
 /// # Panics
-/// If the slices and the schedule differ in length, or a callback panics.
-/// A panic leaves the schedule consistent: the frame counts as run, the
+/// If the slices and the schedule differ in length, or a callback panics;
+/// in a debug build, if the closure builds an input with another `now`
+/// or `dt` than it was given. A panic leaves the schedule consistent: the frame counts as run, the
 /// panicking agent as ticked (its memory is left idle), and the agents
 /// the frame took and had not ticked yet stay due, first in the next
 /// frame.
