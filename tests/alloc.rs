@@ -578,7 +578,11 @@ fn a_scheduled_crowd_allocates_nothing_after_its_setup() {
             &mut crowd.memories,
             &mut schedule,
             now,
-            |i, c, _dt| c.input(i, now),
+            |i, c, dt| {
+                let mut input = c.input(i, now);
+                input.dt = dt;
+                input
+            },
         );
         assert_eq!(report.crowd.errors, 0);
         assert!(report.ticked <= BUDGET);

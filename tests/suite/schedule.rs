@@ -155,10 +155,7 @@ fn each_agent_gets_the_time_since_its_own_last_tick() {
             &mut memories,
             &mut schedule,
             now,
-            |_, _, _| {
-                // A wrong `dt` given here is replaced by the agent's own.
-                TickInput::new(-7.0, 99.0)
-            },
+            |_, _, dt| TickInput::new(now, dt),
         );
     }
     assert_eq!(
@@ -180,6 +177,23 @@ fn each_agent_gets_the_time_since_its_own_last_tick() {
         [(1.5, 0.5), (2.5, 1.0), (3.0, 0.5), (3.5, 0.5)]
     );
     assert_eq!(schedule.last_tick(1), 3.0);
+}
+
+/// An input built with another `dt` than the agent's is a mistake a debug
+/// build stops at, naming it.
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "must build the input with the frame's `now` and the agent's `dt`")]
+fn an_input_with_another_dt_panics_in_a_debug_build() {
+    let (mut agents, mut memories, mut schedule) = notes(2);
+    tick_scheduled(
+        &NOTES,
+        &mut agents,
+        &mut memories,
+        &mut schedule,
+        1.0,
+        |_, _, _| TickInput::new(1.0, 1.0 / 60.0),
+    );
 }
 
 /// A new rate takes effect at its first frame from the next one on; an
@@ -250,6 +264,7 @@ fn waking_an_agent_past_the_crowd_panics_naming_it() {
 /// A frame runs the input closure of the agents it ticks and of no
 /// other: the crowd's other agents are not looked at.
 #[test]
+#[cfg_attr(miri, ignore)] // too slow under Miri
 fn a_frame_reads_only_the_agents_it_ticks() {
     let n = 10_000;
     let (mut agents, mut memories, mut schedule) = notes(n);

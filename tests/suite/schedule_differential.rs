@@ -236,7 +236,9 @@ fn check(case: &Case, n: usize, ops: &[FrameOps]) -> Result<(), TestCaseError> {
                 }
                 harness::begin(None);
                 dts[i] = Some(dt);
-                base
+                let mut input = base;
+                input.dt = dt;
+                input
             },
         );
         if let Some(j) = ticking {

@@ -154,7 +154,7 @@ pub struct Schedule {
 
 /// A queue of agents with room for the whole crowd.
 #[derive(Clone, Debug)]
-struct Ring {
+pub(super) struct Ring {
     slots: Vec<u32>,
     head: usize,
     len: usize,
@@ -169,7 +169,7 @@ impl Ring {
         }
     }
 
-    fn push(&mut self, i: u32) {
+    pub(super) fn push(&mut self, i: u32) {
         let n = self.slots.len();
         debug_assert!(self.len < n);
         let mut at = self.head + self.len;
@@ -224,7 +224,7 @@ impl Schedule {
     /// The schedule of a crowd of `agents` agents, every one ticking every
     /// frame, with no budget, whose clock reads `now`: an agent's first
     /// tick gets the time since `now` as its `dt`. Allocates the lists of
-    /// the whole crowd (about 60 bytes an agent).
+    /// the whole crowd (about 50 bytes an agent).
     ///
     /// # Panics
     /// If `now` is not finite, or `agents` is `u32::MAX` or more.

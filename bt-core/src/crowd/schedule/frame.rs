@@ -33,8 +33,8 @@ pub struct FrameReport {
 /// at most its budget of them, in index order: agent `i` with
 /// `memories[i]` and the input `input(i, &mut agents[i], dt)`, where `dt`
 /// is the time from the agent's last tick (or the schedule's start) to
-/// `now`. The input's `now` and `dt` are set to those, whatever the
-/// closure put there; age the agent's stimuli in the closure by that `dt`
+/// `now`. Build the input with that `now` and `dt` (a debug build checks
+/// it), and age the agent's stimuli there by that `dt`
 /// (`|_, a, dt| TickInput::new(now, dt).with_stimuli(a.senses.update(dt))`),
 /// so that a stimulus lasts as long in seconds whatever the agent's rate.
 /// An agent's id is its index unless the input sets one, as in
@@ -58,7 +58,7 @@ pub struct FrameReport {
 ///
 /// The frame costs the agents due in it (sorting the agents woken or
 /// given a rate since their bucket last came up), not the crowd, and
-/// allocates nothing.
+/// allocates nothing. [`Schedule`] has an example.
 ///
 /// # Errors
 /// Each agent's, in the report's `crowd`, as `tick_all` gives them. A
@@ -67,8 +67,9 @@ pub struct FrameReport {
 /// `now`; their last tick times are kept.
 ///
 /// # Panics
-/// If the slices and the schedule differ in length, or a callback panics.
-/// A panic leaves the schedule consistent: the frame counts as run, the
+/// If the slices and the schedule differ in length, or a callback panics;
+/// in a debug build, if the closure builds an input with another `now`
+/// or `dt` than it was given. A panic leaves the schedule consistent: the frame counts as run, the
 /// panicking agent as ticked (its memory is left idle), and the agents
 /// the frame took and had not ticked yet stay due, first in the next
 /// frame.
@@ -109,53 +110,134 @@ pub fn tick_scheduled<A: 'static, const L: usize, const S: usize, const N: usize
             due += len;
         }
     }
-    let mut run = Run {
-        tree,
-        agents,
-        memories,
-        now,
-        input,
-        report: CrowdReport::default(),
-        ids: CrowdIds::new(),
-        launching: tree.shape.actions > 0,
-    };
-    if schedule.backlog.len > 0
+    if tree.shape.actions > 0
+        || schedule.backlog.len > 0
         || !schedule.woken.is_empty()
         || turns > 1
         || due > cap
         || !now.is_finite()
     {
+        let run = Run {
+            tree,
+            agents,
+            memories,
+            now,
+            input,
+            report: CrowdReport::default(),
+            ids: CrowdIds::new(),
+            launching: tree.shape.actions > 0,
+        };
         return by_order(schedule, f, cap, run);
     }
-    // One bucket's turn and nobody else due: its list is the frame.
+    // One bucket's turn and nobody else due: its list is the frame, ticked
+    // as `tick_all` ticks a slice, with everything in locals.
     let head = if turns == 1 {
         schedule.buckets.bucket(only).head
     } else {
         NIL
     };
-    let mut pending = Pending {
-        schedule,
+    let mut input = input;
+    let mut report = CrowdReport::default();
+    let Schedule {
+        buckets,
+        last,
+        waiting,
+        backlog,
+        ..
+    } = schedule;
+    // One length for every slice: one bounds check covers them all.
+    let n = agents.len();
+    let (next, last) = (&buckets.next[..n], &mut last[..n]);
+    let (agents, memories) = (&mut agents[..n], &mut memories[..n]);
+    let mut rest = ListRest {
+        next,
+        waiting,
+        backlog,
         frame: f,
-        rest: Rest::List(head),
+        at: head,
     };
+    // The agents of a bucket are spread over the crowd, where the CPU
+    // cannot guess the next address: fetch them `AHEAD` agents ahead.
+    // Past the list's end the last agent is fetched again, which costs
+    // less than a test.
+    let mut ahead = head as usize;
+    if head != NIL {
+        for _ in 0..AHEAD {
+            ahead = ahead.min(n - 1);
+            fetch(agents, memories, ahead);
+            ahead = next[ahead] as usize;
+        }
+    }
     let mut i = head;
     while i != NIL {
-        let s = &mut *pending.schedule;
-        let next = s.buckets.next[i as usize];
-        pending.rest = Rest::List(next);
-        let last = &mut s.last[i as usize];
+        ahead = ahead.min(n - 1);
+        fetch(agents, memories, ahead);
+        ahead = next[ahead] as usize;
+        let next = next[i as usize];
+        rest.at = next;
+        let last = &mut last[i as usize];
         let dt = (now - *last).max(0.0) as f32;
         *last = now;
-        run.tick(i as usize, dt);
-        i = next;
+        let i = core::mem::replace(&mut i, next) as usize;
+        let agent = &mut agents[i];
+        let input = input(i, agent, dt).or_agent(i);
+        debug_assert!(same_time(&input, now, dt), "{}", WRONG_TIME);
+        let memory = &mut memories[i];
+        tick_member(tree, agent, memory, &input, &mut Member(&mut report, i));
     }
     FrameReport {
         frame: f,
         due: due as u32,
-        ticked: run.report.ticked,
+        ticked: report.ticked,
         waiting: 0,
         longest_wait: 0,
-        crowd: run.report,
+        crowd: report,
+    }
+}
+
+/// What a frame's input closure was given and must build the input with.
+const WRONG_TIME: &str = "tick_scheduled: the input closure must build the input with the \
+                          frame's `now` and the agent's `dt` it was given";
+
+/// Whether `input` has the clock reading `now` and the step `dt`.
+fn same_time(input: &TickInput, now: f64, dt: f32) -> bool {
+    input.now.to_bits() == now.to_bits() && input.dt.to_bits() == dt.to_bits()
+}
+
+/// How many agents ahead of its tick a frame starts fetching an agent.
+const AHEAD: usize = 8;
+
+/// Starts fetching agent `i` and its memory into the cache.
+#[inline(always)]
+fn fetch<A: 'static, const L: usize, const S: usize, const N: usize>(
+    agents: &[A],
+    memories: &[AgentMemory<A, L, S, N>],
+    i: usize,
+) {
+    crate::raw::prefetch_lines(&agents[i]);
+    memories[i].prefetch();
+}
+
+/// The rest of a bucket's list that a frame is ticking: if a callback
+/// panics, dropping it keeps the agents not ticked yet due, first in the
+/// next frame (nobody else was due: they go in index order).
+struct ListRest<'s> {
+    next: &'s [u32],
+    waiting: &'s mut [u64],
+    backlog: &'s mut super::Ring,
+    frame: u64,
+    /// The next agent to tick.
+    at: u32,
+}
+
+impl Drop for ListRest<'_> {
+    fn drop(&mut self) {
+        let mut i = self.at;
+        while i != NIL {
+            self.waiting[i as usize] = self.frame;
+            self.backlog.push(i);
+            i = self.next[i as usize];
+        }
     }
 }
 
@@ -248,15 +330,22 @@ where
     };
     let finite = run.now.is_finite();
     let n = order.len();
+    for &i in order.iter().take(AHEAD) {
+        fetch(run.agents, run.memories, i as usize);
+    }
     let mut pending = Pending {
         schedule,
         frame: f,
-        rest: Rest::Order(0),
+        at: 0,
     };
     for k in 0..n {
         let s = &mut *pending.schedule;
-        let i = s.scratch[2][k] as usize;
-        pending.rest = Rest::Order(k + 1);
+        let order = &s.scratch[2];
+        if let Some(&ahead) = order.get(k + AHEAD) {
+            fetch(run.agents, run.memories, ahead as usize);
+        }
+        let i = order[k] as usize;
+        pending.at = k + 1;
         s.waiting[i] = IDLE;
         let dt = if finite {
             let last = core::mem::replace(&mut s.last[i], run.now);
@@ -294,9 +383,8 @@ where
     #[inline(always)]
     fn tick(&mut self, i: usize, dt: f32) {
         let agent = &mut self.agents[i];
-        let mut input = (self.input)(i, agent, dt).or_agent(i);
-        input.now = self.now;
-        input.dt = dt;
+        let input = (self.input)(i, agent, dt).or_agent(i);
+        debug_assert!(same_time(&input, self.now, dt), "{}", WRONG_TIME);
         if self.launching {
             return self.tick_launching(i, &input);
         }
@@ -327,61 +415,40 @@ where
     }
 }
 
-/// Where a frame's ticks are: the agents after it were taken by the frame
-/// and are not ticked yet.
-#[derive(Clone, Copy)]
-enum Rest {
-    /// From this agent to the end of its bucket's list.
-    List(u32),
-    /// From this place of the frame's order.
-    Order(usize),
-}
-
-/// A frame's ticks under way. If a callback panics, dropping it keeps
-/// the agents the frame took and did not tick due, in their order, first
-/// in the next frame.
+/// A frame's ticks in its order under way. If a callback panics,
+/// dropping it keeps the agents the frame took and did not tick due, in
+/// their order, first in the next frame.
 struct Pending<'s> {
     schedule: &'s mut Schedule,
     frame: u64,
-    rest: Rest,
+    /// The place of the next agent to tick in the frame's order.
+    at: usize,
 }
 
 impl Drop for Pending<'_> {
     fn drop(&mut self) {
-        let (s, f) = (&mut *self.schedule, self.frame);
-        match self.rest {
-            Rest::List(mut i) => {
-                // Nobody else was due: these go first, in index order.
-                while i != NIL {
-                    s.waiting[i as usize] = f;
-                    s.backlog.push(i);
-                    i = s.buckets.next[i as usize];
-                }
+        let f = self.frame;
+        let Schedule {
+            waiting,
+            backlog,
+            scratch: [all, _, order],
+            ..
+        } = &mut *self.schedule;
+        let rest = order.get(self.at..).unwrap_or_default();
+        if rest.is_empty() {
+            return;
+        }
+        for &i in rest {
+            if waiting[i as usize] == IDLE {
+                waiting[i as usize] = f;
             }
-            Rest::Order(k) => {
-                let Schedule {
-                    waiting,
-                    backlog,
-                    scratch: [all, _, order],
-                    ..
-                } = s;
-                let rest = order.get(k..).unwrap_or_default();
-                if rest.is_empty() {
-                    return;
-                }
-                for &i in rest {
-                    if waiting[i as usize] == IDLE {
-                        waiting[i as usize] = f;
-                    }
-                }
-                all.clear();
-                all.extend(backlog.iter().chain(rest.iter().copied()));
-                all.sort_unstable_by_key(|&i| (waiting[i as usize], i));
-                backlog.clear();
-                for &i in all.iter() {
-                    backlog.push(i);
-                }
-            }
+        }
+        all.clear();
+        all.extend(backlog.iter().chain(rest.iter().copied()));
+        all.sort_unstable_by_key(|&i| (waiting[i as usize], i));
+        backlog.clear();
+        for &i in all.iter() {
+            backlog.push(i);
         }
     }
 }
