@@ -5,7 +5,33 @@ use std::path::{Path, PathBuf};
 /// The viewer, as it is: opened on its own it asks for a recording file
 /// (or, served by the live server `LiveServer`, feature `live`, follows
 /// the live stream).
-pub const PAGE: &str = include_str!("viewer.html");
+///
+/// One file for the user, assembled here from the files under `page/`:
+/// the markup, the styles, the live client's controls, and the main
+/// script split by concern (the recording and its index, the text of
+/// events and dumps, the tree, the timeline, the cursor, the queries, the
+/// live stream, the wiring). The main script is one function whose body
+/// runs through its files in this order.
+pub const PAGE: &str = concat!(
+    include_str!("page/head.html"),
+    "<style>\n",
+    include_str!("page/style.css"),
+    "</style>\n",
+    include_str!("page/body.html"),
+    "<script>\n",
+    include_str!("page/live.js"),
+    "</script>\n<!-- /live controls -->\n",
+    "<!--RECORDING-->\n<script>\n",
+    include_str!("page/recording.js"),
+    include_str!("page/text.js"),
+    include_str!("page/tree.js"),
+    include_str!("page/timeline.js"),
+    include_str!("page/cursor.js"),
+    include_str!("page/query.js"),
+    include_str!("page/follow.js"),
+    include_str!("page/wire.js"),
+    "</script>\n</body>\n</html>\n",
+);
 
 /// The marker in [`PAGE`] where [`page_with`] puts the recording.
 const SLOT: &str = "<!--RECORDING-->";

@@ -1,0 +1,183 @@
+"use strict";
+// --- live controls ---
+// The live page's controls: it follows the running program (and says so
+// when the user looks back), and a program that calls LiveServer::frame
+// can be paused, stepped, resumed and stopped by breakpoints from here.
+// The main script hands over its event stream and a few of its functions
+// through window.btLive.attach.
+window.btLive = (function () {
+  const $ = id => document.getElementById(id);
+  const meta = document.querySelector('meta[name="bt-live-token"]');
+  const L = { api: null, control: null, items: null, error: "" };
+
+  function attach(es, api) {
+    L.api = api;
+    $("live-bar").hidden = false;
+    document.body.classList.add("live-bar-on");
+    es.addEventListener("control", ev => {
+      try { onControl(JSON.parse(ev.data)); } catch (e) { showError("Live: a control event could not be read: " + e.message); }
+    });
+    // While the program is paused, the server sends beats: a page that
+    // answers none for 1.5 s counts as gone (a hung tab does not hold it).
+    es.addEventListener("beat", ev => answerBeat(Number(ev.data)));
+    // The user's own moves (scrubbing, keys, clicks) may leave the end.
+    for (const kind of ["input", "click", "keyup"]) document.addEventListener(kind, () => setTimeout(update, 0));
+    wire();
+  }
+
+  function showError(text) { L.error = text; $("live-error").textContent = text; }
+
+  function send(body) {
+    showError("");
+    return fetch("control", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Bt-Token": meta ? meta.content : "" },
+      body: JSON.stringify(body),
+    }).then(r => r.ok ? true : r.text().then(t => { showError("The program refused: " + t); return false; }),
+      e => { showError("The program could not be reached: " + e.message); return false; });
+  }
+
+  // Says the page read beat n; the answer needs no showing (a late one
+  // is refused, and the next beat is answered anyway).
+  function answerBeat(n) {
+    fetch("control", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Bt-Token": meta ? meta.content : "" },
+      body: JSON.stringify({ op: "beat", n }),
+    }).catch(() => {});
+  }
+
+  function following() {
+    const st = L.api.state();
+    return !st.rec || st.cursor === st.last;
+  }
+
+  // Keeps the cursor in view while following; the banner otherwise.
+  function update() {
+    if (!L.api) return;
+    const st = L.api.state();
+    if (!st.rec) return;
+    const on = following();
+    $("live-follow").hidden = on;
+    $("live-at").textContent = st.cursor;
+    $("live-now").textContent = st.last;
+    fillForm();
+  }
+
+  function followAgain() { L.api.seek(L.api.state().last); update(); }
+
+  function onControl(c) {
+    L.control = c;
+    $("live-controls").hidden = !c.framing;
+    const state = $("live-state");
+    state.className = c.paused ? "paused" : "";
+    if (!c.paused) state.textContent = "running";
+    else {
+      let text = "paused at the end of tick " + c.tick;
+      if (c.why === "breakpoint" && c.hit) text += ": breakpoint " + (c.hit.breakpoint + 1) + " (" + describe(c.breakpoints[c.hit.breakpoint]) + ") fired for agent #" + c.hit.agent;
+      else if (c.why === "step") text += " (one step)";
+      state.textContent = text;
+      // The page shows the tick it stopped at.
+      if (c.hit) L.api.selectAgent(c.hit.agent);
+      L.api.seek(c.hit ? c.hit.tick : c.tick);
+    }
+    $("live-pause").disabled = c.paused;
+    $("live-step").disabled = false;
+    $("live-resume").disabled = !c.paused;
+    drawBreakpoints();
+    update();
+  }
+
+  function describe(b) {
+    if (!b) return "?";
+    const who = b.agent === null || b.agent === undefined ? "any agent" : "agent #" + b.agent;
+    switch (b.on) {
+      case "enter": return b.decider + " entered, " + who;
+      case "reject": return b.decider + " rejected" + (b.reason ? " (" + b.reason + ")" : "") + ", " + who;
+      case "subset-rule": return "Subset Rule" + (b.decider ? " at " + b.decider : "") + ", " + who;
+      case "error": return "error, " + who;
+      case "launch": return "deferred action" + (b.decider ? " of " + b.decider : "") + ", " + who;
+      default: return b.on;
+    }
+  }
+
+  function breakpoints() { return L.control ? L.control.breakpoints.slice() : []; }
+
+  function drawBreakpoints() {
+    const list = $("bp-list");
+    list.textContent = "";
+    breakpoints().forEach((b, i) => {
+      const li = document.createElement("li");
+      li.dataset.on = b.on;
+      li.append((i + 1) + ". " + describe(b) + " ");
+      const x = document.createElement("button");
+      x.textContent = "remove";
+      x.className = "bp-remove";
+      x.onclick = () => { const set = breakpoints(); set.splice(i, 1); send({ op: "breakpoints", set }); };
+      li.appendChild(x);
+      list.appendChild(li);
+    });
+  }
+
+  // The deciders and reasons of the recording shown.
+  function fillForm() {
+    const rec = L.api.state().rec;
+    if (!rec || L.items === rec.tree.items) return;
+    L.items = rec.tree.items;
+    const dec = $("bp-decider");
+    const keep = dec.value;
+    dec.textContent = "";
+    const any = document.createElement("option");
+    any.value = ""; any.textContent = "any decider";
+    dec.appendChild(any);
+    for (const name of new Set(rec.tree.items.map(it => it.name))) {
+      const o = document.createElement("option");
+      o.value = name; o.textContent = name;
+      dec.appendChild(o);
+    }
+    dec.value = keep;
+    const reason = $("bp-reason");
+    reason.textContent = "";
+    for (const r of [""].concat(rec.legend.rejections)) {
+      const o = document.createElement("option");
+      o.value = r; o.textContent = r === "" ? "any reason" : r;
+      reason.appendChild(o);
+    }
+    formShape();
+  }
+
+  function formShape() {
+    const on = $("bp-on").value;
+    $("bp-decider").hidden = on === "error";
+    $("bp-reason").hidden = on !== "reject";
+  }
+
+  function add() {
+    const on = $("bp-on").value;
+    const b = { on };
+    const decider = $("bp-decider").value;
+    if (on !== "error" && decider !== "") b.decider = decider;
+    if (on === "reject" && $("bp-reason").value !== "") b.reason = $("bp-reason").value;
+    const agent = $("bp-agent").value.trim().replace(/^#/, "");
+    if (agent !== "") {
+      if (!/^\d+$/.test(agent)) { showError("An agent is given by its id, a number (or left empty for any)."); return Promise.resolve(false); }
+      b.agent = Number(agent);
+    } else b.agent = null;
+    return send({ op: "breakpoints", set: breakpoints().concat([b]) });
+  }
+
+  let wired = false;
+  function wire() {
+    if (wired) return;
+    wired = true;
+    $("live-follow-again").onclick = followAgain;
+    $("live-pause").onclick = () => send({ op: "pause" });
+    $("live-step").onclick = () => send({ op: "step" });
+    $("live-resume").onclick = () => send({ op: "resume" });
+    $("bp-on").onchange = formShape;
+    $("bp-add").onclick = add;
+  }
+
+  return { attach, update, send, add, state: () => L.control, error: () => L.error };
+})();
+// --- /live controls ---

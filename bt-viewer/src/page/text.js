@@ -1,0 +1,118 @@
+  // ---------- names ----------
+  const node = i => S.items[i].name + " #" + i;
+  function hexMask(x) {
+    const h = (typeof x === "string" ? BigInt(x) : BigInt(x)).toString(16);
+    return "0x" + h.padStart(16, "0");
+  }
+  const hex = n => "0x" + n.toString(16);
+
+  // A flag mask by the names of its bits (hex for bits with no name).
+  function flagText(mask, names) {
+    let m = BigInt(mask);
+    const out = [];
+    for (const [bit, name] of names) {
+      const b = 1n << BigInt(bit);
+      if (m & b) { out.push(name); m &= ~b; }
+    }
+    if (m !== 0n) out.push("0x" + m.toString(16));
+    return out.join(" | ");
+  }
+
+  function eventText(kind, code, item, arg, masks) {
+    const lg = S.rec.legend;
+    const name = lg.events[kind - 1] || "other";
+    const it = S.items[item];
+    switch (name) {
+      case "reject": return "reject " + node(item) + " (" + lg.rejections[code] + ")";
+      case "accept": return "accept " + node(item) + " = " + Number(arg).toFixed(3);
+      case "preempt": return "preempt in " + node(item) + " by " + node(arg);
+      case "activate": {
+        const b = it.behavior, f = BigInt(it.behavior_flags);
+        if (b === null) return "activate " + node(item);
+        return "activate " + node(item) + " [" + b + (f !== 0n ? " flags=0x" + f.toString(16) : "") + "]";
+      }
+      case "activate-failed": return "activate " + node(item) + " [" + it.behavior + "] failed";
+      case "ended": return "tick " + node(item) + " [" + it.behavior + "] ended";
+      case "deactivate": return "deactivate " + node(item) + " (" + lg.whys[code] + ")";
+      case "redecide": {
+        const m = (masks.get(item) || 0n) | (1n << BigInt(S.items[arg].child_index));
+        masks.set(item, m);
+        return "redecide " + node(item) + " without " + node(arg) + " mask=0x" + m.toString(16);
+      }
+      case "subset-rule": return "SUBSET RULE: " + node(item) + " accepted but no child can run";
+      case "launch": return "launch " + node(item) + " code=" + arg;
+      case "cancel": return "cancel " + node(item) + " ticket=" + code + "." + arg;
+      case "action-reported": return "action of " + node(item) + " " + lg.actions[code];
+      case "redecide-limit": return "REDECIDE LIMIT in " + node(item);
+      case "jump": return "jump " + node(item) + " to " + node(arg);
+      default: return name + " " + node(item);
+    }
+  }
+
+  const CHOOSERS = { random: "random draw", shuffle: "shuffled draw", scored: "scores" };
+
+  // What random and scored groups chose in a tick's events: for each
+  // child of such a group activated in the tick, a line after its
+  // activation with every candidate's value (the `decide` values the
+  // trace has; 1 for a child with no `decide` that was not rejected) and
+  // the pick.
+  function choices(ev) {
+    const kinds = S.rec.legend.events;
+    const ACCEPT = kinds.indexOf("accept") + 1, ACTIVATE = kinds.indexOf("activate") + 1, REJECT = kinds.indexOf("reject") + 1;
+    const after = new Map();
+    let from = 0;
+    for (let i = 0; i < ev.length; i += 4) {
+      if (ev[i] !== ACTIVATE) continue;
+      const it = S.items[ev[i + 2]];
+      const parent = it.parent === null ? null : S.items[it.parent];
+      if (!parent || !CHOOSERS[parent.policy]) continue;
+      const value = new Map(), rejected = new Set();
+      for (let q = from; q < i; q += 4) {
+        if (S.items[ev[q + 2]].parent !== parent.index) continue;
+        if (ev[q] === ACCEPT) value.set(ev[q + 2], Number(ev[q + 3]));
+        if (ev[q] === REJECT) rejected.add(ev[q + 2]);
+      }
+      const list = parent.children
+        .filter(c => value.has(c) || (!S.items[c].decide && !rejected.has(c)))
+        .map(c => S.items[c].name + " " + (value.has(c) ? value.get(c).toFixed(3) : "1 (no decide)"));
+      const text = CHOOSERS[parent.policy] + " in " + node(parent.index) + ": " + list.join(", ") + " → " + node(it.index);
+      after.set(i, (after.get(i) || []).concat([text]));
+      from = i + 4;
+    }
+    return after;
+  }
+
+  // ---------- dump (DebugPrintState) ----------
+  function dumpText(tk, whole) {
+    if (!tk) return "(no tick recorded for this agent here)\n";
+    const path = tk[5];
+    const levels = [];
+    for (let i = 0; i < path.length; i += 4) levels.push({ item: path[i], redecides: path[i + 1], time: path[i + 2], mask: path[i + 3] });
+    const line = (it, lv, d) => {
+      let s = "  ".repeat(it.depth) + (lv ? "*" : " ") + it.child_index + ":" + it.name + "/0x" + (it.id >>> 0).toString(16).padStart(8, "0") + " ";
+      s += it.policy !== null ? "(group " + it.policy + " " + hex(it.flags_bits) + ")" : "(behavior)";
+      if (lv) s += " time: " + Number(lv.time).toFixed(2);
+      if (it.behavior !== null) {
+        const f = BigInt(it.behavior_flags);
+        s += f === 0n ? " [" + it.behavior + "]" : " [" + it.behavior + " flags=0x" + f.toString(16) + "]";
+      } else {
+        s += " [(no group behavior)]";
+      }
+      if (lv && it.policy !== null) {
+        s += " (" + hexMask(lv.mask) + " " + lv.redecides + ")";
+        const next = levels[d + 1];
+        s += next ? " idx: " + S.items[next.item].child_index : " idx: -";
+      }
+      return s + "\n";
+    };
+    if (!whole) {
+      if (levels.length === 0) return "(idle)\n";
+      return levels.map((lv, d) => line(S.items[lv.item], lv, d)).join("");
+    }
+    return S.items.map(it => {
+      const lv = levels[it.depth];
+      const active = lv && lv.item === it.index ? lv : null;
+      return line(it, active, it.depth);
+    }).join("");
+  }
+

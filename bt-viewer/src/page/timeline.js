@@ -1,0 +1,309 @@
+  // ---------- behaviors: colours, spans, counts ----------
+  function assignColors() {
+    S.colors = new Map();
+    const leaves = S.items.filter(it => it.children.length === 0);
+    leaves.forEach((it, k) => {
+      const hue = Math.round((k * 360) / Math.max(leaves.length, 1) + 20) % 360;
+      S.colors.set(it.index, "hsl(" + hue + ",65%,68%)");
+    });
+    S.leaves = leaves.map(it => it.index).concat([null]);
+  }
+  const colorOf = leaf => leaf === null ? "#d4d7dc" : S.colors.get(leaf) || "#ccc";
+  const leafName = leaf => leaf === null ? "idle" : S.items[leaf].name;
+
+  // Spans of equal leaf and markers, for agent `a`.
+  function spansOf(a) {
+    const spans = [], markers = [], entered = [];
+    const names = S.rec.legend.events;
+    const kind = n => names.indexOf(n) + 1;
+    const K = { preempt: kind("preempt"), redecide: kind("redecide"), subset: kind("subset-rule"), limit: kind("redecide-limit"),
+      launch: kind("launch"), cancel: kind("cancel"), reported: kind("action-reported"), activate: kind("activate") };
+    let cur = null, base = null;
+    for (let j = 0; j < a.ticks.length; j++) {
+      const e = a.ticks[j];
+      if (e.length === 7) base = e;
+      const from = a.start[j], to = from + (e.length === 7 ? 1 : e[0]) - 1, leaf = base[2];
+      if (cur && cur.leaf === leaf && cur.to === from - 1) cur.to = to;
+      else { cur = { leaf, from, to }; spans.push(cur); }
+      const ev = base[6];
+      const seen = new Set();
+      for (let i = 0; i < ev.length; i += 4) {
+        const k = ev[i];
+        let m = null;
+        if (k === K.preempt) m = "preempt";
+        else if (k === K.redecide) m = "redecide";
+        else if (k === K.subset) m = "subset-rule";
+        else if (k === K.limit) m = "error";
+        else if (k === K.launch || k === K.cancel || k === K.reported) m = "deferred";
+        else if (k === K.activate) entered.push(from, to, ev[i + 2]);
+        if (m) seen.add(m);
+      }
+      if (base[4] >> 1) seen.add("error");
+      for (const m of seen) for (let s = from; s <= to; s++) markers.push({ tick: s, kind: m });
+    }
+    // (first tick, last tick, item) of each activation, flat: a run
+    // repeats the activations of its tick at each of its ticks.
+    return { spans, markers, entered };
+  }
+
+  // How many agents run each leaf (or none) at each tick.
+  function countBehaviors() {
+    const T = S.last - S.first + 1;
+    const slot = new Map(S.leaves.map((l, i) => [l, i]));
+    const diff = S.leaves.map(() => new Int32Array(T + 1));
+    for (const sp of S.spans) for (const s of sp.spans) {
+      const d = diff[slot.get(s.leaf)];
+      d[s.from - S.first] += 1; d[s.to - S.first + 1] -= 1;
+    }
+    S.counts = diff.map(d => { const c = new Int32Array(T); let n = 0; for (let t = 0; t < T; t++) { n += d[t]; c[t] = n; } return c; });
+    const legend = $("overview-legend");
+    legend.textContent = "";
+    S.leaves.forEach((l, i) => {
+      if (!S.counts[i].some(x => x > 0)) return;
+      const sp = document.createElement("span");
+      sp.dataset.name = leafName(l);
+      const sw = document.createElement("i");
+      sw.style.background = colorOf(l);
+      sp.append(sw, leafName(l) + (l === null ? "" : " #" + l));
+      legend.appendChild(sp);
+    });
+  }
+
+  // ---------- the time axis ----------
+  function px() { const W = $("lanes").clientWidth || 800; return (W - LABEL_W) / (S.v1 - S.v0 + 1); }
+  const X = s => LABEL_W + (s - S.v0) * px();
+  const tickOfX = x => Math.floor(S.v0 + (x - LABEL_W) / px());
+
+  function zoom(v0, v1) {
+    const min = Math.min(8, S.last - S.first + 1);
+    v0 = Math.round(v0); v1 = Math.round(v1);
+    if (v1 - v0 + 1 < min) { const c = (v0 + v1) / 2; v0 = Math.round(c - min / 2); v1 = v0 + min - 1; }
+    const span = Math.min(v1 - v0, S.last - S.first);
+    if (v0 < S.first) { v0 = S.first; v1 = v0 + span; }
+    if (v1 > S.last) { v1 = S.last; v0 = v1 - span; }
+    S.v0 = v0; S.v1 = v1;
+    S.overviewCache = null;
+    drawAll();
+    return [S.v0, S.v1];
+  }
+  function zoomBy(f, center) {
+    if (center === undefined) center = Math.min(Math.max(S.cursor, S.v0), S.v1);
+    return zoom(center - (center - S.v0) * f, center + (S.v1 - center) * f);
+  }
+
+  function sized(canvas, h) {
+    const dpr = window.devicePixelRatio || 1;
+    const w = canvas.clientWidth;
+    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
+      canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
+      canvas.style.height = h + "px";
+    }
+    const g = canvas.getContext("2d");
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    return g;
+  }
+
+  function drawRuler() {
+    const c = $("ruler"), g = sized(c, 20), W = c.clientWidth;
+    g.clearRect(0, 0, W, 20);
+    g.fillStyle = "#f3f5f8"; g.fillRect(0, 0, W, 20);
+    g.fillStyle = "#6b7480"; g.font = "10px system-ui, sans-serif"; g.textBaseline = "middle";
+    g.fillText("tick", 6, 10);
+    const p = px();
+    let step = 1;
+    for (const m of [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000]) { step = m; if (m * p >= 56) break; }
+    g.strokeStyle = "#aab2bd";
+    for (let s = Math.ceil(S.v0 / step) * step; s <= S.v1; s += step) {
+      const x = X(s);
+      g.beginPath(); g.moveTo(x + .5, 12); g.lineTo(x + .5, 20); g.stroke();
+      g.fillText(String(s), x + 3, 8);
+    }
+    const x = X(S.cursor) + p / 2;
+    g.fillStyle = "#1d232a"; g.fillRect(x - 1, 0, 2, 20);
+  }
+
+  function drawOverview() {
+    const c = $("overview"), H = 84, g = sized(c, H), W = c.clientWidth;
+    if (!S.overviewCache || S.overviewCache.w !== W) {
+      g.clearRect(0, 0, W, H);
+      g.fillStyle = "#6b7480"; g.font = "10px system-ui, sans-serif"; g.textBaseline = "top";
+      const N = Math.max(1, S.agents.length);
+      g.fillText(N + " agents", 4, 2);
+      const p = px();
+      const cols = Math.min(S.v1 - S.v0 + 1, Math.ceil(W - LABEL_W));
+      for (let ci = 0; ci < cols; ci++) {
+        const s = S.v1 - S.v0 + 1 <= cols ? S.v0 + ci : Math.floor(S.v0 + ci / p);
+        const x0 = p >= 1 ? X(s) : LABEL_W + ci, w = p >= 1 ? Math.max(1, p) : 1;
+        let y = H;
+        for (let i = 0; i < S.leaves.length; i++) {
+          const n = S.counts[i][s - S.first];
+          if (!n) continue;
+          const h = n * H / N;
+          g.fillStyle = colorOf(S.leaves[i]);
+          g.fillRect(x0, y - h, w + (p >= 1 ? .5 : 0), h);
+          y -= h;
+        }
+      }
+      S.overviewCache = { w: W, img: g.getImageData(0, 0, c.width, c.height) };
+    } else {
+      g.putImageData(S.overviewCache.img, 0, 0);
+    }
+    const x = X(S.cursor) + px() / 2;
+    g.fillStyle = "rgba(29,35,42,.8)"; g.fillRect(x - 1, 0, 2, H);
+  }
+
+  // The leaf band of the overview under (x, y): { leaf, tick }.
+  function overviewAt(x, y) {
+    const s = tickOfX(x);
+    if (s < S.v0 || s > S.v1) return null;
+    const N = Math.max(1, S.agents.length), H = 84;
+    let top = H;
+    for (let i = 0; i < S.leaves.length; i++) {
+      const n = S.counts[i][s - S.first];
+      if (!n) continue;
+      const h = n * H / N;
+      if (y >= top - h && y <= top) return { leaf: S.leaves[i], tick: s, count: n };
+      top -= h;
+    }
+    return null;
+  }
+
+  // ---------- lanes ----------
+  function numericFields(k) {
+    const a = S.agents[k], v = a && S.values.get(a.agent);
+    if (!v) return [];
+    return Object.keys(v.fields).filter(n => v.fields[n].some(x => typeof x === "number")).slice(0, 4);
+  }
+  function rowY(r) { const sr = S.selRow; return r * LANE_H + (sr >= 0 && r > sr ? S.plotH : 0); }
+
+  function layout() {
+    S.selRow = S.rows.indexOf(S.sel);
+    S.plotH = S.selRow >= 0 ? numericFields(S.sel).length * PLOT_H : 0;
+    const box = $("timeline");
+    const total = S.rows.length * LANE_H + S.plotH;
+    const h = box.clientHeight;
+    $("lanes-spacer").style.height = Math.max(0, total - h) + "px";
+    $("lane-count").textContent = S.rows.length + (S.rows.length === S.agents.length ? " lanes" : " of " + S.agents.length + " lanes");
+    drawAll();
+  }
+
+  function drawAll() { if (!S.rec) return; drawRuler(); drawOverview(); drawLanes(); }
+
+  function drawLanes() {
+    const c = $("lanes"), box = $("timeline");
+    const H = box.clientHeight, W = c.clientWidth;
+    const g = sized(c, H);
+    g.clearRect(0, 0, W, H);
+    const top = box.scrollTop, p = px();
+    g.font = "11px system-ui, sans-serif"; g.textBaseline = "middle";
+    let r = Math.max(0, Math.floor((top - S.plotH) / LANE_H) - 1);
+    while (r < S.rows.length && rowY(r) + LANE_H + (r === S.selRow ? S.plotH : 0) < top) r++;
+    S.drawn = [];
+    for (; r < S.rows.length; r++) {
+      const y = rowY(r) - top;
+      if (y > H) break;
+      const k = S.rows[r];
+      S.drawn.push(S.agents[k].agent);
+      drawLane(g, k, y, W, p);
+      if (r === S.selRow) drawPlots(g, k, y + LANE_H, W, p);
+    }
+    const x = X(S.cursor) + p / 2;
+    g.fillStyle = "rgba(29,35,42,.75)"; g.fillRect(x - 1, 0, 2, H);
+  }
+
+  function drawLane(g, k, y, W, p) {
+    const a = S.agents[k], sel = k === S.sel;
+    g.save();
+    g.beginPath(); g.rect(LABEL_W, y, W - LABEL_W, LANE_H); g.clip();
+    for (const sp of S.spans[k].spans) {
+      if (sp.to < S.v0 || sp.from > S.v1) continue;
+      const x0 = X(sp.from), x1 = X(sp.to + 1);
+      g.fillStyle = colorOf(sp.leaf);
+      g.fillRect(x0, y + 2, Math.max(1, x1 - x0 - (p > 3 ? 1 : 0)), LANE_H - 4);
+      if (x1 - x0 > 46) {
+        g.fillStyle = "#111";
+        g.save(); g.beginPath(); g.rect(Math.max(x0, LABEL_W), y, x1 - Math.max(x0, LABEL_W) - 2, LANE_H); g.clip();
+        g.fillText(leafName(sp.leaf), Math.max(x0, LABEL_W) + 3, y + LANE_H / 2);
+        g.restore();
+      }
+    }
+    const MK = { preempt: ["#d93025", 0, LANE_H, 3], redecide: ["#f29900", 9, 9, 3], "subset-rule": ["#7b1fa2", 0, LANE_H, 5],
+      error: ["#000", 0, LANE_H, 5], deferred: ["#1a73e8", 0, 6, 5] };
+    for (const m of S.spans[k].markers) {
+      if (m.tick < S.v0 || m.tick > S.v1) continue;
+      const [col, dy, h, w] = MK[m.kind];
+      g.fillStyle = col; g.fillRect(X(m.tick), y + dy, w, h);
+    }
+    const hit = S.matches && S.matches.get(k);
+    if (hit !== undefined && hit >= S.v0 && hit <= S.v1) {
+      const x = X(hit) + p / 2;
+      g.fillStyle = "#2f7de1"; g.beginPath(); g.moveTo(x - 5, y); g.lineTo(x + 5, y); g.lineTo(x, y + 7); g.fill();
+    }
+    g.restore();
+    g.fillStyle = sel ? "#ffcf5a" : "#fff";
+    g.fillRect(0, y, LABEL_W, LANE_H);
+    g.fillStyle = "#c9ced6"; g.fillRect(LABEL_W - 1, y, 1, LANE_H);
+    g.fillStyle = "#1d232a"; g.font = (sel ? "700 " : "") + "11px system-ui, sans-serif";
+    g.fillText("#" + a.agent, 4, y + LANE_H / 2);
+    g.font = "11px system-ui, sans-serif";
+  }
+
+  // The selected agent's numbers over time, one strip each.
+  function drawPlots(g, k, y0, W, p) {
+    const a = S.agents[k], v = S.values.get(a.agent);
+    numericFields(k).forEach((name, f) => {
+      const col = v.fields[name], y = y0 + f * PLOT_H;
+      let lo = Infinity, hi = -Infinity;
+      for (const x of col) if (typeof x === "number") { lo = Math.min(lo, x); hi = Math.max(hi, x); }
+      if (hi === lo) { hi += 1; lo -= 1; }
+      g.fillStyle = "#f6f7f9"; g.fillRect(0, y, W, PLOT_H);
+      g.fillStyle = "#6b7480"; g.font = "10px system-ui, sans-serif";
+      g.fillText(name, 4, y + 9);
+      g.fillText(String(+hi.toPrecision(4)), LABEL_W - 30 > 30 ? 30 : 4, y + PLOT_H - 8);
+      g.save(); g.beginPath(); g.rect(LABEL_W, y, W - LABEL_W, PLOT_H); g.clip();
+      g.strokeStyle = "#0b6b2e"; g.lineWidth = 1.5; g.beginPath();
+      let pen = false;
+      for (let j = 0; j < a.ticks.length; j++) {
+        const e = a.ticks[j], n = e.length === 7 ? 1 : e[0];
+        for (let q = 0; q < n; q++) {
+          const s = a.start[j] + q;
+          if (s < S.v0 - 1 || s > S.v1 + 1) { pen = false; continue; }
+          const val = col[a.pos[j] + q];
+          if (typeof val !== "number") { pen = false; continue; }
+          const px_ = X(s) + p / 2, py = y + PLOT_H - 3 - (val - lo) / (hi - lo) * (PLOT_H - 6);
+          if (pen) g.lineTo(px_, py); else g.moveTo(px_, py);
+          pen = true;
+        }
+      }
+      g.stroke();
+      g.restore();
+      g.font = "11px system-ui, sans-serif";
+    });
+  }
+
+  // The lane row and tick under a point of the lanes canvas.
+  function laneAt(x, y) {
+    const yy = y + $("timeline").scrollTop;
+    let r = Math.floor(yy / LANE_H);
+    if (S.selRow >= 0 && r > S.selRow) {
+      const inPlot = yy < rowY(S.selRow) + LANE_H + S.plotH;
+      r = inPlot ? S.selRow : Math.floor((yy - S.plotH) / LANE_H);
+    }
+    if (r < 0 || r >= S.rows.length) return null;
+    return { k: S.rows[r], tick: x < LABEL_W ? null : tickOfX(x) };
+  }
+
+  function laneTip(k, s) {
+    const a = S.agents[k];
+    if (s === null) return "#" + a.agent + ": click to show it";
+    const sp = S.spans[k].spans.find(sp => sp.from <= s && s <= sp.to);
+    const tk = tickAt(k, s);
+    let t = "#" + a.agent + " · tick " + s + (tk ? " · t=" + tk[1].toFixed(3) : "");
+    if (sp) t += "\n" + (sp.leaf === null ? "idle" : node(sp.leaf)) + ": ticks " + sp.from + "–" + sp.to + " (" + (sp.to - sp.from + 1) + ")";
+    const v = S.values.get(a.agent), j = keptAt(k, s);
+    if (v && j >= 0) for (const n of numericFields(k)) t += "\n" + n + " = " + fmt(v.fields[n][j]);
+    return t;
+  }
+
+  const fmt = x => x === null || x === undefined ? "–" : typeof x === "number" ? String(Number.isInteger(x) ? x : +x.toFixed(4)) : String(x);
+
