@@ -13,6 +13,8 @@ use bevy_ecs::prelude::*;
 pub use bt_core::Rate;
 use bt_core::RateError;
 
+use crate::plugin::RunFigures;
+
 /// How often an entity's brain ticks: every run of the plugin's schedule
 /// (the same as no `TickRate` at all), every `k`-th run, or only when
 /// woken. Change it at any time (by distance to the camera, say); the new
@@ -185,8 +187,8 @@ impl Turn {
 pub(crate) enum Go {
     /// Not due: skipped, its turn untouched.
     Skip,
-    /// Due, and it ticks; it had waited this many runs past its due run.
-    Tick(u64),
+    /// Due, and it ticks.
+    Tick,
     /// Due since this run, and the budget leaves it waiting.
     Wait(u64),
 }
@@ -204,15 +206,15 @@ pub(crate) enum Cut {
 }
 
 impl Cut {
-    /// What run `r` does for a brain of agent id `id` due since `since`.
+    /// What the run does for a brain of agent id `id` due since `since`.
     #[inline(always)]
-    pub(crate) fn go(self, since: Option<u64>, id: u32, r: u64) -> Go {
+    pub(crate) fn go(self, since: Option<u64>, id: u32) -> Go {
         let Some(s) = since else {
             return Go::Skip;
         };
         match self {
-            Cut::All => Go::Tick(Turn::waited(s, r)),
-            Cut::UpTo(cs, ci) if (s, id) <= (cs, ci) => Go::Tick(Turn::waited(s, r)),
+            Cut::All => Go::Tick,
+            Cut::UpTo(cs, ci) if (s, id) <= (cs, ci) => Go::Tick,
             _ => Go::Wait(s),
         }
     }
@@ -255,13 +257,13 @@ impl Plan {
         sensed: bool,
     ) -> Option<f32> {
         let since = turn.due_since(rate, id, self.r, sensed);
-        match self.cut.go(since, id, self.r) {
+        match self.cut.go(since, id) {
             Go::Skip => None,
             Go::Wait(s) => {
                 turn.wait(s);
                 None
             }
-            Go::Tick(_) => {
+            Go::Tick => {
                 let dt = turn.dt(self.r, self.now, self.dt);
                 turn.ticked(self.r, self.now);
                 Some(dt)
@@ -298,5 +300,3 @@ pub(crate) fn cut_of(
     };
     (cut, figures)
 }
-
-use crate::plugin::RunFigures;

@@ -6,13 +6,13 @@ use std::collections::BTreeMap;
 
 use bevy_app::{App, Update};
 use bevy_ecs::prelude::*;
-use bt_bevy::{Brain, BrainPlugin, BrainShared, BrainStats, BrainSystems, Rate, Senses, TickRate};
+use bt_bevy::{Brain, BrainPlugin, BrainShared, BrainStats, Rate, Senses, TickRate};
 use bt_core::{
     Action, Outcome, Schedule, TickInput, behavior, decider, group, tick_scheduled, tree,
 };
 
 use crate::common::{app, clock};
-use crate::crowd::{creature, world_step};
+use crate::crowd::{creature, w1_app_with};
 use crate::w1_core::{Agent, W1, W1Memory};
 
 /// The rate of creature `i` in phase `phase` of a run: near, middle, far.
@@ -25,18 +25,10 @@ fn rate_of(i: usize, phase: usize) -> Rate {
 }
 
 fn w1_app(dense: bool, budget: Option<u32>) -> App {
-    let mut app = app();
-    let mut plugin = BrainPlugin::new(&W1).in_schedule(Update);
-    if let Some(b) = budget {
-        plugin = plugin.budget(b);
-    }
-    if dense {
-        app.add_plugins(plugin.dense());
-    } else {
-        app.add_plugins(plugin);
-    }
-    app.add_systems(Update, world_step.before(BrainSystems::Tick));
-    app
+    w1_app_with(dense, |plugin| match budget {
+        Some(b) => plugin.budget(b),
+        None => plugin,
+    })
 }
 
 #[test]
