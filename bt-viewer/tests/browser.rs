@@ -1388,17 +1388,19 @@ fn queries_find_the_agents_that_did_it_and_the_first_match_is_one_click_away() {
             let rows = js(&client, "return btViewer.rows();").await;
             let agents: Vec<usize> = want.iter().map(|w| w.0).collect();
             assert_eq!(rows, json!(agents), "{kind} {name}");
-            // The first match, one click away.
+            // The first match (the earliest tick, the lower id on a tie),
+            // one click away.
+            let earliest = want.iter().min_by_key(|&&(i, t)| (t, i)).unwrap();
             let first = client.find(Locator::Id("first-match")).await.unwrap();
             assert_eq!(
                 first.text().await.unwrap(),
-                format!("first match: #{} @ tick {}", want[0].0, want[0].1)
+                format!("first match: #{} @ tick {}", earliest.0, earliest.1)
             );
             first.click().await.unwrap();
             let state = js(&client, "return btViewer.state();").await;
             assert_eq!(
                 (state["agent"].clone(), state["cursor"].clone()),
-                (json!(want[0].0), json!(want[0].1))
+                (json!(earliest.0), json!(earliest.1))
             );
             // And the lane marks where each agent first matched.
             let shown = js(&client, "return btViewer.rows().length;").await;

@@ -9,6 +9,9 @@ window.addEventListener("error", e => window.btErrors.push(String(e.message)));
 window.addEventListener("unhandledrejection", e => window.btErrors.push(String(e.reason)));
 
 (function () {
+  // When the script began (after the page's markup, and an embedded
+  // recording, were read).
+  const BOOT = performance.now();
   const FORMAT = "bt-viewer-recording";
   const VERSION = 2;
   const LANE_H = 18;
