@@ -941,17 +941,19 @@ fn the_agents_values_decide_values_draws_and_flag_names_are_the_runs() {
         // found them, at every tick.
         for t in (0..TICKS as usize).step_by(7).chain([won - 1, won, drew]) {
             scrub_to(&client, t).await;
-            // Compared in the page: its numbers are the f64 of the f32s.
+            // Compared in the page: its numbers are the shortest decimals
+            // of the f32s, which read back as the same f32s.
             let want = &truth[t];
             let shown = client
                 .execute(
                     "const v = Object.fromEntries([...document.querySelectorAll('#values tr')]\
                      .map(r => [r.dataset.name, JSON.parse(r.dataset.value)]));\
-                     return [v.hunger === Number(arguments[0]), v.fatigue === Number(arguments[1]), v.danger,\
+                     return [Math.fround(v.hunger) === Math.fround(Number(arguments[0])),\
+                             Math.fround(v.fatigue) === Math.fround(Number(arguments[1])), v.danger,\
                              String(v.hunger), String(v.fatigue)];",
                     vec![
-                        json!(f64::from(want.hunger).to_string()),
-                        json!(f64::from(want.fatigue).to_string()),
+                        json!(want.hunger.to_string()),
+                        json!(want.fatigue.to_string()),
                     ],
                 )
                 .await
