@@ -44,7 +44,10 @@
 //!
 //! `values[i].fields[name][j]` is the value the agent recorded under
 //! `name` ([`AgentData`](crate::AgentData)) at its `j`-th kept tick
-//! (counting each tick of a run), or null; `overflow` lists the serials
+//! (counting each tick of a run), or null; a number that an `f32` holds
+//! exactly (as one the agent widened from an `f32` does) is written as the
+//! shortest decimal that reads back as that `f32` (`0.1`, not
+//! `0.10000000149011612`: read it as an `f32` to have it exactly); `overflow` lists the serials
 //! of the ticks some of whose values did not fit.
 
 use alloc_crate::string::String;
@@ -172,6 +175,14 @@ fn short_f64(x: f32) -> f64 {
         .ok()
         .and_then(|t| t.parse().ok())
         .unwrap_or(f64::from(x))
+}
+
+/// `x` as the `f32` that holds it exactly, when one does (a value an
+/// agent widened from an `f32`): the recording writes it as that `f32`'s
+/// shortest decimal, less than half as long.
+pub(crate) fn as_f32(x: f64) -> Option<f32> {
+    let y = x as f32;
+    (f64::from(y) == x).then_some(y)
 }
 
 /// The time of each frame that every kept tick of it shares.
@@ -446,9 +457,10 @@ pub(crate) fn agent_values(
                 fields.resize_with(id + 1, || alloc_crate::vec![Value::Null; n]);
             }
             fields[id][j] = match v {
-                DataValue::Num(x) => {
-                    serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
-                }
+                DataValue::Num(x) => match as_f32(x) {
+                    Some(x) => short_value(x),
+                    None => serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number),
+                },
                 DataValue::Text(s) => Value::String(s),
             };
         }

@@ -24,10 +24,25 @@
 //! its checks by flag name, the decide values of the tick), replays the
 //! ticks one by one with the events, the random draws and scores, the
 //! state dump and the agent's own values at the cursor; above the lanes,
-//! how many agents run each behavior over time; a query finds the agents
-//! that entered a decider, were rejected at one for a reason, or had a
-//! Subset Rule report or an error, and the lanes (drawn on a canvas, with
-//! zoom and pan, the agent's numbers plotted under its lane) show those.
+//! how many agents run each behavior over time (a behavior that any agent
+//! runs at a tick is drawn at least 3 pixels high there, so one agent of
+//! 10 000 can be seen and clicked: a click shows the agents of a band at
+//! its tick), a legend that gives how many agents run each behavior, marks
+//! those that at most one agent in a hundred runs as rare (in a crowd of
+//! 100 or more), and shows on a
+//! click the agents that run it in the ticks in view, and a track of how
+//! many agents had a Subset Rule report, an error or a rejection at each
+//! tick (a click shows them); a query finds the agents that entered a
+//! decider, were rejected at one for a reason, ran one, or had a Subset
+//! Rule report or an error, and the lanes (drawn on a canvas, with zoom
+//! and pan, the agent's numbers plotted under its lane) show those. The
+//! matches of a query, a legend entry or the track go by tick, the
+//! earliest first (the lower agent id first on a tie), with buttons to the
+//! first, the previous and the next. The page reads an agent's values
+//! when it first shows them (a malformed entry is then named in the values
+//! panel, the rest of the recording still shown): opening a recording
+//! parses its values' text, most of a large one's, only for the agents
+//! looked at.
 //! With the `live` feature, `LiveServer` serves the same page from
 //! loopback and streams new ticks to it as they happen.
 //!

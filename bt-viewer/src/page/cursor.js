@@ -62,7 +62,8 @@
     table.textContent = "";
     const a = S.agents[S.sel], v = a && S.values.get(a.agent);
     if (!v) {
-      $("values-note").textContent = a ? "Agent #" + a.agent + " recorded no values (see AgentData)." : "";
+      const bad = a && S.values.errors && S.values.errors.get(a.agent);
+      $("values-note").textContent = bad ? bad : a ? "Agent #" + a.agent + " recorded no values (see AgentData)." : "";
       return;
     }
     const j = keptAt(S.sel, S.cursor), jp = keptAt(S.sel, S.cursor - 1);
