@@ -20,10 +20,14 @@ use alloc_crate::string::{String, ToString};
 use alloc_crate::vec::Vec;
 use core::fmt;
 
+use serde::Serialize;
 use serde_json::Value;
 
-/// What [`compare`] found.
-#[derive(Clone, Debug, PartialEq)]
+/// What [`compare`] found. It serializes (serde) as the comparison page
+/// reads it: divergences as `{"tick", "leaf": [first, second], "what"}`,
+/// each difference tagged by its `"kind"` (`"decide-value"`,
+/// `"rejection"`, `"step"`, `"path"`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Comparison {
     /// The tree's name.
     pub tree: String,
@@ -38,7 +42,7 @@ pub struct Comparison {
 }
 
 /// One agent in both runs.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct AgentComparison {
     /// The agent's index in the crowd.
     pub agent: u32,
@@ -49,7 +53,7 @@ pub struct AgentComparison {
 }
 
 /// The first tick at which an agent decided otherwise.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Divergence {
     /// The tick's serial.
     pub tick: u64,
@@ -60,7 +64,8 @@ pub struct Divergence {
 }
 
 /// The first decision step of a tick that differs between two runs.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Difference {
     /// A decider accepted in both runs, with other values (a `decide`'s
     /// value, a score or a weight).
