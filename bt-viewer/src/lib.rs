@@ -168,5 +168,5 @@ pub use export::{
 #[cfg(feature = "live")]
 #[cfg_attr(docsrs, doc(cfg(feature = "live")))]
 pub use live::{Limits, LiveServer};
-pub use page::{PAGE, page_with, write_page};
+pub use page::{PAGE, compare_page_with, page_with, write_compare_page, write_page};
 pub use recorder::{AgentData, Capacity, DataCapacity, DataOut, FlightRecorder, Watch};

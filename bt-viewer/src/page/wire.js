@@ -152,7 +152,8 @@
 
   wire();
   const embedded = document.getElementById("recording");
-  if (embedded) loadText(embedded.textContent, "embedded recording");
+  if ($("comparison")) openComparison();
+  else if (embedded) loadText(embedded.textContent, "embedded recording");
   else if (location.protocol.startsWith("http")) follow();
   else message("Open a recording (a .json file written by bt-viewer) with the button above.", "info");
 })();
