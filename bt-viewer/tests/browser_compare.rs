@@ -436,6 +436,42 @@ fn the_comparison_page_shows_what_compare_reports() {
 }
 
 #[test]
+fn two_runs_that_decided_alike_show_no_divergence() {
+    let a = run(false).json;
+    let report = compare(&a, &a).unwrap();
+    assert!(report.same());
+    let (page, _) =
+        write_compare_page(&out_dir("compare-alike"), &a, &a, ["a.json", "again.json"]).unwrap();
+    webdriver::with_browser((1600, 1000), |client| async move {
+        open(&client, &page, "body[data-compare='1']").await;
+        let shown = js(
+            &client,
+            "return [document.getElementById('cmp-total').textContent,\
+                     [...document.querySelectorAll('#cmp-table tbody td')].map(td => td.textContent),\
+                     document.getElementById('cmp-count').textContent,\
+                     document.getElementById('cmp-agent').textContent,\
+                     document.querySelectorAll('.cmp-events li.differs').length];",
+        )
+        .await;
+        let last = TICKS - 1;
+        assert_eq!(
+            shown,
+            json!([
+                format!(
+                    "0 of {N} agents decided otherwise; {N} decided alike at every tick both runs kept."
+                ),
+                ["None: the two runs decided alike at every tick both kept."],
+                format!("by tick {last}: 0 of {N} agents had decided otherwise"),
+                format!("#0: decided alike at all {TICKS} ticks both runs kept."),
+                0
+            ])
+        );
+        let errors = js(&client, "return window.btErrors;").await;
+        assert_eq!(errors, json!([]));
+    });
+}
+
+#[test]
 fn recordings_of_two_trees_or_of_another_structure_show_why_in_the_page() {
     let a = run(false).json;
     let cases = [

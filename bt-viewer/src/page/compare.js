@@ -69,6 +69,15 @@
         if (s >= S.v0 && s <= S.v1) showTip(cmpCountText(s), e); else hideTip();
       });
       $("cmp-plot").addEventListener("mouseleave", hideTip);
+      $("cmp-lanes").addEventListener("mousemove", e => {
+        const s = tickOfX(e.clientX - $("cmp-lanes").getBoundingClientRect().left), a = S.agents[S.sel];
+        if (!a || s < S.v0 || s > S.v1) { hideTip(); return; }
+        const L = cmpLanes(a.agent), name = v => v === -2 ? "no tick kept" : v === -1 ? "idle" : node(v);
+        const d = CMP.first.get(a.agent);
+        showTip("#" + a.agent + " · tick " + s + "\nrun 1: " + name(L.at[0][s - S.first]) + "\nrun 2: " + name(L.at[1][s - S.first]) +
+          (d ? "\nfirst decided otherwise at tick " + d.tick : "\ndecided alike throughout"), e);
+      });
+      $("cmp-lanes").addEventListener("mouseleave", hideTip);
       $("cmp-table").addEventListener("click", e => {
         const tr = e.target.closest("tr[data-agent]");
         if (tr) { selectAgent(Number(tr.dataset.agent)); seek(Number(tr.dataset.tick)); }
@@ -94,6 +103,11 @@
         tr.appendChild(td);
       }
       body.appendChild(tr);
+    }
+    if (rows.length === 0) {
+      const tr = document.createElement("tr"), td = document.createElement("td");
+      td.colSpan = 4; td.className = "none"; td.textContent = "None: the two runs decided alike at every tick both kept.";
+      tr.appendChild(td); body.appendChild(tr);
     }
     if (rows.length > MAX) {
       const tr = document.createElement("tr"), td = document.createElement("td");
@@ -250,7 +264,11 @@
       if (on) { const box = $("cmp-table-box"), head = $("cmp-table").tHead.offsetHeight;
         if (tr.offsetTop - head < box.scrollTop || tr.offsetTop + tr.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = tr.offsetTop - head; }
     }
-    const d = id === null ? undefined : CMP.first.get(id);
+    if (id === null) {
+      for (const el of ["cmp-agent", "cmp-title-1", "cmp-title-2", "cmp-events-1", "cmp-events-2"]) $(el).textContent = "";
+      return;
+    }
+    const d = CMP.first.get(id);
     const inB = CMP.byId.has(id), kept = CMP.report.agents.find(x => x.agent === id);
     let line = "#" + id + ": ";
     if (!inB) line += "recorded in run 1 only.";
