@@ -581,6 +581,41 @@ fn the_command_writes_the_page_with_the_comparison_or_why_there_is_none() {
 }
 
 #[test]
+fn names_like_markup_cannot_end_or_hide_the_compare_page_scripts() {
+    let markup = |json: String| {
+        let named = json.replace(r#""name":"DRINK""#, r#""name":"</script><!--DRINK&amp;""#);
+        assert_ne!(named, json);
+        named
+    };
+    let (a, b) = (markup(run(false).json), markup(run(true).json));
+    let (page, report) = compare_page_with(&a, &b, ["</script>a", "b"]);
+    let report = report.unwrap();
+    assert!(
+        report
+            .diverged()
+            .iter()
+            .any(|(_, d)| format!("{:?}", d.what).contains("</script><!--DRINK&amp;")),
+        "{report}"
+    );
+    let mut read = Vec::new();
+    for id in ["recording", "recording-2", "comparison"] {
+        let open = format!(r#"<script id="{id}" type="application/json">"#);
+        let start = page.find(&open).expect("the embedded document") + open.len();
+        let len = page[start..].find("</script>").expect("its end");
+        let embedded = &page[start..start + len];
+        assert!(!embedded.contains(['<', '>', '&']), "markup left in {id}");
+        read.push(serde_json::from_str::<Value>(embedded).unwrap());
+    }
+    let doc = |text: &str| serde_json::from_str::<Value>(text).unwrap();
+    assert_eq!(read[0], doc(&a));
+    assert_eq!(read[1], doc(&b));
+    assert_eq!(
+        read[2],
+        json!({ "labels": ["</script>a", "b"], "report": serde_json::to_value(&report).unwrap() })
+    );
+}
+
+#[test]
 #[ignore = "writes docs/viewer_compare.png: run by scripts/screenshots.sh"]
 fn screenshot_of_the_comparison_page() {
     let (a, b) = (run(false), run(true));
