@@ -66,8 +66,8 @@ const TICKS: u32 = 150;
 /// wandering more.
 const CHANGE: u32 = 40;
 
-/// One run: its recording, and each deer's leaf after each tick as
-/// bt-core's memories say (`None`: idle).
+/// One run: its recording (compact for the changed run), and each deer's
+/// leaf after each tick as bt-core's memories say (`None`: idle).
 struct Run {
     json: String,
     leaves: Vec<Vec<Option<&'static str>>>,
@@ -102,8 +102,15 @@ fn run(changed: bool) -> Run {
             leaves[k].push(m.leaf().map(|l| HERD.node(l).name()));
         }
     }
+    // The second run with runs of repeated ticks merged, as large crowds
+    // are recorded: a comparison reads both forms.
+    let recording = if changed {
+        recorder.export_compact()
+    } else {
+        recorder.export()
+    };
     Run {
-        json: recorder.export().to_json(),
+        json: recording.to_json(),
         leaves,
     }
 }
@@ -224,6 +231,15 @@ async fn pixel_and(client: &Client, id: &str, (x, y): (f64, f64), css: &str) -> 
 fn the_comparison_page_shows_what_compare_reports() {
     let (a, b) = (run(false), run(true));
     let report = compare(&a.json, &b.json).unwrap();
+    let doc: Value = serde_json::from_str(&b.json).unwrap();
+    let runs = doc["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|a| a["ticks"].as_array().unwrap())
+        .filter(|t| t.as_array().unwrap().len() == 2)
+        .count();
+    assert!(runs > 0, "the second run has no runs of repeated ticks");
     // The scenario: nothing differs before the change, decide values and
     // rejections after it, and some deer decide alike throughout.
     assert!(report.same_before(u64::from(CHANGE)), "{report}");
@@ -402,6 +418,18 @@ fn the_comparison_page_shows_what_compare_reports() {
                     }
                 }
                 other => panic!("agent {agent}: {other:?}"),
+            }
+            // Later ticks, some of them repeats the second run keeps as
+            // runs.
+            for s in [d.tick + 3, d.tick + 10] {
+                js(&client, &format!("btViewer.seek({s});")).await;
+                let one = texts(&client, "#cmp-events-1 li").await;
+                assert_eq!(
+                    one,
+                    texts(&client, "#events li").await,
+                    "agent {agent}, tick {s}"
+                );
+                second_run.push((*agent, s, texts(&client, "#cmp-events-2 li").await));
             }
         }
         // Opening another file leaves the comparison: the page shows it
