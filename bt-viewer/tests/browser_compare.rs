@@ -228,6 +228,10 @@ async fn pixel_and(client: &Client, id: &str, (x, y): (f64, f64), css: &str) -> 
 }
 
 #[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
 fn the_comparison_page_shows_what_compare_reports() {
     let (a, b) = (run(false), run(true));
     let report = compare(&a.json, &b.json).unwrap();
@@ -264,6 +268,12 @@ fn the_comparison_page_shows_what_compare_reports() {
     let alone = write_page(&dir.join("after"), &b.json).unwrap();
     webdriver::with_browser((1600, 1000), |client| async move {
         open(&client, &page, "body[data-compare='1']").await;
+        let source = js(
+            &client,
+            "return document.getElementById('source').textContent;",
+        )
+        .await;
+        assert_eq!(source, json!("before.json compared with after.json"));
         // Per agent, its first divergence and what differs, earliest first.
         let rows = js(
             &client,
@@ -464,6 +474,10 @@ fn the_comparison_page_shows_what_compare_reports() {
 }
 
 #[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
 fn two_runs_that_decided_alike_show_no_divergence() {
     let a = run(false).json;
     let report = compare(&a, &a).unwrap();
@@ -500,6 +514,10 @@ fn two_runs_that_decided_alike_show_no_divergence() {
 }
 
 #[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
 fn recordings_of_two_trees_or_of_another_structure_show_why_in_the_page() {
     let a = run(false).json;
     let cases = [

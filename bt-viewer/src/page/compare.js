@@ -16,7 +16,7 @@
     try { doc = JSON.parse($("comparison").textContent); }
     catch (e) { showError(new RecordingError("The comparison in this page is malformed: " + e.message + ".")); return; }
     const labels = Array.isArray(doc.labels) ? doc.labels.map(String) : ["run 1", "run 2"];
-    $("source").textContent = labels[0] + " / " + labels[1];
+    $("source").textContent = labels[0] + " compared with " + labels[1];
     if (doc.error !== undefined) {
       $("app").hidden = true;
       message("These two recordings cannot be compared: " + doc.error + ".", "error");
@@ -32,6 +32,7 @@
     try { b = parse($("recording-2").textContent); }
     catch (e) { showError(new RecordingError("The second recording (" + labels[1] + "): " + e.message)); return; }
     b.agents.forEach(index);
+    $("source").textContent = labels[0] + " compared with " + labels[1];
     const r = doc.report;
     Object.assign(CMP, {
       a: S.rec, b, labels, report: r, byId: new Map(b.agents.map(x => [x.agent, x])),
