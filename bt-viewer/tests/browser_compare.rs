@@ -5,9 +5,11 @@
 //! Recordings of two trees, or of one tree with another structure, show
 //! the library's error in the page.
 //!
-//! The screenshot of the docs (`docs/viewer_compare.png`) comes from the
-//! ignored test here, run by `scripts/screenshots.sh`.
+//! Ignored: a crowd of 10 000 agents × 600 ticks compared, timed (run by
+//! name with `--ignored`); and the screenshot of the docs
+//! (`docs/viewer_compare.png`), run by `scripts/screenshots.sh`.
 
+mod herd;
 mod webdriver;
 use webdriver::{click, js, until};
 
@@ -659,6 +661,102 @@ fn names_like_markup_cannot_end_or_hide_the_compare_page_scripts() {
         read[2],
         json!({ "labels": ["</script>a", "b"], "report": serde_json::to_value(&report).unwrap() })
     );
+}
+
+/// A herd of `REAL` grazers over 600 ticks, every one watched, compact;
+/// with `change`, every seventh grazer gets hungrier at tick 300. The
+/// recording is then copied ten times over (agent ids 0..10 000).
+fn big_herd(change: bool) -> String {
+    const REAL: usize = 1000;
+    const COPIES: usize = 10;
+    let (mut grazers, mut memories) = herd::herd(REAL);
+    let mut recorder = FlightRecorder::new(&herd::HERD, REAL, Watch::All, Capacity::new(600, 12));
+    for t in 0..600 {
+        grazers.iter_mut().for_each(herd::Grazer::step);
+        if change && t == 300 {
+            grazers.iter_mut().step_by(7).for_each(|g| g.hunger += 2.0);
+        }
+        recorder.tick_all(&herd::HERD, &mut grazers, &mut memories, |i, g| {
+            g.input(i, t)
+        });
+    }
+    let mut doc: Value = serde_json::to_value(recorder.export_compact()).unwrap();
+    let one = doc["agents"].as_array().unwrap().clone();
+    let all: Vec<Value> = (0..COPIES)
+        .flat_map(|c| {
+            one.iter().map(move |a| {
+                let mut a = a.clone();
+                a["agent"] = json!(a["agent"].as_u64().unwrap() + (c * REAL) as u64);
+                a
+            })
+        })
+        .collect();
+    doc["agents"] = Value::Array(all);
+    doc.to_string()
+}
+
+#[test]
+#[ignore = "minutes in a debug build, most of them in bt_viewer::compare: run by name with --ignored"]
+fn ten_thousand_agents_compared_open_in_20_s_and_answer_in_65_ms() {
+    let (a, b) = (big_herd(false), big_herd(true));
+    let t0 = std::time::Instant::now();
+    let (page, report) = compare_page_with(&a, &b, ["before.json", "after.json"]);
+    let made = t0.elapsed();
+    let report = report.unwrap();
+    let diverged = report.diverged();
+    assert!(diverged.len() > 1000, "{} diverged", diverged.len());
+    let dir = out_dir("compare-big");
+    std::fs::create_dir_all(&dir).unwrap();
+    let page_path = dir.join("compare.html");
+    std::fs::write(&page_path, &page).unwrap();
+    let first = diverged[0].0;
+    webdriver::with_browser((1600, 1000), |client| async move {
+        let t0 = std::time::Instant::now();
+        open(&client, &page_path, "body[data-compare='1']").await;
+        let open_ms = t0.elapsed().as_secs_f64() * 1e3;
+        let ready = js(&client, "return performance.now();").await;
+        let rows = js(
+            &client,
+            "return document.querySelectorAll('#cmp-table tbody tr').length;",
+        )
+        .await;
+        // Selecting agents from the table and scrubbing: each answer's time.
+        let times = js(
+            &client,
+            &format!(
+                "const rows = [...document.querySelectorAll('#cmp-table tbody tr[data-agent]')];\
+                 const times = [];\
+                 for (let i = 0; i < rows.length; i += Math.floor(rows.length / 10)) {{\
+                   const t0 = performance.now(); rows[i].click(); times.push(performance.now() - t0);\
+                 }}\
+                 btViewer.selectAgent({first});\
+                 for (let t = 0; t < 600; t += 30) {{ const t0 = performance.now(); btViewer.seek(t); times.push(performance.now() - t0); }}\
+                 times.sort((a, b) => a - b);\
+                 return [times.length, times[times.length >> 1], times[times.length - 1]];"
+            ),
+        )
+        .await;
+        let errors = js(&client, "return window.btErrors;").await;
+        assert_eq!(errors, json!([]));
+        let line = format!(
+            "10 000 agents x 600 ticks compared: {:.1} MB and {:.1} MB of JSON, page {:.1} MB made in {:.1} s              (debug build); {} agents diverged, {} table rows; page ready {:.0} ms after navigation              ({open_ms:.0} ms as the test saw it); {} clicks and seeks: median {:.1} ms, slowest {:.1} ms",
+            a.len() as f64 / 1e6,
+            b.len() as f64 / 1e6,
+            page.len() as f64 / 1e6,
+            made.as_secs_f64(),
+            diverged.len(),
+            rows,
+            ready.as_f64().unwrap(),
+            times[0],
+            times[1].as_f64().unwrap(),
+            times[2].as_f64().unwrap(),
+        );
+        eprintln!("{line}");
+        std::fs::write(dir.join("timing.txt"), format!("{line}\n")).unwrap();
+        // Three times the worst seen on a loaded two-core machine.
+        assert!(ready.as_f64().unwrap() < 20_000.0, "{line}");
+        assert!(times[2].as_f64().unwrap() < 65.0, "{line}");
+    });
 }
 
 #[test]
