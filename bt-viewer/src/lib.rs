@@ -150,6 +150,55 @@
 //! [--before TICK]` exits 0 when no agent decided otherwise, 1 when some
 //! did, 2 when the files cannot be compared.
 //!
+//! To see the change, `bt-compare --page DIR before.json after.json` also
+//! writes `DIR/compare.html` (a CI job can keep it), one self-contained
+//! page with both recordings and the comparison inside; in code,
+//! [`write_compare_page`] or [`compare_page_with`]. It shows the first run
+//! as the viewer does and, above the overview, what [`compare`] found: how
+//! many agents had diverged by each tick, plotted on the lanes' time axis;
+//! a table of the agents that decided otherwise, earliest first, with the
+//! tick, the decider each run ran after it and what differed (a click
+//! selects the agent at that tick); and the selected agent's two runs side
+//! by side, their lanes aligned on ticks with the ticks whose deciders
+//! differ and the first divergence marked, and the events of the cursor's
+//! tick in each run with the first step that differs highlighted. The
+//! page shows the library's report as it is, so the two cannot disagree.
+//! When the recordings cannot be compared, the page holds neither and
+//! shows the [`CompareError`]'s message. Opening another file in it leaves
+//! the comparison.
+//!
+//! ```
+//! # use bt_core::{TickInput, behavior, decider, group, tree};
+//! # use bt_viewer::{Capacity, FlightRecorder, Watch};
+//! # struct Critter { hungry: bool }
+//! # behavior! { EAT: Critter, tick: |c, _cx| { c.hungry = false; false } }
+//! # behavior! { WANDER: Critter }
+//! # decider! { EAT_WHEN_HUNGRY: Critter => EAT, decide: |c, _| if c.hungry { 1.0 } else { 0.0 } }
+//! # decider! { JUST_WANDER: Critter => WANDER }
+//! # group! { ROOT: Critter, prioritized [EAT_WHEN_HUNGRY, JUST_WANDER] }
+//! # tree! { CRITTER: Critter = ROOT }
+//! // One scenario played twice; the second time critter 1 starts hungry.
+//! let record = |hungry: u32| {
+//!     let mut critters: Vec<Critter> = (0..3).map(|i| Critter { hungry: i == hungry }).collect();
+//!     let mut memories: Vec<_> = (0..3).map(|i| CRITTER.new_memory(i)).collect();
+//!     let mut recorder = FlightRecorder::new(&CRITTER, 3, Watch::All, Capacity::ticks(20));
+//!     for t in 0..20 {
+//!         recorder.tick_all(&CRITTER, &mut critters, &mut memories, |_, _| {
+//!             TickInput::new(f64::from(t) * 0.1, 0.1)
+//!         });
+//!     }
+//!     recorder.export().to_json()
+//! };
+//! let (before, after) = (record(0), record(1));
+//! let dir = std::env::temp_dir().join(format!("bt-viewer-compare-{}", std::process::id()));
+//! let (page, comparison) = bt_viewer::write_compare_page(&dir, &before, &after, ["before", "after"])?;
+//! let comparison = comparison.expect("one tree");
+//! assert_eq!(comparison.first_tick(), Some(0)); // critters 0 and 1 ate otherwise at once
+//! assert!(page.ends_with("compare.html")); // open it in a browser
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
 //! # Features
 //!
 //! - `live` (default): `LiveServer`, a loopback HTTP endpoint (hyper on
@@ -183,5 +232,5 @@ pub use export::{
 #[cfg(feature = "live")]
 #[cfg_attr(docsrs, doc(cfg(feature = "live")))]
 pub use live::{Limits, LiveServer};
-pub use page::{PAGE, page_with, write_page};
+pub use page::{PAGE, compare_page_with, page_with, write_compare_page, write_page};
 pub use recorder::{AgentData, Capacity, DataCapacity, DataOut, FlightRecorder, Watch};

@@ -298,7 +298,7 @@
     drawAll();
   }
 
-  function drawAll() { if (!S.rec) return; drawRuler(); drawOverview(); drawLanes(); }
+  function drawAll() { if (!S.rec) return; drawRuler(); drawOverview(); drawLanes(); drawCompare(); }
 
   function drawLanes() {
     const c = $("lanes"), box = $("timeline");

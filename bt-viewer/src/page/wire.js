@@ -169,7 +169,8 @@
 
   wire();
   const embedded = document.getElementById("recording");
-  if (embedded) {
+  if ($("comparison")) openComparison();
+  else if (embedded) {
     const t0 = performance.now(), text = embedded.textContent;
     S.readMs = performance.now() - t0;
     loadText(text, "embedded recording");
