@@ -68,7 +68,8 @@ pub struct Divergence {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Difference {
     /// A decider accepted in both runs, with other values (a `decide`'s
-    /// value, a score or a weight).
+    /// value, a score or a weight), or its `decide` turned it down in both
+    /// runs, returning other values.
     DecideValue {
         /// The decider.
         decider: String,
@@ -500,13 +501,21 @@ fn diverge(
             (Some(x), Some(y)) if x[2] == y[2] => {
                 let decider = name(&x[2]).unwrap_or_default();
                 match (legend.event(&x[0]), legend.event(&y[0])) {
-                    ("accept", "accept") => Difference::DecideValue {
-                        decider,
-                        values: (
-                            x[3].as_f64().unwrap_or(f64::NAN),
-                            y[3].as_f64().unwrap_or(f64::NAN),
-                        ),
-                    },
+                    // The same outcome with other values: accepted, or
+                    // turned down by the `decide`.
+                    (kind @ ("accept" | "reject"), same)
+                        if kind == same
+                            && (kind == "accept"
+                                || (x[1] == y[1] && legend.rejection(&x[1]) == "decide")) =>
+                    {
+                        Difference::DecideValue {
+                            decider,
+                            values: (
+                                x[3].as_f64().unwrap_or(f64::NAN),
+                                y[3].as_f64().unwrap_or(f64::NAN),
+                            ),
+                        }
+                    }
                     _ => match (outcome(x), outcome(y)) {
                         (Some(oa), Some(ob)) => Difference::Rejection {
                             decider,

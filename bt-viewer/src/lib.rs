@@ -3,10 +3,11 @@
 //!
 //! "Why did agent #4711 stop guarding at t = 12.5?" Tick the crowd through
 //! a [`FlightRecorder`]: it keeps the last ticks of every watched agent —
-//! each decision step (rejections and why, decide values, activations,
-//! preemptions, redecides, Subset Rule reports, deferred actions, errors)
-//! and the active path after the tick — in frames allocated once, the
-//! newest overwriting the oldest.
+//! each decision step (rejections and why, decide values, those that
+//! accepted and those that rejected, activations, preemptions, redecides,
+//! Subset Rule reports, deferred actions, errors), the tick's decision and
+//! stimuli flags, and the active path after the tick — in frames allocated
+//! once, the newest overwriting the oldest.
 //! With [`FlightRecorder::with_data`] and
 //! [`tick_all_with_data`](FlightRecorder::tick_all_with_data), it also
 //! keeps what each watched agent says about itself ([`AgentData`]: its
@@ -23,7 +24,10 @@
 //! (no network, no build step). The page draws the tree (each decider as `NAME #index`,
 //! its checks by flag name, the decide values of the tick), replays the
 //! ticks one by one with the events, the random draws and scores, the
-//! state dump and the agent's own values at the cursor; above the lanes,
+//! tick's flags by name, the state dump and the agent's own values at the
+//! cursor (a node's tooltip gives its last decide value and its last
+//! rejection with the reason, and for a flag test the flags that failed:
+//! "decision flags: missing FOOD"); above the lanes,
 //! how many agents run each behavior over time (a behavior that any agent
 //! runs at a tick is drawn at least 3 pixels high there, so one agent of
 //! 10 000 can be seen and clicked: a click shows the agents of a band at

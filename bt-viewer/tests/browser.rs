@@ -275,10 +275,12 @@ fn scrubbing_shows_the_path_events_spans_and_dump_of_the_tick() {
         .await;
         assert_eq!(edges, json!(truth.paths[tick].len().saturating_sub(1)));
 
-        // The event list.
+        // The event list (a flag rejection's failed flags aside: see
+        // browser_text.rs).
         let events = js(
             &client,
-            "return [...document.querySelectorAll('#events li:not(.why)')].map(li => li.textContent);",
+            "return [...document.querySelectorAll('#events li:not(.why)')]\
+             .map(li => li.textContent.replace(/ \\((decision|stimuli) flags: [^)]*\\)$/, ' ($1 flags)'));",
         )
         .await;
         assert_eq!(events, json!(truth.events[tick]), "events of tick {tick}");
@@ -381,8 +383,15 @@ fn scrubbing_shows_the_path_events_spans_and_dump_of_the_tick() {
         )
         .await;
         let tip = tip.as_str().unwrap();
+        // (A flag rejection's line names the flags that failed after the
+        // reason: see browser_text.rs.)
+        let line = tip
+            .lines()
+            .find(|l| l.starts_with("last rejection: "))
+            .unwrap_or_default();
         assert!(
-            tip.contains(&format!("last rejection: {reason} (tick {tick},")),
+            line.starts_with(&format!("last rejection: {reason}"))
+                && line.contains(&format!("(tick {tick},")),
             "tooltip: {tip}"
         );
 

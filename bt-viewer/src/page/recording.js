@@ -137,6 +137,9 @@ window.addEventListener("unhandledrejection", e => window.btErrors.push(String(e
     doc.agents.forEach((a, k) => {
       if (!a || typeof a.agent !== "number" || !Array.isArray(a.ticks) || typeof a.first_tick !== "number")
         fail("Agent entry " + k + " is malformed.");
+      if (a.inputs !== undefined && !(Array.isArray(a.inputs) && a.inputs.length % 3 === 0 &&
+          a.inputs.every((x, i) => i % 3 ? x === 0 || /^0x[0-9a-f]+$/.test(x) : typeof x === "number")))
+        fail("The flags of agent " + a.agent + " (its inputs) are malformed.");
       const n = t.items.length;
       let full = null;
       for (let j = 0; j < a.ticks.length; j++) {

@@ -114,7 +114,8 @@
       canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
       canvas.style.height = h + "px";
     }
-    const g = canvas.getContext("2d");
+    // The overview keeps its drawing by reading it back.
+    const g = canvas.getContext("2d", { willReadFrequently: canvas.id === "overview" });
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     return g;
   }
@@ -362,15 +363,20 @@
   // The selected agent's numbers over time, one strip each.
   function drawPlots(g, k, y0, W, p) {
     const a = S.agents[k], v = S.values.get(a.agent);
+    S.plotLabels = [];
     numericFields(k).forEach((name, f) => {
       const col = v.fields[name], y = y0 + f * PLOT_H;
       let lo = Infinity, hi = -Infinity;
       for (const x of col) if (typeof x === "number") { lo = Math.min(lo, x); hi = Math.max(hi, x); }
+      // The label is the series' maximum; a constant series is drawn
+      // across the middle of a scale widened around it.
+      const label = lo <= hi ? fmt(hi) : "–";
       if (hi === lo) { hi += 1; lo -= 1; }
       g.fillStyle = "#f6f7f9"; g.fillRect(0, y, W, PLOT_H);
       g.fillStyle = "#6b7480"; g.font = "10px system-ui, sans-serif";
       g.fillText(name, 4, y + 9);
-      g.fillText(String(+hi.toPrecision(4)), LABEL_W - 30 > 30 ? 30 : 4, y + PLOT_H - 8);
+      g.fillText(label, LABEL_W - 30 > 30 ? 30 : 4, y + PLOT_H - 8);
+      S.plotLabels.push([name, label]);
       g.save(); g.beginPath(); g.rect(LABEL_W, y, W - LABEL_W, PLOT_H); g.clip();
       g.strokeStyle = "#0b6b2e"; g.lineWidth = 1.5; g.beginPath();
       let pen = false;
@@ -416,5 +422,8 @@
     return t;
   }
 
-  const fmt = x => x === null || x === undefined ? "–" : typeof x === "number" ? String(Number.isInteger(x) ? x : +x.toFixed(4)) : String(x);
+  // A value as the page writes it: integers whole, others to 4 decimals,
+  // or 4 significant digits below 1 (4.7e-6 is not 0).
+  const fmt = x => x === null || x === undefined ? "–" : typeof x === "number" ? String(numText(x)) : String(x);
+  const numText = x => Number.isInteger(x) || !Number.isFinite(x) ? x : Math.abs(x) >= 1 ? +x.toFixed(4) : +x.toPrecision(4);
 
