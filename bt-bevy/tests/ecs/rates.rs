@@ -336,7 +336,13 @@ fn a_tree_with_a_gate_keeps_entity_order_under_rates_and_a_budget() {
     const N: usize = 40;
     let mut app = app();
     app.add_plugins(BrainPlugin::new(&GUARDS).in_schedule(Update).budget(12));
-    let rate = |i: usize| if i % 2 == 0 { Rate::EveryFrame } else { Rate::Every(3) };
+    let rate = |i: usize| {
+        if i % 2 == 0 {
+            Rate::EveryFrame
+        } else {
+            Rate::Every(3)
+        }
+    };
     let entities: Vec<Entity> = (0..N)
         .map(|i| {
             let rate = TickRate::new(rate(i)).unwrap();
@@ -363,13 +369,22 @@ fn a_tree_with_a_gate_keeps_entity_order_under_rates_and_a_budget() {
     for frame in 0..60 {
         app.update();
         let (now, _) = clock(&app);
-        let report = tick_scheduled(&GUARDS, &mut guards, &mut memories, &mut schedule, now, |_, _, dt| {
-            TickInput::new(now, dt)
-        });
+        let report = tick_scheduled(
+            &GUARDS,
+            &mut guards,
+            &mut memories,
+            &mut schedule,
+            now,
+            |_, _, dt| TickInput::new(now, dt),
+        );
         for (i, e) in entities.iter().enumerate() {
             let brain = app.world().get::<Brain<GuardMemory>>(*e).unwrap();
             let s = e.index_u32() as usize;
-            assert_eq!(brain.memory().leaf(), memories[s].leaf(), "frame {frame}, guard {i}");
+            assert_eq!(
+                brain.memory().leaf(),
+                memories[s].leaf(),
+                "frame {frame}, guard {i}"
+            );
         }
         let stats = app.world().resource::<BrainStats<GuardMemory>>();
         assert_eq!(
@@ -380,6 +395,10 @@ fn a_tree_with_a_gate_keeps_entity_order_under_rates_and_a_budget() {
         waits += stats.waiting;
     }
     assert!(waits > 0, "the budget held brains back");
-    let bevy_shared = app.world().resource::<BrainShared<GuardMemory>>().state().clone();
+    let bevy_shared = app
+        .world()
+        .resource::<BrainShared<GuardMemory>>()
+        .state()
+        .clone();
     assert_eq!(bevy_shared.gates_held(), shared.gates_held());
 }
