@@ -337,7 +337,7 @@ fn a_tree_with_a_gate_keeps_entity_order_under_rates_and_a_budget() {
     let mut app = app();
     app.add_plugins(BrainPlugin::new(&GUARDS).in_schedule(Update).budget(12));
     let rate = |i: usize| {
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             Rate::EveryFrame
         } else {
             Rate::Every(3)
