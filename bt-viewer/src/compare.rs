@@ -20,10 +20,14 @@ use alloc_crate::string::{String, ToString};
 use alloc_crate::vec::Vec;
 use core::fmt;
 
+use serde::Serialize;
 use serde_json::Value;
 
-/// What [`compare`] found.
-#[derive(Clone, Debug, PartialEq)]
+/// What [`compare`] found. It serializes (serde) as the comparison page
+/// reads it: divergences as `{"tick", "leaf": [first, second], "what"}`,
+/// each difference tagged by its `"kind"` (`"decide-value"`,
+/// `"rejection"`, `"step"`, `"path"`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Comparison {
     /// The tree's name.
     pub tree: String,
@@ -38,7 +42,7 @@ pub struct Comparison {
 }
 
 /// One agent in both runs.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct AgentComparison {
     /// The agent's index in the crowd.
     pub agent: u32,
@@ -49,7 +53,7 @@ pub struct AgentComparison {
 }
 
 /// The first tick at which an agent decided otherwise.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Divergence {
     /// The tick's serial.
     pub tick: u64,
@@ -60,10 +64,12 @@ pub struct Divergence {
 }
 
 /// The first decision step of a tick that differs between two runs.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Difference {
     /// A decider accepted in both runs, with other values (a `decide`'s
-    /// value, a score or a weight).
+    /// value, a score or a weight), or its `decide` turned it down in both
+    /// runs, returning other values.
     DecideValue {
         /// The decider.
         decider: String,
@@ -222,7 +228,7 @@ pub fn compare(first: &str, second: &str) -> Result<Comparison, CompareError> {
         .map(|it| it["name"].as_str().unwrap_or("?").to_string())
         .collect();
     let legend = Legend::of(&a);
-    let agents_b: Vec<(u32, Vec<Value>)> = agent_ticks(&b, 2)?;
+    let agents_b = agent_ticks(&b, 2)?;
     let mut agents = Vec::new();
     let mut unmatched = Vec::new();
     let agents_a = agent_ticks(&a, 1)?;
@@ -349,8 +355,12 @@ impl Legend {
     }
 }
 
+/// Each agent's ticks by serial, each with the full tick it is (a run of
+/// a compact recording repeats the last one, which is not copied).
+type Ticks<'a> = Vec<(u64, &'a Value)>;
+
 /// Each agent's ticks, runs of a compact recording expanded, by serial.
-fn agent_ticks(v: &Value, which: u8) -> Result<Vec<(u32, Vec<Value>)>, CompareError> {
+fn agent_ticks(v: &Value, which: u8) -> Result<Vec<(u32, Ticks<'_>)>, CompareError> {
     let bad = |problem: &str| CompareError::NotARecording {
         which,
         problem: problem.into(),
@@ -360,20 +370,15 @@ fn agent_ticks(v: &Value, which: u8) -> Result<Vec<(u32, Vec<Value>)>, CompareEr
         let id = agent["agent"]
             .as_u64()
             .ok_or_else(|| bad("an agent without index"))?;
-        let mut ticks: Vec<Value> = Vec::new();
+        let mut ticks: Ticks<'_> = Vec::new();
         for t in agent["ticks"].as_array().into_iter().flatten() {
             match t.as_array().map(Vec::len) {
-                Some(7) => ticks.push(t.clone()),
+                Some(7) => ticks.push((t[0].as_u64().unwrap_or(0), t)),
                 // A run: `n` ticks repeating the last full one.
                 Some(2) => {
                     let n = t[0].as_u64().ok_or_else(|| bad("a run without a count"))?;
-                    let last = ticks.last().cloned().ok_or_else(|| bad("a run first"))?;
-                    let serial = last[0].as_u64().unwrap_or(0);
-                    for k in 1..=n {
-                        let mut repeat = last.clone();
-                        repeat[0] = Value::from(serial + k);
-                        ticks.push(repeat);
-                    }
+                    let &(serial, last) = ticks.last().ok_or_else(|| bad("a run first"))?;
+                    ticks.extend((1..=n).map(|k| (serial + k, last)));
                 }
                 _ => return Err(bad("a tick that is neither a tick nor a run")),
             }
@@ -385,24 +390,27 @@ fn agent_ticks(v: &Value, which: u8) -> Result<Vec<(u32, Vec<Value>)>, CompareEr
 
 fn compare_agent(
     agent: u32,
-    a: &[Value],
-    b: &[Value],
+    a: &[(u64, &Value)],
+    b: &[(u64, &Value)],
     names: &[String],
     legend: &Legend,
 ) -> AgentComparison {
-    let serial = |t: &Value| t[0].as_u64().unwrap_or(0);
     let (mut i, mut j, mut both) = (0, 0, 0);
     let mut first = None;
+    // The last pair of full ticks found alike: runs repeat it.
+    let mut alike: Option<(&Value, &Value)> = None;
     while i < a.len() && j < b.len() {
-        let (sa, sb) = (serial(&a[i]), serial(&b[j]));
+        let ((sa, ta), (sb, tb)) = (a[i], b[j]);
         if sa < sb {
             i += 1;
         } else if sb < sa {
             j += 1;
         } else {
             both += 1;
-            if first.is_none() {
-                first = diverge(&a[i], &b[j], names, legend);
+            let repeat = alike.is_some_and(|(x, y)| core::ptr::eq(x, ta) && core::ptr::eq(y, tb));
+            if first.is_none() && !repeat {
+                first = diverge(sa, ta, tb, names, legend);
+                alike = Some((ta, tb));
             }
             i += 1;
             j += 1;
@@ -415,8 +423,33 @@ fn compare_agent(
     }
 }
 
-/// How tick `a` and tick `b` (of one serial) decided otherwise, if they did.
-fn diverge(a: &Value, b: &Value, names: &[String], legend: &Legend) -> Option<Divergence> {
+/// A tick's events (none when it has no list).
+fn events_of(t: &Value) -> &[Value] {
+    t[6].as_array().map_or(&[][..], Vec::as_slice)
+}
+
+/// Whether ticks `a` and `b` have the same items on their paths.
+fn same_levels(a: &Value, b: &Value) -> bool {
+    fn items(t: &Value) -> impl Iterator<Item = &Value> {
+        t[5].as_array()
+            .into_iter()
+            .flat_map(|p| p.chunks(4).map(|level| &level[0]))
+    }
+    items(a).eq(items(b))
+}
+
+/// How tick `a` and tick `b` (of serial `tick`) decided otherwise, if
+/// they did.
+fn diverge(
+    tick: u64,
+    a: &Value,
+    b: &Value,
+    names: &[String],
+    legend: &Legend,
+) -> Option<Divergence> {
+    if a[2] == b[2] && events_of(a) == events_of(b) && same_levels(a, b) {
+        return None;
+    }
     let name = |i: &Value| -> Option<String> {
         i.as_u64()
             .map(|i| names.get(i as usize).cloned().unwrap_or_else(|| "?".into()))
@@ -468,13 +501,21 @@ fn diverge(a: &Value, b: &Value, names: &[String], legend: &Legend) -> Option<Di
             (Some(x), Some(y)) if x[2] == y[2] => {
                 let decider = name(&x[2]).unwrap_or_default();
                 match (legend.event(&x[0]), legend.event(&y[0])) {
-                    ("accept", "accept") => Difference::DecideValue {
-                        decider,
-                        values: (
-                            x[3].as_f64().unwrap_or(f64::NAN),
-                            y[3].as_f64().unwrap_or(f64::NAN),
-                        ),
-                    },
+                    // The same outcome with other values: accepted, or
+                    // turned down by the `decide`.
+                    (kind @ ("accept" | "reject"), same)
+                        if kind == same
+                            && (kind == "accept"
+                                || (x[1] == y[1] && legend.rejection(&x[1]) == "decide")) =>
+                    {
+                        Difference::DecideValue {
+                            decider,
+                            values: (
+                                x[3].as_f64().unwrap_or(f64::NAN),
+                                y[3].as_f64().unwrap_or(f64::NAN),
+                            ),
+                        }
+                    }
                     _ => match (outcome(x), outcome(y)) {
                         (Some(oa), Some(ob)) => Difference::Rejection {
                             decider,
@@ -490,14 +531,10 @@ fn diverge(a: &Value, b: &Value, names: &[String], legend: &Legend) -> Option<Di
                 steps: (word(&qa), word(&qb)),
             },
         };
-        return Some(Divergence {
-            tick: a[0].as_u64().unwrap_or(0),
-            leaf,
-            what,
-        });
+        return Some(Divergence { tick, leaf, what });
     }
     Some(Divergence {
-        tick: a[0].as_u64().unwrap_or(0),
+        tick,
         leaf,
         what: Difference::Path,
     })

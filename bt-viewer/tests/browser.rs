@@ -275,10 +275,12 @@ fn scrubbing_shows_the_path_events_spans_and_dump_of_the_tick() {
         .await;
         assert_eq!(edges, json!(truth.paths[tick].len().saturating_sub(1)));
 
-        // The event list.
+        // The event list (a flag rejection's failed flags aside: see
+        // browser_text.rs).
         let events = js(
             &client,
-            "return [...document.querySelectorAll('#events li:not(.why)')].map(li => li.textContent);",
+            "return [...document.querySelectorAll('#events li:not(.why)')]\
+             .map(li => li.textContent.replace(/ \\((decision|stimuli) flags: [^)]*\\)$/, ' ($1 flags)'));",
         )
         .await;
         assert_eq!(events, json!(truth.events[tick]), "events of tick {tick}");
@@ -381,8 +383,15 @@ fn scrubbing_shows_the_path_events_spans_and_dump_of_the_tick() {
         )
         .await;
         let tip = tip.as_str().unwrap();
+        // (A flag rejection's line names the flags that failed after the
+        // reason: see browser_text.rs.)
+        let line = tip
+            .lines()
+            .find(|l| l.starts_with("last rejection: "))
+            .unwrap_or_default();
         assert!(
-            tip.contains(&format!("last rejection: {reason} (tick {tick},")),
+            line.starts_with(&format!("last rejection: {reason}"))
+                && line.contains(&format!("(tick {tick},")),
             "tooltip: {tip}"
         );
 
@@ -944,17 +953,19 @@ fn the_agents_values_decide_values_draws_and_flag_names_are_the_runs() {
         // found them, at every tick.
         for t in (0..TICKS as usize).step_by(7).chain([won - 1, won, drew]) {
             scrub_to(&client, t).await;
-            // Compared in the page: its numbers are the f64 of the f32s.
+            // Compared in the page: its numbers are the shortest decimals
+            // of the f32s, which read back as the same f32s.
             let want = &truth[t];
             let shown = client
                 .execute(
                     "const v = Object.fromEntries([...document.querySelectorAll('#values tr')]\
                      .map(r => [r.dataset.name, JSON.parse(r.dataset.value)]));\
-                     return [v.hunger === Number(arguments[0]), v.fatigue === Number(arguments[1]), v.danger,\
+                     return [Math.fround(v.hunger) === Math.fround(Number(arguments[0])),\
+                             Math.fround(v.fatigue) === Math.fround(Number(arguments[1])), v.danger,\
                              String(v.hunger), String(v.fatigue)];",
                     vec![
-                        json!(f64::from(want.hunger).to_string()),
-                        json!(f64::from(want.fatigue).to_string()),
+                        json!(want.hunger.to_string()),
+                        json!(want.fatigue.to_string()),
                     ],
                 )
                 .await
@@ -1391,17 +1402,19 @@ fn queries_find_the_agents_that_did_it_and_the_first_match_is_one_click_away() {
             let rows = js(&client, "return btViewer.rows();").await;
             let agents: Vec<usize> = want.iter().map(|w| w.0).collect();
             assert_eq!(rows, json!(agents), "{kind} {name}");
-            // The first match, one click away.
+            // The first match (the earliest tick, the lower id on a tie),
+            // one click away.
+            let earliest = want.iter().min_by_key(|&&(i, t)| (t, i)).unwrap();
             let first = client.find(Locator::Id("first-match")).await.unwrap();
             assert_eq!(
                 first.text().await.unwrap(),
-                format!("first match: #{} @ tick {}", want[0].0, want[0].1)
+                format!("first match: #{} @ tick {}", earliest.0, earliest.1)
             );
             first.click().await.unwrap();
             let state = js(&client, "return btViewer.state();").await;
             assert_eq!(
                 (state["agent"].clone(), state["cursor"].clone()),
-                (json!(want[0].0), json!(want[0].1))
+                (json!(earliest.0), json!(earliest.1))
             );
             // And the lane marks where each agent first matched.
             let shown = js(&client, "return btViewer.rows().length;").await;

@@ -156,6 +156,9 @@ pub(super) struct Feed {
     pub(super) stopping: AtomicBool,
     /// Set when the stream sends every tick whole (no runs).
     pub(super) plain: AtomicBool,
+    /// Set by the game's thread when its recorder gives lanes to agents
+    /// as they come: a breakpoint may name one not recorded yet.
+    pub(super) newcomers: AtomicBool,
 }
 
 /// What the game's thread sends the server, in order.
@@ -209,6 +212,11 @@ impl Kept {
     /// Publishes taken in so far.
     pub(super) fn seq(&self) -> u64 {
         self.seq
+    }
+
+    /// The agents the recorder records, as of the last publish.
+    pub(super) fn agents(&self) -> &Arc<Vec<u32>> {
+        &self.agents
     }
 
     /// The kept publishes, as of now.

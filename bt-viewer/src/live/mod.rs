@@ -128,11 +128,17 @@ impl Limits {
 ///
 /// A `control` event tells the streams where the game stands, after the
 /// recording and each time that changes:
-/// `{"framing", "paused", "tick", "why", "hit", "breakpoints"}` (`framing`
-/// says the game calls [`frame`](Self::frame); when paused, `tick` is the
-/// frame at whose end it waits, `why` is `"pause"`, `"step"` or
-/// `"breakpoint"`, and `hit` names the breakpoint that fired (its place in
-/// `breakpoints`), the agent and the tick).
+/// `{"framing", "paused", "tick", "why", "hit", "fired", "breakpoints",
+/// "unrecorded"}` (`framing` says the game calls [`frame`](Self::frame);
+/// when paused, `tick` is the frame at whose end it waits, `why` is
+/// `"pause"`, `"step"` or `"breakpoint"`, `hit` is
+/// `{"breakpoint", "agent", "tick"}`: the place in this event's
+/// `breakpoints` of the breakpoint that fired, found by its id (so it
+/// stays right while the list is edited, and is `null` once that
+/// breakpoint is removed), the agent and the tick, and `fired` is that
+/// breakpoint as it was set; `breakpoints` are those set, each with its
+/// `id`, and `unrecorded` the ids of those whose agent the recorder does
+/// not record now).
 ///
 /// # Stopping the game from the page
 ///
@@ -160,13 +166,24 @@ impl Limits {
 /// `{"op": "breakpoints", "set": [...]}`, which replaces the breakpoints,
 /// and `{"op": "beat", "n": N}`, which says the page read beat `N` of a
 /// paused game (`409 Conflict` when `N` is not one of the last beats sent).
-/// A breakpoint is `{"on", "decider", "reason", "agent"}`: `on` is
+/// A breakpoint is `{"id", "on", "decider", "reason", "agent"}`: `id` is
+/// the identity the server gave it (every new breakpoint gets one never
+/// given before; a page keeps a breakpoint by sending it back with its
+/// `id`, and leaves `id` out for a new one; an `id` that is not one of the
+/// breakpoints set, or twice in a list, is refused); `on` is
 /// `"enter"` (the decider named was activated), `"reject"` (it was
 /// rejected, for the `reason` named as the recording's legend names it,
 /// or any), `"subset-rule"` (a group, the one named or any, reported a
 /// Subset Rule violation), `"error"` (a tick returned an error) or
 /// `"launch"` (a decider, the one named or any, launched a deferred
-/// action); `agent` is an agent's id, or absent for any. The game's
+/// action); `agent` is an agent's id, or absent for any. A breakpoint
+/// on an agent the recorder does not record never fires: when the
+/// recorder was made by [`FlightRecorder::new`], which records the agents
+/// it watches and never another, such a breakpoint is refused, the
+/// message naming the breakpoint and the agent; when it was made by
+/// [`FlightRecorder::with_lanes`], which gives lanes to agents as they
+/// come, it is taken and listed in `unrecorded` until the agent is
+/// recorded, and fires from then on. The game's
 /// thread evaluates them on the ticks it just published; when one fires,
 /// [`frame`](Self::frame) blocks at the end of that tick and the pages
 /// show it. The breakpoints stay set (and shown to the pages that come)
@@ -180,17 +197,20 @@ impl Limits {
 /// another site can neither read the token nor send that header without a
 /// preflight the server never grants); any other gets `403 Forbidden`.
 ///
-/// Nobody watching never holds the game: a pause or step needs a page
-/// following the stream, and a paused game goes on as soon as the last
-/// page's stream closes (the server counts a stream out when its
-/// connection ends, and writes to the streams of a paused game four times
-/// a second to find out those that died). A page that is open but no
+/// Nobody watching never holds the game for long: a pause or step needs a
+/// page following the stream, and a paused game whose last page's stream
+/// closed waits 3 seconds for a page to come (the page reloaded, say),
+/// then goes on (the server counts a stream out when its connection ends,
+/// and writes to the streams of a paused game four times a second to find
+/// out those that died). A page that comes in those 3 seconds finds the
+/// game still paused, and shows the tick it stopped at (and the agent, if
+/// a breakpoint stopped it). A page that is open but no
 /// longer reads (a hung tab, whose connection stays open) does not hold it
 /// either: a paused game stays paused while some page answers its beats,
 /// and when none has answered a beat sent in the last 1.5 s (counted from
 /// the pause, or from the newest stream, if later), the server closes
 /// every stream, as if their pages had closed, and the game goes on,
-/// within two seconds of the last answer. A page busy for longer than that
+/// within two seconds of the last answer (with no wait for a reload). A page busy for longer than that
 /// is let go too; it can follow again by reloading. A program that only
 /// calls [`publish`](Self::publish) is never stopped (its control requests
 /// get `409 Conflict`).
@@ -340,12 +360,8 @@ impl LiveServer {
     fn frame_followed(&mut self, recorder: &FlightRecorder) {
         self.game.tell(&self.feed);
         let delta = self.publisher.publish(&self.feed, recorder);
-        self.game.after_publish(
-            &self.feed,
-            &self.publisher,
-            delta.as_deref(),
-            recorder.frames(),
-        );
+        self.game
+            .after_publish(&self.feed, &self.publisher, delta.as_deref(), recorder);
     }
 
     /// Whether the stream sends runs of repeated ticks as runs (the

@@ -316,11 +316,8 @@ async fn control(hub: &Hub, request: Request<Incoming>) -> Response<Reply> {
             let Some(tree) = snapshot.tree() else {
                 return text(StatusCode::CONFLICT, "nothing was published yet");
             };
-            match super::control::resolve(&set, tree) {
-                Ok(breakpoints) => {
-                    hub.set_breakpoints(set);
-                    Command::Breakpoints(breakpoints)
-                }
+            match hub.set_breakpoints(set, tree) {
+                Ok(command) => command,
                 Err(e) => return bad_request(e),
             }
         }

@@ -14,9 +14,10 @@ use hyper::body::{Body, Buf, Bytes, Frame, SizeHint};
 use tokio::sync::{Notify, mpsc, watch};
 
 use super::Limits;
-use super::control::{Command, Spec, Status};
+use super::control::{Command, Controls, Spec};
 use super::feed::{Feed, Kept, RECORDING_END, RECORDING_HEAD, Snapshot, ToServer, sse};
 use super::rope::Rope;
+use crate::export::TreeInfo;
 
 /// How long a whole recording serves the clients that come after it (with
 /// the ticks published since).
@@ -108,30 +109,6 @@ struct Streams {
     closed: bool,
 }
 
-/// What the pages are shown of the game's controls.
-#[derive(Default)]
-struct Controls {
-    /// As the game last told.
-    status: Status,
-    /// The breakpoints set, as the pages gave them.
-    breakpoints: Vec<Spec>,
-}
-
-impl Controls {
-    /// The `control` event.
-    fn event(&self, framing: bool) -> Bytes {
-        let json = serde_json::json!({
-            "framing": framing,
-            "paused": self.status.paused,
-            "tick": self.status.tick,
-            "why": self.status.why,
-            "hit": self.status.hit,
-            "breakpoints": self.breakpoints,
-        });
-        sse("control", &json.to_string())
-    }
-}
-
 /// Whether the pages of a paused game still read their streams: each
 /// `beat` event sent has a number, which the page answers.
 struct Held {
@@ -221,10 +198,17 @@ impl Hub {
         self.count(&streams);
     }
 
-    /// Sets the breakpoints the pages are shown.
-    pub(super) fn set_breakpoints(&self, specs: Vec<Spec>) {
-        self.controls().breakpoints = specs;
+    /// Sets the breakpoints (see [`Controls::set`]) and shows them to the
+    /// pages: the command for the game, or what is at fault.
+    pub(super) fn set_breakpoints(
+        &self,
+        set: Vec<Spec>,
+        tree: &TreeInfo,
+    ) -> Result<Command, String> {
+        let newcomers = self.feed.newcomers.load(Ordering::Relaxed);
+        let command = self.controls().set(set, tree, newcomers)?;
         self.send_controls();
+        Ok(command)
     }
 
     /// Whether the game said it is paused.
@@ -353,11 +337,16 @@ impl Hub {
     fn let_go(&self) {
         let mut streams = self.lock();
         let streams = &mut *streams;
+        let mut any = false;
         for client in streams.joined.drain(..).chain(streams.waiting.drain(..)) {
             client.kick.notify_one();
+            any = true;
         }
         self.count(streams);
-        let _ = self.commands.try_send(Command::Left);
+        // With no page at all, the game waits for a reload by itself.
+        if any {
+            let _ = self.commands.try_send(Command::LetGo);
+        }
     }
 
     /// The kept publishes, as of the last one taken in.
@@ -373,7 +362,7 @@ impl Hub {
     pub(super) async fn pump(self: Arc<Self>, mut from_game: mpsc::UnboundedReceiver<ToServer>) {
         while let Some(first) = from_game.recv().await {
             let mut status = None;
-            let seq = {
+            let (seq, agents) = {
                 let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
                 let mut next = Some(first);
                 while let Some(message) = next {
@@ -383,7 +372,7 @@ impl Hub {
                     }
                     next = from_game.try_recv().ok();
                 }
-                kept.seq()
+                (kept.seq(), Arc::clone(kept.agents()))
             };
             self.published.send_replace(seq);
             // With no client there is nothing to send.
@@ -391,12 +380,16 @@ impl Hub {
                 return;
             }
             // After the ticks it is about.
+            let moved = self.controls().saw_agents(&agents);
+            let told = status.is_some();
             if let Some(status) = status {
                 if status.paused {
                     // The pages have their time to answer.
                     self.held().heard = Instant::now();
                 }
                 self.controls().status = status;
+            }
+            if moved || told {
                 self.send_controls();
             }
         }

@@ -27,7 +27,15 @@
     list.textContent = "";
     if (tk) {
       const ev = tk[6], masks = new Map(), after = choices(ev);
+      const REJ = S.rec.legend.events.indexOf("reject") + 1, DECIDE = S.rec.legend.rejections.indexOf("decide");
       for (let i = 0; i < ev.length; i += 4) {
+        if (ev[i] === REJ && ev[i + 1] === DECIDE) {
+          // What the decide returned, as bt-core's trace has it.
+          const d = document.createElement("li");
+          d.className = "decline";
+          d.textContent = "decline " + node(ev[i + 2]) + " = " + (ev[i + 3] === null ? "NaN" : Number(ev[i + 3]).toFixed(3));
+          list.appendChild(d);
+        }
         const li = document.createElement("li");
         li.className = S.rec.legend.events[ev[i] - 1] || "other";
         li.textContent = eventText(ev[i], ev[i + 1], ev[i + 2], ev[i + 3], masks);
@@ -47,6 +55,8 @@
       }
       let sum = (tk[2] === null ? "idle" : "leaf " + node(tk[2])) + ", " + tk[3] + " deciders visited";
       if (flags & 1) sum += "; some events were dropped (the tick was larger than the ring)";
+      const inputs = inputsAt(S.sel, S.cursor);
+      if (inputs) sum += " · " + inputsText(inputs);
       $("tick-summary").textContent = sum;
     } else {
       $("tick-summary").textContent = a ? "no tick of agent #" + a.agent + " kept here" : "";
@@ -62,7 +72,8 @@
     table.textContent = "";
     const a = S.agents[S.sel], v = a && S.values.get(a.agent);
     if (!v) {
-      $("values-note").textContent = a ? "Agent #" + a.agent + " recorded no values (see AgentData)." : "";
+      const bad = a && S.values.errors && S.values.errors.get(a.agent);
+      $("values-note").textContent = bad ? bad : a ? "Agent #" + a.agent + " recorded no values (see AgentData)." : "";
       return;
     }
     const j = keptAt(S.sel, S.cursor), jp = keptAt(S.sel, S.cursor - 1);

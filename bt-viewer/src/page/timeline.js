@@ -46,27 +46,43 @@
     return { spans, markers, entered };
   }
 
-  // How many agents run each leaf (or none) at each tick.
+  // How many agents run each leaf (or none) at each tick, and how many
+  // agents run it at all; the legend, its rare behaviors marked.
   function countBehaviors() {
     const T = S.last - S.first + 1;
     const slot = new Map(S.leaves.map((l, i) => [l, i]));
     const diff = S.leaves.map(() => new Int32Array(T + 1));
-    for (const sp of S.spans) for (const s of sp.spans) {
-      const d = diff[slot.get(s.leaf)];
-      d[s.from - S.first] += 1; d[s.to - S.first + 1] -= 1;
-    }
+    const agents = new Int32Array(S.leaves.length), seen = new Int32Array(S.leaves.length).fill(-1);
+    S.spans.forEach((sp, k) => {
+      for (const s of sp.spans) {
+        const i = slot.get(s.leaf), d = diff[i];
+        d[s.from - S.first] += 1; d[s.to - S.first + 1] -= 1;
+        if (seen[i] !== k) { seen[i] = k; agents[i] += 1; }
+      }
+    });
     S.counts = diff.map(d => { const c = new Int32Array(T); let n = 0; for (let t = 0; t < T; t++) { n += d[t]; c[t] = n; } return c; });
+    S.leafAgents = agents;
+    // Rare: run by at most one agent in a hundred (and at least by one).
+    const rare = Math.max(1, Math.floor(S.agents.length / 100));
     const legend = $("overview-legend");
     legend.textContent = "";
     S.leaves.forEach((l, i) => {
-      if (!S.counts[i].some(x => x > 0)) return;
+      if (!agents[i]) return;
       const sp = document.createElement("span");
       sp.dataset.name = leafName(l);
+      sp.dataset.agents = agents[i];
+      if (agents[i] <= rare && S.agents.length >= 100) sp.className = "rare";
+      sp.title = "run by " + agents[i] + (agents[i] === 1 ? " agent" : " agents") +
+        " — click to show the agents that run it in the ticks in view";
       const sw = document.createElement("i");
       sw.style.background = colorOf(l);
-      sp.append(sw, leafName(l) + (l === null ? "" : " #" + l));
+      const n = document.createElement("small");
+      n.textContent = " " + agents[i] + (sp.className ? " (rare)" : "");
+      sp.append(sw, leafName(l) + (l === null ? "" : " #" + l), n);
+      sp.onclick = () => filterLegend(l);
       legend.appendChild(sp);
     });
+    countTrouble();
   }
 
   // ---------- the time axis ----------
@@ -98,7 +114,8 @@
       canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
       canvas.style.height = h + "px";
     }
-    const g = canvas.getContext("2d");
+    // The overview keeps its drawing by reading it back.
+    const g = canvas.getContext("2d", { willReadFrequently: canvas.id === "overview" });
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     return g;
   }
@@ -122,29 +139,49 @@
     g.fillStyle = "#1d232a"; g.fillRect(x - 1, 0, 2, 20);
   }
 
+  // The overview's height, the least height of a band with an agent in
+  // it (a behavior one agent of 10 000 runs is seen and can be clicked),
+  // and the track of reports, errors and rejections under it.
+  const OV_H = 84, MIN_BAND = 3, TRACK_ROW = 10;
+  const TRACK = [["subset", "Subset Rule", "#7b1fa2", "had a Subset Rule report"], ["error", "errors", "#000", "had an error"],
+    ["rejection", "rejections", "#b8860b", "had a rejection"]];
+
+  // The bands of the overview at tick `s`, bottom first: [slot, top, h].
+  // A band of n agents is MIN_BAND plus its share of what is left.
+  function bandsAt(s) {
+    const N = Math.max(1, S.agents.length), at = s - S.first;
+    let m = 0;
+    for (let i = 0; i < S.leaves.length; i++) if (S.counts[i][at]) m++;
+    const per = Math.max(0, OV_H - MIN_BAND * m) / N, out = [];
+    let y = OV_H;
+    for (let i = 0; i < S.leaves.length; i++) {
+      const n = S.counts[i][at];
+      if (!n) continue;
+      const h = MIN_BAND + n * per;
+      out.push([i, y - h, h]);
+      y -= h;
+    }
+    return out;
+  }
+
   function drawOverview() {
-    const c = $("overview"), H = 84, g = sized(c, H), W = c.clientWidth;
+    const c = $("overview"), H = OV_H, g = sized(c, H), W = c.clientWidth;
     if (!S.overviewCache || S.overviewCache.w !== W) {
       g.clearRect(0, 0, W, H);
       g.fillStyle = "#6b7480"; g.font = "10px system-ui, sans-serif"; g.textBaseline = "top";
-      const N = Math.max(1, S.agents.length);
-      g.fillText(N + " agents", 4, 2);
+      g.fillText(S.agents.length + " agents", 4, 2);
       const p = px();
       const cols = Math.min(S.v1 - S.v0 + 1, Math.ceil(W - LABEL_W));
       for (let ci = 0; ci < cols; ci++) {
         const s = S.v1 - S.v0 + 1 <= cols ? S.v0 + ci : Math.floor(S.v0 + ci / p);
         const x0 = p >= 1 ? X(s) : LABEL_W + ci, w = p >= 1 ? Math.max(1, p) : 1;
-        let y = H;
-        for (let i = 0; i < S.leaves.length; i++) {
-          const n = S.counts[i][s - S.first];
-          if (!n) continue;
-          const h = n * H / N;
+        for (const [i, top, h] of bandsAt(s)) {
           g.fillStyle = colorOf(S.leaves[i]);
-          g.fillRect(x0, y - h, w + (p >= 1 ? .5 : 0), h);
-          y -= h;
+          g.fillRect(x0, top, w + (p >= 1 ? .5 : 0), h);
         }
       }
       S.overviewCache = { w: W, img: g.getImageData(0, 0, c.width, c.height) };
+      drawTrack(cols);
     } else {
       g.putImageData(S.overviewCache.img, 0, 0);
     }
@@ -152,18 +189,93 @@
     g.fillStyle = "rgba(29,35,42,.8)"; g.fillRect(x - 1, 0, 2, H);
   }
 
-  // The leaf band of the overview under (x, y): { leaf, tick }.
+  // The leaf band of the overview under (x, y): { leaf, tick, count }.
   function overviewAt(x, y) {
     const s = tickOfX(x);
     if (s < S.v0 || s > S.v1) return null;
-    const N = Math.max(1, S.agents.length), H = 84;
-    let top = H;
-    for (let i = 0; i < S.leaves.length; i++) {
-      const n = S.counts[i][s - S.first];
-      if (!n) continue;
-      const h = n * H / N;
-      if (y >= top - h && y <= top) return { leaf: S.leaves[i], tick: s, count: n };
-      top -= h;
+    for (const [i, top, h] of bandsAt(s)) {
+      if (y >= top && y <= top + h) return { leaf: S.leaves[i], tick: s, count: S.counts[i][s - S.first] };
+    }
+    return null;
+  }
+
+  // How many agents had a Subset Rule report, an error, a rejection at
+  // each tick: S.trouble[kind] per tick from S.first (a run repeats the
+  // events of its tick).
+  function countTrouble() {
+    const T = S.last - S.first + 1, ev = S.rec.legend.events;
+    const SUB = ev.indexOf("subset-rule") + 1, LIM = ev.indexOf("redecide-limit") + 1, REJ = ev.indexOf("reject") + 1;
+    const d = { subset: new Int32Array(T + 1), error: new Int32Array(T + 1), rejection: new Int32Array(T + 1) };
+    const add = (arr, from, to) => { arr[from - S.first] += 1; arr[to - S.first + 1] -= 1; };
+    for (const a of S.agents) {
+      let base = null;
+      for (let j = 0; j < a.ticks.length; j++) {
+        const e = a.ticks[j];
+        if (e.length === 7) base = e;
+        const from = a.start[j], to = from + (e.length === 7 ? 1 : e[0]) - 1, k = trouble(base, SUB, LIM, REJ);
+        if (k & 1) add(d.subset, from, to);
+        if (k & 2) add(d.error, from, to);
+        if (k & 4) add(d.rejection, from, to);
+      }
+    }
+    S.trouble = {};
+    for (const name in d) {
+      const c = new Int32Array(T);
+      let n = 0;
+      for (let t = 0; t < T; t++) { n += d[name][t]; c[t] = n; }
+      S.trouble[name] = c;
+    }
+    S.trackCache = null;
+  }
+
+  // Of tick `b`: 1 a Subset Rule report, 2 an error, 4 a rejection.
+  function trouble(b, SUB, LIM, REJ) {
+    let k = b[4] >> 1 ? 2 : 0;
+    const ev = b[6];
+    for (let i = 0; i < ev.length; i += 4) {
+      if (ev[i] === SUB) k |= 1; else if (ev[i] === LIM) k |= 2; else if (ev[i] === REJ) k |= 4;
+    }
+    return k;
+  }
+
+  // The track: a row per kind, a bar at each tick with any, its height
+  // growing with the log of the count (one agent is two pixels).
+  function drawTrack(cols) {
+    const c = $("track"), H = TRACK.length * TRACK_ROW, g = sized(c, H), W = c.clientWidth, p = px();
+    g.clearRect(0, 0, W, H);
+    g.font = "9px system-ui, sans-serif"; g.textBaseline = "middle";
+    TRACK.forEach(([kind, label, color], r) => {
+      const y0 = r * TRACK_ROW, col = S.trouble[kind];
+      g.fillStyle = r % 2 ? "#f6f7f9" : "#eef0f3"; g.fillRect(0, y0, W, TRACK_ROW);
+      g.fillStyle = "#6b7480"; g.fillText(label, 4, y0 + TRACK_ROW / 2);
+      let max = 0;
+      for (let t = S.v0; t <= S.v1; t++) max = Math.max(max, col[t - S.first]);
+      if (!max) return;
+      g.fillStyle = color;
+      for (let ci = 0; ci < cols; ci++) {
+        const s0 = S.v1 - S.v0 + 1 <= cols ? S.v0 + ci : Math.floor(S.v0 + ci / p);
+        const s1 = S.v1 - S.v0 + 1 <= cols ? s0 : Math.max(s0, Math.floor(S.v0 + (ci + 1) / p) - 1);
+        let n = 0;
+        for (let s = s0; s <= Math.min(s1, S.v1); s++) n = Math.max(n, col[s - S.first]);
+        if (!n) continue;
+        const x0 = p >= 1 ? X(s0) : LABEL_W + ci, w = p >= 1 ? Math.max(2, p - (p > 3 ? 1 : 0)) : 1;
+        const h = 2 + (TRACK_ROW - 3) * Math.log(1 + n) / Math.log(1 + max);
+        g.fillRect(x0, y0 + TRACK_ROW - h, w, h);
+      }
+    });
+  }
+
+  // The track's kind and tick under (x, y): the tick with any of that kind
+  // nearest x, within 3 pixels. { kind, tick, count } or null.
+  function trackAt(x, y) {
+    const r = Math.floor(y / TRACK_ROW);
+    if (r < 0 || r >= TRACK.length || x < LABEL_W) return null;
+    const kind = TRACK[r][0], col = S.trouble[kind], p = px();
+    const s = tickOfX(x), reach = Math.max(0, Math.ceil(3 / p));
+    for (let d = 0; d <= reach; d++) {
+      for (const t of [s - d, s + d]) {
+        if (t >= S.v0 && t <= S.v1 && col[t - S.first]) return { kind, tick: t, count: col[t - S.first] };
+      }
     }
     return null;
   }
@@ -187,7 +299,7 @@
     drawAll();
   }
 
-  function drawAll() { if (!S.rec) return; drawRuler(); drawOverview(); drawLanes(); }
+  function drawAll() { if (!S.rec) return; drawRuler(); drawOverview(); drawLanes(); drawCompare(); }
 
   function drawLanes() {
     const c = $("lanes"), box = $("timeline");
@@ -251,15 +363,20 @@
   // The selected agent's numbers over time, one strip each.
   function drawPlots(g, k, y0, W, p) {
     const a = S.agents[k], v = S.values.get(a.agent);
+    S.plotLabels = [];
     numericFields(k).forEach((name, f) => {
       const col = v.fields[name], y = y0 + f * PLOT_H;
       let lo = Infinity, hi = -Infinity;
       for (const x of col) if (typeof x === "number") { lo = Math.min(lo, x); hi = Math.max(hi, x); }
+      // The label is the series' maximum; a constant series is drawn
+      // across the middle of a scale widened around it.
+      const label = lo <= hi ? fmt(hi) : "–";
       if (hi === lo) { hi += 1; lo -= 1; }
       g.fillStyle = "#f6f7f9"; g.fillRect(0, y, W, PLOT_H);
       g.fillStyle = "#6b7480"; g.font = "10px system-ui, sans-serif";
       g.fillText(name, 4, y + 9);
-      g.fillText(String(+hi.toPrecision(4)), LABEL_W - 30 > 30 ? 30 : 4, y + PLOT_H - 8);
+      g.fillText(label, LABEL_W - 30 > 30 ? 30 : 4, y + PLOT_H - 8);
+      S.plotLabels.push([name, label]);
       g.save(); g.beginPath(); g.rect(LABEL_W, y, W - LABEL_W, PLOT_H); g.clip();
       g.strokeStyle = "#0b6b2e"; g.lineWidth = 1.5; g.beginPath();
       let pen = false;
@@ -305,5 +422,8 @@
     return t;
   }
 
-  const fmt = x => x === null || x === undefined ? "–" : typeof x === "number" ? String(Number.isInteger(x) ? x : +x.toFixed(4)) : String(x);
+  // A value as the page writes it: integers whole, others to 4 decimals,
+  // or 4 significant digits below 1 (4.7e-6 is not 0).
+  const fmt = x => x === null || x === undefined ? "–" : typeof x === "number" ? String(numText(x)) : String(x);
+  const numText = x => Number.isInteger(x) || !Number.isFinite(x) ? x : Math.abs(x) >= 1 ? +x.toFixed(4) : +x.toPrecision(4);
 

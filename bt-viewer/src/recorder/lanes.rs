@@ -77,6 +77,15 @@ impl FlightRecorder {
         self.released[lane] = true;
     }
 
+    /// Whether it gives lanes to agents as they come (it was made by
+    /// [`with_lanes`](Self::with_lanes), with room for one at least): an
+    /// agent it does not record now may be recorded later. (A recorder
+    /// made by [`new`](Self::new) watches the agents it was given and
+    /// keeps no table of agents for lanes.)
+    pub(crate) fn assigns_lanes(&self) -> bool {
+        self.slot_of.is_empty() && self.lanes > 0
+    }
+
     /// The id of the agent that `lane` records.
     pub fn lane_agent(&self, lane: usize) -> Option<u32> {
         self.agent_of.get(lane).copied()

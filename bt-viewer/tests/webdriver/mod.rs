@@ -14,6 +14,9 @@ use serde_json::{Value, json};
 /// run alone.
 static BROWSER: Mutex<()> = Mutex::new(());
 
+/// The port of the running chromedriver, for [`browser_log`].
+static DRIVER_PORT: std::sync::atomic::AtomicU16 = std::sync::atomic::AtomicU16::new(0);
+
 fn on_path(name: &str) -> Option<PathBuf> {
     let paths = std::env::var_os("PATH")?;
     std::env::split_paths(&paths)
@@ -84,6 +87,7 @@ where
             .spawn()
             .expect("starting chromedriver"),
     );
+    DRIVER_PORT.store(port, std::sync::atomic::Ordering::Relaxed);
     let deadline = Instant::now() + Duration::from_secs(20);
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(Instant::now() < deadline, "chromedriver did not start");
@@ -104,6 +108,8 @@ where
                          "--hide-scrollbars", "--font-render-hinting=none"],
             }),
         );
+        // The console's messages, for `browser_log`.
+        caps.insert("goog:loggingPrefs".into(), json!({ "browser": "ALL" }));
         let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
             .capabilities(caps)
             .connect(&format!("http://127.0.0.1:{port}"))
@@ -156,4 +162,63 @@ pub async fn click(client: &Client, css: &str) {
     tokio::time::timeout(Duration::from_secs(30), clicked)
         .await
         .unwrap_or_else(|_| panic!("{css}: the click took no effect"));
+}
+
+/// The browser's console messages since the last call (chromedriver's
+/// `browser` log): each `{level, message, source, timestamp}`. Errors
+/// and warnings the page's script cannot see (a failed load, a canvas
+/// warning) are among them.
+#[allow(dead_code)]
+pub async fn browser_log(client: &Client) -> Vec<Value> {
+    use std::io::{Read, Write};
+    let session = client
+        .session_id()
+        .await
+        .expect("the session")
+        .expect("a session id");
+    let port = DRIVER_PORT.load(std::sync::atomic::Ordering::Relaxed);
+    let body = r#"{"type":"browser"}"#;
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("chromedriver");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "POST /session/{session}/se/log HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    // Read up to the end of the body its length gives: chromedriver may
+    // keep the connection open.
+    let mut answer = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let body_at = loop {
+        let n = stream.read(&mut chunk).expect("chromedriver's answer");
+        assert!(n > 0, "chromedriver closed the connection");
+        answer.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&answer);
+        let Some(head) = text.find("\r\n\r\n") else {
+            continue;
+        };
+        let length = text[..head]
+            .lines()
+            .find_map(|l| {
+                let (k, v) = l.split_once(':')?;
+                k.eq_ignore_ascii_case("content-length")
+                    .then(|| v.trim().parse::<usize>().ok())?
+            })
+            .expect("a Content-Length");
+        if answer.len() >= head + 4 + length {
+            break head + 4;
+        }
+    };
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    let json = &answer[body_at..];
+    let value: Value =
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("chromedriver's log: {e}: {answer}"));
+    value["value"]
+        .as_array()
+        .unwrap_or_else(|| panic!("chromedriver's log: {answer}"))
+        .clone()
 }
