@@ -373,10 +373,8 @@ fn the_live_page_shows_the_agents_values_at_each_tick_and_plots_them() {
                         "const v = Object.fromEntries([...document.querySelectorAll('#values tr')]\
                          .map(r => [r.dataset.name, JSON.parse(r.dataset.value)]));\
                          return [v.hunger === Number(arguments[0]), v.fatigue === Number(arguments[1]), v.danger];",
-                        vec![
-                            json!(f64::from(hunger).to_string()),
-                            json!(f64::from(fatigue).to_string()),
-                        ],
+                        // (The recording writes an f32 as its shortest decimal.)
+                        vec![json!(hunger.to_string()), json!(fatigue.to_string())],
                     )
                     .await
                     .unwrap();
@@ -508,7 +506,7 @@ fn a_live_page_past_its_room_lets_go_of_its_oldest_ticks_and_keeps_the_rest_exac
                     .execute(
                         "const r = document.querySelector('#values tr[data-name=\"hunger\"]');\
                          return r ? JSON.parse(r.dataset.value) === Number(arguments[0]) : null;",
-                        vec![json!(f64::from(hunger[s as usize][agent]).to_string())],
+                        vec![json!(hunger[s as usize][agent].to_string())],
                     )
                     .await
                     .unwrap();
