@@ -296,25 +296,7 @@
   // A tick's events as the events panel lists them.
   function cmpEvents(list, tk, mark) {
     list.textContent = "";
-    if (!tk) return;
-    const ev = tk[6], masks = new Map(), after = choices(ev);
-    for (let i = 0; i < ev.length; i += 4) {
-      const li = document.createElement("li");
-      li.className = (S.rec.legend.events[ev[i] - 1] || "other") + (i / 4 === mark ? " differs" : "");
-      li.textContent = eventText(ev[i], ev[i + 1], ev[i + 2], ev[i + 3], masks);
-      list.appendChild(li);
-      for (const text of after.get(i) || []) {
-        const w = document.createElement("li");
-        w.className = "why"; w.textContent = text;
-        list.appendChild(w);
-      }
-    }
-    if (tk[4] >> 1) {
-      const li = document.createElement("li");
-      li.className = "error";
-      li.textContent = "error: " + (S.rec.legend.errors[(tk[4] >> 1) - 1] || "unknown");
-      list.appendChild(li);
-    }
+    if (tk) eventItems(list, tk, mark);
   }
 
   // For the browser tests: what the panel holds.

@@ -1,4 +1,37 @@
   // ---------- the cursor ----------
+  // A tick's events into `list` as the events panel lists them (the
+  // `mark`-th event marked as where two runs differ, -1 for none): each
+  // decide's value before its rejection, what the random and scored
+  // groups chose after them, and the tick's error.
+  function eventItems(list, tk, mark) {
+    const ev = tk[6], masks = new Map(), after = choices(ev);
+    const REJ = S.rec.legend.events.indexOf("reject") + 1, DECIDE = S.rec.legend.rejections.indexOf("decide");
+    for (let i = 0; i < ev.length; i += 4) {
+      if (ev[i] === REJ && ev[i + 1] === DECIDE) {
+        // What the decide returned, as bt-core's trace has it.
+        const d = document.createElement("li");
+        d.className = "decline";
+        d.textContent = "decline " + node(ev[i + 2]) + " = " + (ev[i + 3] === null ? "NaN" : Number(ev[i + 3]).toFixed(3));
+        list.appendChild(d);
+      }
+      const li = document.createElement("li");
+      li.className = (S.rec.legend.events[ev[i] - 1] || "other") + (i / 4 === mark ? " differs" : "");
+      li.textContent = eventText(ev[i], ev[i + 1], ev[i + 2], ev[i + 3], masks);
+      list.appendChild(li);
+      for (const text of after.get(i) || []) {
+        const w = document.createElement("li");
+        w.className = "why"; w.textContent = text;
+        list.appendChild(w);
+      }
+    }
+    if (tk[4] >> 1) {
+      const li = document.createElement("li");
+      li.className = "error";
+      li.textContent = "error: " + (S.rec.legend.errors[(tk[4] >> 1) - 1] || "unknown");
+      list.appendChild(li);
+    }
+  }
+
   function render() {
     if (!S.rec) return;
     const a = S.agents[S.sel];
@@ -26,33 +59,8 @@
     const list = $("events");
     list.textContent = "";
     if (tk) {
-      const ev = tk[6], masks = new Map(), after = choices(ev);
-      const REJ = S.rec.legend.events.indexOf("reject") + 1, DECIDE = S.rec.legend.rejections.indexOf("decide");
-      for (let i = 0; i < ev.length; i += 4) {
-        if (ev[i] === REJ && ev[i + 1] === DECIDE) {
-          // What the decide returned, as bt-core's trace has it.
-          const d = document.createElement("li");
-          d.className = "decline";
-          d.textContent = "decline " + node(ev[i + 2]) + " = " + (ev[i + 3] === null ? "NaN" : Number(ev[i + 3]).toFixed(3));
-          list.appendChild(d);
-        }
-        const li = document.createElement("li");
-        li.className = S.rec.legend.events[ev[i] - 1] || "other";
-        li.textContent = eventText(ev[i], ev[i + 1], ev[i + 2], ev[i + 3], masks);
-        list.appendChild(li);
-        for (const text of after.get(i) || []) {
-          const w = document.createElement("li");
-          w.className = "why"; w.textContent = text;
-          list.appendChild(w);
-        }
-      }
+      eventItems(list, tk, -1);
       const flags = tk[4];
-      if (flags >> 1) {
-        const li = document.createElement("li");
-        li.className = "error";
-        li.textContent = "error: " + (S.rec.legend.errors[(flags >> 1) - 1] || "unknown");
-        list.appendChild(li);
-      }
       let sum = (tk[2] === null ? "idle" : "leaf " + node(tk[2])) + ", " + tk[3] + " deciders visited";
       if (flags & 1) sum += "; some events were dropped (the tick was larger than the ring)";
       const inputs = inputsAt(S.sel, S.cursor);
