@@ -151,10 +151,20 @@ pub async fn until(client: &Client, script: &str, what: &str) {
 #[allow(dead_code)]
 pub async fn click(client: &Client, css: &str) {
     let clicked = async {
-        client
+        let element = client
             .find(Locator::Css(css))
             .await
-            .unwrap_or_else(|e| panic!("{css}: {e}"))
+            .unwrap_or_else(|e| panic!("{css}: {e}"));
+        // In the middle of its scrolling box, as a user would bring it: a
+        // row scrolled to the edge lies under its table's sticky header.
+        client
+            .execute(
+                "arguments[0].scrollIntoView({block: 'center', inline: 'nearest'});",
+                vec![serde_json::to_value(&element).unwrap()],
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{css}: {e}"));
+        element
             .click()
             .await
             .unwrap_or_else(|e| panic!("{css}: {e}"));
