@@ -23,6 +23,10 @@ use core::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
+mod read;
+
+use read::{agent_ticks, items, parse};
+
 /// What [`compare`] found. It serializes (serde) as the comparison page
 /// reads it: divergences as `{"tick", "leaf": [first, second], "what"}`,
 /// each difference tagged by its `"kind"` (`"decide-value"`,
@@ -215,8 +219,10 @@ impl std::error::Error for CompareError {}
 /// writes, or a page's `recording.json`) of one tree.
 ///
 /// # Errors
-/// [`CompareError`] when either is not a recording, or they are of two
-/// trees, or of one tree whose structure changed.
+/// [`CompareError`] when either is not a recording (a malformed tick, an
+/// agent listed twice or a run past the last frame included: the error
+/// names the agent and the tick entry), or they are of two trees, or of
+/// one tree whose structure changed.
 ///
 /// [`Recording::to_json`]: crate::Recording::to_json
 pub fn compare(first: &str, second: &str) -> Result<Comparison, CompareError> {
@@ -228,22 +234,18 @@ pub fn compare(first: &str, second: &str) -> Result<Comparison, CompareError> {
         .map(|it| it["name"].as_str().unwrap_or("?").to_string())
         .collect();
     let legend = Legend::of(&a);
+    let agents_a = agent_ticks(&a, 1)?;
     let agents_b = agent_ticks(&b, 2)?;
     let mut agents = Vec::new();
     let mut unmatched = Vec::new();
-    let agents_a = agent_ticks(&a, 1)?;
     for (agent, ticks_a) in &agents_a {
-        let Some((_, ticks_b)) = agents_b.iter().find(|(x, _)| x == agent) else {
+        let Some(ticks_b) = agents_b.get(agent) else {
             unmatched.push(*agent);
             continue;
         };
         agents.push(compare_agent(*agent, ticks_a, ticks_b, &names, &legend));
     }
-    for (agent, _) in &agents_b {
-        if !agents_a.iter().any(|(x, _)| x == agent) {
-            unmatched.push(*agent);
-        }
-    }
+    unmatched.extend(agents_b.keys().filter(|x| !agents_a.contains_key(x)));
     unmatched.sort_unstable();
     let mut firsts: Vec<u64> = agents
         .iter()
@@ -263,29 +265,6 @@ pub fn compare(first: &str, second: &str) -> Result<Comparison, CompareError> {
         diverged_by_tick,
         unmatched,
     })
-}
-
-fn parse(text: &str, which: u8) -> Result<Value, CompareError> {
-    let bad = |problem: String| CompareError::NotARecording { which, problem };
-    let v: Value = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
-    if v["format"] != crate::FORMAT {
-        return Err(bad("no `format` of a bt-viewer recording".into()));
-    }
-    if v["version"] != crate::VERSION {
-        return Err(bad(alloc_crate::format!(
-            "format version {}, this build reads {}",
-            v["version"],
-            crate::VERSION
-        )));
-    }
-    if !v["tree"]["items"].is_array() || !v["agents"].is_array() {
-        return Err(bad("no tree or no agents".into()));
-    }
-    Ok(v)
-}
-
-fn items(v: &Value) -> &[Value] {
-    v["tree"]["items"].as_array().map_or(&[], Vec::as_slice)
 }
 
 /// The tree's name, when both recordings have the same tree.
@@ -353,39 +332,6 @@ impl Legend {
         let c = code.as_u64().unwrap_or(u64::MAX) as usize;
         self.rejections.get(c).map_or("?", String::as_str)
     }
-}
-
-/// Each agent's ticks by serial, each with the full tick it is (a run of
-/// a compact recording repeats the last one, which is not copied).
-type Ticks<'a> = Vec<(u64, &'a Value)>;
-
-/// Each agent's ticks, runs of a compact recording expanded, by serial.
-fn agent_ticks(v: &Value, which: u8) -> Result<Vec<(u32, Ticks<'_>)>, CompareError> {
-    let bad = |problem: &str| CompareError::NotARecording {
-        which,
-        problem: problem.into(),
-    };
-    let mut out = Vec::new();
-    for agent in v["agents"].as_array().into_iter().flatten() {
-        let id = agent["agent"]
-            .as_u64()
-            .ok_or_else(|| bad("an agent without index"))?;
-        let mut ticks: Ticks<'_> = Vec::new();
-        for t in agent["ticks"].as_array().into_iter().flatten() {
-            match t.as_array().map(Vec::len) {
-                Some(7) => ticks.push((t[0].as_u64().unwrap_or(0), t)),
-                // A run: `n` ticks repeating the last full one.
-                Some(2) => {
-                    let n = t[0].as_u64().ok_or_else(|| bad("a run without a count"))?;
-                    let &(serial, last) = ticks.last().ok_or_else(|| bad("a run first"))?;
-                    ticks.extend((1..=n).map(|k| (serial + k, last)));
-                }
-                _ => return Err(bad("a tick that is neither a tick nor a run")),
-            }
-        }
-        out.push((id as u32, ticks));
-    }
-    Ok(out)
 }
 
 fn compare_agent(

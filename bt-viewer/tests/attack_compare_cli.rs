@@ -179,7 +179,6 @@ fn attack_cli_page_exit_codes_and_content() {
 }
 
 #[test]
-#[ignore = "breaks: --help is taken for a file (exit 2)"]
 fn attack_cli_help_prints_usage_and_exits_0() {
     let o = run(&["--help"]);
     assert_eq!(code(&o), Some(0), "{}", text(&o));
@@ -193,7 +192,6 @@ fn attack_cli_help_prints_usage_and_exits_0() {
 /// A compact recording whose run of repeated ticks claims 10^12 ticks:
 /// a file that lies is "cannot be compared" (2), not a crash.
 #[test]
-#[ignore = "breaks: SIGABRT on a run of 10^12 ticks"]
 fn attack_cli_run_length_that_lies_exits_2() {
     let d = dir("lie");
     let compact = record(
@@ -264,4 +262,39 @@ fn attack_cli_scale_memory() {
         2.0 * file_mb
     );
     let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Two recordings that share no tick of an agent (the second's ring kept
+/// only ticks the first never reached) compare nothing: a CI job must not
+/// pass on them.
+#[test]
+fn attack_cli_recordings_with_no_tick_in_common_exit_2() {
+    let d = dir("disjoint");
+    let a = record(
+        &CRITTER,
+        Run {
+            ticks: 10,
+            ..Run::default()
+        },
+        before,
+    );
+    let b = record(
+        &CRITTER,
+        Run {
+            ticks: 40,
+            capacity: 10,
+            ..Run::default()
+        },
+        after,
+    );
+    let (a, b) = (write(&d, "a.json", &a), write(&d, "b.json", &b));
+    let o = run(&[&a, &b]);
+    assert_eq!(code(&o), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("no tick of an agent in common"),
+        "{}",
+        text(&o)
+    );
+    // The same recording twice compares, and exits 0.
+    assert_eq!(code(&run(&[&a, &a])), Some(0));
 }

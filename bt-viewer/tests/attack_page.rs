@@ -97,7 +97,6 @@ fn attack_page_compare_error_is_shown() {
 /// two cannot disagree" — the page must not call malformed what the
 /// report accepted (nor accept what it refused).
 #[test]
-#[ignore = "breaks: the library compares it, the page calls agent entry 0 malformed"]
 fn attack_page_compare_agrees_with_library_on_odd_ticks() {
     let d = dir("odd");
     let a = record(&CRITTER, Run::default(), before);

@@ -7,6 +7,10 @@
 //! recordings, two trees, or a tree whose structure changed). A CI job
 //! runs it on a recording made before a change and one made after.
 //!
+//! Two recordings that have no tick of an agent in common (each kept
+//! ticks the other overwrote, or other agents) say nothing of the change:
+//! that exits 2 too. `--help` prints the usage and exits 0.
+//!
 //! With `--page DIR`, it also writes `DIR/compare.html`, one
 //! self-contained page with both recordings and the comparison (see
 //! `bt_viewer::compare_page_with`), or, when the files cannot be
@@ -16,6 +20,15 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: bt-compare [--page DIR] FIRST.json SECOND.json [--before TICK]";
+
+const HELP: &str = "Compares two recordings of one tree and says which agents decided \
+otherwise, from which tick, and how.
+
+  --page DIR     also write DIR/compare.html, the page comparing the two runs
+  --before TICK  exit 0 when no agent decided otherwise before TICK
+
+Exits 0 when no agent's decisions changed, 1 when some did, 2 when the \
+files cannot be compared (or have no tick of an agent in common).";
 
 fn main() -> ExitCode {
     let mut files = Vec::new();
@@ -28,6 +41,10 @@ fn main() -> ExitCode {
                 Some(Err(t)) => return usage(&format!("`{t}` is not a tick")),
                 None => return usage("--before needs a tick"),
             },
+            "-h" | "--help" => {
+                println!("{USAGE}\n\n{HELP}");
+                return ExitCode::SUCCESS;
+            }
             "--page" => match args.next() {
                 Some(dir) => page = Some(PathBuf::from(dir)),
                 None => return usage("--page needs a directory"),
@@ -65,6 +82,14 @@ fn main() -> ExitCode {
         None => bt_viewer::compare(&texts[0], &texts[1]),
     };
     match result {
+        Ok(c) if c.agents.iter().all(|a| a.ticks == 0) => {
+            print!("{c}");
+            eprintln!(
+                "bt-compare: the recordings have no tick of an agent in common: \
+                 nothing was compared"
+            );
+            ExitCode::from(2)
+        }
         Ok(c) => {
             print!("{c}");
             let same = before.map_or_else(|| c.same(), |t| c.same_before(t));
