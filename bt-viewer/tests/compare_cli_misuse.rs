@@ -8,11 +8,11 @@ use std::process::{Command, Output};
 
 use serde_json::json;
 
-mod attack_common;
-use attack_common::{CRITTER, HERD, Run, after, before, grown, record};
+mod misuse_common;
+use misuse_common::{CRITTER, HERD, Run, after, before, grown, record};
 
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("bt-attack-cli-{}-{name}", std::process::id()));
+    let d = std::env::temp_dir().join(format!("bt-misuse-cli-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -45,7 +45,7 @@ fn text(o: &Output) -> String {
 }
 
 #[test]
-fn attack_cli_exit_codes_and_before() {
+fn cli_exit_codes_and_before() {
     let d = dir("codes");
     let a = write(&d, "a.json", &record(&CRITTER, Run::default(), before));
     let a2 = write(&d, "a2.json", &record(&CRITTER, Run::default(), before));
@@ -73,7 +73,7 @@ fn attack_cli_exit_codes_and_before() {
 }
 
 #[test]
-fn attack_cli_bad_arguments_exit_2_with_a_message() {
+fn cli_bad_arguments_exit_2_with_a_message() {
     let d = dir("args");
     let a = write(&d, "a.json", &record(&CRITTER, Run::default(), before));
     let missing = d.join("missing.json").to_string_lossy().into_owned();
@@ -104,7 +104,7 @@ fn attack_cli_bad_arguments_exit_2_with_a_message() {
 }
 
 #[test]
-fn attack_cli_not_recordings_exit_2() {
+fn cli_not_recordings_exit_2() {
     let d = dir("bad");
     let good_text = record(&CRITTER, Run::default(), before);
     let a = write(&d, "a.json", &good_text);
@@ -146,7 +146,7 @@ fn attack_cli_not_recordings_exit_2() {
 }
 
 #[test]
-fn attack_cli_page_exit_codes_and_content() {
+fn cli_page_exit_codes_and_content() {
     let d = dir("page");
     let a = write(&d, "a.json", &record(&CRITTER, Run::default(), before));
     let b = write(&d, "b.json", &record(&CRITTER, Run::default(), after));
@@ -179,7 +179,7 @@ fn attack_cli_page_exit_codes_and_content() {
 }
 
 #[test]
-fn attack_cli_help_prints_usage_and_exits_0() {
+fn cli_help_prints_usage_and_exits_0() {
     let o = run(&["--help"]);
     assert_eq!(code(&o), Some(0), "{}", text(&o));
     assert!(
@@ -192,7 +192,7 @@ fn attack_cli_help_prints_usage_and_exits_0() {
 /// A compact recording whose run of repeated ticks claims 10^12 ticks:
 /// a file that lies is "cannot be compared" (2), not a crash.
 #[test]
-fn attack_cli_run_length_that_lies_exits_2() {
+fn cli_run_length_that_lies_exits_2() {
     let d = dir("lie");
     let compact = record(
         &CRITTER,
@@ -219,7 +219,7 @@ fn attack_cli_run_length_that_lies_exits_2() {
 /// Ten times a big crowd's figure, roughly: 1 000 agents × 300 ticks in
 /// each file. Prints the time and the peak memory against the file size.
 #[test]
-fn attack_cli_scale_memory() {
+fn cli_scale_memory() {
     let d = dir("scale");
     let run_ = Run {
         agents: 1000,
@@ -268,7 +268,7 @@ fn attack_cli_scale_memory() {
 /// only ticks the first never reached) compare nothing: a CI job must not
 /// pass on them.
 #[test]
-fn attack_cli_recordings_with_no_tick_in_common_exit_2() {
+fn cli_recordings_with_no_tick_in_common_exit_2() {
     let d = dir("disjoint");
     let a = record(
         &CRITTER,

@@ -17,8 +17,8 @@ use bt_core::TickInput;
 use bt_viewer::{Capacity, FlightRecorder, LiveServer, Watch};
 use serde_json::{Value, json};
 
-mod attack_common;
-use attack_common::{CRITTER, Critter, before};
+mod misuse_common;
+use misuse_common::{CRITTER, Critter, before};
 
 /// A game of 6 critters, 0 to 2 recorded, calling `frame` every 20 ms on
 /// its own thread; `frames` counts the frames done.
@@ -231,7 +231,7 @@ impl Stream {
 }
 
 #[test]
-fn attack_breakpoint_on_unrecorded_agent_is_refused() {
+fn breakpoint_on_unrecorded_agent_is_refused() {
     let game = Game::start();
     let token = token(game.port);
     let stream = follow(game.port, &token);
@@ -289,7 +289,7 @@ fn attack_breakpoint_on_unrecorded_agent_is_refused() {
 }
 
 #[test]
-fn attack_breakpoint_hit_follows_edits_and_reload_keeps_pause() {
+fn breakpoint_hit_follows_edits_and_reload_keeps_pause() {
     let game = Game::start();
     let token = token(game.port);
     let stream = follow(game.port, &token);
@@ -382,7 +382,7 @@ fn attack_breakpoint_hit_follows_edits_and_reload_keeps_pause() {
 /// Thirty quick edits of the list while paused, each keeping the fired
 /// breakpoint at another place: `hit` follows every one.
 #[test]
-fn attack_breakpoint_hit_follows_many_edits() {
+fn breakpoint_hit_follows_many_edits() {
     let game = Game::start();
     let token = token(game.port);
     let stream = follow(game.port, &token);

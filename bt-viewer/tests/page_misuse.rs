@@ -5,13 +5,13 @@
 
 use serde_json::{Value, json};
 
-mod attack_common;
+mod misuse_common;
 mod webdriver;
-use attack_common::{CRITTER, HERD, Run, after, before, record};
+use misuse_common::{CRITTER, HERD, Run, after, before, record};
 use webdriver::{browser_log, js, until, with_browser};
 
 fn dir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("bt-attack-page-{}-{name}", std::process::id()));
+    let d = std::env::temp_dir().join(format!("bt-misuse-page-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
 }
@@ -39,7 +39,7 @@ async fn drew(client: &fantoccini::Client) {
 }
 
 #[test]
-fn attack_page_compare_labels_are_text_and_console_is_clean() {
+fn page_compare_labels_are_text_and_console_is_clean() {
     let d = dir("labels");
     let a = record(&CRITTER, Run::default(), before);
     let b = record(&CRITTER, Run::default(), after);
@@ -72,7 +72,7 @@ fn attack_page_compare_labels_are_text_and_console_is_clean() {
 }
 
 #[test]
-fn attack_page_compare_error_is_shown() {
+fn page_compare_error_is_shown() {
     let d = dir("error");
     let a = record(&CRITTER, Run::default(), before);
     let b = record(&HERD, Run::default(), before);
@@ -97,7 +97,7 @@ fn attack_page_compare_error_is_shown() {
 /// two cannot disagree" — the page must not call malformed what the
 /// report accepted (nor accept what it refused).
 #[test]
-fn attack_page_compare_agrees_with_library_on_odd_ticks() {
+fn page_compare_agrees_with_library_on_odd_ticks() {
     let d = dir("odd");
     let a = record(&CRITTER, Run::default(), before);
     let mut v: Value = serde_json::from_str(&record(&CRITTER, Run::default(), after)).unwrap();
@@ -125,7 +125,7 @@ fn attack_page_compare_agrees_with_library_on_odd_ticks() {
 }
 
 #[test]
-fn attack_page_viewer_console_is_clean() {
+fn page_viewer_console_is_clean() {
     let d = dir("viewer");
     let a = record(&CRITTER, Run::default(), after);
     let page = bt_viewer::write_page(&d, &a).unwrap();

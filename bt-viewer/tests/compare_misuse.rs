@@ -10,8 +10,8 @@ use bt_core::TickInput;
 use bt_viewer::{Capacity, CompareError, Difference, FlightRecorder, Watch, compare};
 use serde_json::{Value, json};
 
-mod attack_common;
-use attack_common::{
+mod misuse_common;
+use misuse_common::{
     CRITTER, Critter, HERD, Run, after, before, grown, record, renamed, reordered,
 };
 
@@ -26,7 +26,7 @@ fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) 
 }
 
 #[test]
-fn attack_compare_same_run_twice_is_same() {
+fn compare_same_run_twice_is_same() {
     let a = record(&CRITTER, Run::default(), before);
     let b = record(&CRITTER, Run::default(), before);
     assert_eq!(a, b, "one scenario recorded twice is one text");
@@ -41,7 +41,7 @@ fn attack_compare_same_run_twice_is_same() {
 }
 
 #[test]
-fn attack_compare_finds_first_tick_and_what() {
+fn compare_finds_first_tick_and_what() {
     let a = record(&CRITTER, Run::default(), before);
     let b = record(&CRITTER, Run::default(), after);
     let c = compare(&a, &b).expect("one tree");
@@ -75,7 +75,7 @@ fn attack_compare_finds_first_tick_and_what() {
 }
 
 #[test]
-fn attack_compare_is_symmetric() {
+fn compare_is_symmetric() {
     let a = record(&CRITTER, Run::default(), before);
     let b = record(&CRITTER, Run::default(), after);
     let ab = compare(&a, &b).unwrap();
@@ -99,7 +99,7 @@ fn attack_compare_is_symmetric() {
 }
 
 #[test]
-fn attack_compare_compact_against_full_of_one_run_is_same() {
+fn compare_compact_against_full_of_one_run_is_same() {
     let full = record(&CRITTER, Run::default(), before);
     let compact = record(
         &CRITTER,
@@ -132,7 +132,7 @@ fn attack_compare_compact_against_full_of_one_run_is_same() {
 }
 
 #[test]
-fn attack_compare_constant_agents_in_compact_runs() {
+fn compare_constant_agents_in_compact_runs() {
     // Long quiet runs (nothing changes but time): a compact recording
     // holds them as runs; a divergence inside a run is still found at its tick.
     let quiet = |_: usize, _: u64| -1.0;
@@ -149,7 +149,7 @@ fn attack_compare_constant_agents_in_compact_runs() {
 }
 
 #[test]
-fn attack_compare_other_tree_of_same_shape_is_error() {
+fn compare_other_tree_of_same_shape_is_error() {
     let a = record(&CRITTER, Run::default(), before);
     let b = record(&HERD, Run::default(), before);
     match compare(&a, &b) {
@@ -161,7 +161,7 @@ fn attack_compare_other_tree_of_same_shape_is_error() {
 }
 
 #[test]
-fn attack_compare_changed_structure_is_error() {
+fn compare_changed_structure_is_error() {
     let a = record(&CRITTER, Run::default(), before);
     for (what, b) in [
         ("grown", record(&grown::CRITTER, Run::default(), before)),
@@ -187,7 +187,7 @@ fn attack_compare_changed_structure_is_error() {
 }
 
 #[test]
-fn attack_compare_agents_in_one_run_only() {
+fn compare_agents_in_one_run_only() {
     let a = record(
         &CRITTER,
         Run {
@@ -217,7 +217,7 @@ fn attack_compare_agents_in_one_run_only() {
 }
 
 #[test]
-fn attack_compare_other_tick_ranges_compare_the_overlap() {
+fn compare_other_tick_ranges_compare_the_overlap() {
     // "before" keeps ticks 20..30 (capacity 10), "after" all 30; the
     // divergence of agent 2 at 12 is outside what both kept, agent 4's at
     // 24 inside.
@@ -239,7 +239,7 @@ fn attack_compare_other_tick_ranges_compare_the_overlap() {
 }
 
 #[test]
-fn attack_compare_disjoint_tick_ranges_compare_nothing() {
+fn compare_disjoint_tick_ranges_compare_nothing() {
     // "before" ran 10 ticks, "after" 40 keeping the last 10: no tick in common.
     let a = record(
         &CRITTER,
@@ -264,7 +264,7 @@ fn attack_compare_disjoint_tick_ranges_compare_nothing() {
 }
 
 #[test]
-fn attack_compare_with_and_without_values_and_flag_names_is_same() {
+fn compare_with_and_without_values_and_flag_names_is_same() {
     // What is compared is what the tick decided: recording values (or not)
     // must not make a difference.
     use bt_viewer::DataCapacity;
@@ -294,7 +294,7 @@ fn mutate(text: &str, f: impl FnOnce(&mut Value)) -> String {
 }
 
 #[test]
-fn attack_compare_bad_documents_name_which() {
+fn compare_bad_documents_name_which() {
     let good = record(&CRITTER, Run::default(), before);
     let bads: Vec<(&str, String)> = vec![
         ("empty", String::new()),
@@ -361,7 +361,7 @@ fn attack_compare_bad_documents_name_which() {
 /// A recording whose numbers lie: every result must be an answer (an
 /// error or a comparison), never a panic or a hang.
 #[test]
-fn attack_compare_lying_numbers_never_panic_or_hang() {
+fn compare_lying_numbers_never_panic_or_hang() {
     let good = record(&CRITTER, Run::default(), before);
     let compact = record(
         &CRITTER,
@@ -480,7 +480,7 @@ fn attack_compare_lying_numbers_never_panic_or_hang() {
 /// it was 1: the comparison must say the file lies, not try to expand it.
 /// (Run in a child process: an allocation that fails aborts the process.)
 #[test]
-fn attack_compare_run_length_that_lies() {
+fn compare_run_length_that_lies() {
     let compact = record(
         &CRITTER,
         Run {
@@ -499,7 +499,7 @@ fn attack_compare_run_length_that_lies() {
             run[0] = json!(n);
         })
     };
-    if let Ok(n) = std::env::var("ATTACK_RUN_LENGTH") {
+    if let Ok(n) = std::env::var("BT_MISUSE_RUN_LENGTH") {
         let n: u64 = n.parse().unwrap();
         let bad = lie(n);
         match compare(&compact, &bad) {
@@ -512,12 +512,12 @@ fn attack_compare_run_length_that_lies() {
     for n in [1_000_000_000_000u64, u64::MAX] {
         let out = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
-                "attack_compare_run_length_that_lies",
+                "compare_run_length_that_lies",
                 "--exact",
                 "--nocapture",
                 "--include-ignored",
             ])
-            .env("ATTACK_RUN_LENGTH", n.to_string())
+            .env("BT_MISUSE_RUN_LENGTH", n.to_string())
             .output()
             .unwrap();
         if !out.status.success() {
@@ -532,7 +532,7 @@ fn attack_compare_run_length_that_lies() {
 /// Malformed ticks that no recorder writes are "not a recording this crate
 /// reads" (`CompareError::NotARecording`), not silently compared.
 #[test]
-fn attack_compare_malformed_ticks_are_errors() {
+fn compare_malformed_ticks_are_errors() {
     let good = record(&CRITTER, Run::default(), before);
     let cases: Vec<(&str, String)> = vec![
         (
@@ -594,7 +594,7 @@ fn attack_compare_malformed_ticks_are_errors() {
 /// The same agent listed twice in one recording was counted once or twice
 /// depending on which side it was: either way round, it is refused.
 #[test]
-fn attack_compare_duplicate_agent_counts_the_same_both_ways() {
+fn compare_duplicate_agent_counts_the_same_both_ways() {
     let good = record(&CRITTER, Run::default(), before);
     let twice = mutate(&good, |v| {
         let a = v["agents"][1].clone();

@@ -1,4 +1,4 @@
-//! The tree and the recordings the attack tests share.
+//! The tree and the recordings the misuse tests share.
 #![allow(dead_code)]
 
 use bt_core::{TickInput, Tree, behavior, decider, group, tree};
