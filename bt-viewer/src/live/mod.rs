@@ -7,9 +7,11 @@
 
 mod control;
 mod feed;
+mod reply;
 mod rope;
 mod serve;
 mod stream;
+mod view;
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
@@ -115,6 +117,51 @@ impl Limits {
 ///   time of its serial (`{"first", "now": [...]}`, there when a run is),
 ///   its path levels active since the times given. A page of a large,
 ///   mostly quiet crowd thus gets a fraction of the bytes.
+/// - `GET /events?first=N&agents=a,b,…`: a stream of some lanes only (the
+///   first `N` watch slots' and those of the agents named, 512 at most),
+///   as the page asks for, so that a crowd of any size costs it what the
+///   lanes it shows cost. The `recording` event holds those lanes only;
+///   a `crowd` event follows it: `{"stream", "keep", "agents", "first",
+///   "leaves", "subset", "errors", "rejections"}`, the stream's number,
+///   every agent recorded (in slot order), the frames the recorder keeps,
+///   and for each kept frame from `first` on the number of agents whose
+///   tick ran each leaf (`leaves`, by item index, `idle` for none), had a
+///   Subset Rule report, an error (or the redecide limit) or a rejection.
+///   Each `ticks` event then holds those lanes' new ticks, and the same
+///   counts of its frames with the agents first recorded since the last
+///   (`"crowd": {"first", "leaves", "subset", "errors", "rejections",
+///   "new"}`), made once per publish on the server's thread. The crowd's
+///   counts are made for each publish whether or not a page asks.
+/// - `POST /view` with `{"stream": N, "agents": [...]}` (and the page's
+///   token, as a control request shows it): stream `N` follows the lanes
+///   of those agents from now on. It gets a `lanes` event with their kept
+///   ticks, each whole, and their values, as the recording holds them
+///   (`{"agents": [{"agent", "first_tick", "ticks"}], "values"}`), for the
+///   lanes it did not follow before, then their new ticks in each
+///   `ticks` event. `404 Not Found` when no such stream follows some
+///   lanes (it ended).
+/// - `GET /query?kind=K&item=I&reason=R&from=A&to=B`: the agents whose
+///   kept ticks from `A` to `B` answer a question, worked out on a
+///   thread of the server from the words it keeps: `kind` is `entered`
+///   (decider `I`, by item index, was activated), `rejected` (`I` was
+///   rejected, for the legend's rejection `R`, or any when `R` is
+///   negative or absent), `ran` (`I` was on the active path) or
+///   `trouble` (a Subset Rule report or an error);
+///   `{"matches": [[agent, tick], …]}` gives each agent's first such
+///   tick, in order of that tick. A bad question gets `400 Bad Request`
+///   saying what is at fault.
+///
+/// The page asks for the lanes it shows (64 until it knows which, then
+/// those drawn and the selected agent's, and the 160 it followed last at
+/// most), draws the overview from the crowd's counts, and asks `/query`
+/// for its queries: its work per message is in proportion to the new
+/// ticks of those lanes, whatever the crowd's size. While it follows, its
+/// timeline shows the last 600 ticks (`?window=N` in its address for
+/// another number). When its stream breaks (the server dropped it for
+/// falling behind, say) it opens it again, a quarter of a second later
+/// and twice as late each time after (4 s at most), and says so; it says
+/// the program stopped on an `end` event, or when nothing answered for
+/// 20 s (and still tries).
 /// - `GET /recording.json`: the whole recording as of the last publish, or
 ///   of one less than a second before it, as the `recording` event holds
 ///   it. (A game that calls
