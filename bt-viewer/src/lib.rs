@@ -29,7 +29,10 @@
 //! Subset Rule report or an error, and the lanes (drawn on a canvas, with
 //! zoom and pan, the agent's numbers plotted under its lane) show those.
 //! With the `live` feature, `LiveServer` serves the same page from
-//! loopback and streams new ticks to it as they happen.
+//! loopback and streams new ticks to it as they happen: the page gets the
+//! ticks of the lanes it shows and per-tick counts of the whole crowd, so
+//! that it keeps up with a crowd of any size, and opens its stream again
+//! when it breaks.
 //!
 //! ```
 //! use bt_core::{TickInput, behavior, decider, group, tree};

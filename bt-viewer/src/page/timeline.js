@@ -12,14 +12,18 @@
   const leafName = leaf => leaf === null ? "idle" : S.items[leaf].name;
 
   // Spans of equal leaf and markers, for agent `a`.
-  function spansOf(a) {
-    const spans = [], markers = [], entered = [];
+  function spansOf(a) { return spansMore(a, { spans: [], markers: [], entered: [] }, 0); }
+
+  // Adds the spans and markers of agent `a`'s entries from `j0` on to
+  // `out` (what spansOf gave for the entries before).
+  function spansMore(a, out, j0) {
+    const { spans, markers, entered } = out;
     const names = S.rec.legend.events;
     const kind = n => names.indexOf(n) + 1;
     const K = { preempt: kind("preempt"), redecide: kind("redecide"), subset: kind("subset-rule"), limit: kind("redecide-limit"),
       launch: kind("launch"), cancel: kind("cancel"), reported: kind("action-reported"), activate: kind("activate") };
-    let cur = null, base = null;
-    for (let j = 0; j < a.ticks.length; j++) {
+    let cur = spans.length ? spans[spans.length - 1] : null, base = j0 > 0 ? baseOf(a, j0 - 1) : null;
+    for (let j = j0; j < a.ticks.length; j++) {
       const e = a.ticks[j];
       if (e.length === 7) base = e;
       const from = a.start[j], to = from + (e.length === 7 ? 1 : e[0]) - 1, leaf = base[2];
@@ -43,19 +47,20 @@
     }
     // (first tick, last tick, item) of each activation, flat: a run
     // repeats the activations of its tick at each of its ticks.
-    return { spans, markers, entered };
+    return out;
   }
 
-  // How many agents run each leaf (or none) at each tick.
-  function countBehaviors() {
+  // How many agents run each leaf (or none) at each tick (`given`: as a
+  // live stream's crowd summary counts them).
+  function countBehaviors(given) {
     const T = S.last - S.first + 1;
     const slot = new Map(S.leaves.map((l, i) => [l, i]));
     const diff = S.leaves.map(() => new Int32Array(T + 1));
-    for (const sp of S.spans) for (const s of sp.spans) {
+    if (!given) for (const sp of S.spans) for (const s of sp.spans) {
       const d = diff[slot.get(s.leaf)];
       d[s.from - S.first] += 1; d[s.to - S.first + 1] -= 1;
     }
-    S.counts = diff.map(d => { const c = new Int32Array(T); let n = 0; for (let t = 0; t < T; t++) { n += d[t]; c[t] = n; } return c; });
+    S.counts = given || diff.map(d => { const c = new Int32Array(T); let n = 0; for (let t = 0; t < T; t++) { n += d[t]; c[t] = n; } return c; });
     const legend = $("overview-legend");
     legend.textContent = "";
     S.leaves.forEach((l, i) => {

@@ -107,6 +107,7 @@
       parseMs: S.parseMs, openMs: S.openMs, filterMs: S.filterMs, queryMs: S.queryMs, v0: S.v0, v1: S.v1,
     }),
     tipText,
+    live: liveState,
     // Agent `id`'s tick at serial `s` as the page holds it, and how many
     // tick entries the page holds.
     tick: (id, s) => { const k = S.byId.get(Number(id)); return k === undefined ? null : tickAt(k, s); },
