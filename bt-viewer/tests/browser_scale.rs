@@ -1,0 +1,416 @@
+//! The live page at scale, in a real browser (headless Chromium driven
+//! through chromedriver): 10 000 agents ticked at 60 Hz with values
+//! recorded, followed for a minute within a second of the game, then
+//! stopped by a breakpoint set in the page; a stream the server drops is
+//! opened again by the page, which follows on; lanes of agents recorded
+//! after the page came appear.
+//!
+//! Needs Debian's `chromium` and `chromium-driver`, as `tests/browser.rs`
+//! does. Without them the test is reported as ignored, except under CI
+//! (`CI` set), where it fails.
+
+mod herd;
+mod webdriver;
+use webdriver::{click, js, until, until_within};
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use bt_viewer::{Capacity, DataCapacity, FlightRecorder, Limits, LiveServer, Watch};
+use fantoccini::Client;
+use herd::{Grazer, HERD, Sense, herd};
+use serde_json::{Value, json};
+
+fn with_browser<F>(test: impl FnOnce(Client) -> F)
+where
+    F: std::future::Future<Output = ()>,
+{
+    webdriver::with_browser((1400, 1000), test);
+}
+
+/// The tree's item index of decider `name`.
+fn item(name: &str) -> u16 {
+    let recorder = FlightRecorder::new(&HERD, 1, Watch::All, Capacity::new(2, 12));
+    let doc: Value = serde_json::from_str(&recorder.export().to_json()).unwrap();
+    let items = doc["tree"]["items"].as_array().unwrap();
+    let found = items.iter().find(|it| it["name"] == name).unwrap();
+    found["index"].as_u64().unwrap() as u16
+}
+
+/// A herd ticked in its own thread at `hz` frames a second, each frame
+/// handed to the live server, until told to stop.
+struct Game {
+    /// The newest frame whose `frame` call returned.
+    newest: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+    /// Per tick, the agents that entered FLEE then (as bt-core's memory
+    /// says), and the frames made.
+    thread: JoinHandle<(Vec<Vec<u32>>, u64, LiveServer)>,
+}
+
+impl Game {
+    fn start(n: usize, hz: u32, keep: usize, mut server: LiveServer) -> Self {
+        let newest = Arc::new(AtomicU64::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (n2, s2) = (Arc::clone(&newest), Arc::clone(&stop));
+        let flee = item("FLEE");
+        let thread = std::thread::spawn(move || {
+            let (mut grazers, mut memories) = herd(n);
+            let mut recorder = FlightRecorder::new(&HERD, n, Watch::All, Capacity::new(keep, 12))
+                .with_data(DataCapacity::new(4, 8))
+                .name_flags::<Sense, Sense>();
+            let period = Duration::from_secs(1) / hz;
+            let start = Instant::now();
+            let mut entered = Vec::new();
+            let mut fleeing = vec![false; n];
+            let mut t = 0u32;
+            while !s2.load(Ordering::Relaxed) {
+                grazers.iter_mut().for_each(Grazer::step);
+                recorder
+                    .tick_all_with_data(&HERD, &mut grazers, &mut memories, |i, g| g.input(i, t));
+                let mut now = Vec::new();
+                for (i, m) in memories.iter().enumerate() {
+                    let on = m.leaf().is_some_and(|l| l.0 == flee);
+                    if on && !fleeing[i] {
+                        now.push(i as u32);
+                    }
+                    fleeing[i] = on;
+                }
+                entered.push(now);
+                server.frame(&recorder);
+                n2.store(u64::from(t), Ordering::Relaxed);
+                t += 1;
+                let next = start + period * t;
+                if let Some(wait) = next.checked_duration_since(Instant::now()) {
+                    std::thread::sleep(wait);
+                }
+            }
+            (entered, u64::from(t), server)
+        });
+        Game {
+            newest,
+            stop,
+            thread,
+        }
+    }
+
+    fn newest(&self) -> u64 {
+        self.newest.load(Ordering::Relaxed)
+    }
+
+    fn end(self) -> (Vec<Vec<u32>>, u64, LiveServer) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.join().expect("the game's thread")
+    }
+}
+
+/// Waits until the page follows a stream of its lanes.
+async fn until_following(client: &Client) {
+    until_within(
+        client,
+        "return !!(window.btViewer && btViewer.live && btViewer.live().stream !== null \
+         && window.btLive.state() && window.btLive.state().framing);",
+        "the page never followed the program",
+        Duration::from_secs(30),
+    )
+    .await;
+}
+
+/// Sets a breakpoint "FLEE entered, any agent" through the page's form.
+async fn break_on_flee(client: &Client) {
+    js(
+        client,
+        "document.getElementById('bp-on').value = 'enter';\
+         document.getElementById('bp-on').dispatchEvent(new Event('change'));\
+         document.getElementById('bp-decider').value = 'FLEE';\
+         document.getElementById('bp-agent').value = '';",
+    )
+    .await;
+    click(client, "#bp-add").await;
+    until(
+        client,
+        "return window.btLive.state().breakpoints.length === 1;",
+        "the breakpoint was not set",
+    )
+    .await;
+}
+
+/// After `break_on_flee`, with the game's frame `armed` newest once the
+/// page showed it set (the game takes it at its next frame): the game stops at a tick where an agent entered FLEE, the first
+/// after the breakpoint took effect, and the page shows that agent at
+/// that tick. Returns the tick.
+async fn stops_where_an_agent_entered_flee(client: &Client, game: Game, armed: u64) -> u64 {
+    until_within(
+        client,
+        "return window.btLive.state().paused === true;",
+        "the program never stopped",
+        Duration::from_secs(20),
+    )
+    .await;
+    let control = js(client, "return window.btLive.state();").await;
+    let hit = &control["hit"];
+    let (at, agent) = (
+        hit["tick"].as_u64().unwrap(),
+        hit["agent"].as_u64().unwrap(),
+    );
+    assert_eq!(control["tick"], json!(at), "{control}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The frame of that tick waits; every one before it returned.
+    assert_eq!(game.newest(), at - 1, "the game went past the breakpoint");
+    // The page shows that tick, of that agent, with its lane's ticks.
+    until(
+        client,
+        &format!(
+            "const s = btViewer.state(); return s.cursor === {at} && s.agent === {agent} \
+             && btViewer.tick({agent}, {at}) !== null;"
+        ),
+        "the page does not show the tick the program stopped at",
+    )
+    .await;
+    let shown = js(client, &format!("return btViewer.tick({agent}, {at});")).await;
+    let flee = item("FLEE");
+    let activated = shown[6]
+        .as_array()
+        .unwrap()
+        .chunks(4)
+        .any(|e| e[0] == json!(4) && e[2] == json!(flee));
+    assert!(activated, "the page's tick {at} of #{agent}: {shown}");
+    // Let it go on, and compare with what bt-core said of each tick.
+    click(client, ".bp-remove").await;
+    until(
+        client,
+        "return window.btLive.state().breakpoints.length === 0;",
+        "the breakpoint was not removed",
+    )
+    .await;
+    click(client, "#live-resume").await;
+    let (entered, _, server) = game.end();
+    drop(server);
+    assert!(
+        entered[at as usize].contains(&(agent as u32)),
+        "bt-core says #{agent} did not enter FLEE at {at}"
+    );
+    let first = (armed + 2..at).find(|&t| !entered[t as usize].is_empty());
+    assert_eq!(
+        first, None,
+        "an agent entered FLEE after the breakpoint was set"
+    );
+    at
+}
+
+#[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
+fn ten_thousand_agents_at_60_hz_are_followed_within_a_second_and_stopped_by_a_breakpoint() {
+    const N: usize = 10_000;
+    const HZ: u32 = 60;
+    const SECONDS: u64 = 60;
+    let server = LiveServer::start(0).expect("a loopback port");
+    let url = server.url();
+    let game = Game::start(N, HZ, 180, server);
+    with_browser(|client| async move {
+        client.goto(&url).await.unwrap();
+        until_following(&client).await;
+        let started = (Instant::now(), game.newest());
+        let mut worst = 0i64;
+        for _ in 0..SECONDS {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let seen = js(&client, "return btViewer.state().last;").await;
+            let lag = game.newest() as i64 - seen.as_i64().unwrap();
+            worst = worst.max(lag);
+        }
+        let (took, made) = (started.0.elapsed(), game.newest() - started.1);
+        let live = js(&client, "return btViewer.live();").await;
+        let rate = made as f64 / took.as_secs_f64();
+        eprintln!(
+            "{N} agents for {took:.1?}: the game made {made} frames ({rate:.1} a second); \
+             the page was {worst} ticks ({:.2} s) behind at worst; {} ticks messages of {} bytes \
+             on average; the page's main thread spent {:.0} ms on them and on drawing; it follows {} lanes",
+            worst as f64 / f64::from(HZ),
+            live["messages"],
+            live["bytes"].as_f64().unwrap() / live["messages"].as_f64().unwrap().max(1.0),
+            live["busy"].as_f64().unwrap(),
+            live["loaded"].as_array().unwrap().len(),
+        );
+        assert!(
+            rate > f64::from(HZ) * 0.97,
+            "the game did not keep 60 Hz: {rate:.1}"
+        );
+        assert!(worst <= i64::from(HZ), "the page fell {worst} ticks behind");
+        assert_eq!(live["reconnects"], json!(0), "{live}");
+        // Lanes on screen only, not the crowd.
+        assert!(live["loaded"].as_array().unwrap().len() <= 160, "{live}");
+        assert_eq!(live["agents"], json!(N));
+
+        break_on_flee(&client).await;
+        let armed = game.newest();
+        let at = stops_where_an_agent_entered_flee(&client, game, armed).await;
+        eprintln!("the breakpoint set at frame {armed} stopped the game at tick {at}");
+        assert_eq!(js(&client, "return window.btErrors;").await, json!([]));
+    });
+}
+
+#[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
+fn a_stream_the_server_drops_is_opened_again_and_the_page_follows_on() {
+    // Room for 64 KiB of events waiting: a page that stops reading for a
+    // while is dropped.
+    let limits = Limits {
+        backlog_bytes: 64 << 10,
+        ..Limits::default()
+    };
+    let server = LiveServer::start_with(0, limits).expect("a loopback port");
+    // Every tick whole: the bytes add up quickly.
+    server.set_runs(false);
+    let url = server.url();
+    let game = Game::start(200, 60, 300, server);
+    with_browser(|client| async move {
+        client.goto(&url).await.unwrap();
+        until_following(&client).await;
+        // The page's thread is busy for 4 s: it reads nothing.
+        js(
+            &client,
+            "const t = Date.now() + 4000; while (Date.now() < t) {} return true;",
+        )
+        .await;
+        until_within(
+            &client,
+            "return btViewer.live().reconnects >= 1 && !btViewer.live().lost;",
+            "the page did not open its stream again",
+            Duration::from_secs(20),
+        )
+        .await;
+        let said = js(&client, "return btViewer.live().said;").await;
+        let said: Vec<&str> = said
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap())
+            .collect();
+        let lost = said
+            .iter()
+            .position(|s| s.contains("connection lost, reconnecting"));
+        let back = said.iter().position(|s| s.contains("reconnected"));
+        assert!(lost.is_some() && back > lost, "{said:?}");
+        assert!(!said.iter().any(|s| s.contains("stopped")), "{said:?}");
+        // It follows on, within a second.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let seen = js(&client, "return btViewer.state().last;").await;
+        let lag = game.newest() as i64 - seen.as_i64().unwrap();
+        assert!(
+            lag <= 60,
+            "the page is {lag} ticks behind after reconnecting"
+        );
+        // Breakpoints can be set again.
+        break_on_flee(&client).await;
+        let armed = game.newest();
+        stops_where_an_agent_entered_flee(&client, game, armed).await;
+        assert_eq!(js(&client, "return window.btErrors;").await, json!([]));
+    });
+}
+
+#[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
+fn lanes_of_agents_recorded_after_the_page_came_appear() {
+    const LANES: usize = 12;
+    let mut server = LiveServer::start(0).expect("a loopback port");
+    let url = server.url();
+    let (mut grazers, mut memories) = herd(8);
+    let mut recorder = FlightRecorder::with_lanes(&HERD, LANES, Capacity::new(300, 12))
+        .with_data(DataCapacity::new(4, 8));
+    // Five agents from the start, three more later, by their ids.
+    let ids = [10u32, 11, 12, 13, 14, 50, 51, 52];
+    let mut lanes: Vec<usize> = ids[..5]
+        .iter()
+        .map(|&id| recorder.assign(id).unwrap())
+        .collect();
+    with_browser(|client| async move {
+        let mut t = 0u32;
+        let mut frame = |t: u32, lanes: &[usize], recorder: &mut FlightRecorder| {
+            recorder.begin_frame();
+            for (i, &lane) in lanes.iter().enumerate() {
+                let input = grazers[i].input(i, t);
+                grazers[i].step();
+                recorder
+                    .tick_lane_with_data(lane, &HERD, &mut grazers[i], &mut memories[i], &input)
+                    .unwrap();
+            }
+        };
+        client.goto(&url).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while server.clients() == 0 {
+            assert!(Instant::now() < deadline, "the page never followed");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        for _ in 0..20 {
+            frame(t, &lanes, &mut recorder);
+            server.frame(&recorder);
+            t += 1;
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        until(
+            &client,
+            "return btViewer.rows().length === 5 && btViewer.state().last === 19;",
+            "the page did not show the first agents",
+        )
+        .await;
+        lanes.extend(ids[5..].iter().map(|&id| recorder.assign(id).unwrap()));
+        for _ in 0..40 {
+            frame(t, &lanes, &mut recorder);
+            server.frame(&recorder);
+            t += 1;
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        until(
+            &client,
+            &format!("return btViewer.state().last === {};", t - 1),
+            "the page did not follow",
+        )
+        .await;
+        until(
+            &client,
+            "return btViewer.rows().length === 8 && btViewer.tick(52, 20) !== null;",
+            "the newcomers' lanes did not appear",
+        )
+        .await;
+        // Each newcomer's lane holds the ticks the recorder has.
+        let doc: Value = serde_json::from_str(&recorder.export().to_json()).unwrap();
+        for id in &ids[5..] {
+            let want = doc["agents"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|a| a["agent"] == json!(id))
+                .unwrap();
+            let want: Vec<Value> = want["ticks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|tk| json!([tk[0], tk[2]]))
+                .collect();
+            let shown = js(
+                &client,
+                &format!(
+                    "const out = []; for (let s = 0; s < {t}; s++) {{ const tk = btViewer.tick({id}, s);\
+                     if (tk) out.push([tk[0], tk[2]]); }} return out;"
+                ),
+            )
+            .await;
+            assert_eq!(shown, json!(want), "agent {id}");
+            let lane = js(&client, &format!("return btViewer.lane({id});")).await;
+            assert!(!lane["spans"].as_array().unwrap().is_empty(), "{lane}");
+        }
+        assert_eq!(js(&client, "return window.btErrors;").await, json!([]));
+        drop(server);
+    });
+}
