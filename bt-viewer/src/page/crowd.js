@@ -192,11 +192,14 @@
       const t0 = performance.now();
       if (S.sel < S.agents.length) selectIndex();
       S.laneAdded = false;
-      layout();
+      if (S.qFollows) { $("q-to").value = S.last; S.qFollows = false; }
+      const sc = $("scrubber");
+      sc.min = S.first; sc.max = S.last;
+      layout(false);
       render();
       if (window.btLive) window.btLive.update(); // live controls
       sendView();
-      if (S.link) S.link.busy += performance.now() - t0;
+      if (S.link) { S.link.busy += performance.now() - t0; S.link.draws += 1; }
     };
     requestAnimationFrame(go);
     setTimeout(go, 100);
@@ -225,7 +228,7 @@
     const L = S.link || {};
     return {
       stream: S.stream === undefined ? null : S.stream, reconnects: L.reconnects || 0, lost: L.lost !== null && L.lost !== undefined,
-      said: (L.said || []).slice(), messages: L.messages || 0, bytes: L.bytes || 0, busy: L.busy || 0,
+      said: (L.said || []).slice(), messages: L.messages || 0, draws: L.draws || 0, bytes: L.bytes || 0, busy: L.busy || 0,
       loaded: S.loaded ? [...S.loaded].sort((x, y) => x - y) : [], agents: S.agents.length,
       trouble: S.trouble ? { first: S.first, subset: S.trouble.subset.slice(), errors: S.trouble.errors.slice(), rejections: S.trouble.rejections.slice() } : null,
     };

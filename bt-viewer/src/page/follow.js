@@ -85,7 +85,9 @@
   // tick it repeats, made whole. Returns whether it let go of any.
   function trimLive() {
     let total = 0;
-    for (const a of S.agents) total += a.ticks.length;
+    // A page that follows some lanes holds ticks of those only.
+    if (S.loaded) for (const id of S.loaded) { const k = S.byId.get(id); if (k !== undefined) total += S.agents[k].ticks.length; }
+    else for (const a of S.agents) total += a.ticks.length;
     if (total <= LIVE_KEEP) return false;
     const aim = Math.floor(LIVE_KEEP * 3 / 4);
     let lo = S.first, hi = S.last;
@@ -133,7 +135,7 @@
   function follow() {
     if (typeof EventSource === "undefined") { message("This browser cannot follow a live stream.", "error"); return; }
     S.live = true;
-    S.link = { es: null, lost: null, delay: 250, timer: null, ended: false, reconnects: 0, said: [], messages: 0, bytes: 0, busy: 0 };
+    S.link = { es: null, lost: null, delay: 250, timer: null, ended: false, reconnects: 0, said: [], messages: 0, bytes: 0, busy: 0, draws: 0 };
     message("Waiting for the running program…", "info");
     connect();
   }
@@ -202,7 +204,9 @@
   function onTicks(msg) {
     if (!S.rec || S.stream === undefined) return;
     const atEnd = S.cursor === S.last, wholeView = S.v0 === S.first && S.v1 === S.last, following = S.v1 === S.last;
-    const qTo = $("q-to"), qFollows = qTo.value === "" || Number(qTo.value) === S.last;
+    // The query's range and the scrubber are written when the page draws.
+    const qTo = $("q-to");
+    S.qFollows = S.qFollows || qTo.value === "" || Number(qTo.value) === S.last;
     if (msg.clock) mergeClock(msg.clock);
     if (msg.crowd) addCrowd(msg.crowd);
     const added = new Map();
@@ -232,9 +236,6 @@
       S.v1 = S.last; S.v0 = Math.max(S.first, S.v1 - w);
     }
     if (atEnd) S.cursor = S.last;
-    if (qFollows) qTo.value = S.last;
-    const sc = $("scrubber");
-    sc.min = S.first; sc.max = S.last;
     S.overviewCache = null;
     redraw();
   }

@@ -43,7 +43,8 @@
         if (m) seen.add(m);
       }
       if (base[4] >> 1) seen.add("error");
-      for (const m of seen) for (let s = from; s <= to; s++) markers.push({ tick: s, kind: m });
+      // In order of ticks (drawLane looks for the first in view).
+      if (seen.size) for (let s = from; s <= to; s++) for (const m of seen) markers.push({ tick: s, kind: m });
     }
     // (first tick, last tick, item) of each activation, flat: a run
     // repeats the activations of its tick at each of its ticks.
@@ -127,32 +128,46 @@
     g.fillStyle = "#1d232a"; g.fillRect(x - 1, 0, 2, 20);
   }
 
+  // The overview: the bands are drawn into a canvas of their own, one
+  // leaf at a time (a live page draws them anew for each frame it shows),
+  // and copied; the cursor goes on top.
   function drawOverview() {
     const c = $("overview"), H = 84, g = sized(c, H), W = c.clientWidth;
-    if (!S.overviewCache || S.overviewCache.w !== W) {
-      g.clearRect(0, 0, W, H);
-      g.fillStyle = "#6b7480"; g.font = "10px system-ui, sans-serif"; g.textBaseline = "top";
+    const cache = S.overviewCache;
+    const off = S.overviewCanvas || (S.overviewCanvas = document.createElement("canvas"));
+    if (!cache || cache.w !== W || off.width !== c.width || off.height !== c.height) {
+      if (off.width !== c.width || off.height !== c.height) { off.width = c.width; off.height = c.height; }
+      const o = off.getContext("2d"), dpr = window.devicePixelRatio || 1;
+      o.setTransform(dpr, 0, 0, dpr, 0, 0);
+      o.clearRect(0, 0, W, H);
+      o.fillStyle = "#6b7480"; o.font = "10px system-ui, sans-serif"; o.textBaseline = "top";
       const N = Math.max(1, S.agents.length);
-      g.fillText(N + " agents", 4, 2);
+      o.fillText(N + " agents", 4, 2);
       const p = px();
       const cols = Math.min(S.v1 - S.v0 + 1, Math.ceil(W - LABEL_W));
-      for (let ci = 0; ci < cols; ci++) {
-        const s = S.v1 - S.v0 + 1 <= cols ? S.v0 + ci : Math.floor(S.v0 + ci / p);
-        const x0 = p >= 1 ? X(s) : LABEL_W + ci, w = p >= 1 ? Math.max(1, p) : 1;
-        let y = H;
-        for (let i = 0; i < S.leaves.length; i++) {
-          const n = S.counts[i][s - S.first];
+      const whole = S.v1 - S.v0 + 1 <= cols, w = p >= 1 ? Math.max(1, p) + .5 : 1;
+      const top = new Float64Array(cols).fill(H);
+      for (let i = 0; i < S.leaves.length; i++) {
+        const count = S.counts[i];
+        let some = false;
+        o.beginPath();
+        for (let ci = 0; ci < cols; ci++) {
+          const s = whole ? S.v0 + ci : Math.floor(S.v0 + ci / p);
+          const n = count[s - S.first];
           if (!n) continue;
           const h = n * H / N;
-          g.fillStyle = colorOf(S.leaves[i]);
-          g.fillRect(x0, y - h, w + (p >= 1 ? .5 : 0), h);
-          y -= h;
+          top[ci] -= h;
+          o.rect(p >= 1 ? X(s) : LABEL_W + ci, top[ci], w, h);
+          some = true;
         }
+        if (some) { o.fillStyle = colorOf(S.leaves[i]); o.fill(); }
       }
-      S.overviewCache = { w: W, img: g.getImageData(0, 0, c.width, c.height) };
-    } else {
-      g.putImageData(S.overviewCache.img, 0, 0);
+      S.overviewCache = { w: W };
     }
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.clearRect(0, 0, c.width, c.height);
+    g.drawImage(off, 0, 0);
+    g.setTransform(window.devicePixelRatio || 1, 0, 0, window.devicePixelRatio || 1, 0, 0);
     const x = X(S.cursor) + px() / 2;
     g.fillStyle = "rgba(29,35,42,.8)"; g.fillRect(x - 1, 0, 2, H);
   }
@@ -181,7 +196,9 @@
   }
   function rowY(r) { const sr = S.selRow; return r * LANE_H + (sr >= 0 && r > sr ? S.plotH : 0); }
 
-  function layout() {
+  // Sizes the lanes' scroll area to the rows shown, and draws the
+  // timeline unless `draw` is false (render draws it next).
+  function layout(draw = true) {
     S.selRow = S.rows.indexOf(S.sel);
     S.plotH = S.selRow >= 0 ? numericFields(S.sel).length * PLOT_H : 0;
     const box = $("timeline");
@@ -189,7 +206,7 @@
     const h = box.clientHeight;
     $("lanes-spacer").style.height = Math.max(0, total - h) + "px";
     $("lane-count").textContent = S.rows.length + (S.rows.length === S.agents.length ? " lanes" : " of " + S.agents.length + " lanes");
-    drawAll();
+    if (draw) drawAll();
   }
 
   function drawAll() { if (!S.rec) return; drawRuler(); drawOverview(); drawLanes(); }
@@ -216,12 +233,22 @@
     g.fillStyle = "rgba(29,35,42,.75)"; g.fillRect(x - 1, 0, 2, H);
   }
 
+  // The first of `list`, sorted by `key`, whose key is `v` or more (the
+  // spans of a lane end, and its markers are, in order of ticks).
+  function firstAt(list, v, key) {
+    let lo = 0, hi = list.length;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (key(list[m]) < v) lo = m + 1; else hi = m; }
+    return lo;
+  }
+
   function drawLane(g, k, y, W, p) {
     const a = S.agents[k], sel = k === S.sel;
     g.save();
     g.beginPath(); g.rect(LABEL_W, y, W - LABEL_W, LANE_H); g.clip();
-    for (const sp of S.spans[k].spans) {
-      if (sp.to < S.v0 || sp.from > S.v1) continue;
+    const { spans, markers } = S.spans[k];
+    for (let i = firstAt(spans, S.v0, sp => sp.to); i < spans.length; i++) {
+      const sp = spans[i];
+      if (sp.from > S.v1) break;
       const x0 = X(sp.from), x1 = X(sp.to + 1);
       g.fillStyle = colorOf(sp.leaf);
       g.fillRect(x0, y + 2, Math.max(1, x1 - x0 - (p > 3 ? 1 : 0)), LANE_H - 4);
@@ -234,8 +261,9 @@
     }
     const MK = { preempt: ["#d93025", 0, LANE_H, 3], redecide: ["#f29900", 9, 9, 3], "subset-rule": ["#7b1fa2", 0, LANE_H, 5],
       error: ["#000", 0, LANE_H, 5], deferred: ["#1a73e8", 0, 6, 5] };
-    for (const m of S.spans[k].markers) {
-      if (m.tick < S.v0 || m.tick > S.v1) continue;
+    for (let i = firstAt(markers, S.v0, m => m.tick); i < markers.length; i++) {
+      const m = markers[i];
+      if (m.tick > S.v1) break;
       const [col, dy, h, w] = MK[m.kind];
       g.fillStyle = col; g.fillRect(X(m.tick), y + dy, w, h);
     }
