@@ -375,6 +375,14 @@ fn a_stream_the_server_drops_is_opened_again_and_the_page_follows_on() {
     with_browser(|client| async move {
         client.goto(&url).await.unwrap();
         until_following(&client).await;
+        let before = js(&client, "return btViewer.live().bytes;").await;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let rate = js(&client, "return btViewer.live().bytes;")
+            .await
+            .as_f64()
+            .unwrap()
+            - before.as_f64().unwrap();
+        eprintln!("the stream of 64 lanes, every tick whole: {rate:.0} bytes a second");
         // The page's thread is busy for 4 s: it reads nothing.
         js(
             &client,
