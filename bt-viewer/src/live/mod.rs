@@ -54,8 +54,9 @@ pub struct Limits {
     /// nothing); then its connection is closed. Default 10 s.
     pub write_stall: Duration,
     /// Bytes of `ticks` events a stream client may have waiting; one that
-    /// falls further behind is dropped (its connection closed). Default
-    /// 16 MiB.
+    /// falls further behind is dropped (its connection closed). The whole
+    /// recording and the `lanes` event that answers the page's own
+    /// `POST /view` do not count, whatever their size. Default 16 MiB.
     pub backlog_bytes: usize,
 }
 
@@ -135,7 +136,8 @@ impl Limits {
 ///   counts are made for each publish whether or not a page asks.
 /// - `POST /view` with `{"stream": N, "agents": [...]}` (and the page's
 ///   token, as a control request shows it): stream `N` follows the lanes
-///   of those agents from now on. It gets a `lanes` event with their kept
+///   of those agents from now on. It gets a `lanes` event (whatever its
+///   size: it does not count in [`Limits::backlog_bytes`]) with their kept
 ///   ticks, each whole, and their values, as the recording holds them
 ///   (`{"agents": [{"agent", "first_tick", "ticks"}], "values"}`), for the
 ///   lanes it did not follow before, then their new ticks in each

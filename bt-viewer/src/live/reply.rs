@@ -48,6 +48,7 @@ impl Body for Reply {
                     stream.pending.fetch_sub(m.len(), Ordering::Relaxed);
                     return Poll::Ready(Some(Ok(Frame::data(Rope::from(m)))));
                 }
+                Some(Item::Reply(m)) => return Poll::Ready(Some(Ok(Frame::data(Rope::from(m))))),
                 Some(Item::Recording(build)) => stream.recording = Some(Box::pin(build.event())),
             }
         }

@@ -61,7 +61,11 @@ impl Build {
 
 /// What a stream writes next.
 pub(super) enum Item {
+    /// An event counted in the client's backlog.
     Message(Bytes),
+    /// An event that answers the page's own request (a `lanes` event),
+    /// not counted in its backlog, as a whole recording is not.
+    Reply(Bytes),
     Recording(Build),
 }
 
@@ -93,6 +97,17 @@ impl Client {
             return false;
         }
         self.tx.send(Item::Message(message.clone())).is_ok()
+    }
+
+    /// Queues `message`, an answer to the page's own request, whatever its
+    /// size; `false` when the client is gone or was already more than
+    /// `budget` bytes behind (then its connection is ended).
+    pub(super) fn reply(&self, message: Bytes, budget: usize) -> bool {
+        if self.pending.load(Ordering::Relaxed) > budget {
+            self.kick.notify_one();
+            return false;
+        }
+        self.tx.send(Item::Reply(message)).is_ok()
     }
 }
 

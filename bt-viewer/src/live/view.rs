@@ -94,7 +94,9 @@ impl Hub {
             .collect();
         client.view = Some(view);
         client.asked = Some((0, request.agents.clone()));
-        if !added.is_empty() && !client.send(&snapshot.lanes_event(seen, &added), budget) {
+        // The lanes asked for come whatever their size: a page that
+        // reads its stream is not dropped for asking.
+        if !added.is_empty() && !client.reply(snapshot.lanes_event(seen, &added), budget) {
             streams.joined.remove(at);
         }
         Ok(())
