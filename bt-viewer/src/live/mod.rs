@@ -175,7 +175,9 @@ impl Limits {
 /// into view, when the page names it (at the next frame, or within a
 /// quarter of a second) and gets its kept ticks. A page of 10 000 agents
 /// ticked at 60 Hz, following 64 lanes, gets about 11 kB a tick (640 kB
-/// a second) and stays within a second of the game. While it follows, its
+/// a second) and stays within a second of the game (at the median a few
+/// ticks behind; on a busy 2-core machine, a few seconds at worst, when
+/// the browser got no time). While it follows, its
 /// timeline shows the last 600 ticks (`?window=N` in its address for
 /// another number). When its stream breaks (the server dropped it for
 /// falling behind, say) it opens it again, a quarter of a second later
