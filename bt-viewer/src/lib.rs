@@ -48,7 +48,10 @@
 //! parses its values' text, most of a large one's, only for the agents
 //! looked at.
 //! With the `live` feature, `LiveServer` serves the same page from
-//! loopback and streams new ticks to it as they happen.
+//! loopback and streams new ticks to it as they happen: the page gets the
+//! ticks of the lanes it shows and per-tick counts of the whole crowd, so
+//! that it keeps up with a crowd of any size, and opens its stream again
+//! when it breaks.
 //!
 //! ```
 //! use bt_core::{TickInput, behavior, decider, group, tree};

@@ -34,6 +34,7 @@ pub const PAGE: &str = concat!(
     include_str!("page/query.js"),
     include_str!("page/follow.js"),
     include_str!("page/compare.js"),
+    include_str!("page/crowd.js"),
     include_str!("page/wire.js"),
     "</script>\n</body>\n</html>\n",
 );

@@ -2,7 +2,8 @@
 //! step and resume; breakpoints of each kind, which stop the game at the
 //! end of the tick where they fire; a page that leaves lets the game go
 //! on; with no page, `frame` neither waits nor copies; control requests
-//! come only from the page served on loopback.
+//! come only from the page served on loopback; the lanes a page asks to
+//! follow come whatever their size.
 //!
 //! The game runs in a thread of its own, calling `LiveServer::frame` after
 //! each tick; the test plays the page.
@@ -1229,4 +1230,67 @@ fn cost_of_frame_with_no_page_next_to_publish() {
 fn the_server_can_be_shared_between_threads() {
     fn shared<T: Send + Sync>() {}
     shared::<LiveServer>();
+}
+
+// ---------- the lanes a page follows ----------
+
+/// A page that names lanes to follow gets their kept ticks in a `lanes`
+/// event, however large: the answer to its own request does not count as
+/// falling behind, and its stream goes on.
+#[test]
+fn a_lanes_event_larger_than_the_backlog_does_not_drop_the_page_that_asked() {
+    let limits = bt_viewer::Limits {
+        backlog_bytes: 8 << 10,
+        ..bt_viewer::Limits::default()
+    };
+    let mut server = LiveServer::start_with(0, limits).expect("a loopback port");
+    let addr = server.addr();
+    let mut camp = Camp::new(40);
+    for t in 0..100 {
+        camp.tick(t);
+    }
+    let token = token(addr);
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(s, "GET /events?first=1 HTTP/1.1\r\nHost: localhost\r\n\r\n").unwrap();
+    let mut events = BufReader::new(s);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.clients() == 0 {
+        assert!(Instant::now() < deadline, "the page never followed");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    server.publish(&camp.recorder);
+    let crowd = loop {
+        let (name, data) = sse::next_event(&mut events);
+        if name == "crowd" {
+            break serde_json::from_str::<Value>(&data).unwrap();
+        }
+    };
+    let agents = crowd["agents"].clone();
+    assert_eq!(agents.as_array().unwrap().len(), 40);
+    let body = json!({ "stream": crowd["stream"], "agents": agents }).to_string();
+    ok(exchange(
+        addr,
+        &format!(
+            "POST /view HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+             X-Bt-Token: {token}"
+        ),
+        &body,
+    ));
+    let (name, data) = sse::next_event(&mut events);
+    assert_eq!(name, "lanes");
+    assert!(data.len() > 8 << 10, "{} bytes", data.len());
+    let lanes: Value = serde_json::from_str(&data).unwrap();
+    assert_eq!(
+        lanes["agents"].as_array().unwrap().len(),
+        39,
+        "the 39 it did not follow"
+    );
+    // The stream goes on, with every lane's new tick.
+    camp.tick(100);
+    server.publish(&camp.recorder);
+    let (name, data) = sse::next_event(&mut events);
+    assert_eq!(name, "ticks", "{data}");
+    let ticks: Value = serde_json::from_str(&data).unwrap();
+    assert_eq!(ticks["agents"].as_array().unwrap().len(), 40);
 }

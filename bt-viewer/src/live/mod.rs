@@ -7,9 +7,11 @@
 
 mod control;
 mod feed;
+mod reply;
 mod rope;
 mod serve;
 mod stream;
+mod view;
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
@@ -52,8 +54,9 @@ pub struct Limits {
     /// nothing); then its connection is closed. Default 10 s.
     pub write_stall: Duration,
     /// Bytes of `ticks` events a stream client may have waiting; one that
-    /// falls further behind is dropped (its connection closed). Default
-    /// 16 MiB.
+    /// falls further behind is dropped (its connection closed). The whole
+    /// recording and the `lanes` event that answers the page's own
+    /// `POST /view` do not count, whatever their size. Default 16 MiB.
     pub backlog_bytes: usize,
 }
 
@@ -115,6 +118,72 @@ impl Limits {
 ///   time of its serial (`{"first", "now": [...]}`, there when a run is),
 ///   its path levels active since the times given. A page of a large,
 ///   mostly quiet crowd thus gets a fraction of the bytes.
+/// - `GET /events?first=N&agents=a,b,…`: a stream of some lanes only (the
+///   first `N` watch slots' and those of the agents named, 512 at most),
+///   as the page asks for, so that a crowd of any size costs it what the
+///   lanes it shows cost. A `first` or an agent's id that is not a number,
+///   or more than 512 agents, gets `400 Bad Request` saying which. The `recording` event holds those lanes only;
+///   a `crowd` event follows it: `{"stream", "keep", "agents", "first",
+///   "leaves", "subset", "errors", "rejections"}`, the stream's number,
+///   every agent recorded (in slot order), the frames the recorder keeps,
+///   and for each kept frame from `first` on the number of agents whose
+///   tick ran each leaf (`leaves`, by item index, `idle` for none), had a
+///   Subset Rule report, an error (or the redecide limit) or a rejection.
+///   Each `ticks` event then holds those lanes' new ticks, and the same
+///   counts of its frames with the agents first recorded since the last
+///   (`"crowd": {"first", "leaves", "subset", "errors", "rejections",
+///   "new"}`), made once per publish on the server's thread. The crowd's
+///   counts are made for each publish whether or not a page asks.
+/// - `POST /view` with `{"stream": N, "agents": [...]}` (and the page's
+///   token, as a control request shows it): stream `N` follows the lanes
+///   of those agents from now on. It gets a `lanes` event (whatever its
+///   size: it does not count in [`Limits::backlog_bytes`]) with their kept
+///   ticks, each whole, and their values, as the recording holds them
+///   (`{"agents": [{"agent", "first_tick", "ticks"}], "values"}`), for the
+///   lanes it did not follow before, then their new ticks in each
+///   `ticks` event; the lanes it no longer names get nothing more. The
+///   answer is `200 OK` once the stream follows them. A request without
+///   the token gets `403 Forbidden`; a body that is not such an object,
+///   or names more than 512 agents, `400 Bad Request` saying what is at
+///   fault; one whose body takes longer than [`Limits::idle`],
+///   `408 Request Timeout`; and `404 Not Found` when no stream of that
+///   number follows some lanes (it ended, or it follows every lane).
+///   Agents the recording does not hold are left out.
+/// - `GET /query?kind=K&item=I&reason=R&from=A&to=B`: the agents whose
+///   kept ticks from `A` to `B` answer a question, worked out on a
+///   thread of the server from the words it keeps: `kind` is `entered`
+///   (decider `I`, by item index, was activated), `rejected` (`I` was
+///   rejected, for the legend's rejection `R`, or any when `R` is
+///   negative or absent), `ran` (`I` was on the active path) or
+///   `trouble` (a Subset Rule report or an error);
+///   `{"matches": [[agent, tick], …]}` gives each agent's first such
+///   tick, in order of that tick (then of agent). `kind` is required;
+///   `from` and `to` default to the oldest and newest kept tick. A bad
+///   question (an unknown kind, a number that is not one, a decider the
+///   tree does not have) gets `400 Bad Request` saying what is at fault.
+///   The answer covers every agent recorded, followed or not, over the
+///   ticks the server keeps (those the recorder keeps).
+///
+/// The page asks for the lanes it shows (64 until it knows which, then
+/// those drawn and the selected agent's, and the 160 it followed last at
+/// most), draws the overview from the crowd's counts, and asks `/query`
+/// for its queries: its work per message is in proportion to the new
+/// ticks of those lanes, whatever the crowd's size, and it draws at most
+/// once per frame of the browser, however many messages came. Every agent
+/// recorded has a lane (agents recorded after the page came get theirs
+/// as they come); a lane out of view is drawn empty until it is scrolled
+/// into view, when the page names it (at the next frame, or within a
+/// quarter of a second) and gets its kept ticks. A page of 10 000 agents
+/// ticked at 60 Hz, following 64 lanes, gets about 11 kB a tick (640 kB
+/// a second) and stays within a second of the game (at the median a few
+/// ticks behind; on a busy 2-core machine, a few seconds at worst, when
+/// the browser got no time). While it follows, its
+/// timeline shows the last 600 ticks (`?window=N` in its address for
+/// another number). When its stream breaks (the server dropped it for
+/// falling behind, say) it opens it again, a quarter of a second later
+/// and twice as late each time after (4 s at most), and says so; it says
+/// the program stopped on an `end` event, or when nothing answered for
+/// 20 s (and still tries).
 /// - `GET /recording.json`: the whole recording as of the last publish, or
 ///   of one less than a second before it, as the `recording` event holds
 ///   it. (A game that calls

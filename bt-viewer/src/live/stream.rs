@@ -2,20 +2,20 @@
 //! whole recording each new one starts from.
 
 use std::collections::VecDeque;
-use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant};
 
-use hyper::body::{Body, Buf, Bytes, Frame, SizeHint};
+use hyper::body::Bytes;
 use tokio::sync::{Notify, mpsc, watch};
 
 use super::Limits;
 use super::control::{Command, Controls, Spec};
-use super::feed::{Feed, Kept, RECORDING_END, RECORDING_HEAD, Snapshot, ToServer, sse};
+use super::feed::{
+    Feed, Kept, RECORDING_END, RECORDING_HEAD, Snapshot, ToServer, View, Wanted, sse,
+};
 use super::rope::Rope;
 use crate::export::TreeInfo;
 
@@ -46,7 +46,7 @@ impl Build {
     }
 
     /// The `recording` event, or `None` when the server stopped first.
-    async fn event(self) -> Option<Rope> {
+    pub(super) async fn event(self) -> Option<Rope> {
         let json = self.made().await?;
         let mut event = Rope::from(Bytes::from_static(RECORDING_HEAD.as_bytes()));
         json.iter().for_each(|piece| event.push(piece.clone()));
@@ -61,13 +61,24 @@ impl Build {
 }
 
 /// What a stream writes next.
-enum Item {
+pub(super) enum Item {
+    /// An event counted in the client's backlog.
     Message(Bytes),
+    /// An event that answers the page's own request (a `lanes` event),
+    /// not counted in its backlog, as a whole recording is not.
+    Reply(Bytes),
     Recording(Build),
 }
 
 /// One stream client, as the server holds it.
-struct Client {
+pub(super) struct Client {
+    /// Its number, which its page names to change its view.
+    pub(super) id: u64,
+    /// The lanes it follows (every one when `None`), once it started.
+    pub(super) view: View,
+    /// The lanes it asked to follow when it came: the first `n`, and the
+    /// agents named. `None`: every one.
+    pub(super) asked: Option<(usize, Vec<u32>)>,
     tx: mpsc::UnboundedSender<Item>,
     /// Bytes of messages queued and not yet handed to the connection.
     pending: Arc<AtomicUsize>,
@@ -80,13 +91,24 @@ struct Client {
 impl Client {
     /// Queues `message`; `false` when the client is gone or has fallen
     /// more than `budget` bytes behind (then its connection is ended).
-    fn send(&self, message: &Bytes, budget: usize) -> bool {
+    pub(super) fn send(&self, message: &Bytes, budget: usize) -> bool {
         let len = message.len();
         if self.pending.fetch_add(len, Ordering::Relaxed) + len > budget {
             self.kick.notify_one();
             return false;
         }
         self.tx.send(Item::Message(message.clone())).is_ok()
+    }
+
+    /// Queues `message`, an answer to the page's own request, whatever its
+    /// size; `false` when the client is gone or was already more than
+    /// `budget` bytes behind (then its connection is ended).
+    pub(super) fn reply(&self, message: Bytes, budget: usize) -> bool {
+        if self.pending.load(Ordering::Relaxed) > budget {
+            self.kick.notify_one();
+            return false;
+        }
+        self.tx.send(Item::Reply(message)).is_ok()
     }
 }
 
@@ -98,11 +120,13 @@ struct Cached {
 }
 
 #[derive(Default)]
-struct Streams {
+pub(super) struct Streams {
     /// The last publish the clients were sent.
-    seen: u64,
+    pub(super) seen: u64,
     /// Clients that have a recording and follow the ticks.
-    joined: Vec<Client>,
+    pub(super) joined: Vec<Client>,
+    /// The number of the last client that came.
+    ids: u64,
     /// Clients waiting for the next publish to start.
     waiting: Vec<Client>,
     cache: Option<Cached>,
@@ -237,13 +261,18 @@ impl Hub {
         let _ = tokio::time::timeout(Duration::from_secs(1), rx.wait_for(|&s| s > seen)).await;
     }
 
-    fn lock(&self) -> MutexGuard<'_, Streams> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, Streams> {
         self.streams.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A new stream client: it starts at the next publish (or at once
-    /// while the game is paused). `None` once the server stops.
-    pub(super) fn follow(self: &Arc<Self>, kick: Arc<Notify>) -> Option<Stream> {
+    /// A new stream client, that follows the lanes `asked` (see
+    /// [`Client::asked`]): it starts at the next publish (or at once while
+    /// the game is paused). `None` once the server stops.
+    pub(super) fn follow(
+        self: &Arc<Self>,
+        kick: Arc<Notify>,
+        asked: Option<(usize, Vec<u32>)>,
+    ) -> Option<Stream> {
         let (tx, rx) = mpsc::unbounded_channel();
         let pending = Arc::new(AtomicUsize::new(0));
         // A page that comes has its time to answer.
@@ -252,7 +281,12 @@ impl Hub {
         if streams.closed {
             return None;
         }
+        streams.ids += 1;
+        let id = streams.ids;
         streams.waiting.push(Client {
+            id,
+            view: None,
+            asked,
             tx,
             pending: Arc::clone(&pending),
             kick,
@@ -408,10 +442,14 @@ impl Hub {
         streams.waiting.retain(|c| !c.tx.is_closed());
         if snapshot.seq > streams.seen {
             if !streams.joined.is_empty() {
-                match snapshot.ticks_after(streams.seen, self.runs()) {
-                    Ok(messages) => {
-                        for m in &messages {
-                            streams.joined.retain(|c| c.send(m, budget));
+                let wanted = Wanted::of(streams.joined.iter().map(|c| &c.view));
+                match snapshot.ticks_after(streams.seen, self.runs(), &wanted) {
+                    Ok(deltas) => {
+                        let names = snapshot.names();
+                        for d in &deltas {
+                            streams
+                                .joined
+                                .retain(|c| c.send(&d.message_for(names, &c.view), budget));
                         }
                     }
                     // They start again from a whole recording.
@@ -450,10 +488,29 @@ impl Hub {
         control: Option<Bytes>,
     ) {
         let budget = self.limits.backlog_bytes;
-        let (build, since) = self.start(&mut streams.cache, snapshot);
-        for client in clients {
-            let started = client.tx.send(Item::Recording(build.clone())).is_ok()
-                && since.iter().chain(&control).all(|m| client.send(m, budget));
+        let (every, some): (Vec<_>, Vec<_>) = clients.into_iter().partition(|c| c.asked.is_none());
+        if !every.is_empty() {
+            let (build, since) = self.start(&mut streams.cache, snapshot);
+            for client in every {
+                let started = client.tx.send(Item::Recording(build.clone())).is_ok()
+                    && since.iter().chain(&control).all(|m| client.send(m, budget));
+                if started {
+                    streams.joined.push(client);
+                }
+            }
+        }
+        // A stream of some lanes gets their recording (made for it), and
+        // the crowd's summary.
+        for mut client in some {
+            let (first, agents) = client.asked.clone().unwrap_or_default();
+            let view = snapshot.slots_of(first, &agents);
+            let build = self.make(snapshot, Some(Arc::clone(&view)));
+            client.view = Some(view);
+            let crowd = snapshot.crowd_event(client.id);
+            let started = client.tx.send(Item::Recording(build)).is_ok()
+                && std::iter::once(&crowd)
+                    .chain(&control)
+                    .all(|m| client.send(m, budget));
             if started {
                 streams.joined.push(client);
             }
@@ -466,11 +523,15 @@ impl Hub {
         if let Some(c) = cache.as_ref()
             && c.seq <= snapshot.seq
             && (c.seq == snapshot.seq || c.at.elapsed() < FRESH)
-            && let Ok(since) = snapshot.ticks_after(c.seq, self.runs())
+            && let Ok(since) = snapshot.ticks_after(c.seq, self.runs(), &Wanted::All)
         {
+            let since = since
+                .iter()
+                .map(|d| d.message_for(snapshot.names(), &None))
+                .collect();
             return (c.build.clone(), since);
         }
-        let build = self.make(snapshot);
+        let build = self.make(snapshot, None);
         *cache = Some(Cached {
             seq: snapshot.seq,
             at: Instant::now(),
@@ -492,7 +553,7 @@ impl Hub {
         {
             return Some(c.build.clone());
         }
-        let build = self.make(snapshot);
+        let build = self.make(snapshot, None);
         streams.cache = Some(Cached {
             seq: snapshot.seq,
             at: Instant::now(),
@@ -501,14 +562,15 @@ impl Hub {
         Some(build)
     }
 
-    /// Makes the whole recording off the server's event loop.
-    fn make(&self, snapshot: &Snapshot) -> Build {
+    /// Makes the whole recording (of the lanes `slots` only, when
+    /// given) off the server's event loop.
+    fn make(&self, snapshot: &Snapshot, slots: View) -> Build {
         let (tx, rx) = watch::channel(None);
         self.feed.exports.fetch_add(1, Ordering::Relaxed);
         let (snapshot, feed) = (snapshot.clone(), Arc::clone(&self.feed));
         tokio::task::spawn_blocking(move || {
             let runs = !feed.plain.load(Ordering::Relaxed);
-            if let Some(event) = snapshot.recording(&feed.stopping, runs) {
+            if let Some(event) = snapshot.recording(&feed.stopping, runs, slots.as_deref()) {
                 let _ = tx.send(Some(event));
             }
         });
@@ -532,9 +594,9 @@ impl Hub {
 /// A stream client's response body: its messages, one server-sent event
 /// per frame (so one chunk per event on the wire).
 pub(super) struct Stream {
-    rx: mpsc::UnboundedReceiver<Item>,
-    pending: Arc<AtomicUsize>,
-    recording: Option<Pin<Box<dyn Future<Output = Option<Rope>> + Send>>>,
+    pub(super) rx: mpsc::UnboundedReceiver<Item>,
+    pub(super) pending: Arc<AtomicUsize>,
+    pub(super) recording: Option<Pin<Box<dyn Future<Output = Option<Rope>> + Send>>>,
     hub: Arc<Hub>,
 }
 
@@ -543,61 +605,5 @@ impl Drop for Stream {
         // Its client is gone (or was dropped): counted out now.
         self.rx.close();
         self.hub.left();
-    }
-}
-
-/// A response body: the whole of it at once, or a stream.
-pub(super) enum Reply {
-    Full(Option<Rope>),
-    Stream(Stream),
-}
-
-impl Reply {
-    pub(super) fn text(body: impl Into<Bytes>) -> Self {
-        Reply::Full(Some(Rope::from(body.into())))
-    }
-}
-
-impl Body for Reply {
-    type Data = Rope;
-    type Error = Infallible;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Rope>, Infallible>>> {
-        let stream = match self.get_mut() {
-            Reply::Full(body) => return Poll::Ready(body.take().map(|b| Ok(Frame::data(b)))),
-            Reply::Stream(stream) => stream,
-        };
-        loop {
-            if let Some(recording) = &mut stream.recording {
-                let event = ready!(recording.as_mut().poll(cx));
-                stream.recording = None;
-                // No recording: the server stopped.
-                return Poll::Ready(event.map(|e| Ok(Frame::data(e))));
-            }
-            match ready!(stream.rx.poll_recv(cx)) {
-                None => return Poll::Ready(None),
-                Some(Item::Message(m)) => {
-                    stream.pending.fetch_sub(m.len(), Ordering::Relaxed);
-                    return Poll::Ready(Some(Ok(Frame::data(Rope::from(m)))));
-                }
-                Some(Item::Recording(build)) => stream.recording = Some(Box::pin(build.event())),
-            }
-        }
-    }
-
-    fn is_end_stream(&self) -> bool {
-        matches!(self, Reply::Full(None))
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        match self {
-            Reply::Full(body) => {
-                SizeHint::with_exact(body.as_ref().map_or(0, |b| b.remaining() as u64))
-            }
-            Reply::Stream(_) => SizeHint::default(),
-        }
     }
 }

@@ -216,12 +216,14 @@
     return { rows, matches };
   }
 
-  function query(kind, item, reason, from, to) {
+  function query(kind, item, reason, from, to, found) {
     const t0 = performance.now();
     if (from === undefined || from === null || from === "") from = S.first;
     if (to === undefined || to === null || to === "") to = S.last;
     from = Number(from); to = Number(to);
-    const { rows, matches } = runQuery(kind, item, reason, from, to);
+    // A live page holds the lanes it shows: the server answers (a promise).
+    if (S.stream !== undefined && !found) return liveQuery(kind, item, reason, from, to).then(f => query(kind, item, reason, from, to, f));
+    const { rows, matches } = found || runQuery(kind, item, reason, from, to);
     const what = kind === "trouble" ? "had a Subset Rule report or an error" :
       kind === "entered" ? "entered " + node(item) : kind === "ran" ? "ran " + node(item) :
       "were rejected at " + node(item) + (reason >= 0 ? " for " + S.rec.legend.rejections[reason] : "");

@@ -12,14 +12,18 @@
   const leafName = leaf => leaf === null ? "idle" : S.items[leaf].name;
 
   // Spans of equal leaf and markers, for agent `a`.
-  function spansOf(a) {
-    const spans = [], markers = [], entered = [];
+  function spansOf(a) { return spansMore(a, { spans: [], markers: [], entered: [] }, 0); }
+
+  // Adds the spans and markers of agent `a`'s entries from `j0` on to
+  // `out` (what spansOf gave for the entries before).
+  function spansMore(a, out, j0) {
+    const { spans, markers, entered } = out;
     const names = S.rec.legend.events;
     const kind = n => names.indexOf(n) + 1;
     const K = { preempt: kind("preempt"), redecide: kind("redecide"), subset: kind("subset-rule"), limit: kind("redecide-limit"),
       launch: kind("launch"), cancel: kind("cancel"), reported: kind("action-reported"), activate: kind("activate") };
-    let cur = null, base = null;
-    for (let j = 0; j < a.ticks.length; j++) {
+    let cur = spans.length ? spans[spans.length - 1] : null, base = j0 > 0 ? baseOf(a, j0 - 1) : null;
+    for (let j = j0; j < a.ticks.length; j++) {
       const e = a.ticks[j];
       if (e.length === 7) base = e;
       const from = a.start[j], to = from + (e.length === 7 ? 1 : e[0]) - 1, leaf = base[2];
@@ -39,28 +43,32 @@
         if (m) seen.add(m);
       }
       if (base[4] >> 1) seen.add("error");
-      for (const m of seen) for (let s = from; s <= to; s++) markers.push({ tick: s, kind: m });
+      // In order of ticks (drawLane looks for the first in view).
+      if (seen.size) for (let s = from; s <= to; s++) for (const m of seen) markers.push({ tick: s, kind: m });
     }
     // (first tick, last tick, item) of each activation, flat: a run
     // repeats the activations of its tick at each of its ticks.
-    return { spans, markers, entered };
+    return out;
   }
 
-  // How many agents run each leaf (or none) at each tick, and how many
-  // agents run it at all; the legend, its rare behaviors marked.
-  function countBehaviors() {
+  // How many agents run each leaf (or none) at each tick (`given`: as a
+  // live stream's crowd summary counts them), and how many agents run it
+  // at all (live: the most at one tick); the legend, its rare behaviors
+  // marked; and the track of trouble (live: the crowd summary's).
+  function countBehaviors(given) {
     const T = S.last - S.first + 1;
     const slot = new Map(S.leaves.map((l, i) => [l, i]));
     const diff = S.leaves.map(() => new Int32Array(T + 1));
     const agents = new Int32Array(S.leaves.length), seen = new Int32Array(S.leaves.length).fill(-1);
-    S.spans.forEach((sp, k) => {
+    if (given) given.forEach((col, i) => { for (const n of col) if (n > agents[i]) agents[i] = n; });
+    else S.spans.forEach((sp, k) => {
       for (const s of sp.spans) {
         const i = slot.get(s.leaf), d = diff[i];
         d[s.from - S.first] += 1; d[s.to - S.first + 1] -= 1;
         if (seen[i] !== k) { seen[i] = k; agents[i] += 1; }
       }
     });
-    S.counts = diff.map(d => { const c = new Int32Array(T); let n = 0; for (let t = 0; t < T; t++) { n += d[t]; c[t] = n; } return c; });
+    S.counts = given || diff.map(d => { const c = new Int32Array(T); let n = 0; for (let t = 0; t < T; t++) { n += d[t]; c[t] = n; } return c; });
     S.leafAgents = agents;
     // Rare: run by at most one agent in a hundred (and at least by one).
     const rare = Math.max(1, Math.floor(S.agents.length / 100));
@@ -72,8 +80,8 @@
       sp.dataset.name = leafName(l);
       sp.dataset.agents = agents[i];
       if (agents[i] <= rare && S.agents.length >= 100) sp.className = "rare";
-      sp.title = "run by " + agents[i] + (agents[i] === 1 ? " agent" : " agents") +
-        " — click to show the agents that run it in the ticks in view";
+      sp.title = (given ? "run by up to " : "run by ") + agents[i] + (agents[i] === 1 ? " agent" : " agents") +
+        (given ? " at a tick" : "") + " — click to show the agents that run it in the ticks in view";
       const sw = document.createElement("i");
       sw.style.background = colorOf(l);
       const n = document.createElement("small");
@@ -82,7 +90,8 @@
       sp.onclick = () => filterLegend(l);
       legend.appendChild(sp);
     });
-    countTrouble();
+    // (A live page's track counts the crowd, as its summary gives them.)
+    if (!given) countTrouble();
   }
 
   // ---------- the time axis ----------
@@ -164,27 +173,58 @@
     return out;
   }
 
+  // The overview: the bands (as bandsAt gives them) are drawn into a
+  // canvas of their own, one leaf at a time (a live page draws them anew
+  // for each frame it shows), and copied, with the track under them; the
+  // cursor goes on top.
   function drawOverview() {
     const c = $("overview"), H = OV_H, g = sized(c, H), W = c.clientWidth;
-    if (!S.overviewCache || S.overviewCache.w !== W) {
-      g.clearRect(0, 0, W, H);
-      g.fillStyle = "#6b7480"; g.font = "10px system-ui, sans-serif"; g.textBaseline = "top";
-      g.fillText(S.agents.length + " agents", 4, 2);
+    const cache = S.overviewCache;
+    const off = S.overviewCanvas || (S.overviewCanvas = document.createElement("canvas"));
+    if (!cache || cache.w !== W || off.width !== c.width || off.height !== c.height) {
+      if (off.width !== c.width || off.height !== c.height) { off.width = c.width; off.height = c.height; }
+      const o = off.getContext("2d"), dpr = window.devicePixelRatio || 1;
+      o.setTransform(dpr, 0, 0, dpr, 0, 0);
+      o.clearRect(0, 0, W, H);
+      o.fillStyle = "#6b7480"; o.font = "10px system-ui, sans-serif"; o.textBaseline = "top";
+      const N = Math.max(1, S.agents.length);
+      o.fillText(S.agents.length + " agents", 4, 2);
       const p = px();
       const cols = Math.min(S.v1 - S.v0 + 1, Math.ceil(W - LABEL_W));
+      const whole = S.v1 - S.v0 + 1 <= cols, w = p >= 1 ? Math.max(1, p) + .5 : 1;
+      const tickOf = ci => whole ? S.v0 + ci : Math.floor(S.v0 + ci / p);
+      // Each column's height of an agent, once its bands' least heights
+      // are set aside.
+      const per = new Float64Array(cols);
       for (let ci = 0; ci < cols; ci++) {
-        const s = S.v1 - S.v0 + 1 <= cols ? S.v0 + ci : Math.floor(S.v0 + ci / p);
-        const x0 = p >= 1 ? X(s) : LABEL_W + ci, w = p >= 1 ? Math.max(1, p) : 1;
-        for (const [i, top, h] of bandsAt(s)) {
-          g.fillStyle = colorOf(S.leaves[i]);
-          g.fillRect(x0, top, w + (p >= 1 ? .5 : 0), h);
-        }
+        const at = tickOf(ci) - S.first;
+        let m = 0;
+        for (let i = 0; i < S.leaves.length; i++) if (S.counts[i][at]) m++;
+        per[ci] = Math.max(0, H - MIN_BAND * m) / N;
       }
-      S.overviewCache = { w: W, img: g.getImageData(0, 0, c.width, c.height) };
+      const top = new Float64Array(cols).fill(H);
+      for (let i = 0; i < S.leaves.length; i++) {
+        const count = S.counts[i];
+        let some = false;
+        o.beginPath();
+        for (let ci = 0; ci < cols; ci++) {
+          const s = tickOf(ci);
+          const n = count[s - S.first];
+          if (!n) continue;
+          const h = MIN_BAND + n * per[ci];
+          top[ci] -= h;
+          o.rect(p >= 1 ? X(s) : LABEL_W + ci, top[ci], w, h);
+          some = true;
+        }
+        if (some) { o.fillStyle = colorOf(S.leaves[i]); o.fill(); }
+      }
+      S.overviewCache = { w: W };
       drawTrack(cols);
-    } else {
-      g.putImageData(S.overviewCache.img, 0, 0);
     }
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.clearRect(0, 0, c.width, c.height);
+    g.drawImage(off, 0, 0);
+    g.setTransform(window.devicePixelRatio || 1, 0, 0, window.devicePixelRatio || 1, 0, 0);
     const x = X(S.cursor) + px() / 2;
     g.fillStyle = "rgba(29,35,42,.8)"; g.fillRect(x - 1, 0, 2, H);
   }
@@ -288,7 +328,9 @@
   }
   function rowY(r) { const sr = S.selRow; return r * LANE_H + (sr >= 0 && r > sr ? S.plotH : 0); }
 
-  function layout() {
+  // Sizes the lanes' scroll area to the rows shown, and draws the
+  // timeline unless `draw` is false (render draws it next).
+  function layout(draw = true) {
     S.selRow = S.rows.indexOf(S.sel);
     S.plotH = S.selRow >= 0 ? numericFields(S.sel).length * PLOT_H : 0;
     const box = $("timeline");
@@ -296,7 +338,7 @@
     const h = box.clientHeight;
     $("lanes-spacer").style.height = Math.max(0, total - h) + "px";
     $("lane-count").textContent = S.rows.length + (S.rows.length === S.agents.length ? " lanes" : " of " + S.agents.length + " lanes");
-    drawAll();
+    if (draw) drawAll();
   }
 
   function drawAll() { if (!S.rec) return; drawRuler(); drawOverview(); drawLanes(); drawCompare(); }
@@ -323,12 +365,22 @@
     g.fillStyle = "rgba(29,35,42,.75)"; g.fillRect(x - 1, 0, 2, H);
   }
 
+  // The first of `list`, sorted by `key`, whose key is `v` or more (the
+  // spans of a lane end, and its markers are, in order of ticks).
+  function firstAt(list, v, key) {
+    let lo = 0, hi = list.length;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (key(list[m]) < v) lo = m + 1; else hi = m; }
+    return lo;
+  }
+
   function drawLane(g, k, y, W, p) {
     const a = S.agents[k], sel = k === S.sel;
     g.save();
     g.beginPath(); g.rect(LABEL_W, y, W - LABEL_W, LANE_H); g.clip();
-    for (const sp of S.spans[k].spans) {
-      if (sp.to < S.v0 || sp.from > S.v1) continue;
+    const { spans, markers } = S.spans[k];
+    for (let i = firstAt(spans, S.v0, sp => sp.to); i < spans.length; i++) {
+      const sp = spans[i];
+      if (sp.from > S.v1) break;
       const x0 = X(sp.from), x1 = X(sp.to + 1);
       g.fillStyle = colorOf(sp.leaf);
       g.fillRect(x0, y + 2, Math.max(1, x1 - x0 - (p > 3 ? 1 : 0)), LANE_H - 4);
@@ -341,8 +393,9 @@
     }
     const MK = { preempt: ["#d93025", 0, LANE_H, 3], redecide: ["#f29900", 9, 9, 3], "subset-rule": ["#7b1fa2", 0, LANE_H, 5],
       error: ["#000", 0, LANE_H, 5], deferred: ["#1a73e8", 0, 6, 5] };
-    for (const m of S.spans[k].markers) {
-      if (m.tick < S.v0 || m.tick > S.v1) continue;
+    for (let i = firstAt(markers, S.v0, m => m.tick); i < markers.length; i++) {
+      const m = markers[i];
+      if (m.tick > S.v1) break;
       const [col, dy, h, w] = MK[m.kind];
       g.fillStyle = col; g.fillRect(X(m.tick), y + dy, w, h);
     }

@@ -129,6 +129,7 @@
     tipText,
     // The plots' labels as drawn: [field, label] under the selected lane.
     plotLabels: () => (S.plotLabels || []).slice(),
+    live: liveState,
     // Agent `id`'s tick at serial `s` as the page holds it, and how many
     // tick entries the page holds.
     tick: (id, s) => { const k = S.byId.get(Number(id)); return k === undefined ? null : tickAt(k, s); },

@@ -2,6 +2,7 @@
 //! bt-viewer and bt-bevy, and the page helpers they share.
 
 use std::net::TcpStream;
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
@@ -55,11 +56,18 @@ fn tools() -> Option<(PathBuf, PathBuf)> {
     }
 }
 
-/// A chromedriver process, killed when dropped.
+/// A chromedriver process in a process group of its own, with the browser
+/// it starts: the group is killed when dropped, so that a test that
+/// panics (and never closes its session) leaves no browser running.
 struct Driver(Child);
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        let group = format!("-{}", self.0.id());
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stderr(Stdio::null())
+            .status();
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
@@ -82,6 +90,7 @@ where
     let _driver = Driver(
         Command::new(&driver)
             .arg(format!("--port={port}"))
+            .process_group(0)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

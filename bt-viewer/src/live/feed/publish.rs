@@ -121,6 +121,8 @@ impl Publisher {
                 data,
                 text,
                 message: OnceLock::new(),
+                parts: OnceLock::new(),
+                summary: OnceLock::new(),
             })
         });
         let names = recorder
