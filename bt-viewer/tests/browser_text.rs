@@ -371,8 +371,9 @@ fn the_pages_log_no_error_or_warning() {
     run(10, &mut server);
     let server = std::sync::Mutex::new(server);
     with_browser(|client| async move {
-        // The page of a file, zoomed and scrubbed: every redraw of the
-        // overview reads its drawing back.
+        // The page of a file, zoomed and scrubbed: a canvas that reads
+        // its drawing back (the overview keeps its bands in a canvas of
+        // its own and reads none) says so to the browser.
         client.goto(&file_url(&page)).await.unwrap();
         wait_ready(&client).await;
         // Headless Chromium draws canvases without the GPU, and so never
@@ -393,7 +394,6 @@ fn the_pages_log_no_error_or_warning() {
         tokio::time::sleep(Duration::from_millis(300)).await;
         let readbacks = js(&client, "return window.readbacks;").await;
         let readbacks = readbacks.as_array().unwrap();
-        assert!(!readbacks.is_empty(), "the overview keeps its drawing");
         for r in readbacks {
             assert_eq!(
                 r[1],

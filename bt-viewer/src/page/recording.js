@@ -101,6 +101,8 @@ window.addEventListener("unhandledrejection", e => window.btErrors.push(String(e
     }
     set(id, v) { this.done.set(id, v); return this; }
     has(id) { return this.get(id) !== undefined; }
+    // (A live page lets go of the values of a lane it no longer follows.)
+    delete(id) { this.at.delete(id); this.errors.delete(id); return this.done.delete(id); }
   }
 
   function checkValues(v, k) {
