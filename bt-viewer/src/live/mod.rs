@@ -159,8 +159,10 @@ impl Limits {
 ///   `{"matches": [[agent, tick], …]}` gives each agent's first such
 ///   tick, in order of that tick (then of agent). `kind` is required;
 ///   `from` and `to` default to the oldest and newest kept tick. A bad
-///   question (an unknown kind, a number that is not one, a decider the
-///   tree does not have) gets `400 Bad Request` saying what is at fault.
+///   question (an unknown kind, a number that is not a whole one, a
+///   parameter given twice, a decider the tree does not have) gets
+///   `400 Bad Request` saying what is at fault; a tick past the newest
+///   (up to `u64::MAX`) means the newest.
 ///   The answer covers every agent recorded, followed or not, over the
 ///   ticks the server keeps (those the recorder keeps).
 ///
@@ -179,7 +181,8 @@ impl Limits {
 /// ticks behind; on a busy 2-core machine, a few seconds at worst, when
 /// the browser got no time). While it follows, its
 /// timeline shows the last 600 ticks (`?window=N` in its address for
-/// another number). When its stream breaks (the server dropped it for
+/// another number, at least 10: a smaller one shows 10, and the page
+/// says so). When its stream breaks (the server dropped it for
 /// falling behind, say) it opens it again, a quarter of a second later
 /// and twice as late each time after (4 s at most), and says so; it says
 /// the program stopped on an `end` event, or when nothing answered for

@@ -8,10 +8,20 @@
 
   // While following, the timeline shows this many ticks at most, the
   // newest at the right (`?window=N` in the address sets another number).
+  // A window under 10 ticks shows 10 (the page says so when it follows);
+  // one that is not a whole number, 600.
+  const LIVE_WINDOW_ASKED = new URLSearchParams(location.search).get("window");
   const LIVE_WINDOW = (() => {
-    const n = Number(new URLSearchParams(location.search).get("window"));
-    return Number.isInteger(n) && n >= 10 ? n : 600;
+    const n = Number(LIVE_WINDOW_ASKED);
+    if (LIVE_WINDOW_ASKED === null || LIVE_WINDOW_ASKED === "" || !Number.isInteger(n) || n < 1) return 600;
+    return Math.max(10, n);
   })();
+
+  // What the page says of a window it did not take as asked.
+  function windowNote() {
+    const n = Number(LIVE_WINDOW_ASKED);
+    return Number.isInteger(n) && n >= 1 && n < 10 ? " (a window of 10 ticks, the least, for ?window=" + n + ")" : "";
+  }
 
   function emptyLane(id) {
     const a = { agent: id, first_tick: 0, ticks: [] };

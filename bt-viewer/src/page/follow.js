@@ -160,7 +160,7 @@
       if (r.sel !== null && r.sel !== undefined) selectAgent(r.sel);
       if (r.atEnd !== false) seek(S.last);
       if (L.lost !== null) { L.reconnects += 1; say("Live: reconnected; following the running program."); }
-      else say("Live: following the running program.");
+      else say("Live: following the running program." + windowNote());
       L.lost = null; L.delay = 250;
       if (window.btLive) window.btLive.update(); // live controls
     }));

@@ -45,9 +45,15 @@ impl FlightRecorder {
     /// Gives agent `id` a lane of its own: the recording shows its ticks
     /// under `agent: id`. A lane never used is taken first, then one given
     /// back by [`release`](Self::release) whose ticks have all been
-    /// overwritten. `None` when there is none: the agent is not recorded.
+    /// overwritten. An agent that has (or had, released) a lane gets that
+    /// lane again, so that its ticks stay under one `agent` in the
+    /// recording. `None` when there is none: the agent is not recorded.
     /// Allocates nothing.
     pub fn assign(&mut self, id: u32) -> Option<usize> {
+        if let Some(lane) = self.agent_of.iter().position(|&a| a == id) {
+            self.released[lane] = false;
+            return Some(lane);
+        }
         if self.agent_of.len() < self.lanes {
             self.agent_of.push(id);
             return Some(self.agent_of.len() - 1);

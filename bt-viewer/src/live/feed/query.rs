@@ -42,12 +42,18 @@ impl Query {
             to: u64::MAX,
         };
         let mut kind = None;
+        let mut seen: Vec<&str> = Vec::new();
         for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            if seen.contains(&key) {
+                return Err(format!("{key} is given twice"));
+            }
+            seen.push(key);
+            // Any whole number (a tick past the last is the last).
             let number = || {
                 value
-                    .parse::<i64>()
-                    .map_err(|_| format!("{key}={value} is not a number"))
+                    .parse::<i128>()
+                    .map_err(|_| format!("{key}={value} is not a whole number"))
             };
             match key {
                 "kind" => {
@@ -68,8 +74,8 @@ impl Query {
                         .map_err(|_| format!("item={value} is no decider's index"))?;
                 }
                 "reason" => q.reason = u8::try_from(number()?).ok(),
-                "from" => q.from = number()?.max(0) as u64,
-                "to" => q.to = number()?.max(0) as u64,
+                "from" => q.from = number()?.clamp(0, u64::MAX.into()) as u64,
+                "to" => q.to = number()?.clamp(0, u64::MAX.into()) as u64,
                 _ => {}
             }
         }
