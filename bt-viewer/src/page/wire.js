@@ -124,7 +124,7 @@
     dumpText: () => $("dump").textContent,
     state: () => ({
       cursor: S.cursor, first: S.first, last: S.last, agent: S.agents[S.sel] ? S.agents[S.sel].agent : null,
-      bootMs: BOOT, readMs: S.readMs, parseMs: S.parseMs, openMs: S.openMs, filterMs: S.filterMs, queryMs: S.queryMs, v0: S.v0, v1: S.v1,
+      bootMs: BOOT, readMs: S.readMs, unpackMs: S.unpackMs, parseMs: S.parseMs, openMs: S.openMs, filterMs: S.filterMs, queryMs: S.queryMs, v0: S.v0, v1: S.v1,
     }),
     tipText,
     // The plots' labels as drawn: [field, label] under the selected lane.
@@ -170,13 +170,8 @@
   };
 
   wire();
-  const embedded = document.getElementById("recording");
   if ($("comparison")) openComparison();
-  else if (embedded) {
-    const t0 = performance.now(), text = embedded.textContent;
-    S.readMs = performance.now() - t0;
-    loadText(text, "embedded recording");
-  }
+  else if ($("recording")) loadText(() => embedded("recording"), "embedded recording");
   else if (location.protocol.startsWith("http")) follow();
   else message("Open a recording (a .json file written by bt-viewer) with the button above.", "info");
 })();
