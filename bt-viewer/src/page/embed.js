@@ -13,7 +13,7 @@
     const packed = el.textContent, more = vals ? vals.textContent : "";
     S.readMs = performance.now() - t0;
     const t1 = performance.now();
-    const text = unpack(packed, "The recording in this page");
+    const text = unpack(packed, "The recording in this page is", Number(el.dataset.size));
     S.unpackMs = performance.now() - t1;
     if (!vals) return { text, cut: null };
     const nums = (vals.dataset.agents || "").split(",").filter(x => x !== "").map(Number), at = new Map();
@@ -24,7 +24,7 @@
       fail("The recording in this page is damaged (its agents' values do not add up).");
     // An entry is unpacked with the character after it (a comma, or the
     // array's end), which `read` leaves out.
-    const piece = (id, r) => unpack(more.slice(r[0], r[0] + r[1]), "The values of agent " + id + " in this page");
+    const piece = (id, r) => unpack(more.slice(r[0], r[0] + r[1]), "The values of agent " + id + " in this page are");
     const read = (r, id) => piece(id, r).slice(0, -1);
     // The text as it was, to say where a broken one breaks.
     const whole = () => {
@@ -35,9 +35,10 @@
     return { text, cut: { rest: text, at, read, whole } };
   }
 
-  // The text `b64` holds (raw deflate in base64); `what` names it in the
-  // message when it cannot be unpacked.
-  function unpack(b64, what) {
+  // The text `b64` holds (raw deflate in base64, `size` bytes unpacked if
+  // known); `what` ("The … is") begins the message when it cannot be
+  // unpacked.
+  function unpack(b64, what, size) {
     let bytes;
     try {
       if (Uint8Array.fromBase64) bytes = Uint8Array.fromBase64(b64);
@@ -46,9 +47,9 @@
         bytes = new Uint8Array(s.length);
         for (let i = 0; i < s.length; i++) bytes[i] = s.charCodeAt(i);
       }
-    } catch (e) { fail(what + " is damaged (not base64: " + e.message + ")."); }
-    const out = inflate(bytes);
-    if (typeof out === "string") fail(what + " is damaged (" + out + ").");
+    } catch (e) { fail(what + " damaged (not base64: " + e.message + ")."); }
+    const out = inflate(bytes, size);
+    if (typeof out === "string") fail(what + " damaged (" + out + ").");
     if (typeof TextDecoder !== "function") fail("This browser cannot read the recording in this page (it has no TextDecoder); open the page in a current browser.");
     return new TextDecoder().decode(out);
   }
@@ -88,7 +89,8 @@
     return { bits: max, t };
   }
 
-  function inflate(src) {
+  // `size`: how many bytes it unpacks to, if known.
+  function inflate(src, size) {
     const n = src.length, z = { p: 0, b: 0, c: 0 };
     const bits = k => {
       while (z.c < k) { if (z.p >= n + 4) throw new Damaged("it ends too soon"); z.b |= (z.p < n ? src[z.p] : 0) << z.c; z.p++; z.c += 8; }
@@ -104,7 +106,7 @@
       z.b >>>= e & 15; z.c -= e & 15;
       return e >> 4;
     };
-    let out = new Uint8Array(n * 5 + 1024), o = 0, last = 0;
+    let out = new Uint8Array(size > 0 && size <= n * 1032 + 64 ? size : n * 5 + 1024), o = 0, last = 0;
     try {
       do {
         last = bits(1);
@@ -172,7 +174,8 @@
           if (x) { while (c < x) { b |= (p < n ? src[p] : 0) << c; p++; c += 8; } dist += b & ((1 << x) - 1); b >>>= x; c -= x; }
           if (dist > o) throw new Damaged("a copy from before the start");
           if (o + len > out.length) { const w = new Uint8Array(out.length * 2 + len); w.set(out.subarray(0, o)); out = w; }
-          for (let i = 0; i < len; i++, o++) out[o] = out[o - dist];
+          if (dist >= len && len > 8) { out.copyWithin(o, o - dist, o - dist + len); o += len; }
+          else for (let i = 0; i < len; i++, o++) out[o] = out[o - dist];
         }
         z.p = p; z.b = b; z.c = c;
       } while (!last);

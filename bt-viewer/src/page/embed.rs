@@ -13,7 +13,8 @@ const LEVEL: i32 = 6;
 
 /// The script elements holding recording `text` under the element id `id`:
 /// `<script id="{id}">` with the text (without its agents' values when they
-/// can be cut out, see [`cut_values`]) and, then, `<script id="{id}-values">`
+/// can be cut out, see [`cut_values`]; `data-size` its length in bytes)
+/// and, then, `<script id="{id}-values">`
 /// with each agent's values entry and the character after it. Both are raw
 /// deflate in base64 (no `<`, so nothing in the recording can end the
 /// script); the values element says in `data-agents` each entry's agent id
@@ -23,11 +24,13 @@ pub(super) fn scripts(id: &str, text: &str) -> String {
     let mut z = Deflater::new();
     let Some(cut) = cut_values(text) else {
         let whole = z.base64(text.as_bytes());
-        return format!(r#"<script id="{id}" type="{TYPE}">{whole}</script>"#);
+        let size = text.len();
+        return format!(r#"<script id="{id}" type="{TYPE}" data-size="{size}">{whole}</script>"#);
     };
     let mut rest = String::with_capacity(text.len() - (cut.end - cut.at));
     rest.push_str(&text[..cut.at]);
     rest.push_str(&text[cut.end..]);
+    let size = rest.len();
     let rest = z.base64(rest.as_bytes());
     let mut agents = String::with_capacity(cut.entries.len() * 12);
     let mut values = String::new();
@@ -40,7 +43,7 @@ pub(super) fn scripts(id: &str, text: &str) -> String {
         values.push_str(&piece);
     }
     format!(
-        r#"<script id="{id}" type="{TYPE}">{rest}</script><script id="{id}-values" type="{TYPE}" data-at="{}" data-agents="{agents}">{values}</script>"#,
+        r#"<script id="{id}" type="{TYPE}" data-size="{size}">{rest}</script><script id="{id}-values" type="{TYPE}" data-at="{}" data-agents="{agents}">{values}</script>"#,
         text[..cut.at].encode_utf16().count()
     )
 }
@@ -221,11 +224,21 @@ mod tests {
     fn values_are_cut_as_the_page_reads_them() {
         let text = r#"{"agents":[],"values":[{"agent":3,"fields":{}},{"agent":-1,"x":0}],"clock":{"first":0}}"#;
         let cut = cut_values(text).expect("laid out");
-        assert_eq!(&text[cut.at..cut.end], r#","values":[{"agent":3,"fields":{}},{"agent":-1,"x":0}]"#);
-        let entries: Vec<_> = cut.entries.iter().map(|(id, r)| (*id, &text[r.clone()])).collect();
+        assert_eq!(
+            &text[cut.at..cut.end],
+            r#","values":[{"agent":3,"fields":{}},{"agent":-1,"x":0}]"#
+        );
+        let entries: Vec<_> = cut
+            .entries
+            .iter()
+            .map(|(id, r)| (*id, &text[r.clone()]))
+            .collect();
         assert_eq!(
             entries,
-            [(3, r#"{"agent":3,"fields":{}},"#), (-1, r#"{"agent":-1,"x":0}]"#)]
+            [
+                (3, r#"{"agent":3,"fields":{}},"#),
+                (-1, r#"{"agent":-1,"x":0}]"#)
+            ]
         );
         let last = r#"{"agents":[],"values":[]}"#;
         assert_eq!(cut_values(last).map(|c| c.entries.len()), Some(0));
