@@ -111,6 +111,8 @@
   }
 
   window.btViewer = {
+    // The text of the recording the page holds under element id `id`.
+    embeddedText: id => { const got = embedded(id); return got.cut ? got.cut.whole() : got.text; },
     loadText, seek, select, selectAgent, searchDecider, zoom, query, filterBand, filterLegend, filterTrack, clearFilter, goMatch,
     // The matches of the last filter, earliest tick first: [agent, tick].
     matches: () => S.found ? S.found.list.map(([k, tick]) => [S.agents[k].agent, tick]) : [],
