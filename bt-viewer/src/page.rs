@@ -4,16 +4,19 @@ use std::path::{Path, PathBuf};
 
 use crate::{CompareError, Comparison, compare};
 
+mod embed;
+
 /// The viewer, as it is: opened on its own it asks for a recording file
 /// (or, served by the live server `LiveServer`, feature `live`, follows
 /// the live stream).
 ///
 /// One file for the user, assembled here from the files under `page/`:
 /// the markup, the styles, the live client's controls, and the main
-/// script split by concern (the recording and its index, the text of
-/// events and dumps, the tree, the timeline, the cursor, the queries, the
-/// live stream, the comparison of two runs, the wiring). The main script is one function whose body
-/// runs through its files in this order.
+/// script split by concern (the recording and its index, the recording
+/// as the page holds it, the text of events and dumps, the tree, the
+/// timeline, the cursor, the queries, the live stream, the comparison of
+/// two runs, the wiring). The main script is one function whose body runs
+/// through its files in this order.
 pub const PAGE: &str = concat!(
     include_str!("page/head.html"),
     "<style>\n",
@@ -27,6 +30,7 @@ pub const PAGE: &str = concat!(
     "</script>\n<!-- /live controls -->\n",
     "<!--RECORDING-->\n<script>\n",
     include_str!("page/recording.js"),
+    include_str!("page/embed.js"),
     include_str!("page/text.js"),
     include_str!("page/tree.js"),
     include_str!("page/timeline.js"),
@@ -45,10 +49,14 @@ const SLOT: &str = "<!--RECORDING-->";
 /// The page with `recording` (the JSON text of a
 /// [`Recording`](crate::Recording)) inside it, so that it opens with no
 /// other file.
+///
+/// The page holds the text compressed (raw deflate, written in base64),
+/// each agent's values apart, and unpacks them itself: a browser reads a
+/// large page's text slowly, and about a quarter of the bytes opens in
+/// about a third of the time. Keep the recording's own file
+/// ([`write_page`] writes it beside the page) to read it with other tools.
 pub fn page_with(recording: &str) -> String {
-    let json = script_safe(recording);
-    let script = format!(r#"<script id="recording" type="application/json">{json}</script>"#);
-    PAGE.replacen(SLOT, &script, 1)
+    PAGE.replacen(SLOT, &embed::scripts("recording", recording), 1)
 }
 
 /// `json` with `<`, `>` and `&` written as JSON escapes (`\u003c`, …),
@@ -110,10 +118,7 @@ pub fn compare_page_with(
         Ok(c) => {
             doc["report"] = serde_json::to_value(c).expect("a comparison is JSON");
             for (id, text) in [("recording", first), ("recording-2", second)] {
-                let json = script_safe(text);
-                scripts.push_str(&format!(
-                    r#"<script id="{id}" type="application/json">{json}</script>"#
-                ));
+                scripts.push_str(&embed::scripts(id, text));
             }
         }
         Err(e) => doc["error"] = e.to_string().into(),

@@ -553,6 +553,107 @@ fn bad_input_shows_a_clear_message_and_no_error() {
     });
 }
 
+/// The text of script element `id` in `page`, replaced by `f` of it.
+fn with_script(page: &str, id: &str, f: impl FnOnce(&str) -> String) -> String {
+    let open = format!(r#"<script id="{id}""#);
+    let start = page.find(&open).expect("the element") + open.len();
+    let start = start + page[start..].find('>').unwrap() + 1;
+    let end = start + page[start..].find("</script>").unwrap();
+    format!("{}{}{}", &page[..start], f(&page[start..end]), &page[end..])
+}
+
+#[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
+fn the_page_holds_its_recording_compressed_and_says_when_it_is_damaged() {
+    let json = herd_recorder(4, 60, true).export_compact().to_json();
+    let page = page_with(&json);
+    // A quarter of the bytes or fewer, and no JSON text in the page.
+    assert!(
+        page.len() < bt_viewer::PAGE.len() + json.len() / 2,
+        "{} bytes",
+        page.len()
+    );
+    assert!(!page.contains(r#""format":"bt-viewer-recording""#));
+    let dir = out_dir("packed");
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.join(format!("{name}.html"));
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    // A browser without `Uint8Array.fromBase64` reads it with `atob`.
+    let old = write(
+        "no-frombase64",
+        &page.replacen(
+            "<head>",
+            "<head><script>delete Uint8Array.fromBase64;</script>",
+            1,
+        ),
+    );
+    // The text's bytes changed, or cut short; one agent's values changed.
+    let damaged = write(
+        "damaged",
+        &with_script(&page, "recording", |b| {
+            b.replacen(&b[40..48], "AAAAAAAA", 1)
+        }),
+    );
+    let short = write(
+        "short",
+        &with_script(&page, "recording", |b| b[..b.len() / 2].to_owned()),
+    );
+    let values = write(
+        "damaged-values",
+        &with_script(&page, "recording-values", |b| format!("////{}", &b[4..])),
+    );
+    with_browser(|client| async move {
+        client.goto(&file_url(&old)).await.unwrap();
+        wait_ready(&client).await;
+        let shown = js(
+            &client,
+            "btViewer.selectAgent(1); return [Uint8Array.fromBase64 === undefined, btViewer.rows().length, \
+             document.getElementById('message').className];",
+        )
+        .await;
+        assert_eq!(shown, json!([true, 4, ""]));
+        no_errors(&client).await;
+        for page in [&damaged, &short] {
+            client.goto(&file_url(page)).await.unwrap();
+            let message = client.find(Locator::Id("message")).await.unwrap();
+            let text = message.text().await.unwrap();
+            assert!(
+                text.contains("The recording in this page is damaged ("),
+                "{text}"
+            );
+            assert_eq!(
+                message.attr("class").await.unwrap().as_deref(),
+                Some("error")
+            );
+            no_errors(&client).await;
+        }
+        // The first agent's values are damaged: the page opens and says so
+        // when it shows that agent; the others show theirs.
+        client.goto(&file_url(&values)).await.unwrap();
+        wait_ready(&client).await;
+        let said = js(
+            &client,
+            "const $ = id => document.getElementById(id);\
+             btViewer.selectAgent(0); const a = $('values-note').textContent + $('values').textContent;\
+             btViewer.selectAgent(1); const b = $('values-note').textContent + $('values').textContent; return [a, b];",
+        )
+        .await;
+        let (a, b) = (said[0].as_str().unwrap(), said[1].as_str().unwrap());
+        assert!(
+            a.contains("The values of agent 0 in this page are damaged ("),
+            "{a}"
+        );
+        assert!(!b.contains("damaged") && b.contains("hunger"), "{b}");
+        no_errors(&client).await;
+    });
+}
+
 #[test]
 #[cfg_attr(
     no_browser,

@@ -167,14 +167,21 @@ async fn click_at(client: &Client, p: &Value) {
 fn ten_thousand_distinct_agents_with_values_open_and_answer_in_time() {
     // The aim is to open in under 3 s and answer a scrub or a filter in
     // under 50 ms; the bounds asserted are three times the worst seen on
-    // a shared 2-core machine under load (open 8.3 s, scrub median 18 ms,
-    // filter median 218 ms), and the figures are printed.
-    const OPEN_MS: f64 = 25_000.0;
+    // a shared 2-core machine under load (open 3.5 s with the recording
+    // compressed in the page, at a load average of 3 to 8; scrub median
+    // 18 ms, filter median 218 ms), and the figures are printed.
+    const OPEN_MS: f64 = 11_000.0;
     const SCRUB_MS: f64 = 55.0;
     const FILTER_MS: f64 = 660.0;
     const TICKS: u64 = 600;
     let pack = big_pack();
+    let written = Instant::now();
     let page = write_page(&out_dir("big-distinct"), &pack.json).expect("writing the page");
+    let written = written.elapsed();
+    // The page holds the recording compressed: the browser reads a quarter
+    // of the bytes or fewer.
+    let page_mb = std::fs::metadata(&page).unwrap().len() as f64 / 1e6;
+    assert!(page_mb < pack.json.len() as f64 / 1e6 / 3.0, "{page_mb} MB");
     let mb = pack.json.len() as f64 / 1e6;
     let made = pack.made;
     with_browser(|client| async move {
@@ -245,14 +252,15 @@ fn ten_thousand_distinct_agents_with_values_open_and_answer_in_time() {
             })
             .collect();
         let line = format!(
-            "10000 distinct agents with values x 600 ticks: {mb:.1} MB of JSON; open {:.0} ms \
+            "10000 distinct agents with values x 600 ticks: {mb:.1} MB of JSON in a page of {page_mb:.1} MB; open {:.0} ms \
              (navigation to ready in the page clock: markup read by {:.0} ms, recording text taken in {:.0} ms, \
-             parsed and checked in {:.0} ms, indexed and drawn in {:.0} ms; \
+             unpacked in {:.0} ms, parsed and checked in {:.0} ms, indexed and drawn in {:.0} ms; \
              {:.0} ms as the test saw it); {} scrubber moves over 10 agents: median {:.2} ms, slowest {:.2} ms; \
-             filters (median of 3): {}; recording made in {:.1} s",
+             filters (median of 3): {}; recording made in {:.1} s, page written in {:.1} s",
             ready.as_f64().unwrap(),
             phases["bootMs"].as_f64().unwrap(),
             phases["readMs"].as_f64().unwrap(),
+            phases["unpackMs"].as_f64().unwrap(),
             phases["parseMs"].as_f64().unwrap(),
             phases["openMs"].as_f64().unwrap(),
             open.as_secs_f64() * 1e3,
@@ -260,7 +268,8 @@ fn ten_thousand_distinct_agents_with_values_open_and_answer_in_time() {
             scrub[1].as_f64().unwrap(),
             scrub[2].as_f64().unwrap(),
             detail.join(", "),
-            made.as_secs_f64()
+            made.as_secs_f64(),
+            written.as_secs_f64()
         );
         eprintln!("{line}");
         std::fs::write(

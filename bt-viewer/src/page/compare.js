@@ -27,9 +27,9 @@
       showError(new RecordingError("The page's comparison has no recordings or no report."));
       return;
     }
-    if (!loadText($("recording").textContent, labels[0])) return;
+    if (!loadText(() => embedded("recording"), labels[0])) return;
     let b;
-    try { b = parse($("recording-2").textContent); }
+    try { const got = embedded("recording-2"); b = parse(got.text, false, got.cut); }
     catch (e) { showError(new RecordingError("The second recording (" + labels[1] + "): " + e.message)); return; }
     b.agents.forEach(index);
     $("source").textContent = labels[0] + " compared with " + labels[1];

@@ -42,26 +42,29 @@ window.addEventListener("unhandledrejection", e => window.btErrors.push(String(e
   function fail(why) { throw new RecordingError(why); }
   class RecordingError extends Error {}
 
-  function parse(text, whole) {
+  // `cut`: the values already cut out of `text` (see `embedded`), or
+  // null to find them here.
+  function parse(text, whole, cut) {
     if (typeof text !== "string" || text.trim() === "") fail("The recording is empty.");
     let doc;
     // The agents' values, most of a large recording's text, are read an
     // agent at a time when first shown (see LazyValues); the rest now.
-    const cut = whole ? null : cutValues(text);
+    if (!cut && !whole) cut = cutValues(text);
     try { doc = JSON.parse(cut ? cut.rest : text); }
     catch (e) {
-      if (cut) return parse(text, true);
+      if (cut) return parse(cut.whole ? cut.whole() : text, true);
       fail("This is not a complete JSON document (the file may be truncated): " + e.message);
     }
     check(doc);
-    if (cut) doc.lazyValues = new LazyValues(text, cut.at);
+    if (cut) doc.lazyValues = new LazyValues(cut.read, cut.at);
     return doc;
   }
 
   // The top-level "values" array of a recording as bt-viewer writes it
   // (after "agents", before "clock" or the end): the text without it, and
   // where each agent's entry lies, by agent id. Null when the text is not
-  // laid out so (it is then read whole).
+  // laid out so (it is then read whole). page.rs cuts an embedded
+  // recording the same way.
   function cutValues(text) {
     const KEY = ',"values":[', i = text.indexOf(KEY);
     if (i < 0 || text.indexOf('"agents":[') > i) return null;
@@ -81,20 +84,21 @@ window.addEventListener("unhandledrejection", e => window.btErrors.push(String(e
       at.set(id, [p, q - 1]);
       p = q <= end ? q : -1;
     }
-    return { rest: text.slice(0, i) + text.slice(end + 1), at };
+    return { rest: text.slice(0, i) + text.slice(end + 1), at, read: r => text.slice(r[0], r[1]) };
   }
 
   // An agent's values, parsed and checked when first asked for: a Map of
-  // agent id to { agent, fields, overflow }. A malformed entry reads as
-  // none, and `errors` says what is wrong with it.
+  // agent id to { agent, fields, overflow }. `read(at.get(id), id)` is the
+  // text of agent id's entry. A malformed entry reads as none, and
+  // `errors` says what is wrong with it.
   class LazyValues {
-    constructor(text, at) { this.text = text; this.at = at; this.done = new Map(); this.errors = new Map(); }
+    constructor(read, at) { this.read = read; this.at = at; this.done = new Map(); this.errors = new Map(); }
     get(id) {
       if (this.done.has(id)) return this.done.get(id);
       const r = this.at.get(id);
       if (!r) return undefined;
       let v;
-      try { v = JSON.parse(this.text.slice(r[0], r[1])); checkValues(v, "of agent " + id); if (v.agent !== id) fail("Values entry of agent " + id + " is malformed."); }
+      try { v = JSON.parse(this.read(r, id)); checkValues(v, "of agent " + id); if (v.agent !== id) fail("Values entry of agent " + id + " is malformed."); }
       catch (e) { this.errors.set(id, e instanceof RecordingError ? e.message : "The values of agent " + id + " are not JSON: " + e.message); v = undefined; }
       this.done.set(id, v);
       return v;
@@ -171,10 +175,13 @@ window.addEventListener("unhandledrejection", e => window.btErrors.push(String(e
   }
 
   // ---------- loading ----------
+  // `text`: the recording's text, or a function giving it and the values
+  // cut out of it (see `embedded`).
   function loadText(text, source) {
     try {
+      const got = typeof text === "function" ? text() : { text, cut: null };
       const t0 = performance.now();
-      const doc = parse(text);
+      const doc = parse(got.text, false, got.cut);
       S.parseMs = performance.now() - t0;
       open(doc, source);
       return true;

@@ -111,6 +111,8 @@
   }
 
   window.btViewer = {
+    // The text of the recording the page holds under element id `id`.
+    embeddedText: id => { const got = embedded(id); return got.cut ? got.cut.whole() : got.text; },
     loadText, seek, select, selectAgent, searchDecider, zoom, query, filterBand, filterLegend, filterTrack, clearFilter, goMatch,
     // The matches of the last filter, earliest tick first: [agent, tick].
     matches: () => S.found ? S.found.list.map(([k, tick]) => [S.agents[k].agent, tick]) : [],
@@ -124,7 +126,7 @@
     dumpText: () => $("dump").textContent,
     state: () => ({
       cursor: S.cursor, first: S.first, last: S.last, agent: S.agents[S.sel] ? S.agents[S.sel].agent : null,
-      bootMs: BOOT, readMs: S.readMs, parseMs: S.parseMs, openMs: S.openMs, filterMs: S.filterMs, queryMs: S.queryMs, v0: S.v0, v1: S.v1,
+      bootMs: BOOT, readMs: S.readMs, unpackMs: S.unpackMs, parseMs: S.parseMs, openMs: S.openMs, filterMs: S.filterMs, queryMs: S.queryMs, v0: S.v0, v1: S.v1,
     }),
     tipText,
     // The plots' labels as drawn: [field, label] under the selected lane.
@@ -171,13 +173,8 @@
   };
 
   wire();
-  const embedded = document.getElementById("recording");
   if ($("comparison")) openComparison();
-  else if (embedded) {
-    const t0 = performance.now(), text = embedded.textContent;
-    S.readMs = performance.now() - t0;
-    loadText(text, "embedded recording");
-  }
+  else if ($("recording")) loadText(() => embedded("recording"), "embedded recording");
   else if (location.protocol.startsWith("http")) follow();
   else message("Open a recording (a .json file written by bt-viewer) with the button above.", "info");
 })();
