@@ -1,6 +1,7 @@
 //! The flight recorder: it ticks exactly as bt-core does, keeps the last
 //! K ticks whole, and what it keeps is what the tick did.
 
+mod embedded;
 mod scene;
 
 use bt_core::{Event, TickInput, Tracer, tick_all, tick_traced};
@@ -526,23 +527,22 @@ fn markup_recording() -> String {
 fn decider_names_like_markup_cannot_end_or_hide_the_page_script() {
     let json = markup_recording();
     let page = bt_viewer::page_with(&json);
-    let open = r#"<script id="recording" type="application/json">"#;
-    let start = page.find(open).expect("the embedded recording") + open.len();
-    let len = page[start..].find("</script>").expect("its end");
-    let embedded = &page[start..start + len];
+    let (_, embedded) = embedded::element(&page, "recording").expect("the embedded recording");
     // Nothing inside can open a tag, a comment or an entity...
     assert!(
         !embedded.contains(['<', '>', '&']),
         "markup left in the embedded recording"
     );
     // ...and it reads as the same recording, names and all.
-    let read: Value = serde_json::from_str(embedded).expect("the embedded JSON");
+    let text = embedded::embedded_recording(&page, "recording");
+    let read: Value = serde_json::from_str(&text).expect("the embedded JSON");
     assert_eq!(read, serde_json::from_str::<Value>(&json).unwrap());
     for (k, name) in MARKUP_NAMES.iter().enumerate() {
         assert_eq!(read["tree"]["items"][k]["name"], *name);
     }
     // The page's own script follows, whole.
-    let rest = &page[start + len..];
+    let end = embedded.as_ptr() as usize - page.as_ptr() as usize + embedded.len();
+    let rest = &page[end..];
     let tail = &bt_viewer::PAGE[bt_viewer::PAGE.find("<!--RECORDING-->").unwrap() + 16..];
     assert_eq!(rest.strip_prefix("</script>"), Some(tail));
 
