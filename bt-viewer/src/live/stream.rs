@@ -19,9 +19,6 @@ use super::feed::{
 use super::rope::Rope;
 use crate::export::TreeInfo;
 
-/// The most publishes the server takes in before it serves its pages.
-const ROUND: usize = 64;
-
 /// How long a whole recording serves the clients that come after it (with
 /// the ticks published since).
 const FRESH: Duration = Duration::from_secs(1);
@@ -401,22 +398,13 @@ impl Hub {
             let mut status = None;
             let (seq, agents) = {
                 let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-                // What came since the last round, up to a round's worth:
-                // a game that publishes faster than the server takes them
-                // in must not keep it from ever serving its pages.
                 let mut next = Some(first);
-                let mut taken = 0;
                 while let Some(message) = next {
                     match message {
                         ToServer::Published(p) => kept.take(p),
                         ToServer::Status(s) => status = Some(s),
                     }
-                    taken += 1;
-                    next = if taken < ROUND {
-                        from_game.try_recv().ok()
-                    } else {
-                        None
-                    };
+                    next = from_game.try_recv().ok();
                 }
                 (kept.seq(), Arc::clone(kept.agents()))
             };

@@ -123,8 +123,7 @@
       canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
       canvas.style.height = h + "px";
     }
-    // The overview keeps its drawing by reading it back.
-    const g = canvas.getContext("2d", { willReadFrequently: canvas.id === "overview" });
+    const g = canvas.getContext("2d");
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     return g;
   }
