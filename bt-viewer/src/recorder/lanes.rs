@@ -88,6 +88,7 @@ impl FlightRecorder {
     /// agent it does not record now may be recorded later. (A recorder
     /// made by [`new`](Self::new) watches the agents it was given and
     /// keeps no table of agents for lanes.)
+    #[cfg(feature = "live")]
     pub(crate) fn assigns_lanes(&self) -> bool {
         self.slot_of.is_empty() && self.lanes > 0
     }
