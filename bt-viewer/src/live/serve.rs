@@ -297,15 +297,9 @@ async fn view(hub: &Hub, request: Request<Incoming>) -> Response<Reply> {
             "a view request shows the page's token in an X-Bt-Token header",
         );
     }
-    let body = match tokio::time::timeout(hub.limits.idle, read_body(request.into_body())).await {
-        Ok(Ok(body)) => body,
-        Ok(Err(response)) => return response,
-        Err(_) => {
-            return text(
-                StatusCode::REQUEST_TIMEOUT,
-                "the request's body came too slowly",
-            );
-        }
+    let body = match read_body_within(hub.limits.idle, request.into_body()).await {
+        Ok(body) => body,
+        Err(response) => return response,
     };
     let request: super::view::ViewRequest = match serde_json::from_slice(&body) {
         Ok(request) => request,
@@ -344,15 +338,9 @@ async fn control(hub: &Hub, request: Request<Incoming>) -> Response<Reply> {
             "the program calls LiveServer::publish, not LiveServer::frame: it cannot be stopped",
         );
     }
-    let body = match tokio::time::timeout(hub.limits.idle, read_body(request.into_body())).await {
-        Ok(Ok(body)) => body,
-        Ok(Err(response)) => return response,
-        Err(_) => {
-            return text(
-                StatusCode::REQUEST_TIMEOUT,
-                "the request's body came too slowly",
-            );
-        }
+    let body = match read_body_within(hub.limits.idle, request.into_body()).await {
+        Ok(body) => body,
+        Err(response) => return response,
     };
     let request: Control = match serde_json::from_slice(&body) {
         Ok(request) => request,
@@ -409,6 +397,21 @@ fn bad_request(why: String) -> Response<Reply> {
 }
 
 /// The body of a control request, of [`MAX_BODY`] bytes at most.
+/// [`read_body`] within `idle`: a body that comes more slowly is answered
+/// `408 Request Timeout`.
+async fn read_body_within(
+    idle: std::time::Duration,
+    body: Incoming,
+) -> Result<Vec<u8>, Response<Reply>> {
+    match tokio::time::timeout(idle, read_body(body)).await {
+        Ok(read) => read,
+        Err(_) => Err(text(
+            StatusCode::REQUEST_TIMEOUT,
+            "the request's body came too slowly",
+        )),
+    }
+}
+
 async fn read_body(mut body: Incoming) -> Result<Vec<u8>, Response<Reply>> {
     let too_large = || {
         text(
