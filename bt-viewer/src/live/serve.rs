@@ -396,7 +396,6 @@ fn bad_request(why: String) -> Response<Reply> {
     )
 }
 
-/// The body of a control request, of [`MAX_BODY`] bytes at most.
 /// [`read_body`] within `idle`: a body that comes more slowly is answered
 /// `408 Request Timeout`.
 async fn read_body_within(
@@ -412,6 +411,7 @@ async fn read_body_within(
     }
 }
 
+/// The body of a control request, of [`MAX_BODY`] bytes at most.
 async fn read_body(mut body: Incoming) -> Result<Vec<u8>, Response<Reply>> {
     let too_large = || {
         text(
