@@ -15,7 +15,7 @@ mod scene;
 mod webdriver;
 use webdriver::js;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -38,26 +38,10 @@ where
     webdriver::with_browser((1600, 1000), test);
 }
 
-fn out_dir(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../target/viewer-tests")
-        .join(name)
-}
-
-fn file_url(path: &Path) -> String {
-    format!(
-        "file://{}",
-        path.canonicalize().expect("the page").display()
-    )
-}
+use webdriver::{file_url, out_dir};
 
 async fn wait_ready(client: &Client) {
-    client
-        .wait()
-        .at_most(Duration::from_secs(30))
-        .for_element(Locator::Css("body[data-ready='1']"))
-        .await
-        .expect("the page opened its recording");
+    webdriver::wait_ready_within(client, Duration::from_secs(30)).await;
 }
 
 /// The colour drawn at tick `tick` of agent `agent`'s lane, `[r, g, b]`.

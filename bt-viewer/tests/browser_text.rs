@@ -8,12 +8,11 @@ mod herd;
 mod webdriver;
 use webdriver::{browser_log, js};
 
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use bt_core::{Event, ItemIdx, Rejection, Tracer, tick_traced};
 use bt_viewer::{Capacity, DataCapacity, FlightRecorder, LiveServer, Watch, write_page};
-use fantoccini::{Client, Locator};
+use fantoccini::Client;
 use herd::{Grazer, HERD, Sense, herd};
 use serde_json::{Value, json};
 
@@ -24,26 +23,10 @@ where
     webdriver::with_browser((1600, 1000), test);
 }
 
-fn out_dir(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../target/viewer-tests")
-        .join(name)
-}
-
-fn file_url(path: &Path) -> String {
-    format!(
-        "file://{}",
-        path.canonicalize().expect("the page").display()
-    )
-}
+use webdriver::{file_url, out_dir};
 
 async fn wait_ready(client: &Client) {
-    client
-        .wait()
-        .at_most(Duration::from_secs(30))
-        .for_element(Locator::Css("body[data-ready='1']"))
-        .await
-        .expect("the page opened its recording");
+    webdriver::wait_ready_within(client, Duration::from_secs(30)).await;
 }
 
 async fn scrub_to(client: &Client, t: usize) {

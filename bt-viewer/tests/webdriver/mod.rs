@@ -3,7 +3,7 @@
 
 use std::net::TcpStream;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -240,4 +240,32 @@ pub async fn browser_log(client: &Client) -> Vec<Value> {
         .as_array()
         .unwrap_or_else(|| panic!("chromedriver's log: {answer}"))
         .clone()
+}
+
+/// Where a test writes its pages: `target/viewer-tests/{name}`.
+#[allow(dead_code)]
+pub fn out_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/viewer-tests")
+        .join(name)
+}
+
+/// The `file://` address of the page at `path`.
+#[allow(dead_code)]
+pub fn file_url(path: &Path) -> String {
+    format!(
+        "file://{}",
+        path.canonicalize().expect("the page").display()
+    )
+}
+
+/// Waits (`within` at most) until the page has opened its recording.
+#[allow(dead_code)]
+pub async fn wait_ready_within(client: &Client, within: Duration) {
+    client
+        .wait()
+        .at_most(within)
+        .for_element(Locator::Css("body[data-ready='1']"))
+        .await
+        .expect("the page opened its recording");
 }
