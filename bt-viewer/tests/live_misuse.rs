@@ -829,7 +829,7 @@ fn a_breakpoint_on_a_newcomer_after_a_long_run_stops_at_its_tick() {
 /// it); one that cannot keep up is dropped, as the docs say, and one that
 /// connects again gets its recording again.
 #[test]
-#[ignore = "breaks: the server takes in publishes for as long as they come, so a page that connects to a game calling frame in a tight loop may never get its recording"]
+
 fn a_page_gets_its_recording_from_a_game_that_calls_frame_in_a_tight_loop() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -1007,14 +1007,23 @@ fn rss_kib() -> u64 {
         .unwrap()
 }
 
+/// 2 000 agents published as fast as the game can, with pages that never
+/// read: what waits for the server and for the pages stays bounded (the
+/// pages' backlog is 2 MiB each here), and no publish stalls the game.
 #[test]
-#[ignore = "breaks: publishes queue without bound between the game and the server when the game publishes faster than the server takes them in (+166 MiB after 1 500 publishes of 2 000 agents, +275 MiB after 3 000, +424 MiB at 12 000)"]
 fn ten_times_the_agents_with_pages_that_never_read_stay_bounded() {
     let n = 2_000u32;
     let (mut bots, mut mems) = crowd(n);
     let mut recorder = FlightRecorder::new(&BOTS, n as usize, Watch::All, Capacity::ticks(120));
     step(&mut recorder, &mut bots, &mut mems, 0);
-    let mut live = server();
+    let mut live = LiveServer::start_with(
+        0,
+        bt_viewer::Limits {
+            backlog_bytes: 2 << 20,
+            ..Default::default()
+        },
+    )
+    .expect("a server");
     // Four pages of some lanes and one of every lane, none of which reads
     // after its first bytes.
     let mut idle: Vec<TcpStream> = Vec::new();
@@ -1041,11 +1050,14 @@ fn ten_times_the_agents_with_pages_that_never_read_stay_bounded() {
     let ticks: u32 = std::env::var("TICKS")
         .ok()
         .and_then(|x| x.parse().ok())
-        .unwrap_or(1_500);
+        .unwrap_or(3_000);
     for t in 1..ticks {
         step(&mut recorder, &mut bots, &mut mems, t);
         let t0 = Instant::now();
         live.publish(&recorder);
+        if t0.elapsed() > Duration::from_millis(10) {
+            eprintln!("slow {t}: {:?}", t0.elapsed());
+        }
         worst = worst.max(t0.elapsed());
         if t % 50 == 0 {
             peak = peak.max(rss_kib());
@@ -1068,9 +1080,9 @@ fn ten_times_the_agents_with_pages_that_never_read_stay_bounded() {
         (peak - before) / 1024,
         live.clients()
     );
-    // Bounded: twice the publishes take no more than 32 MiB more.
+    // Bounded: twice the publishes take no more than 16 MiB more.
     assert!(
-        peak - at_half < 32 * 1024,
+        peak - at_half < 16 * 1024,
         "grew by {} MiB more",
         (peak - at_half) / 1024
     );

@@ -505,15 +505,18 @@ impl Game {
             return;
         };
         let fired = hit.map(|h| Arc::clone(&self.breakpoints[h.breakpoint].spec));
-        publisher.report(Status {
-            paused: true,
-            tick: frames.checked_sub(1),
-            why: Some(why),
-            hit,
-            fired,
-        });
+        publisher.report(
+            feed,
+            Status {
+                paused: true,
+                tick: frames.checked_sub(1),
+                why: Some(why),
+                hit,
+                fired,
+            },
+        );
         self.wait(feed);
-        publisher.report(Status::default());
+        publisher.report(feed, Status::default());
     }
 
     fn take(&mut self, command: Command) {

@@ -1,6 +1,6 @@
 //! What the game's thread hands the server: the words of the ticks each
-//! publish adds, and of the values the agents recorded at them, sent
-//! through a channel that takes no lock, and kept by the server's thread
+//! publish adds, and of the values the agents recorded at them, left in
+//! an outbox the server's thread empties, and kept by the server's thread
 //! for as long as the recorder keeps them. The server's thread makes the
 //! recording and the stream's messages from them; the game's thread only
 //! copies words.
@@ -157,6 +157,13 @@ pub(super) struct Kept {
 pub(super) struct Feed {
     /// Publishes so far, as the game's thread counts them.
     pub(super) published: AtomicU64,
+    /// What the game's thread hands the server's, in order, until the
+    /// server's thread takes it all in one go. Only those two threads lock
+    /// it, each for a moment: the game to add one message, the server to
+    /// take them. A publish whose ticks the recorder no longer keeps waits
+    /// there without them, so that what waits stays within what the
+    /// recorder keeps however far behind the server's thread is.
+    pub(super) outbox: Mutex<VecDeque<ToServer>>,
     /// Stream clients, as the server counts them.
     pub(super) clients: AtomicUsize,
     /// Stream clients and `/recording.json` clients waiting for a publish,

@@ -291,9 +291,15 @@ impl Limits {
 ///
 /// [`publish`](Self::publish) copies the words of the ticks recorded since
 /// the last publish and of the values recorded at them (and looks at each
-/// watched agent's slot in the last frame) and sends them to the server's thread through a channel that
-/// takes no lock. It never touches a client's socket, takes no lock a
-/// client could hold and never waits for a client. Everything else — the
+/// watched agent's slot in the last frame) and leaves them for the server's
+/// thread in a queue that only the two threads lock, each for a moment. It
+/// never touches a client's socket, takes no lock a client could hold and
+/// never waits for a client. When the server's thread falls behind (a
+/// game that publishes without pause, a crowd larger than it encodes in a
+/// frame), the publishes wait in that queue and it takes them in together;
+/// the ticks of those the recorder no longer keeps are let go of there, so
+/// what waits stays within what the recorder keeps, and a page that
+/// connects meanwhile still gets its recording. Everything else — the
 /// JSON of the events, the whole recordings — is made on the server's
 /// threads, and a whole recording only when a client asks for one: one
 /// made less than a second ago is shared. The server keeps the copies

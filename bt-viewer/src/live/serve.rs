@@ -23,7 +23,6 @@ use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::time::Sleep;
 
 use super::control::{Command, MAX_BODY, Request as Control};
-use super::feed::ToServer;
 use super::reply::Reply;
 use super::stream::{BEAT, Hub};
 
@@ -47,7 +46,7 @@ Content-Length: 24\r\nRetry-After: 1\r\nConnection: close\r\n\r\ntoo many connec
 pub(super) fn spawn(
     listener: std::net::TcpListener,
     hub: Arc<Hub>,
-    published: mpsc::UnboundedReceiver<ToServer>,
+    published: mpsc::UnboundedReceiver<()>,
     stop: oneshot::Receiver<()>,
 ) -> io::Result<JoinHandle<()>> {
     listener.set_nonblocking(true)?;
@@ -70,7 +69,7 @@ pub(super) fn spawn(
 async fn run(
     listener: std::net::TcpListener,
     hub: Arc<Hub>,
-    published: mpsc::UnboundedReceiver<ToServer>,
+    published: mpsc::UnboundedReceiver<()>,
     stop: oneshot::Receiver<()>,
 ) {
     let Ok(listener) = TcpListener::from_std(listener) else {

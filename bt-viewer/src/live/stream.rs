@@ -392,19 +392,27 @@ impl Hub {
     }
 
     /// Takes in the publishes (and the game's status) until the server
-    /// stops.
-    pub(super) async fn pump(self: Arc<Self>, mut from_game: mpsc::UnboundedReceiver<ToServer>) {
-        while let Some(first) = from_game.recv().await {
+    /// stops: what the game's thread left in the outbox when woken, all of
+    /// it at once, then the clients' part of it.
+    pub(super) async fn pump(self: Arc<Self>, mut woken: mpsc::UnboundedReceiver<()>) {
+        while woken.recv().await.is_some() {
+            // The connections write what the last round gave them first:
+            // a game that publishes without a pause does not keep the
+            // server's one thread from them.
+            tokio::task::yield_now().await;
+            let messages =
+                std::mem::take(&mut *self.feed.outbox.lock().unwrap_or_else(|e| e.into_inner()));
+            if messages.is_empty() {
+                continue;
+            }
             let mut status = None;
             let (seq, agents) = {
                 let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-                let mut next = Some(first);
-                while let Some(message) = next {
+                for message in messages {
                     match message {
                         ToServer::Published(p) => kept.take(p),
                         ToServer::Status(s) => status = Some(s),
                     }
-                    next = from_game.try_recv().ok();
                 }
                 (kept.seq(), Arc::clone(kept.agents()))
             };
