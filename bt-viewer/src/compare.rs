@@ -21,11 +21,9 @@ use alloc_crate::vec::Vec;
 use core::fmt;
 
 use serde::Serialize;
-use serde_json::Value;
-
 mod read;
 
-use read::{agent_ticks, items, parse};
+use read::{Doc, Event, Scalar, read};
 
 /// What [`compare`] found. It serializes (serde) as the comparison page
 /// reads it: divergences as `{"tick", "leaf": [first, second], "what"}`,
@@ -226,26 +224,29 @@ impl std::error::Error for CompareError {}
 ///
 /// [`Recording::to_json`]: crate::Recording::to_json
 pub fn compare(first: &str, second: &str) -> Result<Comparison, CompareError> {
-    let a = parse(first, 1)?;
-    let b = parse(second, 2)?;
+    let a = read(first, 1)?;
+    let b = read(second, 2)?;
     let tree = check_trees(&a, &b)?;
-    let names: Vec<String> = items(&a)
+    let names: Vec<String> = a
+        .items
         .iter()
         .map(|it| it["name"].as_str().unwrap_or("?").to_string())
         .collect();
-    let legend = Legend::of(&a);
-    let agents_a = agent_ticks(&a, 1)?;
-    let agents_b = agent_ticks(&b, 2)?;
     let mut agents = Vec::new();
     let mut unmatched = Vec::new();
-    for (agent, ticks_a) in &agents_a {
-        let Some(ticks_b) = agents_b.get(agent) else {
+    for (agent, ticks_a) in &a.agents {
+        let Some(ticks_b) = b.agents.get(agent) else {
             unmatched.push(*agent);
             continue;
         };
-        agents.push(compare_agent(*agent, ticks_a, ticks_b, &names, &legend));
+        let runs = Runs {
+            a: &a,
+            b: &b,
+            names: &names,
+        };
+        agents.push(runs.agent(*agent, ticks_a, ticks_b));
     }
-    unmatched.extend(agents_b.keys().filter(|x| !agents_a.contains_key(x)));
+    unmatched.extend(b.agents.keys().filter(|x| !a.agents.contains_key(x)));
     unmatched.sort_unstable();
     let mut firsts: Vec<u64> = agents
         .iter()
@@ -268,13 +269,12 @@ pub fn compare(first: &str, second: &str) -> Result<Comparison, CompareError> {
 }
 
 /// The tree's name, when both recordings have the same tree.
-fn check_trees(a: &Value, b: &Value) -> Result<String, CompareError> {
-    let name = |v: &Value| v["tree"]["name"].as_str().unwrap_or("?").to_string();
-    let (first, second) = (name(a), name(b));
+fn check_trees(a: &Doc, b: &Doc) -> Result<String, CompareError> {
+    let (first, second) = (a.name.clone(), b.name.clone());
     if first != second {
         return Err(CompareError::OtherTree { first, second });
     }
-    let (ia, ib) = (items(a), items(b));
+    let (ia, ib) = (&a.items, &b.items);
     if ia.len() != ib.len() {
         return Err(CompareError::StructureChanged {
             tree: first,
@@ -296,192 +296,148 @@ fn check_trees(a: &Value, b: &Value) -> Result<String, CompareError> {
     Ok(first)
 }
 
-/// The names the recording's legend gives events and rejections.
-struct Legend {
-    events: Vec<String>,
-    rejections: Vec<String>,
+/// The two recordings, as one agent's ticks are compared.
+struct Runs<'a> {
+    a: &'a Doc,
+    b: &'a Doc,
+    names: &'a [String],
 }
 
-impl Legend {
-    fn of(v: &Value) -> Self {
-        let list = |key: &str| -> Vec<String> {
-            v["legend"][key]
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .map(|s| s.as_str().unwrap_or("?").to_string())
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        Legend {
-            events: list("events"),
-            rejections: list("rejections"),
-        }
-    }
-
-    /// The 1-based event kind `kind`'s name.
-    fn event(&self, kind: &Value) -> &str {
+impl Runs<'_> {
+    /// The 1-based event kind `kind`'s name (in the first recording's
+    /// legend).
+    fn event(&self, kind: &Scalar) -> &str {
         let k = kind.as_u64().unwrap_or(0) as usize;
-        self.events
+        self.a
+            .events_legend
             .get(k.wrapping_sub(1))
             .map_or("?", String::as_str)
     }
 
-    fn rejection(&self, code: &Value) -> &str {
+    fn rejection(&self, code: &Scalar) -> &str {
         let c = code.as_u64().unwrap_or(u64::MAX) as usize;
-        self.rejections.get(c).map_or("?", String::as_str)
+        self.a.rejections.get(c).map_or("?", String::as_str)
     }
-}
 
-fn compare_agent(
-    agent: u32,
-    a: &[(u64, &Value)],
-    b: &[(u64, &Value)],
-    names: &[String],
-    legend: &Legend,
-) -> AgentComparison {
-    let (mut i, mut j, mut both) = (0, 0, 0);
-    let mut first = None;
-    // The last pair of full ticks found alike: runs repeat it.
-    let mut alike: Option<(&Value, &Value)> = None;
-    while i < a.len() && j < b.len() {
-        let ((sa, ta), (sb, tb)) = (a[i], b[j]);
-        if sa < sb {
-            i += 1;
-        } else if sb < sa {
-            j += 1;
-        } else {
-            both += 1;
-            let repeat = alike.is_some_and(|(x, y)| core::ptr::eq(x, ta) && core::ptr::eq(y, tb));
-            if first.is_none() && !repeat {
-                first = diverge(sa, ta, tb, names, legend);
-                alike = Some((ta, tb));
-            }
-            i += 1;
-            j += 1;
-        }
+    fn name(&self, item: &Scalar) -> Option<String> {
+        item.as_u64().map(|i| self.item(i))
     }
-    AgentComparison {
-        agent,
-        ticks: both,
-        first,
-    }
-}
 
-/// A tick's events (none when it has no list).
-fn events_of(t: &Value) -> &[Value] {
-    t[6].as_array().map_or(&[][..], Vec::as_slice)
-}
+    fn item(&self, i: u64) -> String {
+        self.names
+            .get(i as usize)
+            .cloned()
+            .unwrap_or_else(|| "?".into())
+    }
 
-/// Whether ticks `a` and `b` have the same items on their paths.
-fn same_levels(a: &Value, b: &Value) -> bool {
-    fn items(t: &Value) -> impl Iterator<Item = &Value> {
-        t[5].as_array()
-            .into_iter()
-            .flat_map(|p| p.chunks(4).map(|level| &level[0]))
-    }
-    items(a).eq(items(b))
-}
-
-/// How tick `a` and tick `b` (of serial `tick`) decided otherwise, if
-/// they did.
-fn diverge(
-    tick: u64,
-    a: &Value,
-    b: &Value,
-    names: &[String],
-    legend: &Legend,
-) -> Option<Divergence> {
-    if a[2] == b[2] && events_of(a) == events_of(b) && same_levels(a, b) {
-        return None;
-    }
-    let name = |i: &Value| -> Option<String> {
-        i.as_u64()
-            .map(|i| names.get(i as usize).cloned().unwrap_or_else(|| "?".into()))
-    };
-    let items_of = |t: &Value| -> Vec<Value> {
-        t[5].as_array()
-            .map(|p| p.chunks(4).map(|level| level[0].clone()).collect())
-            .unwrap_or_default()
-    };
-    let events = |t: &Value| -> Vec<Value> { t[6].as_array().cloned().unwrap_or_default() };
-    let (ea, eb) = (events(a), events(b));
-    let same_path = a[2] == b[2] && items_of(a) == items_of(b);
-    if same_path && ea == eb {
-        return None;
-    }
-    let leaf = (name(&a[2]), name(&b[2]));
-    let quad = |e: &[Value], k: usize| -> Option<[Value; 4]> {
-        let s = e.get(4 * k..4 * k + 4)?;
-        Some([s[0].clone(), s[1].clone(), s[2].clone(), s[3].clone()])
-    };
-    let word = |q: &Option<[Value; 4]>| -> String {
-        match q {
-            None => "none".into(),
-            Some([kind, code, item, arg]) => {
-                let kind = legend.event(kind);
-                let item = name(item).unwrap_or_default();
-                match kind {
-                    "reject" => alloc_crate::format!("reject {item} ({})", legend.rejection(code)),
-                    "accept" => alloc_crate::format!("accept {item} = {arg}"),
-                    _ => alloc_crate::format!("{kind} {item}"),
+    fn agent(&self, agent: u32, a: &[(u64, u32)], b: &[(u64, u32)]) -> AgentComparison {
+        let (mut i, mut j, mut both) = (0, 0, 0);
+        let mut first = None;
+        // The last pair of full ticks found alike: runs repeat it.
+        let mut alike: Option<(u32, u32)> = None;
+        while i < a.len() && j < b.len() {
+            let ((sa, ta), (sb, tb)) = (a[i], b[j]);
+            if sa < sb {
+                i += 1;
+            } else if sb < sa {
+                j += 1;
+            } else {
+                both += 1;
+                if first.is_none() && alike != Some((ta, tb)) {
+                    first = self.diverge(sa, ta, tb);
+                    alike = Some((ta, tb));
                 }
+                i += 1;
+                j += 1;
             }
         }
-    };
-    let outcome = |q: &[Value; 4]| -> Option<String> {
-        match legend.event(&q[0]) {
-            "reject" => Some(legend.rejection(&q[1]).to_string()),
-            "accept" => Some("accepted".into()),
-            _ => None,
+        AgentComparison {
+            agent,
+            ticks: both,
+            first,
         }
-    };
-    let steps = (ea.len().max(eb.len())).div_ceil(4);
-    for k in 0..steps {
-        let (qa, qb) = (quad(&ea, k), quad(&eb, k));
-        if qa == qb {
-            continue;
+    }
+
+    /// How tick `ta` of the first run and tick `tb` of the second (of
+    /// serial `tick`) decided otherwise, if they did.
+    fn diverge(&self, tick: u64, ta: u32, tb: u32) -> Option<Divergence> {
+        let (la, lb) = (
+            self.a.ticks[ta as usize].leaf,
+            self.b.ticks[tb as usize].leaf,
+        );
+        let (ea, eb) = (self.a.events(ta), self.b.events(tb));
+        if la == lb && ea == eb && self.a.levels(ta) == self.b.levels(tb) {
+            return None;
         }
-        let what = match (&qa, &qb) {
-            (Some(x), Some(y)) if x[2] == y[2] => {
-                let decider = name(&x[2]).unwrap_or_default();
-                match (legend.event(&x[0]), legend.event(&y[0])) {
-                    // The same outcome with other values: accepted, or
-                    // turned down by the `decide`.
-                    (kind @ ("accept" | "reject"), same)
-                        if kind == same
-                            && (kind == "accept"
-                                || (x[1] == y[1] && legend.rejection(&x[1]) == "decide")) =>
-                    {
-                        Difference::DecideValue {
-                            decider,
-                            values: (
-                                x[3].as_f64().unwrap_or(f64::NAN),
-                                y[3].as_f64().unwrap_or(f64::NAN),
-                            ),
+        let leaf = (la.map(|i| self.item(i)), lb.map(|i| self.item(i)));
+        let word = |q: Option<&Event>| -> String {
+            match q {
+                None => "none".into(),
+                Some([kind, code, item, arg]) => {
+                    let kind = self.event(kind);
+                    let item = self.name(item).unwrap_or_default();
+                    match kind {
+                        "reject" => {
+                            alloc_crate::format!("reject {item} ({})", self.rejection(code))
                         }
+                        "accept" => alloc_crate::format!("accept {item} = {arg}"),
+                        _ => alloc_crate::format!("{kind} {item}"),
                     }
-                    _ => match (outcome(x), outcome(y)) {
-                        (Some(oa), Some(ob)) => Difference::Rejection {
-                            decider,
-                            outcomes: (oa, ob),
-                        },
-                        _ => Difference::Step {
-                            steps: (word(&qa), word(&qb)),
-                        },
-                    },
                 }
             }
-            _ => Difference::Step {
-                steps: (word(&qa), word(&qb)),
-            },
         };
-        return Some(Divergence { tick, leaf, what });
+        let outcome = |q: &Event| -> Option<String> {
+            match self.event(&q[0]) {
+                "reject" => Some(self.rejection(&q[1]).to_string()),
+                "accept" => Some("accepted".into()),
+                _ => None,
+            }
+        };
+        for k in 0..ea.len().max(eb.len()) {
+            let (qa, qb) = (ea.get(k), eb.get(k));
+            if qa == qb {
+                continue;
+            }
+            let what = match (qa, qb) {
+                (Some(x), Some(y)) if x[2] == y[2] => {
+                    let decider = self.name(&x[2]).unwrap_or_default();
+                    match (self.event(&x[0]), self.event(&y[0])) {
+                        // The same outcome with other values: accepted, or
+                        // turned down by the `decide`.
+                        (kind @ ("accept" | "reject"), same)
+                            if kind == same
+                                && (kind == "accept"
+                                    || (x[1] == y[1] && self.rejection(&x[1]) == "decide")) =>
+                        {
+                            Difference::DecideValue {
+                                decider,
+                                values: (
+                                    x[3].as_f64().unwrap_or(f64::NAN),
+                                    y[3].as_f64().unwrap_or(f64::NAN),
+                                ),
+                            }
+                        }
+                        _ => match (outcome(x), outcome(y)) {
+                            (Some(oa), Some(ob)) => Difference::Rejection {
+                                decider,
+                                outcomes: (oa, ob),
+                            },
+                            _ => Difference::Step {
+                                steps: (word(qa), word(qb)),
+                            },
+                        },
+                    }
+                }
+                _ => Difference::Step {
+                    steps: (word(qa), word(qb)),
+                },
+            };
+            return Some(Divergence { tick, leaf, what });
+        }
+        Some(Divergence {
+            tick,
+            leaf,
+            what: Difference::Path,
+        })
     }
-    Some(Divergence {
-        tick,
-        leaf,
-        what: Difference::Path,
-    })
 }

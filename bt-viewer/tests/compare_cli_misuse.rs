@@ -219,7 +219,7 @@ fn cli_run_length_that_lies_exits_2() {
 /// Ten times a big crowd's figure, roughly: 1 000 agents × 300 ticks in
 /// each file. Prints the time and the peak memory against the file size.
 #[test]
-#[ignore = "breaks: with the workspace's serde_json features (preserve_order), comparing two 30 MB recordings peaks at 2 GB, 34 times the input (16 times without)"]
+
 fn cli_scale_memory() {
     let d = dir("scale");
     let run_ = Run {

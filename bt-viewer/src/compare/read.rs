@@ -3,47 +3,123 @@
 //! checked against the tree and the legend so that a malformed recording
 //! is an error naming the agent and tick at fault, never a comparison of
 //! what it does not say.
+//!
+//! The ticks are read into a compact form as the text is parsed, one
+//! agent's entry at a time: what is compared (leaf, path items, events),
+//! in arrays shared by every tick, never a JSON value per tick. The
+//! agents' own values and the ticks' times are skipped.
 
 use alloc_crate::collections::BTreeMap;
 use alloc_crate::format;
-use alloc_crate::string::{String, ToString};
+use alloc_crate::string::String;
 use alloc_crate::vec::Vec;
+use core::fmt;
 
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::CompareError;
 
-/// Each agent's ticks by serial, each with the full tick it is (a run of
-/// a compact recording repeats the last one, which is not copied).
-pub(super) type Ticks<'a> = Vec<(u64, &'a Value)>;
-
-/// `text` as a recording this build reads (`which`: 1 or 2).
-pub(super) fn parse(text: &str, which: u8) -> Result<Value, CompareError> {
-    let bad = |problem: String| CompareError::NotARecording { which, problem };
-    let v: Value = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
-    if v["format"] != crate::FORMAT {
-        return Err(bad("no `format` of a bt-viewer recording".into()));
-    }
-    if v["version"] != crate::VERSION {
-        return Err(bad(format!(
-            "format version {}, this build reads {}",
-            v["version"],
-            crate::VERSION
-        )));
-    }
-    if !v["tree"]["items"].is_array() || !v["agents"].is_array() {
-        return Err(bad("no tree or no agents".into()));
-    }
-    Ok(v)
+/// One of an event's numbers as the recording writes it: equal to
+/// another exactly when their JSON values are equal.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Scalar {
+    Null,
+    Pos(u64),
+    Neg(i64),
+    Float(f64),
+    Other(alloc_crate::boxed::Box<Value>),
 }
 
-/// The tree's items.
-pub(super) fn items(v: &Value) -> &[Value] {
-    v["tree"]["items"].as_array().map_or(&[], Vec::as_slice)
+impl Scalar {
+    fn of(v: &Value) -> Self {
+        match v {
+            Value::Null => Scalar::Null,
+            Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+                (Some(u), _, _) => Scalar::Pos(u),
+                (_, Some(i), _) => Scalar::Neg(i),
+                (_, _, Some(f)) => Scalar::Float(f),
+                _ => Scalar::Other(alloc_crate::boxed::Box::new(v.clone())),
+            },
+            other => Scalar::Other(alloc_crate::boxed::Box::new(other.clone())),
+        }
+    }
+
+    pub(super) fn as_u64(&self) -> Option<u64> {
+        match self {
+            Scalar::Pos(u) => Some(*u),
+            _ => None,
+        }
+    }
+
+    pub(super) fn as_f64(&self) -> Option<f64> {
+        match self {
+            Scalar::Pos(u) => Some(*u as f64),
+            Scalar::Neg(i) => Some(*i as f64),
+            Scalar::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+
+    fn value(&self) -> Value {
+        match self {
+            Scalar::Null => Value::Null,
+            Scalar::Pos(u) => (*u).into(),
+            Scalar::Neg(i) => (*i).into(),
+            Scalar::Float(f) => (*f).into(),
+            Scalar::Other(v) => (**v).clone(),
+        }
+    }
 }
 
-/// Each agent's ticks, runs of a compact recording expanded, by serial,
-/// by agent index.
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.value())
+    }
+}
+
+/// An event: kind, code, item, value.
+pub(super) type Event = [Scalar; 4];
+
+/// A full tick, its path items and events in the recording's shared
+/// arrays.
+pub(super) struct Tick {
+    /// The leaf's item (`None`: idle).
+    pub(super) leaf: Option<u64>,
+    levels: (u32, u32),
+    events: (u32, u32),
+}
+
+/// A recording as compared.
+pub(super) struct Doc {
+    pub(super) name: String,
+    pub(super) items: Vec<Value>,
+    pub(super) events_legend: Vec<String>,
+    pub(super) rejections: Vec<String>,
+    /// Each agent's ticks, runs expanded, by serial: (serial, full tick
+    /// index); a run's ticks share the full tick they repeat.
+    pub(super) agents: BTreeMap<u32, Vec<(u64, u32)>>,
+    pub(super) ticks: Vec<Tick>,
+    levels: Vec<u64>,
+    events: Vec<Event>,
+}
+
+impl Doc {
+    /// Tick `t`'s path items.
+    pub(super) fn levels(&self, t: u32) -> &[u64] {
+        let (a, b) = self.ticks[t as usize].levels;
+        &self.levels[a as usize..b as usize]
+    }
+
+    /// Tick `t`'s events.
+    pub(super) fn events(&self, t: u32) -> &[Event] {
+        let (a, b) = self.ticks[t as usize].events;
+        &self.events[a as usize..b as usize]
+    }
+}
+
+/// `text` as a recording this build reads (`which`: 1 or 2), each agent's
+/// ticks checked.
 ///
 /// # Errors
 /// [`CompareError::NotARecording`] naming the agent (and the tick) when
@@ -52,97 +128,333 @@ pub(super) fn items(v: &Value) -> &[Value] {
 /// item or an event kind is not one of the tree's or the legend's, or a
 /// run reaches past the recording's last frame (or the recording, not
 /// compact, has no frames to reach).
-pub(super) fn agent_ticks(v: &Value, which: u8) -> Result<BTreeMap<u32, Ticks<'_>>, CompareError> {
+pub(super) fn read(text: &str, which: u8) -> Result<Doc, CompareError> {
     let bad = |problem: String| CompareError::NotARecording { which, problem };
-    let n_items = items(v).len() as u64;
-    let n_events = v["legend"]["events"].as_array().map_or(0, Vec::len) as u64;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let raw = de
+        .deserialize_any(TopVisitor)
+        .and_then(|raw| de.end().map(|()| raw))
+        .map_err(|e| bad(e.to_string()))?;
+    if raw.format.as_ref() != Some(&Value::from(crate::FORMAT)) {
+        return Err(bad("no `format` of a bt-viewer recording".into()));
+    }
+    let version = raw.version.unwrap_or(Value::Null);
+    if version != crate::VERSION {
+        return Err(bad(format!(
+            "format version {version}, this build reads {}",
+            crate::VERSION
+        )));
+    }
+    let tree = raw.tree.unwrap_or(Value::Null);
+    let (Some(items), Some(agents)) = (tree["items"].as_array(), raw.agents) else {
+        return Err(bad("no tree or no agents".into()));
+    };
+    let legend = raw.legend.unwrap_or(Value::Null);
+    let names = |key: &str| -> Vec<String> {
+        legend[key]
+            .as_array()
+            .map(|a| a.iter().map(|s| s.as_str().unwrap_or("?").into()).collect())
+            .unwrap_or_default()
+    };
+    let clock = raw.clock.unwrap_or(Value::Null);
     // The last frame a run may reach: the clock's last.
-    let last_frame = match (v["clock"]["first"].as_u64(), v["clock"]["now"].as_array()) {
+    let last_frame = match (clock["first"].as_u64(), clock["now"].as_array()) {
         (Some(first), Some(now)) if !now.is_empty() => first.checked_add(now.len() as u64 - 1),
         _ => None,
     };
-    let mut out = BTreeMap::new();
-    for (k, agent) in v["agents"].as_array().into_iter().flatten().enumerate() {
-        let id = agent["agent"]
-            .as_u64()
-            .and_then(|id| u32::try_from(id).ok())
-            .ok_or_else(|| {
-                bad(format!(
-                    "agent entry {k} is malformed: no agent index (0 to 2^32 - 1)"
-                ))
-            })?;
-        let list = agent["ticks"]
-            .as_array()
+    let mut doc = Doc {
+        name: tree["name"].as_str().unwrap_or("?").into(),
+        items: items.clone(),
+        events_legend: names("events"),
+        rejections: names("rejections"),
+        agents: BTreeMap::new(),
+        ticks: agents.ticks,
+        levels: agents.levels,
+        events: agents.events,
+    };
+    let n_items = doc.items.len() as u64;
+    let n_events = doc.events_legend.len() as u64;
+    for (k, agent) in agents.list.into_iter().enumerate() {
+        let id = agent.id.ok_or_else(|| {
+            bad(format!(
+                "agent entry {k} is malformed: no agent index (0 to 2^32 - 1)"
+            ))
+        })?;
+        let list = agent
+            .ticks
             .ok_or_else(|| bad(format!("agent #{id} is malformed: `ticks` is not a list")))?;
-        let mut ticks: Ticks<'_> = Vec::new();
-        for (j, t) in list.iter().enumerate() {
+        let mut ticks: Vec<(u64, u32)> = Vec::new();
+        for (j, entry) in list.into_iter().enumerate() {
             let at = |problem: &str| {
                 bad(format!(
                     "agent #{id} is malformed: tick entry {j}: {problem}"
                 ))
             };
-            match t.as_array().map(Vec::len) {
-                Some(7) => {
-                    let serial = t[0]
-                        .as_u64()
-                        .ok_or_else(|| at("the serial is not a tick number"))?;
+            match entry {
+                Entry::Full { serial, tick } => {
+                    let serial = serial.ok_or_else(|| at("the serial is not a tick number"))?;
                     if ticks.last().is_some_and(|&(s, _)| s >= serial) {
                         return Err(at("serials do not rise"));
                     }
-                    check_tick(t, n_items, n_events).map_err(&at)?;
+                    let t = tick.map_err(&at)?;
+                    doc.check(t, n_items, n_events).map_err(&at)?;
                     ticks.push((serial, t));
                 }
                 // A run: `n` ticks repeating the last full one.
-                Some(2) => {
-                    let n = t[0]
-                        .as_u64()
+                Entry::Run { n, times } => {
+                    let n = n
                         .filter(|&n| n > 0)
                         .ok_or_else(|| at("a run without a count"))?;
                     let &(serial, last) = ticks.last().ok_or_else(|| at("a run first"))?;
-                    let end = serial.checked_add(n);
-                    match (end, last_frame) {
+                    match (serial.checked_add(n), last_frame) {
                         (Some(end), Some(last)) if end <= last => {}
                         (_, None) => return Err(at("a run in a recording without a clock")),
                         _ => return Err(at("a run past the recording's last frame")),
                     }
-                    if !t[1].is_array() {
+                    if !times {
                         return Err(at("a run without its times"));
                     }
                     ticks.extend((1..=n).map(|k| (serial + k, last)));
                 }
-                _ => return Err(at("neither a tick nor a run")),
+                Entry::Neither => return Err(at("neither a tick nor a run")),
             }
         }
-        if out.insert(id, ticks).is_some() {
+        if doc.agents.insert(id, ticks).is_some() {
             return Err(bad(format!("agent #{id} is listed twice")));
         }
     }
-    Ok(out)
+    Ok(doc)
 }
 
-/// What is wrong with full tick `t`, if anything.
-fn check_tick(t: &Value, n_items: u64, n_events: u64) -> Result<(), &'static str> {
-    let item = |v: &Value| v.as_u64().is_some_and(|i| i < n_items);
-    if !(t[1].is_number() || t[1].is_null()) {
-        return Err("the time is not a number");
-    }
-    if !(t[2].is_null() || item(&t[2])) {
-        return Err("the leaf is not an item of the tree");
-    }
-    if !t[3].is_u64() || !t[4].is_u64() {
-        return Err("the visited count or the flags are not counts");
-    }
-    let path = t[5].as_array().ok_or("the path is not a list")?;
-    if path.len() % 4 != 0 || !path.chunks(4).all(|level| item(&level[0])) {
-        return Err("the path is not levels of the tree's items");
-    }
-    let events = t[6].as_array().ok_or("the events are not a list")?;
-    if events.len() % 4 != 0
-        || !events
-            .chunks(4)
+impl Doc {
+    /// What is wrong with full tick `t` against the tree and the legend.
+    fn check(&self, t: u32, n_items: u64, n_events: u64) -> Result<(), &'static str> {
+        let tick = &self.ticks[t as usize];
+        if tick.leaf.is_some_and(|l| l >= n_items) {
+            return Err("the leaf is not an item of the tree");
+        }
+        if self.levels(t).iter().any(|&i| i >= n_items) {
+            return Err("the path is not levels of the tree's items");
+        }
+        if !self
+            .events(t)
+            .iter()
             .all(|e| e[0].as_u64().is_some_and(|k| (1..=n_events).contains(&k)))
-    {
-        return Err("the events are not quadruples of the legend's kinds");
+        {
+            return Err("the events are not quadruples of the legend's kinds");
+        }
+        Ok(())
     }
-    Ok(())
+}
+
+// ---------- the parse ----------
+
+/// The document's parts, as read.
+#[derive(Default)]
+struct Raw {
+    format: Option<Value>,
+    version: Option<Value>,
+    tree: Option<Value>,
+    legend: Option<Value>,
+    clock: Option<Value>,
+    agents: Option<Agents>,
+}
+
+/// The agents' entries, their full ticks in shared arrays.
+#[derive(Default)]
+struct Agents {
+    list: Vec<RawAgent>,
+    ticks: Vec<Tick>,
+    levels: Vec<u64>,
+    events: Vec<Event>,
+}
+
+struct RawAgent {
+    id: Option<u32>,
+    /// `None`: not a list.
+    ticks: Option<Vec<Entry>>,
+}
+
+/// One entry of an agent's ticks, as read.
+enum Entry {
+    /// A full tick: its serial, and its index in the shared ticks or what
+    /// is wrong with its form.
+    Full {
+        serial: Option<u64>,
+        tick: Result<u32, &'static str>,
+    },
+    /// A run of `n` ticks, with (`times`) or without its times.
+    Run {
+        n: Option<u64>,
+        times: bool,
+    },
+    Neither,
+}
+
+impl Agents {
+    /// Takes in one agent's entry, read as a value (one agent at a time).
+    fn take(&mut self, agent: &Value) {
+        let id = agent["agent"]
+            .as_u64()
+            .and_then(|id| u32::try_from(id).ok());
+        let ticks = agent["ticks"]
+            .as_array()
+            .map(|list| list.iter().map(|t| self.entry(t)).collect());
+        self.list.push(RawAgent { id, ticks });
+    }
+
+    fn entry(&mut self, t: &Value) -> Entry {
+        match t.as_array().map(Vec::as_slice) {
+            Some(t @ [serial, ..]) if t.len() == 7 => Entry::Full {
+                serial: serial.as_u64(),
+                tick: self.full(t),
+            },
+            Some([n, times]) => Entry::Run {
+                n: n.as_u64(),
+                times: times.is_array(),
+            },
+            _ => Entry::Neither,
+        }
+    }
+
+    /// Full tick `t` into the shared arrays, or what is wrong with its
+    /// form (what needs the tree and the legend is checked later).
+    fn full(&mut self, t: &[Value]) -> Result<u32, &'static str> {
+        if !(t[1].is_number() || t[1].is_null()) {
+            return Err("the time is not a number");
+        }
+        let leaf = match &t[2] {
+            Value::Null => None,
+            // Not an item: out of any tree's range.
+            v => Some(v.as_u64().unwrap_or(u64::MAX)),
+        };
+        if !t[3].is_u64() || !t[4].is_u64() {
+            return Err("the visited count or the flags are not counts");
+        }
+        let path = t[5].as_array().ok_or("the path is not a list")?;
+        if path.len() % 4 != 0 {
+            return Err("the path is not levels of the tree's items");
+        }
+        let events = t[6].as_array().ok_or("the events are not a list")?;
+        if events.len() % 4 != 0 {
+            return Err("the events are not quadruples of the legend's kinds");
+        }
+        let too_large = "more ticks, levels or events than a comparison holds";
+        let at = |n: usize| u32::try_from(n).map_err(|_| too_large);
+        let levels = at(self.levels.len())?;
+        self.levels.extend(
+            path.chunks(4)
+                .map(|level| level[0].as_u64().unwrap_or(u64::MAX)),
+        );
+        let first_event = at(self.events.len())?;
+        self.events.extend(events.chunks(4).map(|e| {
+            [
+                Scalar::of(&e[0]),
+                Scalar::of(&e[1]),
+                Scalar::of(&e[2]),
+                Scalar::of(&e[3]),
+            ]
+        }));
+        let index = at(self.ticks.len())?;
+        self.ticks.push(Tick {
+            leaf,
+            levels: (levels, at(self.levels.len())?),
+            events: (first_event, at(self.events.len())?),
+        });
+        Ok(index)
+    }
+}
+
+/// Visitor methods for every JSON value but the one wanted: such a value
+/// is read and its part left as `Default` (absent).
+macro_rules! anything_else {
+    () => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(Default::default())
+        }
+    };
+}
+
+struct TopVisitor;
+
+impl<'de> Visitor<'de> for TopVisitor {
+    type Value = Raw;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a recording")
+    }
+
+    anything_else!();
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Raw, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Raw::default())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Raw, A::Error> {
+        let mut raw = Raw::default();
+        while let Some(key) = map.next_key::<alloc_crate::borrow::Cow<'de, str>>()? {
+            match &*key {
+                "format" => raw.format = Some(map.next_value()?),
+                "version" => raw.version = Some(map.next_value()?),
+                "tree" => raw.tree = Some(map.next_value()?),
+                "legend" => raw.legend = Some(map.next_value()?),
+                "clock" => raw.clock = Some(map.next_value()?),
+                "agents" => raw.agents = map.next_value_seed(AgentsSeed)?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(raw)
+    }
+}
+
+/// The `agents` list, one entry read as a value at a time.
+struct AgentsSeed;
+
+impl<'de> DeserializeSeed<'de> for AgentsSeed {
+    type Value = Option<Agents>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for AgentsSeed {
+    type Value = Option<Agents>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list of agents")
+    }
+
+    anything_else!();
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut agents = Agents::default();
+        while let Some(agent) = seq.next_element::<Value>()? {
+            agents.take(&agent);
+        }
+        Ok(Some(agents))
+    }
 }
