@@ -712,7 +712,6 @@ fn big_herd(change: bool) -> String {
 }
 
 #[test]
-#[ignore = "minutes in a debug build, most of them in bt_viewer::compare: run by name with --ignored"]
 fn ten_thousand_agents_compared_open_in_20_s_and_answer_in_65_ms() {
     let (a, b) = (big_herd(false), big_herd(true));
     let t0 = std::time::Instant::now();
