@@ -11,7 +11,9 @@ mod ids;
 mod schedule;
 
 pub use ids::CrowdIds;
-pub use schedule::{FrameReport, Rate, RateError, Schedule, tick_scheduled};
+pub use schedule::{
+    FrameReport, Rate, RateError, Schedule, ScheduledTick, tick_scheduled, tick_scheduled_by,
+};
 
 /// What a crowd tick did, summed over the agents.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -433,6 +433,7 @@ mod frame;
 mod lanes;
 mod read;
 mod runs;
+mod scheduled;
 mod words;
 mod write;
 
