@@ -64,8 +64,15 @@ impl FlightRecorder {
             self.slot_of.len()
         );
         self.begin_frame();
-        let mut hook = Recording(self);
-        tick_scheduled_by(tree, agents, memories, schedule, now, input, &mut hook)
+        tick_scheduled_by(
+            tree,
+            agents,
+            memories,
+            schedule,
+            now,
+            input,
+            Recording(self),
+        )
     }
 }
 

@@ -82,7 +82,7 @@ pub fn tick_scheduled<A: 'static, const L: usize, const S: usize, const N: usize
     now: f64,
     input: impl FnMut(usize, &mut A, f32) -> TickInput,
 ) -> FrameReport {
-    tick_scheduled_by(tree, agents, memories, schedule, now, input, &mut Plain)
+    tick_scheduled_by(tree, agents, memories, schedule, now, input, Plain)
 }
 
 /// How a scheduled frame ticks each agent it takes, for a caller that
@@ -133,7 +133,7 @@ pub fn tick_scheduled_by<A: 'static, H, const L: usize, const S: usize, const N:
     schedule: &mut Schedule,
     now: f64,
     input: impl FnMut(usize, &mut A, f32) -> TickInput,
-    hook: &mut H,
+    mut hook: H,
 ) -> FrameReport
 where
     H: ScheduledTick<A, L, S, N>,
@@ -431,7 +431,7 @@ struct Run<'a, A: 'static, I, H, const L: usize, const S: usize, const N: usize>
     /// For a tree with deferred actions: the ids held so far.
     ids: CrowdIds,
     launching: bool,
-    hook: &'a mut H,
+    hook: H,
 }
 
 impl<A: 'static, I, H, const L: usize, const S: usize, const N: usize> Run<'_, A, I, H, L, S, N>
