@@ -23,7 +23,7 @@ use core::fmt;
 use serde::Serialize;
 mod read;
 
-use read::{Doc, Event, Scalar, read};
+use read::{Doc, Event, Quads, Scalar, Segment, read};
 
 /// What [`compare`] found. It serializes (serde) as the comparison page
 /// reads it: divergences as `{"tick", "leaf": [first, second], "what"}`,
@@ -75,6 +75,9 @@ pub enum Difference {
     DecideValue {
         /// The decider.
         decider: String,
+        /// Whether it was accepted in both runs (`false`: turned down by
+        /// its `decide` in both).
+        accepted: bool,
         /// Its value in the first run and in the second.
         values: (f64, f64),
     },
@@ -146,8 +149,17 @@ impl fmt::Display for Comparison {
                 name(&d.leaf.1)
             )?;
             match &d.what {
-                Difference::DecideValue { decider, values } => {
-                    writeln!(f, "{decider} accepted with {} / {}", values.0, values.1)
+                Difference::DecideValue {
+                    decider,
+                    accepted,
+                    values,
+                } => {
+                    let how = if *accepted {
+                        "accepted"
+                    } else {
+                        "turned down by its decide"
+                    };
+                    writeln!(f, "{decider} {how} with {} / {}", values.0, values.1)
                 }
                 Difference::Rejection { decider, outcomes } => {
                     writeln!(f, "{decider} {} / {}", outcomes.0, outcomes.1)
@@ -181,6 +193,12 @@ pub enum CompareError {
         /// The second's.
         second: String,
     },
+    /// Recordings that share no tick of an agent: nothing could be
+    /// compared (no agent recorded in both, or none at a tick both kept).
+    NothingInCommon {
+        /// Agents recorded in both.
+        agents: usize,
+    },
     /// Recordings of one tree whose structure changed between them.
     StructureChanged {
         /// The tree.
@@ -203,6 +221,11 @@ impl fmt::Display for CompareError {
                 f,
                 "the recordings are of two trees, `{first}` and `{second}`"
             ),
+            CompareError::NothingInCommon { agents } => write!(
+                f,
+                "the recordings have no tick of an agent in common ({agents} agents \
+                 recorded in both): nothing to compare"
+            ),
             CompareError::StructureChanged { tree, at } => write!(
                 f,
                 "tree `{tree}` has another structure in the second recording: {at}"
@@ -219,13 +242,18 @@ impl std::error::Error for CompareError {}
 /// # Errors
 /// [`CompareError`] when either is not a recording (a malformed tick, an
 /// agent listed twice or a run past the last frame included: the error
-/// names the agent and the tick entry), or they are of two trees, or of
-/// one tree whose structure changed.
+/// names the agent and the tick entry; a key given twice is one), or
+/// they are of two trees, or of one tree whose structure changed, or they
+/// share no tick of an agent (nothing could be compared).
+///
+/// Numbers are read by value: `1` and `1.0` (as another tool may write a
+/// recording again) are the same number.
 ///
 /// [`Recording::to_json`]: crate::Recording::to_json
 pub fn compare(first: &str, second: &str) -> Result<Comparison, CompareError> {
-    let a = read(first, 1)?;
-    let b = read(second, 2)?;
+    let mut quads = Quads::default();
+    let a = read(first, 1, &mut quads)?;
+    let b = read(second, 2, &mut quads)?;
     let tree = check_trees(&a, &b)?;
     let names: Vec<String> = a
         .items
@@ -242,11 +270,17 @@ pub fn compare(first: &str, second: &str) -> Result<Comparison, CompareError> {
         let runs = Runs {
             a: &a,
             b: &b,
+            quads: &quads,
             names: &names,
         };
         agents.push(runs.agent(*agent, ticks_a, ticks_b));
     }
     unmatched.extend(b.agents.keys().filter(|x| !a.agents.contains_key(x)));
+    if agents.iter().all(|a| a.ticks == 0) {
+        return Err(CompareError::NothingInCommon {
+            agents: agents.len(),
+        });
+    }
     unmatched.sort_unstable();
     let mut firsts: Vec<u64> = agents
         .iter()
@@ -300,6 +334,7 @@ fn check_trees(a: &Doc, b: &Doc) -> Result<String, CompareError> {
 struct Runs<'a> {
     a: &'a Doc,
     b: &'a Doc,
+    quads: &'a Quads,
     names: &'a [String],
 }
 
@@ -330,30 +365,31 @@ impl Runs<'_> {
             .unwrap_or_else(|| "?".into())
     }
 
-    fn agent(&self, agent: u32, a: &[(u64, u32)], b: &[(u64, u32)]) -> AgentComparison {
-        let (mut i, mut j, mut both) = (0, 0, 0);
+    fn agent(&self, agent: u32, a: &[Segment], b: &[Segment]) -> AgentComparison {
+        let (mut i, mut j, mut both) = (0, 0, 0u64);
         let mut first = None;
-        // The last pair of full ticks found alike: runs repeat it.
-        let mut alike: Option<(u32, u32)> = None;
-        while i < a.len() && j < b.len() {
-            let ((sa, ta), (sb, tb)) = (a[i], b[j]);
-            if sa < sb {
-                i += 1;
-            } else if sb < sa {
-                j += 1;
-            } else {
-                both += 1;
-                if first.is_none() && alike != Some((ta, tb)) {
-                    first = self.diverge(sa, ta, tb);
-                    alike = Some((ta, tb));
+        // The last pair of full ticks compared: a pair is compared once,
+        // at the first serial both runs have it.
+        let mut compared: Option<(u32, u32)> = None;
+        while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
+            let (end_a, end_b) = (x.from.saturating_add(x.len), y.from.saturating_add(y.len));
+            let (from, to) = (x.from.max(y.from), end_a.min(end_b));
+            if from < to {
+                both += to - from;
+                if first.is_none() && compared != Some((x.tick, y.tick)) {
+                    first = self.diverge(from, x.tick, y.tick);
+                    compared = Some((x.tick, y.tick));
                 }
+            }
+            if end_a <= end_b {
                 i += 1;
+            } else {
                 j += 1;
             }
         }
         AgentComparison {
             agent,
-            ticks: both,
+            ticks: usize::try_from(both).unwrap_or(usize::MAX),
             first,
         }
     }
@@ -394,10 +430,13 @@ impl Runs<'_> {
             }
         };
         for k in 0..ea.len().max(eb.len()) {
-            let (qa, qb) = (ea.get(k), eb.get(k));
-            if qa == qb {
+            if ea.get(k) == eb.get(k) {
                 continue;
             }
+            let (qa, qb) = (
+                ea.get(k).map(|&e| self.quads.get(e)),
+                eb.get(k).map(|&e| self.quads.get(e)),
+            );
             let what = match (qa, qb) {
                 (Some(x), Some(y)) if x[2] == y[2] => {
                     let decider = self.name(&x[2]).unwrap_or_default();
@@ -411,6 +450,7 @@ impl Runs<'_> {
                         {
                             Difference::DecideValue {
                                 decider,
+                                accepted: kind == "accept",
                                 values: (
                                     x[3].as_f64().unwrap_or(f64::NAN),
                                     y[3].as_f64().unwrap_or(f64::NAN),

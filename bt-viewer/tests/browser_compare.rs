@@ -154,8 +154,17 @@ fn spans(leaves: &[Option<&str>]) -> Value {
 fn row(agent: u32, d: &bt_viewer::Divergence) -> Value {
     let leaf = |l: &Option<String>| l.clone().unwrap_or_else(|| "idle".into());
     let what = match &d.what {
-        Difference::DecideValue { decider, values } => {
-            format!("{decider} accepted with {:.3} / {:.3}", values.0, values.1)
+        Difference::DecideValue {
+            decider,
+            accepted,
+            values,
+        } => {
+            let how = if *accepted {
+                "accepted"
+            } else {
+                "turned down by its decide"
+            };
+            format!("{decider} {how} with {:.3} / {:.3}", values.0, values.1)
         }
         Difference::Rejection { decider, outcomes } => {
             format!("{decider}: {} / {}", outcomes.0, outcomes.1)
@@ -409,7 +418,9 @@ fn the_comparison_page_shows_what_compare_reports() {
                 .collect();
             assert_eq!(marked.len(), 2, "agent {agent}: {marked:?}");
             match &d.what {
-                Difference::DecideValue { decider, values } => {
+                Difference::DecideValue {
+                    decider, values, ..
+                } => {
                     for (line, v) in marked.iter().zip([values.0, values.1]) {
                         assert!(
                             line.starts_with(&format!("accept {decider} #"))

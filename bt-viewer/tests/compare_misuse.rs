@@ -55,6 +55,7 @@ fn compare_finds_first_tick_and_what() {
         agent4.what,
         Difference::DecideValue {
             decider: "FEED".into(),
+            accepted: true,
             values: (1.0, 2.0)
         },
         "{c}"
@@ -258,9 +259,16 @@ fn compare_disjoint_tick_ranges_compare_nothing() {
         },
         after,
     );
-    let c = compare(&a, &b).unwrap();
-    assert!(c.agents.iter().all(|a| a.ticks == 0), "{:?}", c.agents);
-    println!("disjoint runs: same() = {}, report:\n{c}", c.same());
+    // Nothing compared is no "same": an error saying so.
+    match compare(&a, &b) {
+        Err(e @ CompareError::NothingInCommon { agents: 6 }) => {
+            assert!(
+                e.to_string().contains("no tick of an agent in common"),
+                "{e}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
@@ -610,4 +618,144 @@ fn compare_duplicate_agent_counts_the_same_both_ways() {
             other => panic!("recording {which} lists agent #1 twice: {other:?}"),
         }
     }
+}
+
+// ---------- numbers by value, keys given twice, runs before the clock ----------
+
+/// Rewrites every whole number written as a float as an integer, as a
+/// JavaScript tool that parses and writes a recording does (1.0 -> 1).
+fn as_javascript_writes(v: &mut Value) {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap();
+            if f.fract() == 0.0 && f.abs() < 1e15 {
+                *v = if f < 0.0 {
+                    json!(f as i64)
+                } else {
+                    json!(f as u64)
+                };
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(as_javascript_writes),
+        Value::Object(o) => o.values_mut().for_each(as_javascript_writes),
+        _ => {}
+    }
+}
+
+#[test]
+fn compare_reads_numbers_by_value_not_by_how_they_are_written() {
+    for compact in [false, true] {
+        let run = Run {
+            compact,
+            ..Run::default()
+        };
+        let a = record(&CRITTER, run, after);
+        let mut v: Value = serde_json::from_str(&a).unwrap();
+        as_javascript_writes(&mut v);
+        let b = v.to_string();
+        assert_ne!(a, b, "the rewrite changed nothing");
+        let c = compare(&a, &b).unwrap();
+        assert!(c.same(), "the same run written by another tool:\n{c}");
+        // And a real change of value is still one.
+        let changed = compare(&record(&CRITTER, run, before), &b).unwrap();
+        assert!(!changed.same());
+    }
+}
+
+#[test]
+fn compare_refuses_a_key_given_twice() {
+    let (a, b) = (
+        record(&CRITTER, Run::default(), before),
+        record(&CRITTER, Run::default(), after),
+    );
+    let (va, vb): (Value, Value) = (
+        serde_json::from_str(&a).unwrap(),
+        serde_json::from_str(&b).unwrap(),
+    );
+    // The second run's agents, then the first run's under the same key.
+    let twice = format!(
+        r#"{{"format":{},"version":{},"tree":{},"legend":{},"agents":{},"agents":{}}}"#,
+        vb["format"], vb["version"], vb["tree"], vb["legend"], vb["agents"], va["agents"]
+    );
+    match compare(&a, &twice) {
+        Err(CompareError::NotARecording { which: 2, problem }) => {
+            assert!(problem.contains("`agents` is given twice"), "{problem}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn compare_refuses_a_run_before_the_clock_without_reserving_its_ticks() {
+    let run = Run {
+        compact: true,
+        ..Run::default()
+    };
+    let a = record(&CRITTER, run, before);
+    let mut v: Value = serde_json::from_str(&a).unwrap();
+    // A clock that starts at frame 10^15, and a run from the first tick
+    // (serial 0) that reaches it: 10^15 ticks of one entry.
+    let far = 1_000_000_000_000_000u64;
+    v["clock"]["first"] = json!(far);
+    let ticks = v["agents"][0]["ticks"].as_array_mut().unwrap();
+    ticks.truncate(1);
+    ticks.push(json!([far, [0]]));
+    let t0 = std::time::Instant::now();
+    match compare(&a, &v.to_string()) {
+        Err(CompareError::NotARecording { which: 2, problem }) => {
+            assert!(
+                problem.contains("agent #0") && problem.contains("tick entry 1"),
+                "{problem}"
+            );
+            assert!(
+                problem.contains("before the recording's first frame"),
+                "{problem}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(t0.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn compare_names_the_agent_entry_nested_too_deep() {
+    let a = record(&CRITTER, Run::default(), before);
+    let mut v: Value = serde_json::from_str(&a).unwrap();
+    v["agents"][3]["ticks"][0][6] = json!([1, 0, 0, "deep"]);
+    let deep = "[".repeat(200_000) + &"]".repeat(200_000);
+    let text = v.to_string().replacen("\"deep\"", &deep, 1);
+    match compare(&a, &text) {
+        Err(CompareError::NotARecording { which: 2, problem }) => {
+            assert!(problem.contains("agent entry 3"), "{problem}");
+            assert!(problem.contains("recursion limit"), "{problem}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn compare_words_a_decide_that_turned_down_in_both_runs_as_such() {
+    // FEED's decide turns it down at 0 in the first run and at -0.5 in
+    // the second, from tick 5 on, for agent 1.
+    let a = record(&CRITTER, Run::default(), |_, _| 0.0);
+    let b = record(&CRITTER, Run::default(), |i, t| {
+        if i == 1 && t >= 5 { -0.5 } else { 0.0 }
+    });
+    let c = compare(&a, &b).unwrap();
+    let d = c.agents[1].first.as_ref().expect("agent 1 diverged");
+    assert_eq!(d.tick, 5);
+    assert_eq!(
+        d.what,
+        Difference::DecideValue {
+            decider: "FEED".into(),
+            accepted: false,
+            values: (0.0, -0.5)
+        }
+    );
+    let said = c.to_string();
+    assert!(
+        said.contains("FEED turned down by its decide with 0 / -0.5"),
+        "{said}"
+    );
+    assert!(!said.contains("accepted"), "{said}");
 }

@@ -82,14 +82,6 @@ fn main() -> ExitCode {
         None => bt_viewer::compare(&texts[0], &texts[1]),
     };
     match result {
-        Ok(c) if c.agents.iter().all(|a| a.ticks == 0) => {
-            print!("{c}");
-            eprintln!(
-                "bt-compare: the recordings have no tick of an agent in common: \
-                 nothing was compared"
-            );
-            ExitCode::from(2)
-        }
         Ok(c) => {
             print!("{c}");
             let same = before.map_or_else(|| c.same(), |t| c.same_before(t));

@@ -14,48 +14,78 @@ use alloc_crate::format;
 use alloc_crate::string::String;
 use alloc_crate::vec::Vec;
 use core::fmt;
+use std::collections::HashMap;
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::CompareError;
 
-/// One of an event's numbers as the recording writes it: equal to
-/// another exactly when their JSON values are equal.
+/// One of an event's numbers, by value: `1`, `1.0` and `-0.0` written by
+/// one tool or another are the same number; anything else that is not a
+/// number is kept as it is.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Scalar {
     Null,
-    Pos(u64),
-    Neg(i64),
+    /// A whole number within `i64`.
+    Int(i64),
+    /// A whole number above `i64::MAX`.
+    Big(u64),
+    /// Any other number (never NaN: JSON has none).
     Float(f64),
     Other(alloc_crate::boxed::Box<Value>),
+}
+
+impl Eq for Scalar {}
+
+impl core::hash::Hash for Scalar {
+    fn hash<H: core::hash::Hasher>(&self, h: &mut H) {
+        core::mem::discriminant(self).hash(h);
+        match self {
+            Scalar::Int(i) => i.hash(h),
+            Scalar::Big(u) => u.hash(h),
+            Scalar::Float(f) => f.to_bits().hash(h),
+            // Rare: equal ones hash alike, by kind only.
+            Scalar::Null | Scalar::Other(_) => {}
+        }
+    }
 }
 
 impl Scalar {
     fn of(v: &Value) -> Self {
         match v {
             Value::Null => Scalar::Null,
-            Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
-                (Some(u), _, _) => Scalar::Pos(u),
-                (_, Some(i), _) => Scalar::Neg(i),
-                (_, _, Some(f)) => Scalar::Float(f),
-                _ => Scalar::Other(alloc_crate::boxed::Box::new(v.clone())),
-            },
+            Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Scalar::Int(i)
+                } else if let Some(u) = n.as_u64() {
+                    Scalar::Big(u)
+                } else {
+                    let f = n.as_f64().unwrap_or(0.0);
+                    // Whole and within i64: the same number as the integer.
+                    if f.fract() == 0.0 && f.abs() < 9.2e18 {
+                        Scalar::Int(f as i64)
+                    } else {
+                        Scalar::Float(f)
+                    }
+                }
+            }
             other => Scalar::Other(alloc_crate::boxed::Box::new(other.clone())),
         }
     }
 
     pub(super) fn as_u64(&self) -> Option<u64> {
         match self {
-            Scalar::Pos(u) => Some(*u),
+            Scalar::Int(i) => u64::try_from(*i).ok(),
+            Scalar::Big(u) => Some(*u),
             _ => None,
         }
     }
 
     pub(super) fn as_f64(&self) -> Option<f64> {
         match self {
-            Scalar::Pos(u) => Some(*u as f64),
-            Scalar::Neg(i) => Some(*i as f64),
+            Scalar::Int(i) => Some(*i as f64),
+            Scalar::Big(u) => Some(*u as f64),
             Scalar::Float(f) => Some(*f),
             _ => None,
         }
@@ -64,8 +94,8 @@ impl Scalar {
     fn value(&self) -> Value {
         match self {
             Scalar::Null => Value::Null,
-            Scalar::Pos(u) => (*u).into(),
-            Scalar::Neg(i) => (*i).into(),
+            Scalar::Int(i) => (*i).into(),
+            Scalar::Big(u) => (*u).into(),
             Scalar::Float(f) => (*f).into(),
             Scalar::Other(v) => (**v).clone(),
         }
@@ -81,6 +111,34 @@ impl fmt::Display for Scalar {
 /// An event: kind, code, item, value.
 pub(super) type Event = [Scalar; 4];
 
+/// The events of both recordings, each kept once and known by its
+/// number: ticks list numbers, and two events are alike when their
+/// numbers are.
+#[derive(Default)]
+pub(super) struct Quads {
+    ids: HashMap<Event, u32>,
+    list: Vec<Event>,
+}
+
+impl Quads {
+    /// Event `id`.
+    pub(super) fn get(&self, id: u32) -> &Event {
+        &self.list[id as usize]
+    }
+
+    fn id(&mut self, e: Event) -> Result<u32, &'static str> {
+        if let Some(&id) = self.ids.get(&e) {
+            return Ok(id);
+        }
+        let id = u32::try_from(self.list.len()).map_err(|_| TOO_LARGE)?;
+        self.list.push(e.clone());
+        self.ids.insert(e, id);
+        Ok(id)
+    }
+}
+
+const TOO_LARGE: &str = "more ticks, levels or events than a comparison holds";
+
 /// A full tick, its path items and events in the recording's shared
 /// arrays.
 pub(super) struct Tick {
@@ -90,18 +148,28 @@ pub(super) struct Tick {
     events: (u32, u32),
 }
 
+/// Ticks `from..from + len` of an agent, each the full tick `tick`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Segment {
+    pub(super) from: u64,
+    pub(super) len: u64,
+    pub(super) tick: u32,
+}
+
 /// A recording as compared.
 pub(super) struct Doc {
     pub(super) name: String,
     pub(super) items: Vec<Value>,
     pub(super) events_legend: Vec<String>,
     pub(super) rejections: Vec<String>,
-    /// Each agent's ticks, runs expanded, by serial: (serial, full tick
-    /// index); a run's ticks share the full tick they repeat.
-    pub(super) agents: BTreeMap<u32, Vec<(u64, u32)>>,
+    /// Each agent's ticks by serial, in segments of ticks a serial apart
+    /// that repeat one full tick (a full tick and the run after it): the
+    /// first serial, the number of ticks and the full tick's index. Runs
+    /// are never expanded.
+    pub(super) agents: BTreeMap<u32, Vec<Segment>>,
     pub(super) ticks: Vec<Tick>,
     levels: Vec<u64>,
-    events: Vec<Event>,
+    events: Vec<u32>,
 }
 
 impl Doc {
@@ -111,8 +179,8 @@ impl Doc {
         &self.levels[a as usize..b as usize]
     }
 
-    /// Tick `t`'s events.
-    pub(super) fn events(&self, t: u32) -> &[Event] {
+    /// Tick `t`'s events, by number (see [`Quads`]).
+    pub(super) fn events(&self, t: u32) -> &[u32] {
         let (a, b) = self.ticks[t as usize].events;
         &self.events[a as usize..b as usize]
     }
@@ -128,11 +196,11 @@ impl Doc {
 /// item or an event kind is not one of the tree's or the legend's, or a
 /// run reaches past the recording's last frame (or the recording, not
 /// compact, has no frames to reach).
-pub(super) fn read(text: &str, which: u8) -> Result<Doc, CompareError> {
+pub(super) fn read(text: &str, which: u8, quads: &mut Quads) -> Result<Doc, CompareError> {
     let bad = |problem: String| CompareError::NotARecording { which, problem };
     let mut de = serde_json::Deserializer::from_str(text);
     let raw = de
-        .deserialize_any(TopVisitor)
+        .deserialize_any(TopVisitor { quads: &mut *quads })
         .and_then(|raw| de.end().map(|()| raw))
         .map_err(|e| bad(e.to_string()))?;
     if raw.format.as_ref() != Some(&Value::from(crate::FORMAT)) {
@@ -157,9 +225,11 @@ pub(super) fn read(text: &str, which: u8) -> Result<Doc, CompareError> {
             .unwrap_or_default()
     };
     let clock = raw.clock.unwrap_or(Value::Null);
-    // The last frame a run may reach: the clock's last.
-    let last_frame = match (clock["first"].as_u64(), clock["now"].as_array()) {
-        (Some(first), Some(now)) if !now.is_empty() => first.checked_add(now.len() as u64 - 1),
+    // The frames a run may reach: the clock's, first and last.
+    let clock = match (clock["first"].as_u64(), clock["now"].as_array()) {
+        (Some(first), Some(now)) if !now.is_empty() => first
+            .checked_add(now.len() as u64 - 1)
+            .map(|last| (first, last)),
         _ => None,
     };
     let mut doc = Doc {
@@ -183,38 +253,50 @@ pub(super) fn read(text: &str, which: u8) -> Result<Doc, CompareError> {
         let list = agent
             .ticks
             .ok_or_else(|| bad(format!("agent #{id} is malformed: `ticks` is not a list")))?;
-        let mut ticks: Vec<(u64, u32)> = Vec::new();
+        let mut ticks: Vec<Segment> = Vec::new();
         for (j, entry) in list.into_iter().enumerate() {
             let at = |problem: &str| {
                 bad(format!(
                     "agent #{id} is malformed: tick entry {j}: {problem}"
                 ))
             };
+            // The serial after the agent's last tick so far.
+            let next = ticks.last().map(|s| s.from.saturating_add(s.len));
             match entry {
                 Entry::Full { serial, tick } => {
                     let serial = serial.ok_or_else(|| at("the serial is not a tick number"))?;
-                    if ticks.last().is_some_and(|&(s, _)| s >= serial) {
+                    if next.is_some_and(|next| serial < next) {
                         return Err(at("serials do not rise"));
                     }
                     let t = tick.map_err(&at)?;
-                    doc.check(t, n_items, n_events).map_err(&at)?;
-                    ticks.push((serial, t));
+                    doc.check(t, n_items, n_events, quads).map_err(&at)?;
+                    ticks.push(Segment {
+                        from: serial,
+                        len: 1,
+                        tick: t,
+                    });
                 }
-                // A run: `n` ticks repeating the last full one.
+                // A run: `n` ticks repeating the last full one, each a
+                // frame of the clock.
                 Entry::Run { n, times } => {
                     let n = n
                         .filter(|&n| n > 0)
                         .ok_or_else(|| at("a run without a count"))?;
-                    let &(serial, last) = ticks.last().ok_or_else(|| at("a run first"))?;
-                    match (serial.checked_add(n), last_frame) {
-                        (Some(end), Some(last)) if end <= last => {}
+                    let last = ticks.last_mut().ok_or_else(|| at("a run first"))?;
+                    let after = last.from.saturating_add(last.len);
+                    match (after.checked_add(n - 1), clock) {
+                        (Some(end), Some((first, last_frame)))
+                            if after >= first && end <= last_frame => {}
                         (_, None) => return Err(at("a run in a recording without a clock")),
+                        (_, Some((first, _))) if after < first => {
+                            return Err(at("a run before the recording's first frame"));
+                        }
                         _ => return Err(at("a run past the recording's last frame")),
                     }
                     if !times {
                         return Err(at("a run without its times"));
                     }
-                    ticks.extend((1..=n).map(|k| (serial + k, last)));
+                    last.len += n;
                 }
                 Entry::Neither => return Err(at("neither a tick nor a run")),
             }
@@ -228,7 +310,13 @@ pub(super) fn read(text: &str, which: u8) -> Result<Doc, CompareError> {
 
 impl Doc {
     /// What is wrong with full tick `t` against the tree and the legend.
-    fn check(&self, t: u32, n_items: u64, n_events: u64) -> Result<(), &'static str> {
+    fn check(
+        &self,
+        t: u32,
+        n_items: u64,
+        n_events: u64,
+        quads: &Quads,
+    ) -> Result<(), &'static str> {
         let tick = &self.ticks[t as usize];
         if tick.leaf.is_some_and(|l| l >= n_items) {
             return Err("the leaf is not an item of the tree");
@@ -236,11 +324,11 @@ impl Doc {
         if self.levels(t).iter().any(|&i| i >= n_items) {
             return Err("the path is not levels of the tree's items");
         }
-        if !self
-            .events(t)
-            .iter()
-            .all(|e| e[0].as_u64().is_some_and(|k| (1..=n_events).contains(&k)))
-        {
+        if !self.events(t).iter().all(|&e| {
+            quads.get(e)[0]
+                .as_u64()
+                .is_some_and(|k| (1..=n_events).contains(&k))
+        }) {
             return Err("the events are not quadruples of the legend's kinds");
         }
         Ok(())
@@ -266,7 +354,7 @@ struct Agents {
     list: Vec<RawAgent>,
     ticks: Vec<Tick>,
     levels: Vec<u64>,
-    events: Vec<Event>,
+    events: Vec<u32>,
 }
 
 struct RawAgent {
@@ -293,21 +381,21 @@ enum Entry {
 
 impl Agents {
     /// Takes in one agent's entry, read as a value (one agent at a time).
-    fn take(&mut self, agent: &Value) {
+    fn take(&mut self, agent: &Value, quads: &mut Quads) {
         let id = agent["agent"]
             .as_u64()
             .and_then(|id| u32::try_from(id).ok());
         let ticks = agent["ticks"]
             .as_array()
-            .map(|list| list.iter().map(|t| self.entry(t)).collect());
+            .map(|list| list.iter().map(|t| self.entry(t, quads)).collect());
         self.list.push(RawAgent { id, ticks });
     }
 
-    fn entry(&mut self, t: &Value) -> Entry {
+    fn entry(&mut self, t: &Value, quads: &mut Quads) -> Entry {
         match t.as_array().map(Vec::as_slice) {
             Some(t @ [serial, ..]) if t.len() == 7 => Entry::Full {
                 serial: serial.as_u64(),
-                tick: self.full(t),
+                tick: self.full(t, quads),
             },
             Some([n, times]) => Entry::Run {
                 n: n.as_u64(),
@@ -319,7 +407,7 @@ impl Agents {
 
     /// Full tick `t` into the shared arrays, or what is wrong with its
     /// form (what needs the tree and the legend is checked later).
-    fn full(&mut self, t: &[Value]) -> Result<u32, &'static str> {
+    fn full(&mut self, t: &[Value], quads: &mut Quads) -> Result<u32, &'static str> {
         if !(t[1].is_number() || t[1].is_null()) {
             return Err("the time is not a number");
         }
@@ -339,22 +427,22 @@ impl Agents {
         if events.len() % 4 != 0 {
             return Err("the events are not quadruples of the legend's kinds");
         }
-        let too_large = "more ticks, levels or events than a comparison holds";
-        let at = |n: usize| u32::try_from(n).map_err(|_| too_large);
+        let at = |n: usize| u32::try_from(n).map_err(|_| TOO_LARGE);
         let levels = at(self.levels.len())?;
         self.levels.extend(
             path.chunks(4)
                 .map(|level| level[0].as_u64().unwrap_or(u64::MAX)),
         );
         let first_event = at(self.events.len())?;
-        self.events.extend(events.chunks(4).map(|e| {
-            [
+        for e in events.chunks(4) {
+            let quad = [
                 Scalar::of(&e[0]),
                 Scalar::of(&e[1]),
                 Scalar::of(&e[2]),
                 Scalar::of(&e[3]),
-            ]
-        }));
+            ];
+            self.events.push(quads.id(quad)?);
+        }
         let index = at(self.ticks.len())?;
         self.ticks.push(Tick {
             leaf,
@@ -390,9 +478,14 @@ macro_rules! anything_else {
     };
 }
 
-struct TopVisitor;
+struct TopVisitor<'q> {
+    quads: &'q mut Quads,
+}
 
-impl<'de> Visitor<'de> for TopVisitor {
+/// The document's keys read (each may be given once).
+const KEYS: [&str; 6] = ["format", "version", "tree", "legend", "clock", "agents"];
+
+impl<'de> Visitor<'de> for TopVisitor<'_> {
     type Value = Raw;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -408,14 +501,26 @@ impl<'de> Visitor<'de> for TopVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Raw, A::Error> {
         let mut raw = Raw::default();
+        let mut seen = [false; 6];
         while let Some(key) = map.next_key::<alloc_crate::borrow::Cow<'de, str>>()? {
+            if let Some(k) = KEYS.iter().position(|k| *k == key)
+                && core::mem::replace(&mut seen[k], true)
+            {
+                return Err(serde::de::Error::custom(format!(
+                    "the key `{key}` is given twice"
+                )));
+            }
             match &*key {
                 "format" => raw.format = Some(map.next_value()?),
                 "version" => raw.version = Some(map.next_value()?),
                 "tree" => raw.tree = Some(map.next_value()?),
                 "legend" => raw.legend = Some(map.next_value()?),
                 "clock" => raw.clock = Some(map.next_value()?),
-                "agents" => raw.agents = map.next_value_seed(AgentsSeed)?,
+                "agents" => {
+                    raw.agents = map.next_value_seed(AgentsSeed {
+                        quads: &mut *self.quads,
+                    })?;
+                }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -426,9 +531,11 @@ impl<'de> Visitor<'de> for TopVisitor {
 }
 
 /// The `agents` list, one entry read as a value at a time.
-struct AgentsSeed;
+struct AgentsSeed<'q> {
+    quads: &'q mut Quads,
+}
 
-impl<'de> DeserializeSeed<'de> for AgentsSeed {
+impl<'de> DeserializeSeed<'de> for AgentsSeed<'_> {
     type Value = Option<Agents>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
@@ -436,7 +543,7 @@ impl<'de> DeserializeSeed<'de> for AgentsSeed {
     }
 }
 
-impl<'de> Visitor<'de> for AgentsSeed {
+impl<'de> Visitor<'de> for AgentsSeed<'_> {
     type Value = Option<Agents>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -452,8 +559,13 @@ impl<'de> Visitor<'de> for AgentsSeed {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut agents = Agents::default();
-        while let Some(agent) = seq.next_element::<Value>()? {
-            agents.take(&agent);
+        loop {
+            let k = agents.list.len();
+            let agent = seq
+                .next_element::<Value>()
+                .map_err(|e| serde::de::Error::custom(format!("agent entry {k}: {e}")))?;
+            let Some(agent) = agent else { break };
+            agents.take(&agent, self.quads);
         }
         Ok(Some(agents))
     }

@@ -127,7 +127,7 @@
   // What differs, in the words of the table.
   function cmpWhat(w) {
     switch (w.kind) {
-      case "decide-value": return w.decider + " accepted with " + cmpNum(w.values[0]) + " / " + cmpNum(w.values[1]);
+      case "decide-value": return w.decider + (w.accepted === false ? " turned down by its decide with " : " accepted with ") + cmpNum(w.values[0]) + " / " + cmpNum(w.values[1]);
       case "rejection": return w.decider + ": " + w.outcomes[0] + " / " + w.outcomes[1];
       case "step": return w.steps[0] + " / " + w.steps[1];
       default: return "another path, the same steps";
