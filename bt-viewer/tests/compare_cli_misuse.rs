@@ -284,7 +284,7 @@ fn cli_scale_memory_of_a_quiet_crowd() {
         ..Run::default()
     };
     let quiet = |i: usize, t: u64| {
-        if (t + i as u64 % 50) / 50 % 2 == 0 {
+        if ((t + i as u64 % 50) / 50).is_multiple_of(2) {
             1.0
         } else {
             0.0
