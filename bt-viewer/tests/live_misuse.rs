@@ -1165,3 +1165,59 @@ fn a_live_window_under_ten_ticks_shows_ten() {
     let shown = shown_with_window("1");
     assert_eq!(shown, 10, "window=1 shows {shown} ticks");
 }
+
+// ---------- another recorder, of another tree ----------
+
+behavior! { NAP: Bot }
+decider! { NAP_D: Bot => NAP }
+group! { SLEEP_ROOT: Bot, prioritized [NAP_D] }
+tree! { SLEEPERS: Bot = SLEEP_ROOT, memory: SleeperMemory }
+
+/// A recorder of another tree, of the same capacity and further on than
+/// the first, handed to the same server: the pages start again from its
+/// whole recording, and `/recording.json` is its.
+#[test]
+fn another_recorder_of_another_tree_starts_the_pages_again() {
+    let (mut bots, mut mems) = crowd(4);
+    let mut first = FlightRecorder::new(&BOTS, 4, Watch::All, Capacity::ticks(64));
+    let mut live = server();
+    for t in 0..10 {
+        step(&mut first, &mut bots, &mut mems, t);
+        live.publish(&first);
+    }
+    let mut sse = Sse::open(live.addr(), "/events");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while live.clients() == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    step(&mut first, &mut bots, &mut mems, 10);
+    live.publish(&first);
+    assert_eq!(sse.until("recording")["tree"]["name"], json!("BOTS"));
+    let (status, body) = request(live.addr(), "GET", "/recording.json", &[], "");
+    assert_eq!(status, 200);
+    assert!(body.contains("\"BOTS\""));
+
+    let mut sleepers = vec![Bot::default(); 4];
+    let mut sleeping: Vec<SleeperMemory> = (0..4).map(|i| SLEEPERS.new_memory(i)).collect();
+    let mut second = FlightRecorder::new(&SLEEPERS, 4, Watch::All, Capacity::ticks(64));
+    for t in 0..20 {
+        let now = f64::from(t) * 0.1;
+        second.tick_all(&SLEEPERS, &mut sleepers, &mut sleeping, |_, _| {
+            TickInput::new(now, 0.1)
+        });
+    }
+    live.publish(&second);
+    let recording = sse.until("recording");
+    assert_eq!(recording["tree"]["name"], json!("SLEEPERS"), "{recording}");
+    let (status, body) = request(live.addr(), "GET", "/recording.json", &[], "");
+    assert_eq!(status, 200);
+    let doc: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(doc["tree"]["name"], json!("SLEEPERS"));
+
+    // A clone is another recorder too: published after the original, it
+    // starts the pages again (its ticks are the original's).
+    let third = second.clone();
+    live.publish(&third);
+    let again = sse.until("recording");
+    assert_eq!(again["tree"]["name"], json!("SLEEPERS"));
+}

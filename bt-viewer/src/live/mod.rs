@@ -334,8 +334,12 @@ impl Limits {
 /// - A stream client that reads slowly is sent what was published, in
 ///   order, until more than [`Limits::backlog_bytes`] of `ticks` events
 ///   wait for it (events are made once and shared by all clients); then
-///   it is dropped. A client that reads nothing for
-///   [`Limits::write_stall`] is dropped too. Others are not delayed.
+///   it is dropped. So is a client that reads as fast as it can when the
+///   game publishes more than its connection carries (thousands of agents
+///   published in a tight loop, every tick whole): the viewer's page then
+///   opens the stream again and starts from a whole recording. A client
+///   that reads nothing for [`Limits::write_stall`] is dropped too. Others
+///   are not delayed.
 /// - Dropping it tells the streams (an `end` event), gives them 0.3 s to
 ///   take it, and closes every connection: it returns within a second
 ///   whatever the clients do.
@@ -410,8 +414,8 @@ impl LiveServer {
     /// Hands the ticks `recorder` kept since the last call to the server,
     /// which sends them to every client (see [what it
     /// costs](Self#what-it-costs-the-game)). Publishing another recorder
-    /// (or the same one after it started again) starts every client again
-    /// from a whole recording.
+    /// (of any tree, a clone included, or the same one after it started
+    /// again) starts every client again from a whole recording.
     pub fn publish(&mut self, recorder: &FlightRecorder) {
         self.publisher.publish(&self.feed, recorder);
     }

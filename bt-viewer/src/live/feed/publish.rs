@@ -25,6 +25,8 @@ pub(in crate::live) struct Publisher {
     agents: Arc<Vec<u32>>,
     /// The number of value names sent.
     names: usize,
+    /// The recorder published last ([`Instance`](crate::recorder::Instance)).
+    instance: u64,
     /// The recorder's tree, copied once per recorder.
     tree: Option<Arc<TreeInfo>>,
 }
@@ -40,6 +42,7 @@ impl Publisher {
             agents: Arc::default(),
             names: 0,
             tree: None,
+            instance: 0,
         }
     }
 
@@ -56,7 +59,10 @@ impl Publisher {
         let frames = recorder.frames();
         let keep = recorder.capacity().ticks as u64;
         // Another recorder (or one that started again): start afresh.
-        let fresh = self.seq == 0 || frames < self.frames || keep != self.keep;
+        let instance = recorder.instance.get();
+        let fresh =
+            self.seq == 0 || instance != self.instance || frames < self.frames || keep != self.keep;
+        self.instance = instance;
         if fresh {
             self.sent.clear();
             self.tree = None;
