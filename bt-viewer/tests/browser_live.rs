@@ -123,6 +123,20 @@ fn a_breakpoint_set_in_the_page_stops_the_program_at_its_tick() {
             json!(false)
         );
 
+        // An entry is of one decider: the form offers no "any decider"
+        // for it (the program would refuse it), but does for a report.
+        let offered = js(
+            &client,
+            "const on = document.getElementById('bp-on'), dec = document.getElementById('bp-decider');\
+             const any = () => dec.querySelector('option[value=\"\"]');\
+             on.value = 'enter'; on.dispatchEvent(new Event('change'));\
+             const entry = [any().disabled, dec.value !== ''];\
+             on.value = 'subset-rule'; on.dispatchEvent(new Event('change'));\
+             return entry.concat([any().disabled]);",
+        )
+        .await;
+        assert_eq!(offered, json!([true, true, false]));
+
         // The breakpoint, set through the page's form.
         js(
             &client,

@@ -122,7 +122,7 @@
     return CMP.report.agents.filter(x => x.first).sort((p, q) => p.first.tick - q.first.tick || p.agent - q.agent);
   }
   const cmpLeaf = l => l === null ? "idle" : l;
-  const cmpNum = x => x === null || x === undefined ? "?" : Number(x).toFixed(3);
+  const cmpNum = x => x === null || x === undefined ? "?" : decimal(x);
 
   // What differs, in the words of the table.
   function cmpWhat(w) {

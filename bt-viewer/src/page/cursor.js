@@ -11,7 +11,7 @@
         // What the decide returned, as bt-core's trace has it.
         const d = document.createElement("li");
         d.className = "decline";
-        d.textContent = "decline " + node(ev[i + 2]) + " = " + (ev[i + 3] === null ? "NaN" : Number(ev[i + 3]).toFixed(3));
+        d.textContent = "decline " + node(ev[i + 2]) + " = " + (ev[i + 3] === null ? "NaN" : decimal(ev[i + 3]));
         list.appendChild(d);
       }
       const li = document.createElement("li");
@@ -50,7 +50,7 @@
       const on = active.has(i);
       g.classList.toggle("active", on);
       if (S.edges[i]) S.edges[i].classList.toggle("active", on);
-      const text = value.has(i) ? "= " + Number(value.get(i)).toFixed(3) : "";
+      const text = value.has(i) ? "= " + decimal(value.get(i)) : "";
       if (S.vals[i].textContent !== text) { S.vals[i].textContent = text; fitName(i); }
       const r = lastRejection(i);
       if (r) g.dataset.lastRejection = r.reason; else delete g.dataset.lastRejection;

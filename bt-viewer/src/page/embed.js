@@ -13,18 +13,19 @@
     const packed = el.textContent, more = vals ? vals.textContent : "";
     S.readMs = performance.now() - t0;
     const t1 = performance.now();
-    const text = unpack(packed, "The recording in this page is", Number(el.dataset.size));
+    const text = unpack(packed, "The recording in this page is", Number(el.dataset.size), el.dataset.sum);
     S.unpackMs = performance.now() - t1;
     if (!vals) return { text, cut: null };
     const nums = (vals.dataset.agents || "").split(",").filter(x => x !== "").map(Number), at = new Map();
+    const sums = (vals.dataset.sums || "").split(",").filter(x => x !== "");
     const cutAt = Number(vals.dataset.at);
     let off = 0;
-    for (let i = 0; i + 1 < nums.length; i += 2) { at.set(nums[i], [off, nums[i + 1]]); off += nums[i + 1]; }
-    if (nums.length % 2 || off !== more.length || !(cutAt >= 0 && cutAt <= text.length) || nums.some(x => !Number.isInteger(x)))
+    for (let i = 0; i + 1 < nums.length; i += 2) { at.set(nums[i], [off, nums[i + 1], sums[i >> 1]]); off += nums[i + 1]; }
+    if (nums.length % 2 || sums.length !== nums.length >> 1 || off !== more.length || !(cutAt >= 0 && cutAt <= text.length) || nums.some(x => !Number.isInteger(x)))
       fail("The recording in this page is damaged (its agents' values do not add up).");
     // An entry is unpacked with the character after it (a comma, or the
     // array's end), which `read` leaves out.
-    const piece = (id, r) => unpack(more.slice(r[0], r[0] + r[1]), "The values of agent " + id + " in this page are");
+    const piece = (id, r) => unpack(more.slice(r[0], r[0] + r[1]), "The values of agent " + id + " in this page are", undefined, r[2]);
     const read = (r, id) => piece(id, r).slice(0, -1);
     // The text as it was, to say where a broken one breaks.
     const whole = () => {
@@ -36,9 +37,9 @@
   }
 
   // The text `b64` holds (raw deflate in base64, `size` bytes unpacked if
-  // known); `what` ("The … is") begins the message when it cannot be
-  // unpacked.
-  function unpack(b64, what, size) {
+  // known, `sum` their Adler-32); `what` ("The … is") begins the message
+  // when it cannot be unpacked or is not what was packed.
+  function unpack(b64, what, size, sum) {
     let bytes;
     try {
       if (Uint8Array.fromBase64) bytes = Uint8Array.fromBase64(b64);
@@ -50,8 +51,20 @@
     } catch (e) { fail(what + " damaged (not base64: " + e.message + ")."); }
     const out = inflate(bytes, size);
     if (typeof out === "string") fail(what + " damaged (" + out + ").");
+    if (String(adler32(out)) !== sum) fail(what + " damaged (what it unpacks to is not what was packed: its checksum differs).");
     if (typeof TextDecoder !== "function") fail("This browser cannot read the recording in this page (it has no TextDecoder); open the page in a current browser.");
     return new TextDecoder().decode(out);
+  }
+
+  // The Adler-32 checksum of `b` (RFC 1950), as page.rs writes it.
+  function adler32(b) {
+    let a = 1, c = 0;
+    for (let i = 0, n = b.length; i < n;) {
+      const end = Math.min(n, i + 5552);
+      for (; i < end; i++) { a += b[i]; c += a; }
+      a %= 65521; c %= 65521;
+    }
+    return (c * 65536 + a);
   }
 
   // ---------- inflate (RFC 1951) ----------

@@ -13,39 +13,64 @@ const LEVEL: i32 = 6;
 
 /// The script elements holding recording `text` under the element id `id`:
 /// `<script id="{id}">` with the text (without its agents' values when they
-/// can be cut out, see [`cut_values`]; `data-size` its length in bytes)
+/// can be cut out, see [`cut_values`]; `data-size` its length in bytes,
+/// `data-sum` their Adler-32)
 /// and, then, `<script id="{id}-values">`
 /// with each agent's values entry and the character after it. Both are raw
 /// deflate in base64 (no `<`, so nothing in the recording can end the
 /// script); the values element says in `data-agents` each entry's agent id
-/// and the length of its base64 text, in order, and in `data-at` where
+/// and the length of its base64 text, in order, in `data-sums` the
+/// Adler-32 of each entry's text, and in `data-at` where
 /// (in UTF-16 units, as JavaScript counts) the values array was cut out.
 pub(super) fn scripts(id: &str, text: &str) -> String {
     let mut z = Deflater::new();
     let Some(cut) = cut_values(text) else {
         let whole = z.base64(text.as_bytes());
-        let size = text.len();
-        return format!(r#"<script id="{id}" type="{TYPE}" data-size="{size}">{whole}</script>"#);
+        let (size, sum) = (text.len(), adler32(text.as_bytes()));
+        return format!(
+            r#"<script id="{id}" type="{TYPE}" data-size="{size}" data-sum="{sum}">{whole}</script>"#
+        );
     };
     let mut rest = String::with_capacity(text.len() - (cut.end - cut.at));
     rest.push_str(&text[..cut.at]);
     rest.push_str(&text[cut.end..]);
-    let size = rest.len();
+    let (size, sum) = (rest.len(), adler32(rest.as_bytes()));
     let rest = z.base64(rest.as_bytes());
     let mut agents = String::with_capacity(cut.entries.len() * 12);
+    let mut sums = String::with_capacity(cut.entries.len() * 11);
     let mut values = String::new();
     for (agent, range) in &cut.entries {
-        let piece = z.base64(&text.as_bytes()[range.clone()]);
+        let bytes = &text.as_bytes()[range.clone()];
+        let piece = z.base64(bytes);
         if !agents.is_empty() {
             agents.push(',');
+            sums.push(',');
         }
         agents.push_str(&format!("{agent},{}", piece.len()));
+        sums.push_str(&adler32(bytes).to_string());
         values.push_str(&piece);
     }
     format!(
-        r#"<script id="{id}" type="{TYPE}" data-size="{size}">{rest}</script><script id="{id}-values" type="{TYPE}" data-at="{}" data-agents="{agents}">{values}</script>"#,
+        r#"<script id="{id}" type="{TYPE}" data-size="{size}" data-sum="{sum}">{rest}</script><script id="{id}-values" type="{TYPE}" data-at="{}" data-agents="{agents}" data-sums="{sums}">{values}</script>"#,
         text[..cut.at].encode_utf16().count()
     )
+}
+
+/// The Adler-32 checksum of `bytes` (RFC 1950): the page checks what it
+/// unpacks against it, so that a damaged page says so.
+fn adler32(bytes: &[u8]) -> u32 {
+    const MOD: u32 = 65_521;
+    let (mut a, mut b) = (1u32, 0u32);
+    // 5 552 bytes at most between reductions keep `b` within a u32.
+    for block in bytes.chunks(5552) {
+        for &x in block {
+            a += u32::from(x);
+            b += a;
+        }
+        a %= MOD;
+        b %= MOD;
+    }
+    (b << 16) | a
 }
 
 /// The type of the script elements: data, not a script to run.
@@ -195,6 +220,20 @@ fn base64(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn adler32_matches_rfc_1950() {
+        // The example of RFC 1950's companion text and zlib's.
+        assert_eq!(adler32(b"Wikipedia"), 0x11E6_0398);
+        assert_eq!(adler32(b""), 1);
+        let long = vec![0xFFu8; 100_000];
+        let (mut a, mut b) = (1u64, 0u64);
+        for &x in &long {
+            a = (a + u64::from(x)) % 65_521;
+            b = (b + a) % 65_521;
+        }
+        assert_eq!(adler32(&long), ((b << 16) | a) as u32);
+    }
 
     #[test]
     fn base64_matches_rfc_4648() {

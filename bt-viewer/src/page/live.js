@@ -184,8 +184,13 @@ window.btLive = (function () {
   }
 
   function formShape() {
-    const on = $("bp-on").value;
-    $("bp-decider").hidden = on === "error";
+    const on = $("bp-on").value, dec = $("bp-decider");
+    dec.hidden = on === "error";
+    // An entry or a rejection is of one decider: "any decider" is not
+    // offered for them.
+    const one = on === "enter" || on === "reject", any = dec.querySelector('option[value=""]');
+    if (any) { any.disabled = one; any.hidden = one; }
+    if (one && dec.value === "" && dec.options.length > 1) dec.selectedIndex = 1;
     $("bp-reason").hidden = on !== "reject";
   }
 

@@ -1,5 +1,11 @@
   // ---------- names ----------
   const node = i => S.items[i].name + " #" + i;
+  // A decision's value to three decimals, or to three digits when it is
+  // that small (4.7e-6 is not 0.000).
+  const decimal = x => {
+    const v = Number(x);
+    return v !== 0 && Math.abs(v) < 0.0005 ? String(+v.toPrecision(3)) : v.toFixed(3);
+  };
   function hexMask(x) {
     const h = (typeof x === "string" ? BigInt(x) : BigInt(x)).toString(16);
     return "0x" + h.padStart(16, "0");
@@ -67,7 +73,7 @@
     const it = S.items[item];
     switch (name) {
       case "reject": return "reject " + node(item) + " (" + rejectionText(code, item, inputsAt(S.sel, S.cursor)) + ")";
-      case "accept": return "accept " + node(item) + " = " + Number(arg).toFixed(3);
+      case "accept": return "accept " + node(item) + " = " + decimal(arg);
       case "preempt": return "preempt in " + node(item) + " by " + node(arg);
       case "activate": {
         const b = it.behavior, f = BigInt(it.behavior_flags);
@@ -117,7 +123,7 @@
       }
       const list = parent.children
         .filter(c => value.has(c) || (!S.items[c].decide && !rejected.has(c)))
-        .map(c => S.items[c].name + " " + (value.has(c) ? value.get(c).toFixed(3) : "1 (no decide)"));
+        .map(c => S.items[c].name + " " + (value.has(c) ? decimal(value.get(c)) : "1 (no decide)"));
       const text = CHOOSERS[parent.policy] + " in " + node(parent.index) + ": " + list.join(", ") + " → " + node(it.index);
       after.set(i, (after.get(i) || []).concat([text]));
       from = i + 4;

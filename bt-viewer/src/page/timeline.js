@@ -154,23 +154,56 @@
   const TRACK = [["subset", "Subset Rule", "#7b1fa2", "had a Subset Rule report"], ["error", "errors", "#000", "had an error"],
     ["rejection", "rejections", "#b8860b", "had a rejection"]];
 
-  // The bands of the overview at tick `s`, bottom first: [slot, top, h].
-  // A band of n agents is MIN_BAND plus its share of what is left.
-  function bandsAt(s) {
-    const N = Math.max(1, S.agents.length), at = s - S.first;
-    let m = 0;
-    for (let i = 0; i < S.leaves.length; i++) if (S.counts[i][at]) m++;
-    const per = Math.max(0, OV_H - MIN_BAND * m) / N, out = [];
-    let y = OV_H;
+  // The overview's columns: when a tick is a pixel wide or more, one per
+  // tick; else one per pixel, each with the ticks whose X falls in it (so
+  // that a behavior one agent ran at one tick shows however far out the
+  // timeline is zoomed). The column of tick `s`, and the ticks [t0, t1]
+  // of column `ci`.
+  function columnOf(s) { const p = px(); return p >= 1 ? s - S.v0 : Math.floor((s - S.v0) * p); }
+  function columnTicks(ci) {
+    const p = px();
+    if (p >= 1) return [S.v0 + ci, S.v0 + ci];
+    const first = c => {
+      let t = S.v0 + Math.ceil(c / p);
+      while (t > S.v0 && columnOf(t - 1) >= c) t--;
+      while (columnOf(t) < c) t++;
+      return t;
+    };
+    const t0 = first(ci);
+    return [t0, Math.min(S.v1, Math.max(t0, first(ci + 1) - 1))];
+  }
+
+  // The bands of the overview over ticks t0..t1, bottom first:
+  // [slot, top, h, tick], a leaf's band for the most agents it had at one
+  // of those ticks (the first such tick). A band is the least height
+  // (MIN_BAND, less when so many leaves share the column that they would
+  // not fit) plus its share of what is left.
+  function bandsOver(t0, t1) {
+    const most = [];
+    let total = 0;
     for (let i = 0; i < S.leaves.length; i++) {
-      const n = S.counts[i][at];
-      if (!n) continue;
-      const h = MIN_BAND + n * per;
-      out.push([i, y - h, h]);
+      const count = S.counts[i];
+      let n = 0, at = t0;
+      for (let s = Math.max(t0, S.first); s <= t1 && s <= S.last; s++) {
+        if (count[s - S.first] > n) { n = count[s - S.first]; at = s; }
+      }
+      if (n) { most.push([i, n, at]); total += n; }
+    }
+    const m = most.length, least = Math.min(MIN_BAND, OV_H / Math.max(1, m));
+    const per = Math.max(0, OV_H - least * m) / Math.max(1, S.agents.length, total), out = [];
+    let y = OV_H;
+    for (const [i, n, at] of most) {
+      const h = least + n * per;
+      out.push([i, y - h, h, at]);
       y -= h;
     }
     return out;
   }
+
+  // The bands of the overview's column that holds tick `s`.
+  function bandsAt(s) { const [t0, t1] = columnTicks(columnOf(s)); return bandsOver(t0, t1); }
+  // The overview's column under page x `x` (in the overview's pixels).
+  const columnAtX = x => px() >= 1 ? tickOfX(x) - S.v0 : Math.floor(x - LABEL_W);
 
   // The overview: the bands (as bandsAt gives them) are drawn into a
   // canvas of their own, one leaf at a time (a live page draws them anew
@@ -180,44 +213,31 @@
     const c = $("overview"), H = OV_H, g = sized(c, H), W = c.clientWidth;
     const cache = S.overviewCache;
     const off = S.overviewCanvas || (S.overviewCanvas = document.createElement("canvas"));
-    if (!cache || cache.w !== W || off.width !== c.width || off.height !== c.height) {
+    // Drawn again when the width, the zoom or the lanes' width (which sets
+    // a tick's pixels) changed.
+    const key = W + ":" + px() + ":" + S.v0 + ":" + S.v1;
+    if (!cache || cache.key !== key || off.width !== c.width || off.height !== c.height) {
       if (off.width !== c.width || off.height !== c.height) { off.width = c.width; off.height = c.height; }
       const o = off.getContext("2d"), dpr = window.devicePixelRatio || 1;
       o.setTransform(dpr, 0, 0, dpr, 0, 0);
       o.clearRect(0, 0, W, H);
       o.fillStyle = "#6b7480"; o.font = "10px system-ui, sans-serif"; o.textBaseline = "top";
-      const N = Math.max(1, S.agents.length);
       o.fillText(S.agents.length + " agents", 4, 2);
       const p = px();
       const cols = Math.min(S.v1 - S.v0 + 1, Math.ceil(W - LABEL_W));
-      const whole = S.v1 - S.v0 + 1 <= cols, w = p >= 1 ? Math.max(1, p) + .5 : 1;
-      const tickOf = ci => whole ? S.v0 + ci : Math.floor(S.v0 + ci / p);
-      // Each column's height of an agent, once its bands' least heights
-      // are set aside.
-      const per = new Float64Array(cols);
+      const w = p >= 1 ? Math.max(1, p) + .5 : 1;
+      // One path per leaf: each filled once.
+      const paths = new Map();
       for (let ci = 0; ci < cols; ci++) {
-        const at = tickOf(ci) - S.first;
-        let m = 0;
-        for (let i = 0; i < S.leaves.length; i++) if (S.counts[i][at]) m++;
-        per[ci] = Math.max(0, H - MIN_BAND * m) / N;
-      }
-      const top = new Float64Array(cols).fill(H);
-      for (let i = 0; i < S.leaves.length; i++) {
-        const count = S.counts[i];
-        let some = false;
-        o.beginPath();
-        for (let ci = 0; ci < cols; ci++) {
-          const s = tickOf(ci);
-          const n = count[s - S.first];
-          if (!n) continue;
-          const h = MIN_BAND + n * per[ci];
-          top[ci] -= h;
-          o.rect(p >= 1 ? X(s) : LABEL_W + ci, top[ci], w, h);
-          some = true;
+        const [t0, t1] = columnTicks(ci), x = p >= 1 ? X(t0) : LABEL_W + ci;
+        for (const [i, top, h] of bandsOver(t0, t1)) {
+          let path = paths.get(i);
+          if (!path) paths.set(i, path = new Path2D());
+          path.rect(x, top, w, h);
         }
-        if (some) { o.fillStyle = colorOf(S.leaves[i]); o.fill(); }
       }
-      S.overviewCache = { w: W };
+      for (const [i, path] of paths) { o.fillStyle = colorOf(S.leaves[i]); o.fill(path); }
+      S.overviewCache = { key };
       drawTrack(cols);
     }
     g.setTransform(1, 0, 0, 1, 0, 0);
@@ -230,10 +250,11 @@
 
   // The leaf band of the overview under (x, y): { leaf, tick, count }.
   function overviewAt(x, y) {
-    const s = tickOfX(x);
-    if (s < S.v0 || s > S.v1) return null;
-    for (const [i, top, h] of bandsAt(s)) {
-      if (y >= top && y <= top + h) return { leaf: S.leaves[i], tick: s, count: S.counts[i][s - S.first] };
+    const ci = columnAtX(x);
+    if (x < LABEL_W || ci < 0 || columnTicks(ci)[0] > S.v1) return null;
+    const [t0, t1] = columnTicks(ci);
+    for (const [i, top, h, at] of bandsOver(t0, t1)) {
+      if (y >= top && y <= top + h) return { leaf: S.leaves[i], tick: at, count: S.counts[i][at - S.first] };
     }
     return null;
   }
@@ -292,8 +313,7 @@
       if (!max) return;
       g.fillStyle = color;
       for (let ci = 0; ci < cols; ci++) {
-        const s0 = S.v1 - S.v0 + 1 <= cols ? S.v0 + ci : Math.floor(S.v0 + ci / p);
-        const s1 = S.v1 - S.v0 + 1 <= cols ? s0 : Math.max(s0, Math.floor(S.v0 + (ci + 1) / p) - 1);
+        const [s0, s1] = columnTicks(ci);
         let n = 0;
         for (let s = s0; s <= Math.min(s1, S.v1); s++) n = Math.max(n, col[s - S.first]);
         if (!n) continue;

@@ -177,7 +177,7 @@
 
   // A decide value as the page writes it: a rejecting one says so (NaN
   // is written null in a recording).
-  const decideText = v => v === null ? "NaN (rejects)" : Number(v).toFixed(3) + (Number(v) > 0 ? "" : " (rejects)");
+  const decideText = v => v === null ? "NaN (rejects)" : decimal(v) + (Number(v) > 0 ? "" : " (rejects)");
 
   // The last run in `list` at or before the cursor: [tick, value].
   function lastOf(list) {
