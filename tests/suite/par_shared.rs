@@ -8,8 +8,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bt_core::{
-    CrowdReport, ItemIdx, TickInput, TreeShared, behavior, decider, group, par_tick_all, tick_all,
-    tree,
+    CrowdReport, Has, ItemIdx, TickInput, TraceRecorder, TreeShared, behavior, decider, group,
+    par_tick_all, tick_all, tick_traced, tree,
 };
 
 bitflags::bitflags! {
@@ -422,6 +422,34 @@ fn a_role_forms_across_two_parts_of_the_crowd() {
         crowd.state()
     };
     assert!(run(false) == run(true));
+}
+
+/// `tick_all` picks in a group with shared checks without the step
+/// machine while none of the checked children passes its flag tests, and
+/// then chooses exactly as the step machine does (`tick_traced`, one agent
+/// at a time in index order): agents, paths and shared state, every frame.
+#[test]
+fn a_group_with_shared_checks_picks_as_the_step_machine_does() {
+    let root = ANTS.node(ItemIdx::ROOT).has();
+    assert!(
+        root.contains(Has::QUICK_GROUP | Has::SYNC_CHILDREN),
+        "{root:?}"
+    );
+    let frames = if cfg!(miri) { 4 } else { 40 };
+    let mut quick = Crowd::new(300, 5);
+    let mut traced = Crowd::new(300, 5);
+    for t in 0..frames {
+        quick.tick(t, false);
+        let input = input(t);
+        for (i, (a, m)) in traced.ants.iter_mut().zip(&mut traced.memories).enumerate() {
+            let input = input(i, a).with_agent(i as u32);
+            tick_traced(&ANTS, a, m, &input, &mut TraceRecorder::new()).unwrap();
+        }
+        let (q, s) = (quick.state(), traced.state());
+        assert!(q.0 == s.0, "agents, frame {t}");
+        assert_eq!(q.1, s.1, "paths, frame {t}");
+        assert_eq!(q.2, s.2, "shared, frame {t}");
+    }
 }
 
 proptest::proptest! {
