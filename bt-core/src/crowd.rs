@@ -381,7 +381,9 @@ impl Tally for Member<'_> {
 /// results of [`tick_all`] in index order. Each agent's tick runs in
 /// parallel up to the first step that would read or write the shared
 /// state; most ticks (a behavior running on, a leaf ending in a group
-/// without shared checks) never get there and finish in parallel. The
+/// without shared checks, a redecide whose gated, cooled-down and role
+/// children all fail their flag tests) never get there and finish in
+/// parallel. The
 /// others stop at that step boundary, having changed nothing shared, and
 /// go on from it in index order, a chunk of the crowd at a time, as soon
 /// as the chunks before it are done, while the threads tick the chunks
