@@ -100,16 +100,27 @@ pub(super) fn tick_shared<A: Send + 'static, const L: usize, const S: usize, con
         stop: AtomicBool::new(false),
         panic: Mutex::new(None),
     };
-    let tasks = rayon::current_num_threads().min(crowd.parts.len()).max(1);
+    let tasks = threads().min(crowd.parts.len()).max(1);
     let reports: Vec<Mutex<CrowdReport>> = (0..tasks)
         .map(|_| Mutex::new(CrowdReport::default()))
         .collect();
+    let crowd_ref = &crowd;
+    let task = |report: &Mutex<CrowdReport>| work(tree, crowd_ref, input, &mut lock(report));
+    #[cfg(not(miri))]
     rayon::scope(|s| {
         for report in &reports[1..] {
-            let crowd = &crowd;
-            s.spawn(move |_| work(tree, crowd, input, &mut lock(report)));
+            s.spawn(move |_| task(report));
         }
-        work(tree, &crowd, input, &mut lock(&reports[0]));
+        task(&reports[0]);
+    });
+    // Miri checks the same tasks on threads of its own: rayon's pool
+    // trips its borrow model inside crossbeam, not in this crate.
+    #[cfg(miri)]
+    std::thread::scope(|s| {
+        for report in &reports[1..] {
+            s.spawn(move || task(report));
+        }
+        task(&reports[0]);
     });
     // Every part was handed over, and each one settled by whoever held the
     // lock when it was, or after: this finds nothing left.
@@ -128,6 +139,16 @@ pub(super) fn tick_shared<A: Send + 'static, const L: usize, const S: usize, con
                 .unwrap_or_else(|e| e.into_inner()),
             CrowdReport::merge,
         )
+}
+
+/// The tasks a crowd is ticked by: one per thread of rayon's pool (two
+/// under Miri).
+fn threads() -> usize {
+    if cfg!(miri) {
+        2
+    } else {
+        rayon::current_num_threads()
+    }
 }
 
 /// A task: takes parts in index order, ticks each up to the agents' first
