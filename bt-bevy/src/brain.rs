@@ -43,6 +43,8 @@ use crate::tagged::Tagged;
 pub struct Brain<M: TreeMemory> {
     pub(crate) memory: M,
     pub(crate) last: Result<TickReport, TickError>,
+    /// Its place in the crowd's schedule (see [`TickRate`](crate::TickRate)).
+    pub(crate) turn: crate::rate::Turn,
     /// Its lane in the plugin's flight recorder.
     #[cfg(feature = "viewer")]
     pub(crate) lane: u32,
@@ -61,6 +63,7 @@ where
         Brain {
             memory: TreeMemory::unbound(tree),
             last: Ok(TickReport::default()),
+            turn: crate::rate::Turn::default(),
             #[cfg(feature = "viewer")]
             lane: crate::record::NO_LANE,
         }
@@ -77,6 +80,7 @@ impl<M: TreeMemory> Brain<M> {
         Brain {
             memory: Tagged::new(self.memory),
             last: self.last,
+            turn: self.turn,
             #[cfg(feature = "viewer")]
             lane: self.lane,
         }
@@ -106,11 +110,36 @@ impl<M: TreeMemory> Brain<M> {
     }
 
     /// Reports a deferred action back, as an [`ActionOutcome`](crate::ActionOutcome)
-    /// message does: the behavior sees `outcome` from its next tick on.
-    /// False, changing nothing, when the ticket is not this brain's pending
-    /// launch (it was cancelled or already reported).
+    /// message does: the behavior sees `outcome` from its next tick on,
+    /// and the brain is woken for the next run whatever its
+    /// [`TickRate`](crate::TickRate). False, changing nothing, when the
+    /// ticket is not this brain's pending launch (it was cancelled or
+    /// already reported).
     pub fn complete(&mut self, ticket: Ticket, outcome: Outcome) -> bool {
-        self.memory.complete(ticket, outcome)
+        let done = self.memory.complete(ticket, outcome);
+        if done {
+            self.turn.wake();
+        }
+        done
+    }
+
+    /// Makes the brain tick in the next run of its plugin, whatever its
+    /// [`TickRate`](crate::TickRate); under a budget it goes with the
+    /// brains due in that run. A brain already due keeps its place.
+    pub fn wake(&mut self) {
+        self.turn.wake();
+    }
+
+    /// Whether the brain ticks in the next run whatever its rate: woken,
+    /// or left waiting by the plugin's budget.
+    pub fn is_due(&self) -> bool {
+        self.turn.is_due()
+    }
+
+    /// The clock's reading at the brain's last tick (`None`: it has not
+    /// ticked yet). Its next tick's `dt` is the time since then.
+    pub fn last_ticked_at(&self) -> Option<f64> {
+        self.turn.last_run.map(|_| self.turn.last_now)
     }
 
     /// When a brain lands on an entity: bind it to its tree's crowd and
@@ -154,6 +183,7 @@ impl<M: TreeMemory> Brain<M> {
         let recorded = bound.is_some();
         brain.memory = bound.unwrap_or_else(|| M::unbound(tree));
         brain.last = Ok(TickReport::default());
+        brain.turn = crate::rate::Turn::default();
         #[cfg(feature = "viewer")]
         {
             brain.lane = crate::record::NO_LANE;

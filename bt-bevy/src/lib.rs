@@ -105,7 +105,9 @@
 //!   ([`agent_id`]).
 //! - **Time.** `now` is [`Time::elapsed_secs_f64`](bevy_time::Time) and `dt`
 //!   [`Time::delta_secs`](bevy_time::Time) of the schedule's clock: the
-//!   fixed clock in `FixedUpdate`, the virtual one in `Update`.
+//!   fixed clock in `FixedUpdate`, the virtual one in `Update`. A brain
+//!   that skipped runs (see [Tick rates and a budget](#tick-rates-and-a-budget))
+//!   gets the time since its own last tick instead.
 //! - **Flags.** [`Decisions`] holds the decision flags the game fills
 //!   before [`BrainSystems::Tick`]; [`Senses`] (enabled with
 //!   [`BrainPlugin::with_senses`]) holds stimuli, aged by each tick's `dt`.
@@ -386,6 +388,68 @@
 //! world), or an agent type with a lifetime (every tree, behavior and
 //! memory in bt-core generic over it, for every user, Bevy or not).
 //!
+//! # Tick rates and a budget
+//!
+//! Not every brain needs to decide every frame. Give an entity a
+//! [`TickRate`] component — every run, every `k`-th run (`Rate::Every(k)`),
+//! or only when woken (`TickRate::ON_WAKE`) — and change it at any time,
+//! by distance to the camera say; an entity without one ticks every run.
+//! Brains of one period are spread over its runs by agent id, so each run
+//! ticks about a `k`-th of them. A brain ticks out of its turn in the next
+//! run when it is woken: by [`Brain::wake`], by a reported deferred-action
+//! outcome ([`ActionOutcome`] or [`Brain::complete`]), or when a game
+//! system changed its [`Senses`] since the last run (any mutable access
+//! counts, as Bevy's change detection sees it; their arrival with the
+//! entity does not). Its behaviors get the time since its own last tick as
+//! `dt` (its first tick gets the frame's step), and timers and cooldowns
+//! run on the clock while it sleeps, so a slow brain's cooldown lasts as
+//! long in seconds.
+//!
+//! [`BrainPlugin::budget`] caps the brains one run ticks (change it with
+//! [`Crowd::set_budget`]): the due brains beyond it wait, the longest
+//! waiting first, then by agent id, and with `N` brains none waits more
+//! than `(N - 1) / budget` runs past its turn ([`Crowd::wait_bound`]).
+//! [`BrainStats`] reports each run's due, ticked and waiting brains and
+//! the longest wait. The brains chosen, and their decisions, are those of
+//! bt-core's `tick_scheduled` with the same rates and budget over a crowd
+//! indexed by entity index. A run visits every brain of the query (a
+//! skipped brain costs a few comparisons); with a budget it first reads
+//! every brain's turn, one by one, to choose the cut.
+//!
+//! ```
+//! use bevy_app::{App, TaskPoolPlugin, Update};
+//! use bevy_ecs::prelude::*;
+//! use bevy_time::TimePlugin;
+//! use bt_bevy::{Brain, BrainPlugin, BrainStats, Rate, TickRate};
+//! use bt_core::{behavior, decider, tree};
+//!
+//! #[derive(Component, Default)]
+//! struct Villager { thoughts: u32 }
+//! bt_bevy::component_agent!(Villager);
+//! behavior! { THINK: Villager, tick: |v, _cx| { v.thoughts += 1; true } }
+//! decider! { JUST_THINK: Villager => THINK }
+//! tree! { VILLAGE: Villager = JUST_THINK, memory: VillagerMemory }
+//!
+//! let mut app = App::new();
+//! app.add_plugins((TaskPoolPlugin::default(), TimePlugin))
+//!     .add_plugins(BrainPlugin::new(&VILLAGE).in_schedule(Update).budget(40));
+//! let far = TickRate::new(Rate::Every(10))?;
+//! for i in 0..100 {
+//!     let brain = (Villager::default(), Brain::new(&VILLAGE));
+//!     if i < 30 {
+//!         app.world_mut().spawn(brain); // near: every run
+//!     } else {
+//!         app.world_mut().spawn((brain, far));
+//!     }
+//! }
+//! for _ in 0..20 {
+//!     app.update();
+//!     let stats = app.world().resource::<BrainStats<VillagerMemory>>();
+//!     assert!(stats.ticked <= 40);
+//! }
+//! # Ok::<(), bt_core::RateError>(())
+//! ```
+//!
 //! # Cost
 //!
 //! Against bt-core's own `tick_all` over slices on the same tree, the
@@ -454,6 +518,7 @@ mod debug;
 #[cfg(feature = "serde")]
 mod persist;
 mod plugin;
+mod rate;
 #[cfg(feature = "viewer")]
 mod record;
 mod refused;
@@ -473,6 +538,7 @@ pub use persist::{BrainSnapshot, BrainsSnapshot, LoadError, Loaded, SaveBrains, 
 pub use plugin::{
     ActionMessage, ActionOutcome, BrainPlugin, BrainShared, BrainStats, BrainSystems, Crowd,
 };
+pub use rate::{Rate, TickRate};
 #[cfg(feature = "viewer")]
 pub use record::{BrainRecorder, EntityData, RecordBrains, Recorded};
 pub use refused::BrainRefused;

@@ -25,6 +25,7 @@ use crate::record::{BrainRecorder, EntityData, RecordBrains};
 use crate::tagged::Tagged;
 pub use actions::{ActionMessage, ActionOutcome};
 pub(crate) use actions::{forget_moved, route};
+pub(crate) use crowd::RunFigures;
 #[cfg(feature = "serde")]
 pub(crate) use crowd::tree_names;
 pub use crowd::{BrainShared, BrainStats, Crowd};
@@ -78,6 +79,8 @@ pub struct BrainPlugin<M: TreeMemory, Se = NoSenses> {
     name: String,
     schedule: Interned<dyn ScheduleLabel>,
     action_capacity: usize,
+    /// The crowd's budget of brains ticked per run.
+    budget: Option<u32>,
     /// Adds the chunked tick system ([`BrainPlugin::dense`]) for `Se`.
     dense: Option<AddSystem>,
     /// `dense` was asked for, then the senses changed.
@@ -115,6 +118,7 @@ where
             name: plugin_name::<AgentMemory<A, L, S, N>>(tree),
             schedule: FixedUpdate.intern(),
             action_capacity: 8192,
+            budget: None,
             dense: None,
             lost_dense: false,
             #[cfg(feature = "viewer")]
@@ -148,6 +152,7 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
             name: plugin_name::<Tagged<M, T>>(self.tree),
             schedule: self.schedule,
             action_capacity: self.action_capacity,
+            budget: self.budget,
             dense: None,
             lost_dense: self.lost_dense || self.dense.is_some(),
             #[cfg(feature = "viewer")]
@@ -170,6 +175,19 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
         self
     }
 
+    /// Ticks at most `budget` brains per run: the due brains beyond it
+    /// (those whose [`TickRate`](crate::TickRate) turn came, woken ones,
+    /// and those left waiting) wait for a later run, the longest waiting
+    /// first, then by agent id. With `N` brains, none ticks later than
+    /// `(N - 1) / budget` runs after the run it was due in. Change it
+    /// while the app runs with
+    /// [`Crowd::set_budget`](crate::Crowd::set_budget), through
+    /// [`BrainShared::crowd_mut`](crate::BrainShared::crowd_mut).
+    pub fn budget(mut self, budget: u32) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
     /// Takes the brains' stimuli from the component `S2` (usually a
     /// [`Senses`](crate::Senses)), aged by each tick's `dt`.
     ///
@@ -180,6 +198,7 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
             name: self.name,
             schedule: self.schedule,
             action_capacity: self.action_capacity,
+            budget: self.budget,
             dense: None,
             lost_dense: self.lost_dense || self.dense.is_some(),
             #[cfg(feature = "viewer")]
@@ -271,7 +290,8 @@ where
         } else {
             0
         };
-        let crowd = Crowd::new(tree, M::new_shared(tree, capacity), clock_of(self.schedule));
+        let mut crowd = Crowd::new(tree, M::new_shared(tree, capacity), clock_of(self.schedule));
+        crowd.set_budget(self.budget);
         let world = app.world_mut();
         let k = match world.get_resource_mut::<BrainShared<M>>() {
             Some(mut shared) => {

@@ -447,7 +447,8 @@ impl<M: TreeMemory> BrainRecorder<M> {
     /// or rejected, an error, a launch, for one entity or any). A paused
     /// app waits at the end of the tick system's run, inside
     /// `app.update()`, until the page resumes or steps it, or no page
-    /// follows it any more (a page that closes lets it go on). With no
+    /// follows it any more (3 seconds after the last page closes: a page
+    /// that reloads within them finds it still paused). With no
     /// page following, a run costs one atomic load; with one, its new
     /// ticks are sent after every run. (On `Time`'s automatic clock, the
     /// run after a long pause sees at most `Time<Virtual>`'s maximum

@@ -13,7 +13,9 @@ mod par;
 mod schedule;
 
 pub use ids::CrowdIds;
-pub use schedule::{FrameReport, Rate, RateError, Schedule, tick_scheduled};
+pub use schedule::{
+    FrameReport, Rate, RateError, Schedule, ScheduledTick, tick_scheduled, tick_scheduled_by,
+};
 
 /// What a crowd tick did, summed over the agents.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

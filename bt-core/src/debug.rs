@@ -446,6 +446,7 @@ fn escaped(out: &mut impl Write, s: &str) -> fmt::Result {
 /// assert_eq!(trace, "\
 /// tick agent=0 t=0.000 dt=1.000 decision=0x0 stimuli=0x0
 ///   activate 0:ROOT
+///     decline 1:EAT_WHEN_HUNGRY = 0.000
 ///     reject 1:EAT_WHEN_HUNGRY (decide)
 ///     activate 2:JUST_WANDER [WANDER]
 /// end leaf=2:JUST_WANDER visited=3

@@ -239,6 +239,8 @@ pub use crowd::{
     CrowdIds, CrowdReport, FrameReport, Rate, RateError, Schedule, check_agent_id, tick_all,
     tick_range, tick_scheduled, tick_traced_into,
 };
+#[doc(hidden)]
+pub use crowd::{ScheduledTick, tick_scheduled_by};
 pub use debug::trace::TraceRecorder;
 pub use debug::{Dump, DumpView, Scenario, debug_print_state, record_trace, to_dot};
 pub use decl::{

@@ -20,10 +20,16 @@ use alloc_crate::string::{String, ToString};
 use alloc_crate::vec::Vec;
 use core::fmt;
 
-use serde_json::Value;
+use serde::Serialize;
+mod read;
 
-/// What [`compare`] found.
-#[derive(Clone, Debug, PartialEq)]
+use read::{Doc, Event, Quads, Scalar, Segment, read};
+
+/// What [`compare`] found. It serializes (serde) as the comparison page
+/// reads it: divergences as `{"tick", "leaf": [first, second], "what"}`,
+/// each difference tagged by its `"kind"` (`"decide-value"`,
+/// `"rejection"`, `"step"`, `"path"`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Comparison {
     /// The tree's name.
     pub tree: String,
@@ -38,7 +44,7 @@ pub struct Comparison {
 }
 
 /// One agent in both runs.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct AgentComparison {
     /// The agent's index in the crowd.
     pub agent: u32,
@@ -49,7 +55,7 @@ pub struct AgentComparison {
 }
 
 /// The first tick at which an agent decided otherwise.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Divergence {
     /// The tick's serial.
     pub tick: u64,
@@ -60,13 +66,18 @@ pub struct Divergence {
 }
 
 /// The first decision step of a tick that differs between two runs.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Difference {
     /// A decider accepted in both runs, with other values (a `decide`'s
-    /// value, a score or a weight).
+    /// value, a score or a weight), or its `decide` turned it down in both
+    /// runs, returning other values.
     DecideValue {
         /// The decider.
         decider: String,
+        /// Whether it was accepted in both runs (`false`: turned down by
+        /// its `decide` in both).
+        accepted: bool,
         /// Its value in the first run and in the second.
         values: (f64, f64),
     },
@@ -138,8 +149,17 @@ impl fmt::Display for Comparison {
                 name(&d.leaf.1)
             )?;
             match &d.what {
-                Difference::DecideValue { decider, values } => {
-                    writeln!(f, "{decider} accepted with {} / {}", values.0, values.1)
+                Difference::DecideValue {
+                    decider,
+                    accepted,
+                    values,
+                } => {
+                    let how = if *accepted {
+                        "accepted"
+                    } else {
+                        "turned down by its decide"
+                    };
+                    writeln!(f, "{decider} {how} with {} / {}", values.0, values.1)
                 }
                 Difference::Rejection { decider, outcomes } => {
                     writeln!(f, "{decider} {} / {}", outcomes.0, outcomes.1)
@@ -173,6 +193,12 @@ pub enum CompareError {
         /// The second's.
         second: String,
     },
+    /// Recordings that share no tick of an agent: nothing could be
+    /// compared (no agent recorded in both, or none at a tick both kept).
+    NothingInCommon {
+        /// Agents recorded in both.
+        agents: usize,
+    },
     /// Recordings of one tree whose structure changed between them.
     StructureChanged {
         /// The tree.
@@ -195,6 +221,11 @@ impl fmt::Display for CompareError {
                 f,
                 "the recordings are of two trees, `{first}` and `{second}`"
             ),
+            CompareError::NothingInCommon { agents } => write!(
+                f,
+                "the recordings have no tick of an agent in common ({agents} agents \
+                 recorded in both): nothing to compare"
+            ),
             CompareError::StructureChanged { tree, at } => write!(
                 f,
                 "tree `{tree}` has another structure in the second recording: {at}"
@@ -209,34 +240,46 @@ impl std::error::Error for CompareError {}
 /// writes, or a page's `recording.json`) of one tree.
 ///
 /// # Errors
-/// [`CompareError`] when either is not a recording, or they are of two
-/// trees, or of one tree whose structure changed.
+/// [`CompareError`] when either is not a recording (a malformed tick, an
+/// agent listed twice or a run past the last frame included: the error
+/// names the agent and the tick entry; a key given twice is one), or
+/// they are of two trees, or of one tree whose structure changed, or they
+/// share no tick of an agent (nothing could be compared).
+///
+/// Numbers are read by value: `1` and `1.0` (as another tool may write a
+/// recording again) are the same number.
 ///
 /// [`Recording::to_json`]: crate::Recording::to_json
 pub fn compare(first: &str, second: &str) -> Result<Comparison, CompareError> {
-    let a = parse(first, 1)?;
-    let b = parse(second, 2)?;
+    let mut quads = Quads::default();
+    let a = read(first, 1, &mut quads)?;
+    let b = read(second, 2, &mut quads)?;
     let tree = check_trees(&a, &b)?;
-    let names: Vec<String> = items(&a)
+    let names: Vec<String> = a
+        .items
         .iter()
         .map(|it| it["name"].as_str().unwrap_or("?").to_string())
         .collect();
-    let legend = Legend::of(&a);
-    let agents_b: Vec<(u32, Vec<Value>)> = agent_ticks(&b, 2)?;
     let mut agents = Vec::new();
     let mut unmatched = Vec::new();
-    let agents_a = agent_ticks(&a, 1)?;
-    for (agent, ticks_a) in &agents_a {
-        let Some((_, ticks_b)) = agents_b.iter().find(|(x, _)| x == agent) else {
+    for (agent, ticks_a) in &a.agents {
+        let Some(ticks_b) = b.agents.get(agent) else {
             unmatched.push(*agent);
             continue;
         };
-        agents.push(compare_agent(*agent, ticks_a, ticks_b, &names, &legend));
+        let runs = Runs {
+            a: &a,
+            b: &b,
+            quads: &quads,
+            names: &names,
+        };
+        agents.push(runs.agent(*agent, ticks_a, ticks_b));
     }
-    for (agent, _) in &agents_b {
-        if !agents_a.iter().any(|(x, _)| x == agent) {
-            unmatched.push(*agent);
-        }
+    unmatched.extend(b.agents.keys().filter(|x| !a.agents.contains_key(x)));
+    if agents.iter().all(|a| a.ticks == 0) {
+        return Err(CompareError::NothingInCommon {
+            agents: agents.len(),
+        });
     }
     unmatched.sort_unstable();
     let mut firsts: Vec<u64> = agents
@@ -259,37 +302,13 @@ pub fn compare(first: &str, second: &str) -> Result<Comparison, CompareError> {
     })
 }
 
-fn parse(text: &str, which: u8) -> Result<Value, CompareError> {
-    let bad = |problem: String| CompareError::NotARecording { which, problem };
-    let v: Value = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
-    if v["format"] != crate::FORMAT {
-        return Err(bad("no `format` of a bt-viewer recording".into()));
-    }
-    if v["version"] != crate::VERSION {
-        return Err(bad(alloc_crate::format!(
-            "format version {}, this build reads {}",
-            v["version"],
-            crate::VERSION
-        )));
-    }
-    if !v["tree"]["items"].is_array() || !v["agents"].is_array() {
-        return Err(bad("no tree or no agents".into()));
-    }
-    Ok(v)
-}
-
-fn items(v: &Value) -> &[Value] {
-    v["tree"]["items"].as_array().map_or(&[], Vec::as_slice)
-}
-
 /// The tree's name, when both recordings have the same tree.
-fn check_trees(a: &Value, b: &Value) -> Result<String, CompareError> {
-    let name = |v: &Value| v["tree"]["name"].as_str().unwrap_or("?").to_string();
-    let (first, second) = (name(a), name(b));
+fn check_trees(a: &Doc, b: &Doc) -> Result<String, CompareError> {
+    let (first, second) = (a.name.clone(), b.name.clone());
     if first != second {
         return Err(CompareError::OtherTree { first, second });
     }
-    let (ia, ib) = (items(a), items(b));
+    let (ia, ib) = (&a.items, &b.items);
     if ia.len() != ib.len() {
         return Err(CompareError::StructureChanged {
             tree: first,
@@ -311,194 +330,154 @@ fn check_trees(a: &Value, b: &Value) -> Result<String, CompareError> {
     Ok(first)
 }
 
-/// The names the recording's legend gives events and rejections.
-struct Legend {
-    events: Vec<String>,
-    rejections: Vec<String>,
+/// The two recordings, as one agent's ticks are compared.
+struct Runs<'a> {
+    a: &'a Doc,
+    b: &'a Doc,
+    quads: &'a Quads,
+    names: &'a [String],
 }
 
-impl Legend {
-    fn of(v: &Value) -> Self {
-        let list = |key: &str| -> Vec<String> {
-            v["legend"][key]
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .map(|s| s.as_str().unwrap_or("?").to_string())
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        Legend {
-            events: list("events"),
-            rejections: list("rejections"),
-        }
-    }
-
-    /// The 1-based event kind `kind`'s name.
-    fn event(&self, kind: &Value) -> &str {
+impl Runs<'_> {
+    /// The 1-based event kind `kind`'s name (in the first recording's
+    /// legend).
+    fn event(&self, kind: &Scalar) -> &str {
         let k = kind.as_u64().unwrap_or(0) as usize;
-        self.events
+        self.a
+            .events_legend
             .get(k.wrapping_sub(1))
             .map_or("?", String::as_str)
     }
 
-    fn rejection(&self, code: &Value) -> &str {
+    fn rejection(&self, code: &Scalar) -> &str {
         let c = code.as_u64().unwrap_or(u64::MAX) as usize;
-        self.rejections.get(c).map_or("?", String::as_str)
+        self.a.rejections.get(c).map_or("?", String::as_str)
     }
-}
 
-/// Each agent's ticks, runs of a compact recording expanded, by serial.
-fn agent_ticks(v: &Value, which: u8) -> Result<Vec<(u32, Vec<Value>)>, CompareError> {
-    let bad = |problem: &str| CompareError::NotARecording {
-        which,
-        problem: problem.into(),
-    };
-    let mut out = Vec::new();
-    for agent in v["agents"].as_array().into_iter().flatten() {
-        let id = agent["agent"]
-            .as_u64()
-            .ok_or_else(|| bad("an agent without index"))?;
-        let mut ticks: Vec<Value> = Vec::new();
-        for t in agent["ticks"].as_array().into_iter().flatten() {
-            match t.as_array().map(Vec::len) {
-                Some(7) => ticks.push(t.clone()),
-                // A run: `n` ticks repeating the last full one.
-                Some(2) => {
-                    let n = t[0].as_u64().ok_or_else(|| bad("a run without a count"))?;
-                    let last = ticks.last().cloned().ok_or_else(|| bad("a run first"))?;
-                    let serial = last[0].as_u64().unwrap_or(0);
-                    for k in 1..=n {
-                        let mut repeat = last.clone();
-                        repeat[0] = Value::from(serial + k);
-                        ticks.push(repeat);
+    fn name(&self, item: &Scalar) -> Option<String> {
+        item.as_u64().map(|i| self.item(i))
+    }
+
+    fn item(&self, i: u64) -> String {
+        self.names
+            .get(i as usize)
+            .cloned()
+            .unwrap_or_else(|| "?".into())
+    }
+
+    fn agent(&self, agent: u32, a: &[Segment], b: &[Segment]) -> AgentComparison {
+        let (mut i, mut j, mut both) = (0, 0, 0u64);
+        let mut first = None;
+        // The last pair of full ticks compared: a pair is compared once,
+        // at the first serial both runs have it.
+        let mut compared: Option<(u32, u32)> = None;
+        while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
+            let (end_a, end_b) = (x.from.saturating_add(x.len), y.from.saturating_add(y.len));
+            let (from, to) = (x.from.max(y.from), end_a.min(end_b));
+            if from < to {
+                both += to - from;
+                if first.is_none() && compared != Some((x.tick, y.tick)) {
+                    first = self.diverge(from, x.tick, y.tick);
+                    compared = Some((x.tick, y.tick));
+                }
+            }
+            if end_a <= end_b {
+                i += 1;
+            } else {
+                j += 1;
+            }
+        }
+        AgentComparison {
+            agent,
+            ticks: usize::try_from(both).unwrap_or(usize::MAX),
+            first,
+        }
+    }
+
+    /// How tick `ta` of the first run and tick `tb` of the second (of
+    /// serial `tick`) decided otherwise, if they did.
+    fn diverge(&self, tick: u64, ta: u32, tb: u32) -> Option<Divergence> {
+        let (la, lb) = (
+            self.a.ticks[ta as usize].leaf,
+            self.b.ticks[tb as usize].leaf,
+        );
+        let (ea, eb) = (self.a.events(ta), self.b.events(tb));
+        if la == lb && ea == eb && self.a.levels(ta) == self.b.levels(tb) {
+            return None;
+        }
+        let leaf = (la.map(|i| self.item(i)), lb.map(|i| self.item(i)));
+        let word = |q: Option<&Event>| -> String {
+            match q {
+                None => "none".into(),
+                Some([kind, code, item, arg]) => {
+                    let kind = self.event(kind);
+                    let item = self.name(item).unwrap_or_default();
+                    match kind {
+                        "reject" => {
+                            alloc_crate::format!("reject {item} ({})", self.rejection(code))
+                        }
+                        "accept" => alloc_crate::format!("accept {item} = {arg}"),
+                        _ => alloc_crate::format!("{kind} {item}"),
                     }
                 }
-                _ => return Err(bad("a tick that is neither a tick nor a run")),
             }
-        }
-        out.push((id as u32, ticks));
-    }
-    Ok(out)
-}
-
-fn compare_agent(
-    agent: u32,
-    a: &[Value],
-    b: &[Value],
-    names: &[String],
-    legend: &Legend,
-) -> AgentComparison {
-    let serial = |t: &Value| t[0].as_u64().unwrap_or(0);
-    let (mut i, mut j, mut both) = (0, 0, 0);
-    let mut first = None;
-    while i < a.len() && j < b.len() {
-        let (sa, sb) = (serial(&a[i]), serial(&b[j]));
-        if sa < sb {
-            i += 1;
-        } else if sb < sa {
-            j += 1;
-        } else {
-            both += 1;
-            if first.is_none() {
-                first = diverge(&a[i], &b[j], names, legend);
-            }
-            i += 1;
-            j += 1;
-        }
-    }
-    AgentComparison {
-        agent,
-        ticks: both,
-        first,
-    }
-}
-
-/// How tick `a` and tick `b` (of one serial) decided otherwise, if they did.
-fn diverge(a: &Value, b: &Value, names: &[String], legend: &Legend) -> Option<Divergence> {
-    let name = |i: &Value| -> Option<String> {
-        i.as_u64()
-            .map(|i| names.get(i as usize).cloned().unwrap_or_else(|| "?".into()))
-    };
-    let items_of = |t: &Value| -> Vec<Value> {
-        t[5].as_array()
-            .map(|p| p.chunks(4).map(|level| level[0].clone()).collect())
-            .unwrap_or_default()
-    };
-    let events = |t: &Value| -> Vec<Value> { t[6].as_array().cloned().unwrap_or_default() };
-    let (ea, eb) = (events(a), events(b));
-    let same_path = a[2] == b[2] && items_of(a) == items_of(b);
-    if same_path && ea == eb {
-        return None;
-    }
-    let leaf = (name(&a[2]), name(&b[2]));
-    let quad = |e: &[Value], k: usize| -> Option<[Value; 4]> {
-        let s = e.get(4 * k..4 * k + 4)?;
-        Some([s[0].clone(), s[1].clone(), s[2].clone(), s[3].clone()])
-    };
-    let word = |q: &Option<[Value; 4]>| -> String {
-        match q {
-            None => "none".into(),
-            Some([kind, code, item, arg]) => {
-                let kind = legend.event(kind);
-                let item = name(item).unwrap_or_default();
-                match kind {
-                    "reject" => alloc_crate::format!("reject {item} ({})", legend.rejection(code)),
-                    "accept" => alloc_crate::format!("accept {item} = {arg}"),
-                    _ => alloc_crate::format!("{kind} {item}"),
-                }
-            }
-        }
-    };
-    let outcome = |q: &[Value; 4]| -> Option<String> {
-        match legend.event(&q[0]) {
-            "reject" => Some(legend.rejection(&q[1]).to_string()),
-            "accept" => Some("accepted".into()),
-            _ => None,
-        }
-    };
-    let steps = (ea.len().max(eb.len())).div_ceil(4);
-    for k in 0..steps {
-        let (qa, qb) = (quad(&ea, k), quad(&eb, k));
-        if qa == qb {
-            continue;
-        }
-        let what = match (&qa, &qb) {
-            (Some(x), Some(y)) if x[2] == y[2] => {
-                let decider = name(&x[2]).unwrap_or_default();
-                match (legend.event(&x[0]), legend.event(&y[0])) {
-                    ("accept", "accept") => Difference::DecideValue {
-                        decider,
-                        values: (
-                            x[3].as_f64().unwrap_or(f64::NAN),
-                            y[3].as_f64().unwrap_or(f64::NAN),
-                        ),
-                    },
-                    _ => match (outcome(x), outcome(y)) {
-                        (Some(oa), Some(ob)) => Difference::Rejection {
-                            decider,
-                            outcomes: (oa, ob),
-                        },
-                        _ => Difference::Step {
-                            steps: (word(&qa), word(&qb)),
-                        },
-                    },
-                }
-            }
-            _ => Difference::Step {
-                steps: (word(&qa), word(&qb)),
-            },
         };
-        return Some(Divergence {
-            tick: a[0].as_u64().unwrap_or(0),
+        let outcome = |q: &Event| -> Option<String> {
+            match self.event(&q[0]) {
+                "reject" => Some(self.rejection(&q[1]).to_string()),
+                "accept" => Some("accepted".into()),
+                _ => None,
+            }
+        };
+        for k in 0..ea.len().max(eb.len()) {
+            if ea.get(k) == eb.get(k) {
+                continue;
+            }
+            let (qa, qb) = (
+                ea.get(k).map(|&e| self.quads.get(e)),
+                eb.get(k).map(|&e| self.quads.get(e)),
+            );
+            let what = match (qa, qb) {
+                (Some(x), Some(y)) if x[2] == y[2] => {
+                    let decider = self.name(&x[2]).unwrap_or_default();
+                    match (self.event(&x[0]), self.event(&y[0])) {
+                        // The same outcome with other values: accepted, or
+                        // turned down by the `decide`.
+                        (kind @ ("accept" | "reject"), same)
+                            if kind == same
+                                && (kind == "accept"
+                                    || (x[1] == y[1] && self.rejection(&x[1]) == "decide")) =>
+                        {
+                            Difference::DecideValue {
+                                decider,
+                                accepted: kind == "accept",
+                                values: (
+                                    x[3].as_f64().unwrap_or(f64::NAN),
+                                    y[3].as_f64().unwrap_or(f64::NAN),
+                                ),
+                            }
+                        }
+                        _ => match (outcome(x), outcome(y)) {
+                            (Some(oa), Some(ob)) => Difference::Rejection {
+                                decider,
+                                outcomes: (oa, ob),
+                            },
+                            _ => Difference::Step {
+                                steps: (word(qa), word(qb)),
+                            },
+                        },
+                    }
+                }
+                _ => Difference::Step {
+                    steps: (word(qa), word(qb)),
+                },
+            };
+            return Some(Divergence { tick, leaf, what });
+        }
+        Some(Divergence {
+            tick,
             leaf,
-            what,
-        });
+            what: Difference::Path,
+        })
     }
-    Some(Divergence {
-        tick: a[0].as_u64().unwrap_or(0),
-        leaf,
-        what: Difference::Path,
-    })
 }

@@ -5,7 +5,7 @@
 //!   "format": "bt-viewer-recording", "version": 2,
 //!   "tree":   { "name", "levels", "items": [ item, … ], "flag_names" },
 //!   "legend": { "events", "rejections", "whys", "actions", "errors" },
-//!   "agents": [ { "agent", "first_tick", "ticks": [ tick or run, … ] }, … ],
+//!   "agents": [ { "agent", "first_tick", "ticks": [ tick or run, … ], "inputs" }, … ],
 //!   "values": [ { "agent", "fields": { name: [ value, … ] }, "overflow" }, … ],   (optional)
 //!   "clock":  { "first", "now": [ time or null, … ] }                             (compact only)
 //! }
@@ -32,9 +32,15 @@
 //! 0 or a hex string) and `events` flat quadruples `kind, code, item, arg`:
 //! `kind` is a 1-based index into `legend.events`; `code` indexes
 //! `legend.rejections` for `reject`, `legend.whys` for `deactivate` and
-//! `legend.actions` for `action-reported`; `arg` is the value of `accept`,
+//! `legend.actions` for `action-reported`; `arg` is the value of `accept`
+//! and of a `reject` by `decide` (what the `decide` returned),
 //! the child that takes over in `preempt`, the failed child in `redecide`,
 //! the action code in `launch` and the ticket serial in `cancel` (whose `code` is the ticket's slot).
+//!
+//! An agent's `inputs` are the flags its ticks were given, as flat triples
+//! `serial, decision, stimuli` (masks 0 or hex strings) at its first kept
+//! tick and wherever they change from one kept tick to the next: the flags
+//! of a kept tick are those of the last triple at or before its serial.
 //!
 //! A run, in a compact recording only ([`Recording::compact`]), is
 //! `[n, [since, …]]`: the `n` ticks after the last full tick repeat it
@@ -44,7 +50,10 @@
 //!
 //! `values[i].fields[name][j]` is the value the agent recorded under
 //! `name` ([`AgentData`](crate::AgentData)) at its `j`-th kept tick
-//! (counting each tick of a run), or null; `overflow` lists the serials
+//! (counting each tick of a run), or null; a number that an `f32` holds
+//! exactly (as one the agent widened from an `f32` does) is written as the
+//! shortest decimal that reads back as that `f32` (`0.1`, not
+//! `0.10000000149011612`: read it as an `f32` to have it exactly); `overflow` lists the serials
 //! of the ticks some of whose values did not fit.
 
 use alloc_crate::string::String;
@@ -66,8 +75,8 @@ use tree::hex;
 pub use tree::{FlagNamesInfo, ItemInfo, PreInfo, SharedInfo, TestInfo, TreeInfo};
 
 use crate::recorder::{
-    ACTION_STATES, DataValue, ERRORS, FlightRecorder, KIND_NAMES, Kind, REJECTIONS, TickView,
-    TickWords, WHYS,
+    ACTION_STATES, DataValue, ERRORS, FlightRecorder, KIND_NAMES, REJECTIONS, TickView, TickWords,
+    WHYS, value_payload,
 };
 
 /// The `format` field of a recording.
@@ -148,6 +157,30 @@ pub struct AgentTicks {
     pub first_tick: u64,
     /// Its ticks, each `[serial, now, leaf, visited, flags, path, events]`.
     pub ticks: Vec<Value>,
+    /// The decision and stimuli flags its ticks were given, as flat
+    /// triples `serial, decision, stimuli` (each mask 0 or a hex string):
+    /// at its first kept tick and at each kept tick given other flags than
+    /// the kept tick before it. Not written when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<Value>,
+}
+
+/// Whether a kept tick's decision and stimuli `flags` go into
+/// [`AgentTicks::inputs`]: they differ from `last`, those of the kept
+/// tick before it (`None` for the first), which they then replace.
+fn input_changed(last: &mut Option<(u64, u64)>, flags: (u64, u64)) -> bool {
+    let changed = *last != Some(flags);
+    *last = Some(flags);
+    changed
+}
+
+/// A flag mask as the recording writes it: 0, or a hex string.
+fn mask_value(mask: u64) -> Value {
+    if mask == 0 {
+        Value::from(0)
+    } else {
+        Value::from(hex(mask))
+    }
 }
 
 /// An `f32` as the shortest decimal that reads back as the same `f32`
@@ -172,6 +205,14 @@ fn short_f64(x: f32) -> f64 {
         .ok()
         .and_then(|t| t.parse().ok())
         .unwrap_or(f64::from(x))
+}
+
+/// `x` as the `f32` that holds it exactly, when one does (a value an
+/// agent widened from an `f32`): the recording writes it as that `f32`'s
+/// shortest decimal, less than half as long.
+pub(crate) fn as_f32(x: f64) -> Option<f32> {
+    let y = x as f32;
+    (f64::from(y) == x).then_some(y)
 }
 
 /// The time of each frame that every kept tick of it shares.
@@ -231,18 +272,14 @@ pub(crate) fn tick_json(t: &TickView) -> Value {
         path.push(Value::from(item));
         path.push(Value::from(redecides));
         path.push(short_value(active));
-        path.push(if mask == 0 {
-            Value::from(0)
-        } else {
-            Value::from(hex(mask))
-        });
+        path.push(mask_value(mask));
     }
     let mut events = Vec::with_capacity(t.events.len() * 4);
     for &(kind, code, item, arg) in &t.events {
         events.push(Value::from(kind));
         events.push(Value::from(code));
         events.push(Value::from(item));
-        events.push(if kind == Kind::Decided as u8 {
+        events.push(if value_payload(kind, code) {
             short_value(f32::from_bits(arg))
         } else {
             Value::from(arg)
@@ -333,10 +370,18 @@ impl FlightRecorder {
             .map(|slot| {
                 let (agent, first_tick, ticks) = self.ticks_of(slot);
                 let mut own = Vec::new();
+                let (mut inputs, mut last) = (Vec::new(), None);
                 let ticks: Vec<Value> = ticks
                     .map(|t| {
                         own.clear();
                         t.own_into(&self.tree, &mut own);
+                        if input_changed(&mut last, (own[2], own[3])) {
+                            inputs.extend([
+                                Value::from(t.serial),
+                                mask_value(own[2]),
+                                mask_value(own[3]),
+                            ]);
+                        }
                         tick_json(&TickWords::new(t.serial, &own).decode())
                     })
                     .collect();
@@ -347,6 +392,7 @@ impl FlightRecorder {
                     agent,
                     first_tick,
                     ticks: shape(ticks),
+                    inputs,
                 }
             })
             .collect();
@@ -446,9 +492,10 @@ pub(crate) fn agent_values(
                 fields.resize_with(id + 1, || alloc_crate::vec![Value::Null; n]);
             }
             fields[id][j] = match v {
-                DataValue::Num(x) => {
-                    serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
-                }
+                DataValue::Num(x) => match as_f32(x) {
+                    Some(x) => short_value(x),
+                    None => serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number),
+                },
                 DataValue::Text(s) => Value::String(s),
             };
         }

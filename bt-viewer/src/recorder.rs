@@ -163,6 +163,31 @@ pub struct FlightRecorder {
     /// The agents' own values, when [`with_data`](Self::with_data) set
     /// room aside for them: one block per (frame, lane).
     pub(crate) data: Option<DataStore>,
+    /// Which recorder it is: a clone is another one.
+    pub(crate) instance: Instance,
+}
+
+/// A number no other recorder of the process has, new for a clone: the
+/// live server tells the recorders it is handed apart by it.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Instance(u64);
+
+impl Instance {
+    fn new() -> Self {
+        static NEXT: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
+        Instance(NEXT.fetch_add(1, core::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// The number.
+    pub(crate) fn get(&self) -> u64 {
+        self.0
+    }
+}
+
+impl Clone for Instance {
+    fn clone(&self) -> Self {
+        Instance::new()
+    }
 }
 
 impl FlightRecorder {
@@ -225,6 +250,7 @@ impl FlightRecorder {
             written: 0,
             ticks: 0,
             data: None,
+            instance: Instance::new(),
         }
     }
 
@@ -433,6 +459,7 @@ mod frame;
 mod lanes;
 mod read;
 mod runs;
+mod scheduled;
 mod words;
 mod write;
 

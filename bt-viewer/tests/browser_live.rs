@@ -123,6 +123,20 @@ fn a_breakpoint_set_in_the_page_stops_the_program_at_its_tick() {
             json!(false)
         );
 
+        // An entry is of one decider: the form offers no "any decider"
+        // for it (the program would refuse it), but does for a report.
+        let offered = js(
+            &client,
+            "const on = document.getElementById('bp-on'), dec = document.getElementById('bp-decider');\
+             const any = () => dec.querySelector('option[value=\"\"]');\
+             on.value = 'enter'; on.dispatchEvent(new Event('change'));\
+             const entry = [any().disabled, dec.value !== ''];\
+             on.value = 'subset-rule'; on.dispatchEvent(new Event('change'));\
+             return entry.concat([any().disabled]);",
+        )
+        .await;
+        assert_eq!(offered, json!([true, true, false]));
+
         // The breakpoint, set through the page's form.
         js(
             &client,
@@ -143,7 +157,7 @@ fn a_breakpoint_set_in_the_page_stops_the_program_at_its_tick() {
         .await;
         assert_eq!(
             js(&client, "return window.btLive.state().breakpoints;").await,
-            json!([{"on": "enter", "decider": "GUARD", "agent": agent}])
+            json!([{"id": 1, "on": "enter", "decider": "GUARD", "agent": agent}])
         );
 
         // The program runs in its thread, one frame per tick.
@@ -325,7 +339,7 @@ fn the_page_holds_a_paused_program_as_long_as_it_is_open() {
         assert_eq!(js(&client, "return window.btErrors;").await, json!([]));
         // The page leaves: the program goes on.
         client.goto("about:blank").await.unwrap();
-        assert!(frames.recv_timeout(Duration::from_secs(5)).is_ok());
+        assert!(frames.recv_timeout(Duration::from_secs(10)).is_ok());
         stop.store(true, Ordering::Relaxed);
         drop(frames);
         game.join().expect("the program's thread");
@@ -373,10 +387,8 @@ fn the_live_page_shows_the_agents_values_at_each_tick_and_plots_them() {
                         "const v = Object.fromEntries([...document.querySelectorAll('#values tr')]\
                          .map(r => [r.dataset.name, JSON.parse(r.dataset.value)]));\
                          return [v.hunger === Number(arguments[0]), v.fatigue === Number(arguments[1]), v.danger];",
-                        vec![
-                            json!(f64::from(hunger).to_string()),
-                            json!(f64::from(fatigue).to_string()),
-                        ],
+                        // (The recording writes an f32 as its shortest decimal.)
+                        vec![json!(hunger.to_string()), json!(fatigue.to_string())],
                     )
                     .await
                     .unwrap();
@@ -508,7 +520,7 @@ fn a_live_page_past_its_room_lets_go_of_its_oldest_ticks_and_keeps_the_rest_exac
                     .execute(
                         "const r = document.querySelector('#values tr[data-name=\"hunger\"]');\
                          return r ? JSON.parse(r.dataset.value) === Number(arguments[0]) : null;",
-                        vec![json!(f64::from(hunger[s as usize][agent]).to_string())],
+                        vec![json!(hunger[s as usize][agent].to_string())],
                     )
                     .await
                     .unwrap();
@@ -517,5 +529,573 @@ fn a_live_page_past_its_room_lets_go_of_its_oldest_ticks_and_keeps_the_rest_exac
         }
         assert_eq!(js(&client, "return window.btErrors;").await, json!([]));
         drop(server);
+    });
+}
+
+// ---------- the breakpoints' list, a reload, the bar ----------
+
+/// How long a paused program whose last page closed waits for one to come
+/// back (a reload), as the docs say.
+const RELOAD: Duration = Duration::from_secs(3);
+
+/// Sets a breakpoint through the page's form, as a user does.
+async fn add_breakpoint(client: &Client, on: &str, decider: &str, agent: &str) {
+    js(
+        client,
+        &format!(
+            "document.getElementById('bp-on').value = '{on}';\
+             document.getElementById('bp-on').dispatchEvent(new Event('change'));\
+             document.getElementById('bp-decider').value = '{decider}';\
+             document.getElementById('bp-agent').value = '{agent}';"
+        ),
+    )
+    .await;
+    click(client, "#bp-add").await;
+}
+
+/// Waits until the page lists `n` breakpoints.
+async fn until_listed(client: &Client, n: usize) {
+    until(
+        client,
+        &format!("return window.btLive.state().breakpoints.length === {n};"),
+        "the breakpoints were not set",
+    )
+    .await;
+}
+
+/// What the page says in its live bar.
+async fn said(client: &Client) -> String {
+    js(
+        client,
+        "return document.getElementById('live-state').textContent;",
+    )
+    .await
+    .as_str()
+    .unwrap()
+    .to_owned()
+}
+
+/// The program in a thread of its own: one frame every 30 ms, from tick
+/// `from` on.
+struct Game {
+    frames: std::sync::mpsc::Receiver<u32>,
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Game {
+    fn start(
+        mut server: LiveServer,
+        from: u32,
+        mut tick: impl FnMut(u32, &mut LiveServer) + Send + 'static,
+    ) -> Self {
+        let (done, frames) = channel();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        let thread = std::thread::spawn(move || {
+            for t in from..100_000 {
+                if stopped.load(Ordering::Relaxed) {
+                    break;
+                }
+                tick(t, &mut server);
+                if done.send(t).is_err() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(30));
+            }
+        });
+        Game {
+            frames,
+            stop,
+            thread,
+        }
+    }
+
+    /// The last frame that returned, once none has for 400 ms (within
+    /// 20 s).
+    fn settled(&self) -> Option<u32> {
+        let (mut last, deadline) = (None, Instant::now() + Duration::from_secs(20));
+        loop {
+            assert!(Instant::now() < deadline, "the program never stopped");
+            match self.frames.recv_timeout(Duration::from_millis(400)) {
+                Ok(t) => last = Some(t),
+                Err(RecvTimeoutError::Timeout) => return last,
+                Err(RecvTimeoutError::Disconnected) => panic!("the program ended"),
+            }
+        }
+    }
+
+    /// Ends the program (its page gone).
+    fn end(self) {
+        self.stop.store(true, Ordering::Relaxed);
+        drop(self.frames);
+        self.thread.join().expect("the program's thread");
+    }
+}
+
+/// The camp's program, recorded and followed.
+fn camp_program() -> (FlightRecorder, impl FnMut(u32, &mut FlightRecorder) + Send) {
+    let (mut agents, mut memories) = crowd(AGENTS);
+    let recorder = FlightRecorder::new(&CAMP, AGENTS, Watch::All, Capacity::new(400, 16));
+    let tick = move |t: u32, recorder: &mut FlightRecorder| {
+        agents.iter_mut().for_each(Creature::step);
+        recorder.tick_all(&CAMP, &mut agents, &mut memories, |i, c| c.input(i, t));
+    };
+    (recorder, tick)
+}
+
+#[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
+fn reloading_the_page_while_paused_keeps_the_program_paused_at_its_tick() {
+    let (at, agent) = *first_guards().iter().max().unwrap();
+    let server = LiveServer::start(0).expect("a loopback port");
+    let url = server.url();
+    let (mut recorder, mut tick) = camp_program();
+    with_browser(|client| async move {
+        let mut server = server;
+        open_live(&client, &server, &url).await;
+        for t in 0..2 {
+            tick(t, &mut recorder);
+            server.frame(&recorder);
+        }
+        until(
+            &client,
+            "return !!(window.btLive.state() && window.btLive.state().framing);",
+            "the page never showed the controls",
+        )
+        .await;
+        add_breakpoint(&client, "enter", "GUARD", &agent.to_string()).await;
+        until_listed(&client, 1).await;
+        let game = Game::start(server, 2, move |t, server| {
+            tick(t, &mut recorder);
+            server.frame(&recorder);
+        });
+        until(
+            &client,
+            "return window.btLive.state().paused === true;",
+            "the program never stopped",
+        )
+        .await;
+        assert_eq!(game.settled().map(u64::from), Some(at - 1));
+
+        // The page reloads.
+        let reloaded = Instant::now();
+        client.refresh().await.unwrap();
+        until(
+            &client,
+            "return !!(window.btLive && window.btLive.state() && window.btLive.state().paused === true \
+             && btViewer.state().cursor === window.btLive.state().hit.tick);",
+            "the reloaded page does not show the program paused",
+        )
+        .await;
+        println!(
+            "the reloaded page showed the pause {:?} after the reload",
+            reloaded.elapsed()
+        );
+        // It shows the tick the program stopped at, of the breakpoint's
+        // agent, and says why.
+        let control = js(&client, "return window.btLive.state();").await;
+        assert_eq!(control["tick"], json!(at), "{control}");
+        assert_eq!(
+            control["hit"],
+            json!({"breakpoint": 0, "agent": agent, "tick": at})
+        );
+        let state = js(&client, "return btViewer.state();").await;
+        assert_eq!(state["cursor"], json!(at), "{state}");
+        assert_eq!(state["agent"], json!(agent), "{state}");
+        let text = said(&client).await;
+        assert!(text.contains(&format!("tick {at}")), "{text}");
+        assert!(
+            text.contains(&format!("GUARD entered, agent #{agent}")),
+            "{text}"
+        );
+        // Held past the grace: the reloaded page holds it.
+        tokio::time::sleep(RELOAD + Duration::from_secs(1)).await;
+        assert_eq!(game.frames.try_recv().ok(), None, "the program went on");
+        assert_eq!(js(&client, "return window.btErrors;").await, json!([]));
+
+        // The page closes for good: the program goes on after the grace.
+        client.goto("about:blank").await.unwrap();
+        let closed = Instant::now();
+        assert_eq!(
+            game.frames
+                .recv_timeout(Duration::from_secs(15))
+                .map(u64::from),
+            Ok(at)
+        );
+        let took = closed.elapsed();
+        println!("the program went on {took:?} after its page closed");
+        assert!(took >= RELOAD * 2 / 3, "went on after {took:?}");
+        assert!(took < RELOAD * 3, "went on only after {took:?}");
+        game.end();
+    });
+}
+
+#[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
+fn after_the_list_is_edited_the_page_names_the_breakpoint_that_stopped_the_program() {
+    let (at, agent) = *first_guards().iter().max().unwrap();
+    let server = LiveServer::start(0).expect("a loopback port");
+    let url = server.url();
+    let (mut recorder, mut tick) = camp_program();
+    with_browser(|client| async move {
+        let mut server = server;
+        open_live(&client, &server, &url).await;
+        for t in 0..2 {
+            tick(t, &mut recorder);
+            server.frame(&recorder);
+        }
+        until(
+            &client,
+            "return !!(window.btLive.state() && window.btLive.state().framing);",
+            "the page never showed the controls",
+        )
+        .await;
+        // Agents 0 and 1 make no error: the second breakpoint fires.
+        add_breakpoint(&client, "error", "", "0").await;
+        until_listed(&client, 1).await;
+        add_breakpoint(&client, "enter", "GUARD", &agent.to_string()).await;
+        until_listed(&client, 2).await;
+        add_breakpoint(&client, "error", "", "1").await;
+        until_listed(&client, 3).await;
+        let game = Game::start(server, 2, move |t, server| {
+            tick(t, &mut recorder);
+            server.frame(&recorder);
+        });
+        until(
+            &client,
+            "return window.btLive.state().paused === true;",
+            "the program never stopped",
+        )
+        .await;
+        assert_eq!(game.settled().map(u64::from), Some(at - 1));
+        let guard = format!("(GUARD entered, agent #{agent}) fired for agent #{agent}");
+        let text = said(&client).await;
+        assert!(text.contains(&format!("breakpoint 2 {guard}")), "{text}");
+        let fired = js(
+            &client,
+            "return [...document.querySelectorAll('#bp-list li')].map(li => li.classList.contains('fired'));",
+        )
+        .await;
+        assert_eq!(fired, json!([false, true, false]));
+
+        // The first one removed: the one that fired is the first now.
+        js(
+            &client,
+            "document.querySelectorAll('.bp-remove')[0].click();",
+        )
+        .await;
+        until_listed(&client, 2).await;
+        let text = said(&client).await;
+        assert!(text.contains(&format!("breakpoint 1 {guard}")), "{text}");
+        // The user looks elsewhere and edits again: the page stays there.
+        js(&client, &format!("btViewer.seek({});", at - 3)).await;
+        js(
+            &client,
+            "document.querySelectorAll('.bp-remove')[1].click();",
+        )
+        .await;
+        until_listed(&client, 1).await;
+        assert!(
+            said(&client)
+                .await
+                .contains(&format!("breakpoint 1 {guard}"))
+        );
+        assert_eq!(
+            js(&client, "return btViewer.state().cursor;").await,
+            json!(at - 3)
+        );
+        // Removed: still named, as removed.
+        js(
+            &client,
+            "document.querySelectorAll('.bp-remove')[0].click();",
+        )
+        .await;
+        until_listed(&client, 0).await;
+        let text = said(&client).await;
+        assert!(
+            text.contains(&format!("a breakpoint since removed {guard}")),
+            "{text}"
+        );
+        assert_eq!(js(&client, "return window.btErrors;").await, json!([]));
+        click(&client, "#live-resume").await;
+        assert_eq!(
+            game.frames
+                .recv_timeout(Duration::from_secs(5))
+                .map(u64::from),
+            Ok(at)
+        );
+        client.goto("about:blank").await.unwrap();
+        game.end();
+    });
+}
+
+#[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
+fn with_many_breakpoints_the_live_bar_leaves_the_lanes_in_view() {
+    let mut server = LiveServer::start(0).expect("a loopback port");
+    let url = server.url();
+    let (mut recorder, mut tick) = camp_program();
+    with_browser(|client| async move {
+        open_live(&client, &server, &url).await;
+        for t in 0..40 {
+            tick(t, &mut recorder);
+            server.frame(&recorder);
+        }
+        until(
+            &client,
+            "return !!(window.btLive.state() && window.btLive.state().framing);",
+            "the page never showed the controls",
+        )
+        .await;
+        until_last(&client, 39).await;
+        for n in [1, 3, 8] {
+            js(
+                &client,
+                &format!(
+                    "window.btLive.send({{op: 'breakpoints', set: [...Array({n}).keys()]\
+                     .map(i => ({{on: 'enter', decider: 'GUARD', agent: i % {AGENTS}}}))}});"
+                ),
+            )
+            .await;
+            until_listed(&client, n).await;
+            // Two frames: the page lays itself out again.
+            js(
+                &client,
+                "return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))));",
+            )
+            .await;
+            let rects = js(
+                &client,
+                "const r = id => { const b = document.getElementById(id).getBoundingClientRect();\
+                 return {top: b.top, bottom: b.bottom, height: b.height}; };\
+                 return {bar: r('live-bar'), timeline: r('timeline'), lanes: r('lanes'),\
+                 drawn: btViewer.drawn().length, rows: btViewer.rows().length};",
+            )
+            .await;
+            println!("{n} breakpoints: {rects}");
+            let at = |k: &str, f: &str| rects[k][f].as_f64().unwrap();
+            // Every lane of the six agents recorded is in the page, and the
+            // lanes' box is above the bar.
+            assert_eq!(rects["rows"], json!(AGENTS), "{rects}");
+            assert!(at("timeline", "height") >= 100.0, "{n}: {rects}");
+            assert!(
+                at("timeline", "bottom") <= at("bar", "top") + 0.5,
+                "{n} breakpoints: the bar covers the lanes: {rects}"
+            );
+            let lanes_seen = at("lanes", "bottom").min(at("timeline", "bottom"));
+            assert!(lanes_seen <= at("bar", "top") + 0.5, "{n}: {rects}");
+        }
+        assert_eq!(js(&client, "return window.btErrors;").await, json!([]));
+        drop(server);
+    });
+}
+
+/// The camp recorded on lanes, as an engine records entities that come
+/// and go: creatures 0, 1 and 2 from the start (ids 100, 101, 102),
+/// creature 3 (id `LATE`) from tick `COMES` on.
+struct Newcomers {
+    agents: Vec<Creature>,
+    memories: Vec<scene::CampMemory>,
+    recorder: FlightRecorder,
+    lanes: Vec<Option<usize>>,
+}
+
+const LATE: u32 = 103;
+const COMES: u32 = 30;
+
+impl Newcomers {
+    fn new() -> Self {
+        let (agents, memories) = crowd(4);
+        let mut recorder = FlightRecorder::with_lanes(&CAMP, 4, Capacity::new(400, 16));
+        let lanes = (0..4)
+            .map(|i| (i < 3).then(|| recorder.assign(100 + i).unwrap()))
+            .collect();
+        Newcomers {
+            agents,
+            memories,
+            recorder,
+            lanes,
+        }
+    }
+
+    fn tick(&mut self, t: u32) {
+        if t == COMES {
+            self.lanes[3] = self.recorder.assign(LATE);
+        }
+        self.recorder.begin_frame();
+        for (i, lane) in self.lanes.iter().enumerate() {
+            self.agents[i].step();
+            if let Some(lane) = *lane {
+                let input = self.agents[i].input(i, t);
+                self.recorder
+                    .tick_lane(
+                        lane,
+                        &CAMP,
+                        &mut self.agents[i],
+                        &mut self.memories[i],
+                        &input,
+                    )
+                    .unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(
+    no_browser,
+    ignore = "needs Chromium and chromedriver: apt-get install chromium chromium-driver"
+)]
+fn a_breakpoint_on_an_agent_that_is_not_recorded_says_so_in_the_page() {
+    // Offline: the newcomer's first tick that enters a decider, and that
+    // decider.
+    let mut offline = Newcomers::new();
+    for t in 0..COMES + 10 {
+        offline.tick(t);
+    }
+    let doc: Value = serde_json::from_str(&offline.recorder.export().to_json()).unwrap();
+    let late = doc["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["agent"] == LATE)
+        .expect("the newcomer's lane");
+    let (at, entered) = late["ticks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|tk| {
+            let e = tk[6].as_array().unwrap().chunks(4).find(|e| e[0] == 4)?;
+            Some((tk[0].as_u64().unwrap(), e[2].as_u64().unwrap()))
+        })
+        .expect("the newcomer enters a decider");
+    let decider = doc["tree"]["items"][entered as usize]["name"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let server = LiveServer::start(0).expect("a loopback port");
+    let url = server.url();
+    let (mut recorder, mut tick) = camp_program();
+    let lanes_server = LiveServer::start(0).expect("a loopback port");
+    let lanes_url = lanes_server.url();
+    let mut world = Newcomers::new();
+    with_browser(|client| async move {
+        // A recorder that watches six agents: a seventh is refused.
+        let mut server = server;
+        open_live(&client, &server, &url).await;
+        for t in 0..2 {
+            tick(t, &mut recorder);
+            server.frame(&recorder);
+        }
+        until(
+            &client,
+            "return !!(window.btLive.state() && window.btLive.state().framing);",
+            "the page never showed the controls",
+        )
+        .await;
+        assert!(!recorder.is_watched(99));
+        add_breakpoint(&client, "enter", "GUARD", "99").await;
+        until(
+            &client,
+            "return window.btLive.error() !== '';",
+            "the page said nothing",
+        )
+        .await;
+        let error = js(
+            &client,
+            "return document.getElementById('live-error').textContent;",
+        )
+        .await;
+        assert!(
+            error
+                .as_str()
+                .unwrap()
+                .contains("breakpoint 1: agent #99 is not recorded"),
+            "{error}"
+        );
+        assert_eq!(
+            js(&client, "return window.btLive.state().breakpoints.length;").await,
+            json!(0)
+        );
+        drop(server);
+
+        // A recorder on lanes: the newcomer's breakpoint waits for it,
+        // and the page says so.
+        let mut server = lanes_server;
+        open_live(&client, &server, &lanes_url).await;
+        for t in 0..2 {
+            world.tick(t);
+            server.frame(&world.recorder);
+        }
+        until(
+            &client,
+            "return !!(window.btLive.state() && window.btLive.state().framing);",
+            "the page never showed the controls",
+        )
+        .await;
+        add_breakpoint(&client, "enter", &decider, &LATE.to_string()).await;
+        until_listed(&client, 1).await;
+        let item = "return document.querySelector('#bp-list li').textContent;";
+        let listed = js(&client, item).await;
+        assert!(
+            listed
+                .as_str()
+                .unwrap()
+                .contains(&format!("agent #{LATE} is not recorded now")),
+            "{listed}"
+        );
+        assert_eq!(
+            js(&client, "return window.btLive.error();").await,
+            json!("")
+        );
+        let game = Game::start(server, 2, move |t, server| {
+            world.tick(t);
+            server.frame(&world.recorder);
+        });
+        until(
+            &client,
+            "return window.btLive.state().paused === true;",
+            "the program never stopped",
+        )
+        .await;
+        assert_eq!(game.settled().map(u64::from), Some(at - 1));
+        let control = js(&client, "return window.btLive.state();").await;
+        assert_eq!(
+            control["hit"],
+            json!({"breakpoint": 0, "agent": LATE, "tick": at}),
+            "{control}"
+        );
+        let listed = js(&client, item).await;
+        assert!(
+            !listed.as_str().unwrap().contains("not recorded"),
+            "{listed}"
+        );
+        let text = said(&client).await;
+        assert!(text.contains(&format!("tick {at}")), "{text}");
+        assert!(text.contains(&format!("fired for agent #{LATE}")), "{text}");
+        assert_eq!(
+            js(&client, "return btViewer.state().cursor;").await,
+            json!(at)
+        );
+        click(&client, "#live-resume").await;
+        assert_eq!(
+            game.frames
+                .recv_timeout(Duration::from_secs(5))
+                .map(u64::from),
+            Ok(at)
+        );
+        client.goto("about:blank").await.unwrap();
+        game.end();
     });
 }

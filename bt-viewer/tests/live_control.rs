@@ -2,7 +2,8 @@
 //! step and resume; breakpoints of each kind, which stop the game at the
 //! end of the tick where they fire; a page that leaves lets the game go
 //! on; with no page, `frame` neither waits nor copies; control requests
-//! come only from the page served on loopback.
+//! come only from the page served on loopback; the lanes a page asks to
+//! follow come whatever their size.
 //!
 //! The game runs in a thread of its own, calling `LiveServer::frame` after
 //! each tick; the test plays the page.
@@ -121,6 +122,16 @@ impl Page {
         }
     }
 
+    /// The next `control` event.
+    fn control(&mut self) -> Value {
+        loop {
+            let (name, data) = self.next();
+            if name == "control" {
+                return serde_json::from_str(&data).unwrap();
+            }
+        }
+    }
+
     fn send(&self, body: Value) -> (u16, String) {
         control(self.addr, &self.token, body)
     }
@@ -199,6 +210,14 @@ impl Camp {
             broken: None,
         }
     }
+
+    /// A camp of `n` whose recorder watches `watched` only.
+    fn watching(n: usize, watched: &[usize]) -> Self {
+        Camp {
+            recorder: FlightRecorder::new(&CAMP, n, Watch::Agents(watched), Capacity::new(500, 16)),
+            ..Camp::new(n)
+        }
+    }
 }
 
 impl World for Camp {
@@ -213,6 +232,64 @@ impl World for Camp {
                     c.input(i, t)
                 }
             });
+    }
+
+    fn recorder(&self) -> &FlightRecorder {
+        &self.recorder
+    }
+}
+
+/// A camp recorded on lanes, as an engine records entities that come and
+/// go: creatures 0, 1 and 2 are there from the start (ids 100, 101 and
+/// 102), creature 3 (id 103) comes at tick `comes`.
+struct Newcomers {
+    agents: Vec<Creature>,
+    memories: Vec<CampMemory>,
+    recorder: FlightRecorder,
+    comes: u32,
+    lanes: Vec<Option<usize>>,
+}
+
+impl Newcomers {
+    const LATE: u32 = 103;
+
+    fn new(comes: u32) -> Self {
+        let (agents, memories) = crowd(4);
+        let mut recorder = FlightRecorder::with_lanes(&CAMP, 4, Capacity::new(500, 16));
+        let lanes = (0..4)
+            .map(|i| (i < 3).then(|| recorder.assign(100 + i).unwrap()))
+            .collect();
+        Newcomers {
+            agents,
+            memories,
+            recorder,
+            comes,
+            lanes,
+        }
+    }
+}
+
+impl World for Newcomers {
+    fn tick(&mut self, t: u32) {
+        if t == self.comes {
+            self.lanes[3] = self.recorder.assign(Self::LATE);
+        }
+        self.recorder.begin_frame();
+        for (i, lane) in self.lanes.iter().enumerate() {
+            self.agents[i].step();
+            if let Some(lane) = *lane {
+                let input = self.agents[i].input(i, t);
+                self.recorder
+                    .tick_lane(
+                        lane,
+                        &CAMP,
+                        &mut self.agents[i],
+                        &mut self.memories[i],
+                        &input,
+                    )
+                    .unwrap();
+            }
+        }
     }
 
     fn recorder(&self) -> &FlightRecorder {
@@ -496,7 +573,11 @@ fn stops_at<W: World>(world: W, breakpoint: Value, at: u64, agent: u64) {
         c["hit"],
         json!({"breakpoint": 0, "agent": agent, "tick": at})
     );
-    assert_eq!(c["breakpoints"], json!([breakpoint]));
+    // As set, with the id the server gave it.
+    let mut shown = c["breakpoints"].clone();
+    let id = shown[0].as_object_mut().unwrap().remove("id");
+    assert!(id.is_some_and(|id| id.is_u64()), "{c}");
+    assert_eq!(shown, json!([breakpoint]));
     // The frames of the ticks before it returned; its own did not.
     let mut last = None;
     while let Some(t) = game.next(QUIET) {
@@ -637,23 +718,240 @@ fn a_breakpoint_on_a_deferred_action_launched_stops_at_its_tick() {
     );
 }
 
-// ---------- nobody watching ----------
+/// The ids of the breakpoints of a `control` event.
+fn ids(c: &Value) -> Vec<u64> {
+    c["breakpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].as_u64().expect("a breakpoint's id"))
+        .collect()
+}
 
 #[test]
-fn closing_the_page_while_paused_lets_the_game_go_on_within_a_second() {
+fn the_status_names_the_breakpoint_that_fired_after_the_list_is_edited() {
+    let broken = || {
+        let mut camp = Camp::new(4);
+        camp.broken = Some((3, 9));
+        camp
+    };
+    let (at, agent) = first_event(broken(), 20, 2, |tk, _| tk[4].as_u64().unwrap() >> 1 != 0);
+    let (server, world, mut page) = followed(broken(), 2);
+    // Agents 0 and 1 make no error: the second breakpoint fires.
+    let (a, b, c) = (
+        json!({"on": "error", "agent": 0}),
+        json!({"on": "error"}),
+        json!({"on": "error", "agent": 1}),
+    );
+    ok(page.send(json!({"op": "breakpoints", "set": [a, b, c]})));
+    let game = Game::start(server, world, 2, 10_000);
+    let stopped = page.paused();
+    assert_eq!(
+        stopped["hit"],
+        json!({"breakpoint": 1, "agent": agent, "tick": at}),
+        "{stopped}"
+    );
+    let set = stopped["breakpoints"].clone();
+    let id = ids(&stopped);
+    assert!(id[0] != id[1] && id[1] != id[2] && id[0] != id[2], "{id:?}");
+    assert_eq!(stopped["fired"], set[1], "{stopped}");
+    assert_eq!(set[1]["on"], "error");
+
+    // The first one removed: the one that fired is the first now.
+    ok(page.send(json!({"op": "breakpoints", "set": [set[1], set[2]]})));
+    let edited = page.control();
+    assert_eq!(ids(&edited), [id[1], id[2]], "{edited}");
+    assert_eq!(
+        edited["hit"],
+        json!({"breakpoint": 0, "agent": agent, "tick": at}),
+        "{edited}"
+    );
+    assert_eq!(edited["fired"], set[1], "{edited}");
+    assert_eq!(edited["paused"], true);
+
+    // Removed: it has no place in the list, and is still named.
+    ok(page.send(json!({"op": "breakpoints", "set": [set[2]]})));
+    let edited = page.control();
+    assert_eq!(ids(&edited), [id[2]], "{edited}");
+    assert_eq!(edited["hit"]["breakpoint"], Value::Null, "{edited}");
+    assert_eq!(edited["fired"], set[1], "{edited}");
+
+    // One alike but set anew is another breakpoint.
+    ok(page.send(json!({"op": "breakpoints", "set": [set[2], b]})));
+    let edited = page.control();
+    let now = ids(&edited);
+    assert!(now[0] == id[2] && !id.contains(&now[1]), "{edited}");
+    assert_eq!(edited["hit"]["breakpoint"], Value::Null, "{edited}");
+
+    // An id the server did not give, or given twice, is refused.
+    for (set, says) in [
+        (
+            json!([{"id": 999, "on": "error"}]),
+            "breakpoint 1: no breakpoint has id 999",
+        ),
+        (json!([set[2], set[2]]), "breakpoint 2: id"),
+    ] {
+        let (status, why) = page.send(json!({"op": "breakpoints", "set": set}));
+        assert_eq!(status, 400, "{why}");
+        assert!(why.contains(says), "{why}");
+    }
+    // Still paused where it stopped.
+    assert_eq!(game.drain().map(u64::from), Some(at - 1));
+    ok(page.send(json!({"op": "breakpoints", "set": []})));
+    ok(page.send(json!({"op": "resume"})));
+    assert_eq!(game.next(Duration::from_secs(5)).map(u64::from), Some(at));
+    drop(page);
+}
+
+#[test]
+fn a_breakpoint_on_an_agent_the_recorder_never_records_is_refused_naming_it() {
+    for camp in [Camp::new(4), Camp::watching(6, &[1, 3])] {
+        // What the recorder says: agent 5 is not one it records.
+        assert!(!camp.recorder.is_watched(5));
+        let watched = (0..6).find(|&i| camp.recorder.is_watched(i)).unwrap();
+        let (_server, _camp, mut page) = followed(camp, 2);
+        let (status, why) = page.send(json!({"op": "breakpoints", "set": [
+            {"on": "error"},
+            {"on": "enter", "decider": "GUARD", "agent": 5},
+        ]}));
+        assert_eq!(status, 400, "{why}");
+        assert!(
+            why.contains("breakpoint 2: agent #5 is not recorded"),
+            "{why}"
+        );
+        assert!(why.contains("never fire"), "{why}");
+        // An agent it records is taken.
+        let bp = json!({"on": "enter", "decider": "GUARD", "agent": watched});
+        ok(page.send(json!({"op": "breakpoints", "set": [bp]})));
+        let c = loop {
+            let c = page.control();
+            if c["breakpoints"].as_array().unwrap().len() == 1 {
+                break c;
+            }
+        };
+        assert_eq!(c["breakpoints"][0]["agent"], watched, "{c}");
+        assert_eq!(c["unrecorded"], json!([]), "{c}");
+    }
+}
+
+#[test]
+fn a_breakpoint_on_an_agent_not_recorded_yet_waits_for_it_and_fires() {
+    const COMES: u32 = 20;
+    // Offline: the newcomer's first tick that enters a decider, and that
+    // decider.
+    let mut world = Newcomers::new(COMES);
+    for t in 0..COMES + 10 {
+        world.tick(t);
+    }
+    let doc: Value = serde_json::from_str(&world.recorder.export().to_json()).unwrap();
+    let late = doc["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["agent"] == Newcomers::LATE)
+        .expect("the newcomer's lane");
+    let (at, entered) = late["ticks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|tk| {
+            let events = tk[6].as_array().unwrap();
+            let e = events.chunks(4).find(|e| e[0] == 4)?;
+            Some((tk[0].as_u64().unwrap(), e[2].as_u64().unwrap()))
+        })
+        .expect("the newcomer enters a decider");
+    assert!(at >= u64::from(COMES), "{at}");
+    let decider = doc["tree"]["items"][entered as usize]["name"].clone();
+
+    let (server, world, mut page) = followed(Newcomers::new(COMES), 2);
+    let bp = json!({"on": "enter", "decider": decider, "agent": Newcomers::LATE});
+    ok(page.send(json!({"op": "breakpoints", "set": [bp]})));
+    // Taken, and marked: its agent is not recorded now.
+    let c = loop {
+        let c = page.control();
+        if c["breakpoints"].as_array().unwrap().len() == 1 {
+            break c;
+        }
+    };
+    let id = ids(&c)[0];
+    assert_eq!(c["unrecorded"], json!([id]), "{c}");
+    let game = Game::start(server, world, 2, 10_000);
+    let c = page.paused();
+    assert_eq!(c["why"], "breakpoint", "{c}");
+    assert_eq!(
+        c["hit"],
+        json!({"breakpoint": 0, "agent": Newcomers::LATE, "tick": at}),
+        "{c}"
+    );
+    assert_eq!(c["unrecorded"], json!([]), "{c}");
+    let mut last = None;
+    while let Some(t) = game.next(QUIET) {
+        last = Some(t);
+    }
+    assert_eq!(last.map(u64::from), Some(at - 1));
+    ok(page.send(json!({"op": "resume"})));
+    assert_eq!(game.next(Duration::from_secs(5)).map(u64::from), Some(at));
+    drop(page);
+}
+
+// ---------- nobody watching ----------
+
+/// How long a paused game whose last page closed waits for one to come
+/// back (a reload), as the docs say.
+const RELOAD: Duration = Duration::from_secs(3);
+
+#[test]
+fn closing_the_page_while_paused_lets_the_game_go_on_after_the_grace_for_a_reload() {
     let (server, camp, mut page) = followed(Camp::new(4), 2);
     let game = Game::start(server, camp, 2, 100_000);
     game.until(3);
     ok(page.send(json!({"op": "pause"})));
-    page.paused();
+    let at = page.paused()["tick"].as_u64().unwrap() as u32;
     game.drain();
     assert_eq!(game.next(QUIET), None);
     let closed = Instant::now();
     drop(page);
-    assert!(game.next(Duration::from_secs(1)).is_some(), "still paused");
-    assert!(closed.elapsed() < Duration::from_secs(1));
+    // Room for a reload: still paused two thirds of the grace on.
+    assert_eq!(
+        game.next(RELOAD * 2 / 3),
+        None,
+        "went on before the grace for a reload"
+    );
+    assert_eq!(game.next(Duration::from_secs(10)), Some(at), "still paused");
+    let took = closed.elapsed();
+    println!("the game went on {took:?} after its page closed");
+    assert!(took >= RELOAD, "went on after {took:?}");
+    assert!(took < RELOAD * 2, "went on only after {took:?}");
     // And it runs on.
     assert!(game.next(Duration::from_secs(1)).is_some());
+}
+
+#[test]
+fn a_page_that_comes_back_within_the_grace_finds_the_game_paused_at_its_tick() {
+    let (server, camp, mut page) = followed(Camp::new(4), 2);
+    let addr = server.addr();
+    let game = Game::start(server, camp, 2, 100_000);
+    game.until(5);
+    ok(page.send(json!({"op": "pause"})));
+    let c = page.paused();
+    let at = c["tick"].as_u64().unwrap() as u32;
+    assert_eq!(game.drain(), Some(at - 1));
+    // A reload: the page closes, and comes again.
+    drop(page);
+    std::thread::sleep(Duration::from_millis(300));
+    let mut page = Page::open(addr);
+    assert_eq!(page.next().0, "recording");
+    let again = page.paused();
+    assert_eq!(again["tick"], at, "{again}");
+    assert_eq!(again["why"], "pause", "{again}");
+    // It holds the game past the grace, as the first page did.
+    let answered = page.answer_beats(RELOAD + Duration::from_secs(1));
+    assert!(answered >= 8, "{answered} beats");
+    assert_eq!(game.next(Duration::from_millis(1)), None, "went on");
+    ok(page.send(json!({"op": "resume"})));
+    assert_eq!(game.next(Duration::from_secs(5)), Some(at));
+    assert_eq!(game.next(Duration::from_secs(5)), Some(at + 1));
+    drop(page);
 }
 
 /// How long a paused game may wait for a page that stopped reading: the
@@ -844,7 +1142,7 @@ fn control_requests_come_only_from_the_page_on_loopback() {
         (json!({"op": "jump"}), "unknown variant `jump`"),
         (
             json!({"op": "breakpoints", "set": [{"on": "enter"}]}),
-            "breakpoint 0: `enter` needs a decider",
+            "breakpoint 1: `enter` needs a decider",
         ),
         (
             json!({"op": "breakpoints", "set": [{"on": "enter", "decider": "NOBODY"}]}),
@@ -932,4 +1230,67 @@ fn cost_of_frame_with_no_page_next_to_publish() {
 fn the_server_can_be_shared_between_threads() {
     fn shared<T: Send + Sync>() {}
     shared::<LiveServer>();
+}
+
+// ---------- the lanes a page follows ----------
+
+/// A page that names lanes to follow gets their kept ticks in a `lanes`
+/// event, however large: the answer to its own request does not count as
+/// falling behind, and its stream goes on.
+#[test]
+fn a_lanes_event_larger_than_the_backlog_does_not_drop_the_page_that_asked() {
+    let limits = bt_viewer::Limits {
+        backlog_bytes: 8 << 10,
+        ..bt_viewer::Limits::default()
+    };
+    let mut server = LiveServer::start_with(0, limits).expect("a loopback port");
+    let addr = server.addr();
+    let mut camp = Camp::new(40);
+    for t in 0..100 {
+        camp.tick(t);
+    }
+    let token = token(addr);
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(s, "GET /events?first=1 HTTP/1.1\r\nHost: localhost\r\n\r\n").unwrap();
+    let mut events = BufReader::new(s);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.clients() == 0 {
+        assert!(Instant::now() < deadline, "the page never followed");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    server.publish(&camp.recorder);
+    let crowd = loop {
+        let (name, data) = sse::next_event(&mut events);
+        if name == "crowd" {
+            break serde_json::from_str::<Value>(&data).unwrap();
+        }
+    };
+    let agents = crowd["agents"].clone();
+    assert_eq!(agents.as_array().unwrap().len(), 40);
+    let body = json!({ "stream": crowd["stream"], "agents": agents }).to_string();
+    ok(exchange(
+        addr,
+        &format!(
+            "POST /view HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+             X-Bt-Token: {token}"
+        ),
+        &body,
+    ));
+    let (name, data) = sse::next_event(&mut events);
+    assert_eq!(name, "lanes");
+    assert!(data.len() > 8 << 10, "{} bytes", data.len());
+    let lanes: Value = serde_json::from_str(&data).unwrap();
+    assert_eq!(
+        lanes["agents"].as_array().unwrap().len(),
+        39,
+        "the 39 it did not follow"
+    );
+    // The stream goes on, with every lane's new tick.
+    camp.tick(100);
+    server.publish(&camp.recorder);
+    let (name, data) = sse::next_event(&mut events);
+    assert_eq!(name, "ticks", "{data}");
+    let ticks: Value = serde_json::from_str(&data).unwrap();
+    assert_eq!(ticks["agents"].as_array().unwrap().len(), 40);
 }

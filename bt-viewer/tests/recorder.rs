@@ -1,6 +1,7 @@
 //! The flight recorder: it ticks exactly as bt-core does, keeps the last
 //! K ticks whole, and what it keeps is what the tick did.
 
+mod embedded;
 mod scene;
 
 use bt_core::{Event, TickInput, Tracer, tick_all, tick_traced};
@@ -218,12 +219,18 @@ fn a_released_lane_is_given_again_only_once_its_ticks_are_overwritten() {
     assert_eq!(ticks(&json, 0)[0][0], 5);
 }
 
-/// Collects the events the recorder keeps.
+/// Collects the events the recorder keeps: a `decide`'s value that
+/// rejects is kept in its rejection, so it is kept here beside the line of
+/// the rejection, by its place.
 #[derive(Default)]
-struct Kept(Vec<String>);
+struct Kept(Vec<String>, Vec<(usize, f32)>);
 
 impl Tracer for Kept {
     fn event(&mut self, event: &Event) {
+        if let Event::Declined { value, .. } = *event {
+            self.1.push((self.0.len(), value));
+            return;
+        }
         let kept = !matches!(
             event,
             Event::Start { .. }
@@ -246,6 +253,7 @@ fn kept_ticks_hold_the_events_and_the_active_path_of_the_tick() {
     let (mut twins, mut twin_mem) = crowd(2);
     let mut recorder = FlightRecorder::new(&CAMP, 2, Watch::All, Capacity::new(300, 40));
     let mut lines = Vec::new();
+    let mut declined = Vec::new();
     let mut paths = Vec::new();
     for t in 0..300 {
         agents.iter_mut().for_each(Creature::step);
@@ -255,6 +263,7 @@ fn kept_ticks_hold_the_events_and_the_active_path_of_the_tick() {
         let input = twins[1].input(1, t);
         tick_traced(&CAMP, &mut twins[1], &mut twin_mem[1], &input, &mut kept).unwrap();
         lines.push(kept.0);
+        declined.push(kept.1);
         let now = scene::now(t);
         paths.push(
             twin_mem[1]
@@ -272,6 +281,7 @@ fn kept_ticks_hold_the_events_and_the_active_path_of_the_tick() {
             .to_owned()
     };
     let mut kinds_seen = std::collections::BTreeSet::new();
+    let mut declined_seen = 0;
     for (t, tick) in ticks(&json, 1).iter().enumerate() {
         let events = tick[6].as_array().unwrap();
         assert_eq!(
@@ -313,6 +323,17 @@ fn kept_ticks_hold_the_events_and_the_active_path_of_the_tick() {
                     "tick {t}: {reason} vs {line}"
                 );
             }
+            // A `decide` that rejects keeps its value, as one that accepts.
+            if kind == "reject" && line.ends_with("(decide)") {
+                let place = lines[t].iter().position(|l| l == line).unwrap();
+                let value = declined[t]
+                    .iter()
+                    .find(|&&(at, _)| at == place)
+                    .map(|&(_, v)| v)
+                    .expect("bt-core's value for the rejection");
+                assert_eq!(k[3].as_f64(), Some(f64::from(value)), "tick {t}: {line}");
+                declined_seen += 1;
+            }
         }
         let path = tick[5].as_array().unwrap();
         let got: Vec<_> = path
@@ -344,6 +365,10 @@ fn kept_ticks_hold_the_events_and_the_active_path_of_the_tick() {
             "the scene never shows `{kind}`: {kinds_seen:?}"
         );
     }
+    assert!(
+        declined_seen > 0,
+        "the scene never shows a `decide` rejecting"
+    );
 }
 
 #[test]
@@ -502,23 +527,22 @@ fn markup_recording() -> String {
 fn decider_names_like_markup_cannot_end_or_hide_the_page_script() {
     let json = markup_recording();
     let page = bt_viewer::page_with(&json);
-    let open = r#"<script id="recording" type="application/json">"#;
-    let start = page.find(open).expect("the embedded recording") + open.len();
-    let len = page[start..].find("</script>").expect("its end");
-    let embedded = &page[start..start + len];
+    let (_, embedded) = embedded::element(&page, "recording").expect("the embedded recording");
     // Nothing inside can open a tag, a comment or an entity...
     assert!(
         !embedded.contains(['<', '>', '&']),
         "markup left in the embedded recording"
     );
     // ...and it reads as the same recording, names and all.
-    let read: Value = serde_json::from_str(embedded).expect("the embedded JSON");
+    let text = embedded::embedded_recording(&page, "recording");
+    let read: Value = serde_json::from_str(&text).expect("the embedded JSON");
     assert_eq!(read, serde_json::from_str::<Value>(&json).unwrap());
     for (k, name) in MARKUP_NAMES.iter().enumerate() {
         assert_eq!(read["tree"]["items"][k]["name"], *name);
     }
     // The page's own script follows, whole.
-    let rest = &page[start + len..];
+    let end = embedded.as_ptr() as usize - page.as_ptr() as usize + embedded.len();
+    let rest = &page[end..];
     let tail = &bt_viewer::PAGE[bt_viewer::PAGE.find("<!--RECORDING-->").unwrap() + 16..];
     assert_eq!(rest.strip_prefix("</script>"), Some(tail));
 

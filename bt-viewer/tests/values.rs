@@ -269,3 +269,51 @@ fn lanes_record_values_as_watching_does() {
     assert_eq!(a["values"].as_array().unwrap().len(), 2);
     assert_eq!(a["values"], b["values"]);
 }
+
+/// Says a widened `f32` and an `f64` no `f32` holds.
+struct Widened(f32);
+
+impl AgentData for Widened {
+    fn record(&self, out: &mut DataOut<'_>) {
+        out.num("f32", f64::from(self.0));
+        out.num("f64", f64::from(self.0) + 0.1);
+    }
+}
+
+#[test]
+fn a_widened_f32_is_written_as_its_shortest_decimal_and_reads_back_exactly() {
+    use bt_core::{TickInput, tree};
+    tree! { ONE: Widened = widened_root::LEAF }
+    mod widened_root {
+        use super::Widened;
+        bt_core::behavior! { WAIT: Widened }
+        bt_core::decider! { pub LEAF: Widened => WAIT }
+    }
+    let xs = [0.1f32, 2.764, 1e-7, 3.4e38, 16_777_217.0];
+    let mut agents: Vec<Widened> = xs.iter().map(|&x| Widened(x)).collect();
+    let mut memories: Vec<_> = (0..xs.len()).map(|i| ONE.new_memory(i as u64)).collect();
+    let mut recorder = FlightRecorder::new(&ONE, xs.len(), Watch::All, Capacity::new(2, 8))
+        .with_data(DataCapacity::new(2, 8));
+    recorder.tick_all_with_data(&ONE, &mut agents, &mut memories, |i, _| {
+        TickInput::new(0.0, 1.0).with_agent(i as u32)
+    });
+    let text = recorder.export().to_json();
+    let mut streamed = Vec::new();
+    recorder.write_json(&mut streamed).unwrap();
+    assert_eq!(String::from_utf8(streamed).unwrap(), text);
+    assert!(text.contains(r#""f32":[0.1]"#), "{text}");
+    assert!(text.contains(r#""f32":[2.764]"#), "{text}");
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    for (k, &x) in xs.iter().enumerate() {
+        let f = &doc["values"][k]["fields"];
+        assert_eq!(f["f32"][0].as_f64().unwrap() as f32, x);
+        let y = f64::from(x) + 0.1;
+        if f64::from(y as f32) == y {
+            continue;
+        }
+        // Written whole (serde_json reads it back to within an ulp).
+        let read = f["f64"][0].as_f64().unwrap();
+        assert!((read - y).abs() <= y.abs() * 1e-15, "{read} for {y}");
+        assert!(text.contains(&format!("{y}")), "{y} in {text}");
+    }
+}

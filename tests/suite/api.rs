@@ -221,7 +221,9 @@ fn staying_idle_is_traced_as_the_root_entered_and_left() {
     snapshot!(trace.text(), @r"
     tick agent=0 t=0.000 dt=1.000 decision=0x0 stimuli=0x0
       activate 0:IDLE_ROOT
+        decline 1:MAYBE_WORK = 0.000
         reject 1:MAYBE_WORK (decide)
+        decline 2:MAYBE_REST = 0.000
         reject 2:MAYBE_REST (decide)
       deactivate 0:IDLE_ROOT (no child can run)
       idle

@@ -47,13 +47,36 @@ pub struct Crowd<M: TreeMemory> {
     pub(crate) runs: u64,
     /// Brains that landed on an entity so far: the next one's seed.
     pub(crate) landed: u64,
+    /// The most brains a run ticks (`None`: every due brain).
+    pub(crate) budget: Option<u32>,
+    /// Room for a run's due brains, `(due since, agent id)`, under a budget.
+    pub(crate) due: Vec<(u64, u32)>,
+    /// The last run's schedule figures.
+    pub(crate) frame: RunFigures,
     _m: PhantomData<fn() -> M>,
+}
+
+/// What a run of a crowd's tick system scheduled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RunFigures {
+    /// Brains due in the run.
+    pub(crate) due: u64,
+    /// Due brains the budget left waiting.
+    pub(crate) waiting: u64,
+    /// The most runs a brain ticked in the run had waited past its due run.
+    pub(crate) longest_wait: u64,
 }
 
 impl<M: TreeMemory> BrainShared<M> {
     /// The crowd of `tree`, if a plugin runs it as `Brain<M>`.
     pub fn crowd(&self, tree: &'static M::Tree) -> Option<&Crowd<M>> {
         self.crowds.iter().find(|c| std::ptr::eq(c.tree, tree))
+    }
+
+    /// The crowd of `tree`, to change: its budget
+    /// ([`Crowd::set_budget`]).
+    pub fn crowd_mut(&mut self, tree: &'static M::Tree) -> Option<&mut Crowd<M>> {
+        self.crowds.iter_mut().find(|c| std::ptr::eq(c.tree, tree))
     }
 
     /// Every crowd of memory type `M`, one per tree, in the order their
@@ -135,7 +158,36 @@ impl<M: TreeMemory> Crowd<M> {
             last: [0; 4],
             runs: 0,
             landed: 0,
+            budget: None,
+            due: Vec::new(),
+            frame: RunFigures::default(),
             _m: PhantomData,
+        }
+    }
+
+    /// The most brains a run of the tick system ticks (`None`: no limit).
+    pub fn budget(&self) -> Option<u32> {
+        self.budget
+    }
+
+    /// Sets the most brains a run ticks, from the next run on (`None`:
+    /// every due brain ticks). The due brains beyond it wait for a later
+    /// run, the longest waiting first, then by agent id: with a budget of
+    /// `B` in every run and `N` brains, no brain ticks later than
+    /// `(N - 1) / B` runs (rounded down) after the run it was due in. A
+    /// budget of 0 ticks nothing (the crowd pauses; its due brains wait).
+    pub fn set_budget(&mut self, budget: Option<u32>) {
+        self.budget = budget;
+    }
+
+    /// The most runs a brain can wait past the run it is due in, with the
+    /// budget in every run and `brains` brains in the crowd: `(brains - 1)
+    /// / budget`, 0 without a budget, `None` with a budget of 0.
+    pub fn wait_bound(&self, brains: usize) -> Option<u64> {
+        match self.budget {
+            None => Some(0),
+            Some(0) => None,
+            Some(b) => Some(brains.saturating_sub(1) as u64 / u64::from(b)),
         }
     }
 
@@ -180,6 +232,7 @@ impl<M: TreeMemory> std::fmt::Debug for Crowd<M> {
 /// The entities of a crowd's brains, for a tree ticked in entity order (a
 /// tree with shared state): kept in index order, sorted again only after
 /// brains came or went.
+#[derive(Default)]
 pub(crate) struct Members {
     /// Whether the crowd keeps them (its tree is ticked in entity order).
     kept: bool,
@@ -232,6 +285,15 @@ impl Members {
 pub struct BrainStats<M> {
     /// Brains ticked.
     pub ticked: u64,
+    /// Brains due: those whose turn it was by their
+    /// [`TickRate`](crate::TickRate), those woken, and those an earlier
+    /// run's budget left waiting.
+    pub due: u64,
+    /// Due brains the budget left waiting for a later run.
+    pub waiting: u64,
+    /// The most runs a brain ticked in the last run had waited past the
+    /// run it was due in (0: every brain ticked on time).
+    pub longest_wait: u64,
     /// Brains idle after their tick.
     pub idle: u64,
     /// Brains whose active path changed.
@@ -248,6 +310,9 @@ impl<M> Default for BrainStats<M> {
     fn default() -> Self {
         BrainStats {
             ticked: 0,
+            due: 0,
+            waiting: 0,
+            longest_wait: 0,
             idle: 0,
             changed: 0,
             errors: 0,
@@ -266,15 +331,22 @@ impl<M: TreeMemory> BrainStats<M> {
         crowd.runs += 1;
         let mut sum = [0; 4];
         let mut runs = 0;
+        let mut frame = RunFigures::default();
         for c in &shared.crowds {
             for (s, n) in sum.iter_mut().zip(c.last) {
                 *s += n;
             }
             runs = runs.max(c.runs);
+            frame.due += c.frame.due;
+            frame.waiting += c.frame.waiting;
+            frame.longest_wait = frame.longest_wait.max(c.frame.longest_wait);
         }
         let [ticked, changed, idle, errors] = sum;
         *self = BrainStats {
             ticked,
+            due: frame.due,
+            waiting: frame.waiting,
+            longest_wait: frame.longest_wait,
             idle,
             changed,
             errors,

@@ -17,7 +17,9 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::system::InMut;
 use bevy_time::Time;
 
-use super::tick::{RecorderParam, Tally, Totals, WatchData, end_run, recorder_of, tick_watched};
+use super::tick::{
+    RecorderParam, Tally, Totals, WatchData, end_run, key, plan_run, recorder_of, tick_watched,
+};
 use super::{ActionMessage, BrainShared, BrainStats};
 use crate::adapter::TreeMemory;
 use crate::agent::BrainAgent;
@@ -44,27 +46,36 @@ pub(super) fn tick_in_order<M: TreeMemory, Se: SenseSource>(
     M::Agent: BrainAgent,
 {
     let k = *k;
-    let (now, dt) = (time.elapsed_secs_f64(), time.delta_secs());
     let shared = shared.bypass_change_detection();
     let crowd = &mut shared.crowds[k];
     let tree = crowd.tree();
-    let mut recorder = recorder_of(&mut recorder, tree);
-    let totals = Totals::default();
-    let mut tally = Tally::new(&totals);
-    let members = crowd.members.in_order(|&e| {
+    let mut members = std::mem::take(&mut crowd.members);
+    let order = members.in_order(|&e| {
         brains
             .get(e)
             .is_ok_and(|((_, brain, ..), ..)| std::ptr::eq(brain.memory.tree(), tree))
     });
-    for &entity in members {
+    let query = &mut brains;
+    let (plan, figures) = plan_run(&time, crowd, |r| {
+        (order.iter()).filter_map(move |&e| {
+            let ((entity, brain, _, senses, _, rate), ..) = query.get_mut(e).ok()?;
+            Some(key(r, entity, &brain, senses.as_ref(), rate))
+        })
+    });
+    let mut recorder = recorder_of(&mut recorder, tree);
+    let totals = Totals::default();
+    let mut tally = Tally::new(&totals);
+    for &entity in order {
         if let Ok(item) = brains.get_mut(entity) {
-            tick_watched::<M, Se>(now, dt, item, &mut recorder, &mut tally);
+            tick_watched::<M, Se>(plan, item, &mut recorder, &mut tally);
         }
     }
     drop(tally);
+    shared.crowds[k].members = members;
     end_run(
         k,
         &totals,
+        figures,
         recorder,
         shared,
         &mut stats,

@@ -16,11 +16,14 @@ use bevy_ecs::system::InMut;
 use bevy_time::Time;
 use bt_core::{TickError, TickReport};
 
-use super::{ActionMessage, ActionOutcome, BrainShared, BrainStats, forget_moved, route};
+use super::{
+    ActionMessage, ActionOutcome, BrainShared, BrainStats, Crowd, RunFigures, forget_moved, route,
+};
 use crate::adapter::{self, Input, TreeMemory};
 use crate::agent::{BrainAgent, DenseAgent};
 use crate::brain::{Brain, Decisions, SenseSource, agent_id};
 use crate::debug::{self, DebugBrain};
+use crate::rate::{Cut, Plan, TickRate, cut_of};
 #[cfg(feature = "viewer")]
 use crate::record::{BrainRecorder, Recorded};
 
@@ -79,17 +82,18 @@ impl Drop for Tally<'_> {
 }
 
 /// The query item of the tick: the entity, its brain, its flags, its
-/// senses and the agent's components.
+/// senses, the agent's components and its rate.
 pub(super) type TickData<M, Se> = (
     Entity,
     &'static mut Brain<M>,
     Option<&'static Decisions>,
     Option<&'static mut Se>,
     <<M as TreeMemory>::Agent as BrainAgent>::Data,
+    Option<&'static TickRate>,
 );
 
-/// The query of the chunked tick: as [`TickData`], but `Decisions` with
-/// write access (never used: the tick only reads them). bevy_ecs 0.20.1's
+/// The query of the chunked tick: as [`TickData`], but `Decisions` and
+/// [`TickRate`] with write access (never used: the tick only reads them). bevy_ecs 0.20.1's
 /// parallel chunk fetch of a read-only component checks the chunk's length
 /// against the whole table's in debug builds, and fails for every chunk but
 /// a table's only one; the mutable fetch has no such check.
@@ -99,41 +103,47 @@ type DenseData<M, Se> = (
     Option<&'static mut Decisions>,
     Option<&'static mut Se>,
     <<M as TreeMemory>::Agent as BrainAgent>::Data,
+    Option<&'static mut TickRate>,
 );
 
-/// Ticks one entity's brain: builds the input, runs the tick on the agent
-/// view (with `run`: a plain tick, a traced or a recorded one), keeps the
+/// Ticks one entity's brain if the run's plan says it is due: builds the
+/// input (with the brain's own `dt`), runs the tick on the agent view
+/// (with `run`: a plain tick, a traced or a recorded one), keeps the
 /// result. Marks the brain changed only when the active path changed.
+/// `None`: not ticked in this run.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn tick_one<M: TreeMemory, Se: SenseSource>(
-    now: f64,
-    dt: f32,
+    plan: Plan,
+    rate: Option<&TickRate>,
     entity: Entity,
     brain: &mut Mut<Brain<M>>,
     decision: u64,
     senses: Option<&mut Mut<Se>>,
     data: &mut bevy_ecs::query::QueryItem<'_, '_, <M::Agent as BrainAgent>::Data>,
     run: impl FnOnce(&mut M, &mut M::Agent, &Input) -> Result<TickReport, TickError>,
-) -> Result<TickReport, TickError>
+) -> Option<Result<TickReport, TickError>>
 where
     M::Agent: BrainAgent,
 {
+    let agent = agent_id(entity);
+    let sensed = senses.as_ref().is_some_and(|s| sensed(s));
+    let b = brain.bypass_change_detection();
+    let dt = plan.go(&mut b.turn, rate, agent, sensed)?;
     let input = Input {
-        now,
+        now: plan.now,
         dt,
-        agent: agent_id(entity),
+        agent,
         decision,
         stimuli: senses.map_or(0, |s| s.update_bits(dt)),
     };
-    let b = brain.bypass_change_detection();
     let result =
         <M::Agent as BrainAgent>::with_agent(data, |agent| run(&mut b.memory, agent, &input));
     b.last = result;
     if result.as_ref().map_or(true, TickReport::changed) {
         brain.set_changed();
     }
-    result
+    Some(result)
 }
 
 /// A plain tick, for [`tick_one`].
@@ -211,6 +221,51 @@ pub(super) fn recorder_of<'a, M: TreeMemory>(
     PhantomData
 }
 
+/// The plan of a run of `crowd`: its number and clock, and, under a
+/// budget (or while brains an earlier budget left wait), the cut taken
+/// from the `(due since, agent id)` of every brain of the crowd, which
+/// `keys` lists for run `r`, with the run's figures.
+pub(super) fn plan_run<M: TreeMemory, I: Iterator<Item = (Option<u64>, u32)>>(
+    time: &Time,
+    crowd: &mut Crowd<M>,
+    keys: impl FnOnce(u64) -> I,
+) -> (Plan, Option<RunFigures>) {
+    let r = crowd.runs;
+    let mut plan = Plan {
+        r,
+        cut: Cut::All,
+        now: time.elapsed_secs_f64(),
+        dt: time.delta_secs(),
+    };
+    if crowd.budget.is_none() && crowd.frame.waiting == 0 {
+        return (plan, None);
+    }
+    let (cut, figures) = cut_of(crowd.budget, &mut crowd.due, r, keys(r));
+    plan.cut = cut;
+    (plan, Some(figures))
+}
+
+/// Whether the game changed a brain's senses since the last run (not
+/// counting their arrival with the entity): that wakes the brain.
+#[inline]
+fn sensed<Se: SenseSource>(senses: &Mut<Se>) -> bool {
+    senses.is_changed() && !senses.is_added()
+}
+
+/// A brain's `(due since, agent id)` in run `r`, for [`plan_run`].
+#[inline]
+pub(super) fn key<M: TreeMemory, Se: SenseSource>(
+    r: u64,
+    entity: Entity,
+    brain: &Brain<M>,
+    senses: Option<&Mut<Se>>,
+    rate: Option<&TickRate>,
+) -> (Option<u64>, u32) {
+    let id = agent_id(entity);
+    let sensed = senses.is_some_and(sensed);
+    (brain.turn.due_since(rate, id, r, sensed), id)
+}
+
 /// Ticks every brain of crowd `k` of memory type `M` in parallel, entity
 /// by entity, then the watched ones, then forwards the deferred actions.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
@@ -228,18 +283,26 @@ pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource>(
     M::Agent: BrainAgent,
 {
     let k = *k;
-    let (now, dt) = (time.elapsed_secs_f64(), time.delta_secs());
     let shared = shared.bypass_change_detection();
     let tree = shared.crowds[k].tree();
     // Other trees' brains of the same memory type are in the queries too.
     let mixed = shared.crowds.len() > 1;
+    let (plan, figures) = plan_run(&time, &mut shared.crowds[k], |r| {
+        let own = move |brain: &Brain<M>| !mixed || std::ptr::eq(brain.memory.tree(), tree);
+        let a = (brains.iter_mut().filter(move |i| own(&i.1)))
+            .map(move |i| key(r, i.0, &i.1, i.3.as_ref(), i.5));
+        let b = (watched.iter_mut().filter(move |i| own(&i.0.1)))
+            .map(move |(i, ..)| key(r, i.0, &i.1, i.3.as_ref(), i.5));
+        a.chain(b)
+    });
     let totals = Totals::default();
-    per_entity::<M, Se>(&mut brains, now, dt, &totals, tree, mixed);
+    per_entity::<M, Se>(&mut brains, plan, &totals, tree, mixed);
     let mut recorder = recorder_of(&mut recorder, tree);
-    tick_after::<M, Se>(now, dt, &mut watched, &mut recorder, &totals, tree, mixed);
+    tick_after::<M, Se>(plan, &mut watched, &mut recorder, &totals, tree, mixed);
     end_run(
         k,
         &totals,
+        figures,
         recorder,
         shared,
         &mut stats,
@@ -265,15 +328,22 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
     M::Agent: DenseAgent,
 {
     let k = *k;
-    let (now, dt) = (time.elapsed_secs_f64(), time.delta_secs());
     let shared = shared.bypass_change_detection();
     let tree = shared.crowds[k].tree();
     let mixed = shared.crowds.len() > 1;
+    let (plan, figures) = plan_run(&time, &mut shared.crowds[k], |r| {
+        let own = move |brain: &Brain<M>| !mixed || std::ptr::eq(brain.memory.tree(), tree);
+        let a = (brains.iter_mut().filter(move |i| own(&i.1)))
+            .map(move |i| key(r, i.0, &i.1, i.3.as_ref(), i.5.as_deref()));
+        let b = (watched.iter_mut().filter(move |i| own(&i.0.1)))
+            .map(move |(i, ..)| key(r, i.0, &i.1, i.3.as_ref(), i.5));
+        a.chain(b)
+    });
     let totals = Totals::default();
     match brains.contiguous_par_iter_mut() {
         Ok(chunks) => chunks.for_each_init(
             || Tally::new(&totals),
-            |tally, (ids, mut brains, mut decisions, mut senses, mut data)| {
+            |tally, (ids, mut brains, mut decisions, mut senses, mut data, rates)| {
                 for (i, id) in ids.iter().enumerate() {
                     // The memories of the next few brains are on their
                     // way while this one ticks.
@@ -286,10 +356,21 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
                     if mixed && !std::ptr::eq(brains[i].memory.tree(), tree) {
                         continue;
                     }
+                    let agent = agent_id(*id);
+                    let sensed = senses.as_ref().is_some_and(|s| {
+                        let (last, this) = (s.last_run_tick(), s.this_run_tick());
+                        s.changed_ticks_slice()[i].is_newer_than(last, this)
+                            && !s.added_ticks_slice()[i].is_newer_than(last, this)
+                    });
+                    let turn = &mut brains.bypass_change_detection()[i].turn;
+                    let rate = rates.as_ref().map(|r| &r[i]);
+                    let Some(dt) = plan.go(turn, rate, agent, sensed) else {
+                        continue;
+                    };
                     let input = Input {
-                        now,
+                        now: plan.now,
                         dt,
-                        agent: agent_id(*id),
+                        agent,
                         decision: decisions
                             .as_mut()
                             .map_or(0, |d| d.bypass_change_detection()[i].0),
@@ -315,24 +396,34 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
         ),
         Err(_) => brains.par_iter_mut().for_each_init(
             || Tally::new(&totals),
-            |tally, (entity, mut brain, decisions, mut senses, mut data)| {
+            |tally, (entity, mut brain, decisions, mut senses, mut data, rate)| {
                 if mixed && !std::ptr::eq(brain.memory.tree(), tree) {
                     return;
                 }
                 let decision = decisions.map_or(0, |d| d.0);
                 let senses = senses.as_mut();
                 let r = tick_one::<M, Se>(
-                    now, dt, entity, &mut brain, decision, senses, &mut data, plain::<M>,
+                    plan,
+                    rate.as_deref(),
+                    entity,
+                    &mut brain,
+                    decision,
+                    senses,
+                    &mut data,
+                    plain::<M>,
                 );
-                tally.add(&r);
+                if let Some(r) = r {
+                    tally.add(&r);
+                }
             },
         ),
     }
     let mut recorder = recorder_of(&mut recorder, tree);
-    tick_after::<M, Se>(now, dt, &mut watched, &mut recorder, &totals, tree, mixed);
+    tick_after::<M, Se>(plan, &mut watched, &mut recorder, &totals, tree, mixed);
     end_run(
         k,
         &totals,
+        figures,
         recorder,
         shared,
         &mut stats,
@@ -348,8 +439,7 @@ const AHEAD: usize = 4;
 /// time (`mixed`: the query holds other trees' brains too).
 fn per_entity<M: TreeMemory, Se: SenseSource>(
     brains: &mut Query<TickData<M, Se>, Untraced>,
-    now: f64,
-    dt: f32,
+    plan: Plan,
     totals: &Totals,
     tree: &'static M::Tree,
     mixed: bool,
@@ -358,16 +448,18 @@ fn per_entity<M: TreeMemory, Se: SenseSource>(
 {
     brains.par_iter_mut().for_each_init(
         || Tally::new(totals),
-        |tally, (entity, mut brain, decisions, mut senses, mut data)| {
+        |tally, (entity, mut brain, decisions, mut senses, mut data, rate)| {
             if mixed && !std::ptr::eq(brain.memory.tree(), tree) {
                 return;
             }
             let decision = decisions.map_or(0, |d| d.0);
             let senses = senses.as_mut();
             let r = tick_one::<M, Se>(
-                now, dt, entity, &mut brain, decision, senses, &mut data, plain::<M>,
+                plan, rate, entity, &mut brain, decision, senses, &mut data, plain::<M>,
             );
-            tally.add(&r);
+            if let Some(r) = r {
+                tally.add(&r);
+            }
         },
     );
 }
@@ -376,8 +468,7 @@ fn per_entity<M: TreeMemory, Se: SenseSource>(
 /// Their ticks depend on no other brain's (the tree has no shared state),
 /// so ticking them last changes no decision.
 fn tick_after<M: TreeMemory, Se: SenseSource>(
-    now: f64,
-    dt: f32,
+    plan: Plan,
     watched: &mut Watched<M, Se>,
     recorder: &mut RecorderOf<'_, M>,
     totals: &Totals,
@@ -391,7 +482,7 @@ fn tick_after<M: TreeMemory, Se: SenseSource>(
         if mixed && !std::ptr::eq(item.0.1.memory.tree(), tree) {
             continue;
         }
-        tick_watched::<M, Se>(now, dt, item, recorder, &mut tally);
+        tick_watched::<M, Se>(plan, item, recorder, &mut tally);
     }
 }
 
@@ -400,8 +491,7 @@ fn tick_after<M: TreeMemory, Se: SenseSource>(
 /// otherwise.
 #[inline]
 pub(super) fn tick_watched<M: TreeMemory, Se: SenseSource>(
-    now: f64,
-    dt: f32,
+    plan: Plan,
     item: bevy_ecs::query::QueryItem<'_, '_, WatchData<M, Se>>,
     #[cfg_attr(not(feature = "viewer"), allow(unused_variables))] recorder: &mut RecorderOf<'_, M>,
     tally: &mut Tally<'_>,
@@ -409,7 +499,7 @@ pub(super) fn tick_watched<M: TreeMemory, Se: SenseSource>(
     M::Agent: BrainAgent,
 {
     #[cfg_attr(not(feature = "viewer"), allow(unused_variables))]
-    let ((entity, mut brain, decisions, mut senses, mut data), mut debug, recorded) = item;
+    let ((entity, mut brain, decisions, mut senses, mut data, rate), mut debug, recorded) = item;
     let mut trace = debug.as_ref().map(|_| adapter::new_trace());
     let decision = decisions.map_or(0, |d| d.0);
     let senses = senses.as_mut();
@@ -424,8 +514,8 @@ pub(super) fn tick_watched<M: TreeMemory, Se: SenseSource>(
     #[cfg(not(feature = "viewer"))]
     let lane: Option<((), usize)> = None;
     let r = tick_one::<M, Se>(
-        now,
-        dt,
+        plan,
+        rate,
         entity,
         &mut brain,
         decision,
@@ -444,9 +534,12 @@ pub(super) fn tick_watched<M: TreeMemory, Se: SenseSource>(
             },
         },
     );
+    let Some(r) = r else {
+        return;
+    };
     tally.add(&r);
     if let (Some(debug), Some(trace)) = (debug.as_mut(), trace) {
-        debug::record(debug, entity, &brain.memory, &r, trace, now);
+        debug::record(debug, entity, &brain.memory, &r, trace, plan.now);
     }
 }
 
@@ -456,6 +549,7 @@ pub(super) fn tick_watched<M: TreeMemory, Se: SenseSource>(
 pub(super) fn end_run<M: TreeMemory>(
     k: usize,
     totals: &Totals,
+    figures: Option<RunFigures>,
     #[cfg_attr(not(feature = "viewer"), allow(unused_mut, unused_variables))]
     mut recorder: RecorderOf<'_, M>,
     shared: &mut BrainShared<M>,
@@ -464,6 +558,11 @@ pub(super) fn end_run<M: TreeMemory>(
     actions: &mut MessageWriter<ActionMessage<M>>,
 ) {
     let [ticked, changed, idle, errors] = totals.0.each_ref().map(|t| t.load(Ordering::Relaxed));
+    // Without a budget, every due brain ticked on time.
+    shared.crowds[k].frame = figures.unwrap_or(RunFigures {
+        due: ticked,
+        ..RunFigures::default()
+    });
     stats.count(shared, k, [ticked, changed, idle, errors]);
     let crowd = &mut shared.crowds[k];
     if errors > 0 {

@@ -30,8 +30,16 @@ pub(crate) fn world_step(mut creatures: Query<(&mut Agent, &mut Decisions)>) {
 /// The W1 crowd's app: brains ticked entity by entity, or table chunk by
 /// table chunk (`dense`).
 fn w1_app(dense: bool) -> App {
+    w1_app_with(dense, |plugin| plugin)
+}
+
+/// [`w1_app`], its plugin set up by `setup` first (a budget, say).
+pub(crate) fn w1_app_with(
+    dense: bool,
+    setup: impl FnOnce(BrainPlugin<W1Memory>) -> BrainPlugin<W1Memory>,
+) -> App {
     let mut app = app();
-    let plugin = BrainPlugin::new(&W1).in_schedule(Update);
+    let plugin = setup(BrainPlugin::new(&W1).in_schedule(Update));
     if dense {
         app.add_plugins(plugin.dense());
     } else {

@@ -10,6 +10,7 @@ mod observing;
 mod pausing;
 #[cfg(feature = "serde")]
 mod persist;
+mod rates;
 mod recording;
 mod squad;
 #[path = "../../../bt-viewer/tests/sse/mod.rs"]

@@ -58,8 +58,9 @@ fn column(values: &AgentValues, name: &str) -> Vec<Value> {
 /// once the frame ran, and its bites before it.
 type Seen = (Health, Hunger, Mood, u32);
 
+/// An `f32` value as the recording writes it: its shortest decimal.
 fn num(x: f32) -> Value {
-    json!(f64::from(x))
+    json!(x.to_string().parse::<f64>().unwrap())
 }
 
 fn recorded_values_are_the_components_as_each_tick_found_them(dense: bool) {

@@ -14,7 +14,7 @@ mod buckets;
 mod frame;
 
 use buckets::{Buckets, NIL};
-pub use frame::{FrameReport, tick_scheduled};
+pub use frame::{FrameReport, ScheduledTick, tick_scheduled, tick_scheduled_by};
 
 /// A frame number no agent waits from: the agent is not due.
 const IDLE: u64 = u64::MAX;

@@ -183,6 +183,16 @@ pub enum Event {
         /// The value: weight for random groups, score for scored groups.
         value: f32,
     },
+    /// A `decide` returned zero, less, or NaN: the candidate rejects. The
+    /// [`Rejected`](Event::Rejected) by [`Rejection::Decide`] of the same
+    /// decider follows at once.
+    Declined {
+        /// The decider.
+        node: NodeRef,
+        /// The value it returned (NaN included: two such events then
+        /// compare unequal, as their values do).
+        value: f32,
+    },
     /// A sibling takes over from a group's active child.
     Preempt {
         /// The group.
@@ -377,6 +387,10 @@ pub fn write_event(out: &mut impl Write, event: &Event) -> fmt::Result {
         Event::Decided { node, value } => {
             indent(out, node.depth)?;
             writeln!(out, "accept {node} = {value:.3}")
+        }
+        Event::Declined { node, value } => {
+            indent(out, node.depth)?;
+            writeln!(out, "decline {node} = {value:.3}")
         }
         Event::Preempt { group, by } => {
             indent(out, group.depth)?;

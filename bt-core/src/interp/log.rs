@@ -81,7 +81,8 @@ fn level_of(event: &Event) -> u8 {
         Event::Start { .. }
         | Event::Rejected { .. }
         | Event::Walked { .. }
-        | Event::Decided { .. } => 5,
+        | Event::Decided { .. }
+        | Event::Declined { .. } => 5,
         Event::Visit { .. } | Event::Ticked { .. } | Event::ActionReported { .. } => 4,
         Event::End { .. } => 3,
         Event::Preempt { .. }

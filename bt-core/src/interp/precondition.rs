@@ -203,6 +203,10 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             });
             Some(value)
         } else {
+            self.trace(|r| Event::Declined {
+                node: r.node(c),
+                value,
+            });
             self.trace(|r| Event::Rejected {
                 node: r.node(c),
                 by: Rejection::Decide,

@@ -26,7 +26,7 @@ use alloc_crate::vec::Vec;
 use core::ops::Range;
 use std::io::{self, Write};
 
-use super::{Clock, FORMAT, Legend, TreeInfo, VERSION};
+use super::{Clock, FORMAT, Legend, TreeInfo, VERSION, input_changed};
 use crate::recorder::DataValue;
 use numbers::uint;
 use ticks::Ticks;
@@ -123,7 +123,28 @@ pub(crate) fn write(src: &mut impl Source, compact: bool, out: impl Write) -> io
                 ticks.tick(&mut w, serial, lane.words(k))?;
             }
             ticks.end(&mut w.buf);
-            w.buf.extend_from_slice(b"]}");
+            w.buf.push(b']');
+            let mut last = None;
+            for (k, &serial) in lane.serials.iter().enumerate() {
+                let head = lane.words(k);
+                if input_changed(&mut last, (head[2], head[3])) {
+                    w.buf
+                        .extend_from_slice(if k == 0 { b",\"inputs\":[" } else { b"," });
+                    uint(&mut w.buf, serial);
+                    for mask in [head[2], head[3]] {
+                        w.buf.push(b',');
+                        if mask == 0 {
+                            w.buf.push(b'0');
+                        } else {
+                            w.buf.extend_from_slice(numbers::hex(mask).text());
+                        }
+                    }
+                }
+            }
+            if !lane.serials.is_empty() {
+                w.buf.push(b']');
+            }
+            w.buf.push(b'}');
             counts.push(lane.serials.len());
         }
     }

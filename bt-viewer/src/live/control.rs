@@ -7,16 +7,18 @@
 //! looks at that channel only while a page follows the stream, evaluates
 //! the breakpoints on the ticks it just published, and tells the server
 //! where it stands with a [`Status`], which the server passes to the pages
-//! as a `control` event.
+//! as a `control` event ([`Controls`]).
 
-use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
+use hyper::body::Bytes;
 use serde::{Deserialize, Serialize};
 
-use super::feed::{Delta, Feed, Publisher};
+use super::feed::{Delta, Feed, Publisher, sse};
+use crate::FlightRecorder;
 use crate::export::TreeInfo;
 use crate::recorder::{ERROR_BITS, ERROR_SHIFT, HEADER, Kind, REJECTIONS};
 
@@ -28,6 +30,10 @@ pub(super) const MAX_BODY: usize = 4096;
 
 /// How often a paused game looks whether a page still follows it.
 const POLL: Duration = Duration::from_millis(50);
+
+/// How long a paused game whose last page closed waits for a page to
+/// come (a reload) before it goes on.
+pub(super) const RELOAD: Duration = Duration::from_secs(3);
 
 /// What a breakpoint stops at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,6 +55,10 @@ pub(super) enum On {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Spec {
+    /// Its identity: the server gives each new breakpoint one (never used
+    /// again); a page keeps a breakpoint by sending it back with its id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    id: Option<u64>,
     on: On,
     /// The decider's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -92,6 +102,8 @@ pub(super) struct Breakpoint {
     /// The rejection's code, or any.
     reason: Option<u8>,
     agent: Option<u32>,
+    /// As the page gave it, with its id: the status names it.
+    spec: Arc<Spec>,
 }
 
 impl Spec {
@@ -147,24 +159,156 @@ impl Spec {
             items,
             reason,
             agent: self.agent,
+            spec: Arc::new(self.clone()),
         })
     }
 }
 
-/// Resolves every breakpoint of `specs` against `tree`; an error names the
-/// one at fault (from 0).
-pub(super) fn resolve(specs: &[Spec], tree: &TreeInfo) -> Result<Vec<Breakpoint>, String> {
-    if specs.len() > MAX_BREAKPOINTS {
-        return Err(format!(
-            "{} breakpoints, more than the {MAX_BREAKPOINTS} allowed",
-            specs.len()
-        ));
+/// What the pages are shown of the game's controls, as the server keeps
+/// it: the game's last status, the breakpoints set and which of them wait
+/// for their agent to be recorded.
+#[derive(Default)]
+pub(super) struct Controls {
+    /// As the game last told.
+    pub(super) status: Status,
+    /// The breakpoints set, as the pages gave them, each with its id.
+    breakpoints: Vec<Spec>,
+    /// The last id given.
+    last_id: u64,
+    /// The agents the recorder records, as of the last publish.
+    agents: Arc<Vec<u32>>,
+    /// The ids of the breakpoints whose agent is not recorded now.
+    unrecorded: Vec<u64>,
+}
+
+impl Controls {
+    /// The `control` event. `hit.breakpoint` is the place, in this
+    /// event's list, of the breakpoint that fired (`fired`), found by its
+    /// id: `null` once it was removed.
+    pub(super) fn event(&self, framing: bool) -> Bytes {
+        let fired = self.status.fired.as_deref();
+        let hit = self.status.hit.map(|h| {
+            let place = fired.and_then(|f| self.breakpoints.iter().position(|b| b.id == f.id));
+            serde_json::json!({"breakpoint": place, "agent": h.agent, "tick": h.tick})
+        });
+        let json = serde_json::json!({
+            "framing": framing,
+            "paused": self.status.paused,
+            "tick": self.status.tick,
+            "why": self.status.why,
+            "hit": hit,
+            "fired": fired,
+            "breakpoints": self.breakpoints,
+            "unrecorded": self.unrecorded,
+        });
+        sse("control", &json.to_string())
     }
-    specs
-        .iter()
-        .enumerate()
-        .map(|(i, s)| s.resolve(tree).map_err(|e| format!("breakpoint {i}: {e}")))
-        .collect()
+
+    /// Replaces the breakpoints with `set`, each checked against `tree`
+    /// and the agents recorded (`newcomers`: the recorder gives lanes to
+    /// agents as they come, so one not recorded now may be later). Returns
+    /// the command that hands them to the game, or what is at fault,
+    /// naming the breakpoint (from 1, as the page numbers them).
+    pub(super) fn set(
+        &mut self,
+        mut set: Vec<Spec>,
+        tree: &TreeInfo,
+        newcomers: bool,
+    ) -> Result<Command, String> {
+        if set.len() > MAX_BREAKPOINTS {
+            return Err(format!(
+                "{} breakpoints, more than the {MAX_BREAKPOINTS} allowed",
+                set.len()
+            ));
+        }
+        for (i, spec) in set.iter().enumerate() {
+            let n = i + 1;
+            if let Some(id) = spec.id {
+                if !self.breakpoints.iter().any(|b| b.id == Some(id)) {
+                    return Err(format!(
+                        "breakpoint {n}: no breakpoint has id {id} (it was removed, or never \
+                         given); leave `id` out for a new breakpoint"
+                    ));
+                }
+                if set[..i].iter().any(|b| b.id == Some(id)) {
+                    return Err(format!(
+                        "breakpoint {n}: id {id} is another breakpoint's of the list"
+                    ));
+                }
+            }
+            if let Some(agent) = spec.agent
+                && !newcomers
+                && !self.agents.contains(&agent)
+            {
+                return Err(format!(
+                    "breakpoint {n}: agent #{agent} is not recorded: the recorder watches {} \
+                     and records no other, so the breakpoint would never fire (watch the \
+                     agent, with Watch::All or Watch::Agents naming it, to break on it)",
+                    named(&self.agents)
+                ));
+            }
+        }
+        let mut next = self.last_id;
+        for spec in set.iter_mut().filter(|s| s.id.is_none()) {
+            next += 1;
+            spec.id = Some(next);
+        }
+        let resolved = set
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                s.resolve(tree)
+                    .map_err(|e| format!("breakpoint {}: {e}", i + 1))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        self.last_id = next;
+        self.breakpoints = set;
+        self.mark();
+        Ok(Command::Breakpoints(resolved))
+    }
+
+    /// Takes in the agents recorded as of the last publish; whether a
+    /// breakpoint's agent came or went (the pages are to be told).
+    pub(super) fn saw_agents(&mut self, agents: &Arc<Vec<u32>>) -> bool {
+        if Arc::ptr_eq(&self.agents, agents) {
+            return false;
+        }
+        self.agents = Arc::clone(agents);
+        self.mark()
+    }
+
+    /// Marks the breakpoints whose agent is not recorded now; whether
+    /// that changed.
+    fn mark(&mut self) -> bool {
+        let agents = &self.agents;
+        let now: Vec<u64> = self
+            .breakpoints
+            .iter()
+            .filter(|b| b.agent.is_some_and(|a| !agents.contains(&a)))
+            .filter_map(|b| b.id)
+            .collect();
+        let changed = now != self.unrecorded;
+        self.unrecorded = now;
+        changed
+    }
+}
+
+/// The agents of `agents` for a message: "6 agents (#0 to #5)".
+fn named(agents: &[u32]) -> String {
+    match agents {
+        [] => "no agent".into(),
+        [a] => format!("1 agent (#{a})"),
+        [first, .., last] if agents.windows(2).all(|w| w[1] == w[0] + 1) => {
+            format!("{} agents (#{first} to #{last})", agents.len())
+        }
+        _ => {
+            let mut list: Vec<String> = agents.iter().take(8).map(|a| format!("#{a}")).collect();
+            if agents.len() > 8 {
+                list.push("…".into());
+            }
+            format!("{} agents ({})", agents.len(), list.join(", "))
+        }
+    }
 }
 
 impl Breakpoint {
@@ -194,9 +338,9 @@ impl Breakpoint {
 }
 
 /// Where a breakpoint fired.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Hit {
-    /// Its place among the breakpoints set.
+    /// Its place among the game's breakpoints.
     pub(super) breakpoint: usize,
     pub(super) agent: u32,
     pub(super) tick: u64,
@@ -242,6 +386,9 @@ pub(super) enum Command {
     Breakpoints(Vec<Breakpoint>),
     /// A page left: the game looks whether any still follows.
     Left,
+    /// The server let go of pages that no longer answered: the game goes
+    /// on at once (no grace for a reload).
+    LetGo,
 }
 
 /// Why the game stopped.
@@ -254,13 +401,15 @@ pub(super) enum Why {
 }
 
 /// Where the game stands, as it tells the server.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Status {
     pub(super) paused: bool,
     /// The frame it stopped at the end of.
     pub(super) tick: Option<u64>,
     pub(super) why: Option<Why>,
     pub(super) hit: Option<Hit>,
+    /// The breakpoint that fired, as it was set (it may be removed since).
+    pub(super) fired: Option<Arc<Spec>>,
 }
 
 /// The game's side: whether it is paused and what stops it.
@@ -317,8 +466,11 @@ impl Game {
         feed: &Feed,
         publisher: &Publisher,
         delta: Option<&Delta>,
-        frames: u64,
+        recorder: &FlightRecorder,
     ) {
+        let frames = recorder.frames();
+        feed.newcomers
+            .store(recorder.assigns_lanes(), Ordering::Relaxed);
         // The ticks recorded since the last frame a page saw (only this
         // frame's after frames nobody saw).
         let from = if self.skipped {
@@ -352,14 +504,19 @@ impl Game {
         let Some(why) = self.paused else {
             return;
         };
-        publisher.report(Status {
-            paused: true,
-            tick: frames.checked_sub(1),
-            why: Some(why),
-            hit,
-        });
+        let fired = hit.map(|h| Arc::clone(&self.breakpoints[h.breakpoint].spec));
+        publisher.report(
+            feed,
+            Status {
+                paused: true,
+                tick: frames.checked_sub(1),
+                why: Some(why),
+                hit,
+                fired,
+            },
+        );
         self.wait(feed);
-        publisher.report(Status::default());
+        publisher.report(feed, Status::default());
     }
 
     fn take(&mut self, command: Command) {
@@ -368,15 +525,21 @@ impl Game {
             Command::Step => self.paused = Some(Why::Step),
             Command::Resume => self.paused = None,
             Command::Breakpoints(set) => self.breakpoints = set,
-            Command::Left => {}
+            Command::Left | Command::LetGo => {}
         }
     }
 
     /// Blocks until a page resumes or steps the game, or none follows it
-    /// any more.
+    /// any more: when the last page closes it waits [`RELOAD`] for one to
+    /// come (a reload) first; pages the server let go of do not hold it.
     fn wait(&mut self, feed: &Feed) {
+        let mut alone: Option<Instant> = None;
         loop {
             match commands_of(&mut self.commands).recv_timeout(POLL) {
+                Ok(Command::LetGo) => {
+                    self.paused = None;
+                    return;
+                }
                 Ok(command) => {
                     let goes_on = matches!(command, Command::Resume | Command::Step);
                     self.take(command);
@@ -390,7 +553,13 @@ impl Game {
                     return;
                 }
             }
-            if feed.clients.load(Ordering::Relaxed) == 0 || feed.stopping.load(Ordering::Relaxed) {
+            if feed.stopping.load(Ordering::Relaxed) {
+                self.paused = None;
+                return;
+            }
+            if feed.clients.load(Ordering::Relaxed) > 0 {
+                alone = None;
+            } else if alone.get_or_insert_with(Instant::now).elapsed() >= RELOAD {
                 self.paused = None;
                 return;
             }

@@ -1,6 +1,6 @@
 //! What the game's thread hands the server: the words of the ticks each
-//! publish adds, and of the values the agents recorded at them, sent
-//! through a channel that takes no lock, and kept by the server's thread
+//! publish adds, and of the values the agents recorded at them, left in
+//! an outbox the server's thread empties, and kept by the server's thread
 //! for as long as the recorder keeps them. The server's thread makes the
 //! recording and the stream's messages from them; the game's thread only
 //! copies words.
@@ -38,10 +38,17 @@ use super::control::Status;
 use crate::export::{Clock, TreeInfo, agent_values, compact, implied_since, tick_json};
 use crate::recorder::{DataStore, DataValue, TickWords};
 
+mod crowd;
+mod parts;
 mod publish;
+mod query;
 mod recording;
 
+pub(super) use crowd::Summary;
+use parts::{Lane, Parts};
+pub(super) use parts::{View, Wanted};
 pub(super) use publish::Publisher;
+pub(super) use query::Query;
 
 /// One tick of a [`Delta`]: where its words and its values' words are.
 struct Entry {
@@ -71,8 +78,14 @@ pub(super) struct Delta {
     /// The values' blocks, as the recorder holds them.
     data: Vec<u64>,
     text: Vec<u8>,
-    /// Its `ticks` message, once a stream needed it.
+    /// Its `ticks` message with every agent's ticks, once a stream that
+    /// follows every agent needed it.
     message: OnceLock<Bytes>,
+    /// Its agents' parts of the `ticks` messages, made once.
+    parts: OnceLock<Parts>,
+    /// What its ticks say of the whole crowd (made when the server takes
+    /// it in).
+    summary: OnceLock<Summary>,
 }
 
 impl Delta {
@@ -133,6 +146,10 @@ pub(super) struct Kept {
     /// of a recorder published before): a client that saw less than it
     /// lacks ticks.
     dropped: u64,
+    /// Agents first recorded since the last publish with ticks.
+    newcomers: Vec<u32>,
+    /// Room for a tick's words.
+    scratch: Vec<u64>,
 }
 
 /// What the game's thread and the server's share: counters only.
@@ -140,6 +157,13 @@ pub(super) struct Kept {
 pub(super) struct Feed {
     /// Publishes so far, as the game's thread counts them.
     pub(super) published: AtomicU64,
+    /// What the game's thread hands the server's, in order, until the
+    /// server's thread takes it all in one go. Only those two threads lock
+    /// it, each for a moment: the game to add one message, the server to
+    /// take them. A publish whose ticks the recorder no longer keeps waits
+    /// there without them, so that what waits stays within what the
+    /// recorder keeps however far behind the server's thread is.
+    pub(super) outbox: Mutex<VecDeque<ToServer>>,
     /// Stream clients, as the server counts them.
     pub(super) clients: AtomicUsize,
     /// Stream clients and `/recording.json` clients waiting for a publish,
@@ -156,6 +180,9 @@ pub(super) struct Feed {
     pub(super) stopping: AtomicBool,
     /// Set when the stream sends every tick whole (no runs).
     pub(super) plain: AtomicBool,
+    /// Set by the game's thread when its recorder gives lanes to agents
+    /// as they come: a breakpoint may name one not recorded yet.
+    pub(super) newcomers: AtomicBool,
 }
 
 /// What the game's thread sends the server, in order.
@@ -182,11 +209,13 @@ impl Kept {
     /// Takes in one publish. The deltas whose ticks are all overwritten
     /// are let go.
     pub(super) fn take(&mut self, p: Published) {
+        let fresh = p.tree.is_some();
         if let Some(tree) = p.tree {
             self.tree = Some(tree);
             self.deltas.clear();
             self.dropped = p.seq;
             self.encoder = Arc::default();
+            self.newcomers.clear();
         }
         if let Some(names) = p.names {
             self.names = names;
@@ -195,9 +224,27 @@ impl Kept {
         self.frames = p.frames;
         self.keep = p.keep;
         if let Some(agents) = p.agents {
+            if !fresh {
+                // Agents in lanes of their own that had none before, or
+                // had another agent.
+                let before = &self.agents;
+                self.newcomers.extend(
+                    agents
+                        .iter()
+                        .enumerate()
+                        .filter(|&(s, a)| before.get(s) != Some(a))
+                        .map(|(_, &a)| a),
+                );
+            }
             self.agents = agents;
         }
-        self.deltas.extend(p.delta);
+        if let Some(delta) = p.delta {
+            let items = self.tree.as_ref().map_or(0, |t| t.items.len());
+            let summary = Summary::of(&delta, items, &self.newcomers, &mut self.scratch);
+            self.newcomers.clear();
+            let _ = delta.summary.set(summary);
+            self.deltas.push_back(delta);
+        }
         while let Some(oldest) = self.deltas.front()
             && oldest.frames + self.keep <= self.frames
         {
@@ -209,6 +256,11 @@ impl Kept {
     /// Publishes taken in so far.
     pub(super) fn seq(&self) -> u64 {
         self.seq
+    }
+
+    /// The agents the recorder records, as of the last publish.
+    pub(super) fn agents(&self) -> &Arc<Vec<u32>> {
+        &self.agents
     }
 
     /// The kept publishes, as of now.
@@ -307,9 +359,17 @@ impl Encoder {
         self.times = self.times.split_off(&delta.frames.saturating_sub(1));
     }
 
-    /// The `ticks` message of `delta`: its ticks, as runs where they
-    /// repeat the tick before them when `runs`, and their values.
-    fn encode(&mut self, delta: &Delta, names: &[&'static str], runs: bool) -> Bytes {
+    /// The parts of `delta`'s `ticks` messages, of the lanes `wanted`:
+    /// its ticks, as runs where they repeat the tick before them when
+    /// `runs`, and their values. A lane not wanted is forgotten: its next
+    /// part starts with a whole tick.
+    fn encode(
+        &mut self,
+        delta: &Delta,
+        names: &[&'static str],
+        runs: bool,
+        wanted: &Wanted,
+    ) -> Parts {
         self.clock(delta);
         let clock = runs.then(|| {
             let first = delta.entries.iter().map(|e| e.serial).min().unwrap_or(0);
@@ -324,15 +384,21 @@ impl Encoder {
         // Not before: a message of several frames needs their times for
         // its runs.
         self.forget_times(delta);
-        let (mut agents, mut values, mut any_run) = (Vec::new(), Vec::new(), false);
+        let mut lanes = Vec::new();
         for run in delta.entries.chunk_by(|a, b| a.slot == b.slot) {
             let (slot, agent) = (run[0].slot as usize, run[0].agent);
+            if !wanted.has(run[0].slot) {
+                if let Some(last) = self.last.get_mut(slot) {
+                    *last = None;
+                }
+                continue;
+            }
             let ticks: Vec<Value> = run.iter().map(|e| delta.tick(e)).collect();
             let recorded = run.iter().enumerate().filter_map(|(j, e)| {
                 let (vals, over) = delta.values(e)?;
                 Some((j, e.serial, vals, over))
             });
-            values.extend(agent_values(agent, ticks.len(), names, recorded));
+            let values = agent_values(agent, ticks.len(), names, recorded);
             let before = self
                 .last
                 .get_mut(slot)
@@ -358,28 +424,26 @@ impl Encoder {
                 }
                 (None, _) => ticks,
             };
-            any_run |= entries
+            let run_here = entries
                 .iter()
                 .any(|e| e.as_array().is_some_and(|e| e.len() < 7));
             self.set_last(&run[run.len() - 1], delta, last);
             let mut part = Map::new();
             part.insert("agent".into(), agent.into());
             part.insert("ticks".into(), Value::Array(entries));
-            agents.push(Value::Object(part));
+            lanes.push(Lane {
+                slot: run[0].slot,
+                ticks: Value::Object(part).to_string(),
+                values: values.map(|v| to_value(&v).to_string()),
+                run: run_here,
+            });
         }
         self.seq = delta.seq;
-        let mut message = Map::new();
-        message.insert("agents".into(), Value::Array(agents));
-        if let Some(clock) = clock.filter(|_| any_run) {
-            message.insert("clock".into(), to_value(&clock));
+        Parts {
+            lanes,
+            clock: clock.map(|c| to_value(&c).to_string()),
+            all: matches!(wanted, Wanted::All),
         }
-        if !values.is_empty() {
-            message.insert(
-                "values".into(),
-                Value::Array(values.iter().map(to_value).collect()),
-            );
-        }
-        sse("ticks", &Value::Object(message).to_string())
     }
 }
 
@@ -415,13 +479,19 @@ impl Snapshot {
         self.tree.as_deref()
     }
 
-    /// The `ticks` messages of the publishes after `seen` up to this one,
-    /// one per publish that added ticks (with runs of repeats when
-    /// `runs`), or [`Gap`] when some of those publishes are no longer kept.
-    /// A message is made once, in publish order, each from what the
-    /// publishes before it left; a publish gone through without one (no
-    /// stream needed it then) is sent with every tick whole.
-    pub(super) fn ticks_after(&self, seen: u64, runs: bool) -> Result<Vec<Bytes>, Gap> {
+    /// The publishes after `seen` up to this one that added ticks, their
+    /// parts of the `ticks` messages made for the lanes `wanted` (with
+    /// runs of repeats when `runs`), or [`Gap`] when some of those
+    /// publishes are no longer kept. The parts are made once, in publish
+    /// order, each from what the publishes before it left; a publish gone
+    /// through without them (no stream needed it then) is sent with every
+    /// tick whole ([`Delta::message_for`]).
+    pub(super) fn ticks_after(
+        &self,
+        seen: u64,
+        runs: bool,
+        wanted: &Wanted,
+    ) -> Result<Vec<Arc<Delta>>, Gap> {
         if seen < self.dropped {
             return Err(Gap);
         }
@@ -432,23 +502,24 @@ impl Snapshot {
                     continue;
                 }
                 if delta.seq > seen {
-                    let message = encoder.encode(delta, &self.names, runs);
-                    let _ = delta.message.set(message);
+                    let parts = encoder.encode(delta, &self.names, runs, wanted);
+                    let _ = delta.parts.set(parts);
                 } else {
                     encoder.pass(delta);
                 }
             }
         }
-        let messages = self
+        Ok(self
             .deltas
             .iter()
             .filter(|d| d.seq > seen)
-            .map(|delta| match delta.message.get() {
-                Some(message) => message.clone(),
-                None => Encoder::default().encode(delta, &self.names, false),
-            })
-            .collect();
-        Ok(messages)
+            .cloned()
+            .collect())
+    }
+
+    /// The names of the agents' values, by id.
+    pub(super) fn names(&self) -> &[&'static str] {
+        &self.names
     }
 }
 

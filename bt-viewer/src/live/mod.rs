@@ -7,9 +7,11 @@
 
 mod control;
 mod feed;
+mod reply;
 mod rope;
 mod serve;
 mod stream;
+mod view;
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
@@ -52,8 +54,9 @@ pub struct Limits {
     /// nothing); then its connection is closed. Default 10 s.
     pub write_stall: Duration,
     /// Bytes of `ticks` events a stream client may have waiting; one that
-    /// falls further behind is dropped (its connection closed). Default
-    /// 16 MiB.
+    /// falls further behind is dropped (its connection closed). The whole
+    /// recording and the `lanes` event that answers the page's own
+    /// `POST /view` do not count, whatever their size. Default 16 MiB.
     pub backlog_bytes: usize,
 }
 
@@ -115,6 +118,75 @@ impl Limits {
 ///   time of its serial (`{"first", "now": [...]}`, there when a run is),
 ///   its path levels active since the times given. A page of a large,
 ///   mostly quiet crowd thus gets a fraction of the bytes.
+/// - `GET /events?first=N&agents=a,b,…`: a stream of some lanes only (the
+///   first `N` watch slots' and those of the agents named, 512 at most),
+///   as the page asks for, so that a crowd of any size costs it what the
+///   lanes it shows cost. A `first` or an agent's id that is not a number,
+///   or more than 512 agents, gets `400 Bad Request` saying which. The `recording` event holds those lanes only;
+///   a `crowd` event follows it: `{"stream", "keep", "agents", "first",
+///   "leaves", "subset", "errors", "rejections"}`, the stream's number,
+///   every agent recorded (in slot order), the frames the recorder keeps,
+///   and for each kept frame from `first` on the number of agents whose
+///   tick ran each leaf (`leaves`, by item index, `idle` for none), had a
+///   Subset Rule report, an error (or the redecide limit) or a rejection.
+///   Each `ticks` event then holds those lanes' new ticks, and the same
+///   counts of its frames with the agents first recorded since the last
+///   (`"crowd": {"first", "leaves", "subset", "errors", "rejections",
+///   "new"}`), made once per publish on the server's thread. The crowd's
+///   counts are made for each publish whether or not a page asks.
+/// - `POST /view` with `{"stream": N, "agents": [...]}` (and the page's
+///   token, as a control request shows it): stream `N` follows the lanes
+///   of those agents from now on. It gets a `lanes` event (whatever its
+///   size: it does not count in [`Limits::backlog_bytes`]) with their kept
+///   ticks, each whole, and their values, as the recording holds them
+///   (`{"agents": [{"agent", "first_tick", "ticks"}], "values"}`), for the
+///   lanes it did not follow before, then their new ticks in each
+///   `ticks` event; the lanes it no longer names get nothing more. The
+///   answer is `200 OK` once the stream follows them. A request without
+///   the token gets `403 Forbidden`; a body that is not such an object,
+///   or names more than 512 agents, `400 Bad Request` saying what is at
+///   fault; one whose body takes longer than [`Limits::idle`],
+///   `408 Request Timeout`; and `404 Not Found` when no stream of that
+///   number follows some lanes (it ended, or it follows every lane).
+///   Agents the recording does not hold are left out.
+/// - `GET /query?kind=K&item=I&reason=R&from=A&to=B`: the agents whose
+///   kept ticks from `A` to `B` answer a question, worked out on a
+///   thread of the server from the words it keeps: `kind` is `entered`
+///   (decider `I`, by item index, was activated), `rejected` (`I` was
+///   rejected, for the legend's rejection `R`, or any when `R` is
+///   negative or absent), `ran` (`I` was on the active path) or
+///   `trouble` (a Subset Rule report or an error);
+///   `{"matches": [[agent, tick], …]}` gives each agent's first such
+///   tick, in order of that tick (then of agent). `kind` is required;
+///   `from` and `to` default to the oldest and newest kept tick. A bad
+///   question (an unknown kind, a number that is not a whole one, a
+///   parameter given twice, a decider the tree does not have) gets
+///   `400 Bad Request` saying what is at fault; a tick past the newest
+///   (up to `u64::MAX`) means the newest.
+///   The answer covers every agent recorded, followed or not, over the
+///   ticks the server keeps (those the recorder keeps).
+///
+/// The page asks for the lanes it shows (64 until it knows which, then
+/// those drawn and the selected agent's, and the 160 it followed last at
+/// most), draws the overview from the crowd's counts, and asks `/query`
+/// for its queries: its work per message is in proportion to the new
+/// ticks of those lanes, whatever the crowd's size, and it draws at most
+/// once per frame of the browser, however many messages came. Every agent
+/// recorded has a lane (agents recorded after the page came get theirs
+/// as they come); a lane out of view is drawn empty until it is scrolled
+/// into view, when the page names it (at the next frame, or within a
+/// quarter of a second) and gets its kept ticks. A page of 10 000 agents
+/// ticked at 60 Hz, following 64 lanes, gets about 11 kB a tick (640 kB
+/// a second) and stays within a second of the game (at the median a few
+/// ticks behind; on a busy 2-core machine, a few seconds at worst, when
+/// the browser got no time). While it follows, its
+/// timeline shows the last 600 ticks (`?window=N` in its address for
+/// another number, at least 10: a smaller one shows 10, and the page
+/// says so). When its stream breaks (the server dropped it for
+/// falling behind, say) it opens it again, a quarter of a second later
+/// and twice as late each time after (4 s at most), and says so; it says
+/// the program stopped on an `end` event, or when nothing answered for
+/// 20 s (and still tries).
 /// - `GET /recording.json`: the whole recording as of the last publish, or
 ///   of one less than a second before it, as the `recording` event holds
 ///   it. (A game that calls
@@ -128,11 +200,17 @@ impl Limits {
 ///
 /// A `control` event tells the streams where the game stands, after the
 /// recording and each time that changes:
-/// `{"framing", "paused", "tick", "why", "hit", "breakpoints"}` (`framing`
-/// says the game calls [`frame`](Self::frame); when paused, `tick` is the
-/// frame at whose end it waits, `why` is `"pause"`, `"step"` or
-/// `"breakpoint"`, and `hit` names the breakpoint that fired (its place in
-/// `breakpoints`), the agent and the tick).
+/// `{"framing", "paused", "tick", "why", "hit", "fired", "breakpoints",
+/// "unrecorded"}` (`framing` says the game calls [`frame`](Self::frame);
+/// when paused, `tick` is the frame at whose end it waits, `why` is
+/// `"pause"`, `"step"` or `"breakpoint"`, `hit` is
+/// `{"breakpoint", "agent", "tick"}`: the place in this event's
+/// `breakpoints` of the breakpoint that fired, found by its id (so it
+/// stays right while the list is edited, and is `null` once that
+/// breakpoint is removed), the agent and the tick, and `fired` is that
+/// breakpoint as it was set; `breakpoints` are those set, each with its
+/// `id`, and `unrecorded` the ids of those whose agent the recorder does
+/// not record now).
 ///
 /// # Stopping the game from the page
 ///
@@ -160,13 +238,24 @@ impl Limits {
 /// `{"op": "breakpoints", "set": [...]}`, which replaces the breakpoints,
 /// and `{"op": "beat", "n": N}`, which says the page read beat `N` of a
 /// paused game (`409 Conflict` when `N` is not one of the last beats sent).
-/// A breakpoint is `{"on", "decider", "reason", "agent"}`: `on` is
+/// A breakpoint is `{"id", "on", "decider", "reason", "agent"}`: `id` is
+/// the identity the server gave it (every new breakpoint gets one never
+/// given before; a page keeps a breakpoint by sending it back with its
+/// `id`, and leaves `id` out for a new one; an `id` that is not one of the
+/// breakpoints set, or twice in a list, is refused); `on` is
 /// `"enter"` (the decider named was activated), `"reject"` (it was
 /// rejected, for the `reason` named as the recording's legend names it,
 /// or any), `"subset-rule"` (a group, the one named or any, reported a
 /// Subset Rule violation), `"error"` (a tick returned an error) or
 /// `"launch"` (a decider, the one named or any, launched a deferred
-/// action); `agent` is an agent's id, or absent for any. The game's
+/// action); `agent` is an agent's id, or absent for any. A breakpoint
+/// on an agent the recorder does not record never fires: when the
+/// recorder was made by [`FlightRecorder::new`], which records the agents
+/// it watches and never another, such a breakpoint is refused, the
+/// message naming the breakpoint and the agent; when it was made by
+/// [`FlightRecorder::with_lanes`], which gives lanes to agents as they
+/// come, it is taken and listed in `unrecorded` until the agent is
+/// recorded, and fires from then on. The game's
 /// thread evaluates them on the ticks it just published; when one fires,
 /// [`frame`](Self::frame) blocks at the end of that tick and the pages
 /// show it. The breakpoints stay set (and shown to the pages that come)
@@ -180,17 +269,20 @@ impl Limits {
 /// another site can neither read the token nor send that header without a
 /// preflight the server never grants); any other gets `403 Forbidden`.
 ///
-/// Nobody watching never holds the game: a pause or step needs a page
-/// following the stream, and a paused game goes on as soon as the last
-/// page's stream closes (the server counts a stream out when its
-/// connection ends, and writes to the streams of a paused game four times
-/// a second to find out those that died). A page that is open but no
+/// Nobody watching never holds the game for long: a pause or step needs a
+/// page following the stream, and a paused game whose last page's stream
+/// closed waits 3 seconds for a page to come (the page reloaded, say),
+/// then goes on (the server counts a stream out when its connection ends,
+/// and writes to the streams of a paused game four times a second to find
+/// out those that died). A page that comes in those 3 seconds finds the
+/// game still paused, and shows the tick it stopped at (and the agent, if
+/// a breakpoint stopped it). A page that is open but no
 /// longer reads (a hung tab, whose connection stays open) does not hold it
 /// either: a paused game stays paused while some page answers its beats,
 /// and when none has answered a beat sent in the last 1.5 s (counted from
 /// the pause, or from the newest stream, if later), the server closes
 /// every stream, as if their pages had closed, and the game goes on,
-/// within two seconds of the last answer. A page busy for longer than that
+/// within two seconds of the last answer (with no wait for a reload). A page busy for longer than that
 /// is let go too; it can follow again by reloading. A program that only
 /// calls [`publish`](Self::publish) is never stopped (its control requests
 /// get `409 Conflict`).
@@ -199,9 +291,15 @@ impl Limits {
 ///
 /// [`publish`](Self::publish) copies the words of the ticks recorded since
 /// the last publish and of the values recorded at them (and looks at each
-/// watched agent's slot in the last frame) and sends them to the server's thread through a channel that
-/// takes no lock. It never touches a client's socket, takes no lock a
-/// client could hold and never waits for a client. Everything else — the
+/// watched agent's slot in the last frame) and leaves them for the server's
+/// thread in a queue that only the two threads lock, each for a moment. It
+/// never touches a client's socket, takes no lock a client could hold and
+/// never waits for a client. When the server's thread falls behind (a
+/// game that publishes without pause, a crowd larger than it encodes in a
+/// frame), the publishes wait in that queue and it takes them in together;
+/// the ticks of those the recorder no longer keeps are let go of there, so
+/// what waits stays within what the recorder keeps, and a page that
+/// connects meanwhile still gets its recording. Everything else — the
 /// JSON of the events, the whole recordings — is made on the server's
 /// threads, and a whole recording only when a client asks for one: one
 /// made less than a second ago is shared. The server keeps the copies
@@ -236,8 +334,12 @@ impl Limits {
 /// - A stream client that reads slowly is sent what was published, in
 ///   order, until more than [`Limits::backlog_bytes`] of `ticks` events
 ///   wait for it (events are made once and shared by all clients); then
-///   it is dropped. A client that reads nothing for
-///   [`Limits::write_stall`] is dropped too. Others are not delayed.
+///   it is dropped. So is a client that reads as fast as it can when the
+///   game publishes more than its connection carries (thousands of agents
+///   published in a tight loop, every tick whole): the viewer's page then
+///   opens the stream again and starts from a whole recording. A client
+///   that reads nothing for [`Limits::write_stall`] is dropped too. Others
+///   are not delayed.
 /// - Dropping it tells the streams (an `end` event), gives them 0.3 s to
 ///   take it, and closes every connection: it returns within a second
 ///   whatever the clients do.
@@ -312,8 +414,8 @@ impl LiveServer {
     /// Hands the ticks `recorder` kept since the last call to the server,
     /// which sends them to every client (see [what it
     /// costs](Self#what-it-costs-the-game)). Publishing another recorder
-    /// (or the same one after it started again) starts every client again
-    /// from a whole recording.
+    /// (of any tree, a clone included, or the same one after it started
+    /// again) starts every client again from a whole recording.
     pub fn publish(&mut self, recorder: &FlightRecorder) {
         self.publisher.publish(&self.feed, recorder);
     }
@@ -340,12 +442,8 @@ impl LiveServer {
     fn frame_followed(&mut self, recorder: &FlightRecorder) {
         self.game.tell(&self.feed);
         let delta = self.publisher.publish(&self.feed, recorder);
-        self.game.after_publish(
-            &self.feed,
-            &self.publisher,
-            delta.as_deref(),
-            recorder.frames(),
-        );
+        self.game
+            .after_publish(&self.feed, &self.publisher, delta.as_deref(), recorder);
     }
 
     /// Whether the stream sends runs of repeated ticks as runs (the

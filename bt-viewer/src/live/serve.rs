@@ -23,8 +23,8 @@ use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::time::Sleep;
 
 use super::control::{Command, MAX_BODY, Request as Control};
-use super::feed::ToServer;
-use super::stream::{BEAT, Hub, Reply};
+use super::reply::Reply;
+use super::stream::{BEAT, Hub};
 
 /// The header a control request shows the page's token in.
 pub(super) const TOKEN_HEADER: &str = "x-bt-token";
@@ -46,7 +46,7 @@ Content-Length: 24\r\nRetry-After: 1\r\nConnection: close\r\n\r\ntoo many connec
 pub(super) fn spawn(
     listener: std::net::TcpListener,
     hub: Arc<Hub>,
-    published: mpsc::UnboundedReceiver<ToServer>,
+    published: mpsc::UnboundedReceiver<()>,
     stop: oneshot::Receiver<()>,
 ) -> io::Result<JoinHandle<()>> {
     listener.set_nonblocking(true)?;
@@ -69,7 +69,7 @@ pub(super) fn spawn(
 async fn run(
     listener: std::net::TcpListener,
     hub: Arc<Hub>,
-    published: mpsc::UnboundedReceiver<ToServer>,
+    published: mpsc::UnboundedReceiver<()>,
     stop: oneshot::Receiver<()>,
 ) {
     let Ok(listener) = TcpListener::from_std(listener) else {
@@ -218,6 +218,9 @@ async fn respond(hub: &Arc<Hub>, request: Request<Incoming>, kick: Arc<Notify>) 
     if request.uri().path() == "/control" {
         return control(hub, request).await;
     }
+    if request.uri().path() == "/view" {
+        return view(hub, request).await;
+    }
     if request.method() != Method::GET {
         return text(StatusCode::METHOD_NOT_ALLOWED, "only GET is answered here");
     }
@@ -247,11 +250,70 @@ async fn respond(hub: &Arc<Hub>, request: Request<Incoming>, kick: Arc<Notify>) 
                 None => text(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping"),
             }
         }
-        "/events" => match hub.follow(kick) {
-            Some(stream) => reply(StatusCode::OK, "text/event-stream", Reply::Stream(stream)),
-            None => text(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping"),
+        "/events" => match super::view::asked(request.uri().query()) {
+            Err(why) => bad_request(why),
+            Ok(asked) => match hub.follow(kick, asked) {
+                Some(stream) => reply(StatusCode::OK, "text/event-stream", Reply::Stream(stream)),
+                None => text(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping"),
+            },
         },
+        "/query" => query(hub, request.uri().query()).await,
         _ => text(StatusCode::NOT_FOUND, "not found"),
+    }
+}
+
+/// `GET /query?kind=…&item=…&reason=…&from=…&to=…`: the agents whose kept
+/// ticks answer the page's question, worked out off the event loop:
+/// `{"matches": [[agent, first tick], …]}`, in order of that tick.
+async fn query(hub: &Hub, query: Option<&str>) -> Response<Reply> {
+    let q = match super::feed::Query::parse(query) {
+        Ok(q) => q,
+        Err(why) => return bad_request(why),
+    };
+    let snapshot = hub.snapshot();
+    let found = tokio::task::spawn_blocking(move || snapshot.query(&q)).await;
+    match found {
+        Ok(Ok(matches)) => reply(
+            StatusCode::OK,
+            "application/json",
+            Reply::text(serde_json::json!({ "matches": matches }).to_string()),
+        ),
+        Ok(Err(why)) => bad_request(why),
+        Err(_) => text(StatusCode::SERVICE_UNAVAILABLE, "the server is stopping"),
+    }
+}
+
+/// `POST /view`: a page names the lanes its stream is to follow. Like a
+/// control request, it must show the page's token.
+async fn view(hub: &Hub, request: Request<Incoming>) -> Response<Reply> {
+    if request.method() != Method::POST {
+        return text(StatusCode::METHOD_NOT_ALLOWED, "only POST is answered here");
+    }
+    let token = request.headers().get(TOKEN_HEADER).map(|t| t.as_bytes());
+    if token != Some(hub.token.as_bytes()) {
+        return text(
+            StatusCode::FORBIDDEN,
+            "a view request shows the page's token in an X-Bt-Token header",
+        );
+    }
+    let body = match read_body_within(hub.limits.idle, request.into_body()).await {
+        Ok(body) => body,
+        Err(response) => return response,
+    };
+    let request: super::view::ViewRequest = match serde_json::from_slice(&body) {
+        Ok(request) => request,
+        Err(e) => return bad_request(format!("this is not a view request: {e}")),
+    };
+    match hub.set_view(&request) {
+        Ok(()) => text(StatusCode::OK, "ok"),
+        Err(super::view::Refused::NoStream) => text(
+            StatusCode::NOT_FOUND,
+            "no stream of that number follows some lanes: it ended, or it follows every lane",
+        ),
+        Err(super::view::Refused::TooMany) => text(
+            StatusCode::BAD_REQUEST,
+            "a stream follows 512 lanes at most",
+        ),
     }
 }
 
@@ -275,15 +337,9 @@ async fn control(hub: &Hub, request: Request<Incoming>) -> Response<Reply> {
             "the program calls LiveServer::publish, not LiveServer::frame: it cannot be stopped",
         );
     }
-    let body = match tokio::time::timeout(hub.limits.idle, read_body(request.into_body())).await {
-        Ok(Ok(body)) => body,
-        Ok(Err(response)) => return response,
-        Err(_) => {
-            return text(
-                StatusCode::REQUEST_TIMEOUT,
-                "the request's body came too slowly",
-            );
-        }
+    let body = match read_body_within(hub.limits.idle, request.into_body()).await {
+        Ok(body) => body,
+        Err(response) => return response,
     };
     let request: Control = match serde_json::from_slice(&body) {
         Ok(request) => request,
@@ -316,11 +372,8 @@ async fn control(hub: &Hub, request: Request<Incoming>) -> Response<Reply> {
             let Some(tree) = snapshot.tree() else {
                 return text(StatusCode::CONFLICT, "nothing was published yet");
             };
-            match super::control::resolve(&set, tree) {
-                Ok(breakpoints) => {
-                    hub.set_breakpoints(set);
-                    Command::Breakpoints(breakpoints)
-                }
+            match hub.set_breakpoints(set, tree) {
+                Ok(command) => command,
                 Err(e) => return bad_request(e),
             }
         }
@@ -340,6 +393,21 @@ fn bad_request(why: String) -> Response<Reply> {
         "text/plain; charset=utf-8",
         Reply::text(why),
     )
+}
+
+/// [`read_body`] within `idle`: a body that comes more slowly is answered
+/// `408 Request Timeout`.
+async fn read_body_within(
+    idle: std::time::Duration,
+    body: Incoming,
+) -> Result<Vec<u8>, Response<Reply>> {
+    match tokio::time::timeout(idle, read_body(body)).await {
+        Ok(read) => read,
+        Err(_) => Err(text(
+            StatusCode::REQUEST_TIMEOUT,
+            "the request's body came too slowly",
+        )),
+    }
 }
 
 /// The body of a control request, of [`MAX_BODY`] bytes at most.

@@ -2,21 +2,22 @@
 //! whole recording each new one starts from.
 
 use std::collections::VecDeque;
-use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant};
 
-use hyper::body::{Body, Buf, Bytes, Frame, SizeHint};
+use hyper::body::Bytes;
 use tokio::sync::{Notify, mpsc, watch};
 
 use super::Limits;
-use super::control::{Command, Spec, Status};
-use super::feed::{Feed, Kept, RECORDING_END, RECORDING_HEAD, Snapshot, ToServer, sse};
+use super::control::{Command, Controls, Spec};
+use super::feed::{
+    Feed, Kept, RECORDING_END, RECORDING_HEAD, Snapshot, ToServer, View, Wanted, sse,
+};
 use super::rope::Rope;
+use crate::export::TreeInfo;
 
 /// How long a whole recording serves the clients that come after it (with
 /// the ticks published since).
@@ -45,7 +46,7 @@ impl Build {
     }
 
     /// The `recording` event, or `None` when the server stopped first.
-    async fn event(self) -> Option<Rope> {
+    pub(super) async fn event(self) -> Option<Rope> {
         let json = self.made().await?;
         let mut event = Rope::from(Bytes::from_static(RECORDING_HEAD.as_bytes()));
         json.iter().for_each(|piece| event.push(piece.clone()));
@@ -60,13 +61,24 @@ impl Build {
 }
 
 /// What a stream writes next.
-enum Item {
+pub(super) enum Item {
+    /// An event counted in the client's backlog.
     Message(Bytes),
+    /// An event that answers the page's own request (a `lanes` event),
+    /// not counted in its backlog, as a whole recording is not.
+    Reply(Bytes),
     Recording(Build),
 }
 
 /// One stream client, as the server holds it.
-struct Client {
+pub(super) struct Client {
+    /// Its number, which its page names to change its view.
+    pub(super) id: u64,
+    /// The lanes it follows (every one when `None`), once it started.
+    pub(super) view: View,
+    /// The lanes it asked to follow when it came: the first `n`, and the
+    /// agents named. `None`: every one.
+    pub(super) asked: Option<(usize, Vec<u32>)>,
     tx: mpsc::UnboundedSender<Item>,
     /// Bytes of messages queued and not yet handed to the connection.
     pending: Arc<AtomicUsize>,
@@ -79,13 +91,24 @@ struct Client {
 impl Client {
     /// Queues `message`; `false` when the client is gone or has fallen
     /// more than `budget` bytes behind (then its connection is ended).
-    fn send(&self, message: &Bytes, budget: usize) -> bool {
+    pub(super) fn send(&self, message: &Bytes, budget: usize) -> bool {
         let len = message.len();
         if self.pending.fetch_add(len, Ordering::Relaxed) + len > budget {
             self.kick.notify_one();
             return false;
         }
         self.tx.send(Item::Message(message.clone())).is_ok()
+    }
+
+    /// Queues `message`, an answer to the page's own request, whatever its
+    /// size; `false` when the client is gone or was already more than
+    /// `budget` bytes behind (then its connection is ended).
+    pub(super) fn reply(&self, message: Bytes, budget: usize) -> bool {
+        if self.pending.load(Ordering::Relaxed) > budget {
+            self.kick.notify_one();
+            return false;
+        }
+        self.tx.send(Item::Reply(message)).is_ok()
     }
 }
 
@@ -97,39 +120,17 @@ struct Cached {
 }
 
 #[derive(Default)]
-struct Streams {
+pub(super) struct Streams {
     /// The last publish the clients were sent.
-    seen: u64,
+    pub(super) seen: u64,
     /// Clients that have a recording and follow the ticks.
-    joined: Vec<Client>,
+    pub(super) joined: Vec<Client>,
+    /// The number of the last client that came.
+    ids: u64,
     /// Clients waiting for the next publish to start.
     waiting: Vec<Client>,
     cache: Option<Cached>,
     closed: bool,
-}
-
-/// What the pages are shown of the game's controls.
-#[derive(Default)]
-struct Controls {
-    /// As the game last told.
-    status: Status,
-    /// The breakpoints set, as the pages gave them.
-    breakpoints: Vec<Spec>,
-}
-
-impl Controls {
-    /// The `control` event.
-    fn event(&self, framing: bool) -> Bytes {
-        let json = serde_json::json!({
-            "framing": framing,
-            "paused": self.status.paused,
-            "tick": self.status.tick,
-            "why": self.status.why,
-            "hit": self.status.hit,
-            "breakpoints": self.breakpoints,
-        });
-        sse("control", &json.to_string())
-    }
 }
 
 /// Whether the pages of a paused game still read their streams: each
@@ -221,10 +222,17 @@ impl Hub {
         self.count(&streams);
     }
 
-    /// Sets the breakpoints the pages are shown.
-    pub(super) fn set_breakpoints(&self, specs: Vec<Spec>) {
-        self.controls().breakpoints = specs;
+    /// Sets the breakpoints (see [`Controls::set`]) and shows them to the
+    /// pages: the command for the game, or what is at fault.
+    pub(super) fn set_breakpoints(
+        &self,
+        set: Vec<Spec>,
+        tree: &TreeInfo,
+    ) -> Result<Command, String> {
+        let newcomers = self.feed.newcomers.load(Ordering::Relaxed);
+        let command = self.controls().set(set, tree, newcomers)?;
         self.send_controls();
+        Ok(command)
     }
 
     /// Whether the game said it is paused.
@@ -253,13 +261,18 @@ impl Hub {
         let _ = tokio::time::timeout(Duration::from_secs(1), rx.wait_for(|&s| s > seen)).await;
     }
 
-    fn lock(&self) -> MutexGuard<'_, Streams> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, Streams> {
         self.streams.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A new stream client: it starts at the next publish (or at once
-    /// while the game is paused). `None` once the server stops.
-    pub(super) fn follow(self: &Arc<Self>, kick: Arc<Notify>) -> Option<Stream> {
+    /// A new stream client, that follows the lanes `asked` (see
+    /// [`Client::asked`]): it starts at the next publish (or at once while
+    /// the game is paused). `None` once the server stops.
+    pub(super) fn follow(
+        self: &Arc<Self>,
+        kick: Arc<Notify>,
+        asked: Option<(usize, Vec<u32>)>,
+    ) -> Option<Stream> {
         let (tx, rx) = mpsc::unbounded_channel();
         let pending = Arc::new(AtomicUsize::new(0));
         // A page that comes has its time to answer.
@@ -268,7 +281,12 @@ impl Hub {
         if streams.closed {
             return None;
         }
+        streams.ids += 1;
+        let id = streams.ids;
         streams.waiting.push(Client {
+            id,
+            view: None,
+            asked,
             tx,
             pending: Arc::clone(&pending),
             kick,
@@ -353,11 +371,16 @@ impl Hub {
     fn let_go(&self) {
         let mut streams = self.lock();
         let streams = &mut *streams;
+        let mut any = false;
         for client in streams.joined.drain(..).chain(streams.waiting.drain(..)) {
             client.kick.notify_one();
+            any = true;
         }
         self.count(streams);
-        let _ = self.commands.try_send(Command::Left);
+        // With no page at all, the game waits for a reload by itself.
+        if any {
+            let _ = self.commands.try_send(Command::LetGo);
+        }
     }
 
     /// The kept publishes, as of the last one taken in.
@@ -369,21 +392,29 @@ impl Hub {
     }
 
     /// Takes in the publishes (and the game's status) until the server
-    /// stops.
-    pub(super) async fn pump(self: Arc<Self>, mut from_game: mpsc::UnboundedReceiver<ToServer>) {
-        while let Some(first) = from_game.recv().await {
+    /// stops: what the game's thread left in the outbox when woken, all of
+    /// it at once, then the clients' part of it.
+    pub(super) async fn pump(self: Arc<Self>, mut woken: mpsc::UnboundedReceiver<()>) {
+        while woken.recv().await.is_some() {
+            // The connections write what the last round gave them first:
+            // a game that publishes without a pause does not keep the
+            // server's one thread from them.
+            tokio::task::yield_now().await;
+            let messages =
+                std::mem::take(&mut *self.feed.outbox.lock().unwrap_or_else(|e| e.into_inner()));
+            if messages.is_empty() {
+                continue;
+            }
             let mut status = None;
-            let seq = {
+            let (seq, agents) = {
                 let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-                let mut next = Some(first);
-                while let Some(message) = next {
+                for message in messages {
                     match message {
                         ToServer::Published(p) => kept.take(p),
                         ToServer::Status(s) => status = Some(s),
                     }
-                    next = from_game.try_recv().ok();
                 }
-                kept.seq()
+                (kept.seq(), Arc::clone(kept.agents()))
             };
             self.published.send_replace(seq);
             // With no client there is nothing to send.
@@ -391,12 +422,16 @@ impl Hub {
                 return;
             }
             // After the ticks it is about.
+            let moved = self.controls().saw_agents(&agents);
+            let told = status.is_some();
             if let Some(status) = status {
                 if status.paused {
                     // The pages have their time to answer.
                     self.held().heard = Instant::now();
                 }
                 self.controls().status = status;
+            }
+            if moved || told {
                 self.send_controls();
             }
         }
@@ -415,10 +450,14 @@ impl Hub {
         streams.waiting.retain(|c| !c.tx.is_closed());
         if snapshot.seq > streams.seen {
             if !streams.joined.is_empty() {
-                match snapshot.ticks_after(streams.seen, self.runs()) {
-                    Ok(messages) => {
-                        for m in &messages {
-                            streams.joined.retain(|c| c.send(m, budget));
+                let wanted = Wanted::of(streams.joined.iter().map(|c| &c.view));
+                match snapshot.ticks_after(streams.seen, self.runs(), &wanted) {
+                    Ok(deltas) => {
+                        let names = snapshot.names();
+                        for d in &deltas {
+                            streams
+                                .joined
+                                .retain(|c| c.send(&d.message_for(names, &c.view), budget));
                         }
                     }
                     // They start again from a whole recording.
@@ -457,10 +496,29 @@ impl Hub {
         control: Option<Bytes>,
     ) {
         let budget = self.limits.backlog_bytes;
-        let (build, since) = self.start(&mut streams.cache, snapshot);
-        for client in clients {
-            let started = client.tx.send(Item::Recording(build.clone())).is_ok()
-                && since.iter().chain(&control).all(|m| client.send(m, budget));
+        let (every, some): (Vec<_>, Vec<_>) = clients.into_iter().partition(|c| c.asked.is_none());
+        if !every.is_empty() {
+            let (build, since) = self.start(&mut streams.cache, snapshot);
+            for client in every {
+                let started = client.tx.send(Item::Recording(build.clone())).is_ok()
+                    && since.iter().chain(&control).all(|m| client.send(m, budget));
+                if started {
+                    streams.joined.push(client);
+                }
+            }
+        }
+        // A stream of some lanes gets their recording (made for it), and
+        // the crowd's summary.
+        for mut client in some {
+            let (first, agents) = client.asked.clone().unwrap_or_default();
+            let view = snapshot.slots_of(first, &agents);
+            let build = self.make(snapshot, Some(Arc::clone(&view)));
+            client.view = Some(view);
+            let crowd = snapshot.crowd_event(client.id);
+            let started = client.tx.send(Item::Recording(build)).is_ok()
+                && std::iter::once(&crowd)
+                    .chain(&control)
+                    .all(|m| client.send(m, budget));
             if started {
                 streams.joined.push(client);
             }
@@ -473,11 +531,15 @@ impl Hub {
         if let Some(c) = cache.as_ref()
             && c.seq <= snapshot.seq
             && (c.seq == snapshot.seq || c.at.elapsed() < FRESH)
-            && let Ok(since) = snapshot.ticks_after(c.seq, self.runs())
+            && let Ok(since) = snapshot.ticks_after(c.seq, self.runs(), &Wanted::All)
         {
+            let since = since
+                .iter()
+                .map(|d| d.message_for(snapshot.names(), &None))
+                .collect();
             return (c.build.clone(), since);
         }
-        let build = self.make(snapshot);
+        let build = self.make(snapshot, None);
         *cache = Some(Cached {
             seq: snapshot.seq,
             at: Instant::now(),
@@ -499,7 +561,7 @@ impl Hub {
         {
             return Some(c.build.clone());
         }
-        let build = self.make(snapshot);
+        let build = self.make(snapshot, None);
         streams.cache = Some(Cached {
             seq: snapshot.seq,
             at: Instant::now(),
@@ -508,14 +570,15 @@ impl Hub {
         Some(build)
     }
 
-    /// Makes the whole recording off the server's event loop.
-    fn make(&self, snapshot: &Snapshot) -> Build {
+    /// Makes the whole recording (of the lanes `slots` only, when
+    /// given) off the server's event loop.
+    fn make(&self, snapshot: &Snapshot, slots: View) -> Build {
         let (tx, rx) = watch::channel(None);
         self.feed.exports.fetch_add(1, Ordering::Relaxed);
         let (snapshot, feed) = (snapshot.clone(), Arc::clone(&self.feed));
         tokio::task::spawn_blocking(move || {
             let runs = !feed.plain.load(Ordering::Relaxed);
-            if let Some(event) = snapshot.recording(&feed.stopping, runs) {
+            if let Some(event) = snapshot.recording(&feed.stopping, runs, slots.as_deref()) {
                 let _ = tx.send(Some(event));
             }
         });
@@ -539,9 +602,9 @@ impl Hub {
 /// A stream client's response body: its messages, one server-sent event
 /// per frame (so one chunk per event on the wire).
 pub(super) struct Stream {
-    rx: mpsc::UnboundedReceiver<Item>,
-    pending: Arc<AtomicUsize>,
-    recording: Option<Pin<Box<dyn Future<Output = Option<Rope>> + Send>>>,
+    pub(super) rx: mpsc::UnboundedReceiver<Item>,
+    pub(super) pending: Arc<AtomicUsize>,
+    pub(super) recording: Option<Pin<Box<dyn Future<Output = Option<Rope>> + Send>>>,
     hub: Arc<Hub>,
 }
 
@@ -550,61 +613,5 @@ impl Drop for Stream {
         // Its client is gone (or was dropped): counted out now.
         self.rx.close();
         self.hub.left();
-    }
-}
-
-/// A response body: the whole of it at once, or a stream.
-pub(super) enum Reply {
-    Full(Option<Rope>),
-    Stream(Stream),
-}
-
-impl Reply {
-    pub(super) fn text(body: impl Into<Bytes>) -> Self {
-        Reply::Full(Some(Rope::from(body.into())))
-    }
-}
-
-impl Body for Reply {
-    type Data = Rope;
-    type Error = Infallible;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Rope>, Infallible>>> {
-        let stream = match self.get_mut() {
-            Reply::Full(body) => return Poll::Ready(body.take().map(|b| Ok(Frame::data(b)))),
-            Reply::Stream(stream) => stream,
-        };
-        loop {
-            if let Some(recording) = &mut stream.recording {
-                let event = ready!(recording.as_mut().poll(cx));
-                stream.recording = None;
-                // No recording: the server stopped.
-                return Poll::Ready(event.map(|e| Ok(Frame::data(e))));
-            }
-            match ready!(stream.rx.poll_recv(cx)) {
-                None => return Poll::Ready(None),
-                Some(Item::Message(m)) => {
-                    stream.pending.fetch_sub(m.len(), Ordering::Relaxed);
-                    return Poll::Ready(Some(Ok(Frame::data(Rope::from(m)))));
-                }
-                Some(Item::Recording(build)) => stream.recording = Some(Box::pin(build.event())),
-            }
-        }
-    }
-
-    fn is_end_stream(&self) -> bool {
-        matches!(self, Reply::Full(None))
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        match self {
-            Reply::Full(body) => {
-                SizeHint::with_exact(body.as_ref().map_or(0, |b| b.remaining() as u64))
-            }
-            Reply::Stream(_) => SizeHint::default(),
-        }
     }
 }

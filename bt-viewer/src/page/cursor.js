@@ -1,4 +1,37 @@
   // ---------- the cursor ----------
+  // A tick's events into `list` as the events panel lists them (the
+  // `mark`-th event marked as where two runs differ, -1 for none): each
+  // decide's value before its rejection, what the random and scored
+  // groups chose after them, and the tick's error.
+  function eventItems(list, tk, mark) {
+    const ev = tk[6], masks = new Map(), after = choices(ev);
+    const REJ = S.rec.legend.events.indexOf("reject") + 1, DECIDE = S.rec.legend.rejections.indexOf("decide");
+    for (let i = 0; i < ev.length; i += 4) {
+      if (ev[i] === REJ && ev[i + 1] === DECIDE) {
+        // What the decide returned, as bt-core's trace has it.
+        const d = document.createElement("li");
+        d.className = "decline";
+        d.textContent = "decline " + node(ev[i + 2]) + " = " + (ev[i + 3] === null ? "NaN" : decimal(ev[i + 3]));
+        list.appendChild(d);
+      }
+      const li = document.createElement("li");
+      li.className = (S.rec.legend.events[ev[i] - 1] || "other") + (i / 4 === mark ? " differs" : "");
+      li.textContent = eventText(ev[i], ev[i + 1], ev[i + 2], ev[i + 3], masks);
+      list.appendChild(li);
+      for (const text of after.get(i) || []) {
+        const w = document.createElement("li");
+        w.className = "why"; w.textContent = text;
+        list.appendChild(w);
+      }
+    }
+    if (tk[4] >> 1) {
+      const li = document.createElement("li");
+      li.className = "error";
+      li.textContent = "error: " + (S.rec.legend.errors[(tk[4] >> 1) - 1] || "unknown");
+      list.appendChild(li);
+    }
+  }
+
   function render() {
     if (!S.rec) return;
     const a = S.agents[S.sel];
@@ -17,7 +50,7 @@
       const on = active.has(i);
       g.classList.toggle("active", on);
       if (S.edges[i]) S.edges[i].classList.toggle("active", on);
-      const text = value.has(i) ? "= " + Number(value.get(i)).toFixed(3) : "";
+      const text = value.has(i) ? "= " + decimal(value.get(i)) : "";
       if (S.vals[i].textContent !== text) { S.vals[i].textContent = text; fitName(i); }
       const r = lastRejection(i);
       if (r) g.dataset.lastRejection = r.reason; else delete g.dataset.lastRejection;
@@ -26,27 +59,12 @@
     const list = $("events");
     list.textContent = "";
     if (tk) {
-      const ev = tk[6], masks = new Map(), after = choices(ev);
-      for (let i = 0; i < ev.length; i += 4) {
-        const li = document.createElement("li");
-        li.className = S.rec.legend.events[ev[i] - 1] || "other";
-        li.textContent = eventText(ev[i], ev[i + 1], ev[i + 2], ev[i + 3], masks);
-        list.appendChild(li);
-        for (const text of after.get(i) || []) {
-          const w = document.createElement("li");
-          w.className = "why"; w.textContent = text;
-          list.appendChild(w);
-        }
-      }
+      eventItems(list, tk, -1);
       const flags = tk[4];
-      if (flags >> 1) {
-        const li = document.createElement("li");
-        li.className = "error";
-        li.textContent = "error: " + (S.rec.legend.errors[(flags >> 1) - 1] || "unknown");
-        list.appendChild(li);
-      }
       let sum = (tk[2] === null ? "idle" : "leaf " + node(tk[2])) + ", " + tk[3] + " deciders visited";
       if (flags & 1) sum += "; some events were dropped (the tick was larger than the ring)";
+      const inputs = inputsAt(S.sel, S.cursor);
+      if (inputs) sum += " · " + inputsText(inputs);
       $("tick-summary").textContent = sum;
     } else {
       $("tick-summary").textContent = a ? "no tick of agent #" + a.agent + " kept here" : "";
@@ -62,7 +80,8 @@
     table.textContent = "";
     const a = S.agents[S.sel], v = a && S.values.get(a.agent);
     if (!v) {
-      $("values-note").textContent = a ? "Agent #" + a.agent + " recorded no values (see AgentData)." : "";
+      const bad = a && S.values.errors && S.values.errors.get(a.agent);
+      $("values-note").textContent = bad ? bad : a ? "Agent #" + a.agent + " recorded no values (see AgentData)." : "";
       return;
     }
     const j = keptAt(S.sel, S.cursor), jp = keptAt(S.sel, S.cursor - 1);

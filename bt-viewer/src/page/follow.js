@@ -85,7 +85,9 @@
   // tick it repeats, made whole. Returns whether it let go of any.
   function trimLive() {
     let total = 0;
-    for (const a of S.agents) total += a.ticks.length;
+    // A page that follows some lanes holds ticks of those only.
+    if (S.loaded) for (const id of S.loaded) { const k = S.byId.get(id); if (k !== undefined) total += S.agents[k].ticks.length; }
+    else for (const a of S.agents) total += a.ticks.length;
     if (total <= LIVE_KEEP) return false;
     const aim = Math.floor(LIVE_KEEP * 3 / 4);
     let lo = S.first, hi = S.last;
@@ -120,67 +122,121 @@
     });
     const clock = S.rec.clock;
     if (clock && cut > clock.first) { clock.now = clock.now.slice(cut - clock.first); clock.first = cut; }
+    S.trimCut = cut;
     return true;
   }
 
+  // The live stream: the page asks for the lanes it shows (the first ones
+  // until it knows), gets their ticks and the whole crowd's per-tick
+  // counts, and names its lanes again as they change (crowd.js). A stream
+  // that breaks is opened again, sooner or later (backoff); only an `end`
+  // event says the program stopped, or a long time without an answer.
+  const LIVE_FIRST = 64;
   function follow() {
     if (typeof EventSource === "undefined") { message("This browser cannot follow a live stream.", "error"); return; }
     S.live = true;
+    S.link = { es: null, lost: null, delay: 250, timer: null, ended: false, reconnects: 0, said: [], messages: 0, bytes: 0, busy: 0, draws: 0 };
     message("Waiting for the running program…", "info");
-    const es = new EventSource("events");
+    connect();
+  }
+
+  function connect() {
+    const L = S.link;
+    const view = S.stream !== undefined ? viewWanted() : [];
+    const es = new EventSource("events?first=" + (view.length ? 0 : LIVE_FIRST) + (view.length ? "&agents=" + view.join(",") : ""));
+    L.es = es;
+    const mine = f => ev => { if (L.es !== es) return; try { f(ev); } catch (e) { showError(e); } };
     if (window.btLive) window.btLive.attach(es, { state: () => S, seek, selectAgent }); // live controls
-    es.addEventListener("recording", ev => {
+    es.addEventListener("recording", mine(ev => {
       const atEnd = !S.rec || S.cursor === S.last;
       const sel = S.rec && S.agents[S.sel] ? S.agents[S.sel].agent : null;
       if (!loadText(ev.data, "live")) return;
-      if (sel !== null) selectAgent(sel);
-      if (atEnd) seek(S.last);
-      message("Live: following the running program.", "info");
+      S.stream = undefined;
+      S.resume = { sel, atEnd };
+    }));
+    es.addEventListener("crowd", mine(ev => {
+      onCrowd(JSON.parse(ev.data));
+      const r = S.resume || {};
+      if (r.sel !== null && r.sel !== undefined) selectAgent(r.sel);
+      if (r.atEnd !== false) seek(S.last);
+      if (L.lost !== null) { L.reconnects += 1; say("Live: reconnected; following the running program."); }
+      else say("Live: following the running program." + windowNote());
+      L.lost = null; L.delay = 250;
       if (window.btLive) window.btLive.update(); // live controls
-    });
-    es.addEventListener("ticks", ev => {
-      try {
-        if (!S.rec) return;
-        const msg = JSON.parse(ev.data);
-        const atEnd = S.cursor === S.last, wholeView = S.v0 === S.first && S.v1 === S.last, following = S.v1 === S.last;
-        if (msg.clock) mergeClock(msg.clock);
-        const added = new Map();
-        for (const part of msg.agents) {
-          let k = S.byId.get(part.agent);
-          if (k === undefined) continue;
-          const a = S.agents[k];
-          added.set(part.agent, { before: a.kept, n: appendEntries(a, part.ticks) });
-          index(a);
-          if (a.ticks.length > 0) a.first_tick = a.start[0];
-          S.spans[k] = spansOf(a);
-        }
-        for (const v of msg.values || []) { const n = added.get(v.agent); if (n) appendValues(v, n.before, n.n); }
-        rangeFromAgents();
-        if (trimLive()) {
-          if (!S.trimmed) message("Live: following the running program, keeping its last ticks (up to " + LIVE_KEEP +
-            " entries; ?keep=N in the address keeps another number).", "info");
-          S.trimmed = true;
-          rangeFromAgents();
-          // A view of ticks let go of moves to the oldest kept, its width kept.
-          const w = S.v1 - S.v0;
-          if (S.v0 < S.first) { S.v0 = S.first; S.v1 = Math.min(S.last, Math.max(S.v1, S.first + w)); }
-          S.cursor = Math.max(S.cursor, S.first);
-        }
-        countBehaviors();
-        S.overviewCache = null;
-        if (S.sel < S.agents.length) selectIndex();
-        if (wholeView) { S.v0 = S.first; S.v1 = S.last; }
-        else if (following) { const w = S.v1 - S.v0; S.v1 = S.last; S.v0 = Math.max(S.first, S.v1 - w); }
-        if (atEnd) S.cursor = S.last;
-        layout();
-        render();
-        if (window.btLive) window.btLive.update(); // live controls
-      } catch (e) { showError(e); }
-    });
-    es.addEventListener("end", () => {
-      es.close();
-      message("Live: the running program has stopped (what it sent stays here).", "info");
-    });
-    es.onerror = () => { if (S.live) message("Live: the running program has stopped (what it sent stays here).", "info"); es.close(); };
+    }));
+    es.addEventListener("ticks", mine(ev => {
+      const t0 = performance.now();
+      onTicks(JSON.parse(ev.data));
+      L.messages += 1; L.bytes += ev.data.length; L.busy += performance.now() - t0;
+    }));
+    es.addEventListener("lanes", mine(ev => onLanes(JSON.parse(ev.data))));
+    es.addEventListener("end", mine(() => {
+      L.ended = true; es.close();
+      say("Live: the running program has stopped (what it sent stays here).");
+    }));
+    es.onerror = () => { if (L.es !== es) return; es.close(); lost(); };
+  }
+
+  // Says how the stream stands (the last few sayings are kept).
+  function say(text) {
+    message(text, "info");
+    const said = S.link.said;
+    if (said[said.length - 1] !== text) said.push(text);
+    if (said.length > 20) said.shift();
+  }
+
+  // The stream broke (or could not open): try again, sooner or later.
+  function lost() {
+    const L = S.link;
+    if (L.ended) return;
+    if (L.lost === null) L.lost = performance.now();
+    const gone = (performance.now() - L.lost) / 1000;
+    say(gone < 20 ? "Live: connection lost, reconnecting…" :
+      "Live: the running program has stopped or cannot be reached (no answer for " + Math.round(gone) +
+      " s; what it sent stays here). Still trying…");
+    clearTimeout(L.timer);
+    L.timer = setTimeout(connect, L.delay);
+    L.delay = Math.min(L.delay * 2, 4000);
+  }
+
+  // A ticks event: the new ticks of the lanes followed, and the crowd's
+  // counts. Work in proportion to what it brings.
+  function onTicks(msg) {
+    if (!S.rec || S.stream === undefined) return;
+    const atEnd = S.cursor === S.last, wholeView = S.v0 === S.first && S.v1 === S.last, following = S.v1 === S.last;
+    // The query's range and the scrubber are written when the page draws.
+    const qTo = $("q-to");
+    S.qFollows = S.qFollows || qTo.value === "" || Number(qTo.value) === S.last;
+    if (msg.clock) mergeClock(msg.clock);
+    if (msg.crowd) addCrowd(msg.crowd);
+    const added = new Map();
+    for (const part of msg.agents) {
+      const k = S.byId.get(part.agent);
+      // A lane no longer followed until the server hears of it.
+      if (k === undefined || !S.loaded.has(part.agent)) continue;
+      const a = S.agents[k], j0 = a.ticks.length;
+      added.set(part.agent, { before: a.kept, n: appendEntries(a, part.ticks) });
+      indexMore(a, j0);
+      if (a.ticks.length > 0) a.first_tick = a.start[0];
+      spansMore(a, S.spans[k], j0);
+    }
+    for (const v of msg.values || []) { const n = added.get(v.agent); if (n) appendValues(v, n.before, n.n); }
+    S.last = Math.max(S.last, S.crowdLast);
+    let trimmedTo;
+    if (trimLive()) {
+      if (!S.trimmed) message("Live: following the running program, keeping its last ticks (up to " + LIVE_KEEP +
+        " entries; ?keep=N in the address keeps another number).", "info");
+      S.trimmed = true;
+      trimmedTo = S.trimCut;
+      S.last = Math.max(S.last, S.crowdLast);
+    }
+    keepFirst(trimmedTo);
+    if (following) {
+      const w = Math.min(S.last - S.first, wholeView ? LIVE_WINDOW - 1 : S.v1 - S.v0);
+      S.v1 = S.last; S.v0 = Math.max(S.first, S.v1 - w);
+    }
+    if (atEnd) S.cursor = S.last;
+    S.overviewCache = null;
+    redraw();
   }
 

@@ -8,12 +8,15 @@
 window.btLive = (function () {
   const $ = id => document.getElementById(id);
   const meta = document.querySelector('meta[name="bt-live-token"]');
-  const L = { api: null, control: null, items: null, error: "" };
+  const L = { api: null, control: null, items: null, error: "", stop: "", barH: -1 };
 
   function attach(es, api) {
     L.api = api;
     $("live-bar").hidden = false;
     document.body.classList.add("live-bar-on");
+    // The page keeps room below for the bar, however tall its list makes it.
+    if (typeof ResizeObserver !== "undefined") new ResizeObserver(fitBar).observe($("live-bar"));
+    fitBar();
     es.addEventListener("control", ev => {
       try { onControl(JSON.parse(ev.data)); } catch (e) { showError("Live: a control event could not be read: " + e.message); }
     });
@@ -23,6 +26,16 @@ window.btLive = (function () {
     // The user's own moves (scrubbing, keys, clicks) may leave the end.
     for (const kind of ["input", "click", "keyup"]) document.addEventListener(kind, () => setTimeout(update, 0));
     wire();
+  }
+
+  // The page's bottom padding follows the bar's height; the lanes are
+  // laid out again in the room left.
+  function fitBar() {
+    const h = $("live-bar").offsetHeight;
+    if (h === L.barH) return;
+    L.barH = h;
+    document.body.style.paddingBottom = h + "px";
+    window.dispatchEvent(new Event("resize"));
   }
 
   function showError(text) { L.error = text; $("live-error").textContent = text; }
@@ -71,15 +84,27 @@ window.btLive = (function () {
     $("live-controls").hidden = !c.framing;
     const state = $("live-state");
     state.className = c.paused ? "paused" : "";
-    if (!c.paused) state.textContent = "running";
+    if (!c.paused) { state.textContent = "running"; L.stop = ""; }
     else {
+      const hit = c.hit;
       let text = "paused at the end of tick " + c.tick;
-      if (c.why === "breakpoint" && c.hit) text += ": breakpoint " + (c.hit.breakpoint + 1) + " (" + describe(c.breakpoints[c.hit.breakpoint]) + ") fired for agent #" + c.hit.agent;
-      else if (c.why === "step") text += " (one step)";
+      if (c.why === "breakpoint" && hit) {
+        // The breakpoint that fired, by its id: its place in the list as
+        // it is now, or none once removed.
+        const place = typeof hit.breakpoint === "number" ? "breakpoint " + (hit.breakpoint + 1) : "a breakpoint since removed";
+        text += ": " + place + " (" + describe(c.fired) + ") fired for agent #" + hit.agent;
+      } else if (c.why === "step") text += " (one step)";
       state.textContent = text;
-      // The page shows the tick it stopped at.
-      if (c.hit) L.api.selectAgent(c.hit.agent);
-      L.api.seek(c.hit ? c.hit.tick : c.tick);
+      // The page shows the tick it stopped at (and the agent a breakpoint
+      // fired for), once per stop: an edit of the list while paused
+      // leaves the user where they look. A page that comes (a reload)
+      // while the program is paused shows it too.
+      const stop = c.tick + " " + c.why + (hit ? " " + hit.agent + " " + hit.tick : "");
+      if (stop !== L.stop) {
+        L.stop = stop;
+        if (hit) L.api.selectAgent(hit.agent);
+        L.api.seek(hit ? hit.tick : c.tick);
+      }
     }
     $("live-pause").disabled = c.paused;
     $("live-step").disabled = false;
@@ -101,19 +126,31 @@ window.btLive = (function () {
     }
   }
 
-  function breakpoints() { return L.control ? L.control.breakpoints.slice() : []; }
+  // The breakpoints set, each with the id the program gave it: sent back
+  // with it, a breakpoint stays the same one.
+  function breakpoints() { return L.control ? L.control.breakpoints.map(b => Object.assign({}, b)) : []; }
 
   function drawBreakpoints() {
-    const list = $("bp-list");
+    const c = L.control, list = $("bp-list");
+    const unrecorded = new Set((c && c.unrecorded) || []);
+    const fired = c && c.paused && c.why === "breakpoint" && c.fired ? c.fired.id : null;
     list.textContent = "";
     breakpoints().forEach((b, i) => {
       const li = document.createElement("li");
       li.dataset.on = b.on;
+      li.dataset.id = b.id;
+      if (b.id === fired) li.className = "fired";
       li.append((i + 1) + ". " + describe(b) + " ");
+      if (unrecorded.has(b.id)) {
+        const note = document.createElement("span");
+        note.className = "bp-unrecorded";
+        note.textContent = "(agent #" + b.agent + " is not recorded now: fires once it is) ";
+        li.appendChild(note);
+      }
       const x = document.createElement("button");
       x.textContent = "remove";
       x.className = "bp-remove";
-      x.onclick = () => { const set = breakpoints(); set.splice(i, 1); send({ op: "breakpoints", set }); };
+      x.onclick = () => send({ op: "breakpoints", set: breakpoints().filter(k => k.id !== b.id) });
       li.appendChild(x);
       list.appendChild(li);
     });
@@ -147,8 +184,13 @@ window.btLive = (function () {
   }
 
   function formShape() {
-    const on = $("bp-on").value;
-    $("bp-decider").hidden = on === "error";
+    const on = $("bp-on").value, dec = $("bp-decider");
+    dec.hidden = on === "error";
+    // An entry or a rejection is of one decider: "any decider" is not
+    // offered for them.
+    const one = on === "enter" || on === "reject", any = dec.querySelector('option[value=""]');
+    if (any) { any.disabled = one; any.hidden = one; }
+    if (one && dec.value === "" && dec.options.length > 1) dec.selectedIndex = 1;
     $("bp-reason").hidden = on !== "reject";
   }
 

@@ -11,7 +11,55 @@
   function clearFilter() {
     S.rows = S.agents.map((_, k) => k);
     showRows(S.rows, null, null);
+    S.found = null;
     $("query-result").textContent = "";
+  }
+
+  // ---------- matches in tick order ----------
+  // The matches of a filter, earliest tick first (the lower agent id
+  // first on a tie), with buttons to the first, the previous and the
+  // next: S.found = { list: [[k, tick], …], at }.
+  function listMatches(rows, matches) {
+    const list = rows.map(k => [k, matches.get(k)]);
+    list.sort((a, b) => a[1] - b[1] || S.agents[a[0]].agent - S.agents[b[0]].agent);
+    S.found = { list, at: -1 };
+    const out = $("query-result");
+    out.textContent = "";
+    if (!list.length) { out.textContent = "no match"; return; }
+    const button = (id, text, title, go) => {
+      const b = document.createElement("button");
+      b.id = id; b.textContent = text; b.title = title; b.onclick = go;
+      out.appendChild(b);
+      return b;
+    };
+    const [k0, t0] = list[0];
+    const first = button("first-match", "first match: #" + S.agents[k0].agent + " @ tick " + t0,
+      "the match of the earliest tick", () => goMatch(0));
+    first.dataset.agent = S.agents[k0].agent; first.dataset.tick = t0;
+    button("prev-match", "◀", "previous match (by tick)", () => goMatch(S.found.at - 1));
+    button("next-match", "▶", "next match (by tick)", () => goMatch(S.found.at + 1));
+    const at = document.createElement("span");
+    at.id = "match-at";
+    at.textContent = list.length + " matches by tick";
+    out.appendChild(at);
+  }
+
+  // Selects the agent of match `i` (of S.found, kept in range), shows its
+  // lane and moves the cursor to its tick.
+  function goMatch(i) {
+    const f = S.found;
+    if (!f || !f.list.length) return null;
+    f.at = Math.max(0, Math.min(f.list.length - 1, i));
+    const [k, tick] = f.list[f.at];
+    select(k);
+    const r = S.rows.indexOf(k), box = $("timeline");
+    if (r >= 0) {
+      const top = rowY(r);
+      if (top < box.scrollTop || top > box.scrollTop + box.clientHeight - LANE_H - S.plotH) box.scrollTop = Math.max(0, top - LANE_H);
+    }
+    seek(tick);
+    $("match-at").textContent = "match " + (f.at + 1) + " of " + f.list.length + ": #" + S.agents[k].agent + " @ tick " + tick;
+    return [S.agents[k].agent, tick];
   }
 
   // Lanes of the agents whose leaf at tick `s` is `leaf` (an item or null).
@@ -27,6 +75,49 @@
     if (rows.length && !rows.includes(S.sel)) { S.sel = rows[0]; selectIndex(); }
     showRows(rows, rows.length + " agents " + (leaf === null ? "idle" : "running " + node(leaf)) + " at tick " + s, null);
     seek(s);
+    S.filterMs = performance.now() - t0;
+    return rows.map(k => S.agents[k].agent);
+  }
+
+  // Lanes of the agents that run `leaf` (an item or null, a legend
+  // entry) at some tick in view, the matches at the first such tick of
+  // each; the cursor goes to the earliest.
+  function filterLegend(leaf) {
+    const t0 = performance.now();
+    if (typeof leaf === "string") leaf = S.leaves.find(l => leafName(l) === leaf);
+    if (leaf === undefined) return [];
+    const rows = [], matches = new Map();
+    for (let k = 0; k < S.agents.length; k++) {
+      for (const sp of S.spans[k].spans) {
+        if (sp.to < S.v0) continue;
+        if (sp.from > S.v1) break;
+        if (sp.leaf === leaf) { rows.push(k); matches.set(k, Math.max(sp.from, S.v0)); break; }
+      }
+    }
+    showRows(rows, rows.length + " agents " + (leaf === null ? "idle" : "ran " + node(leaf)) + " in ticks " + S.v0 + "–" + S.v1 + " (in view)", matches);
+    listMatches(rows, matches);
+    if (rows.length) goMatch(0);
+    S.filterMs = performance.now() - t0;
+    return S.found.list.map(([k, tick]) => [S.agents[k].agent, tick]);
+  }
+
+  // Lanes of the agents that had `kind` (a row of the track: subset,
+  // error, rejection) at tick `s`.
+  function filterTrack(kind, s) {
+    const t0 = performance.now();
+    const ev = S.rec.legend.events, bit = { subset: 1, error: 2, rejection: 4 }[kind];
+    const SUB = ev.indexOf("subset-rule") + 1, LIM = ev.indexOf("redecide-limit") + 1, REJ = ev.indexOf("reject") + 1;
+    const rows = [], matches = new Map();
+    for (let k = 0; k < S.agents.length; k++) {
+      const a = S.agents[k], j = a.ticks.length ? entryAt(a, s) : -1;
+      if (j < 0) continue;
+      const b = a.ticks[j].length === 7 ? a.ticks[j] : baseOf(a, j);
+      if (trouble(b, SUB, LIM, REJ) & bit) { rows.push(k); matches.set(k, s); }
+    }
+    const what = TRACK.find(t => t[0] === kind)[3];
+    showRows(rows, rows.length + " agents " + what + " at tick " + s, matches);
+    listMatches(rows, matches);
+    if (rows.length) goMatch(0); else seek(s);
     S.filterMs = performance.now() - t0;
     return rows.map(k => S.agents[k].agent);
   }
@@ -125,28 +216,21 @@
     return { rows, matches };
   }
 
-  function query(kind, item, reason, from, to) {
+  function query(kind, item, reason, from, to, found) {
     const t0 = performance.now();
     if (from === undefined || from === null || from === "") from = S.first;
     if (to === undefined || to === null || to === "") to = S.last;
     from = Number(from); to = Number(to);
-    const { rows, matches } = runQuery(kind, item, reason, from, to);
+    // A live page holds the lanes it shows: the server answers (a promise).
+    if (S.stream !== undefined && !found) return liveQuery(kind, item, reason, from, to).then(f => query(kind, item, reason, from, to, f));
+    const { rows, matches } = found || runQuery(kind, item, reason, from, to);
     const what = kind === "trouble" ? "had a Subset Rule report or an error" :
       kind === "entered" ? "entered " + node(item) : kind === "ran" ? "ran " + node(item) :
       "were rejected at " + node(item) + (reason >= 0 ? " for " + S.rec.legend.rejections[reason] : "");
     showRows(rows, rows.length + " agents " + what + " in ticks " + from + "–" + to, matches);
-    const out = $("query-result");
-    out.textContent = "";
-    if (rows.length) {
-      const k = rows[0], b = document.createElement("button");
-      b.id = "first-match";
-      b.textContent = "first match: #" + S.agents[k].agent + " @ tick " + matches.get(k);
-      b.dataset.agent = S.agents[k].agent; b.dataset.tick = matches.get(k);
-      b.onclick = () => { select(k); seek(matches.get(k)); };
-      out.appendChild(b);
-    } else out.textContent = "no match";
+    listMatches(rows, matches);
     S.filterMs = performance.now() - t0;
-    return rows.map(k => [S.agents[k].agent, matches.get(k)]);
+    return S.found.list.map(([k, tick]) => [S.agents[k].agent, tick]);
   }
 
   // Decider search: marks the matching items and lists the agents that ran one.

@@ -9,6 +9,9 @@ window.addEventListener("error", e => window.btErrors.push(String(e.message)));
 window.addEventListener("unhandledrejection", e => window.btErrors.push(String(e.reason)));
 
 (function () {
+  // When the script began (after the page's markup, and an embedded
+  // recording, were read).
+  const BOOT = performance.now();
   const FORMAT = "bt-viewer-recording";
   const VERSION = 2;
   const LANE_H = 18;
@@ -39,13 +42,77 @@ window.addEventListener("unhandledrejection", e => window.btErrors.push(String(e
   function fail(why) { throw new RecordingError(why); }
   class RecordingError extends Error {}
 
-  function parse(text) {
+  // `cut`: the values already cut out of `text` (see `embedded`), or
+  // null to find them here.
+  function parse(text, whole, cut) {
     if (typeof text !== "string" || text.trim() === "") fail("The recording is empty.");
     let doc;
-    try { doc = JSON.parse(text); }
-    catch (e) { fail("This is not a complete JSON document (the file may be truncated): " + e.message); }
+    // The agents' values, most of a large recording's text, are read an
+    // agent at a time when first shown (see LazyValues); the rest now.
+    if (!cut && !whole) cut = cutValues(text);
+    try { doc = JSON.parse(cut ? cut.rest : text); }
+    catch (e) {
+      if (cut) return parse(cut.whole ? cut.whole() : text, true);
+      fail("This is not a complete JSON document (the file may be truncated): " + e.message);
+    }
     check(doc);
+    if (cut) doc.lazyValues = new LazyValues(cut.read, cut.at);
     return doc;
+  }
+
+  // The top-level "values" array of a recording as bt-viewer writes it
+  // (after "agents", before "clock" or the end): the text without it, and
+  // where each agent's entry lies, by agent id. Null when the text is not
+  // laid out so (it is then read whole). page.rs cuts an embedded
+  // recording the same way.
+  function cutValues(text) {
+    const KEY = ',"values":[', i = text.indexOf(KEY);
+    if (i < 0 || text.indexOf('"agents":[') > i) return null;
+    const tail = text.trimEnd();
+    let end = tail.lastIndexOf('],"clock":{');
+    if (end < i) end = tail.endsWith("]}") ? tail.length - 2 : -1;
+    if (end < i) return null;
+    const at = new Map(), from = i + KEY.length;
+    let p = text.indexOf('{"agent":', from);
+    if (p !== from && !(p < 0 && end === from)) return null;
+    while (p >= 0 && p < end) {
+      let q = text.indexOf('{"agent":', p + 9);
+      if (q < 0 || q > end) q = end + 1;
+      const id = parseInt(text.slice(p + 9, p + 30), 10);
+      if (!Number.isInteger(id) || at.has(id)) return null;
+      // The entry ends before the comma that follows it (or the "]").
+      at.set(id, [p, q - 1]);
+      p = q <= end ? q : -1;
+    }
+    return { rest: text.slice(0, i) + text.slice(end + 1), at, read: r => text.slice(r[0], r[1]) };
+  }
+
+  // An agent's values, parsed and checked when first asked for: a Map of
+  // agent id to { agent, fields, overflow }. `read(at.get(id), id)` is the
+  // text of agent id's entry. A malformed entry reads as none, and
+  // `errors` says what is wrong with it.
+  class LazyValues {
+    constructor(read, at) { this.read = read; this.at = at; this.done = new Map(); this.errors = new Map(); }
+    get(id) {
+      if (this.done.has(id)) return this.done.get(id);
+      const r = this.at.get(id);
+      if (!r) return undefined;
+      let v;
+      try { v = JSON.parse(this.read(r, id)); checkValues(v, "of agent " + id); if (v.agent !== id) fail("Values entry of agent " + id + " is malformed."); }
+      catch (e) { this.errors.set(id, e instanceof RecordingError ? e.message : "The values of agent " + id + " are not JSON: " + e.message); v = undefined; }
+      this.done.set(id, v);
+      return v;
+    }
+    set(id, v) { this.done.set(id, v); return this; }
+    has(id) { return this.get(id) !== undefined; }
+    // (A live page lets go of the values of a lane it no longer follows.)
+    delete(id) { this.at.delete(id); this.errors.delete(id); return this.done.delete(id); }
+  }
+
+  function checkValues(v, k) {
+    if (!v || typeof v.agent !== "number" || !v.fields || typeof v.fields !== "object" || !Array.isArray(v.overflow))
+      fail("Values entry " + k + " is malformed.");
+    for (const name in v.fields) if (!Array.isArray(v.fields[name])) fail("Values of agent " + v.agent + ", field " + name + " are malformed.");
   }
 
   function check(doc) {
@@ -76,6 +143,9 @@ window.addEventListener("unhandledrejection", e => window.btErrors.push(String(e
     doc.agents.forEach((a, k) => {
       if (!a || typeof a.agent !== "number" || !Array.isArray(a.ticks) || typeof a.first_tick !== "number")
         fail("Agent entry " + k + " is malformed.");
+      if (a.inputs !== undefined && !(Array.isArray(a.inputs) && a.inputs.length % 3 === 0 &&
+          a.inputs.every((x, i) => i % 3 ? x === 0 || /^0x[0-9a-f]+$/.test(x) : typeof x === "number")))
+        fail("The flags of agent " + a.agent + " (its inputs) are malformed.");
       const n = t.items.length;
       let full = null;
       for (let j = 0; j < a.ticks.length; j++) {
@@ -91,11 +161,7 @@ window.addEventListener("unhandledrejection", e => window.btErrors.push(String(e
     });
     if (doc.values !== undefined) {
       if (!Array.isArray(doc.values)) fail("The recording's values are malformed.");
-      doc.values.forEach((v, k) => {
-        if (!v || typeof v.agent !== "number" || !v.fields || typeof v.fields !== "object" || !Array.isArray(v.overflow))
-          fail("Values entry " + k + " is malformed.");
-        for (const name in v.fields) if (!Array.isArray(v.fields[name])) fail("Values of agent " + v.agent + ", field " + name + " are malformed.");
-      });
+      doc.values.forEach(checkValues);
     }
   }
 
@@ -109,10 +175,13 @@ window.addEventListener("unhandledrejection", e => window.btErrors.push(String(e
   }
 
   // ---------- loading ----------
+  // `text`: the recording's text, or a function giving it and the values
+  // cut out of it (see `embedded`).
   function loadText(text, source) {
     try {
+      const got = typeof text === "function" ? text() : { text, cut: null };
       const t0 = performance.now();
-      const doc = parse(text);
+      const doc = parse(got.text, false, got.cut);
       S.parseMs = performance.now() - t0;
       open(doc, source);
       return true;
@@ -136,7 +205,7 @@ window.addEventListener("unhandledrejection", e => window.btErrors.push(String(e
     S.items = doc.tree.items;
     S.agents = doc.agents;
     S.byId = new Map(S.agents.map((a, k) => [a.agent, k]));
-    S.values = new Map((doc.values || []).map(v => [v.agent, v]));
+    S.values = doc.lazyValues || new Map((doc.values || []).map(v => [v.agent, v]));
     S.agents.forEach(index);
     $("source").textContent = source || "";
     $("tree-name").textContent = doc.tree.name;

@@ -1,5 +1,11 @@
   // ---------- names ----------
   const node = i => S.items[i].name + " #" + i;
+  // A decision's value to three decimals, or to three digits when it is
+  // that small (4.7e-6 is not 0.000).
+  const decimal = x => {
+    const v = Number(x);
+    return v !== 0 && Math.abs(v) < 0.0005 ? String(+v.toPrecision(3)) : v.toFixed(3);
+  };
   function hexMask(x) {
     const h = (typeof x === "string" ? BigInt(x) : BigInt(x)).toString(16);
     return "0x" + h.padStart(16, "0");
@@ -18,13 +24,56 @@
     return out.join(" | ");
   }
 
+  // The decision and stimuli flags agent entry `k`'s tick `s` was given,
+  // [decision, stimuli] as BigInts, or null when the recording does not
+  // hold them (see the recording's `inputs`).
+  function inputsAt(k, s) {
+    const a = S.agents[k], x = a && a.inputs;
+    if (!x || x.length === 0) return null;
+    let lo = 0, hi = x.length / 3 - 1, at = -1;
+    while (lo <= hi) { const m = (lo + hi) >> 1; if (x[3 * m] <= s) { at = m; lo = m + 1; } else hi = m - 1; }
+    return at < 0 ? null : [BigInt(x[3 * at + 1]), BigInt(x[3 * at + 2])];
+  }
+
+  // What of item `i`'s flag test `which` ("decision" or "stimuli") the
+  // flags `word` fail, by the flags' names.
+  function flagFailure(i, which, word) {
+    const t = (S.items[i].preconditions || {})[which];
+    if (!t) return "";
+    const names = S.rec.tree.flag_names[which];
+    const all = BigInt(t.all), any = BigInt(t.any), none = BigInt(t.none), notAll = BigInt(t.not_all);
+    const out = [];
+    if ((word & all) !== all) out.push("missing " + flagText(all & ~word, names));
+    if (any !== 0n && (word & any) === 0n) out.push("none of " + flagText(any, names));
+    if ((word & none) !== 0n) out.push("has " + flagText(word & none, names));
+    if (notAll !== 0n && (word & notAll) === notAll) out.push("has all of " + flagText(notAll, names));
+    return out.join("; ");
+  }
+
+  // A rejection's reason, with the flags that failed for a flag test when
+  // the tick's flags `inputs` are known: "decision flags: missing DANGER".
+  function rejectionText(code, item, inputs) {
+    const reason = S.rec.legend.rejections[code];
+    const which = reason === "decision flags" ? 0 : reason === "stimuli flags" ? 1 : -1;
+    if (which < 0 || !inputs) return reason;
+    const failed = flagFailure(item, which ? "stimuli" : "decision", inputs[which]);
+    return failed ? reason + ": " + failed : reason;
+  }
+
+  // The tick's flags by name: "decision flags: DANGER | FOOD; stimuli flags: none".
+  function inputsText(inputs) {
+    const names = S.rec.tree.flag_names;
+    return "decision flags: " + (flagText(inputs[0], names.decision) || "none") +
+      "; stimuli flags: " + (flagText(inputs[1], names.stimuli) || "none");
+  }
+
   function eventText(kind, code, item, arg, masks) {
     const lg = S.rec.legend;
     const name = lg.events[kind - 1] || "other";
     const it = S.items[item];
     switch (name) {
-      case "reject": return "reject " + node(item) + " (" + lg.rejections[code] + ")";
-      case "accept": return "accept " + node(item) + " = " + Number(arg).toFixed(3);
+      case "reject": return "reject " + node(item) + " (" + rejectionText(code, item, inputsAt(S.sel, S.cursor)) + ")";
+      case "accept": return "accept " + node(item) + " = " + decimal(arg);
       case "preempt": return "preempt in " + node(item) + " by " + node(arg);
       case "activate": {
         const b = it.behavior, f = BigInt(it.behavior_flags);
@@ -74,7 +123,7 @@
       }
       const list = parent.children
         .filter(c => value.has(c) || (!S.items[c].decide && !rejected.has(c)))
-        .map(c => S.items[c].name + " " + (value.has(c) ? value.get(c).toFixed(3) : "1 (no decide)"));
+        .map(c => S.items[c].name + " " + (value.has(c) ? decimal(value.get(c)) : "1 (no decide)"));
       const text = CHOOSERS[parent.policy] + " in " + node(parent.index) + ": " + list.join(", ") + " → " + node(it.index);
       after.set(i, (after.get(i) || []).concat([text]));
       from = i + 4;

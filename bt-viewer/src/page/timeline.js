@@ -12,14 +12,18 @@
   const leafName = leaf => leaf === null ? "idle" : S.items[leaf].name;
 
   // Spans of equal leaf and markers, for agent `a`.
-  function spansOf(a) {
-    const spans = [], markers = [], entered = [];
+  function spansOf(a) { return spansMore(a, { spans: [], markers: [], entered: [] }, 0); }
+
+  // Adds the spans and markers of agent `a`'s entries from `j0` on to
+  // `out` (what spansOf gave for the entries before).
+  function spansMore(a, out, j0) {
+    const { spans, markers, entered } = out;
     const names = S.rec.legend.events;
     const kind = n => names.indexOf(n) + 1;
     const K = { preempt: kind("preempt"), redecide: kind("redecide"), subset: kind("subset-rule"), limit: kind("redecide-limit"),
       launch: kind("launch"), cancel: kind("cancel"), reported: kind("action-reported"), activate: kind("activate") };
-    let cur = null, base = null;
-    for (let j = 0; j < a.ticks.length; j++) {
+    let cur = spans.length ? spans[spans.length - 1] : null, base = j0 > 0 ? baseOf(a, j0 - 1) : null;
+    for (let j = j0; j < a.ticks.length; j++) {
       const e = a.ticks[j];
       if (e.length === 7) base = e;
       const from = a.start[j], to = from + (e.length === 7 ? 1 : e[0]) - 1, leaf = base[2];
@@ -39,34 +43,55 @@
         if (m) seen.add(m);
       }
       if (base[4] >> 1) seen.add("error");
-      for (const m of seen) for (let s = from; s <= to; s++) markers.push({ tick: s, kind: m });
+      // In order of ticks (drawLane looks for the first in view).
+      if (seen.size) for (let s = from; s <= to; s++) for (const m of seen) markers.push({ tick: s, kind: m });
     }
     // (first tick, last tick, item) of each activation, flat: a run
     // repeats the activations of its tick at each of its ticks.
-    return { spans, markers, entered };
+    return out;
   }
 
-  // How many agents run each leaf (or none) at each tick.
-  function countBehaviors() {
+  // How many agents run each leaf (or none) at each tick (`given`: as a
+  // live stream's crowd summary counts them), and how many agents run it
+  // at all (live: the most at one tick); the legend, its rare behaviors
+  // marked; and the track of trouble (live: the crowd summary's).
+  function countBehaviors(given) {
     const T = S.last - S.first + 1;
     const slot = new Map(S.leaves.map((l, i) => [l, i]));
     const diff = S.leaves.map(() => new Int32Array(T + 1));
-    for (const sp of S.spans) for (const s of sp.spans) {
-      const d = diff[slot.get(s.leaf)];
-      d[s.from - S.first] += 1; d[s.to - S.first + 1] -= 1;
-    }
-    S.counts = diff.map(d => { const c = new Int32Array(T); let n = 0; for (let t = 0; t < T; t++) { n += d[t]; c[t] = n; } return c; });
+    const agents = new Int32Array(S.leaves.length), seen = new Int32Array(S.leaves.length).fill(-1);
+    if (given) given.forEach((col, i) => { for (const n of col) if (n > agents[i]) agents[i] = n; });
+    else S.spans.forEach((sp, k) => {
+      for (const s of sp.spans) {
+        const i = slot.get(s.leaf), d = diff[i];
+        d[s.from - S.first] += 1; d[s.to - S.first + 1] -= 1;
+        if (seen[i] !== k) { seen[i] = k; agents[i] += 1; }
+      }
+    });
+    S.counts = given || diff.map(d => { const c = new Int32Array(T); let n = 0; for (let t = 0; t < T; t++) { n += d[t]; c[t] = n; } return c; });
+    S.leafAgents = agents;
+    // Rare: run by at most one agent in a hundred (and at least by one).
+    const rare = Math.max(1, Math.floor(S.agents.length / 100));
     const legend = $("overview-legend");
     legend.textContent = "";
     S.leaves.forEach((l, i) => {
-      if (!S.counts[i].some(x => x > 0)) return;
+      if (!agents[i]) return;
       const sp = document.createElement("span");
       sp.dataset.name = leafName(l);
+      sp.dataset.agents = agents[i];
+      if (agents[i] <= rare && S.agents.length >= 100) sp.className = "rare";
+      sp.title = (given ? "run by up to " : "run by ") + agents[i] + (agents[i] === 1 ? " agent" : " agents") +
+        (given ? " at a tick" : "") + " — click to show the agents that run it in the ticks in view";
       const sw = document.createElement("i");
       sw.style.background = colorOf(l);
-      sp.append(sw, leafName(l) + (l === null ? "" : " #" + l));
+      const n = document.createElement("small");
+      n.textContent = " " + agents[i] + (sp.className ? " (rare)" : "");
+      sp.append(sw, leafName(l) + (l === null ? "" : " #" + l), n);
+      sp.onclick = () => filterLegend(l);
       legend.appendChild(sp);
     });
+    // (A live page's track counts the crowd, as its summary gives them.)
+    if (!given) countTrouble();
   }
 
   // ---------- the time axis ----------
@@ -122,48 +147,194 @@
     g.fillStyle = "#1d232a"; g.fillRect(x - 1, 0, 2, 20);
   }
 
+  // The overview's height, the least height of a band with an agent in
+  // it (a behavior one agent of 10 000 runs is seen and can be clicked),
+  // and the track of reports, errors and rejections under it.
+  const OV_H = 84, MIN_BAND = 3, TRACK_ROW = 10;
+  const TRACK = [["subset", "Subset Rule", "#7b1fa2", "had a Subset Rule report"], ["error", "errors", "#000", "had an error"],
+    ["rejection", "rejections", "#b8860b", "had a rejection"]];
+
+  // The overview's columns: when a tick is a pixel wide or more, one per
+  // tick; else one per pixel, each with the ticks whose X falls in it (so
+  // that a behavior one agent ran at one tick shows however far out the
+  // timeline is zoomed). The column of tick `s`, and the ticks [t0, t1]
+  // of column `ci`.
+  function columnOf(s) { const p = px(); return p >= 1 ? s - S.v0 : Math.floor((s - S.v0) * p); }
+  function columnTicks(ci) {
+    const p = px();
+    if (p >= 1) return [S.v0 + ci, S.v0 + ci];
+    const first = c => {
+      let t = S.v0 + Math.ceil(c / p);
+      while (t > S.v0 && columnOf(t - 1) >= c) t--;
+      while (columnOf(t) < c) t++;
+      return t;
+    };
+    const t0 = first(ci);
+    return [t0, Math.min(S.v1, Math.max(t0, first(ci + 1) - 1))];
+  }
+
+  // The bands of the overview over ticks t0..t1, bottom first:
+  // [slot, top, h, tick], a leaf's band for the most agents it had at one
+  // of those ticks (the first such tick). A band is the least height
+  // (MIN_BAND, less when so many leaves share the column that they would
+  // not fit) plus its share of what is left.
+  function bandsOver(t0, t1) {
+    const most = [];
+    let total = 0;
+    for (let i = 0; i < S.leaves.length; i++) {
+      const count = S.counts[i];
+      let n = 0, at = t0;
+      for (let s = Math.max(t0, S.first); s <= t1 && s <= S.last; s++) {
+        if (count[s - S.first] > n) { n = count[s - S.first]; at = s; }
+      }
+      if (n) { most.push([i, n, at]); total += n; }
+    }
+    const m = most.length, least = Math.min(MIN_BAND, OV_H / Math.max(1, m));
+    const per = Math.max(0, OV_H - least * m) / Math.max(1, S.agents.length, total), out = [];
+    let y = OV_H;
+    for (const [i, n, at] of most) {
+      const h = least + n * per;
+      out.push([i, y - h, h, at]);
+      y -= h;
+    }
+    return out;
+  }
+
+  // The bands of the overview's column that holds tick `s`.
+  function bandsAt(s) { const [t0, t1] = columnTicks(columnOf(s)); return bandsOver(t0, t1); }
+  // The overview's column under page x `x` (in the overview's pixels).
+  const columnAtX = x => px() >= 1 ? tickOfX(x) - S.v0 : Math.floor(x - LABEL_W);
+
+  // The overview: the bands (as bandsAt gives them) are drawn into a
+  // canvas of their own, one leaf at a time (a live page draws them anew
+  // for each frame it shows), and copied, with the track under them; the
+  // cursor goes on top.
   function drawOverview() {
-    const c = $("overview"), H = 84, g = sized(c, H), W = c.clientWidth;
-    if (!S.overviewCache || S.overviewCache.w !== W) {
-      g.clearRect(0, 0, W, H);
-      g.fillStyle = "#6b7480"; g.font = "10px system-ui, sans-serif"; g.textBaseline = "top";
-      const N = Math.max(1, S.agents.length);
-      g.fillText(N + " agents", 4, 2);
+    const c = $("overview"), H = OV_H, g = sized(c, H), W = c.clientWidth;
+    const cache = S.overviewCache;
+    const off = S.overviewCanvas || (S.overviewCanvas = document.createElement("canvas"));
+    // Drawn again when the width, the zoom or the lanes' width (which sets
+    // a tick's pixels) changed.
+    const key = W + ":" + px() + ":" + S.v0 + ":" + S.v1;
+    if (!cache || cache.key !== key || off.width !== c.width || off.height !== c.height) {
+      if (off.width !== c.width || off.height !== c.height) { off.width = c.width; off.height = c.height; }
+      const o = off.getContext("2d"), dpr = window.devicePixelRatio || 1;
+      o.setTransform(dpr, 0, 0, dpr, 0, 0);
+      o.clearRect(0, 0, W, H);
+      o.fillStyle = "#6b7480"; o.font = "10px system-ui, sans-serif"; o.textBaseline = "top";
+      o.fillText(S.agents.length + " agents", 4, 2);
       const p = px();
       const cols = Math.min(S.v1 - S.v0 + 1, Math.ceil(W - LABEL_W));
+      const w = p >= 1 ? Math.max(1, p) + .5 : 1;
+      // One path per leaf: each filled once.
+      const paths = new Map();
       for (let ci = 0; ci < cols; ci++) {
-        const s = S.v1 - S.v0 + 1 <= cols ? S.v0 + ci : Math.floor(S.v0 + ci / p);
-        const x0 = p >= 1 ? X(s) : LABEL_W + ci, w = p >= 1 ? Math.max(1, p) : 1;
-        let y = H;
-        for (let i = 0; i < S.leaves.length; i++) {
-          const n = S.counts[i][s - S.first];
-          if (!n) continue;
-          const h = n * H / N;
-          g.fillStyle = colorOf(S.leaves[i]);
-          g.fillRect(x0, y - h, w + (p >= 1 ? .5 : 0), h);
-          y -= h;
+        const [t0, t1] = columnTicks(ci), x = p >= 1 ? X(t0) : LABEL_W + ci;
+        for (const [i, top, h] of bandsOver(t0, t1)) {
+          let path = paths.get(i);
+          if (!path) paths.set(i, path = new Path2D());
+          path.rect(x, top, w, h);
         }
       }
-      S.overviewCache = { w: W, img: g.getImageData(0, 0, c.width, c.height) };
-    } else {
-      g.putImageData(S.overviewCache.img, 0, 0);
+      for (const [i, path] of paths) { o.fillStyle = colorOf(S.leaves[i]); o.fill(path); }
+      S.overviewCache = { key };
+      drawTrack(cols);
     }
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.clearRect(0, 0, c.width, c.height);
+    g.drawImage(off, 0, 0);
+    g.setTransform(window.devicePixelRatio || 1, 0, 0, window.devicePixelRatio || 1, 0, 0);
     const x = X(S.cursor) + px() / 2;
     g.fillStyle = "rgba(29,35,42,.8)"; g.fillRect(x - 1, 0, 2, H);
   }
 
-  // The leaf band of the overview under (x, y): { leaf, tick }.
+  // The leaf band of the overview under (x, y): { leaf, tick, count }.
   function overviewAt(x, y) {
-    const s = tickOfX(x);
-    if (s < S.v0 || s > S.v1) return null;
-    const N = Math.max(1, S.agents.length), H = 84;
-    let top = H;
-    for (let i = 0; i < S.leaves.length; i++) {
-      const n = S.counts[i][s - S.first];
-      if (!n) continue;
-      const h = n * H / N;
-      if (y >= top - h && y <= top) return { leaf: S.leaves[i], tick: s, count: n };
-      top -= h;
+    const ci = columnAtX(x);
+    if (x < LABEL_W || ci < 0 || columnTicks(ci)[0] > S.v1) return null;
+    const [t0, t1] = columnTicks(ci);
+    for (const [i, top, h, at] of bandsOver(t0, t1)) {
+      if (y >= top && y <= top + h) return { leaf: S.leaves[i], tick: at, count: S.counts[i][at - S.first] };
+    }
+    return null;
+  }
+
+  // How many agents had a Subset Rule report, an error, a rejection at
+  // each tick: S.trouble[kind] per tick from S.first (a run repeats the
+  // events of its tick).
+  function countTrouble() {
+    const T = S.last - S.first + 1, ev = S.rec.legend.events;
+    const SUB = ev.indexOf("subset-rule") + 1, LIM = ev.indexOf("redecide-limit") + 1, REJ = ev.indexOf("reject") + 1;
+    const d = { subset: new Int32Array(T + 1), error: new Int32Array(T + 1), rejection: new Int32Array(T + 1) };
+    const add = (arr, from, to) => { arr[from - S.first] += 1; arr[to - S.first + 1] -= 1; };
+    for (const a of S.agents) {
+      let base = null;
+      for (let j = 0; j < a.ticks.length; j++) {
+        const e = a.ticks[j];
+        if (e.length === 7) base = e;
+        const from = a.start[j], to = from + (e.length === 7 ? 1 : e[0]) - 1, k = trouble(base, SUB, LIM, REJ);
+        if (k & 1) add(d.subset, from, to);
+        if (k & 2) add(d.error, from, to);
+        if (k & 4) add(d.rejection, from, to);
+      }
+    }
+    S.trouble = {};
+    for (const name in d) {
+      const c = new Int32Array(T);
+      let n = 0;
+      for (let t = 0; t < T; t++) { n += d[name][t]; c[t] = n; }
+      S.trouble[name] = c;
+    }
+    S.trackCache = null;
+  }
+
+  // Of tick `b`: 1 a Subset Rule report, 2 an error, 4 a rejection.
+  function trouble(b, SUB, LIM, REJ) {
+    let k = b[4] >> 1 ? 2 : 0;
+    const ev = b[6];
+    for (let i = 0; i < ev.length; i += 4) {
+      if (ev[i] === SUB) k |= 1; else if (ev[i] === LIM) k |= 2; else if (ev[i] === REJ) k |= 4;
+    }
+    return k;
+  }
+
+  // The track: a row per kind, a bar at each tick with any, its height
+  // growing with the log of the count (one agent is two pixels).
+  function drawTrack(cols) {
+    const c = $("track"), H = TRACK.length * TRACK_ROW, g = sized(c, H), W = c.clientWidth, p = px();
+    g.clearRect(0, 0, W, H);
+    g.font = "9px system-ui, sans-serif"; g.textBaseline = "middle";
+    TRACK.forEach(([kind, label, color], r) => {
+      const y0 = r * TRACK_ROW, col = S.trouble[kind];
+      g.fillStyle = r % 2 ? "#f6f7f9" : "#eef0f3"; g.fillRect(0, y0, W, TRACK_ROW);
+      g.fillStyle = "#6b7480"; g.fillText(label, 4, y0 + TRACK_ROW / 2);
+      let max = 0;
+      for (let t = S.v0; t <= S.v1; t++) max = Math.max(max, col[t - S.first]);
+      if (!max) return;
+      g.fillStyle = color;
+      for (let ci = 0; ci < cols; ci++) {
+        const [s0, s1] = columnTicks(ci);
+        let n = 0;
+        for (let s = s0; s <= Math.min(s1, S.v1); s++) n = Math.max(n, col[s - S.first]);
+        if (!n) continue;
+        const x0 = p >= 1 ? X(s0) : LABEL_W + ci, w = p >= 1 ? Math.max(2, p - (p > 3 ? 1 : 0)) : 1;
+        const h = 2 + (TRACK_ROW - 3) * Math.log(1 + n) / Math.log(1 + max);
+        g.fillRect(x0, y0 + TRACK_ROW - h, w, h);
+      }
+    });
+  }
+
+  // The track's kind and tick under (x, y): the tick with any of that kind
+  // nearest x, within 3 pixels. { kind, tick, count } or null.
+  function trackAt(x, y) {
+    const r = Math.floor(y / TRACK_ROW);
+    if (r < 0 || r >= TRACK.length || x < LABEL_W) return null;
+    const kind = TRACK[r][0], col = S.trouble[kind], p = px();
+    const s = tickOfX(x), reach = Math.max(0, Math.ceil(3 / p));
+    for (let d = 0; d <= reach; d++) {
+      for (const t of [s - d, s + d]) {
+        if (t >= S.v0 && t <= S.v1 && col[t - S.first]) return { kind, tick: t, count: col[t - S.first] };
+      }
     }
     return null;
   }
@@ -176,7 +347,9 @@
   }
   function rowY(r) { const sr = S.selRow; return r * LANE_H + (sr >= 0 && r > sr ? S.plotH : 0); }
 
-  function layout() {
+  // Sizes the lanes' scroll area to the rows shown, and draws the
+  // timeline unless `draw` is false (render draws it next).
+  function layout(draw = true) {
     S.selRow = S.rows.indexOf(S.sel);
     S.plotH = S.selRow >= 0 ? numericFields(S.sel).length * PLOT_H : 0;
     const box = $("timeline");
@@ -184,10 +357,10 @@
     const h = box.clientHeight;
     $("lanes-spacer").style.height = Math.max(0, total - h) + "px";
     $("lane-count").textContent = S.rows.length + (S.rows.length === S.agents.length ? " lanes" : " of " + S.agents.length + " lanes");
-    drawAll();
+    if (draw) drawAll();
   }
 
-  function drawAll() { if (!S.rec) return; drawRuler(); drawOverview(); drawLanes(); }
+  function drawAll() { if (!S.rec) return; drawRuler(); drawOverview(); drawLanes(); drawCompare(); }
 
   function drawLanes() {
     const c = $("lanes"), box = $("timeline");
@@ -211,12 +384,22 @@
     g.fillStyle = "rgba(29,35,42,.75)"; g.fillRect(x - 1, 0, 2, H);
   }
 
+  // The first of `list`, sorted by `key`, whose key is `v` or more (the
+  // spans of a lane end, and its markers are, in order of ticks).
+  function firstAt(list, v, key) {
+    let lo = 0, hi = list.length;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (key(list[m]) < v) lo = m + 1; else hi = m; }
+    return lo;
+  }
+
   function drawLane(g, k, y, W, p) {
     const a = S.agents[k], sel = k === S.sel;
     g.save();
     g.beginPath(); g.rect(LABEL_W, y, W - LABEL_W, LANE_H); g.clip();
-    for (const sp of S.spans[k].spans) {
-      if (sp.to < S.v0 || sp.from > S.v1) continue;
+    const { spans, markers } = S.spans[k];
+    for (let i = firstAt(spans, S.v0, sp => sp.to); i < spans.length; i++) {
+      const sp = spans[i];
+      if (sp.from > S.v1) break;
       const x0 = X(sp.from), x1 = X(sp.to + 1);
       g.fillStyle = colorOf(sp.leaf);
       g.fillRect(x0, y + 2, Math.max(1, x1 - x0 - (p > 3 ? 1 : 0)), LANE_H - 4);
@@ -229,8 +412,9 @@
     }
     const MK = { preempt: ["#d93025", 0, LANE_H, 3], redecide: ["#f29900", 9, 9, 3], "subset-rule": ["#7b1fa2", 0, LANE_H, 5],
       error: ["#000", 0, LANE_H, 5], deferred: ["#1a73e8", 0, 6, 5] };
-    for (const m of S.spans[k].markers) {
-      if (m.tick < S.v0 || m.tick > S.v1) continue;
+    for (let i = firstAt(markers, S.v0, m => m.tick); i < markers.length; i++) {
+      const m = markers[i];
+      if (m.tick > S.v1) break;
       const [col, dy, h, w] = MK[m.kind];
       g.fillStyle = col; g.fillRect(X(m.tick), y + dy, w, h);
     }
@@ -251,15 +435,20 @@
   // The selected agent's numbers over time, one strip each.
   function drawPlots(g, k, y0, W, p) {
     const a = S.agents[k], v = S.values.get(a.agent);
+    S.plotLabels = [];
     numericFields(k).forEach((name, f) => {
       const col = v.fields[name], y = y0 + f * PLOT_H;
       let lo = Infinity, hi = -Infinity;
       for (const x of col) if (typeof x === "number") { lo = Math.min(lo, x); hi = Math.max(hi, x); }
+      // The label is the series' maximum; a constant series is drawn
+      // across the middle of a scale widened around it.
+      const label = lo <= hi ? fmt(hi) : "–";
       if (hi === lo) { hi += 1; lo -= 1; }
       g.fillStyle = "#f6f7f9"; g.fillRect(0, y, W, PLOT_H);
       g.fillStyle = "#6b7480"; g.font = "10px system-ui, sans-serif";
       g.fillText(name, 4, y + 9);
-      g.fillText(String(+hi.toPrecision(4)), LABEL_W - 30 > 30 ? 30 : 4, y + PLOT_H - 8);
+      g.fillText(label, LABEL_W - 30 > 30 ? 30 : 4, y + PLOT_H - 8);
+      S.plotLabels.push([name, label]);
       g.save(); g.beginPath(); g.rect(LABEL_W, y, W - LABEL_W, PLOT_H); g.clip();
       g.strokeStyle = "#0b6b2e"; g.lineWidth = 1.5; g.beginPath();
       let pen = false;
@@ -305,5 +494,8 @@
     return t;
   }
 
-  const fmt = x => x === null || x === undefined ? "–" : typeof x === "number" ? String(Number.isInteger(x) ? x : +x.toFixed(4)) : String(x);
+  // A value as the page writes it: integers whole, others to 4 decimals,
+  // or 4 significant digits below 1 (4.7e-6 is not 0).
+  const fmt = x => x === null || x === undefined ? "–" : typeof x === "number" ? String(numText(x)) : String(x);
+  const numText = x => Number.isInteger(x) || !Number.isFinite(x) ? x : Math.abs(x) >= 1 ? +x.toFixed(4) : +x.toPrecision(4);
 

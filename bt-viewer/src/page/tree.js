@@ -143,8 +143,9 @@
     while (n > 1) { n--; name.nodeValue = it.name.slice(0, n) + "…"; if (t.getComputedTextLength() <= room) break; }
   }
 
-  // Per item, the selected agent's rejections and decide values over its
-  // kept ticks, as [from, to, code or value] runs: made once per agent.
+  // Per item, the selected agent's rejections (by reason code) and decide
+  // values (those that accepted and those that rejected) over its kept
+  // ticks, as [from, to, code or value] runs: made once per agent.
   function selectIndex() {
     const a = S.agents[S.sel];
     const rej = new Map(), dec = new Map();
@@ -152,22 +153,31 @@
     if (!a) return;
     const kinds = S.rec.legend.events;
     const REJ = kinds.indexOf("reject") + 1, ACC = kinds.indexOf("accept") + 1;
-    let base = null;
+    const DECIDE = S.rec.legend.rejections.indexOf("decide");
+    let base = null, from = 0, to = 0;
+    const add = (m, item, x) => {
+      let l = m.get(item);
+      if (!l) { l = []; m.set(item, l); }
+      const last = l[l.length - 1];
+      if (last && last[1] === from - 1 && last[2] === x) last[1] = to; else l.push([from, to, x]);
+    };
     for (let j = 0; j < a.ticks.length; j++) {
       const e = a.ticks[j];
       if (e.length === 7) base = e;
-      const from = a.start[j], to = from + (e.length === 7 ? 1 : e[0]) - 1;
+      from = a.start[j]; to = from + (e.length === 7 ? 1 : e[0]) - 1;
       const ev = base[6];
       for (let i = 0; i < ev.length; i += 4) {
-        const m = ev[i] === REJ ? rej : ev[i] === ACC ? dec : null;
-        if (!m) continue;
-        let l = m.get(ev[i + 2]);
-        if (!l) { l = []; m.set(ev[i + 2], l); }
-        const last = l[l.length - 1];
-        if (last && last[1] === from - 1 && last[2] === ev[i + 3]) last[1] = to; else l.push([from, to, ev[i + 3]]);
+        if (ev[i] === REJ) {
+          add(rej, ev[i + 2], ev[i + 1]);
+          if (ev[i + 1] === DECIDE) add(dec, ev[i + 2], ev[i + 3]);
+        } else if (ev[i] === ACC) add(dec, ev[i + 2], ev[i + 3]);
       }
     }
   }
+
+  // A decide value as the page writes it: a rejecting one says so (NaN
+  // is written null in a recording).
+  const decideText = v => v === null ? "NaN (rejects)" : decimal(v) + (Number(v) > 0 ? "" : " (rejects)");
 
   // The last run in `list` at or before the cursor: [tick, value].
   function lastOf(list) {
@@ -182,7 +192,7 @@
     const r = lastOf(S.selIdx && S.selIdx.rej.get(item));
     if (!r) return null;
     const tk = tickAt(S.sel, r[0]);
-    return { reason: S.rec.legend.rejections[r[1]], tick: r[0], now: tk ? tk[1] : NaN };
+    return { reason: rejectionText(r[1], item, inputsAt(S.sel, r[0])), tick: r[0], now: tk ? tk[1] : NaN };
   }
 
   function tipText(i) {
@@ -194,8 +204,8 @@
     if (sub) lines.push(sub);
     lines.push(it.decide ? "has a decide function" : "no decide (accepts with 1.0)");
     const d = lastOf(S.selIdx && S.selIdx.dec.get(i));
-    if (d && d[0] === S.cursor) lines.push("decide value at this tick: " + Number(d[1]).toFixed(3));
-    else if (d) lines.push("last decide value: " + Number(d[1]).toFixed(3) + " (tick " + d[0] + ")");
+    if (d && d[0] === S.cursor) lines.push("decide value at this tick: " + decideText(d[1]));
+    else if (d) lines.push("last decide value: " + decideText(d[1]) + " (tick " + d[0] + ")");
     else lines.push("decide value: none in the kept ticks up to here");
     const tk = tickAt(S.sel, S.cursor);
     if (tk && it.parent !== null && CHOOSERS[S.items[it.parent].policy]) {

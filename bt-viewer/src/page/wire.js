@@ -47,6 +47,17 @@
       if (b) showTip(b.count + " agents " + (b.leaf === null ? "idle" : "running " + node(b.leaf)) + " at tick " + b.tick + "\nclick to show them", e); else hideTip();
     });
     ov.addEventListener("mouseleave", hideTip);
+    // The track: a click shows the agents of a kind at a tick.
+    const tr = $("track");
+    tr.addEventListener("click", e => {
+      const r = tr.getBoundingClientRect(), b = trackAt(e.clientX - r.left, e.clientY - r.top);
+      if (b) filterTrack(b.kind, b.tick);
+    });
+    tr.addEventListener("mousemove", e => {
+      const r = tr.getBoundingClientRect(), b = trackAt(e.clientX - r.left, e.clientY - r.top);
+      if (b) showTip(b.count + " agents " + TRACK.find(t => t[0] === b.kind)[3] + " at tick " + b.tick + "\nclick to show them", e); else hideTip();
+    });
+    tr.addEventListener("mouseleave", hideTip);
     // The lanes: click selects and seeks, drag pans, ctrl + wheel zooms.
     const lanes = $("lanes"), ruler = $("ruler");
     let drag = null;
@@ -100,13 +111,27 @@
   }
 
   window.btViewer = {
-    loadText, seek, select, selectAgent, searchDecider, zoom, query, filterBand, clearFilter,
+    // The text of the recording the page holds under element id `id`.
+    embeddedText: id => { const got = embedded(id); return got.cut ? got.cut.whole() : got.text; },
+    loadText, seek, select, selectAgent, searchDecider, zoom, query, filterBand, filterLegend, filterTrack, clearFilter, goMatch,
+    // The matches of the last filter, earliest tick first: [agent, tick].
+    matches: () => S.found ? S.found.list.map(([k, tick]) => [S.agents[k].agent, tick]) : [],
+    // The track's counts per kind, per tick from `first`; where (in page
+    // pixels) its row `kind` is drawn at tick `s`.
+    track: () => ({ first: S.first, counts: Object.fromEntries(Object.entries(S.trouble).map(([k, c]) => [k, Array.from(c)])) }),
+    trackPoint: (kind, s) => {
+      const r = TRACK.findIndex(t => t[0] === kind), c = $("track").getBoundingClientRect();
+      return r < 0 ? null : { x: c.left + X(s) + px() / 2, y: c.top + r * TRACK_ROW + TRACK_ROW - 2 };
+    },
     dumpText: () => $("dump").textContent,
     state: () => ({
       cursor: S.cursor, first: S.first, last: S.last, agent: S.agents[S.sel] ? S.agents[S.sel].agent : null,
-      parseMs: S.parseMs, openMs: S.openMs, filterMs: S.filterMs, queryMs: S.queryMs, v0: S.v0, v1: S.v1,
+      bootMs: BOOT, readMs: S.readMs, unpackMs: S.unpackMs, parseMs: S.parseMs, openMs: S.openMs, filterMs: S.filterMs, queryMs: S.queryMs, v0: S.v0, v1: S.v1,
     }),
     tipText,
+    // The plots' labels as drawn: [field, label] under the selected lane.
+    plotLabels: () => (S.plotLabels || []).slice(),
+    live: liveState,
     // Agent `id`'s tick at serial `s` as the page holds it, and how many
     // tick entries the page holds.
     tick: (id, s) => { const k = S.byId.get(Number(id)); return k === undefined ? null : tickAt(k, s); },
@@ -140,19 +165,16 @@
     },
     overviewPoint: (name, s) => {
       const i = S.leaves.findIndex(l => leafName(l) === name);
-      if (i < 0) return null;
-      const N = Math.max(1, S.agents.length), H = 84, c = $("overview").getBoundingClientRect();
-      let top = H;
-      for (let j = 0; j < i; j++) top -= S.counts[j][s - S.first] * H / N;
-      const h = S.counts[i][s - S.first] * H / N;
-      return h > 0 ? { x: c.left + X(s) + px() / 2, y: c.top + top - h / 2 } : null;
+      if (i < 0 || s < S.first || s > S.last) return null;
+      const b = bandsAt(s).find(b => b[0] === i), c = $("overview").getBoundingClientRect();
+      return b ? { x: c.left + X(s) + px() / 2, y: c.top + b[1] + b[2] / 2, h: b[2] } : null;
     },
     colorOf: name => { const l = S.leaves.find(l => leafName(l) === name); return l === undefined ? null : colorOf(l); },
   };
 
   wire();
-  const embedded = document.getElementById("recording");
-  if (embedded) loadText(embedded.textContent, "embedded recording");
+  if ($("comparison")) openComparison();
+  else if ($("recording")) loadText(() => embedded("recording"), "embedded recording");
   else if (location.protocol.startsWith("http")) follow();
   else message("Open a recording (a .json file written by bt-viewer) with the button above.", "info");
 })();

@@ -167,7 +167,9 @@ impl DataOut<'_> {
         true
     }
 
-    /// A number: plotted over time under the agent's lane.
+    /// A number: plotted over time under the agent's lane. One that an
+    /// `f32` holds exactly (`f64::from(hunger)` of an `f32` hunger) is
+    /// written in the recording as that `f32`'s shortest decimal.
     pub fn num(&mut self, name: &'static str, value: f64) {
         self.push(name, NUM, value.to_bits());
     }

@@ -35,6 +35,9 @@ pub(super) struct FrameTracer<'r> {
     /// The header flags: [`STEADY`] until the tick sends its start or
     /// where its walk stopped.
     pub(super) flags: u8,
+    /// The bits of the value of the last [`Event::Declined`], which the
+    /// [`Rejection::Decide`] after it carries.
+    pub(super) declined: u32,
 }
 
 impl<'r> FrameTracer<'r> {
@@ -46,6 +49,7 @@ impl<'r> FrameTracer<'r> {
             n: 0,
             visited: 0,
             flags: STEADY,
+            declined: 0,
         }
     }
 
@@ -79,7 +83,18 @@ impl Tracer for FrameTracer<'_> {
                 self.flags &= !STEADY;
                 walked_word(node.index, stop)
             }
-            Event::Rejected { node, by } => word(Kind::Rejected, rejection_code(by), node.index, 0),
+            Event::Declined { value, .. } => {
+                self.declined = value.to_bits();
+                return;
+            }
+            Event::Rejected { node, by } => {
+                let value = if by == Rejection::Decide {
+                    self.declined
+                } else {
+                    0
+                };
+                word(Kind::Rejected, rejection_code(by), node.index, value)
+            }
             Event::Decided { node, value } => word(Kind::Decided, 0, node.index, value.to_bits()),
             Event::Preempt { group, by } => {
                 word(Kind::Preempt, 0, group.index, u32::from(by.index.0))

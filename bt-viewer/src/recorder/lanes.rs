@@ -45,9 +45,15 @@ impl FlightRecorder {
     /// Gives agent `id` a lane of its own: the recording shows its ticks
     /// under `agent: id`. A lane never used is taken first, then one given
     /// back by [`release`](Self::release) whose ticks have all been
-    /// overwritten. `None` when there is none: the agent is not recorded.
+    /// overwritten. An agent that has (or had, released) a lane gets that
+    /// lane again, so that its ticks stay under one `agent` in the
+    /// recording. `None` when there is none: the agent is not recorded.
     /// Allocates nothing.
     pub fn assign(&mut self, id: u32) -> Option<usize> {
+        if let Some(lane) = self.agent_of.iter().position(|&a| a == id) {
+            self.released[lane] = false;
+            return Some(lane);
+        }
         if self.agent_of.len() < self.lanes {
             self.agent_of.push(id);
             return Some(self.agent_of.len() - 1);
@@ -75,6 +81,16 @@ impl FlightRecorder {
             self.agent_of.len()
         );
         self.released[lane] = true;
+    }
+
+    /// Whether it gives lanes to agents as they come (it was made by
+    /// [`with_lanes`](Self::with_lanes), with room for one at least): an
+    /// agent it does not record now may be recorded later. (A recorder
+    /// made by [`new`](Self::new) watches the agents it was given and
+    /// keeps no table of agents for lanes.)
+    #[cfg(feature = "live")]
+    pub(crate) fn assigns_lanes(&self) -> bool {
+        self.slot_of.is_empty() && self.lanes > 0
     }
 
     /// The id of the agent that `lane` records.

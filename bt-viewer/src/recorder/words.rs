@@ -109,9 +109,17 @@ pub(crate) const ERRORS: [&str; 5] = [
     "other error",
 ];
 
+/// Whether the payload of an event word of `kind` and `code` is the bits
+/// of an `f32`: the value of an accept, or of a `decide` that rejected.
+#[inline(always)]
+pub(crate) fn value_payload(kind: u8, code: u8) -> bool {
+    kind == Kind::Decided as u8
+        || (kind == Kind::Rejected as u8 && code == rejection_code(Rejection::Decide))
+}
+
 /// The index of `by` in [`REJECTIONS`].
 #[inline(always)]
-pub(super) fn rejection_code(by: Rejection) -> u8 {
+pub(crate) fn rejection_code(by: Rejection) -> u8 {
     match by {
         Rejection::Decision => 0,
         Rejection::Stimuli => 1,

@@ -163,6 +163,39 @@ impl FlightRecorder {
     }
 }
 
+impl FlightRecorder {
+    /// Ticks watched agent `slot` (agent `index` of a crowd) into the
+    /// current frame, adding the tick to `report`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn record_into<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        slot: usize,
+        tree: &Tree<A, L, S, N>,
+        agent: &mut A,
+        memory: &mut AgentMemory<A, L, S, N>,
+        input: &TickInput,
+        report: &mut CrowdReport,
+        index: usize,
+    ) {
+        let start = self.fill;
+        let events_end = self.events_end();
+        let base = self.frame * self.frame_words;
+        let (_, end) = write_tick(
+            &mut self.words[base..base + self.frame_words],
+            start,
+            events_end,
+            memory,
+            input,
+            |memory, tracer| tick_traced_into(tree, agent, memory, input, tracer, report, index),
+        );
+        self.offsets[self.frame * self.lanes + slot] = start as u32;
+        self.written += (end - start) as u64;
+        self.ticks += 1;
+        self.fill = end;
+        self.filled += 1;
+    }
+}
+
 /// Ticks an agent with `run` (which hands the tick's events to the tracer
 /// it is given), writing the tick into `frame` from `start`, its events no
 /// further than `events_end`: the tick's result, and where its words end.

@@ -100,7 +100,9 @@ decider! { FLEE: Grazer => RUN, needs_all: Sense::DANGER }
 decider! { GRAZE: Grazer => EAT_GRASS, needs_all: Sense::FOOD,
     decide: |g, _| if g.hunger > 3.0 { g.hunger } else { 0.0 },
 }
-decider! { REST: Grazer => SLEEP, decide: |g, _| if g.fatigue > 4.0 { 1.0 } else { 0.0 } }
+// Rejects with -1 (not 0): a value the recording keeps, the same each
+// tick, so that ticks still repeat.
+decider! { REST: Grazer => SLEEP, decide: |g, _| if g.fatigue > 4.0 { 1.0 } else { -1.0 } }
 decider! { WANDER: Grazer => WALK, decide: |g, _| 1.0 + g.fatigue / 8.0 }
 decider! { GAZE: Grazer => LOOK, decide: |_g, _| 0.5 }
 group! { IDLE: Grazer, random [WANDER, GAZE] }

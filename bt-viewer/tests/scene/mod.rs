@@ -117,7 +117,8 @@ group! { GUARD: Creature, prioritized [YELL, FIGHT],
 // Accepts when confused, but its only child never runs then: a tree bug
 // the viewer shows as a Subset Rule marker.
 decider! { THINK: Creature => PONDER, needs_none: Facts::CONFUSED }
-group! { MUDDLE: Creature, prioritized [THINK], decide: |c, _| if c.facts.contains(Facts::CONFUSED) { 1.0 } else { 0.0 } }
+// Rejects with -1 (not 0) when not confused: a value a recording keeps.
+group! { MUDDLE: Creature, prioritized [THINK], decide: |c, _| if c.facts.contains(Facts::CONFUSED) { 1.0 } else { -1.0 } }
 decider! { FIND_FOOD: Creature => SEARCH }
 decider! { EAT_FOOD: Creature => CHEW }
 group! { EAT: Creature, sequential [FIND_FOOD, EAT_FOOD], needs_all: Facts::HUNGRY }

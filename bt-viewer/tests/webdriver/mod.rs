@@ -2,7 +2,8 @@
 //! bt-viewer and bt-bevy, and the page helpers they share.
 
 use std::net::TcpStream;
-use std::path::PathBuf;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -13,6 +14,9 @@ use serde_json::{Value, json};
 /// One browser at a time: the machine is small, and the timing test must
 /// run alone.
 static BROWSER: Mutex<()> = Mutex::new(());
+
+/// The port of the running chromedriver, for [`browser_log`].
+static DRIVER_PORT: std::sync::atomic::AtomicU16 = std::sync::atomic::AtomicU16::new(0);
 
 fn on_path(name: &str) -> Option<PathBuf> {
     let paths = std::env::var_os("PATH")?;
@@ -52,11 +56,18 @@ fn tools() -> Option<(PathBuf, PathBuf)> {
     }
 }
 
-/// A chromedriver process, killed when dropped.
+/// A chromedriver process in a process group of its own, with the browser
+/// it starts: the group is killed when dropped, so that a test that
+/// panics (and never closes its session) leaves no browser running.
 struct Driver(Child);
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        let group = format!("-{}", self.0.id());
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stderr(Stdio::null())
+            .status();
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
@@ -79,11 +90,13 @@ where
     let _driver = Driver(
         Command::new(&driver)
             .arg(format!("--port={port}"))
+            .process_group(0)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("starting chromedriver"),
     );
+    DRIVER_PORT.store(port, std::sync::atomic::Ordering::Relaxed);
     let deadline = Instant::now() + Duration::from_secs(20);
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(Instant::now() < deadline, "chromedriver did not start");
@@ -104,6 +117,8 @@ where
                          "--hide-scrollbars", "--font-render-hinting=none"],
             }),
         );
+        // The console's messages, for `browser_log`.
+        caps.insert("goog:loggingPrefs".into(), json!({ "browser": "ALL" }));
         let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
             .capabilities(caps)
             .connect(&format!("http://127.0.0.1:{port}"))
@@ -145,10 +160,20 @@ pub async fn until(client: &Client, script: &str, what: &str) {
 #[allow(dead_code)]
 pub async fn click(client: &Client, css: &str) {
     let clicked = async {
-        client
+        let element = client
             .find(Locator::Css(css))
             .await
-            .unwrap_or_else(|e| panic!("{css}: {e}"))
+            .unwrap_or_else(|e| panic!("{css}: {e}"));
+        // In the middle of its scrolling box, as a user would bring it: a
+        // row scrolled to the edge lies under its table's sticky header.
+        client
+            .execute(
+                "arguments[0].scrollIntoView({block: 'center', inline: 'nearest'});",
+                vec![serde_json::to_value(&element).unwrap()],
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{css}: {e}"));
+        element
             .click()
             .await
             .unwrap_or_else(|e| panic!("{css}: {e}"));
@@ -156,4 +181,91 @@ pub async fn click(client: &Client, css: &str) {
     tokio::time::timeout(Duration::from_secs(30), clicked)
         .await
         .unwrap_or_else(|_| panic!("{css}: the click took no effect"));
+}
+
+/// The browser's console messages since the last call (chromedriver's
+/// `browser` log): each `{level, message, source, timestamp}`. Errors
+/// and warnings the page's script cannot see (a failed load, a canvas
+/// warning) are among them.
+#[allow(dead_code)]
+pub async fn browser_log(client: &Client) -> Vec<Value> {
+    use std::io::{Read, Write};
+    let session = client
+        .session_id()
+        .await
+        .expect("the session")
+        .expect("a session id");
+    let port = DRIVER_PORT.load(std::sync::atomic::Ordering::Relaxed);
+    let body = r#"{"type":"browser"}"#;
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("chromedriver");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "POST /session/{session}/se/log HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    // Read up to the end of the body its length gives: chromedriver may
+    // keep the connection open.
+    let mut answer = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let body_at = loop {
+        let n = stream.read(&mut chunk).expect("chromedriver's answer");
+        assert!(n > 0, "chromedriver closed the connection");
+        answer.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&answer);
+        let Some(head) = text.find("\r\n\r\n") else {
+            continue;
+        };
+        let length = text[..head]
+            .lines()
+            .find_map(|l| {
+                let (k, v) = l.split_once(':')?;
+                k.eq_ignore_ascii_case("content-length")
+                    .then(|| v.trim().parse::<usize>().ok())?
+            })
+            .expect("a Content-Length");
+        if answer.len() >= head + 4 + length {
+            break head + 4;
+        }
+    };
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    let json = &answer[body_at..];
+    let value: Value =
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("chromedriver's log: {e}: {answer}"));
+    value["value"]
+        .as_array()
+        .unwrap_or_else(|| panic!("chromedriver's log: {answer}"))
+        .clone()
+}
+
+/// Where a test writes its pages: `target/viewer-tests/{name}`.
+#[allow(dead_code)]
+pub fn out_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/viewer-tests")
+        .join(name)
+}
+
+/// The `file://` address of the page at `path`.
+#[allow(dead_code)]
+pub fn file_url(path: &Path) -> String {
+    format!(
+        "file://{}",
+        path.canonicalize().expect("the page").display()
+    )
+}
+
+/// Waits (`within` at most) until the page has opened its recording.
+#[allow(dead_code)]
+pub async fn wait_ready_within(client: &Client, within: Duration) {
+    client
+        .wait()
+        .at_most(within)
+        .for_element(Locator::Css("body[data-ready='1']"))
+        .await
+        .expect("the page opened its recording");
 }

@@ -82,6 +82,62 @@ pub fn tick_scheduled<A: 'static, const L: usize, const S: usize, const N: usize
     now: f64,
     input: impl FnMut(usize, &mut A, f32) -> TickInput,
 ) -> FrameReport {
+    tick_scheduled_by(tree, agents, memories, schedule, now, input, Plain)
+}
+
+/// How a scheduled frame ticks each agent it takes, for a caller that
+/// wraps the tick (a flight recorder records the watched ones).
+#[doc(hidden)]
+pub trait ScheduledTick<A: 'static, const L: usize, const S: usize, const N: usize> {
+    /// Ticks agent `index` (its id already checked) as
+    /// [`tick_all`](crate::tick_all) ticks it, adding the tick to
+    /// `report`.
+    fn tick(
+        &mut self,
+        tree: &Tree<A, L, S, N>,
+        agent: &mut A,
+        memory: &mut AgentMemory<A, L, S, N>,
+        input: &TickInput,
+        report: &mut CrowdReport,
+        index: usize,
+    );
+}
+
+/// The tick itself.
+struct Plain;
+
+impl<A: 'static, const L: usize, const S: usize, const N: usize> ScheduledTick<A, L, S, N>
+    for Plain
+{
+    #[inline(always)]
+    fn tick(
+        &mut self,
+        tree: &Tree<A, L, S, N>,
+        agent: &mut A,
+        memory: &mut AgentMemory<A, L, S, N>,
+        input: &TickInput,
+        report: &mut CrowdReport,
+        index: usize,
+    ) {
+        tick_member(tree, agent, memory, input, &mut Member(report, index));
+    }
+}
+
+/// [`tick_scheduled`], each tick made by `hook`.
+#[doc(hidden)]
+#[inline(always)]
+pub fn tick_scheduled_by<A: 'static, H, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agents: &mut [A],
+    memories: &mut [AgentMemory<A, L, S, N>],
+    schedule: &mut Schedule,
+    now: f64,
+    input: impl FnMut(usize, &mut A, f32) -> TickInput,
+    mut hook: H,
+) -> FrameReport
+where
+    H: ScheduledTick<A, L, S, N>,
+{
     assert_eq!(
         agents.len(),
         memories.len(),
@@ -126,6 +182,7 @@ pub fn tick_scheduled<A: 'static, const L: usize, const S: usize, const N: usize
             report: CrowdReport::default(),
             ids: CrowdIds::new(),
             launching: tree.shape.actions > 0,
+            hook,
         };
         return by_order(schedule, f, cap, run);
     }
@@ -183,7 +240,7 @@ pub fn tick_scheduled<A: 'static, const L: usize, const S: usize, const N: usize
         let input = input(i, agent, dt).or_agent(i);
         debug_assert!(same_time(&input, now, dt), "{}", WRONG_TIME);
         let memory = &mut memories[i];
-        tick_member(tree, agent, memory, &input, &mut Member(&mut report, i));
+        hook.tick(tree, agent, memory, &input, &mut report, i);
     }
     FrameReport {
         frame: f,
@@ -245,14 +302,15 @@ impl Drop for ListRest<'_> {
 /// than the budget: the due agents merged into one list, the budget's
 /// share of them taken, and those ticked in index order.
 #[inline(never)]
-fn by_order<A: 'static, I, const L: usize, const S: usize, const N: usize>(
+fn by_order<A: 'static, I, H, const L: usize, const S: usize, const N: usize>(
     schedule: &mut Schedule,
     f: u64,
     cap: usize,
-    mut run: Run<'_, A, I, L, S, N>,
+    mut run: Run<'_, A, I, H, L, S, N>,
 ) -> FrameReport
 where
     I: FnMut(usize, &mut A, f32) -> TickInput,
+    H: ScheduledTick<A, L, S, N>,
 {
     let Schedule {
         buckets,
@@ -363,7 +421,7 @@ where
 }
 
 /// What a frame ticks with.
-struct Run<'a, A: 'static, I, const L: usize, const S: usize, const N: usize> {
+struct Run<'a, A: 'static, I, H, const L: usize, const S: usize, const N: usize> {
     tree: &'a Tree<A, L, S, N>,
     agents: &'a mut [A],
     memories: &'a mut [AgentMemory<A, L, S, N>],
@@ -373,11 +431,13 @@ struct Run<'a, A: 'static, I, const L: usize, const S: usize, const N: usize> {
     /// For a tree with deferred actions: the ids held so far.
     ids: CrowdIds,
     launching: bool,
+    hook: H,
 }
 
-impl<A: 'static, I, const L: usize, const S: usize, const N: usize> Run<'_, A, I, L, S, N>
+impl<A: 'static, I, H, const L: usize, const S: usize, const N: usize> Run<'_, A, I, H, L, S, N>
 where
     I: FnMut(usize, &mut A, f32) -> TickInput,
+    H: ScheduledTick<A, L, S, N>,
 {
     /// Ticks agent `i` with the step `dt`, as `tick_all` ticks it.
     #[inline(always)]
@@ -388,12 +448,13 @@ where
         if self.launching {
             return self.tick_launching(i, &input);
         }
-        tick_member(
+        self.hook.tick(
             self.tree,
             agent,
             &mut self.memories[i],
             &input,
-            &mut Member(&mut self.report, i),
+            &mut self.report,
+            i,
         );
     }
 
@@ -402,12 +463,13 @@ where
     #[inline(never)]
     fn tick_launching(&mut self, i: usize, input: &TickInput) {
         match self.ids.check(self.tree, self.memories, i, input) {
-            Ok(()) => tick_member(
+            Ok(()) => self.hook.tick(
                 self.tree,
                 &mut self.agents[i],
                 &mut self.memories[i],
                 input,
-                &mut Member(&mut self.report, i),
+                &mut self.report,
+                i,
             ),
             Err(e) => self.report.add(i, Err(e)),
         }

@@ -230,6 +230,16 @@ pub(super) fn float(out: &mut impl Text, x: f64) {
     }
 }
 
+/// An agent's value as the recording writes it: a number an `f32` holds
+/// exactly (an `f32` the agent widened) as that `f32`'s shortest decimal
+/// ([`short_text`]), any other as [`float`] writes it.
+pub(super) fn value(out: &mut impl Text, x: f64) {
+    match crate::export::as_f32(x) {
+        Some(x) => out.bytes(short_text(x).text()),
+        None => float(out, x),
+    }
+}
+
 /// An `f32` as the recording writes it: the shortest decimal that reads
 /// back as the same `f32`, as an `f64` (`0.033333335`, not
 /// `0.03333333507180214`); `null` when it is not finite.

@@ -10,7 +10,7 @@ use super::Sink;
 use super::numbers::{LINE, Line, Memo, Text, hex, uint};
 use crate::export::Clock;
 use crate::export::runs::Run;
-use crate::recorder::{HEADER, Kind, NO_LEAF};
+use crate::recorder::{HEADER, NO_LEAF, value_payload};
 use alloc_crate::boxed::Box;
 
 /// A tick's header, read from its words.
@@ -50,12 +50,12 @@ fn active(level: &[u64]) -> f32 {
 }
 
 /// Whether two event words are the same in the recording: the decide
-/// value of an `accept` is compared as the number it is written as.
+/// value of an `accept` (or of a `decide` that rejected) is compared as the number it is written as.
 fn same_event(a: u64, b: u64) -> bool {
     if a as u32 != b as u32 {
         return false;
     }
-    if a as u8 != Kind::Decided as u8 {
+    if !value_payload(a as u8, (a >> 8) as u8) {
         return a == b;
     }
     let (x, y) = (
@@ -273,7 +273,7 @@ fn whole(
         uint(buf, u64::from((e >> 16) as u16));
         buf.byte(b',');
         let arg = (e >> 32) as u32;
-        if kind == Kind::Decided as u8 {
+        if value_payload(kind, (e >> 8) as u8) {
             shorts.short(buf, f32::from_bits(arg));
         } else {
             uint(buf, u64::from(arg));

@@ -5,7 +5,7 @@ use alloc_crate::string::String;
 use alloc_crate::vec::Vec;
 use std::io;
 
-use super::numbers::{float, uint};
+use super::numbers::{uint, value};
 use crate::recorder::DataValue;
 
 /// One agent's values, gathered by field: the room is kept from agent to
@@ -107,7 +107,7 @@ impl Values {
                 }
                 match v {
                     None => buf.extend_from_slice(b"null"),
-                    Some(DataValue::Num(x)) => float(buf, *x),
+                    Some(DataValue::Num(x)) => value(buf, *x),
                     Some(DataValue::Text(s)) => serde_json::to_writer(&mut *buf, s)?,
                 }
             }

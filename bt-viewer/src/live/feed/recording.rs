@@ -20,16 +20,28 @@ impl Snapshot {
     /// [`FlightRecorder::export`](crate::FlightRecorder::export) made it
     /// at the publish (as
     /// [`FlightRecorder::export_compact`](crate::FlightRecorder::export_compact)
-    /// did when `runs`); `None` before the first publish or when `stop` is
-    /// set on the way.
-    pub(in crate::live) fn recording(&self, stop: &AtomicBool, runs: bool) -> Option<Arc<[Bytes]>> {
+    /// did when `runs`), of the watch slots `only` (sorted) when given;
+    /// `None` before the first publish or when `stop` is set on the way.
+    pub(in crate::live) fn recording(
+        &self,
+        stop: &AtomicBool,
+        runs: bool,
+        only: Option<&[u32]>,
+    ) -> Option<Arc<[Bytes]>> {
         let tree = self.tree.as_deref()?;
+        let agents = only.map(|only| {
+            only.iter()
+                .filter_map(|&s| self.agents.get(s as usize).copied())
+                .collect()
+        });
         let mut copies = Copies {
             snapshot: self,
             tree,
             stop,
             from: self.frames.saturating_sub(self.keep),
             at: vec![0; self.deltas.len()],
+            only: only.map(|o| &o[..agents.as_ref().map_or(0, Vec::len)]),
+            agents,
         };
         let mut chunks = Chunks::default();
         write_json(&mut copies, runs, &mut chunks).ok()?;
@@ -48,25 +60,44 @@ struct Copies<'s> {
     from: u64,
     /// Per publish, its first tick this pass has not gone past.
     at: Vec<usize>,
+    /// The watch slots written (sorted), when not all: the recording's
+    /// slot `i` is `only[i]`.
+    only: Option<&'s [u32]>,
+    /// Their agents.
+    agents: Option<Vec<u32>>,
 }
 
 impl Copies<'_> {
     /// Hands `each` the ticks of the slots `slots` still kept, publish by
     /// publish, going past those of the slots before; a pass that starts
     /// again at slot 0 starts from each publish's first tick.
-    fn each_of(&mut self, slots: Range<usize>, mut each: impl FnMut(&Delta, &Entry)) {
+    fn each_of(&mut self, slots: Range<usize>, mut each: impl FnMut(&Delta, &Entry, usize)) {
         if slots.start == 0 {
             self.at.fill(0);
         }
-        let (start, end, from) = (slots.start as u32, slots.end as u32, self.from);
+        let only = self.only;
+        let (start, end) = match only {
+            Some(_) if slots.is_empty() => return,
+            Some(only) => (only[slots.start], only[slots.end - 1] + 1),
+            None => (slots.start as u32, slots.end as u32),
+        };
+        let from = self.from;
         for (delta, at) in self.snapshot.deltas.iter().zip(&mut self.at) {
             while let Some(e) = delta.entries.get(*at) {
                 if e.slot >= end {
                     break;
                 }
                 *at += 1;
-                if e.slot >= start && e.serial >= from {
-                    each(delta, e);
+                if e.slot < start || e.serial < from {
+                    continue;
+                }
+                match only {
+                    None => each(delta, e, e.slot as usize),
+                    Some(only) => {
+                        if let Ok(i) = only.binary_search(&e.slot) {
+                            each(delta, e, i);
+                        }
+                    }
                 }
             }
         }
@@ -83,7 +114,7 @@ impl Source for Copies<'_> {
     }
 
     fn agents(&self) -> &[u32] {
-        &self.snapshot.agents
+        self.agents.as_deref().unwrap_or(&self.snapshot.agents)
     }
 
     fn frames(&self) -> (u64, usize) {
@@ -91,15 +122,15 @@ impl Source for Copies<'_> {
     }
 
     fn ticks(&mut self, slots: Range<usize>, lanes: &mut Lanes) {
-        self.each_of(slots, |delta, e| {
+        self.each_of(slots, |delta, e, slot| {
             let words = &delta.words[e.start..e.start + e.len];
-            delta.read_into(e.serial, words, lanes.tick(e.slot as usize, e.serial));
+            delta.read_into(e.serial, words, lanes.tick(slot, e.serial));
         });
     }
 
     fn values(&mut self, slots: Range<usize>, each: &mut dyn FnMut(usize, u64, Recorded)) {
-        self.each_of(slots, |delta, e| {
-            each(e.slot as usize, e.serial, delta.values(e))
+        self.each_of(slots, |delta, e, slot| {
+            each(slot, e.serial, delta.values(e))
         });
     }
 
@@ -107,7 +138,11 @@ impl Source for Copies<'_> {
         let slots = self.snapshot.agents.len();
         for delta in &self.snapshot.deltas {
             for e in &delta.entries {
-                if e.serial >= self.from && (e.slot as usize) < slots {
+                let shown = match self.only {
+                    Some(only) => only.binary_search(&e.slot).is_ok(),
+                    None => (e.slot as usize) < slots,
+                };
+                if e.serial >= self.from && shown {
                     let words = &delta.words[e.start..e.start + e.len];
                     each(e.serial, TickWords::new(e.serial, words).now());
                 }

@@ -1,0 +1,302 @@
+//! Tick rates and a per-run budget for brains: which brains a run of the
+//! tick system ticks, and the `dt` each gets.
+//!
+//! A brain's rate is its entity's [`TickRate`] component (every run when
+//! it has none). Each brain keeps its place in the schedule in its
+//! [`Brain`](crate::Brain) ([`Turn`]): since when it is due, and when it
+//! last ticked. A run of crowd `r` ticks a brain when its turn comes by its
+//! rate, when it was woken, or when an earlier run's budget left it
+//! waiting; under a budget, the due brains go in the order they became
+//! due, then by agent id, and those past the budget wait.
+
+use bevy_ecs::prelude::*;
+pub use bt_core::Rate;
+use bt_core::RateError;
+
+use crate::plugin::RunFigures;
+
+/// How often an entity's brain ticks: every run of the plugin's schedule
+/// (the same as no `TickRate` at all), every `k`-th run, or only when
+/// woken. Change it at any time (by distance to the camera, say); the new
+/// rate counts from the next run.
+///
+/// Brains of one period are spread over its runs by agent id: the brain
+/// of agent id `i` (the entity's index) with `Rate::Every(k)` ticks in the
+/// runs whose number is `i % k` modulo `k`, so each run ticks about a
+/// `k`-th of them. A brain ticks out of its turn when woken
+/// ([`Brain::wake`](crate::Brain::wake), a reported deferred-action
+/// outcome, or its [`Senses`](crate::Senses) changed since the last run),
+/// and its behaviors always get the time since its own last tick as `dt`.
+///
+/// ```
+/// use bt_bevy::{Rate, TickRate};
+/// let far = TickRate::new(Rate::Every(10))?;
+/// assert_eq!(far.rate(), Rate::Every(10));
+/// assert!(TickRate::new(Rate::Every(0)).is_err());
+/// # Ok::<(), bt_core::RateError>(())
+/// ```
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TickRate {
+    /// The period in runs; 0: only when woken.
+    period: u32,
+}
+
+impl TickRate {
+    /// Every run: the rate of a brain without this component.
+    pub const EVERY_RUN: TickRate = TickRate { period: 1 };
+    /// Only in the run after the brain is woken.
+    pub const ON_WAKE: TickRate = TickRate { period: 0 };
+
+    /// The component for `rate`.
+    ///
+    /// # Errors
+    /// [`RateError`] for `Rate::Every(0)` or a period above
+    /// [`bt_core::Schedule::MAX_PERIOD`], as bt-core's schedule refuses
+    /// them.
+    pub fn new(rate: Rate) -> Result<Self, RateError> {
+        let period = match rate {
+            Rate::EveryFrame => 1,
+            Rate::Every(0) => return Err(RateError::ZeroPeriod),
+            Rate::Every(k) if k > bt_core::Schedule::MAX_PERIOD => {
+                return Err(RateError::PeriodTooLong {
+                    period: k,
+                    max: bt_core::Schedule::MAX_PERIOD,
+                });
+            }
+            Rate::Every(k) => k,
+            Rate::OnWake => 0,
+        };
+        Ok(TickRate { period })
+    }
+
+    /// The rate (a period of 1 reads as [`Rate::EveryFrame`]).
+    pub fn rate(self) -> Rate {
+        match self.period {
+            0 => Rate::OnWake,
+            1 => Rate::EveryFrame,
+            k => Rate::Every(k),
+        }
+    }
+
+    /// Whether run `r` is the turn of agent id `id` at this rate.
+    #[inline(always)]
+    fn turn(self, id: u32, r: u64) -> bool {
+        match self.period {
+            0 => false,
+            1 => true,
+            k => r % u64::from(k) == u64::from(id % k),
+        }
+    }
+}
+
+/// A run number no brain is due since: it is not due.
+const IDLE: u64 = u64::MAX;
+/// Woken for the next run (due since that run).
+const WOKEN: u64 = u64::MAX - 1;
+
+/// A brain's place in its crowd's schedule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Turn {
+    /// The run it has been due since while it waits ([`IDLE`]: not due,
+    /// [`WOKEN`]: due from the next run).
+    since: u64,
+    /// The run of its last tick (`None`: it has not ticked yet).
+    pub(crate) last_run: Option<u64>,
+    /// The clock's reading at its last tick.
+    pub(crate) last_now: f64,
+}
+
+impl Default for Turn {
+    fn default() -> Self {
+        Turn {
+            since: IDLE,
+            last_run: None,
+            last_now: 0.0,
+        }
+    }
+}
+
+impl Turn {
+    /// Makes the brain due from the next run, whatever its rate; a brain
+    /// already due keeps its place.
+    #[inline]
+    pub(crate) fn wake(&mut self) {
+        if self.since == IDLE {
+            self.since = WOKEN;
+        }
+    }
+
+    /// Whether the brain is due (woken, or left waiting by a budget).
+    pub(crate) fn is_due(&self) -> bool {
+        self.since != IDLE
+    }
+
+    /// The run since which the brain is due in run `r`, if it is: its
+    /// own turn, a wake or a wait. `sensed`: its senses changed since the
+    /// last run.
+    #[inline(always)]
+    pub(crate) fn due_since(
+        &self,
+        rate: Option<&TickRate>,
+        id: u32,
+        r: u64,
+        sensed: bool,
+    ) -> Option<u64> {
+        match self.since {
+            IDLE if sensed || rate.is_none_or(|t| t.turn(id, r)) => Some(r),
+            IDLE => None,
+            WOKEN => Some(r),
+            since => Some(since),
+        }
+    }
+
+    /// The `dt` of a tick in run `r` at `now`, whose frame step is
+    /// `frame_dt`: the frame's step for a brain that ticked in the run
+    /// before (or never), the time since its own last tick otherwise.
+    #[inline(always)]
+    pub(crate) fn dt(&self, r: u64, now: f64, frame_dt: f32) -> f32 {
+        match self.last_run {
+            Some(last) if last + 1 != r => (now - self.last_now).max(0.0) as f32,
+            _ => frame_dt,
+        }
+    }
+
+    /// The brain ticked in run `r` at `now`.
+    #[inline(always)]
+    pub(crate) fn ticked(&mut self, r: u64, now: f64) {
+        self.since = IDLE;
+        self.last_run = Some(r);
+        self.last_now = now;
+    }
+
+    /// The brain was due in run `r` since `since` and the budget left it
+    /// waiting.
+    #[inline]
+    pub(crate) fn wait(&mut self, since: u64) {
+        self.since = since;
+    }
+
+    /// The runs a brain due since `since` waited past it, ticking in `r`.
+    pub(crate) fn waited(since: u64, r: u64) -> u64 {
+        r.saturating_sub(since)
+    }
+}
+
+/// What one run decides for a brain of the crowd.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Go {
+    /// Not due: skipped, its turn untouched.
+    Skip,
+    /// Due, and it ticks.
+    Tick,
+    /// Due since this run, and the budget leaves it waiting.
+    Wait(u64),
+}
+
+/// The run's cut under a budget: which due brains tick.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Cut {
+    /// Every due brain ticks (no budget, or no more due brains than it).
+    #[default]
+    All,
+    /// The due brains whose `(since, id)` is at most this one tick.
+    UpTo(u64, u32),
+    /// No brain ticks (a budget of 0).
+    Nothing,
+}
+
+impl Cut {
+    /// What the run does for a brain of agent id `id` due since `since`.
+    #[inline(always)]
+    pub(crate) fn go(self, since: Option<u64>, id: u32) -> Go {
+        let Some(s) = since else {
+            return Go::Skip;
+        };
+        match self {
+            Cut::All => Go::Tick,
+            Cut::UpTo(cs, ci) if (s, id) <= (cs, ci) => Go::Tick,
+            _ => Go::Wait(s),
+        }
+    }
+
+    /// The cut for a budget of `budget` ticks among the due brains'
+    /// `(since, id)` in `due` (reordered).
+    pub(crate) fn of(budget: Option<u32>, due: &mut [(u64, u32)]) -> Cut {
+        match budget {
+            Some(0) if !due.is_empty() => Cut::Nothing,
+            Some(b) if (b as usize) < due.len() => {
+                let (_, &mut (s, i), _) = due.select_nth_unstable(b as usize - 1);
+                Cut::UpTo(s, i)
+            }
+            _ => Cut::All,
+        }
+    }
+}
+
+/// One run of a crowd's tick system: its number, its cut, its clock.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Plan {
+    /// The run's number (the crowd's runs before it).
+    pub(crate) r: u64,
+    pub(crate) cut: Cut,
+    pub(crate) now: f64,
+    /// The frame's step, `Time::delta_secs`.
+    pub(crate) dt: f32,
+}
+
+impl Plan {
+    /// Whether the brain with `turn`, `rate` and agent id `id` ticks in
+    /// this run (`sensed`: its senses changed since the last run), and
+    /// with which `dt`; its turn is updated either way.
+    #[inline(always)]
+    pub(crate) fn go(
+        self,
+        turn: &mut Turn,
+        rate: Option<&TickRate>,
+        id: u32,
+        sensed: bool,
+    ) -> Option<f32> {
+        let since = turn.due_since(rate, id, self.r, sensed);
+        match self.cut.go(since, id) {
+            Go::Skip => None,
+            Go::Wait(s) => {
+                turn.wait(s);
+                None
+            }
+            Go::Tick => {
+                let dt = turn.dt(self.r, self.now, self.dt);
+                turn.ticked(self.r, self.now);
+                Some(dt)
+            }
+        }
+    }
+}
+
+/// The cut of run `r` under `budget`, from every brain of the crowd's
+/// `(due since, agent id)` (`None`: not due), with the run's figures; the
+/// keys of the due ones are kept in `due` (its room reused run to run).
+pub(crate) fn cut_of(
+    budget: Option<u32>,
+    due: &mut Vec<(u64, u32)>,
+    r: u64,
+    brains: impl Iterator<Item = (Option<u64>, u32)>,
+) -> (Cut, RunFigures) {
+    due.clear();
+    due.extend(brains.filter_map(|(since, id)| since.map(|s| (s, id))));
+    let n = due.len() as u64;
+    let first = due.iter().map(|&(s, _)| s).min();
+    let cut = Cut::of(budget, due);
+    let ticked = match cut {
+        Cut::All => n,
+        Cut::UpTo(..) => u64::from(budget.unwrap_or(0)),
+        Cut::Nothing => 0,
+    };
+    let figures = RunFigures {
+        due: n,
+        waiting: n - ticked,
+        longest_wait: first
+            .filter(|_| ticked > 0)
+            .map_or(0, |s| Turn::waited(s, r)),
+    };
+    (cut, figures)
+}

@@ -1,0 +1,396 @@
+//! Tick rates, a budget and waking through the plugin, against bt-core's
+//! own scheduled crowd (`tick_scheduled`) with the same rates, budget and
+//! seeds: the same brains tick in the same runs and decide the same.
+
+use std::collections::BTreeMap;
+
+use bevy_app::{App, Update};
+use bevy_ecs::prelude::*;
+use bt_bevy::{Brain, BrainPlugin, BrainShared, BrainStats, Rate, Senses, TickRate};
+use bt_core::{
+    Action, Outcome, Schedule, TickInput, behavior, decider, group, tick_scheduled, tree,
+};
+
+use crate::common::{app, clock};
+use crate::crowd::{creature, w1_app_with};
+use crate::w1_core::{Agent, W1, W1Memory};
+
+/// The rate of creature `i` in phase `phase` of a run: near, middle, far.
+fn rate_of(i: usize, phase: usize) -> Rate {
+    match (i + phase) % 3 {
+        0 => Rate::EveryFrame,
+        1 => Rate::Every(4),
+        _ => Rate::Every(10),
+    }
+}
+
+fn w1_app(dense: bool, budget: Option<u32>) -> App {
+    w1_app_with(dense, |plugin| match budget {
+        Some(b) => plugin.budget(b),
+        None => plugin,
+    })
+}
+
+#[test]
+fn rates_and_a_budget_tick_the_brains_tick_scheduled_ticks() {
+    scheduled_as_bt_core(false, Some(150));
+}
+
+#[test]
+fn dense_ticking_keeps_rates_and_the_budget() {
+    scheduled_as_bt_core(true, Some(150));
+}
+
+#[test]
+fn rates_without_a_budget_tick_each_brain_on_its_turn() {
+    scheduled_as_bt_core(true, None);
+}
+
+/// 600 W1 creatures at three rates (changed halfway), under `budget`:
+/// each run, every brain's behavior and the run's figures are those of
+/// bt-core's `tick_scheduled` over a crowd indexed by entity index.
+fn scheduled_as_bt_core(dense: bool, budget: Option<u32>) {
+    const N: usize = 600;
+    const FRAMES: usize = 90;
+    let mut app = w1_app(dense, budget);
+    let entities: Vec<Entity> = (0..N)
+        .map(|i| {
+            let e = app.world_mut().spawn(creature(i)).id();
+            let rate = TickRate::new(rate_of(i, 0)).unwrap();
+            app.world_mut().entity_mut(e).insert(rate);
+            e
+        })
+        .collect();
+    // The reference crowd is indexed by entity index; the indexes no brain
+    // has are never due.
+    let slots = entities.iter().map(|e| e.index_u32()).max().unwrap() as usize + 1;
+    let mut by_slot = vec![None; slots];
+    for (i, e) in entities.iter().enumerate() {
+        by_slot[e.index_u32() as usize] = Some(i);
+    }
+    let mut agents: Vec<Agent> = (0..slots)
+        .map(|s| creature(by_slot[s].unwrap_or(0)).0)
+        .collect();
+    let mut memories: Vec<W1Memory> = (0..slots)
+        .map(|s| W1.new_memory(by_slot[s].map_or(0, |i| i as u64 + 1)))
+        .collect();
+    let mut schedule = Schedule::new(slots, 0.0).with_budget(budget);
+    for (s, i) in by_slot.iter().enumerate() {
+        let rate = i.map_or(Rate::OnWake, |i| rate_of(i, 0));
+        schedule.set_rate(s, rate).unwrap();
+    }
+    let (mut waited, mut skipped) = (0, 0);
+    for frame in 0..FRAMES {
+        if frame == FRAMES / 2 {
+            for (i, e) in entities.iter().enumerate() {
+                let rate = TickRate::new(rate_of(i, 1)).unwrap();
+                app.world_mut().entity_mut(*e).insert(rate);
+                schedule
+                    .set_rate(e.index_u32() as usize, rate_of(i, 1))
+                    .unwrap();
+            }
+        }
+        app.update();
+        let (now, _) = clock(&app);
+        for (s, a) in agents.iter_mut().enumerate() {
+            if by_slot[s].is_some() {
+                a.world.step();
+            }
+        }
+        let report = tick_scheduled(
+            &W1,
+            &mut agents,
+            &mut memories,
+            &mut schedule,
+            now,
+            |_, a, dt| TickInput::new(now, dt).with_decision(a.world.flags()),
+        );
+        let got = leaves(&mut app);
+        for (i, e) in entities.iter().enumerate() {
+            let s = e.index_u32() as usize;
+            assert_eq!(got[e], memories[s].leaf(), "frame {frame}, creature {i}");
+        }
+        let stats = app.world().resource::<BrainStats<W1Memory>>();
+        let want = (
+            u64::from(report.ticked),
+            u64::from(report.due),
+            u64::from(report.waiting),
+            report.longest_wait,
+        );
+        assert_eq!(
+            (stats.ticked, stats.due, stats.waiting, stats.longest_wait),
+            want,
+            "frame {frame}: ticked, due, waiting, longest wait"
+        );
+        if let Some(b) = budget {
+            assert!(stats.ticked <= u64::from(b), "frame {frame} over budget");
+            let bound = app.world().resource::<BrainShared<W1Memory>>().crowds()[0]
+                .wait_bound(N)
+                .unwrap();
+            assert!(
+                stats.longest_wait <= bound,
+                "frame {frame}: waited past {bound}"
+            );
+        }
+        waited = waited.max(stats.longest_wait);
+        skipped += N as u64 - stats.ticked;
+    }
+    // The rates skipped brains; the budget, when there is one, held some.
+    assert!(skipped > (N * FRAMES / 3) as u64, "skipped {skipped}");
+    assert_eq!(waited > 0, budget.is_some(), "longest wait {waited}");
+}
+
+/// The active behavior of every brain, by entity.
+fn leaves(app: &mut App) -> BTreeMap<Entity, Option<bt_core::ItemIdx>> {
+    let world = app.world_mut();
+    world
+        .query::<(Entity, &Brain<W1Memory>)>()
+        .iter(world)
+        .map(|(e, b)| (e, b.memory().leaf()))
+        .collect()
+}
+
+bt_core::bitflags::bitflags! {
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    struct Noise: u8 { const BANG = 1; }
+}
+
+bt_core::bitflags::bitflags! {
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    struct Orders: u64 { const FETCH = 1; }
+}
+
+/// A sleeper that counts its ticks and keeps each tick's `dt`.
+#[derive(Component, Default)]
+struct Sleeper {
+    ticks: u32,
+    dts: Vec<f32>,
+    fetched: u32,
+}
+bt_bevy::component_agent!(Sleeper);
+
+behavior! { DOZE: Sleeper, tick: |s, cx| { s.ticks += 1; s.dts.push(cx.dt); true } }
+behavior! { LISTEN: Sleeper, tick: |s, cx| { s.ticks += 1; s.dts.push(cx.dt); true } }
+behavior! { FETCH: Sleeper,
+launch: |_s, cx| Some(Action::new(1, u64::from(cx.agent))),
+tick: |s, cx| { s.ticks += 1; s.dts.push(cx.dt); s.fetched += 1; true } }
+decider! { HEAR: Sleeper => LISTEN, stimuli_any: Noise::BANG }
+decider! { GO_FETCH: Sleeper => FETCH, needs_all: Orders::FETCH }
+decider! { SLEEP: Sleeper => DOZE }
+group! { SLEEPER_ROOT: Sleeper, prioritized [HEAR, GO_FETCH, SLEEP] }
+tree! { SLEEPERS: Sleeper = SLEEPER_ROOT, memory: SleeperMemory }
+
+type Ears = Senses<Noise, 2>;
+
+fn sleeper_app() -> App {
+    let mut app = app();
+    app.add_plugins(
+        BrainPlugin::new(&SLEEPERS)
+            .in_schedule(Update)
+            .with_senses::<Ears>(),
+    );
+    app
+}
+
+fn ticks(app: &App, e: Entity) -> u32 {
+    app.world().get::<Sleeper>(e).unwrap().ticks
+}
+
+#[test]
+fn a_brain_ticked_on_wake_ticks_once_per_wake_stimulus_or_outcome() {
+    let mut app = sleeper_app();
+    let e = app
+        .world_mut()
+        .spawn((
+            Sleeper::default(),
+            Ears::default(),
+            Brain::new(&SLEEPERS),
+            TickRate::ON_WAKE,
+        ))
+        .id();
+    let other = app
+        .world_mut()
+        .spawn((Sleeper::default(), Brain::new(&SLEEPERS)))
+        .id();
+    for _ in 0..5 {
+        app.update();
+    }
+    assert_eq!((ticks(&app, e), ticks(&app, other)), (0, 5), "asleep");
+    // A call wakes it for one run.
+    app.world_mut()
+        .get_mut::<Brain<SleeperMemory>>(e)
+        .unwrap()
+        .wake();
+    assert!(app.world().get::<Brain<SleeperMemory>>(e).unwrap().is_due());
+    app.update();
+    app.update();
+    assert_eq!(ticks(&app, e), 1, "one tick per wake");
+    // A new stimulus wakes it, and it hears it.
+    app.world_mut()
+        .get_mut::<Ears>(e)
+        .unwrap()
+        .set(Noise::BANG, 0, Some(10.0))
+        .unwrap();
+    app.update();
+    assert_eq!(ticks(&app, e), 2);
+    let brain = app.world().get::<Brain<SleeperMemory>>(e).unwrap();
+    assert_eq!(brain.running_decider(), Some("HEAR"));
+    app.update();
+    assert_eq!(
+        ticks(&app, e),
+        2,
+        "its own aging of the senses wakes nothing"
+    );
+    // Its first tick gets the frame's step, the next the time since its
+    // own last tick: two runs.
+    let dts = app.world().get::<Sleeper>(e).unwrap().dts.clone();
+    let frame = (1.0 / crate::common::FPS) as f32;
+    assert_eq!(dts.len(), 2);
+    assert!((dts[0] - frame).abs() < 1e-4, "first tick: {dts:?}");
+    assert!((dts[1] - 2.0 * frame).abs() < 1e-4, "second tick: {dts:?}");
+}
+
+#[test]
+fn a_skipped_brain_gets_the_time_since_its_own_last_tick_as_dt() {
+    let mut app = sleeper_app();
+    let e = app
+        .world_mut()
+        .spawn((
+            Sleeper::default(),
+            Brain::new(&SLEEPERS),
+            TickRate::new(Rate::Every(3)).unwrap(),
+        ))
+        .id();
+    for _ in 0..12 {
+        app.update();
+    }
+    let s = app.world().get::<Sleeper>(e).unwrap();
+    assert_eq!(s.ticks, 4, "every third run of twelve");
+    let frame = (1.0 / crate::common::FPS) as f32;
+    // After the first, each tick is three runs after the one before.
+    for dt in &s.dts[1..] {
+        assert!((dt - 3.0 * frame).abs() < 1e-4, "{:?}", s.dts);
+    }
+    let brain = app.world().get::<Brain<SleeperMemory>>(e).unwrap();
+    let (now, _) = clock(&app);
+    assert!(brain.last_ticked_at().unwrap() <= now);
+}
+
+#[test]
+fn a_reported_outcome_wakes_the_brain_that_launched() {
+    let mut app = sleeper_app();
+    let e = app
+        .world_mut()
+        .spawn((
+            Sleeper::default(),
+            Brain::new(&SLEEPERS),
+            bt_bevy::Decisions(1),
+            TickRate::new(Rate::Every(50)).unwrap(),
+        ))
+        .id();
+    // The brain of entity index i ticks in the runs i modulo 50: run until
+    // its first tick launches the fetch.
+    let mut runs = 0;
+    while ticks(&app, e) == 0 {
+        app.update();
+        runs += 1;
+        assert!(runs <= 50, "never ticked");
+    }
+    let mut reader = app
+        .world_mut()
+        .resource_mut::<bevy_ecs::message::Messages<bt_bevy::ActionMessage<SleeperMemory>>>();
+    let launch = reader.drain().next().expect("a launch");
+    app.update();
+    assert_eq!(ticks(&app, e), 1, "not its turn");
+    app.world_mut()
+        .write_message(launch.outcome(Outcome::Succeeded));
+    app.update();
+    assert_eq!(ticks(&app, e), 2, "the outcome woke it");
+}
+
+/// A guard post of two: a guard stands watch for three of its ticks, then
+/// lets another in.
+#[derive(Component, Default, Clone)]
+struct Guard {
+    watched: u32,
+}
+bt_bevy::component_agent!(Guard);
+
+behavior! { STAND: Guard, tick: |g, _cx| { g.watched += 1; g.watched % 3 != 0 } }
+behavior! { LOITER: Guard }
+decider! { ON_WATCH: Guard => STAND, gate: 2 }
+decider! { OFF_WATCH: Guard => LOITER }
+group! { POST: Guard, prioritized [ON_WATCH, OFF_WATCH] }
+tree! { GUARDS: Guard = POST, memory: GuardMemory }
+
+#[test]
+fn a_tree_with_a_gate_keeps_entity_order_under_rates_and_a_budget() {
+    const N: usize = 40;
+    let mut app = app();
+    app.add_plugins(BrainPlugin::new(&GUARDS).in_schedule(Update).budget(12));
+    let rate = |i: usize| {
+        if i.is_multiple_of(2) {
+            Rate::EveryFrame
+        } else {
+            Rate::Every(3)
+        }
+    };
+    let entities: Vec<Entity> = (0..N)
+        .map(|i| {
+            let rate = TickRate::new(rate(i)).unwrap();
+            (app.world_mut())
+                .spawn((Guard::default(), Brain::new(&GUARDS), rate))
+                .id()
+        })
+        .collect();
+    let slots = entities.iter().map(|e| e.index_u32()).max().unwrap() as usize + 1;
+    let mut by_slot = vec![None; slots];
+    for (i, e) in entities.iter().enumerate() {
+        by_slot[e.index_u32() as usize] = Some(i);
+    }
+    let shared = GUARDS.new_shared(0);
+    let mut guards = vec![Guard::default(); slots];
+    let mut memories: Vec<GuardMemory> = (by_slot.iter())
+        .map(|i| GUARDS.new_memory_in(&shared, i.map_or(0, |i| i as u64 + 1)))
+        .collect();
+    let mut schedule = Schedule::new(slots, 0.0).with_budget(Some(12));
+    for (s, i) in by_slot.iter().enumerate() {
+        schedule.set_rate(s, i.map_or(Rate::OnWake, rate)).unwrap();
+    }
+    let mut waits = 0;
+    for frame in 0..60 {
+        app.update();
+        let (now, _) = clock(&app);
+        let report = tick_scheduled(
+            &GUARDS,
+            &mut guards,
+            &mut memories,
+            &mut schedule,
+            now,
+            |_, _, dt| TickInput::new(now, dt),
+        );
+        for (i, e) in entities.iter().enumerate() {
+            let brain = app.world().get::<Brain<GuardMemory>>(*e).unwrap();
+            let s = e.index_u32() as usize;
+            assert_eq!(
+                brain.memory().leaf(),
+                memories[s].leaf(),
+                "frame {frame}, guard {i}"
+            );
+        }
+        let stats = app.world().resource::<BrainStats<GuardMemory>>();
+        assert_eq!(
+            (stats.ticked, stats.waiting),
+            (u64::from(report.ticked), u64::from(report.waiting)),
+            "frame {frame}"
+        );
+        waits += stats.waiting;
+    }
+    assert!(waits > 0, "the budget held brains back");
+    let bevy_shared = app
+        .world()
+        .resource::<BrainShared<GuardMemory>>()
+        .state()
+        .clone();
+    assert_eq!(bevy_shared.gates_held(), shared.gates_held());
+}
