@@ -256,10 +256,17 @@ fn par_tick_all_of_a_shared_tree_runs_in_parallel_and_equals_tick_all() {
     assert!(out_of_order > frames / 2, "{out_of_order} of {frames}");
 }
 
+/// Agents per part of `par_tick_all`'s shared-state ticks (fewer under
+/// Miri, so that its crowds there are small and still of several parts).
+const PART: usize = if cfg!(miri) { 16 } else { 256 };
+
+/// The crowd of the gate's test: three parts or more.
+const GATED: usize = if cfg!(miri) { 40 } else { 600 };
+
 /// The same at Miri's size: two parts, a few frames.
 #[test]
 fn a_small_shared_crowd_ticks_out_of_order_as_tick_all_would() {
-    let out_of_order = compare(300, 4, 11);
+    let out_of_order = compare(if cfg!(miri) { 40 } else { 300 }, 4, 11);
     assert!(out_of_order > 0);
 }
 
@@ -269,7 +276,7 @@ fn a_small_shared_crowd_ticks_out_of_order_as_tick_all_would() {
 #[test]
 fn a_gate_fills_up_in_the_middle_of_a_frame_as_in_index_order() {
     for parallel in [false, true] {
-        let mut crowd = Crowd::new(600, 5);
+        let mut crowd = Crowd::new(GATED, 5);
         let mut out_of_order = false;
         for frame in 0..3 {
             crowd.tick(frame, parallel);
@@ -281,7 +288,7 @@ fn a_gate_fills_up_in_the_middle_of_a_frame_as_in_index_order() {
         }
         crowd.tick(3, parallel);
         let work = ANTS.find("WORK").unwrap();
-        let inside: Vec<usize> = (0..600)
+        let inside: Vec<usize> = (0..GATED)
             .filter(|&i| crowd.memories[i].active_path().any(|l| l.item == work))
             .collect();
         assert_eq!(inside.len(), 3, "{inside:?}");
@@ -289,7 +296,7 @@ fn a_gate_fills_up_in_the_middle_of_a_frame_as_in_index_order() {
     }
     assert_eq!(
         {
-            let mut c = Crowd::new(600, 5);
+            let mut c = Crowd::new(GATED, 5);
             (0..6).for_each(|t| {
                 if t == 3 {
                     c.ants
@@ -301,7 +308,7 @@ fn a_gate_fills_up_in_the_middle_of_a_frame_as_in_index_order() {
             c.state()
         },
         {
-            let mut c = Crowd::new(600, 5);
+            let mut c = Crowd::new(GATED, 5);
             (0..6).for_each(|t| {
                 if t == 3 {
                     c.ants
@@ -396,14 +403,14 @@ fn a_panic_in_a_tick_gone_on_in_order_leaves_what_tick_all_leaves() {
 #[test]
 fn a_role_forms_across_two_parts_of_the_crowd() {
     let run = |parallel: bool| {
-        let mut crowd = Crowd::new(512, 23);
+        let mut crowd = Crowd::new(2 * PART, 23);
         let mut entered = [false; 2];
         let mut out_of_order = false;
         for t in 0..8 {
             for (i, a) in crowd.ants.iter_mut().enumerate() {
                 // Nobody wants anything but the two.
                 a.mute = Wants::all().bits();
-                a.forced = if i == 255 || i == 256 {
+                a.forced = if i == PART - 1 || i == PART {
                     Wants::PAIR.bits()
                 } else {
                     0
@@ -411,7 +418,7 @@ fn a_role_forms_across_two_parts_of_the_crowd() {
             }
             crowd.tick(t, parallel);
             let pair = ANTS.find("PAIR").unwrap();
-            for (k, i) in [255, 256].into_iter().enumerate() {
+            for (k, i) in [PART - 1, PART].into_iter().enumerate() {
                 entered[k] |= crowd.memories[i].active_path().any(|l| l.item == pair);
             }
             crowd.assert_consistent();
@@ -436,8 +443,9 @@ fn a_group_with_shared_checks_picks_as_the_step_machine_does() {
         "{root:?}"
     );
     let frames = if cfg!(miri) { 4 } else { 40 };
-    let mut quick = Crowd::new(300, 5);
-    let mut traced = Crowd::new(300, 5);
+    let n = if cfg!(miri) { 40 } else { 300 };
+    let mut quick = Crowd::new(n, 5);
+    let mut traced = Crowd::new(n, 5);
     for t in 0..frames {
         quick.tick(t, false);
         let input = input(t);

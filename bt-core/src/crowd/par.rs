@@ -33,7 +33,8 @@ use super::{CrowdReport, Member};
 
 /// Agents per part: large enough to amortise the hand-over (a few locks),
 /// small enough that the parts in index order follow each other closely.
-const PART: usize = 256;
+/// Under Miri, small, so that its small crowds have several parts.
+const PART: usize = if cfg!(miri) { 16 } else { 256 };
 
 /// A panic's payload, and the index of the agent whose callback raised it.
 type Panic = (usize, Box<dyn core::any::Any + Send>);
