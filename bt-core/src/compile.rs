@@ -462,33 +462,40 @@ const fn fill<A>(
         if plain_children(out, at, next) {
             mark_plain(out, at, next);
         }
-        if quick_group(out, at, next) {
-            let marks = out[at].has.bits() | Has::QUICK_GROUP.bits();
+        let quick = quick_group(out, at, next);
+        if quick != 0 {
+            let marks = out[at].has.bits() | quick;
             out[at].has = Has::from_bits_retain(marks);
         }
     }
     next
 }
 
-/// Whether the group at `at` (its subtree ends at `end`) picks without
-/// the step machine in an untraced tick (see [`Has::QUICK_GROUP`]).
-const fn quick_group<A>(out: &[Item<A>], at: usize, end: usize) -> bool {
+/// The marks of the group at `at` (its subtree ends at `end`) if it picks
+/// without the step machine in an untraced tick (see [`Has::QUICK_GROUP`]
+/// and [`Has::SYNC_CHILDREN`]), or none.
+const fn quick_group<A>(out: &[Item<A>], at: usize, end: usize) -> u32 {
     if out[at].has.bits() & Has::RECHECK.bits() != 0 {
-        return false;
+        return 0;
     }
     match out[at].policy {
         Policy::Prioritized | Policy::Sequential => {}
         // The random draw of a timed child is not a quick one.
-        Policy::Random => return plain_children(out, at, end),
-        Policy::Shuffle | Policy::Scored | Policy::Slot => return false,
+        Policy::Random if plain_children(out, at, end) => return Has::QUICK_GROUP.bits(),
+        Policy::Random | Policy::Shuffle | Policy::Scored | Policy::Slot => return 0,
     }
     let calls = Has::DECIDE
         .union(Has::DBLOCK)
         .union(Has::DELEGATE)
-        .union(Has::SYNC)
         .union(Has::SLOT)
         .union(Has::REFERENCE);
-    no_child_has(out, at, end, calls)
+    if !no_child_has(out, at, end, calls) {
+        0
+    } else if no_child_has(out, at, end, Has::SYNC) {
+        Has::QUICK_GROUP.bits()
+    } else {
+        Has::QUICK_GROUP.union(Has::SYNC_CHILDREN).bits()
+    }
 }
 
 /// Marks the group at `at` (its subtree ends at `end`), whose children are

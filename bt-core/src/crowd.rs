@@ -8,6 +8,8 @@ use crate::memory::AgentMemory;
 use crate::tree::Tree;
 
 mod ids;
+#[cfg(feature = "rayon")]
+mod par;
 mod schedule;
 
 pub use ids::CrowdIds;
@@ -373,16 +375,35 @@ impl Tally for Member<'_> {
 /// [`tick_all`] on every core (feature `rayon`): exactly the results of
 /// [`tick_all`] (reports, agents, memories, shared state and queued
 /// requests), in chunks of agents ticked in parallel. `input` must be
-/// `Sync`, so it cannot hold mutable state.
+/// `Sync`, so it cannot hold mutable state; it is called once per agent,
+/// before the agent's tick, but not in index order across agents.
 ///
-/// A tree that needs a [`TreeShared`](crate::TreeShared) (gates, global
-/// cooldowns, group roles or deferred actions) is ticked in index order on
-/// the calling thread: whether an agent gets through a gate, a cooldown or
-/// a role depends on every agent ticked before it, and the serials of the
-/// crowd's tickets and the order of its queue on the order of the
-/// launches, so no parallel order gives the same results. (Ticking agents
-/// of such a tree from several threads with [`tick`](crate::tick) keeps every limit;
-/// it only gives up the order.)
+/// A tree with gates, global cooldowns or group roles (a
+/// [`TreeShared`](crate::TreeShared)) runs on every core too, with the
+/// results of [`tick_all`] in index order. Each agent's tick runs in
+/// parallel up to the first step that would read or write the shared
+/// state; most ticks (a behavior running on, a leaf ending in a group
+/// without shared checks, a redecide whose gated, cooled-down and role
+/// children all fail their flag tests) never get there and finish in
+/// parallel. The
+/// others stop at that step boundary, having changed nothing shared, and
+/// go on from it in index order, a chunk of the crowd at a time, as soon
+/// as the chunks before it are done, while the threads tick the chunks
+/// after it: no callback runs twice, none is undone, and every gate,
+/// cooldown and role sees the agents in the order [`tick_all`] shows them.
+/// What it costs: the ticks that stop are run by one thread at a time, so
+/// the more agents reach a shared check in a frame (a gate that stays
+/// full turns its waiting agents away each tick), the less the cores
+/// help; and a call allocates a table of one entry per 256 agents and
+/// its lists of stopped ticks. An agent waiting in a role's lobby, an
+/// idle agent and a tick with debug output on stop before they start.
+///
+/// A tree with deferred actions is ticked in index order on the calling
+/// thread: whether an agent may tick depends on the ids under which the
+/// agents before it hold actions, which their ticks in this frame can
+/// change before anything of its own tick may run. (Ticking agents of a
+/// tree with shared state from several threads with
+/// [`tick`](crate::tick) keeps every limit; it only gives up the order.)
 ///
 /// Called from a thread outside rayon's pool, each call hands the crowd to
 /// the pool's workers and waits; workers that slept through the rest of
@@ -394,7 +415,16 @@ impl Tally for Member<'_> {
 /// `bt-bench/README.md`).
 ///
 /// # Panics
-/// As [`tick_all`].
+/// If the slices differ in length, or a callback panics: the panic goes
+/// on to the caller once every thread is done, and the panicking agent's
+/// memory is left idle, as with [`tick_all`]. Agents after it in index
+/// order may have been ticked, wholly or up to their first shared step
+/// (their memories hold what they held in the shared state before). With
+/// shared state, every agent before it finished its tick, and the shared
+/// state is what [`tick_all`] leaves, except that an agent that panics
+/// before its first shared step gives back its gate slots and role places
+/// then, which agents before it may take. If several agents panic, the
+/// panic of the lowest index goes on.
 #[cfg(feature = "rayon")]
 pub fn par_tick_all<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
@@ -410,6 +440,9 @@ pub fn par_tick_all<A: Send + 'static, const L: usize, const S: usize, const N: 
     );
     /// Agents per task: large enough to amortise scheduling.
     const CHUNK: usize = 256;
+    if tree.needs_shared() && tree.shape.actions == 0 {
+        return par::tick_shared(tree, agents, memories, &input);
+    }
     if tree.needs_shared() {
         let mut report = CrowdReport::default();
         let mut input = |i: usize, a: &mut A| input(i, a);

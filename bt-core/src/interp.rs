@@ -28,6 +28,8 @@ use core::fmt;
 mod event;
 mod jump;
 pub(crate) mod log;
+#[cfg(feature = "rayon")]
+mod pause;
 mod policy;
 mod precondition;
 mod quick;
@@ -40,6 +42,8 @@ mod walk;
 pub use event::{Event, NoTrace, NodeRef, Rejection, Tracer, WalkStop, Why, write_event};
 pub use report::TickReport;
 
+#[cfg(feature = "rayon")]
+pub(crate) use pause::{Resume, resume, tick_until_shared};
 use quick::Counts;
 use run::Run;
 pub(crate) use shared::{pending_agents, pending_under};
@@ -373,15 +377,29 @@ fn went_on<A: 'static, const L: usize, const S: usize, const N: usize>(
     k: usize,
     (bail, visited): (steady::Bail, u32),
 ) -> Result<TickReport, TickError> {
+    let input = TickInput::of(cx);
+    let went = quick_after_end(agent, memory, &input, cx, k, (bail, visited));
+    finish(tree, agent, memory, &input, went)
+}
+
+/// The quick steps of a tick whose steady walk stopped where the behavior
+/// at level `k` ended and no quick redecide finished it.
+#[inline(always)]
+fn quick_after_end<A: 'static, const L: usize, const S: usize, const N: usize>(
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    cx: &mut Ctx,
+    k: usize,
+    (bail, visited): (steady::Bail, u32),
+) -> Result<quick::Done, (steady::Bail, u32)> {
     let (step, n) = match bail {
         steady::Bail::Quick(step, n) => (step, n),
         _ => (quick::Step::Fail(k as u8, Why::Ended), Counts::default()),
     };
-    let input = TickInput::of(cx);
-    let went = steady::guarded(memory, |mem| {
-        quick::go_on(agent, mem, &input, cx, step, n, visited)
-    });
-    finish(tree, agent, memory, &input, went)
+    steady::guarded(memory, |mem| {
+        quick::go_on(agent, mem, input, cx, step, n, visited)
+    })
 }
 
 /// An untraced tick whose steady walk stopped at `from` for another
@@ -397,17 +415,30 @@ fn stopped<A: 'static, const L: usize, const S: usize, const N: usize>(
     (bail, visited): (steady::Bail, u32),
 ) -> Result<TickReport, TickError> {
     let input = TickInput::of(cx);
-    let went = match bail {
+    let went = quick_after_stop(agent, memory, &input, cx, (bail, visited));
+    finish(tree, agent, memory, &input, went)
+}
+
+/// The quick steps of a tick whose steady walk stopped at `bail` for
+/// another reason than an ended behavior, where they can go on.
+#[inline(always)]
+fn quick_after_stop<A: 'static, const L: usize, const S: usize, const N: usize>(
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    cx: &mut Ctx,
+    (bail, visited): (steady::Bail, u32),
+) -> Result<quick::Done, (steady::Bail, u32)> {
+    match bail {
         steady::Bail::Checks(k, from) => steady::guarded(memory, |mem| {
-            quick::checks(agent, mem, &input, cx, k, from, visited)
+            quick::checks(agent, mem, input, cx, k, from, visited)
         }),
         steady::Bail::NoChild(k) => steady::guarded(memory, |mem| {
             let choose = quick::Step::Choose(k as u8, false);
-            quick::go_on(agent, mem, &input, cx, choose, Counts::default(), visited)
+            quick::go_on(agent, mem, input, cx, choose, Counts::default(), visited)
         }),
         _ => Err((bail, visited)),
-    };
-    finish(tree, agent, memory, &input, went)
+    }
 }
 
 /// The report of a tick the quick steps finished, or the step machine's

@@ -80,8 +80,8 @@
 //!   off, it costs one branch per tick and formats nothing.
 //! - Crowds: [`tick_all`] ticks slices of agents against one tree without
 //!   allocating, each agent under its index as id; with the `rayon`
-//!   feature, `par_tick_all` gives the same results, on every core for
-//!   trees without shared state.
+//!   feature, `par_tick_all` gives the same results on every core, for
+//!   trees with gates, cooldowns and roles too.
 //! - Tick rates: a [`Schedule`] ticks each agent every frame, every k-th
 //!   frame or when woken, within a budget of agent-ticks per frame, with
 //!   the time since its own last tick as `dt` ([`tick_scheduled`]); a

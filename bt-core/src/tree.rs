@@ -91,6 +91,11 @@ bitflags::bitflags! {
         /// (its declared path, followed down the stream) and is never
         /// active itself.
         const REFERENCE = 1 << 19;
+        /// A `QUICK_GROUP` (prioritized or sequential) some of whose
+        /// children have a gate, a global cooldown or a group role: its
+        /// pick is made without the step machine only while none of those
+        /// children passes its flag tests, so no shared check is reached.
+        const SYNC_CHILDREN = 1 << 20;
         /// Used by the compile step alone, while it checks that every
         /// reference leads to a behavior; clear in a compiled tree.
         const REACHES_BEHAVIOR = 1 << 31;

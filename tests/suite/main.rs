@@ -26,6 +26,7 @@ mod load_in_place;
 mod logging;
 mod model;
 mod nest_jump;
+mod par_shared;
 mod persist;
 mod policies;
 mod preconditions;

@@ -42,6 +42,10 @@ pub fn step(m: &mut Ticks, n: u8) -> bool {
 /// `ticks`, W3 with `steady_ticks`.
 macro_rules! creature_tree {
     ($tree:ident, $memory:ident, $ticks:ident) => {
+        $crate::w1_core::creature_tree!($tree, $memory, $ticks, eat: [], yell: []);
+    };
+    // With more clauses for EAT and YELL_FOR_HELP (a gate, a cooldown).
+    ($tree:ident, $memory:ident, $ticks:ident, eat: [$($eat:tt)*], yell: [$($yell:tt)*]) => {
         /// The behaviors, named as in WORKLOAD.md.
         mod act {
             use bt_core::behavior;
@@ -115,7 +119,7 @@ macro_rules! creature_tree {
         }
 
         bt_core::decider! { FLEE: Agent => act::FLEE, needs_all: W1Flags::DANGER }
-        bt_core::decider! { YELL_FOR_HELP: Agent => act::YELL, needs_all: W1Flags::HURT }
+        bt_core::decider! { YELL_FOR_HELP: Agent => act::YELL, needs_all: W1Flags::HURT $($yell)* }
         bt_core::decider! { FIGHT: Agent => act::FIGHT }
         bt_core::group! { GUARD: Agent, prioritized [YELL_FOR_HELP, FIGHT],
             needs_all: W1Flags::HAS_NEST | W1Flags::INTRUDER,
@@ -123,7 +127,9 @@ macro_rules! creature_tree {
         }
         bt_core::decider! { FIND_FOOD: Agent => act::FIND_FOOD }
         bt_core::decider! { EAT_FOOD: Agent => act::EAT_FOOD }
-        bt_core::group! { EAT: Agent, sequential [FIND_FOOD, EAT_FOOD], needs_all: W1Flags::HUNGRY }
+        bt_core::group! { EAT: Agent, sequential [FIND_FOOD, EAT_FOOD],
+            needs_all: W1Flags::HUNGRY $($eat)*
+        }
         bt_core::decider! { PATROL: Agent => act::PATROL, needs_all: W1Flags::HAS_NEST, every: 2.0 }
         bt_core::decider! { REST: Agent => act::REST, needs_all: W1Flags::TIRED }
         bt_core::decider! { FLIP: Agent => act::FLIP }

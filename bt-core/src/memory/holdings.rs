@@ -20,6 +20,15 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
         }
     }
 
+    /// Whether the agent waits in a group role's lobby, or was admitted
+    /// and has not entered yet: the sweep that ends its next tick may
+    /// leave the lobby.
+    #[inline(always)]
+    pub(crate) fn in_lobby(&self) -> bool {
+        let shape = self.tree.shape;
+        (0..shape.roles as u16).any(|r| sync::registered(self.slots[shape.role_slot(r)]))
+    }
+
     /// Gives back, deepest level first, the gate slots, role places and
     /// pending actions of the active path, and leaves every role lobby.
     pub(super) fn release_shared(&mut self) {

@@ -148,6 +148,13 @@ const REGISTERED: u64 = 1 << 40;
 /// An agent's role slot: the decider was evaluated in this tick.
 const TOUCHED: u64 = 1 << 41;
 
+/// Whether an agent's role slot has it in a lobby (waiting, or admitted
+/// and not entered yet).
+#[inline(always)]
+pub(crate) const fn registered(slot: u64) -> bool {
+    slot & REGISTERED != 0
+}
+
 const fn role_part(word: u64, shift: u32) -> u64 {
     (word >> shift) & 0xFF
 }

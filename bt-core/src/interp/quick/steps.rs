@@ -6,7 +6,7 @@
 use crate::decl::{Ctx, Policy, TickInput};
 use crate::memory::{AgentMemory, Level};
 use crate::raw::Entered;
-use crate::tree::Has;
+use crate::tree::{Has, Item};
 
 use super::super::steady::Bail;
 use super::super::{NoTrace, Why};
@@ -53,7 +53,7 @@ pub(in crate::interp) fn go_on<A: 'static, const L: usize, const S: usize, const
             Step::Choose(k8, first) => {
                 let g = mem.levels[usize::from(k8)].item as usize;
                 let group = &items[g];
-                if !group.is(Has::QUICK_GROUP) {
+                if !quick_pick(items, g, g + 1, group.end as usize, input) {
                     break;
                 }
                 match pick(mem.tree, mem, g, input, &mut visited, &mut NoTrace) {
@@ -124,14 +124,15 @@ pub(in crate::interp) fn checks<A: 'static, const L: usize, const S: usize, cons
     mut visited: u32,
 ) -> Result<Done, (Bail, u32)> {
     let items = mem.tree.items;
-    let group = &items[mem.levels[k].item as usize];
-    if !group.is(Has::QUICK_GROUP)
+    let g = mem.levels[k].item as usize;
+    let group = &items[g];
+    let active = mem.levels[k + 1].item as usize;
+    if !quick_pick(items, g, from, active, input)
         || group.policy != Policy::Prioritized
         || holds_shared(mem, k + 1)
     {
         return Err((Bail::Checks(k, from), visited));
     }
-    let active = mem.levels[k + 1].item as usize;
     let mut c = from;
     while c < active {
         let child = &items[c];
@@ -146,6 +147,45 @@ pub(in crate::interp) fn checks<A: 'static, const L: usize, const S: usize, cons
     }
     let walk = Step::Walk(k as u8 + 1);
     Err((Bail::Quick(walk, Counts::default()), visited))
+}
+
+/// Whether the quick steps may pick in group `g` among its children from
+/// item `from` to before item `to`: it is a `QUICK_GROUP`, and none of
+/// those children with a shared check passes its flag tests (the step
+/// machine makes a pick that may reach a shared check).
+#[inline(always)]
+fn quick_pick<A: 'static>(
+    items: &[Item<A>],
+    g: usize,
+    from: usize,
+    to: usize,
+    input: &TickInput,
+) -> bool {
+    let marks = items[g].has & Has::QUICK_GROUP.union(Has::SYNC_CHILDREN);
+    marks == Has::QUICK_GROUP
+        || (marks == Has::QUICK_GROUP.union(Has::SYNC_CHILDREN)
+            && !sync_child_passes(items, from, to, input))
+}
+
+/// Whether a child with a shared check among the siblings from item
+/// `from` to before item `to` passes its flag tests.
+#[cold]
+#[inline(never)]
+fn sync_child_passes<A: 'static>(
+    items: &[Item<A>],
+    from: usize,
+    to: usize,
+    input: &TickInput,
+) -> bool {
+    let mut c = from;
+    while c < to {
+        let child = &items[c];
+        if child.is(Has::SYNC) && child.flags_pass(input.decision, input.stimuli) {
+            return true;
+        }
+        c = child.end as usize;
+    }
+    false
 }
 
 /// Whether the quick steps may fail level `k`, `redecides` made so far:

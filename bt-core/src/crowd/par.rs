@@ -1,0 +1,295 @@
+//! `par_tick_all` for a tree with shared state: every agent's tick runs in
+//! parallel up to its first access to the shared state, and what is left
+//! of the stopped ticks goes on in index order, a part of the crowd at a
+//! time, as soon as every part before it is done.
+//!
+//! The parts are taken in index order by one task per thread, from a
+//! counter. A task ticks its part's agents up to their first shared
+//! access, hands the part (its slices and the stopped ticks) over, and
+//! then settles: whoever gets the settling lock goes on with the stopped
+//! ticks of every handed-over part in order, from the first part not
+//! settled, until it meets one not handed over yet. No task ever waits
+//! for another; a part handed over while the lock was held is seen by the
+//! holder, which looks again after letting it go.
+//!
+//! A callback that panics stops the settling at its agent: the agents
+//! before it finish, its memory is left idle (by the tick, as always), and
+//! stopped ticks after it stay as they stopped, with nothing taken from
+//! the shared state. The panic of the lowest index goes on to the caller
+//! once every task is done.
+
+use std::boxed::Box;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, TryLockError};
+use std::vec::Vec;
+
+use crate::decl::TickInput;
+use crate::interp::{Resume, resume, tick_until_shared};
+use crate::memory::AgentMemory;
+use crate::tree::Tree;
+
+use super::{CrowdReport, Member};
+
+/// Agents per part: large enough to amortise the hand-over (a few locks),
+/// small enough that the parts in index order follow each other closely.
+/// Under Miri, small, so that its small crowds have several parts.
+const PART: usize = if cfg!(miri) { 16 } else { 256 };
+
+/// A panic's payload, and the index of the agent whose callback raised it.
+type Panic = (usize, Box<dyn core::any::Any + Send>);
+
+/// One part of the crowd.
+struct Part<'a, A: 'static, const L: usize, const S: usize, const N: usize> {
+    /// The index of its first agent.
+    base: usize,
+    agents: &'a mut [A],
+    memories: &'a mut [AgentMemory<A, L, S, N>],
+    /// Its stopped ticks, in index order: the agent (from `base`) and
+    /// where it goes on.
+    stopped: Vec<(u32, Resume)>,
+    /// Handed over: its parallel ticks are done.
+    ready: bool,
+    /// The agent (from `base`) whose callback panicked, if one did: no
+    /// agent from it on goes on.
+    panicked: Option<usize>,
+}
+
+/// What the tasks share.
+struct Crowd<'a, A: 'static, const L: usize, const S: usize, const N: usize> {
+    parts: Vec<Mutex<Option<Part<'a, A, L, S, N>>>>,
+    /// The next part to take.
+    next: AtomicUsize,
+    /// The first part not settled.
+    settled: AtomicUsize,
+    /// The settling lock, holding the report of the ticks settled.
+    settling: Mutex<CrowdReport>,
+    /// A callback panicked: nothing is settled from its agent on.
+    stop: AtomicBool,
+    /// The panic of the lowest index.
+    panic: Mutex<Option<Panic>>,
+}
+
+/// Ticks the crowd as [`tick_all`](super::tick_all) does, on every thread
+/// of rayon's pool: see the module's documentation.
+pub(super) fn tick_shared<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agents: &mut [A],
+    memories: &mut [AgentMemory<A, L, S, N>],
+    input: &(impl Fn(usize, &mut A) -> TickInput + Sync),
+) -> CrowdReport {
+    let parts = agents
+        .chunks_mut(PART)
+        .zip(memories.chunks_mut(PART))
+        .enumerate()
+        .map(|(c, (agents, memories))| {
+            Mutex::new(Some(Part {
+                base: c * PART,
+                agents,
+                memories,
+                stopped: Vec::new(),
+                ready: false,
+                panicked: None,
+            }))
+        })
+        .collect();
+    let crowd = Crowd {
+        parts,
+        next: AtomicUsize::new(0),
+        settled: AtomicUsize::new(0),
+        settling: Mutex::new(CrowdReport::default()),
+        stop: AtomicBool::new(false),
+        panic: Mutex::new(None),
+    };
+    let tasks = threads().min(crowd.parts.len()).max(1);
+    let reports: Vec<Mutex<CrowdReport>> = (0..tasks)
+        .map(|_| Mutex::new(CrowdReport::default()))
+        .collect();
+    let crowd_ref = &crowd;
+    let task = |report: &Mutex<CrowdReport>| work(tree, crowd_ref, input, &mut lock(report));
+    #[cfg(not(miri))]
+    rayon::scope(|s| {
+        for report in &reports[1..] {
+            s.spawn(move |_| task(report));
+        }
+        task(&reports[0]);
+    });
+    // Miri checks the same tasks on threads of its own: rayon's pool
+    // trips its borrow model inside crossbeam, not in this crate.
+    #[cfg(miri)]
+    std::thread::scope(|s| {
+        for report in &reports[1..] {
+            s.spawn(move || task(report));
+        }
+        task(&reports[0]);
+    });
+    // Every part was handed over, and each one settled by whoever held the
+    // lock when it was, or after: this finds nothing left.
+    settle(tree, &crowd);
+    if let Some((_, payload)) = lock(&crowd.panic).take() {
+        resume_unwind(payload);
+    }
+    debug_assert_eq!(crowd.settled.load(Ordering::SeqCst), crowd.parts.len());
+    reports
+        .into_iter()
+        .map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .fold(
+            crowd
+                .settling
+                .into_inner()
+                .unwrap_or_else(|e| e.into_inner()),
+            CrowdReport::merge,
+        )
+}
+
+/// The tasks a crowd is ticked by: one per thread of rayon's pool (two
+/// under Miri).
+fn threads() -> usize {
+    if cfg!(miri) {
+        2
+    } else {
+        rayon::current_num_threads()
+    }
+}
+
+/// A task: takes parts in index order, ticks each up to the agents' first
+/// shared access, hands it over and settles what it can.
+fn work<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    crowd: &Crowd<'_, A, L, S, N>,
+    input: &(impl Fn(usize, &mut A) -> TickInput + Sync),
+    report: &mut CrowdReport,
+) {
+    loop {
+        let c = crowd.next.fetch_add(1, Ordering::SeqCst);
+        let Some(slot) = crowd.parts.get(c) else {
+            return;
+        };
+        let Some(mut part) = lock(slot).take() else {
+            unreachable!("each part is taken once");
+        };
+        let mut at = 0;
+        let ran = catch_unwind(AssertUnwindSafe(|| {
+            let base = part.base;
+            for (j, (agent, memory)) in part
+                .agents
+                .iter_mut()
+                .zip(part.memories.iter_mut())
+                .enumerate()
+            {
+                at = j;
+                let input = input(base + j, agent).or_agent(base + j);
+                let mut member = Member(report, base + j);
+                if let Some(r) = tick_until_shared(tree, agent, memory, &input, &mut member) {
+                    part.stopped.push((j as u32, r));
+                }
+            }
+        }));
+        if let Err(payload) = ran {
+            part.panicked = Some(at);
+            keep_panic(crowd, part.base + at, payload);
+        }
+        part.ready = true;
+        *lock(slot) = Some(part);
+        settle(tree, crowd);
+    }
+}
+
+/// Settles the parts handed over, in order, while it holds the lock; looks
+/// again after letting it go, for a part handed over meanwhile.
+fn settle<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    crowd: &Crowd<'_, A, L, S, N>,
+) {
+    loop {
+        let mut report = match crowd.settling.try_lock() {
+            Ok(report) => report,
+            Err(TryLockError::Poisoned(e)) => e.into_inner(),
+            // The holder looks again once it lets go.
+            Err(TryLockError::WouldBlock) => return,
+        };
+        while !crowd.stop.load(Ordering::SeqCst) {
+            let c = crowd.settled.load(Ordering::SeqCst);
+            let Some(slot) = crowd.parts.get(c) else {
+                break;
+            };
+            let mut guard = lock(slot);
+            let Some(part) = guard.as_mut().filter(|p| p.ready) else {
+                break;
+            };
+            let part = settle_part(tree, crowd, part, &mut report);
+            drop(guard);
+            if part.is_err() {
+                crowd.stop.store(true, Ordering::SeqCst);
+                break;
+            }
+            crowd.settled.store(c + 1, Ordering::SeqCst);
+        }
+        drop(report);
+        if crowd.stop.load(Ordering::SeqCst) {
+            return;
+        }
+        let c = crowd.settled.load(Ordering::SeqCst);
+        let waiting = crowd
+            .parts
+            .get(c)
+            .is_some_and(|slot| lock(slot).as_ref().is_some_and(|p| p.ready));
+        if !waiting {
+            return;
+        }
+    }
+}
+
+/// Goes on with the stopped ticks of `part` in index order. `Err` when a
+/// callback panicked in the part (now or in its parallel ticks): nothing
+/// after it is settled.
+fn settle_part<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    crowd: &Crowd<'_, A, L, S, N>,
+    part: &mut Part<'_, A, L, S, N>,
+    report: &mut CrowdReport,
+) -> Result<(), ()> {
+    let end = part.panicked.unwrap_or(usize::MAX);
+    let mut at = 0;
+    let ran = catch_unwind(AssertUnwindSafe(|| {
+        for &(j, r) in part.stopped.iter().take_while(|(j, _)| (*j as usize) < end) {
+            let j = j as usize;
+            at = j;
+            let i = part.base + j;
+            resume(
+                tree,
+                &mut part.agents[j],
+                &mut part.memories[j],
+                r,
+                &mut Member(report, i),
+            );
+        }
+    }));
+    part.stopped.clear();
+    match ran {
+        Err(payload) => {
+            keep_panic(crowd, part.base + at, payload);
+            Err(())
+        }
+        Ok(()) if part.panicked.is_some() => Err(()),
+        Ok(()) => Ok(()),
+    }
+}
+
+/// Keeps the panic of agent `i` if no agent before it panicked.
+fn keep_panic<A: 'static, const L: usize, const S: usize, const N: usize>(
+    crowd: &Crowd<'_, A, L, S, N>,
+    i: usize,
+    payload: Box<dyn core::any::Any + Send>,
+) {
+    let mut kept = lock(&crowd.panic);
+    if kept.as_ref().is_none_or(|(j, _)| i < *j) {
+        *kept = Some((i, payload));
+    }
+}
+
+/// A lock, whether or not a panic poisoned it: every panic is caught
+/// where its state is still consistent.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

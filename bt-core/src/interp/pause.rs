@@ -1,0 +1,121 @@
+//! A tick that stops before its first access to the crowd's shared state,
+//! for `par_tick_all`: the part of a tick that reads and writes only the
+//! agent's own data runs on any thread, and the rest, which depends on
+//! every agent ticked before it, goes on later in index order.
+//!
+//! The steady walk, the quick redecide and the quick steps touch no
+//! shared state (they hand over to the step machine at any gate, cooldown,
+//! role or deferred action), and the end-of-tick sweep of role lobbies
+//! touches it only for an agent that waits in one, so a tick stops where
+//! it would enter the step machine, at a step boundary, with nothing to
+//! undo: the step machine goes on from there as it would have at once.
+
+use crate::decl::{Ctx, TickInput};
+use crate::memory::AgentMemory;
+use crate::tree::Tree;
+
+use super::{
+    NoTrace, Tally, check, finish, log, quick_after_end, quick_after_stop, run, steady, tick_member,
+};
+
+/// Where a stopped tick goes on: from its start (nothing of it ran), or in
+/// the step machine from where the steady walk or the quick steps
+/// stopped.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Resume {
+    input: TickInput,
+    from: Option<(steady::Bail, u32)>,
+}
+
+/// Ticks as [`tick_member`] does, untraced, up to the first step that
+/// could read or write the crowd's shared state: `None` when the tick
+/// finished (`tally` has it), or where it stopped. A stopped tick has
+/// changed nothing in the shared state, and goes on with [`resume`].
+#[inline(always)]
+pub(crate) fn tick_until_shared<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    tally: &mut impl Tally,
+) -> Option<Resume> {
+    // As `untraced` decides whether to start in the step machine; a
+    // logged tick, an agent waiting in a role lobby (the sweep that ends
+    // its tick may leave it) and a tick that would rejoin the crowd's
+    // counts do too.
+    if log::level_for(input.agent) != 0
+        || memory.depth() == 0
+        || !memory.joined_now()
+        || memory.in_lobby()
+        || check(tree, memory, input).is_err()
+    {
+        return Some(Resume {
+            input: *input,
+            from: None,
+        });
+    }
+    let mut cx = Ctx::of(input);
+    let went = match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
+        Ok(visited) => {
+            tally.steady(visited);
+            return None;
+        }
+        Err((steady::Bail::Ended(k, found), visited)) => {
+            match steady::ended(
+                tree,
+                agent,
+                memory,
+                &mut cx,
+                k,
+                found,
+                visited,
+                &mut NoTrace,
+            ) {
+                Ok(visited) => {
+                    tally.redecided(visited);
+                    return None;
+                }
+                Err(from) => {
+                    let input = TickInput::of(&cx);
+                    quick_after_end(agent, memory, &input, &mut cx, k, from)
+                }
+            }
+        }
+        Err(from) => {
+            let input = TickInput::of(&cx);
+            quick_after_stop(agent, memory, &input, &mut cx, from)
+        }
+    };
+    let input = TickInput::of(&cx);
+    match went {
+        Ok(done) => {
+            tally.ticked(finish(tree, agent, memory, &input, Ok(done)));
+            None
+        }
+        Err(from) => {
+            // As the step machine starts: no steady walk found this.
+            memory.steady.from = f64::INFINITY;
+            Some(Resume {
+                input,
+                from: Some(from),
+            })
+        }
+    }
+}
+
+/// Goes on with a tick [`tick_until_shared`] stopped, as it would have
+/// gone on.
+#[inline(never)]
+pub(crate) fn resume<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    at: Resume,
+    tally: &mut impl Tally,
+) {
+    let input = at.input;
+    match at.from {
+        None => tick_member(tree, agent, memory, &input, tally),
+        Some(from) => tally.ticked(run(tree, agent, memory, &input, &mut NoTrace, Some(from))),
+    }
+}
