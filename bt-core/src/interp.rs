@@ -29,6 +29,7 @@ mod event;
 mod jump;
 pub(crate) mod log;
 #[cfg(feature = "rayon")]
+#[cfg(feature = "rayon")]
 mod pause;
 mod policy;
 mod precondition;
@@ -42,6 +43,7 @@ mod walk;
 pub use event::{Event, NoTrace, NodeRef, Rejection, Tracer, WalkStop, Why, write_event};
 pub use report::TickReport;
 
+#[cfg(feature = "rayon")]
 #[cfg(feature = "rayon")]
 pub(crate) use pause::{Resume, resume, tick_until_shared};
 use quick::Counts;

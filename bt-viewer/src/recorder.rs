@@ -163,7 +163,9 @@ pub struct FlightRecorder {
     /// The agents' own values, when [`with_data`](Self::with_data) set
     /// room aside for them: one block per (frame, lane).
     pub(crate) data: Option<DataStore>,
-    /// Which recorder it is: a clone is another one.
+    /// Which recorder it is: a clone is another one (the live server
+    /// tells them apart).
+    #[cfg_attr(not(feature = "live"), allow(dead_code))]
     pub(crate) instance: Instance,
 }
 
@@ -179,6 +181,7 @@ impl Instance {
     }
 
     /// The number.
+    #[cfg_attr(not(feature = "live"), allow(dead_code))]
     pub(crate) fn get(&self) -> u64 {
         self.0
     }
