@@ -133,37 +133,19 @@ impl FlightRecorder {
         input: &TickInput,
         also: &mut T,
     ) -> Result<TickReport, TickError> {
-        let start = self.fill;
-        let events_end = self.events_end();
-        let base = self.frame * self.frame_words;
-        let (result, end) = write_tick(
-            &mut self.words[base..base + self.frame_words],
-            start,
-            events_end,
-            memory,
-            input,
-            |memory, tracer| {
-                if T::ENABLED {
-                    let mut tee = Tee {
-                        frame: tracer,
-                        also,
-                    };
-                    tick_traced(tree, agent, memory, input, &mut tee)
-                } else {
-                    tick_traced(tree, agent, memory, input, tracer)
-                }
-            },
-        );
-        self.offsets[self.frame * self.lanes + slot] = start as u32;
-        self.written += (end - start) as u64;
-        self.ticks += 1;
-        self.fill = end;
-        self.filled += 1;
-        result
+        self.record_with(slot, memory, input, |memory, tracer| {
+            if T::ENABLED {
+                let mut tee = Tee {
+                    frame: tracer,
+                    also,
+                };
+                tick_traced(tree, agent, memory, input, &mut tee)
+            } else {
+                tick_traced(tree, agent, memory, input, tracer)
+            }
+        })
     }
-}
 
-impl FlightRecorder {
     /// Ticks watched agent `slot` (agent `index` of a crowd) into the
     /// current frame, adding the tick to `report`.
     #[allow(clippy::too_many_arguments)]
@@ -177,22 +159,37 @@ impl FlightRecorder {
         report: &mut CrowdReport,
         index: usize,
     ) {
+        // Its error, if any, is in the report.
+        let _ = self.record_with(slot, memory, input, |memory, tracer| {
+            tick_traced_into(tree, agent, memory, input, tracer, report, index)
+        });
+    }
+
+    /// Ticks watched agent `slot` with `run` into the current frame.
+    fn record_with<A: 'static, const L: usize, const S: usize, const N: usize, R: Outcome>(
+        &mut self,
+        slot: usize,
+        memory: &mut AgentMemory<A, L, S, N>,
+        input: &TickInput,
+        run: impl FnOnce(&mut AgentMemory<A, L, S, N>, &mut FrameTracer<'_>) -> R,
+    ) -> R {
         let start = self.fill;
         let events_end = self.events_end();
         let base = self.frame * self.frame_words;
-        let (_, end) = write_tick(
+        let (result, end) = write_tick(
             &mut self.words[base..base + self.frame_words],
             start,
             events_end,
             memory,
             input,
-            |memory, tracer| tick_traced_into(tree, agent, memory, input, tracer, report, index),
+            run,
         );
         self.offsets[self.frame * self.lanes + slot] = start as u32;
         self.written += (end - start) as u64;
         self.ticks += 1;
         self.fill = end;
         self.filled += 1;
+        result
     }
 }
 
