@@ -63,7 +63,8 @@ fn leaves(memories: &[HerdMemory], ticked: &[(usize, u32)]) -> Vec<(usize, u32, 
         .collect()
 }
 
-fn plain() -> Run {
+/// The run ticked by `tick_scheduled`, or through `recorder` when given.
+fn run(mut recorder: Option<&mut FlightRecorder>) -> Run {
     let (mut grazers, mut memories) = herd(AGENTS);
     let mut s = schedule();
     let mut out = Vec::new();
@@ -71,46 +72,28 @@ fn plain() -> Run {
         grazers.iter_mut().for_each(Grazer::step);
         wake(&mut s, t);
         let mut ticked = Vec::new();
-        let report = tick_scheduled(
-            &HERD,
-            &mut grazers,
-            &mut memories,
-            &mut s,
-            now(t),
-            |i, g, dt| {
-                ticked.push((i, dt.to_bits()));
-                input(i, g, t, dt)
-            },
-        );
+        let mut tick_input = |i: usize, g: &mut Grazer, dt: f32| {
+            ticked.push((i, dt.to_bits()));
+            input(i, g, t, dt)
+        };
+        let (agents, mems, at) = (&mut grazers[..], &mut memories[..], now(t));
+        let report = match recorder.as_deref_mut() {
+            Some(r) => r.tick_scheduled(&HERD, agents, mems, &mut s, at, &mut tick_input),
+            None => tick_scheduled(&HERD, agents, mems, &mut s, at, &mut tick_input),
+        };
         out.push((report, leaves(&memories, &ticked)));
     }
     out
 }
 
+fn plain() -> Run {
+    run(None)
+}
+
 fn recorded(watch: Watch<'_>) -> (Run, FlightRecorder) {
-    let (mut grazers, mut memories) = herd(AGENTS);
-    let mut s = schedule();
     let mut recorder =
         FlightRecorder::new(&HERD, AGENTS, watch, Capacity::new(FRAMES as usize, 12));
-    let mut out = Vec::new();
-    for t in 0..FRAMES {
-        grazers.iter_mut().for_each(Grazer::step);
-        wake(&mut s, t);
-        let mut ticked = Vec::new();
-        let report = recorder.tick_scheduled(
-            &HERD,
-            &mut grazers,
-            &mut memories,
-            &mut s,
-            now(t),
-            |i, g, dt| {
-                ticked.push((i, dt.to_bits()));
-                input(i, g, t, dt)
-            },
-        );
-        out.push((report, leaves(&memories, &ticked)));
-    }
-    (out, recorder)
+    (run(Some(&mut recorder)), recorder)
 }
 
 /// Per agent, the frames it ticked in.

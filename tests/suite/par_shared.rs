@@ -294,32 +294,21 @@ fn a_gate_fills_up_in_the_middle_of_a_frame_as_in_index_order() {
         assert_eq!(inside.len(), 3, "{inside:?}");
         crowd.assert_consistent();
     }
-    assert_eq!(
-        {
-            let mut c = Crowd::new(GATED, 5);
-            (0..6).for_each(|t| {
-                if t == 3 {
-                    c.ants
-                        .iter_mut()
-                        .for_each(|a| a.forced = Wants::WORK.bits());
-                }
-                c.tick(t, false);
-            });
-            c.state()
-        },
-        {
-            let mut c = Crowd::new(GATED, 5);
-            (0..6).for_each(|t| {
-                if t == 3 {
-                    c.ants
-                        .iter_mut()
-                        .for_each(|a| a.forced = Wants::WORK.bits());
-                }
-                c.tick(t, true);
-            });
-            c.state()
+    // Everybody wants the gated group from frame 3 on: the same state
+    // after six frames, in order or not.
+    let wanting = |parallel: bool| {
+        let mut c = Crowd::new(GATED, 5);
+        for t in 0..6 {
+            if t == 3 {
+                c.ants
+                    .iter_mut()
+                    .for_each(|a| a.forced = Wants::WORK.bits());
+            }
+            c.tick(t, parallel);
         }
-    );
+        c.state()
+    };
+    assert_eq!(wanting(false), wanting(true));
 }
 
 /// Ticks `crowd` frame after frame until a tick panics: the frame and the
