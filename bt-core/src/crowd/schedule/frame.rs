@@ -91,7 +91,8 @@ pub fn tick_scheduled<A: 'static, const L: usize, const S: usize, const N: usize
 pub trait ScheduledTick<A: 'static, const L: usize, const S: usize, const N: usize> {
     /// Ticks agent `index` (its id already checked) as
     /// [`tick_all`](crate::tick_all) ticks it, adding the tick to
-    /// `report`.
+    /// `report` once its callbacks have run: a frame whose callback
+    /// panics counts the agents that ticked by the report.
     fn tick(
         &mut self,
         tree: &Tree<A, L, S, N>,
@@ -194,7 +195,6 @@ where
         NIL
     };
     let mut input = input;
-    let mut report = CrowdReport::default();
     let Schedule {
         buckets,
         last,
@@ -211,7 +211,8 @@ where
         waiting,
         backlog,
         frame: f,
-        at: head,
+        head,
+        report: CrowdReport::default(),
     };
     // The agents of a bucket are spread over the crowd, where the CPU
     // cannot guess the next address: fetch them `AHEAD` agents ahead.
@@ -230,18 +231,20 @@ where
         ahead = ahead.min(n - 1);
         fetch(agents, memories, ahead);
         ahead = next[ahead] as usize;
-        let next = next[i as usize];
-        rest.at = next;
-        let last = &mut last[i as usize];
+        let at = i as usize;
+        i = next[at];
+        let i = at;
+        let last = &mut last[i];
         let dt = (now - *last).max(0.0) as f32;
         *last = now;
-        let i = core::mem::replace(&mut i, next) as usize;
         let agent = &mut agents[i];
         let input = input(i, agent, dt).or_agent(i);
         debug_assert!(same_time(&input, now, dt), "{}", WRONG_TIME);
         let memory = &mut memories[i];
-        hook.tick(tree, agent, memory, &input, &mut report, i);
+        hook.tick(tree, agent, memory, &input, &mut rest.report, i);
     }
+    rest.head = NIL;
+    let report = core::mem::take(&mut rest.report);
     FrameReport {
         frame: f,
         due: due as u32,
@@ -275,21 +278,31 @@ fn fetch<A: 'static, const L: usize, const S: usize, const N: usize>(
     memories[i].prefetch();
 }
 
-/// The rest of a bucket's list that a frame is ticking: if a callback
-/// panics, dropping it keeps the agents not ticked yet due, first in the
-/// next frame (nobody else was due: they go in index order).
+/// A bucket's list that a frame is ticking, and the report of its ticks:
+/// if a callback panics, dropping it keeps the agents not ticked yet due,
+/// first in the next frame (nobody else was due: they go in index order).
+/// Each tick counts in the report, so the agents not ticked yet are those
+/// after the first `ticked + 1`; the list's walk records nothing more.
 struct ListRest<'s> {
     next: &'s [u32],
     waiting: &'s mut [u64],
     backlog: &'s mut super::Ring,
     frame: u64,
-    /// The next agent to tick.
-    at: u32,
+    /// The list's first agent; [`NIL`] once every agent ticked.
+    head: u32,
+    report: CrowdReport,
 }
 
 impl Drop for ListRest<'_> {
     fn drop(&mut self) {
-        let mut i = self.at;
+        let mut i = self.head;
+        // The agents that ticked, and the one whose tick panicked.
+        for _ in 0..=self.report.ticked {
+            if i == NIL {
+                return;
+            }
+            i = self.next[i as usize];
+        }
         while i != NIL {
             self.waiting[i as usize] = self.frame;
             self.backlog.push(i);
