@@ -106,6 +106,16 @@ fn peak_bytes_in(f: impl FnOnce()) -> u64 {
     PEAK.with(Cell::get).max(0) as u64
 }
 
+/// Runs `f` with this thread's allocations counted; returns the bytes it
+/// allocated and did not free.
+fn held_bytes_in(f: impl FnOnce()) -> i64 {
+    LIVE.with(|n| n.set(0));
+    COUNTING.with(|on| on.set(true));
+    f();
+    COUNTING.with(|on| on.set(false));
+    LIVE.with(Cell::get)
+}
+
 const AGENTS: usize = 200;
 const TICKS: u32 = 300;
 const DT: f32 = 1.0 / 30.0;
@@ -901,5 +911,26 @@ fn an_unknown_field_is_refused_without_holding_it() {
         peak < 4096,
         "{peak} bytes held for a {}-byte snapshot",
         text.len()
+    );
+}
+
+/// The first agent set to a period allocates that period's buckets, 20
+/// bytes a frame of the period, as `Schedule::set_rate` says: no more
+/// when periods come one after the other (the buckets of all periods
+/// share one buffer, which must not grow by doubling).
+#[test]
+fn a_periods_buckets_take_the_bytes_the_docs_give() {
+    let mut schedule = Schedule::new(100, 0.0);
+    let periods = 2..=64u32;
+    let held = held_bytes_in(|| {
+        for (i, p) in periods.clone().enumerate() {
+            schedule.set_rate(i, Rate::Every(p)).unwrap();
+        }
+    });
+    let buckets: i64 = periods.map(|p| 20 * i64::from(p)).sum();
+    // Besides the buckets: a few bytes a period for the list of periods.
+    assert!(
+        held <= buckets + 4096,
+        "{held} bytes held for {buckets} bytes of buckets"
     );
 }

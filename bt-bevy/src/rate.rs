@@ -156,7 +156,9 @@ impl Turn {
     #[inline(always)]
     pub(crate) fn dt(&self, r: u64, now: f64, frame_dt: f32) -> f32 {
         match self.last_run {
-            Some(last) if last + 1 != r => (now - self.last_now).max(0.0) as f32,
+            Some(last) if last + 1 != r => {
+                (now - self.last_now).clamp(0.0, f64::from(f32::MAX)) as f32
+            }
             _ => frame_dt,
         }
     }

@@ -67,8 +67,10 @@ pub struct Capacity {
 }
 
 impl Capacity {
-    /// The last `ticks` ticks of each watched agent (`ticks` = seconds kept
-    /// × ticks a second: 300 keeps 10 s at 30 Hz), with room for a typical
+    /// The last `ticks` frames (`ticks` = seconds kept × frames a second:
+    /// 300 keeps 10 s at 30 Hz): the last `ticks` ticks of each watched
+    /// agent that ticks every frame; one ticking every `k`-th frame of a
+    /// schedule keeps about `ticks / k` of its own. With room for a typical
     /// tick: 16 words, enough for a path of 4 levels and 4 decision steps
     /// (a steady tick needs only its header and path). What does not fit
     /// is kept with the steps that did, marked truncated; raise

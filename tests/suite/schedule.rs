@@ -892,10 +892,12 @@ fn a_schedule_snapshot_that_does_not_fit_is_refused() {
         refused(&|v| v["due"] = serde_json::json!([[1, 1]]), 1.0),
         bad("frame an agent is due since (after the next frame)")
     );
-    assert_eq!(
-        refused(&|v| v["frame"] = u64::MAX.into(), 1.0),
-        bad("frame count")
-    );
+    for frame in [u64::MAX, u64::MAX - 1, Schedule::MAX_FRAME + 1] {
+        assert_eq!(
+            refused(&|v| v["frame"] = frame.into(), 1.0),
+            bad("frame count")
+        );
+    }
     let unknown = Schedule::restore(
         1.0,
         &serde_json::json!({"version": bt_core::SNAPSHOT_VERSION, "extra": 1}),
@@ -956,4 +958,54 @@ fn a_schedule_of_another_crowd_size_panics() {
         0.1,
         |_, _, dt| TickInput::new(0.1, dt),
     );
+}
+
+/// The highest frame count a snapshot may hold loads, and its crowd runs
+/// on: no frame count a restore accepts can run out.
+#[test]
+fn a_schedule_restored_at_the_highest_frame_count_runs_on() {
+    let mut saved = serde_json::to_value(Schedule::new(3, 0.0).snapshot(0.0)).unwrap();
+    saved["frame"] = Schedule::MAX_FRAME.into();
+    let mut schedule = Schedule::restore(0.0, &saved).unwrap();
+    schedule.set_rate(1, Rate::Every(3)).unwrap();
+    let (mut agents, mut memories, _) = notes(3);
+    for _ in 0..4 {
+        frame(&mut agents, &mut memories, &mut schedule);
+    }
+    assert_eq!(schedule.frame(), Schedule::MAX_FRAME + 4);
+    assert_eq!(agents[0].ticks.len(), 4);
+    assert!(!agents[1].ticks.is_empty() && agents[1].ticks.len() < 4);
+}
+
+/// A clock that jumps past what an `f32` step can hold still ticks the
+/// agents the frame takes, with the largest `dt` a tick takes, in both
+/// ways a frame goes (one bucket's list, and the order under a budget),
+/// and their last tick is that clock's.
+#[test]
+fn a_step_past_f32s_range_ticks_with_the_largest_dt() {
+    for budget in [None, Some(2)] {
+        let (mut agents, mut memories, mut schedule) = notes(3);
+        schedule.set_budget(budget);
+        let now = 1e39;
+        let mut dts = Vec::new();
+        let report = tick_scheduled(
+            &NOTES,
+            &mut agents,
+            &mut memories,
+            &mut schedule,
+            now,
+            |_, _, dt| {
+                dts.push(dt);
+                TickInput::new(now, dt)
+            },
+        );
+        assert_eq!(
+            report.crowd.errors, 0,
+            "{budget:?}: {:?}",
+            report.crowd.first_error
+        );
+        assert_eq!(report.ticked, budget.unwrap_or(3));
+        assert!(dts.iter().all(|&dt| dt == f32::MAX), "{budget:?}: {dts:?}");
+        assert_eq!(schedule.last_tick(0), now);
+    }
 }

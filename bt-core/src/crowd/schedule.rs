@@ -221,6 +221,11 @@ impl Schedule {
     /// at 60 frames a second. A period's buckets take 20 bytes a frame.
     pub const MAX_PERIOD: u32 = 4096;
 
+    /// The highest frame count a restored schedule may have: 2^62 frames,
+    /// millions of years at a thousand frames a second, so that no count
+    /// restored from a snapshot can run out.
+    pub const MAX_FRAME: u64 = 1 << 62;
+
     /// The schedule of a crowd of `agents` agents, every one ticking every
     /// frame, with no budget, whose clock reads `now`: an agent's first
     /// tick gets the time since `now` as its `dt`. Allocates the lists of

@@ -94,7 +94,8 @@ impl Schedule {
     /// [`RestoreError::Format`] when `d` cannot decode a snapshot;
     /// [`RestoreError::Snapshot`] for another format version, a last tick
     /// time for each agent missing ([`SnapshotError::Count`]), a period
-    /// above [`Schedule::MAX_PERIOD`], a time or clock reading that is not
+    /// above [`Schedule::MAX_PERIOD`], a frame count above
+    /// [`Schedule::MAX_FRAME`], a time or clock reading that is not
     /// finite, or a due agent that is not in the crowd, is given twice or
     /// is due since a frame after the next ([`SnapshotError::BadValue`],
     /// [`SnapshotError::OutOfRange`]).
@@ -133,7 +134,7 @@ impl<'de> Body<'de> for ScheduleBody<'_> {
         }
         let shift = self.now - saved_at;
         let frame: u64 = f.field("frame")?;
-        if frame == u64::MAX {
+        if frame > Schedule::MAX_FRAME {
             return Err(bad("frame count"));
         }
         let budget: Option<u32> = f.field("budget")?;

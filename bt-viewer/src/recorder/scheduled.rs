@@ -14,7 +14,9 @@ impl FlightRecorder {
     /// `dt`, same decisions), recording the watched ones it ticks in a new
     /// frame. A watched agent the frame does not tick has no tick in that
     /// frame: the page shows a gap in its lane there, not a behavior
-    /// running, and its counts take only the agents ticked.
+    /// running, and its counts take only the agents ticked. The recorder
+    /// keeps its [`Capacity`](crate::Capacity) in frames: an agent ticking
+    /// every `k`-th frame keeps about a `k`-th as many ticks of its own.
     ///
     /// ```
     /// use bt_core::{Rate, Schedule, TickInput, behavior, decider, group, tree};

@@ -91,6 +91,8 @@ impl Buckets {
             return c as u32;
         }
         let first = self.buckets.len() as u32;
+        // Exactly the period's buckets: what the docs say a period takes.
+        self.buckets.reserve_exact(period as usize);
         self.buckets
             .extend(core::iter::repeat_n(Bucket::EMPTY, period as usize));
         self.classes.push(Class {

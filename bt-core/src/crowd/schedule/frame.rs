@@ -44,7 +44,8 @@ pub struct FrameReport {
 /// Time stays exact for the agents that do not tick: timers and cooldowns
 /// are stamped with absolute times and compared with the `now` of the
 /// agent's next tick, so a skipped agent's timers run on as the clock
-/// does. A clock that goes backwards gives a `dt` of 0.
+/// does. A clock that goes backwards gives a `dt` of 0, a step past
+/// `f32`'s range (a clock jumping by 10^39 s) a `dt` of `f32::MAX`.
 ///
 /// Which agents are due: those whose turn it is by their [`Rate`](super::Rate), those
 /// woken for this frame, and those the budget left waiting in earlier
@@ -235,7 +236,7 @@ where
         i = next[at];
         let i = at;
         let last = &mut last[i];
-        let dt = (now - *last).max(0.0) as f32;
+        let dt = step(now, *last);
         *last = now;
         let agent = &mut agents[i];
         let input = input(i, agent, dt).or_agent(i);
@@ -262,6 +263,13 @@ const WRONG_TIME: &str = "tick_scheduled: the input closure must build the input
 /// Whether `input` has the clock reading `now` and the step `dt`.
 fn same_time(input: &TickInput, now: f64, dt: f32) -> bool {
     input.now.to_bits() == now.to_bits() && input.dt.to_bits() == dt.to_bits()
+}
+
+/// The step from `last` to `now`: 0 for a clock gone back, and at most
+/// `f32::MAX` (the most a tick takes) for a step past `f32`'s range.
+#[inline(always)]
+fn step(now: f64, last: f64) -> f32 {
+    (now - last).clamp(0.0, f64::from(f32::MAX)) as f32
 }
 
 /// How many agents ahead of its tick a frame starts fetching an agent.
@@ -420,7 +428,7 @@ where
         s.waiting[i] = IDLE;
         let dt = if finite {
             let last = core::mem::replace(&mut s.last[i], run.now);
-            (run.now - last).max(0.0) as f32
+            step(run.now, last)
         } else {
             0.0
         };
