@@ -3,12 +3,14 @@
 //!
 //! A brain's rate is its entity's [`TickRate`] component (every run when
 //! it has none). Each brain keeps its place in the schedule in its
-//! [`Brain`](crate::Brain) ([`Turn`]): since when it is due, and when it
-//! last ticked. A run of crowd `r` ticks a brain when its turn comes by its
-//! rate, when it was woken, or when an earlier run's budget left it
-//! waiting; under a budget, the due brains go in the order they became
-//! due, then by agent id, and those past the budget wait.
+//! [`Brain`](crate::Brain) ([`Turn`]): since when it is due, when it last
+//! ticked, and its slot, the id its rate's turns are spread by. A run of
+//! crowd `r` ticks a brain when its turn comes by its rate, when it was
+//! woken, or when an earlier run's budget left it waiting; under a budget,
+//! the due brains go in the order they became due, then by slot (then by
+//! agent id), and those past the budget wait.
 
+use bevy_ecs::change_detection::Tick;
 use bevy_ecs::prelude::*;
 pub use bt_core::Rate;
 use bt_core::RateError;
@@ -104,19 +106,30 @@ pub(crate) struct Turn {
     pub(crate) last_run: Option<u64>,
     /// The clock's reading at its last tick.
     pub(crate) last_now: f64,
+    /// The id its rate's turns are spread by, and that orders it among the
+    /// brains due since the same run: its agent id when it landed, or the
+    /// one it was saved with.
+    slot: u32,
 }
 
 impl Default for Turn {
     fn default() -> Self {
-        Turn {
-            since: IDLE,
-            last_run: None,
-            last_now: 0.0,
-        }
+        Turn::landed(0)
     }
 }
 
 impl Turn {
+    /// The turn of a brain that landed with agent id `id`: not due, never
+    /// ticked.
+    pub(crate) fn landed(id: u32) -> Self {
+        Turn {
+            since: IDLE,
+            last_run: None,
+            last_now: 0.0,
+            slot: id,
+        }
+    }
+
     /// Makes the brain due from the next run, whatever its rate; a brain
     /// already due keeps its place.
     #[inline]
@@ -135,15 +148,9 @@ impl Turn {
     /// own turn, a wake or a wait. `sensed`: its senses changed since the
     /// last run.
     #[inline(always)]
-    pub(crate) fn due_since(
-        &self,
-        rate: Option<&TickRate>,
-        id: u32,
-        r: u64,
-        sensed: bool,
-    ) -> Option<u64> {
+    pub(crate) fn due_since(&self, rate: Option<&TickRate>, r: u64, sensed: bool) -> Option<u64> {
         match self.since {
-            IDLE if sensed || rate.is_none_or(|t| t.turn(id, r)) => Some(r),
+            IDLE if sensed || rate.is_none_or(|t| t.turn(self.slot, r)) => Some(r),
             IDLE => None,
             WOKEN => Some(r),
             since => Some(since),
@@ -180,6 +187,14 @@ impl Turn {
     pub(crate) fn waited(since: u64, r: u64) -> u64 {
         r.saturating_sub(since)
     }
+
+    /// The brain's order among the brains due since the same run, as that
+    /// of agent id `id`: by slot, then (two brains of one slot, one of them
+    /// loaded) by agent id.
+    #[inline(always)]
+    pub(crate) fn order(&self, id: u32) -> u64 {
+        u64::from(self.slot) << 32 | u64::from(id)
+    }
 }
 
 /// What one run decides for a brain of the crowd.
@@ -199,29 +214,30 @@ pub(crate) enum Cut {
     /// Every due brain ticks (no budget, or no more due brains than it).
     #[default]
     All,
-    /// The due brains whose `(since, id)` is at most this one tick.
-    UpTo(u64, u32),
+    /// The due brains whose `(since, order)` is at most this one tick.
+    UpTo(u64, u64),
     /// No brain ticks (a budget of 0).
     Nothing,
 }
 
 impl Cut {
-    /// What the run does for a brain of agent id `id` due since `since`.
+    /// What the run does for a brain of order `order` ([`Turn::order`])
+    /// due since `since`.
     #[inline(always)]
-    pub(crate) fn go(self, since: Option<u64>, id: u32) -> Go {
+    pub(crate) fn go(self, since: Option<u64>, order: u64) -> Go {
         let Some(s) = since else {
             return Go::Skip;
         };
         match self {
             Cut::All => Go::Tick,
-            Cut::UpTo(cs, ci) if (s, id) <= (cs, ci) => Go::Tick,
+            Cut::UpTo(cs, co) if (s, order) <= (cs, co) => Go::Tick,
             _ => Go::Wait(s),
         }
     }
 
     /// The cut for a budget of `budget` ticks among the due brains'
-    /// `(since, id)` in `due` (reordered).
-    pub(crate) fn of(budget: Option<u32>, due: &mut [(u64, u32)]) -> Cut {
+    /// `(since, order)` in `due` (reordered).
+    pub(crate) fn of(budget: Option<u32>, due: &mut [(u64, u64)]) -> Cut {
         match budget {
             Some(0) if !due.is_empty() => Cut::Nothing,
             Some(b) if (b as usize) < due.len() => {
@@ -242,6 +258,8 @@ pub(crate) struct Plan {
     pub(crate) now: f64,
     /// The frame's step, `Time::delta_secs`.
     pub(crate) dt: f32,
+    /// The change tick after which a change to a brain's senses wakes it.
+    pub(crate) senses_since: Tick,
 }
 
 impl Plan {
@@ -256,8 +274,8 @@ impl Plan {
         id: u32,
         sensed: bool,
     ) -> Option<f32> {
-        let since = turn.due_since(rate, id, self.r, sensed);
-        match self.cut.go(since, id) {
+        let since = turn.due_since(rate, self.r, sensed);
+        match self.cut.go(since, turn.order(id)) {
             Go::Skip => None,
             Go::Wait(s) => {
                 turn.wait(s);
@@ -273,13 +291,13 @@ impl Plan {
 }
 
 /// The cut of run `r` under `budget`, from every brain of the crowd's
-/// `(due since, agent id)` (`None`: not due), with the run's figures; the
+/// `(due since, order)` (`None`: not due), with the run's figures; the
 /// keys of the due ones are kept in `due` (its room reused run to run).
 pub(crate) fn cut_of(
     budget: Option<u32>,
-    due: &mut Vec<(u64, u32)>,
+    due: &mut Vec<(u64, u64)>,
     r: u64,
-    brains: impl Iterator<Item = (Option<u64>, u32)>,
+    brains: impl Iterator<Item = (Option<u64>, u64)>,
 ) -> (Cut, RunFigures) {
     due.clear();
     due.extend(brains.filter_map(|(since, id)| since.map(|s| (s, id))));
