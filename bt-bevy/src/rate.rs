@@ -25,7 +25,10 @@ use crate::plugin::RunFigures;
 /// Brains of one period are spread over its runs by agent id: the brain
 /// of agent id `i` (the entity's index) with `Rate::Every(k)` ticks in the
 /// runs whose number is `i % k` modulo `k`, so each run ticks about a
-/// `k`-th of them. A brain ticks out of its turn when woken
+/// `k`-th of them. A brain loaded from a save (`SaveBrains`, feature
+/// `serde`) keeps for this, and for its place under a budget, the agent
+/// id it had when saved, whatever its entity now: its turns come in the
+/// runs they would have. A brain ticks out of its turn when woken
 /// ([`Brain::wake`](crate::Brain::wake), a reported deferred-action
 /// outcome, or its [`Senses`](crate::Senses) changed since the last run),
 /// and its behaviors always get the time since its own last tick as `dt`.
@@ -78,6 +81,12 @@ impl TickRate {
             1 => Rate::EveryFrame,
             k => Rate::Every(k),
         }
+    }
+
+    /// The period in runs (0: only when woken), as a save holds it.
+    #[cfg(feature = "serde")]
+    pub(crate) fn period(self) -> u32 {
+        self.period
     }
 
     /// Whether run `r` is the turn of agent id `id` at this rate.
@@ -194,6 +203,51 @@ impl Turn {
     #[inline(always)]
     pub(crate) fn order(&self, id: u32) -> u64 {
         u64::from(self.slot) << 32 | u64::from(id)
+    }
+}
+
+/// A turn as a save holds it (feature `serde`): run numbers are the
+/// crowd's, the time a reading of its clock.
+#[cfg(feature = "serde")]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct TurnParts {
+    /// The id its rate's turns are spread by.
+    pub(crate) slot: u32,
+    /// The run it is due since (the crowd's next run: woken for it).
+    pub(crate) due_since: Option<u64>,
+    /// The run and the clock reading of its last tick.
+    pub(crate) last: Option<(u64, f64)>,
+}
+
+#[cfg(feature = "serde")]
+impl Turn {
+    /// The turn's parts, in a crowd whose next run is `next`.
+    pub(crate) fn parts(&self, next: u64) -> TurnParts {
+        TurnParts {
+            slot: self.slot,
+            due_since: match self.since {
+                IDLE => None,
+                WOKEN => Some(next),
+                since => Some(since),
+            },
+            last: self.last_run.map(|r| (r, self.last_now)),
+        }
+    }
+
+    /// The turn of `parts`, in a crowd whose next run is `next`: due
+    /// since at most `next`, its last tick before it (checked by the
+    /// caller).
+    pub(crate) fn from_parts(parts: TurnParts, next: u64) -> Turn {
+        Turn {
+            since: match parts.due_since {
+                None => IDLE,
+                Some(s) if s >= next => WOKEN,
+                Some(s) => s,
+            },
+            last_run: parts.last.map(|(r, _)| r),
+            last_now: parts.last.map_or(0.0, |(_, t)| t),
+            slot: parts.slot,
+        }
     }
 }
 
