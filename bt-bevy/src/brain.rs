@@ -183,7 +183,7 @@ impl<M: TreeMemory> Brain<M> {
         let recorded = bound.is_some();
         brain.memory = bound.unwrap_or_else(|| M::unbound(tree));
         brain.last = Ok(TickReport::default());
-        brain.turn = crate::rate::Turn::default();
+        brain.turn = crate::rate::Turn::landed(agent_id(cx.entity));
         #[cfg(feature = "viewer")]
         {
             brain.lane = crate::record::NO_LANE;

@@ -412,7 +412,12 @@
 //! [`BrainStats`] reports each run's due, ticked and waiting brains and
 //! the longest wait. The brains chosen, and their decisions, are those of
 //! bt-core's `tick_scheduled` with the same rates and budget over a crowd
-//! indexed by entity index. A run visits every brain of the query (a
+//! indexed by entity index. A save of the brains (feature `serde`)
+//! carries each one's place in this schedule, its rate and the run count:
+//! a loaded brain keeps for the schedule the agent id it had when saved
+//! (its turns and its place under the budget), and the loaded app ticks
+//! the brains and `dt`s the saved one would have (see *Saving and
+//! loading*). A run visits every brain of the query (a
 //! skipped brain costs a few comparisons); with a budget it first reads
 //! every brain's turn, one by one, to choose the cut.
 //!

@@ -3,12 +3,14 @@
 //!
 //! A brain's rate is its entity's [`TickRate`] component (every run when
 //! it has none). Each brain keeps its place in the schedule in its
-//! [`Brain`](crate::Brain) ([`Turn`]): since when it is due, and when it
-//! last ticked. A run of crowd `r` ticks a brain when its turn comes by its
-//! rate, when it was woken, or when an earlier run's budget left it
-//! waiting; under a budget, the due brains go in the order they became
-//! due, then by agent id, and those past the budget wait.
+//! [`Brain`](crate::Brain) ([`Turn`]): since when it is due, when it last
+//! ticked, and its slot, the id its rate's turns are spread by. A run of
+//! crowd `r` ticks a brain when its turn comes by its rate, when it was
+//! woken, or when an earlier run's budget left it waiting; under a budget,
+//! the due brains go in the order they became due, then by slot (then by
+//! agent id), and those past the budget wait.
 
+use bevy_ecs::change_detection::Tick;
 use bevy_ecs::prelude::*;
 pub use bt_core::Rate;
 use bt_core::RateError;
@@ -23,7 +25,10 @@ use crate::plugin::RunFigures;
 /// Brains of one period are spread over its runs by agent id: the brain
 /// of agent id `i` (the entity's index) with `Rate::Every(k)` ticks in the
 /// runs whose number is `i % k` modulo `k`, so each run ticks about a
-/// `k`-th of them. A brain ticks out of its turn when woken
+/// `k`-th of them. A brain loaded from a save (`SaveBrains`, feature
+/// `serde`) keeps for this, and for its place under a budget, the agent
+/// id it had when saved, whatever its entity now: its turns come in the
+/// runs they would have. A brain ticks out of its turn when woken
 /// ([`Brain::wake`](crate::Brain::wake), a reported deferred-action
 /// outcome, or its [`Senses`](crate::Senses) changed since the last run),
 /// and its behaviors always get the time since its own last tick as `dt`.
@@ -78,6 +83,12 @@ impl TickRate {
         }
     }
 
+    /// The period in runs (0: only when woken), as a save holds it.
+    #[cfg(feature = "serde")]
+    pub(crate) fn period(self) -> u32 {
+        self.period
+    }
+
     /// Whether run `r` is the turn of agent id `id` at this rate.
     #[inline(always)]
     fn turn(self, id: u32, r: u64) -> bool {
@@ -104,19 +115,30 @@ pub(crate) struct Turn {
     pub(crate) last_run: Option<u64>,
     /// The clock's reading at its last tick.
     pub(crate) last_now: f64,
+    /// The id its rate's turns are spread by, and that orders it among the
+    /// brains due since the same run: its agent id when it landed, or the
+    /// one it was saved with.
+    slot: u32,
 }
 
 impl Default for Turn {
     fn default() -> Self {
-        Turn {
-            since: IDLE,
-            last_run: None,
-            last_now: 0.0,
-        }
+        Turn::landed(0)
     }
 }
 
 impl Turn {
+    /// The turn of a brain that landed with agent id `id`: not due, never
+    /// ticked.
+    pub(crate) fn landed(id: u32) -> Self {
+        Turn {
+            since: IDLE,
+            last_run: None,
+            last_now: 0.0,
+            slot: id,
+        }
+    }
+
     /// Makes the brain due from the next run, whatever its rate; a brain
     /// already due keeps its place.
     #[inline]
@@ -135,15 +157,9 @@ impl Turn {
     /// own turn, a wake or a wait. `sensed`: its senses changed since the
     /// last run.
     #[inline(always)]
-    pub(crate) fn due_since(
-        &self,
-        rate: Option<&TickRate>,
-        id: u32,
-        r: u64,
-        sensed: bool,
-    ) -> Option<u64> {
+    pub(crate) fn due_since(&self, rate: Option<&TickRate>, r: u64, sensed: bool) -> Option<u64> {
         match self.since {
-            IDLE if sensed || rate.is_none_or(|t| t.turn(id, r)) => Some(r),
+            IDLE if sensed || rate.is_none_or(|t| t.turn(self.slot, r)) => Some(r),
             IDLE => None,
             WOKEN => Some(r),
             since => Some(since),
@@ -182,6 +198,59 @@ impl Turn {
     pub(crate) fn waited(since: u64, r: u64) -> u64 {
         r.saturating_sub(since)
     }
+
+    /// The brain's order among the brains due since the same run, as that
+    /// of agent id `id`: by slot, then (two brains of one slot, one of them
+    /// loaded) by agent id.
+    #[inline(always)]
+    pub(crate) fn order(&self, id: u32) -> u64 {
+        u64::from(self.slot) << 32 | u64::from(id)
+    }
+}
+
+/// A turn as a save holds it (feature `serde`): run numbers are the
+/// crowd's, the time a reading of its clock.
+#[cfg(feature = "serde")]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct TurnParts {
+    /// The id its rate's turns are spread by.
+    pub(crate) slot: u32,
+    /// The run it is due since (the crowd's next run: woken for it).
+    pub(crate) due_since: Option<u64>,
+    /// The run and the clock reading of its last tick.
+    pub(crate) last: Option<(u64, f64)>,
+}
+
+#[cfg(feature = "serde")]
+impl Turn {
+    /// The turn's parts, in a crowd whose next run is `next`.
+    pub(crate) fn parts(&self, next: u64) -> TurnParts {
+        TurnParts {
+            slot: self.slot,
+            due_since: match self.since {
+                IDLE => None,
+                WOKEN => Some(next),
+                since => Some(since),
+            },
+            last: self.last_run.map(|r| (r, self.last_now)),
+        }
+    }
+
+    /// The turn of `parts`, in a crowd whose next run is `next`: due
+    /// since at most `next`, its last tick before it (checked by the
+    /// caller).
+    pub(crate) fn from_parts(parts: TurnParts, next: u64) -> Turn {
+        Turn {
+            since: match parts.due_since {
+                None => IDLE,
+                Some(s) if s >= next => WOKEN,
+                Some(s) => s,
+            },
+            last_run: parts.last.map(|(r, _)| r),
+            last_now: parts.last.map_or(0.0, |(_, t)| t),
+            slot: parts.slot,
+        }
+    }
 }
 
 /// What one run decides for a brain of the crowd.
@@ -201,29 +270,30 @@ pub(crate) enum Cut {
     /// Every due brain ticks (no budget, or no more due brains than it).
     #[default]
     All,
-    /// The due brains whose `(since, id)` is at most this one tick.
-    UpTo(u64, u32),
+    /// The due brains whose `(since, order)` is at most this one tick.
+    UpTo(u64, u64),
     /// No brain ticks (a budget of 0).
     Nothing,
 }
 
 impl Cut {
-    /// What the run does for a brain of agent id `id` due since `since`.
+    /// What the run does for a brain of order `order` ([`Turn::order`])
+    /// due since `since`.
     #[inline(always)]
-    pub(crate) fn go(self, since: Option<u64>, id: u32) -> Go {
+    pub(crate) fn go(self, since: Option<u64>, order: u64) -> Go {
         let Some(s) = since else {
             return Go::Skip;
         };
         match self {
             Cut::All => Go::Tick,
-            Cut::UpTo(cs, ci) if (s, id) <= (cs, ci) => Go::Tick,
+            Cut::UpTo(cs, co) if (s, order) <= (cs, co) => Go::Tick,
             _ => Go::Wait(s),
         }
     }
 
     /// The cut for a budget of `budget` ticks among the due brains'
-    /// `(since, id)` in `due` (reordered).
-    pub(crate) fn of(budget: Option<u32>, due: &mut [(u64, u32)]) -> Cut {
+    /// `(since, order)` in `due` (reordered).
+    pub(crate) fn of(budget: Option<u32>, due: &mut [(u64, u64)]) -> Cut {
         match budget {
             Some(0) if !due.is_empty() => Cut::Nothing,
             Some(b) if (b as usize) < due.len() => {
@@ -244,6 +314,8 @@ pub(crate) struct Plan {
     pub(crate) now: f64,
     /// The frame's step, `Time::delta_secs`.
     pub(crate) dt: f32,
+    /// The change tick after which a change to a brain's senses wakes it.
+    pub(crate) senses_since: Tick,
 }
 
 impl Plan {
@@ -258,8 +330,8 @@ impl Plan {
         id: u32,
         sensed: bool,
     ) -> Option<f32> {
-        let since = turn.due_since(rate, id, self.r, sensed);
-        match self.cut.go(since, id) {
+        let since = turn.due_since(rate, self.r, sensed);
+        match self.cut.go(since, turn.order(id)) {
             Go::Skip => None,
             Go::Wait(s) => {
                 turn.wait(s);
@@ -275,13 +347,13 @@ impl Plan {
 }
 
 /// The cut of run `r` under `budget`, from every brain of the crowd's
-/// `(due since, agent id)` (`None`: not due), with the run's figures; the
+/// `(due since, order)` (`None`: not due), with the run's figures; the
 /// keys of the due ones are kept in `due` (its room reused run to run).
 pub(crate) fn cut_of(
     budget: Option<u32>,
-    due: &mut Vec<(u64, u32)>,
+    due: &mut Vec<(u64, u64)>,
     r: u64,
-    brains: impl Iterator<Item = (Option<u64>, u32)>,
+    brains: impl Iterator<Item = (Option<u64>, u64)>,
 ) -> (Cut, RunFigures) {
     due.clear();
     due.extend(brains.filter_map(|(since, id)| since.map(|s| (s, id))));

@@ -16,6 +16,8 @@ pub enum LoadError<E> {
     Format(E),
     /// The crowd's shared state does not fit the tree.
     Shared(SnapshotError),
+    /// The crowd's schedule (its clock reading and run count) is not valid.
+    Schedule(SnapshotError),
     /// A brain's memory or senses do not fit the tree.
     Brain {
         /// The brain's key, as `Debug` writes it.
@@ -51,6 +53,7 @@ impl<E: fmt::Display> fmt::Display for LoadError<E> {
         match self {
             LoadError::Format(e) => write!(f, "cannot decode the brains' save: {e}"),
             LoadError::Shared(e) => write!(f, "the crowd's shared state: {e}"),
+            LoadError::Schedule(e) => write!(f, "the crowd's schedule: {e}"),
             LoadError::Brain { key, entity, error } => {
                 write!(f, "the brain saved as {key} (for {entity}): {error}")
             }
@@ -82,6 +85,7 @@ pub(super) fn widen<E>(fault: Fault) -> LoadError<E> {
     match fault {
         LoadError::Format(never) => match never {},
         LoadError::Shared(e) => LoadError::Shared(e),
+        LoadError::Schedule(e) => LoadError::Schedule(e),
         LoadError::Brain { key, entity, error } => LoadError::Brain { key, entity, error },
         LoadError::UnknownKey { key } => LoadError::UnknownKey { key },
         LoadError::NoBrain { key, entity } => LoadError::NoBrain { key, entity },

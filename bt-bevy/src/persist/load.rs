@@ -1,5 +1,5 @@
 //! The load: a save read and checked whole into a new crowd, then
-//! installed in the world.
+//! installed in the world with its schedule.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -19,9 +19,14 @@ use super::{Loaded, SaveSenses};
 use crate::adapter::TreeMemory;
 use crate::brain::{Brain, agent_id};
 use crate::plugin::{ActionMessage, BrainShared};
+use crate::rate::{Rate, TickRate, Turn, TurnParts};
 
-const FIELDS: &[&str] = &["shared", "brains"];
-const BRAIN_FIELDS: &[&str] = &["key", "agent", "memory", "senses"];
+// A field added to a struct goes at its end, read as optional: a save
+// written before it was added has none, and loads as it did then.
+const FIELDS: &[&str] = &["shared", "brains", "schedule"];
+const BRAIN_FIELDS: &[&str] = &["key", "agent", "memory", "senses", "turn"];
+const TURN_FIELDS: &[&str] = &["rate", "slot", "due_since", "last_tick"];
+const SCHEDULE_FIELDS: &[&str] = &["saved_at", "runs"];
 
 /// [`SaveBrains::load_brains`](super::SaveBrains::load_brains) into crowd
 /// `k` of a world.
@@ -50,8 +55,8 @@ where
         _m: PhantomData,
     };
     let read = read_struct(d, "Brains", FIELDS, SaveVisitor(&mut cx));
-    let staged = match read {
-        Ok(staged) => staged,
+    let (staged, runs) = match read {
+        Ok(read) => read,
         Err(e) => {
             return Err(match fault.into_inner() {
                 Some(fault) => widen(fault),
@@ -59,25 +64,39 @@ where
             });
         }
     };
-    Ok(install::<M, Se>(world, k, state, staged))
+    Ok(install::<M, Se>(world, k, state, staged, runs))
 }
 
 /// A brain read from a save, not yet installed.
 struct Staged<M, Se> {
+    /// Its key, as `Debug` writes it.
+    key: String,
     entity: Entity,
     /// The agent id it ran under when saved.
     agent: u32,
     memory: M,
     senses: Option<Se>,
+    /// Its place in the schedule and its rate, when the save holds them.
+    turn: Option<SavedTurn>,
+}
+
+/// A brain's place in the schedule as read, and its entity's rate
+/// (`None`: no `TickRate`).
+struct SavedTurn {
+    rate: Option<TickRate>,
+    parts: TurnParts,
 }
 
 /// Installs a checked save into crowd `k`: its new shared state, every
-/// brain of the tree, the senses, and the saved queue as messages.
+/// brain of the tree with its turn, the senses and rates, the run count
+/// (`runs`, when the save holds the schedule), and the saved queue as
+/// messages.
 fn install<M: TreeMemory, Se: SaveSenses>(
     world: &mut World,
     k: usize,
     state: Arc<TreeShared>,
     staged: Vec<Staged<M, Se>>,
+    runs: Option<u64>,
 ) -> Loaded {
     let tree = world.resource::<BrainShared<M>>().crowds[k].tree();
     let mut loaded = Loaded {
@@ -86,16 +105,27 @@ fn install<M: TreeMemory, Se: SaveSenses>(
     };
     let mut moved = Vec::new();
     let mut agents = HashMap::new();
-    let mut memories: HashMap<Entity, M> = HashMap::with_capacity(staged.len());
+    let mut memories: HashMap<Entity, (M, Turn)> = HashMap::with_capacity(staged.len());
     for s in staged {
         if s.agent != agent_id(s.entity) {
             s.memory.pending_tickets(|t| moved.push((t, s.entity)));
             agents.insert(s.agent, s.entity);
         }
+        let mut entity = world.entity_mut(s.entity);
         if let Some(senses) = s.senses {
-            world.entity_mut(s.entity).insert(senses);
+            entity.insert(senses);
         }
-        memories.insert(s.entity, s.memory);
+        let turn = match (s.turn, runs) {
+            (Some(saved), Some(next)) => {
+                match saved.rate {
+                    Some(rate) => _ = entity.insert(rate),
+                    None => _ = entity.remove::<TickRate>(),
+                }
+                Turn::from_parts(saved.parts, next)
+            }
+            _ => Turn::landed(agent_id(s.entity)),
+        };
+        memories.insert(s.entity, (s.memory, turn));
     }
     let mut query = world.query::<(Entity, &mut Brain<M>)>();
     for (entity, mut brain) in query.iter_mut(world) {
@@ -103,14 +133,16 @@ fn install<M: TreeMemory, Se: SaveSenses>(
             // Another tree's brain, of the same memory type.
             continue;
         }
-        let memory = memories.remove(&entity).unwrap_or_else(|| {
+        let (memory, turn) = memories.remove(&entity).unwrap_or_else(|| {
             loaded.fresh += 1;
-            M::bound(tree, &state, entity.to_bits())
+            let memory = M::bound(tree, &state, entity.to_bits());
+            (memory, Turn::landed(agent_id(entity)))
         });
         // The old memory is dropped with the old crowd: nothing of it is
         // given back or cancelled in the new one.
         brain.memory = memory;
         brain.last = Ok(TickReport::default());
+        brain.turn = turn;
     }
     let mut requests = Vec::new();
     crate::adapter::drain(&state, |r| requests.push(r));
@@ -121,11 +153,19 @@ fn install<M: TreeMemory, Se: SaveSenses>(
         });
         world.write_message(ActionMessage::<M>::new(entity, r));
     }
+    // A change to the senses counts from here on: neither the load nor
+    // what the game changed in them before it wakes a brain (the save
+    // holds the wakes the saved app had pending).
+    let senses_since = world.increment_change_tick();
     let mut shared = world.resource_mut::<BrainShared<M>>();
     let crowd = &mut shared.crowds[k];
     crowd.lost = crate::adapter::lost(&state);
     crowd.state = state;
     crowd.moved = moved;
+    crowd.senses_since = Some(senses_since);
+    if let Some(runs) = runs {
+        crowd.runs = runs;
+    }
     loaded
 }
 
@@ -163,7 +203,8 @@ impl<M: TreeMemory, Se, K, F> Cx<'_, M, Se, K, F> {
     }
 }
 
-/// The whole save: the shared state, then the brains.
+/// The whole save: the shared state, the brains, then the schedule (its
+/// run count, when the save holds it, is the value's second part).
 struct SaveVisitor<'c, 'a, M: TreeMemory, Se, K, F>(&'c mut Cx<'a, M, Se, K, F>);
 
 impl<'de, M, Se, K, F> Body<'de> for SaveVisitor<'_, '_, M, Se, K, F>
@@ -173,11 +214,87 @@ where
     K: Deserialize<'de> + fmt::Debug,
     F: FnMut(&K) -> Option<Entity>,
 {
-    type Value = Vec<Staged<M, Se>>;
+    type Value = (Vec<Staged<M, Se>>, Option<u64>);
 
-    fn read<R: Fields<'de>>(self, f: &mut R) -> Result<Vec<Staged<M, Se>>, R::Error> {
+    fn read<R: Fields<'de>>(self, f: &mut R) -> Result<Self::Value, R::Error> {
         f.field_seed("shared", SharedSeed(&mut *self.0))?;
-        f.field_seed("brains", ListSeed(self.0))
+        let mut staged = f.field_seed("brains", ListSeed(&mut *self.0))?;
+        let cx = &*self.0;
+        let schedule = f.optional_field_seed("schedule", ScheduleSeed { now: cx.now })?;
+        let schedule = match schedule {
+            None => None,
+            Some(Err(e)) => return Err(cx.raise(LoadError::Schedule(e))),
+            Some(Ok(schedule)) => Some(schedule),
+        };
+        for s in &mut staged {
+            let Some(turn) = &mut s.turn else {
+                continue;
+            };
+            // Turns are written with the schedule they count in.
+            let Some((runs, shift)) = schedule else {
+                return Err(de::Error::missing_field("schedule"));
+            };
+            if let Err(error) = check_turn(&mut turn.parts, runs, shift) {
+                return Err(cx.raise(LoadError::Brain {
+                    key: s.key.clone(),
+                    entity: s.entity,
+                    error,
+                }));
+            }
+        }
+        Ok((staged, schedule.map(|(runs, _)| runs)))
+    }
+}
+
+/// Checks a saved turn against its crowd's next run `next`, and moves its
+/// last tick time by the clock's `shift`.
+fn check_turn(parts: &mut TurnParts, next: u64, shift: f64) -> Result<(), SnapshotError> {
+    let bad = |what| Err(SnapshotError::BadValue { what });
+    if parts.due_since.is_some_and(|s| s > next) {
+        return bad("run a brain is due since (after the next run)");
+    }
+    if let Some((run, time)) = &mut parts.last {
+        if *run >= next {
+            return bad("run of a brain's last tick (not before the next run)");
+        }
+        *time += shift;
+        if !time.is_finite() {
+            return bad("clock reading of a brain's last tick");
+        }
+    }
+    Ok(())
+}
+
+/// The crowd's schedule, read under a clock that reads `now`: its next
+/// run and the clock's shift since the save, or what is wrong with it.
+struct ScheduleSeed {
+    now: f64,
+}
+
+impl<'de> DeserializeSeed<'de> for ScheduleSeed {
+    type Value = Result<(u64, f64), SnapshotError>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        read_struct(d, "Schedule", SCHEDULE_FIELDS, self)
+    }
+}
+
+impl<'de> Body<'de> for ScheduleSeed {
+    type Value = Result<(u64, f64), SnapshotError>;
+
+    fn read<R: Fields<'de>>(self, f: &mut R) -> Result<Self::Value, R::Error> {
+        let saved_at: f64 = f.field("saved_at")?;
+        let runs: u64 = f.field("runs")?;
+        let shift = self.now - saved_at;
+        Ok(if !saved_at.is_finite() || !shift.is_finite() {
+            Err(SnapshotError::BadValue {
+                what: "clock reading",
+            })
+        } else if runs >= u64::MAX - 1 {
+            Err(SnapshotError::BadValue { what: "run count" })
+        } else {
+            Ok((runs, shift))
+        })
     }
 }
 
@@ -306,12 +423,58 @@ where
                 _se: PhantomData,
             },
         )?;
+        let turn = f.optional_field_seed("turn", TurnSeed)?;
+        let turn = match turn {
+            Some(Err(error)) => return Err(cx.raise(brain_fault(error))),
+            Some(Ok(turn)) => Some(turn),
+            None => None,
+        };
         Ok(Staged {
+            key: name(),
             entity,
             agent,
             memory,
             senses,
+            turn,
         })
+    }
+}
+
+/// A brain's place in the schedule and its entity's rate, or what is
+/// wrong with them.
+struct TurnSeed;
+
+impl<'de> DeserializeSeed<'de> for TurnSeed {
+    type Value = Result<SavedTurn, SnapshotError>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        read_struct(d, "Turn", TURN_FIELDS, self)
+    }
+}
+
+impl<'de> Body<'de> for TurnSeed {
+    type Value = Result<SavedTurn, SnapshotError>;
+
+    fn read<R: Fields<'de>>(self, f: &mut R) -> Result<Self::Value, R::Error> {
+        let period: Option<u32> = f.field("rate")?;
+        let parts = TurnParts {
+            slot: f.field("slot")?,
+            due_since: f.field("due_since")?,
+            last: f.field("last_tick")?,
+        };
+        let rate = match period {
+            None => None,
+            Some(0) => Some(TickRate::ON_WAKE),
+            Some(k) => match TickRate::new(Rate::Every(k)) {
+                Ok(rate) => Some(rate),
+                Err(_) => {
+                    return Ok(Err(SnapshotError::BadValue {
+                        what: "tick rate (a period above bt_core::Schedule::MAX_PERIOD)",
+                    }));
+                }
+            },
+        };
+        Ok(Ok(SavedTurn { rate, parts }))
     }
 }
 

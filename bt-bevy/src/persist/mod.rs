@@ -190,11 +190,13 @@ impl<M: TreeMemory> Crowd<M> {
 /// `serde`).
 ///
 /// The save holds the crowd's shared state (gate counts, cooldowns, role
-/// lobbies, queued deferred-action requests, the launch count) and, for
-/// each entity with a [`Brain<M>`] of the tree that the game gives a key,
-/// the key, the brain's memory and its senses (component `Se`, or
-/// [`NoSenses`]). Times are those of the clock the brains tick with
-/// ([`Crowd::now`]). What the game keeps in its own components (the
+/// lobbies, queued deferred-action requests, the launch count) and its
+/// run count, and, for each entity with a [`Brain<M>`] of the tree that
+/// the game gives a key, the key, the brain's memory, its senses
+/// (component `Se`, or [`NoSenses`]), its place in the schedule of tick
+/// rates and the budget (due since a run or woken, its last tick) and its
+/// entity's [`TickRate`](crate::TickRate). Times are those of the clock
+/// the brains tick with ([`Crowd::now`]). What the game keeps in its own components (the
 /// agents' state, the deferred actions it is carrying out) it saves itself,
 /// beside.
 ///
@@ -241,10 +243,16 @@ pub trait SaveBrains {
     /// their brains), or into the running app the save came from. `entity`
     /// maps each saved key to the entity that gets that brain.
     ///
-    /// The crowd's shared state is loaded first, then each brain (and its
-    /// senses, inserted if the entity has none), at the clock's reading
-    /// now: every saved time moves with it, so the brains go on as if no
-    /// time had passed. The result is the same in a fresh app and in a
+    /// The crowd's shared state is loaded first, then each brain (its
+    /// senses, inserted if the entity has none, its place in the schedule
+    /// and its entity's [`TickRate`](crate::TickRate), inserted, or
+    /// removed when the saved entity had none), and the crowd's run count,
+    /// at the clock's reading now: every saved time moves with it, so the
+    /// brains go on as if no time had passed, waiting, woken and ticking
+    /// in the runs they would have. A save written before saves carried
+    /// the schedule loads its brains not due and never ticked, the rates
+    /// and the run count left as they are (see the crate docs' *Saving and
+    /// loading*). The result is the same in a fresh app and in a
     /// running one: the brains of the tree not in the save start afresh
     /// (idle, in the loaded crowd), what the brains held before the load is
     /// dropped without cancelling anything (the game reloads its own state

@@ -1,10 +1,10 @@
-//! The save: every brain of a tree with its crowd's shared state, written
-//! through serde as it is read from the world.
+//! The save: every brain of a tree with its crowd's shared state and
+//! schedule, written through serde as it is read from the world.
 
 use std::fmt;
 use std::marker::PhantomData;
 
-use bevy_ecs::change_detection::DetectChangesMut;
+use bevy_ecs::change_detection::{DetectChangesMut, Tick};
 use bevy_ecs::entity::Entity;
 use bevy_ecs::message::{MessageCursor, Messages};
 use bevy_ecs::world::World;
@@ -15,6 +15,7 @@ use super::{BrainSnapshot, SaveSenses};
 use crate::adapter::TreeMemory;
 use crate::brain::{Brain, agent_id};
 use crate::plugin::{ActionOutcome, BrainShared, Crowd, forget_moved};
+use crate::rate::{TickRate, TurnParts};
 
 /// Every brain of a tree with the crowd's shared state, as serde writes
 /// it (feature `serde`): made by
@@ -57,9 +58,24 @@ impl<M: TreeMemory, Se: SaveSenses, K> BrainsSnapshot<'_, M, Se, K> {
 
 impl<M: TreeMemory, Se: SaveSenses, K: Serialize> Serialize for BrainsSnapshot<'_, M, Se, K> {
     fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
-        let mut st = s.serialize_struct("Brains", 2)?;
+        let mut st = s.serialize_struct("Brains", 3)?;
         st.serialize_field("shared", &self.crowd.snapshot(self.now))?;
         st.serialize_field("brains", &BrainList(self))?;
+        st.serialize_field("schedule", &ScheduleOut(self.now, self.crowd.runs))?;
+        st.end()
+    }
+}
+
+/// The crowd's schedule: the clock reading the save was taken at (the
+/// brains' last tick times move by the clock's shift from it) and the
+/// number of its next run.
+struct ScheduleOut(f64, u64);
+
+impl Serialize for ScheduleOut {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        let mut st = s.serialize_struct("Schedule", 2)?;
+        st.serialize_field("saved_at", &self.0)?;
+        st.serialize_field("runs", &self.1)?;
         st.end()
     }
 }
@@ -69,20 +85,45 @@ struct BrainList<'a, 'w, M: TreeMemory, Se, K>(&'a BrainsSnapshot<'w, M, Se, K>)
 impl<M: TreeMemory, Se: SaveSenses, K: Serialize> Serialize for BrainList<'_, '_, M, Se, K> {
     fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
         let save = self.0;
+        let world = save.world;
         let mut seq = s.serialize_seq(Some(save.brains.len()))?;
         for (key, entity) in &save.brains {
-            let brain = save.world.get::<Brain<M>>(*entity).ok_or_else(|| {
+            let brain = world.get::<Brain<M>>(*entity).ok_or_else(|| {
                 serde::ser::Error::custom(format_args!("{entity} lost its brain"))
             })?;
+            let mut turn = brain.turn;
+            // Senses the game changed since the tick system's last run
+            // wake the brain in its next: the save holds that wake.
+            if sensed::<Se>(world, *entity, save.crowd.senses_since) {
+                turn.wake();
+            }
             seq.serialize_element(&BrainEntry::<M, Se, K> {
                 key,
                 agent: agent_id(*entity),
                 memory: brain.snapshot(save.now),
-                senses: save.world.get::<Se>(*entity),
+                senses: world.get::<Se>(*entity),
+                turn: TurnOut {
+                    rate: world.get::<TickRate>(*entity).map(|r| r.period()),
+                    parts: turn.parts(save.crowd.runs),
+                },
             })?;
         }
         seq.end()
     }
+}
+
+/// Whether the tick system's next run sees `entity`'s senses changed (not
+/// added) after change tick `since` (its last run, or a load since), as
+/// it does now.
+fn sensed<Se: SaveSenses>(world: &World, entity: Entity, since: Option<Tick>) -> bool {
+    let Some(last) = since else {
+        // A system that never ran sees every component as added.
+        return false;
+    };
+    let now = world.read_change_tick();
+    (world.get_entity(entity).ok())
+        .and_then(|e| e.get_change_ticks::<Se>())
+        .is_some_and(|t| t.is_changed(last, now) && !t.is_added(last, now))
 }
 
 struct BrainEntry<'a, M, Se, K> {
@@ -90,6 +131,26 @@ struct BrainEntry<'a, M, Se, K> {
     agent: u32,
     memory: BrainSnapshot<'a, M>,
     senses: Option<&'a Se>,
+    turn: TurnOut,
+}
+
+/// A brain's place in the schedule and its entity's rate.
+struct TurnOut {
+    /// The period of its `TickRate` (0: only when woken; `None`: it has
+    /// none, every run).
+    rate: Option<u32>,
+    parts: TurnParts,
+}
+
+impl Serialize for TurnOut {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        let mut st = s.serialize_struct("Turn", 4)?;
+        st.serialize_field("rate", &self.rate)?;
+        st.serialize_field("slot", &self.parts.slot)?;
+        st.serialize_field("due_since", &self.parts.due_since)?;
+        st.serialize_field("last_tick", &self.parts.last)?;
+        st.end()
+    }
 }
 
 struct SensesOut<'a, Se>(&'a Se);
@@ -102,11 +163,12 @@ impl<Se: SaveSenses> Serialize for SensesOut<'_, Se> {
 
 impl<M: TreeMemory, Se: SaveSenses, K: Serialize> Serialize for BrainEntry<'_, M, Se, K> {
     fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
-        let mut st = s.serialize_struct("Brain", 4)?;
+        let mut st = s.serialize_struct("Brain", 5)?;
         st.serialize_field("key", self.key)?;
         st.serialize_field("agent", &self.agent)?;
         st.serialize_field("memory", &self.memory)?;
         st.serialize_field("senses", &self.senses.map(SensesOut))?;
+        st.serialize_field("turn", &self.turn)?;
         st.end()
     }
 }

@@ -4,6 +4,7 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use bevy_ecs::change_detection::Tick;
 use bevy_ecs::entity::Entity;
 use bevy_ecs::prelude::*;
 use bt_core::{Ticket, TreeShared};
@@ -49,8 +50,12 @@ pub struct Crowd<M: TreeMemory> {
     pub(crate) landed: u64,
     /// The most brains a run ticks (`None`: every due brain).
     pub(crate) budget: Option<u32>,
-    /// Room for a run's due brains, `(due since, agent id)`, under a budget.
-    pub(crate) due: Vec<(u64, u32)>,
+    /// Room for a run's due brains, `(due since, order)`, under a budget.
+    pub(crate) due: Vec<(u64, u64)>,
+    /// The change tick a change to its brains' senses counts from in the
+    /// next run (it wakes the brain): its tick system's last run, or a
+    /// load after it (`None`: neither; the system's own last run).
+    pub(crate) senses_since: Option<Tick>,
     /// The last run's schedule figures.
     pub(crate) frame: RunFigures,
     _m: PhantomData<fn() -> M>,
@@ -160,6 +165,7 @@ impl<M: TreeMemory> Crowd<M> {
             landed: 0,
             budget: None,
             due: Vec::new(),
+            senses_since: None,
             frame: RunFigures::default(),
             _m: PhantomData,
         }

@@ -14,7 +14,7 @@
 use bevy_ecs::entity::Entities;
 use bevy_ecs::message::MessageWriter;
 use bevy_ecs::prelude::*;
-use bevy_ecs::system::InMut;
+use bevy_ecs::system::{InMut, SystemChangeTick};
 use bevy_time::Time;
 
 use super::tick::{
@@ -36,6 +36,7 @@ use crate::brain::SenseSource;
 pub(super) fn tick_in_order<M: TreeMemory, Se: SenseSource>(
     InMut(k): InMut<usize>,
     time: Res<Time>,
+    ticks: SystemChangeTick,
     mut shared: ResMut<BrainShared<M>>,
     mut stats: ResMut<BrainStats<M>>,
     mut brains: Query<WatchData<M, Se>>,
@@ -56,10 +57,10 @@ pub(super) fn tick_in_order<M: TreeMemory, Se: SenseSource>(
             .is_ok_and(|((_, brain, ..), ..)| std::ptr::eq(brain.memory.tree(), tree))
     });
     let query = &mut brains;
-    let (plan, figures) = plan_run(&time, crowd, |r| {
+    let (plan, figures) = plan_run(&time, &ticks, crowd, |r, since| {
         (order.iter()).filter_map(move |&e| {
             let ((entity, brain, _, senses, _, rate), ..) = query.get_mut(e).ok()?;
-            Some(key(r, entity, &brain, senses.as_ref(), rate))
+            Some(key((r, since), entity, &brain, senses.as_ref(), rate))
         })
     });
     let mut recorder = recorder_of(&mut recorder, tree);

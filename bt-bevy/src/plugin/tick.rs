@@ -9,10 +9,11 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use bevy_ecs::change_detection::Tick;
 use bevy_ecs::entity::{Entities, Entity};
 use bevy_ecs::message::{MessageReader, MessageWriter};
 use bevy_ecs::prelude::*;
-use bevy_ecs::system::InMut;
+use bevy_ecs::system::{InMut, SystemChangeTick};
 use bevy_time::Time;
 use bt_core::{TickError, TickReport};
 
@@ -127,7 +128,9 @@ where
     M::Agent: BrainAgent,
 {
     let agent = agent_id(entity);
-    let sensed = senses.as_ref().is_some_and(|s| sensed(s));
+    let sensed = senses
+        .as_ref()
+        .is_some_and(|s| sensed(s, plan.senses_since));
     let b = brain.bypass_change_detection();
     let dt = plan.go(&mut b.turn, rate, agent, sensed)?;
     let input = Input {
@@ -223,47 +226,58 @@ pub(super) fn recorder_of<'a, M: TreeMemory>(
 
 /// The plan of a run of `crowd`: its number and clock, and, under a
 /// budget (or while brains an earlier budget left wait), the cut taken
-/// from the `(due since, agent id)` of every brain of the crowd, which
-/// `keys` lists for run `r`, with the run's figures.
-pub(super) fn plan_run<M: TreeMemory, I: Iterator<Item = (Option<u64>, u32)>>(
+/// from the `(due since, order)` of every brain of the crowd, which
+/// `keys` lists for run `r`, with the run's figures. `ticks`: the tick
+/// system's change ticks; senses changed after the last run, or after a
+/// load since, wake their brains.
+pub(super) fn plan_run<M: TreeMemory, I: Iterator<Item = (Option<u64>, u64)>>(
     time: &Time,
+    ticks: &SystemChangeTick,
     crowd: &mut Crowd<M>,
-    keys: impl FnOnce(u64) -> I,
+    keys: impl FnOnce(u64, Tick) -> I,
 ) -> (Plan, Option<RunFigures>) {
+    let since = crowd.senses_since.unwrap_or(ticks.last_run());
+    crowd.senses_since = Some(ticks.this_run());
     let r = crowd.runs;
     let mut plan = Plan {
         r,
         cut: Cut::All,
         now: time.elapsed_secs_f64(),
         dt: time.delta_secs(),
+        senses_since: since,
     };
     if crowd.budget.is_none() && crowd.frame.waiting == 0 {
         return (plan, None);
     }
-    let (cut, figures) = cut_of(crowd.budget, &mut crowd.due, r, keys(r));
+    let (cut, figures) = cut_of(crowd.budget, &mut crowd.due, r, keys(r, since));
     plan.cut = cut;
     (plan, Some(figures))
 }
 
-/// Whether the game changed a brain's senses since the last run (not
-/// counting their arrival with the entity): that wakes the brain.
+/// Whether the game changed a brain's senses after the change tick
+/// `since` (the last run, or a load after it), not counting their arrival
+/// with the entity: that wakes the brain.
 #[inline]
-fn sensed<Se: SenseSource>(senses: &Mut<Se>) -> bool {
-    senses.is_changed() && !senses.is_added()
+fn sensed<Se: SenseSource>(senses: &Mut<Se>, since: Tick) -> bool {
+    senses.is_changed_after(since) && !senses.is_added_after(since)
 }
 
-/// A brain's `(due since, agent id)` in run `r`, for [`plan_run`].
+/// A brain's `(due since, order)` in run `r`, whose senses count from
+/// change tick `since`, for [`plan_run`].
 #[inline]
 pub(super) fn key<M: TreeMemory, Se: SenseSource>(
-    r: u64,
+    (r, since): (u64, Tick),
     entity: Entity,
     brain: &Brain<M>,
     senses: Option<&Mut<Se>>,
     rate: Option<&TickRate>,
-) -> (Option<u64>, u32) {
-    let id = agent_id(entity);
-    let sensed = senses.is_some_and(sensed);
-    (brain.turn.due_since(rate, id, r, sensed), id)
+) -> (Option<u64>, u64) {
+    let sensed = senses.is_some_and(|s| sensed(s, since));
+    let turn = &brain.turn;
+    (
+        turn.due_since(rate, r, sensed),
+        turn.order(agent_id(entity)),
+    )
 }
 
 /// Ticks every brain of crowd `k` of memory type `M` in parallel, entity
@@ -272,6 +286,7 @@ pub(super) fn key<M: TreeMemory, Se: SenseSource>(
 pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource>(
     InMut(k): InMut<usize>,
     time: Res<Time>,
+    ticks: SystemChangeTick,
     mut shared: ResMut<BrainShared<M>>,
     mut stats: ResMut<BrainStats<M>>,
     mut brains: Query<TickData<M, Se>, Untraced>,
@@ -287,12 +302,12 @@ pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource>(
     let tree = shared.crowds[k].tree();
     // Other trees' brains of the same memory type are in the queries too.
     let mixed = shared.crowds.len() > 1;
-    let (plan, figures) = plan_run(&time, &mut shared.crowds[k], |r| {
+    let (plan, figures) = plan_run(&time, &ticks, &mut shared.crowds[k], |r, since| {
         let own = move |brain: &Brain<M>| !mixed || std::ptr::eq(brain.memory.tree(), tree);
         let a = (brains.iter_mut().filter(move |i| own(&i.1)))
-            .map(move |i| key(r, i.0, &i.1, i.3.as_ref(), i.5));
+            .map(move |i| key((r, since), i.0, &i.1, i.3.as_ref(), i.5));
         let b = (watched.iter_mut().filter(move |i| own(&i.0.1)))
-            .map(move |(i, ..)| key(r, i.0, &i.1, i.3.as_ref(), i.5));
+            .map(move |(i, ..)| key((r, since), i.0, &i.1, i.3.as_ref(), i.5));
         a.chain(b)
     });
     let totals = Totals::default();
@@ -317,6 +332,7 @@ pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource>(
 pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
     InMut(k): InMut<usize>,
     time: Res<Time>,
+    ticks: SystemChangeTick,
     mut shared: ResMut<BrainShared<M>>,
     mut stats: ResMut<BrainStats<M>>,
     mut brains: Query<DenseData<M, Se>, Untraced>,
@@ -331,12 +347,12 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
     let shared = shared.bypass_change_detection();
     let tree = shared.crowds[k].tree();
     let mixed = shared.crowds.len() > 1;
-    let (plan, figures) = plan_run(&time, &mut shared.crowds[k], |r| {
+    let (plan, figures) = plan_run(&time, &ticks, &mut shared.crowds[k], |r, since| {
         let own = move |brain: &Brain<M>| !mixed || std::ptr::eq(brain.memory.tree(), tree);
         let a = (brains.iter_mut().filter(move |i| own(&i.1)))
-            .map(move |i| key(r, i.0, &i.1, i.3.as_ref(), i.5.as_deref()));
+            .map(move |i| key((r, since), i.0, &i.1, i.3.as_ref(), i.5.as_deref()));
         let b = (watched.iter_mut().filter(move |i| own(&i.0.1)))
-            .map(move |(i, ..)| key(r, i.0, &i.1, i.3.as_ref(), i.5));
+            .map(move |(i, ..)| key((r, since), i.0, &i.1, i.3.as_ref(), i.5));
         a.chain(b)
     });
     let totals = Totals::default();
@@ -358,7 +374,7 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
                     }
                     let agent = agent_id(*id);
                     let sensed = senses.as_ref().is_some_and(|s| {
-                        let (last, this) = (s.last_run_tick(), s.this_run_tick());
+                        let (last, this) = (plan.senses_since, s.this_run_tick());
                         s.changed_ticks_slice()[i].is_newer_than(last, this)
                             && !s.added_ticks_slice()[i].is_newer_than(last, this)
                     });

@@ -12,6 +12,8 @@ mod pausing;
 mod persist;
 mod rates;
 mod recording;
+#[cfg(feature = "serde")]
+mod saved_rates;
 mod squad;
 #[path = "../../../bt-viewer/tests/sse/mod.rs"]
 mod sse;

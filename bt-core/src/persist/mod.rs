@@ -301,6 +301,17 @@ pub trait Fields<'de> {
         name: &'static str,
         seed: T,
     ) -> Result<T::Value, Self::Error>;
+
+    /// Reads the next field, `name`, through `seed`, if the struct has it:
+    /// `None` when the struct ends before it (a field added at the end of
+    /// a struct, missing from what an older build wrote). A sequence ends
+    /// where its length says; a format that writes a struct's fields
+    /// without one (postcard, bincode) reads on past the struct's end.
+    fn optional_field_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        name: &'static str,
+        seed: T,
+    ) -> Result<Option<T::Value>, Self::Error>;
 }
 
 struct SeqFields<A>(A, usize);
@@ -318,6 +329,15 @@ impl<'de, A: SeqAccess<'de>> Fields<'de> for SeqFields<A> {
         self.0
             .next_element_seed(seed)?
             .ok_or_else(|| de::Error::custom(format_args!("missing field `{name}` (field {at})")))
+    }
+
+    fn optional_field_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        _name: &'static str,
+        seed: T,
+    ) -> Result<Option<T::Value>, A::Error> {
+        self.1 += 1;
+        self.0.next_element_seed(seed)
     }
 }
 
@@ -359,20 +379,31 @@ impl<'de, A: MapAccess<'de>> Fields<'de> for MapFields<A> {
         name: &'static str,
         seed: T,
     ) -> Result<T::Value, A::Error> {
+        self.optional_field_seed(name, seed)?
+            .ok_or_else(|| de::Error::missing_field(name))
+    }
+
+    fn optional_field_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        name: &'static str,
+        seed: T,
+    ) -> Result<Option<T::Value>, A::Error> {
         let want = self.names.iter().position(|n| *n == name);
         debug_assert!(want.is_some(), "field `{name}` is not in the list");
         if let Some(at) = self.early.iter().position(|(i, _)| Some(*i) == want) {
             let (_, kept) = self.early.swap_remove(at);
-            return seed.deserialize(ContentDeserializer::<A::Error>::new(kept));
+            return seed
+                .deserialize(ContentDeserializer::<A::Error>::new(kept))
+                .map(Some);
         }
         loop {
             match self.next_key()? {
-                Some(i) if Some(i) == want => return self.map.next_value_seed(seed),
+                Some(i) if Some(i) == want => return self.map.next_value_seed(seed).map(Some),
                 Some(i) => {
                     let kept: Content = self.map.next_value()?;
                     self.early.push((i, kept));
                 }
-                None => return Err(de::Error::missing_field(name)),
+                None => return Ok(None),
             }
         }
     }
