@@ -1,10 +1,11 @@
 //! The plugin: its builder and what it adds to the app. The crowds and
 //! the per-frame stats are in `crowd`, deferred actions as messages in
-//! `actions`, the tick systems in `tick` (in parallel) and `ordered` (in
-//! entity order).
+//! `actions`, the tick systems in `tick` (in parallel), `dense` (in
+//! parallel, by table chunks) and `ordered` (in entity order).
 
 mod actions;
 mod crowd;
+mod dense;
 mod ordered;
 mod tick;
 
@@ -29,8 +30,9 @@ pub(crate) use crowd::RunFigures;
 #[cfg(feature = "serde")]
 pub(crate) use crowd::tree_names;
 pub use crowd::{BrainShared, BrainStats, Crowd};
+use dense::tick_brains_dense;
 use ordered::tick_in_order;
-use tick::{apply_outcomes, tick_brains, tick_brains_dense};
+use tick::{apply_outcomes, tick_brains};
 
 /// Adds a system for crowd `k` to a schedule.
 type AddSystem = fn(&mut App, Interned<dyn ScheduleLabel>, usize);
