@@ -9,6 +9,7 @@ mod dense;
 mod ordered;
 mod tick;
 
+use std::any::TypeId;
 use std::marker::PhantomData;
 
 use bevy_app::{App, FixedUpdate, Plugin};
@@ -365,7 +366,19 @@ where
                 add_tick::<M>(app, self.schedule, k, tick_in_order::<M, Se>.with_input(k));
             }
             Some(add) => add(app, self.schedule, k),
-            None => add_tick::<M>(app, self.schedule, k, tick_brains::<M, Se>.with_input(k)),
+            // Without senses, the parallel query leaves them out.
+            None if TypeId::of::<Se>() == TypeId::of::<NoSenses>() => {
+                add_tick::<M>(
+                    app,
+                    self.schedule,
+                    k,
+                    tick_brains::<M, Se, ()>.with_input(k),
+                );
+            }
+            None => {
+                let system = tick_brains::<M, Se, Option<&'static mut Se>>;
+                add_tick::<M>(app, self.schedule, k, system.with_input(k));
+            }
         }
     }
 

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use bevy_ecs::entity::{Entities, Entity};
 use bevy_ecs::message::{MessageReader, MessageWriter};
 use bevy_ecs::prelude::*;
+use bevy_ecs::query::IterQueryData;
 use bevy_ecs::system::InMut;
 use bevy_time::Time;
 use bt_core::{TickError, TickReport};
@@ -83,14 +84,39 @@ impl Drop for Tally<'_> {
 
 /// The query item of the tick: the entity, its brain, its flags, its
 /// senses, the agent's components and its rate.
-pub(super) type TickData<M, Se> = (
+pub(super) type TickData<M, Se> = ParData<M, Option<&'static mut Se>>;
+
+/// [`TickData`] with the senses through `T` ([`SenseTerm`]).
+pub(super) type ParData<M, T> = (
     Entity,
     &'static mut Brain<M>,
     Option<&'static Decisions>,
-    Option<&'static mut Se>,
+    T,
     <<M as TreeMemory>::Agent as BrainAgent>::Data,
     Option<&'static TickRate>,
 );
+
+/// How the parallel tick's query reaches a brain's senses of type `Se`:
+/// `Option<&mut Se>`, or `()` for a plugin without senses, which spares
+/// every brain's fetch of a component no entity has.
+pub(super) trait SenseTerm<Se: SenseSource>: IterQueryData + 'static {
+    /// The senses in a query item, if the entity has them.
+    fn senses<'a, 'w, 's>(item: &'a mut Self::Item<'w, 's>) -> Option<&'a mut Mut<'w, Se>>;
+}
+
+impl<Se: SenseSource> SenseTerm<Se> for Option<&'static mut Se> {
+    #[inline(always)]
+    fn senses<'a, 'w, 's>(item: &'a mut Self::Item<'w, 's>) -> Option<&'a mut Mut<'w, Se>> {
+        item.as_mut()
+    }
+}
+
+impl<Se: SenseSource> SenseTerm<Se> for () {
+    #[inline(always)]
+    fn senses<'a, 'w, 's>(_: &'a mut Self::Item<'w, 's>) -> Option<&'a mut Mut<'w, Se>> {
+        None
+    }
+}
 
 /// Ticks one entity's brain if the run's plan says it is due: builds the
 /// input (with the brain's own `dt`), runs the tick on the agent view
@@ -270,13 +296,14 @@ pub(super) fn key<M: TreeMemory, Se: SenseSource>(
 
 /// Ticks every brain of crowd `k` of memory type `M` in parallel, entity
 /// by entity, then the watched ones, then forwards the deferred actions.
+/// `T`: how the parallel query reaches the senses ([`SenseTerm`]).
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
-pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource>(
+pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>>(
     InMut(k): InMut<usize>,
     time: Res<Time>,
     mut shared: ResMut<BrainShared<M>>,
     mut stats: ResMut<BrainStats<M>>,
-    mut brains: Query<TickData<M, Se>, Untraced>,
+    mut brains: Query<ParData<M, T>, Untraced>,
     mut watched: Watched<M, Se>,
     mut recorder: RecorderParam<M>,
     entities: &Entities,
@@ -292,13 +319,13 @@ pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource>(
     let (plan, figures) = plan_run(&time, &mut shared.crowds[k], |r| {
         let own = move |brain: &Brain<M>| !mixed || std::ptr::eq(brain.memory.tree(), tree);
         let a = (brains.iter_mut().filter(move |i| own(&i.1)))
-            .map(move |i| key(r, i.0, &i.1, i.3.as_ref(), i.5));
+            .map(move |mut i| key(r, i.0, &i.1, T::senses(&mut i.3).map(|s| &*s), i.5));
         let b = (watched.iter_mut().filter(move |i| own(&i.0.1)))
             .map(move |(i, ..)| key(r, i.0, &i.1, i.3.as_ref(), i.5));
         a.chain(b)
     });
     let totals = Totals::default();
-    per_entity::<M, Se>(&mut brains, plan, &totals, tree, mixed);
+    per_entity::<M, Se, T>(&mut brains, plan, &totals, tree, mixed);
     let mut recorder = recorder_of(&mut recorder, tree);
     tick_after::<M, Se>(plan, &mut watched, &mut recorder, &totals, tree, mixed);
     end_run(
@@ -315,8 +342,8 @@ pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource>(
 
 /// Ticks the brains of `tree` in `brains` in parallel, one entity at a
 /// time (`mixed`: the query holds other trees' brains too).
-fn per_entity<M: TreeMemory, Se: SenseSource>(
-    brains: &mut Query<TickData<M, Se>, Untraced>,
+fn per_entity<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>>(
+    brains: &mut Query<ParData<M, T>, Untraced>,
     plan: Plan,
     totals: &Totals,
     tree: &'static M::Tree,
@@ -331,7 +358,7 @@ fn per_entity<M: TreeMemory, Se: SenseSource>(
                 return;
             }
             let decision = decisions.map_or(0, |d| d.0);
-            let senses = senses.as_mut();
+            let senses = T::senses(&mut senses);
             let r = tick_one::<M, Se>(
                 plan, rate, entity, &mut brain, decision, senses, &mut data, plain::<M>,
             );

@@ -404,9 +404,54 @@ struct Dozer {
 bt_bevy::component_agent!(Dozer);
 
 behavior! { NAP: Dozer, tick: |d, cx| { d.dts.push(cx.dt); true } }
+behavior! { STARTLE: Dozer, tick: |d, cx| { d.dts.push(cx.dt); true } }
+decider! { STARTLED: Dozer => STARTLE, stimuli_any: Noise::BANG }
 decider! { NAPPING: Dozer => NAP }
-group! { DOZER_ROOT: Dozer, prioritized [NAPPING] }
+group! { DOZER_ROOT: Dozer, prioritized [STARTLED, NAPPING] }
 tree! { DOZERS: Dozer = DOZER_ROOT, memory: DozerMemory }
+
+#[test]
+fn senses_wake_a_brain_ticked_in_parallel_and_it_hears_them() {
+    senses_wake(false);
+}
+
+#[test]
+fn dense_ticking_wakes_and_tells_a_brain_its_senses() {
+    senses_wake(true);
+}
+
+/// A dozer that ticks only when woken, among dozers that tick in every
+/// run (a tree without shared state, its brains ticked in parallel): a
+/// noise set on its senses wakes it, and its tick hears it.
+fn senses_wake(dense: bool) {
+    let mut app = app();
+    let plugin = (BrainPlugin::new(&DOZERS).in_schedule(Update)).with_senses::<Ears>();
+    if dense {
+        app.add_plugins(plugin.dense());
+    } else {
+        app.add_plugins(plugin);
+    }
+    let asleep = (Dozer::default(), Brain::new(&DOZERS), Ears::default());
+    let e = (app.world_mut().spawn((asleep, TickRate::ON_WAKE))).id();
+    let other = (app.world_mut())
+        .spawn((Dozer::default(), Brain::new(&DOZERS), Ears::default()))
+        .id();
+    for _ in 0..3 {
+        app.update();
+    }
+    let ticks = |app: &App, e: Entity| app.world().get::<Dozer>(e).unwrap().dts.len();
+    assert_eq!((ticks(&app, e), ticks(&app, other)), (0, 3));
+    for d in [e, other] {
+        let mut ears = app.world_mut().get_mut::<Ears>(d).unwrap();
+        ears.set(Noise::BANG, 0, Some(10.0)).unwrap();
+    }
+    app.update();
+    assert_eq!((ticks(&app, e), ticks(&app, other)), (1, 4));
+    for d in [e, other] {
+        let brain = app.world().get::<Brain<DozerMemory>>(d).unwrap();
+        assert_eq!(brain.running_decider(), Some("STARTLED"), "{d}");
+    }
+}
 
 #[test]
 fn a_brain_whose_rate_is_taken_away_ticks_every_run_from_its_own_last_tick() {
