@@ -3,9 +3,11 @@
 //! chunk, over plain slices.
 //!
 //! A chunk in which every brain ticks (no [`TickRate`], no senses, no
-//! budget's cut, one tree) takes the short loop, [`tick_every`]: the run's
-//! clock in registers, no due test, no senses; any other takes
-//! [`tick_planned`], which asks the run's plan about each brain.
+//! budget's cut, one tree) takes the short loop, [`tick_every`], which
+//! asks no brain whether it is due; any other takes [`tick_planned`],
+//! which asks the run's plan about each brain. Both read the chunk's
+//! slices front to back, a pattern the CPU's own prefetcher follows (as
+//! in bt-core's `tick_all`), so no software prefetch is issued.
 
 use bevy_ecs::change_detection::ContiguousMut;
 use bevy_ecs::entity::{Entities, Entity};
@@ -17,7 +19,7 @@ use bevy_time::Time;
 use bt_core::TickReport;
 
 use super::tick::{
-    RecorderParam, Tally, Totals, Untraced, Watched, end_run, every, key, plain, plan_run,
+    RecorderParam, Tally, Totals, Untraced, Watched, end_run, every, keep, key, plain, plan_run,
     recorder_of, tick_after, tick_one,
 };
 use super::{ActionMessage, BrainShared, BrainStats};
@@ -47,9 +49,6 @@ type Chunk<'w, 's, M, Se> = <DenseData<M, Se> as ContiguousQueryData>::Contiguou
 /// The agents' components of one table chunk.
 type AgentChunk<'w, 's, M> =
     <<<M as TreeMemory>::Agent as BrainAgent>::Data as ContiguousQueryData>::Contiguous<'w, 's>;
-
-/// How many brains ahead the chunked tick fetches memories.
-const AHEAD: usize = 4;
 
 /// [`tick_brains`](super::tick::tick_brains) over whole table chunks where
 /// the query is dense (every component in tables), entity by entity where
@@ -134,7 +133,7 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
 /// Ticks every brain of a chunk of the crowd's own brains, none with a
 /// [`TickRate`] or senses, in a run that cuts none: each is due and ticks
 /// with the time since its own last tick, as [`Plan::go`] would give it.
-#[inline(always)]
+#[inline(never)]
 fn tick_every<M: TreeMemory>(
     plan: Plan,
     tally: &mut Tally<'_>,
@@ -152,14 +151,6 @@ fn tick_every<M: TreeMemory>(
         decisions.map_or(&[], |d| ContiguousMut::bypass_change_detection_split(d).0);
     let n = brains.len().min(ids.len()).min(changed.len());
     for i in 0..n {
-        // The memories of the next few brains are on their way while this
-        // one ticks.
-        if let Some(next) = brains.get(i + AHEAD) {
-            next.memory.prefetch();
-        }
-        if let Some(soon) = brains.get(i + AHEAD / 2) {
-            soon.memory.prefetch_leaf_block();
-        }
         let b = &mut brains[i];
         let input = Input {
             now: plan.now,
@@ -172,7 +163,7 @@ fn tick_every<M: TreeMemory>(
             <M::Agent as DenseAgent>::with_agent_at(data, i, |agent| b.memory.tick(agent, &input));
         tally.add(&result);
         let moved = result.as_ref().map_or(true, TickReport::changed);
-        b.last = result;
+        keep(&mut b.last, result);
         if moved {
             changed[i] = this_run;
         }
@@ -181,7 +172,7 @@ fn tick_every<M: TreeMemory>(
 
 /// Ticks the brains of `tree` in a chunk that the run's plan decides brain
 /// by brain: rates, senses, a budget's cut, or other trees' brains.
-#[inline(always)]
+#[inline(never)]
 fn tick_planned<M: TreeMemory, Se: SenseSource>(
     plan: Plan,
     tree: &'static M::Tree,
@@ -192,12 +183,6 @@ fn tick_planned<M: TreeMemory, Se: SenseSource>(
     M::Agent: DenseAgent,
 {
     for (i, id) in ids.iter().enumerate() {
-        if let Some(next) = brains.get(i + AHEAD) {
-            next.memory.prefetch();
-        }
-        if let Some(soon) = brains.get(i + AHEAD / 2) {
-            soon.memory.prefetch_leaf_block();
-        }
         if mixed && !std::ptr::eq(brains[i].memory.tree(), tree) {
             continue;
         }
@@ -231,7 +216,7 @@ fn tick_planned<M: TreeMemory, Se: SenseSource>(
         });
         tally.add(&result);
         let changed = result.as_ref().map_or(true, TickReport::changed);
-        b.last = result;
+        keep(&mut b.last, result);
         if changed {
             let this_run = brains.this_run_tick();
             brains.changed_ticks_slice_mut()[i] = this_run;

@@ -157,7 +157,7 @@ where
     };
     let result =
         <M::Agent as BrainAgent>::with_agent(data, |agent| run(&mut b.memory, agent, &input));
-    b.last = result;
+    keep(&mut b.last, result);
     if result.as_ref().map_or(true, TickReport::changed) {
         brain.set_changed();
     }
@@ -172,6 +172,19 @@ pub(super) fn every(plan: Plan, turn: &mut Turn) -> f32 {
     let dt = turn.dt(plan.r, plan.now, plan.dt);
     turn.ticked(plan.r, plan.now);
     dt
+}
+
+/// Keeps a tick's `result` as the brain's last: over the last report in
+/// place when both are reports, which writes only the report's fields.
+#[inline(always)]
+pub(super) fn keep(
+    last: &mut Result<TickReport, TickError>,
+    result: Result<TickReport, TickError>,
+) {
+    match (last, result) {
+        (Ok(last), Ok(report)) => *last = report,
+        (last, result) => *last = result,
+    }
 }
 
 /// A plain tick, for [`tick_one`].
