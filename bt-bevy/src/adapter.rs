@@ -82,6 +82,15 @@ pub trait TreeMemory: Send + Sync + Sized + 'static {
         trace: &mut TraceRecorder,
     ) -> Result<TickReport, TickError>;
 
+    /// Starts fetching what the next tick reads (see
+    /// [`AgentMemory::prefetch`]).
+    #[doc(hidden)]
+    fn prefetch(&self);
+
+    /// Starts fetching the running behavior's block.
+    #[doc(hidden)]
+    fn prefetch_leaf_block(&self);
+
     /// Gives back everything the memory holds in its shared state (gates,
     /// roles, pending actions, which are cancelled) and makes it idle.
     #[doc(hidden)]
@@ -235,6 +244,16 @@ where
     ) -> Result<TickReport, TickError> {
         let tree = AgentMemory::tree(self);
         bt_core::tick_traced(tree, agent, self, &input.bt(), trace)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self) {
+        AgentMemory::prefetch(self);
+    }
+
+    #[inline(always)]
+    fn prefetch_leaf_block(&self) {
+        AgentMemory::prefetch_leaf_block(self);
     }
 
     fn release(&mut self) {

@@ -458,8 +458,8 @@
 //! tallied, and change detection; a view over several components adds
 //! its copy in and out. [`BrainPlugin::dense`] skips the per-entity fetch
 //! by ticking whole table chunks (for agents that implement
-//! [`DenseAgent`], as every [`component_agent!`] does), read front to back
-//! as `tick_all` reads its slices. A brain without a [`TickRate`], in a
+//! [`DenseAgent`], as every [`component_agent!`] does), and fetches the
+//! memories of the next few brains while one ticks. A brain without a [`TickRate`], in a
 //! run that no budget cuts, ticks without the test of whether it is due;
 //! a plugin without senses leaves them out of its query. A Bevy app also
 //! pays for its frame (the schedule, its executor and the hand-offs

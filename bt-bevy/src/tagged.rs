@@ -132,6 +132,16 @@ impl<M: TreeMemory, T: 'static> TreeMemory for Tagged<M, T> {
         self.memory.tick_traced(agent, input, trace)
     }
 
+    #[inline(always)]
+    fn prefetch(&self) {
+        self.memory.prefetch();
+    }
+
+    #[inline(always)]
+    fn prefetch_leaf_block(&self) {
+        self.memory.prefetch_leaf_block();
+    }
+
     fn release(&mut self) {
         self.memory.release();
     }

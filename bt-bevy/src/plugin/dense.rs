@@ -5,9 +5,8 @@
 //! A chunk in which every brain ticks (no [`TickRate`], no senses, no
 //! budget's cut, one tree) takes the short loop, [`tick_every`], which
 //! asks no brain whether it is due; any other takes [`tick_planned`],
-//! which asks the run's plan about each brain. Both read the chunk's
-//! slices front to back, a pattern the CPU's own prefetcher follows (as
-//! in bt-core's `tick_all`), so no software prefetch is issued.
+//! which asks the run's plan about each brain. Both fetch the memories of
+//! the next few brains while one ticks.
 
 use bevy_ecs::change_detection::ContiguousMut;
 use bevy_ecs::entity::{Entities, Entity};
@@ -49,6 +48,9 @@ type Chunk<'w, 's, M, Se> = <DenseData<M, Se> as ContiguousQueryData>::Contiguou
 /// The agents' components of one table chunk.
 type AgentChunk<'w, 's, M> =
     <<<M as TreeMemory>::Agent as BrainAgent>::Data as ContiguousQueryData>::Contiguous<'w, 's>;
+
+/// How many brains ahead the chunked tick fetches memories.
+const AHEAD: usize = 4;
 
 /// [`tick_brains`](super::tick::tick_brains) over whole table chunks where
 /// the query is dense (every component in tables), entity by entity where
@@ -133,7 +135,7 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
 /// Ticks every brain of a chunk of the crowd's own brains, none with a
 /// [`TickRate`] or senses, in a run that cuts none: each is due and ticks
 /// with the time since its own last tick, as [`Plan::go`] would give it.
-#[inline(never)]
+#[inline(always)]
 fn tick_every<M: TreeMemory>(
     plan: Plan,
     tally: &mut Tally<'_>,
@@ -151,6 +153,7 @@ fn tick_every<M: TreeMemory>(
         decisions.map_or(&[], |d| ContiguousMut::bypass_change_detection_split(d).0);
     let n = brains.len().min(ids.len()).min(changed.len());
     for i in 0..n {
+        ahead(brains, i);
         let b = &mut brains[i];
         let input = Input {
             now: plan.now,
@@ -183,6 +186,7 @@ fn tick_planned<M: TreeMemory, Se: SenseSource>(
     M::Agent: DenseAgent,
 {
     for (i, id) in ids.iter().enumerate() {
+        ahead(&brains, i);
         if mixed && !std::ptr::eq(brains[i].memory.tree(), tree) {
             continue;
         }
@@ -221,5 +225,19 @@ fn tick_planned<M: TreeMemory, Se: SenseSource>(
             let this_run = brains.this_run_tick();
             brains.changed_ticks_slice_mut()[i] = this_run;
         }
+    }
+}
+
+/// Starts fetching the memories of the brains a few ahead of brain `i`.
+/// The chunk's slices are read front to back, yet the hint pays here:
+/// without it, the chunked W1 tick took about 6 % more wall time (bt-core's
+/// `tick_all` gains nothing from it).
+#[inline(always)]
+fn ahead<M: TreeMemory>(brains: &[Brain<M>], i: usize) {
+    if let Some(next) = brains.get(i + AHEAD) {
+        next.memory.prefetch();
+    }
+    if let Some(soon) = brains.get(i + AHEAD / 2) {
+        soon.memory.prefetch_leaf_block();
     }
 }
