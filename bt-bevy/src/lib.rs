@@ -463,10 +463,12 @@
 //! tallied, and change detection; a view over several components adds
 //! its copy in and out. [`BrainPlugin::dense`] skips the per-entity fetch
 //! by ticking whole table chunks (for agents that implement
-//! [`DenseAgent`], as every [`component_agent!`] does) and fetches
-//! memories ahead as `tick_all` does. A Bevy app also pays for its frame
-//! (the schedule, its executor and the hand-offs between threads), brains
-//! or not.
+//! [`DenseAgent`], as every [`component_agent!`] does), and fetches the
+//! memories of the next few brains while one ticks. A brain without a [`TickRate`], in a
+//! run that no budget cuts, ticks without the test of whether it is due;
+//! a plugin without senses leaves them out of its query. A Bevy app also
+//! pays for its frame (the schedule, its executor and the hand-offs
+//! between threads), brains or not.
 //!
 //! The measured figures, instructions and CPU time per agent-tick on the
 //! W1 creature crowd (10 000 entities) for each of these ways, are in the

@@ -1,13 +1,15 @@
 //! The plugin: its builder and what it adds to the app. The crowds and
 //! the per-frame stats are in `crowd`, deferred actions as messages in
-//! `actions`, the tick systems in `tick` (in parallel) and `ordered` (in
-//! entity order).
+//! `actions`, the tick systems in `tick` (in parallel), `dense` (in
+//! parallel, by table chunks) and `ordered` (in entity order).
 
 mod actions;
 mod crowd;
+mod dense;
 mod ordered;
 mod tick;
 
+use std::any::TypeId;
 use std::marker::PhantomData;
 
 use bevy_app::{App, FixedUpdate, Plugin};
@@ -29,8 +31,9 @@ pub(crate) use crowd::RunFigures;
 #[cfg(feature = "serde")]
 pub(crate) use crowd::tree_names;
 pub use crowd::{BrainShared, BrainStats, Crowd};
+use dense::tick_brains_dense;
 use ordered::tick_in_order;
-use tick::{apply_outcomes, tick_brains, tick_brains_dense};
+use tick::{apply_outcomes, tick_brains};
 
 /// Adds a system for crowd `k` to a schedule.
 type AddSystem = fn(&mut App, Interned<dyn ScheduleLabel>, usize);
@@ -363,7 +366,19 @@ where
                 add_tick::<M>(app, self.schedule, k, tick_in_order::<M, Se>.with_input(k));
             }
             Some(add) => add(app, self.schedule, k),
-            None => add_tick::<M>(app, self.schedule, k, tick_brains::<M, Se>.with_input(k)),
+            // Without senses, the parallel query leaves them out.
+            None if TypeId::of::<Se>() == TypeId::of::<NoSenses>() => {
+                add_tick::<M>(
+                    app,
+                    self.schedule,
+                    k,
+                    tick_brains::<M, Se, ()>.with_input(k),
+                );
+            }
+            None => {
+                let system = tick_brains::<M, Se, Option<&'static mut Se>>;
+                add_tick::<M>(app, self.schedule, k, system.with_input(k));
+            }
         }
     }
 

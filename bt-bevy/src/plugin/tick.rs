@@ -1,6 +1,6 @@
-//! The tick systems of a tree without shared state: the brains ticked in
-//! parallel (entity by entity or table chunk by table chunk), the watched
-//! ones one by one after them; and what every tick system shares: one
+//! The tick system of a tree without shared state: the brains ticked in
+//! parallel entity by entity (table chunk by table chunk in `dense`), the
+//! watched ones one by one after them; and what every tick system shares: one
 //! brain's tick, traced or recorded, the per-frame tally, the deferred
 //! actions forwarded, and the reported outcomes handed back.
 
@@ -13,6 +13,7 @@ use bevy_ecs::change_detection::Tick;
 use bevy_ecs::entity::{Entities, Entity};
 use bevy_ecs::message::{MessageReader, MessageWriter};
 use bevy_ecs::prelude::*;
+use bevy_ecs::query::IterQueryData;
 use bevy_ecs::system::{InMut, SystemChangeTick};
 use bevy_time::Time;
 use bt_core::{TickError, TickReport};
@@ -21,10 +22,10 @@ use super::{
     ActionMessage, ActionOutcome, BrainShared, BrainStats, Crowd, RunFigures, forget_moved, route,
 };
 use crate::adapter::{self, Input, TreeMemory};
-use crate::agent::{BrainAgent, DenseAgent};
+use crate::agent::BrainAgent;
 use crate::brain::{Brain, Decisions, SenseSource, agent_id};
 use crate::debug::{self, DebugBrain};
-use crate::rate::{Cut, Plan, TickRate, cut_of};
+use crate::rate::{Cut, Plan, TickRate, Turn, cut_of};
 #[cfg(feature = "viewer")]
 use crate::record::{BrainRecorder, Recorded};
 
@@ -84,28 +85,39 @@ impl Drop for Tally<'_> {
 
 /// The query item of the tick: the entity, its brain, its flags, its
 /// senses, the agent's components and its rate.
-pub(super) type TickData<M, Se> = (
+pub(super) type TickData<M, Se> = ParData<M, Option<&'static mut Se>>;
+
+/// [`TickData`] with the senses through `T` ([`SenseTerm`]).
+pub(super) type ParData<M, T> = (
     Entity,
     &'static mut Brain<M>,
     Option<&'static Decisions>,
-    Option<&'static mut Se>,
+    T,
     <<M as TreeMemory>::Agent as BrainAgent>::Data,
     Option<&'static TickRate>,
 );
 
-/// The query of the chunked tick: as [`TickData`], but `Decisions` and
-/// [`TickRate`] with write access (never used: the tick only reads them). bevy_ecs 0.20.1's
-/// parallel chunk fetch of a read-only component checks the chunk's length
-/// against the whole table's in debug builds, and fails for every chunk but
-/// a table's only one; the mutable fetch has no such check.
-type DenseData<M, Se> = (
-    Entity,
-    &'static mut Brain<M>,
-    Option<&'static mut Decisions>,
-    Option<&'static mut Se>,
-    <<M as TreeMemory>::Agent as BrainAgent>::Data,
-    Option<&'static mut TickRate>,
-);
+/// How the parallel tick's query reaches a brain's senses of type `Se`:
+/// `Option<&mut Se>`, or `()` for a plugin without senses, which spares
+/// every brain's fetch of a component no entity has.
+pub(super) trait SenseTerm<Se: SenseSource>: IterQueryData + 'static {
+    /// The senses in a query item, if the entity has them.
+    fn senses<'a, 'w, 's>(item: &'a mut Self::Item<'w, 's>) -> Option<&'a mut Mut<'w, Se>>;
+}
+
+impl<Se: SenseSource> SenseTerm<Se> for Option<&'static mut Se> {
+    #[inline(always)]
+    fn senses<'a, 'w, 's>(item: &'a mut Self::Item<'w, 's>) -> Option<&'a mut Mut<'w, Se>> {
+        item.as_mut()
+    }
+}
+
+impl<Se: SenseSource> SenseTerm<Se> for () {
+    #[inline(always)]
+    fn senses<'a, 'w, 's>(_: &'a mut Self::Item<'w, 's>) -> Option<&'a mut Mut<'w, Se>> {
+        None
+    }
+}
 
 /// Ticks one entity's brain if the run's plan says it is due: builds the
 /// input (with the brain's own `dt`), runs the tick on the agent view
@@ -114,7 +126,7 @@ type DenseData<M, Se> = (
 /// `None`: not ticked in this run.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn tick_one<M: TreeMemory, Se: SenseSource>(
+pub(super) fn tick_one<M: TreeMemory, Se: SenseSource>(
     plan: Plan,
     rate: Option<&TickRate>,
     entity: Entity,
@@ -128,11 +140,17 @@ where
     M::Agent: BrainAgent,
 {
     let agent = agent_id(entity);
-    let sensed = senses
-        .as_ref()
-        .is_some_and(|s| sensed(s, plan.senses_since));
     let b = brain.bypass_change_detection();
-    let dt = plan.go(&mut b.turn, rate, agent, sensed)?;
+    let dt = match rate {
+        // Due in every run, and the run cuts none: it ticks.
+        None if plan.cut == Cut::All => every(plan, &mut b.turn),
+        _ => {
+            let sensed = senses
+                .as_ref()
+                .is_some_and(|s| sensed(s, plan.senses_since));
+            plan.go(&mut b.turn, rate, agent, sensed)?
+        }
+    };
     let input = Input {
         now: plan.now,
         dt,
@@ -142,16 +160,39 @@ where
     };
     let result =
         <M::Agent as BrainAgent>::with_agent(data, |agent| run(&mut b.memory, agent, &input));
-    b.last = result;
+    keep(&mut b.last, result);
     if result.as_ref().map_or(true, TickReport::changed) {
         brain.set_changed();
     }
     Some(result)
 }
 
+/// The `dt` of a brain that ticks in every run (it has no [`TickRate`])
+/// in a run that cuts no due brain, its turn updated: what [`Plan::go`]
+/// gives it, without asking whether it is due.
+#[inline(always)]
+pub(super) fn every(plan: Plan, turn: &mut Turn) -> f32 {
+    let dt = turn.dt(plan.r, plan.now, plan.dt);
+    turn.ticked(plan.r, plan.now);
+    dt
+}
+
+/// Keeps a tick's `result` as the brain's last: over the last report in
+/// place when both are reports, which writes only the report's fields.
+#[inline(always)]
+pub(super) fn keep(
+    last: &mut Result<TickReport, TickError>,
+    result: Result<TickReport, TickError>,
+) {
+    match (last, result) {
+        (Ok(last), Ok(report)) => *last = report,
+        (last, result) => *last = result,
+    }
+}
+
 /// A plain tick, for [`tick_one`].
 #[inline(always)]
-fn plain<M: TreeMemory>(
+pub(super) fn plain<M: TreeMemory>(
     memory: &mut M,
     agent: &mut M::Agent,
     input: &Input,
@@ -161,10 +202,10 @@ fn plain<M: TreeMemory>(
 
 /// The brains ticked in parallel: all but the traced ones.
 #[cfg(not(feature = "viewer"))]
-type Untraced = Without<DebugBrain>;
+pub(super) type Untraced = Without<DebugBrain>;
 /// The brains ticked in parallel: all but the traced and recorded ones.
 #[cfg(feature = "viewer")]
-type Untraced = (Without<DebugBrain>, Without<Recorded>);
+pub(super) type Untraced = (Without<DebugBrain>, Without<Recorded>);
 
 /// Whether the entity is marked [`Recorded`].
 #[cfg(feature = "viewer")]
@@ -189,7 +230,7 @@ type WatchedFilter = With<DebugBrain>;
 type WatchedFilter = Or<(With<DebugBrain>, With<Recorded>)>;
 
 /// The watched entities, ticked one by one after the parallel tick.
-type Watched<'w, 's, M, Se> = Query<'w, 's, WatchData<M, Se>, WatchedFilter>;
+pub(super) type Watched<'w, 's, M, Se> = Query<'w, 's, WatchData<M, Se>, WatchedFilter>;
 
 /// The plugin's flight recorder, when it records.
 #[cfg(feature = "viewer")]
@@ -282,14 +323,15 @@ pub(super) fn key<M: TreeMemory, Se: SenseSource>(
 
 /// Ticks every brain of crowd `k` of memory type `M` in parallel, entity
 /// by entity, then the watched ones, then forwards the deferred actions.
+/// `T`: how the parallel query reaches the senses ([`SenseTerm`]).
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
-pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource>(
+pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>>(
     InMut(k): InMut<usize>,
     time: Res<Time>,
     ticks: SystemChangeTick,
     mut shared: ResMut<BrainShared<M>>,
     mut stats: ResMut<BrainStats<M>>,
-    mut brains: Query<TickData<M, Se>, Untraced>,
+    mut brains: Query<ParData<M, T>, Untraced>,
     mut watched: Watched<M, Se>,
     mut recorder: RecorderParam<M>,
     entities: &Entities,
@@ -304,14 +346,16 @@ pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource>(
     let mixed = shared.crowds.len() > 1;
     let (plan, figures) = plan_run(&time, &ticks, &mut shared.crowds[k], |r, since| {
         let own = move |brain: &Brain<M>| !mixed || std::ptr::eq(brain.memory.tree(), tree);
-        let a = (brains.iter_mut().filter(move |i| own(&i.1)))
-            .map(move |i| key((r, since), i.0, &i.1, i.3.as_ref(), i.5));
+        let a = (brains.iter_mut().filter(move |i| own(&i.1))).map(move |mut i| {
+            let senses = T::senses(&mut i.3).map(|s| &*s);
+            key((r, since), i.0, &i.1, senses, i.5)
+        });
         let b = (watched.iter_mut().filter(move |i| own(&i.0.1)))
             .map(move |(i, ..)| key((r, since), i.0, &i.1, i.3.as_ref(), i.5));
         a.chain(b)
     });
     let totals = Totals::default();
-    per_entity::<M, Se>(&mut brains, plan, &totals, tree, mixed);
+    per_entity::<M, Se, T>(&mut brains, plan, &totals, tree, mixed);
     let mut recorder = recorder_of(&mut recorder, tree);
     tick_after::<M, Se>(plan, &mut watched, &mut recorder, &totals, tree, mixed);
     end_run(
@@ -325,136 +369,11 @@ pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource>(
         &mut actions,
     );
 }
-
-/// [`tick_brains`] over whole table chunks where the query is dense (every
-/// component in tables), entity by entity where it is not.
-#[allow(clippy::type_complexity, clippy::too_many_arguments)]
-pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
-    InMut(k): InMut<usize>,
-    time: Res<Time>,
-    ticks: SystemChangeTick,
-    mut shared: ResMut<BrainShared<M>>,
-    mut stats: ResMut<BrainStats<M>>,
-    mut brains: Query<DenseData<M, Se>, Untraced>,
-    mut watched: Watched<M, Se>,
-    mut recorder: RecorderParam<M>,
-    entities: &Entities,
-    mut actions: MessageWriter<ActionMessage<M>>,
-) where
-    M::Agent: DenseAgent,
-{
-    let k = *k;
-    let shared = shared.bypass_change_detection();
-    let tree = shared.crowds[k].tree();
-    let mixed = shared.crowds.len() > 1;
-    let (plan, figures) = plan_run(&time, &ticks, &mut shared.crowds[k], |r, since| {
-        let own = move |brain: &Brain<M>| !mixed || std::ptr::eq(brain.memory.tree(), tree);
-        let a = (brains.iter_mut().filter(move |i| own(&i.1)))
-            .map(move |i| key((r, since), i.0, &i.1, i.3.as_ref(), i.5.as_deref()));
-        let b = (watched.iter_mut().filter(move |i| own(&i.0.1)))
-            .map(move |(i, ..)| key((r, since), i.0, &i.1, i.3.as_ref(), i.5));
-        a.chain(b)
-    });
-    let totals = Totals::default();
-    match brains.contiguous_par_iter_mut() {
-        Ok(chunks) => chunks.for_each_init(
-            || Tally::new(&totals),
-            |tally, (ids, mut brains, mut decisions, mut senses, mut data, rates)| {
-                for (i, id) in ids.iter().enumerate() {
-                    // The memories of the next few brains are on their
-                    // way while this one ticks.
-                    if let Some(next) = brains.get(i + AHEAD) {
-                        next.memory.prefetch();
-                    }
-                    if let Some(soon) = brains.get(i + AHEAD / 2) {
-                        soon.memory.prefetch_leaf_block();
-                    }
-                    if mixed && !std::ptr::eq(brains[i].memory.tree(), tree) {
-                        continue;
-                    }
-                    let agent = agent_id(*id);
-                    let sensed = senses.as_ref().is_some_and(|s| {
-                        let (last, this) = (plan.senses_since, s.this_run_tick());
-                        s.changed_ticks_slice()[i].is_newer_than(last, this)
-                            && !s.added_ticks_slice()[i].is_newer_than(last, this)
-                    });
-                    let turn = &mut brains.bypass_change_detection()[i].turn;
-                    let rate = rates.as_ref().map(|r| &r[i]);
-                    let Some(dt) = plan.go(turn, rate, agent, sensed) else {
-                        continue;
-                    };
-                    let input = Input {
-                        now: plan.now,
-                        dt,
-                        agent,
-                        decision: decisions
-                            .as_mut()
-                            .map_or(0, |d| d.bypass_change_detection()[i].0),
-                        stimuli: senses.as_mut().map_or(0, |s| {
-                            let this_run = s.this_run_tick();
-                            s.changed_ticks_slice_mut()[i] = this_run;
-                            s.bypass_change_detection()[i].update_bits(dt)
-                        }),
-                    };
-                    let b = &mut brains.bypass_change_detection()[i];
-                    let result = <M::Agent as DenseAgent>::with_agent_at(&mut data, i, |agent| {
-                        b.memory.tick(agent, &input)
-                    });
-                    tally.add(&result);
-                    let changed = result.as_ref().map_or(true, TickReport::changed);
-                    b.last = result;
-                    if changed {
-                        let this_run = brains.this_run_tick();
-                        brains.changed_ticks_slice_mut()[i] = this_run;
-                    }
-                }
-            },
-        ),
-        Err(_) => brains.par_iter_mut().for_each_init(
-            || Tally::new(&totals),
-            |tally, (entity, mut brain, decisions, mut senses, mut data, rate)| {
-                if mixed && !std::ptr::eq(brain.memory.tree(), tree) {
-                    return;
-                }
-                let decision = decisions.map_or(0, |d| d.0);
-                let senses = senses.as_mut();
-                let r = tick_one::<M, Se>(
-                    plan,
-                    rate.as_deref(),
-                    entity,
-                    &mut brain,
-                    decision,
-                    senses,
-                    &mut data,
-                    plain::<M>,
-                );
-                if let Some(r) = r {
-                    tally.add(&r);
-                }
-            },
-        ),
-    }
-    let mut recorder = recorder_of(&mut recorder, tree);
-    tick_after::<M, Se>(plan, &mut watched, &mut recorder, &totals, tree, mixed);
-    end_run(
-        k,
-        &totals,
-        figures,
-        recorder,
-        shared,
-        &mut stats,
-        entities,
-        &mut actions,
-    );
-}
-
-/// How many brains ahead the chunked tick fetches memories.
-const AHEAD: usize = 4;
 
 /// Ticks the brains of `tree` in `brains` in parallel, one entity at a
 /// time (`mixed`: the query holds other trees' brains too).
-fn per_entity<M: TreeMemory, Se: SenseSource>(
-    brains: &mut Query<TickData<M, Se>, Untraced>,
+fn per_entity<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>>(
+    brains: &mut Query<ParData<M, T>, Untraced>,
     plan: Plan,
     totals: &Totals,
     tree: &'static M::Tree,
@@ -469,7 +388,7 @@ fn per_entity<M: TreeMemory, Se: SenseSource>(
                 return;
             }
             let decision = decisions.map_or(0, |d| d.0);
-            let senses = senses.as_mut();
+            let senses = T::senses(&mut senses);
             let r = tick_one::<M, Se>(
                 plan, rate, entity, &mut brain, decision, senses, &mut data, plain::<M>,
             );
@@ -483,7 +402,7 @@ fn per_entity<M: TreeMemory, Se: SenseSource>(
 /// After the parallel tick: ticks the watched brains of `tree` one by one.
 /// Their ticks depend on no other brain's (the tree has no shared state),
 /// so ticking them last changes no decision.
-fn tick_after<M: TreeMemory, Se: SenseSource>(
+pub(super) fn tick_after<M: TreeMemory, Se: SenseSource>(
     plan: Plan,
     watched: &mut Watched<M, Se>,
     recorder: &mut RecorderOf<'_, M>,

@@ -394,3 +394,124 @@ fn a_tree_with_a_gate_keeps_entity_order_under_rates_and_a_budget() {
         .clone();
     assert_eq!(bevy_shared.gates_held(), shared.gates_held());
 }
+
+/// A dozer that keeps each tick's `dt`: a tree without shared state, whose
+/// brains tick in parallel (or table chunk by table chunk).
+#[derive(Component, Default)]
+struct Dozer {
+    dts: Vec<f32>,
+}
+bt_bevy::component_agent!(Dozer);
+
+behavior! { NAP: Dozer, tick: |d, cx| { d.dts.push(cx.dt); true } }
+behavior! { STARTLE: Dozer, tick: |d, cx| { d.dts.push(cx.dt); true } }
+decider! { STARTLED: Dozer => STARTLE, stimuli_any: Noise::BANG }
+decider! { NAPPING: Dozer => NAP }
+group! { DOZER_ROOT: Dozer, prioritized [STARTLED, NAPPING] }
+tree! { DOZERS: Dozer = DOZER_ROOT, memory: DozerMemory }
+
+#[test]
+fn senses_wake_a_brain_ticked_in_parallel_and_it_hears_them() {
+    senses_wake(false);
+}
+
+#[test]
+fn dense_ticking_wakes_and_tells_a_brain_its_senses() {
+    senses_wake(true);
+}
+
+/// A dozer that ticks only when woken, among dozers that tick in every
+/// run (a tree without shared state, its brains ticked in parallel): a
+/// noise set on its senses wakes it, and its tick hears it.
+fn senses_wake(dense: bool) {
+    let mut app = app();
+    let plugin = (BrainPlugin::new(&DOZERS).in_schedule(Update)).with_senses::<Ears>();
+    if dense {
+        app.add_plugins(plugin.dense());
+    } else {
+        app.add_plugins(plugin);
+    }
+    let asleep = (Dozer::default(), Brain::new(&DOZERS), Ears::default());
+    let e = (app.world_mut().spawn((asleep, TickRate::ON_WAKE))).id();
+    let other = (app.world_mut())
+        .spawn((Dozer::default(), Brain::new(&DOZERS), Ears::default()))
+        .id();
+    for _ in 0..3 {
+        app.update();
+    }
+    let ticks = |app: &App, e: Entity| app.world().get::<Dozer>(e).unwrap().dts.len();
+    assert_eq!((ticks(&app, e), ticks(&app, other)), (0, 3));
+    for d in [e, other] {
+        let mut ears = app.world_mut().get_mut::<Ears>(d).unwrap();
+        ears.set(Noise::BANG, 0, Some(10.0)).unwrap();
+    }
+    app.update();
+    assert_eq!((ticks(&app, e), ticks(&app, other)), (1, 4));
+    for d in [e, other] {
+        let brain = app.world().get::<Brain<DozerMemory>>(d).unwrap();
+        assert_eq!(brain.running_decider(), Some("STARTLED"), "{d}");
+    }
+}
+
+#[test]
+fn a_brain_whose_rate_is_taken_away_ticks_every_run_from_its_own_last_tick() {
+    rate_taken_away(false);
+}
+
+#[test]
+fn dense_ticking_gives_a_brain_whose_rate_is_taken_away_its_own_dt() {
+    rate_taken_away(true);
+}
+
+/// A dozer ticking every third run loses its rate two runs after a tick,
+/// woken as well: among brains that tick in every run, its next tick gets
+/// the time since its own last one, and it is no longer due after it.
+fn rate_taken_away(dense: bool) {
+    let mut app = app();
+    let plugin = BrainPlugin::new(&DOZERS).in_schedule(Update);
+    if dense {
+        app.add_plugins(plugin.dense());
+    } else {
+        app.add_plugins(plugin);
+    }
+    let every_third = TickRate::new(Rate::Every(3)).unwrap();
+    let e = (app.world_mut())
+        .spawn((Dozer::default(), Brain::new(&DOZERS), every_third))
+        .id();
+    let others: Vec<Entity> = (0..3)
+        .map(|_| {
+            let dozer = (Dozer::default(), Brain::new(&DOZERS));
+            app.world_mut().spawn(dozer).id()
+        })
+        .collect();
+    let dts = |app: &App, e: Entity| app.world().get::<Dozer>(e).unwrap().dts.clone();
+    // Up to its first tick, then one run more: it waits for its turn.
+    while dts(&app, e).is_empty() {
+        app.update();
+    }
+    app.update();
+    assert_eq!(dts(&app, e).len(), 1, "every third run");
+    let mut brains = app.world_mut().entity_mut(e);
+    brains.remove::<TickRate>();
+    brains.get_mut::<Brain<DozerMemory>>().unwrap().wake();
+    app.update();
+    let frame = (1.0 / crate::common::FPS) as f32;
+    let after = dts(&app, e);
+    assert_eq!(after.len(), 2, "{after:?}");
+    assert!((after[1] - 2.0 * frame).abs() < 1e-4, "{after:?}");
+    let brain = app.world().get::<Brain<DozerMemory>>(e).unwrap();
+    assert!(!brain.is_due());
+    assert_eq!(brain.last_ticked_at(), Some(clock(&app).0));
+    app.update();
+    let after = dts(&app, e);
+    assert!((after[2] - frame).abs() < 1e-4, "every run now: {after:?}");
+    for o in others {
+        let dts = dts(&app, o);
+        // The first run's clock has not moved yet.
+        assert!(dts.len() >= 4, "{dts:?}");
+        assert!(
+            dts[1..].iter().all(|dt| (dt - frame).abs() < 1e-4),
+            "{dts:?}"
+        );
+    }
+}

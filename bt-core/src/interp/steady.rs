@@ -535,12 +535,13 @@ fn visited_to<A: 'static, const L: usize, const S: usize, const N: usize>(
     visited + k as u32 + 1
 }
 
-/// What ends every tick with a shared state: the group-role lobbies swept.
+/// What ends every tick with a shared state: the group-role lobbies swept
+/// (none to sweep in a tree without group roles).
 #[inline(always)]
 pub(super) fn sweep<A: 'static, const L: usize, const S: usize, const N: usize>(
     mem: &mut AgentMemory<A, L, S, N>,
 ) {
-    if mem.shared.is_some() {
+    if mem.tree.shape.roles > 0 && mem.shared.is_some() {
         mem.sweep_roles();
     }
 }

@@ -1,0 +1,244 @@
+//! The chunked tick system ([`BrainPlugin::dense`](crate::BrainPlugin::dense)):
+//! the brains of a tree without shared state ticked table chunk by table
+//! chunk, over plain slices.
+//!
+//! A chunk in which every brain ticks (no [`TickRate`], no senses, no
+//! budget's cut, one tree) takes the short loop, [`tick_every`], which
+//! asks no brain whether it is due; any other takes [`tick_planned`],
+//! which asks the run's plan about each brain. Both fetch the memories of
+//! the next few brains while one ticks.
+
+use bevy_ecs::change_detection::ContiguousMut;
+use bevy_ecs::entity::{Entities, Entity};
+use bevy_ecs::message::MessageWriter;
+use bevy_ecs::prelude::*;
+use bevy_ecs::query::ContiguousQueryData;
+use bevy_ecs::system::{InMut, SystemChangeTick};
+use bevy_time::Time;
+use bt_core::TickReport;
+
+use super::tick::{
+    RecorderParam, Tally, Totals, Untraced, Watched, end_run, every, keep, key, plain, plan_run,
+    recorder_of, tick_after, tick_one,
+};
+use super::{ActionMessage, BrainShared, BrainStats};
+use crate::adapter::{Input, TreeMemory};
+use crate::agent::{BrainAgent, DenseAgent};
+use crate::brain::{Brain, Decisions, SenseSource, agent_id};
+use crate::rate::{Cut, Plan, TickRate};
+
+/// The query of the chunked tick: as [`TickData`](super::tick::TickData),
+/// but `Decisions` and [`TickRate`] with write access (never used: the tick
+/// only reads them). bevy_ecs 0.20.1's parallel chunk fetch of a read-only
+/// component checks the chunk's length against the whole table's in debug
+/// builds, and fails for every chunk but a table's only one; the mutable
+/// fetch has no such check.
+type DenseData<M, Se> = (
+    Entity,
+    &'static mut Brain<M>,
+    Option<&'static mut Decisions>,
+    Option<&'static mut Se>,
+    <<M as TreeMemory>::Agent as BrainAgent>::Data,
+    Option<&'static mut TickRate>,
+);
+
+/// One table chunk of [`DenseData`].
+type Chunk<'w, 's, M, Se> = <DenseData<M, Se> as ContiguousQueryData>::Contiguous<'w, 's>;
+
+/// The agents' components of one table chunk.
+type AgentChunk<'w, 's, M> =
+    <<<M as TreeMemory>::Agent as BrainAgent>::Data as ContiguousQueryData>::Contiguous<'w, 's>;
+
+/// How many brains ahead the chunked tick fetches memories.
+const AHEAD: usize = 4;
+
+/// [`tick_brains`](super::tick::tick_brains) over whole table chunks where
+/// the query is dense (every component in tables), entity by entity where
+/// it is not.
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
+    InMut(k): InMut<usize>,
+    time: Res<Time>,
+    ticks: SystemChangeTick,
+    mut shared: ResMut<BrainShared<M>>,
+    mut stats: ResMut<BrainStats<M>>,
+    mut brains: Query<DenseData<M, Se>, Untraced>,
+    mut watched: Watched<M, Se>,
+    mut recorder: RecorderParam<M>,
+    entities: &Entities,
+    mut actions: MessageWriter<ActionMessage<M>>,
+) where
+    M::Agent: DenseAgent,
+{
+    let k = *k;
+    let shared = shared.bypass_change_detection();
+    let tree = shared.crowds[k].tree();
+    let mixed = shared.crowds.len() > 1;
+    let (plan, figures) = plan_run(&time, &ticks, &mut shared.crowds[k], |r, since| {
+        let own = move |brain: &Brain<M>| !mixed || std::ptr::eq(brain.memory.tree(), tree);
+        let a = (brains.iter_mut().filter(move |i| own(&i.1)))
+            .map(move |i| key((r, since), i.0, &i.1, i.3.as_ref(), i.5.as_deref()));
+        let b = (watched.iter_mut().filter(move |i| own(&i.0.1)))
+            .map(move |(i, ..)| key((r, since), i.0, &i.1, i.3.as_ref(), i.5));
+        a.chain(b)
+    });
+    let totals = Totals::default();
+    // Every brain of the crowd is due and ticks: no budget cuts the run.
+    let all = !mixed && plan.cut == Cut::All;
+    match brains.contiguous_par_iter_mut() {
+        Ok(chunks) => chunks.for_each_init(
+            || Tally::new(&totals),
+            |tally, chunk: Chunk<'_, '_, M, Se>| match chunk {
+                (ids, brains, decisions, None, mut data, None) if all => {
+                    tick_every::<M>(plan, tally, ids, brains, decisions, &mut data);
+                }
+                chunk => tick_planned::<M, Se>(plan, tree, mixed, tally, chunk),
+            },
+        ),
+        Err(_) => brains.par_iter_mut().for_each_init(
+            || Tally::new(&totals),
+            |tally, (entity, mut brain, decisions, mut senses, mut data, rate)| {
+                if mixed && !std::ptr::eq(brain.memory.tree(), tree) {
+                    return;
+                }
+                let decision = decisions.map_or(0, |d| d.0);
+                let senses = senses.as_mut();
+                let r = tick_one::<M, Se>(
+                    plan,
+                    rate.as_deref(),
+                    entity,
+                    &mut brain,
+                    decision,
+                    senses,
+                    &mut data,
+                    plain::<M>,
+                );
+                if let Some(r) = r {
+                    tally.add(&r);
+                }
+            },
+        ),
+    }
+    let mut recorder = recorder_of(&mut recorder, tree);
+    tick_after::<M, Se>(plan, &mut watched, &mut recorder, &totals, tree, mixed);
+    end_run(
+        k,
+        &totals,
+        figures,
+        recorder,
+        shared,
+        &mut stats,
+        entities,
+        &mut actions,
+    );
+}
+
+/// Ticks every brain of a chunk of the crowd's own brains, none with a
+/// [`TickRate`] or senses, in a run that cuts none: each is due and ticks
+/// with the time since its own last tick, as [`Plan::go`] would give it.
+#[inline(always)]
+fn tick_every<M: TreeMemory>(
+    plan: Plan,
+    tally: &mut Tally<'_>,
+    ids: &[Entity],
+    brains: ContiguousMut<'_, Brain<M>>,
+    decisions: Option<ContiguousMut<'_, Decisions>>,
+    data: &mut AgentChunk<'_, '_, M>,
+) where
+    M::Agent: DenseAgent,
+{
+    let (brains, mut ticks) = ContiguousMut::bypass_change_detection_split(brains);
+    let this_run = ticks.this_run();
+    let changed = ticks.changed_mut();
+    let decisions: &[Decisions] =
+        decisions.map_or(&[], |d| ContiguousMut::bypass_change_detection_split(d).0);
+    let n = brains.len().min(ids.len()).min(changed.len());
+    for i in 0..n {
+        ahead(brains, i);
+        let b = &mut brains[i];
+        let input = Input {
+            now: plan.now,
+            dt: every(plan, &mut b.turn),
+            agent: agent_id(ids[i]),
+            decision: decisions.get(i).map_or(0, |d| d.0),
+            stimuli: 0,
+        };
+        let result =
+            <M::Agent as DenseAgent>::with_agent_at(data, i, |agent| b.memory.tick(agent, &input));
+        tally.add(&result);
+        let moved = result.as_ref().map_or(true, TickReport::changed);
+        keep(&mut b.last, result);
+        if moved {
+            changed[i] = this_run;
+        }
+    }
+}
+
+/// Ticks the brains of `tree` in a chunk that the run's plan decides brain
+/// by brain: rates, senses, a budget's cut, or other trees' brains.
+#[inline(never)]
+fn tick_planned<M: TreeMemory, Se: SenseSource>(
+    plan: Plan,
+    tree: &'static M::Tree,
+    mixed: bool,
+    tally: &mut Tally<'_>,
+    (ids, mut brains, mut decisions, mut senses, mut data, rates): Chunk<'_, '_, M, Se>,
+) where
+    M::Agent: DenseAgent,
+{
+    for (i, id) in ids.iter().enumerate() {
+        ahead(&brains, i);
+        if mixed && !std::ptr::eq(brains[i].memory.tree(), tree) {
+            continue;
+        }
+        let agent = agent_id(*id);
+        let sensed = senses.as_ref().is_some_and(|s| {
+            let (last, this) = (plan.senses_since, s.this_run_tick());
+            s.changed_ticks_slice()[i].is_newer_than(last, this)
+                && !s.added_ticks_slice()[i].is_newer_than(last, this)
+        });
+        let turn = &mut brains.bypass_change_detection()[i].turn;
+        let rate = rates.as_ref().map(|r| &r[i]);
+        let Some(dt) = plan.go(turn, rate, agent, sensed) else {
+            continue;
+        };
+        let input = Input {
+            now: plan.now,
+            dt,
+            agent,
+            decision: decisions
+                .as_mut()
+                .map_or(0, |d| d.bypass_change_detection()[i].0),
+            stimuli: senses.as_mut().map_or(0, |s| {
+                let this_run = s.this_run_tick();
+                s.changed_ticks_slice_mut()[i] = this_run;
+                s.bypass_change_detection()[i].update_bits(dt)
+            }),
+        };
+        let b = &mut brains.bypass_change_detection()[i];
+        let result = <M::Agent as DenseAgent>::with_agent_at(&mut data, i, |agent| {
+            b.memory.tick(agent, &input)
+        });
+        tally.add(&result);
+        let changed = result.as_ref().map_or(true, TickReport::changed);
+        keep(&mut b.last, result);
+        if changed {
+            let this_run = brains.this_run_tick();
+            brains.changed_ticks_slice_mut()[i] = this_run;
+        }
+    }
+}
+
+/// Starts fetching the memories of the brains a few ahead of brain `i`.
+/// The chunk's slices are read front to back, yet the hint pays here:
+/// without it, the chunked W1 tick took about 6 % more wall time (bt-core's
+/// `tick_all` gains nothing from it).
+#[inline(always)]
+fn ahead<M: TreeMemory>(brains: &[Brain<M>], i: usize) {
+    if let Some(next) = brains.get(i + AHEAD) {
+        next.memory.prefetch();
+    }
+    if let Some(soon) = brains.get(i + AHEAD / 2) {
+        soon.memory.prefetch_leaf_block();
+    }
+}
