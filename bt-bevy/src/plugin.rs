@@ -6,6 +6,7 @@
 mod actions;
 mod crowd;
 mod ordered;
+mod par_ordered;
 mod tick;
 
 use std::marker::PhantomData;
@@ -81,6 +82,9 @@ pub struct BrainPlugin<M: TreeMemory, Se = NoSenses> {
     action_capacity: usize,
     /// The crowd's budget of brains ticked per run.
     budget: Option<u32>,
+    /// From how many brains a run of a tree with shared state ticks them
+    /// on every thread ([`parallel_from`](Self::parallel_from)).
+    parallel_from: u32,
     /// Adds the chunked tick system ([`BrainPlugin::dense`]) for `Se`.
     dense: Option<AddSystem>,
     /// `dense` was asked for, then the senses changed.
@@ -119,6 +123,7 @@ where
             schedule: FixedUpdate.intern(),
             action_capacity: 8192,
             budget: None,
+            parallel_from: par_ordered::PARALLEL_FROM,
             dense: None,
             lost_dense: false,
             #[cfg(feature = "viewer")]
@@ -153,6 +158,7 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
             schedule: self.schedule,
             action_capacity: self.action_capacity,
             budget: self.budget,
+            parallel_from: self.parallel_from,
             dense: None,
             lost_dense: self.lost_dense || self.dense.is_some(),
             #[cfg(feature = "viewer")]
@@ -188,6 +194,22 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
         self
     }
 
+    /// For a tree with shared state (a gate, a global cooldown, a group
+    /// role or a deferred action): the fewest brains a run must tick for
+    /// them to tick on every thread of Bevy's compute task pool, 512 by
+    /// default; with fewer, or a pool of one thread, they tick one after
+    /// the other on the system's thread. `0`: whenever the pool has more
+    /// than one thread; `u32::MAX`: never. The brains a run ticks are the
+    /// crowd's brains, or under a [`budget`](Self::budget) those the budget
+    /// lets tick. Either way the decisions are the same (see the crate's
+    /// "Order"); below a few hundred brains, handing them to the pool's
+    /// threads costs more than it saves. A tree without shared state always
+    /// ticks on every thread, and ignores this.
+    pub fn parallel_from(mut self, brains: u32) -> Self {
+        self.parallel_from = brains;
+        self
+    }
+
     /// Takes the brains' stimuli from the component `S2` (usually a
     /// [`Senses`](crate::Senses)), aged by each tick's `dt`.
     ///
@@ -199,6 +221,7 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
             schedule: self.schedule,
             action_capacity: self.action_capacity,
             budget: self.budget,
+            parallel_from: self.parallel_from,
             dense: None,
             lost_dense: self.lost_dense || self.dense.is_some(),
             #[cfg(feature = "viewer")]
@@ -292,6 +315,7 @@ where
         };
         let mut crowd = Crowd::new(tree, M::new_shared(tree, capacity), clock_of(self.schedule));
         crowd.set_budget(self.budget);
+        crowd.parallel_from = self.parallel_from;
         let world = app.world_mut();
         let k = match world.get_resource_mut::<BrainShared<M>>() {
             Some(mut shared) => {

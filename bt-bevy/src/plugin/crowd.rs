@@ -49,6 +49,9 @@ pub struct Crowd<M: TreeMemory> {
     pub(crate) landed: u64,
     /// The most brains a run ticks (`None`: every due brain).
     pub(crate) budget: Option<u32>,
+    /// From how many brains a run of a tree with shared state ticks them
+    /// in two phases.
+    pub(crate) parallel_from: u32,
     /// Room for a run's due brains, `(due since, agent id)`, under a budget.
     pub(crate) due: Vec<(u64, u32)>,
     /// The last run's schedule figures.
@@ -159,6 +162,7 @@ impl<M: TreeMemory> Crowd<M> {
             runs: 0,
             landed: 0,
             budget: None,
+            parallel_from: super::par_ordered::PARALLEL_FROM,
             due: Vec::new(),
             frame: RunFigures::default(),
             _m: PhantomData,

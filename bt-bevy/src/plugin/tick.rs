@@ -248,7 +248,7 @@ pub(super) fn plan_run<M: TreeMemory, I: Iterator<Item = (Option<u64>, u32)>>(
 /// Whether the game changed a brain's senses since the last run (not
 /// counting their arrival with the entity): that wakes the brain.
 #[inline]
-fn sensed<Se: SenseSource>(senses: &Mut<Se>) -> bool {
+pub(super) fn sensed<Se: SenseSource>(senses: &Mut<Se>) -> bool {
     senses.is_changed() && !senses.is_added()
 }
 
