@@ -51,13 +51,17 @@ type AddSystem = fn(&mut App, Interned<dyn ScheduleLabel>, usize);
 /// `.after(BrainSystems::Tick)`.
 ///
 /// The brains of a tree with shared state (a gate, a global cooldown, a
-/// group role or a deferred action) tick one after the other in the order
-/// of their entities' indexes, their agent ids, as bt-core's `tick_all`
-/// ticks a crowd: who gets through a gate depends on who ticked before, so
-/// the same app makes the same decisions in every run. The brains of any
-/// other tree tick in parallel over Bevy's query: each decides on its own
-/// entity alone, so the order changes nothing. Either way, debugging
-/// ([`DebugBrain`](crate::DebugBrain)) and recording change no decision.
+/// group role or a deferred action) make the decisions of ticking one after
+/// the other in the order of their entities' indexes, their agent ids, as
+/// bt-core's `tick_all` ticks a crowd: who gets through a gate depends on
+/// who ticked before, so the same app makes the same decisions in every
+/// run. From [`parallel_from`](Self::parallel_from) brains on they tick on
+/// every thread of Bevy's compute task pool with those decisions (see
+/// "Order" in the [crate's documentation](crate#what-the-plugin-adds)).
+/// The brains of any other tree tick in parallel over Bevy's query: each
+/// decides on its own entity alone, so the order changes nothing. Either
+/// way, debugging ([`DebugBrain`](crate::DebugBrain)) and recording change
+/// no decision.
 ///
 /// It needs `bevy_time`'s `TimePlugin` and, for the thread pool of the
 /// parallel tick, `bevy_app`'s `TaskPoolPlugin`: with bt-bevy's own
@@ -201,10 +205,11 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
     /// the other on the system's thread. `0`: whenever the pool has more
     /// than one thread; `u32::MAX`: never. The brains a run ticks are the
     /// crowd's brains, or under a [`budget`](Self::budget) those the budget
-    /// lets tick. Either way the decisions are the same (see the crate's
-    /// "Order"); below a few hundred brains, handing them to the pool's
-    /// threads costs more than it saves. A tree without shared state always
-    /// ticks on every thread, and ignores this.
+    /// lets tick. Either way the decisions are the same (see "Order" in the
+    /// [crate's documentation](crate#what-the-plugin-adds)); below a few
+    /// hundred brains, handing them to the pool's threads costs more than
+    /// it saves. A tree without shared state always ticks on every thread,
+    /// and ignores this.
     pub fn parallel_from(mut self, brains: u32) -> Self {
         self.parallel_from = brains;
         self
