@@ -11,6 +11,7 @@ use bt_core::{
     ActionRequest, AgentMemory, DumpView, Outcome, Stimuli, TickError, TickInput, TickReport,
     Ticket, TraceRecorder, Tree, TreeShared,
 };
+pub(crate) use bt_core::{Resume, UntilShared};
 
 /// What this crate needs from an agent memory: implemented for every
 /// [`bt_core::AgentMemory`], so [`Brain<M>`](crate::Brain) and
@@ -72,6 +73,17 @@ pub trait TreeMemory: Send + Sync + Sized + 'static {
     /// One tick.
     #[doc(hidden)]
     fn tick(&mut self, agent: &mut Self::Agent, input: &Input) -> Result<TickReport, TickError>;
+
+    /// One tick up to its first step that could read or write the crowd's
+    /// shared state (see [`bt_core::tick_until_shared`]): finished, or
+    /// stopped there, having changed nothing shared.
+    #[doc(hidden)]
+    fn tick_until_shared(&mut self, agent: &mut Self::Agent, input: &Input) -> UntilShared;
+
+    /// Goes on with a tick [`tick_until_shared`](Self::tick_until_shared)
+    /// stopped, and returns what [`tick`](Self::tick) would have.
+    #[doc(hidden)]
+    fn resume(&mut self, agent: &mut Self::Agent, at: Resume) -> Result<TickReport, TickError>;
 
     /// One tick, its decision trace appended to `trace`.
     #[doc(hidden)]
@@ -234,6 +246,17 @@ where
     fn tick(&mut self, agent: &mut A, input: &Input) -> Result<TickReport, TickError> {
         let tree = AgentMemory::tree(self);
         bt_core::tick(tree, agent, self, &input.bt())
+    }
+
+    #[inline(always)]
+    fn tick_until_shared(&mut self, agent: &mut A, input: &Input) -> UntilShared {
+        let tree = AgentMemory::tree(self);
+        bt_core::tick_until_shared(tree, agent, self, &input.bt())
+    }
+
+    fn resume(&mut self, agent: &mut A, at: Resume) -> Result<TickReport, TickError> {
+        let tree = AgentMemory::tree(self);
+        bt_core::resume_tick(tree, agent, self, at)
     }
 
     fn tick_traced(

@@ -68,6 +68,13 @@ pub trait BrainAgent: Sized + 'static {
 
     /// Runs `tick` on the agent made from one entity's `data`, and writes
     /// back what it changed.
+    ///
+    /// In a tree with shared state ticked on several threads (see
+    /// [`BrainPlugin::parallel_from`](crate::BrainPlugin::parallel_from)),
+    /// a tick that stops at its first step on the shared state goes on in a
+    /// second call, later in the same run: the agent the second call makes
+    /// must be the one the first wrote back, as it is when `with_agent`
+    /// copies in and writes back the same values.
     fn with_agent<R>(
         data: &mut <Self::Data as QueryData>::Item<'_, '_>,
         tick: impl FnOnce(&mut Self) -> R,

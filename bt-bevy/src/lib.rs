@@ -3,10 +3,11 @@
 //! Each entity with a [`Brain`] is an agent: the plugin ticks every brain
 //! once per run of its schedule, with the time from Bevy's clock, decision
 //! flags from a [`Decisions`] component and stimuli from a [`Senses`]
-//! component: in parallel over Bevy's query, or, for a tree whose brains
-//! share state (gates, cooldowns, roles, deferred actions), one after the
-//! other in entity order, so that the same app makes the same decisions in
-//! every run. Behaviors read and write the entity's own components;
+//! component, in parallel over Bevy's query. A tree whose brains share
+//! state (gates, cooldowns, roles, deferred actions) ticks on every thread
+//! too, with the decisions of ticking its brains one after the other in
+//! entity order, so that the same app makes the same decisions in every
+//! run. Behaviors read and write the entity's own components;
 //! deferred actions leave as messages and their outcomes come back as
 //! messages.
 //!
@@ -86,14 +87,30 @@
 //! [`BrainStats`].
 //!
 //! - **Order.** The brains of a tree with shared state (a gate, a global
-//!   cooldown, a group role or a deferred action) tick one after the other
-//!   in the order of their entities' indexes, their agent ids, as bt-core's
-//!   `tick_all` ticks a crowd in index order: who gets through a gate
-//!   depends on who ticked before, so no parallel order would make the same
-//!   decisions twice. The brains of any other tree tick in parallel: each
-//!   decides on its own entity alone. Either way the same app makes the
-//!   same decisions in every run, and debugging or recording a brain
-//!   changes none of them.
+//!   cooldown, a group role or a deferred action) make the decisions of
+//!   ticking one after the other in the order of their entities' indexes,
+//!   their agent ids, as bt-core's `tick_all` ticks a crowd in index order:
+//!   who gets through a gate depends on who ticked before. They tick on
+//!   every thread of Bevy's compute task pool all the same, as bt-core's
+//!   `par_tick_all` does, when the pool has more than one thread and a run
+//!   ticks at least [`BrainPlugin::parallel_from`] brains (512 unless told
+//!   otherwise; fewer tick one after the other on the system's thread):
+//!   each brain's tick runs in parallel up to its first step that could
+//!   read or write the shared state, and the stopped ticks then go on one
+//!   after the other in entity order, where the traced and recorded brains
+//!   tick whole, in their place. The decisions, the reports, the shared
+//!   state, the tickets and the action messages are those of the serial
+//!   order. The threads help as much as the ticks stay away from the shared
+//!   state: most ticks of a running crowd never reach it, but a gate that
+//!   stays full turns its waiting brains away on every tick, one thread at
+//!   a time. A callback that panics stops the run at its brain, as in the
+//!   serial order, and the panic goes on to the caller: the brains before
+//!   it finish their ticks; brains after it may have ticked, wholly or up
+//!   to their first shared step, but none twice, and none of them took
+//!   anything in the shared state. The brains of any other tree tick in
+//!   parallel: each decides on its own entity alone. Either way the same
+//!   app makes the same decisions in every run, and debugging or recording
+//!   a brain changes none of them.
 //!
 //! - **Brains.** [`Brain::new(&TREE)`](Brain::new) is a component holding the
 //!   entity's `AgentMemory`. When it lands on an entity it is bound to the
@@ -468,13 +485,18 @@
 //! run that no budget cuts, ticks without the test of whether it is due;
 //! a plugin without senses leaves them out of its query. A Bevy app also
 //! pays for its frame (the schedule, its executor and the hand-offs
-//! between threads), brains or not.
+//! between threads), brains or not. A tree with shared state ticked on
+//! several threads pays, for each tick that stops at its first shared
+//! step, a second look-up of its entity and a second visit of its memory
+//! (out of the cache again in a large crowd), on one thread; the
+//! `w1_shared` benchmark measures it against the serial order.
 //!
 //! The measured figures, instructions and CPU time per agent-tick on the
 //! W1 creature crowd (10 000 entities) for each of these ways, are in the
 //! repository's `bt-bench/README.md`, section "The Bevy plugin (bt-bevy)",
 //! with the commands that gave them (the crate's `w1` benchmark, `cargo
-//! bench -p bt-bevy --bench w1`) and their date.
+//! bench -p bt-bevy --bench w1`, and for a tree with shared state its
+//! `w1_shared` benchmark) and their date.
 //!
 //! # Debugging
 //!

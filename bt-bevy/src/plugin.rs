@@ -7,6 +7,7 @@ mod actions;
 mod crowd;
 mod dense;
 mod ordered;
+mod par_ordered;
 mod tick;
 
 use std::any::TypeId;
@@ -53,13 +54,17 @@ type AddSystem = fn(&mut App, Interned<dyn ScheduleLabel>, usize);
 /// `.after(BrainSystems::Tick)`.
 ///
 /// The brains of a tree with shared state (a gate, a global cooldown, a
-/// group role or a deferred action) tick one after the other in the order
-/// of their entities' indexes, their agent ids, as bt-core's `tick_all`
-/// ticks a crowd: who gets through a gate depends on who ticked before, so
-/// the same app makes the same decisions in every run. The brains of any
-/// other tree tick in parallel over Bevy's query: each decides on its own
-/// entity alone, so the order changes nothing. Either way, debugging
-/// ([`DebugBrain`](crate::DebugBrain)) and recording change no decision.
+/// group role or a deferred action) make the decisions of ticking one after
+/// the other in the order of their entities' indexes, their agent ids, as
+/// bt-core's `tick_all` ticks a crowd: who gets through a gate depends on
+/// who ticked before, so the same app makes the same decisions in every
+/// run. From [`parallel_from`](Self::parallel_from) brains on they tick on
+/// every thread of Bevy's compute task pool with those decisions (see
+/// "Order" in the [crate's documentation](crate#what-the-plugin-adds)).
+/// The brains of any other tree tick in parallel over Bevy's query: each
+/// decides on its own entity alone, so the order changes nothing. Either
+/// way, debugging ([`DebugBrain`](crate::DebugBrain)) and recording change
+/// no decision.
 ///
 /// It needs `bevy_time`'s `TimePlugin` and, for the thread pool of the
 /// parallel tick, `bevy_app`'s `TaskPoolPlugin`: with bt-bevy's own
@@ -84,6 +89,9 @@ pub struct BrainPlugin<M: TreeMemory, Se = NoSenses> {
     action_capacity: usize,
     /// The crowd's budget of brains ticked per run.
     budget: Option<u32>,
+    /// From how many brains a run of a tree with shared state ticks them
+    /// on every thread ([`parallel_from`](Self::parallel_from)).
+    parallel_from: u32,
     /// Adds the chunked tick system ([`BrainPlugin::dense`]) for `Se`.
     dense: Option<AddSystem>,
     /// `dense` was asked for, then the senses changed.
@@ -122,6 +130,7 @@ where
             schedule: FixedUpdate.intern(),
             action_capacity: 8192,
             budget: None,
+            parallel_from: par_ordered::PARALLEL_FROM,
             dense: None,
             lost_dense: false,
             #[cfg(feature = "viewer")]
@@ -156,6 +165,7 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
             schedule: self.schedule,
             action_capacity: self.action_capacity,
             budget: self.budget,
+            parallel_from: self.parallel_from,
             dense: None,
             lost_dense: self.lost_dense || self.dense.is_some(),
             #[cfg(feature = "viewer")]
@@ -191,6 +201,23 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
         self
     }
 
+    /// For a tree with shared state (a gate, a global cooldown, a group
+    /// role or a deferred action): the fewest brains a run must tick for
+    /// them to tick on every thread of Bevy's compute task pool, 512 by
+    /// default; with fewer, or a pool of one thread, they tick one after
+    /// the other on the system's thread. `0`: whenever the pool has more
+    /// than one thread; `u32::MAX`: never. The brains a run ticks are the
+    /// crowd's brains, or under a [`budget`](Self::budget) those the budget
+    /// lets tick. Either way the decisions are the same (see "Order" in the
+    /// [crate's documentation](crate#what-the-plugin-adds)); below a few
+    /// hundred brains, handing them to the pool's threads costs more than
+    /// it saves. A tree without shared state always ticks on every thread,
+    /// and ignores this.
+    pub fn parallel_from(mut self, brains: u32) -> Self {
+        self.parallel_from = brains;
+        self
+    }
+
     /// Takes the brains' stimuli from the component `S2` (usually a
     /// [`Senses`](crate::Senses)), aged by each tick's `dt`.
     ///
@@ -202,6 +229,7 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
             schedule: self.schedule,
             action_capacity: self.action_capacity,
             budget: self.budget,
+            parallel_from: self.parallel_from,
             dense: None,
             lost_dense: self.lost_dense || self.dense.is_some(),
             #[cfg(feature = "viewer")]
@@ -295,6 +323,7 @@ where
         };
         let mut crowd = Crowd::new(tree, M::new_shared(tree, capacity), clock_of(self.schedule));
         crowd.set_budget(self.budget);
+        crowd.parallel_from = self.parallel_from;
         let world = app.world_mut();
         let k = match world.get_resource_mut::<BrainShared<M>>() {
             Some(mut shared) => {

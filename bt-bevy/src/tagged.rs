@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use bt_core::{DumpView, Outcome, TickError, TickReport, Ticket, TraceRecorder, TreeShared};
 
-use crate::adapter::{Input, TreeMemory};
+use crate::adapter::{Input, Resume, TreeMemory, UntilShared};
 
 /// The memory `M` of a tree told apart from other trees of the same memory
 /// type by the tag type `T`: [`Brain<Tagged<M, T>>`](crate::Brain),
@@ -121,6 +121,15 @@ impl<M: TreeMemory, T: 'static> TreeMemory for Tagged<M, T> {
     #[inline(always)]
     fn tick(&mut self, agent: &mut Self::Agent, input: &Input) -> Result<TickReport, TickError> {
         self.memory.tick(agent, input)
+    }
+
+    #[inline(always)]
+    fn tick_until_shared(&mut self, agent: &mut Self::Agent, input: &Input) -> UntilShared {
+        self.memory.tick_until_shared(agent, input)
+    }
+
+    fn resume(&mut self, agent: &mut Self::Agent, at: Resume) -> Result<TickReport, TickError> {
+        self.memory.resume(agent, at)
     }
 
     fn tick_traced(

@@ -28,8 +28,6 @@ use core::fmt;
 mod event;
 mod jump;
 pub(crate) mod log;
-#[cfg(feature = "rayon")]
-#[cfg(feature = "rayon")]
 mod pause;
 mod policy;
 mod precondition;
@@ -43,9 +41,9 @@ mod walk;
 pub use event::{Event, NoTrace, NodeRef, Rejection, Tracer, WalkStop, Why, write_event};
 pub use report::TickReport;
 
+pub use pause::{Resume, UntilShared, resume_tick, tick_until_shared};
 #[cfg(feature = "rayon")]
-#[cfg(feature = "rayon")]
-pub(crate) use pause::{Resume, resume, tick_until_shared};
+pub(crate) use pause::{member_until_shared, resume_member};
 use quick::Counts;
 use run::Run;
 pub(crate) use shared::{pending_agents, pending_under};

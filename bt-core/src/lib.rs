@@ -253,6 +253,8 @@ pub use interp::{
     Event, NoTrace, NodeRef, Rejection, TickError, TickReport, Tracer, WalkStop, Why,
     deactivate_all, tick, tick_traced, write_event,
 };
+#[doc(hidden)]
+pub use interp::{Resume, UntilShared, resume_tick, tick_until_shared};
 #[cfg(feature = "serde")]
 pub use memory::shared::AdoptError;
 pub use memory::shared::{ActionOp, ActionRequest, Outcome, Ticket, TreeShared};

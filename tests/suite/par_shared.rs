@@ -8,8 +8,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bt_core::{
-    CrowdReport, Has, ItemIdx, TickInput, TraceRecorder, TreeShared, behavior, decider, group,
-    par_tick_all, tick_all, tick_traced, tree,
+    CrowdReport, Has, ItemIdx, TickInput, TraceRecorder, TreeShared, UntilShared, behavior,
+    decider, group, par_tick_all, resume_tick, tick, tick_all, tick_traced, tick_until_shared,
+    tree,
 };
 
 bitflags::bitflags! {
@@ -268,6 +269,56 @@ const GATED: usize = if cfg!(miri) { 40 } else { 600 };
 fn a_small_shared_crowd_ticks_out_of_order_as_tick_all_would() {
     let out_of_order = compare(if cfg!(miri) { 40 } else { 300 }, 4, 11);
     assert!(out_of_order > 0);
+}
+
+/// The two halves a crate that ticks a crowd in its own way uses: every
+/// agent's tick up to its first shared step (here in reverse index order,
+/// as threads may take them), then the stopped ones gone on with in index
+/// order, give each agent the report of `tick` in index order, and the
+/// same agents, paths and shared state.
+#[test]
+fn ticks_stopped_at_the_shared_state_and_resumed_in_order_equal_ticks_in_order() {
+    let n = if cfg!(miri) { 40 } else { 300 };
+    let mut serial = Crowd::new(n, 7);
+    let mut paused = Crowd::new(n, 7);
+    let (mut stopped, mut finished) = (0, 0);
+    for t in 0..if cfg!(miri) { 4 } else { 30 } {
+        let input = input(t);
+        let ticked: Vec<_> = (0..n)
+            .map(|i| {
+                let (ant, memory) = (&mut serial.ants[i], &mut serial.memories[i]);
+                let at = input(i, ant).with_agent(i as u32);
+                tick(&ANTS, ant, memory, &at)
+            })
+            .collect();
+        let mut halves = vec![None; n];
+        let mut stops = Vec::new();
+        for i in (0..n).rev() {
+            let (ant, memory) = (&mut paused.ants[i], &mut paused.memories[i]);
+            let at = input(i, ant).with_agent(i as u32);
+            match tick_until_shared(&ANTS, ant, memory, &at) {
+                UntilShared::Finished(report) => halves[i] = Some(report),
+                UntilShared::Stopped(at) => stops.push((i, at)),
+            }
+        }
+        stopped += stops.len();
+        finished += n - stops.len();
+        for &(i, at) in stops.iter().rev() {
+            let (ant, memory) = (&mut paused.ants[i], &mut paused.memories[i]);
+            halves[i] = Some(resume_tick(&ANTS, ant, memory, at));
+        }
+        for i in 0..n {
+            assert_eq!(Some(ticked[i]), halves[i], "agent {i}, frame {t}");
+        }
+        let (sa, sp) = (serial.state(), paused.state());
+        assert!(sa.0 == sp.0, "agents, frame {t}");
+        assert_eq!(sa.1, sp.1, "paths, frame {t}");
+        assert_eq!(sa.2, sp.2, "shared, frame {t}");
+    }
+    assert!(
+        stopped > 0 && finished > stopped,
+        "{stopped} stopped, {finished} finished"
+    );
 }
 
 /// Every agent wants the gated group in the same frame: the gate (3)

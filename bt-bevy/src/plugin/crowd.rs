@@ -50,6 +50,9 @@ pub struct Crowd<M: TreeMemory> {
     pub(crate) landed: u64,
     /// The most brains a run ticks (`None`: every due brain).
     pub(crate) budget: Option<u32>,
+    /// From how many brains a run of a tree with shared state ticks them
+    /// in two phases.
+    pub(crate) parallel_from: u32,
     /// Room for a run's due brains, `(due since, order)`, under a budget.
     pub(crate) due: Vec<(u64, u64)>,
     /// The change tick a change to its brains' senses counts from in the
@@ -164,6 +167,7 @@ impl<M: TreeMemory> Crowd<M> {
             runs: 0,
             landed: 0,
             budget: None,
+            parallel_from: super::par_ordered::PARALLEL_FROM,
             due: Vec::new(),
             senses_since: None,
             frame: RunFigures::default(),

@@ -10,6 +10,10 @@
 //! the same order. An entity's components (a [`DebugBrain`](crate::DebugBrain),
 //! a [`Recorded`](crate::Recorded) marker, the game's own) do not move it:
 //! observing a brain changes no decision.
+//!
+//! A run that ticks many brains, with more than one thread in Bevy's
+//! compute task pool, ticks them in two phases instead, with the same
+//! decisions (`par_ordered.rs`).
 
 use bevy_ecs::entity::Entities;
 use bevy_ecs::message::MessageWriter;
@@ -17,6 +21,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::system::{InMut, SystemChangeTick};
 use bevy_time::Time;
 
+use super::par_ordered::{self, Room};
 use super::tick::{
     RecorderParam, Tally, Totals, WatchData, end_run, key, plan_run, recorder_of, tick_watched,
 };
@@ -31,7 +36,9 @@ use crate::brain::SenseSource;
 ///
 /// The crowd keeps its brains' entities in that order, sorted again only
 /// in a run after brains came or went; each run looks each entity up in
-/// the query.
+/// the query. A run that ticks at least the crowd's `parallel_from` brains
+/// on a pool of several threads ticks them in two phases instead
+/// ([`par_ordered`]), with the same results.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(super) fn tick_in_order<M: TreeMemory, Se: SenseSource>(
     InMut(k): InMut<usize>,
@@ -43,6 +50,7 @@ pub(super) fn tick_in_order<M: TreeMemory, Se: SenseSource>(
     mut recorder: RecorderParam<M>,
     entities: &Entities,
     mut actions: MessageWriter<ActionMessage<M>>,
+    mut room: Local<Room>,
 ) where
     M::Agent: BrainAgent,
 {
@@ -63,16 +71,31 @@ pub(super) fn tick_in_order<M: TreeMemory, Se: SenseSource>(
             Some(key((r, since), entity, &brain, senses.as_ref(), rate))
         })
     });
+    let parallel = par_ordered::wanted(crowd.parallel_from, order.len(), figures);
     let mut recorder = recorder_of(&mut recorder, tree);
     let totals = Totals::default();
-    let mut tally = Tally::new(&totals);
-    for &entity in order {
-        if let Ok(item) = brains.get_mut(entity) {
-            tick_watched::<M, Se>(plan, item, &mut recorder, &mut tally);
+    if parallel {
+        shared.crowds[k].members = members;
+        let mixed = shared.crowds.len() > 1;
+        par_ordered::tick_two_phases::<M, Se>(
+            plan,
+            &mut brains,
+            tree,
+            mixed,
+            &mut recorder,
+            &totals,
+            &mut room,
+        );
+    } else {
+        let mut tally = Tally::new(&totals);
+        for &entity in order {
+            if let Ok(item) = brains.get_mut(entity) {
+                tick_watched::<M, Se>(plan, item, &mut recorder, &mut tally);
+            }
         }
+        drop(tally);
+        shared.crowds[k].members = members;
     }
-    drop(tally);
-    shared.crowds[k].members = members;
     end_run(
         k,
         &totals,

@@ -299,7 +299,7 @@ pub(super) fn plan_run<M: TreeMemory, I: Iterator<Item = (Option<u64>, u64)>>(
 /// `since` (the last run, or a load after it), not counting their arrival
 /// with the entity: that wakes the brain.
 #[inline]
-fn sensed<Se: SenseSource>(senses: &Mut<Se>, since: Tick) -> bool {
+pub(super) fn sensed<Se: SenseSource>(senses: &Mut<Se>, since: Tick) -> bool {
     senses.is_changed_after(since) && !senses.is_added_after(since)
 }
 

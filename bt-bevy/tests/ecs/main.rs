@@ -7,6 +7,7 @@ mod critters;
 mod crowd;
 mod debugging;
 mod observing;
+mod par_shared;
 mod pausing;
 #[cfg(feature = "serde")]
 mod persist;

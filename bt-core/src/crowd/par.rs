@@ -25,7 +25,7 @@ use std::sync::{Mutex, TryLockError};
 use std::vec::Vec;
 
 use crate::decl::TickInput;
-use crate::interp::{Resume, resume, tick_until_shared};
+use crate::interp::{Resume, member_until_shared, resume_member};
 use crate::memory::AgentMemory;
 use crate::tree::Tree;
 
@@ -180,7 +180,7 @@ fn work<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
                 at = j;
                 let input = input(base + j, agent).or_agent(base + j);
                 let mut member = Member(report, base + j);
-                if let Some(r) = tick_until_shared(tree, agent, memory, &input, &mut member) {
+                if let Some(r) = member_until_shared(tree, agent, memory, &input, &mut member) {
                     part.stopped.push((j as u32, r));
                 }
             }
@@ -256,7 +256,7 @@ fn settle_part<A: Send + 'static, const L: usize, const S: usize, const N: usize
             let j = j as usize;
             at = j;
             let i = part.base + j;
-            resume(
+            resume_member(
                 tree,
                 &mut part.agents[j],
                 &mut part.memories[j],

@@ -1,7 +1,8 @@
 //! A tick that stops before its first access to the crowd's shared state,
-//! for `par_tick_all`: the part of a tick that reads and writes only the
-//! agent's own data runs on any thread, and the rest, which depends on
-//! every agent ticked before it, goes on later in index order.
+//! for `par_tick_all` and for crates that tick a crowd in their own way
+//! (bt-bevy): the part of a tick that reads and writes only the agent's
+//! own data runs on any thread, and the rest, which depends on every agent
+//! ticked before it, goes on later in index order.
 //!
 //! The steady walk, the quick redecide and the quick steps touch no
 //! shared state (they hand over to the step machine at any gate, cooldown,
@@ -15,24 +16,88 @@ use crate::memory::AgentMemory;
 use crate::tree::Tree;
 
 use super::{
-    NoTrace, Tally, check, finish, log, quick_after_end, quick_after_stop, run, steady, tick_member,
+    NoTrace, One, Tally, TickError, TickReport, check, finish, log, quick_after_end,
+    quick_after_stop, run, steady, tick_member,
 };
 
 /// Where a stopped tick goes on: from its start (nothing of it ran), or in
 /// the step machine from where the steady walk or the quick steps
-/// stopped.
+/// stopped. For crates that tick a crowd in their own way: see
+/// [`tick_until_shared`].
+#[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Resume {
+pub struct Resume {
     input: TickInput,
     from: Option<(steady::Bail, u32)>,
+}
+
+/// How [`tick_until_shared`] left a tick.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub enum UntilShared {
+    /// The tick is over, without a step on the shared state: what
+    /// [`tick`](crate::tick) would have returned.
+    Finished(Result<TickReport, TickError>),
+    /// It stopped before its first step that could read or write the
+    /// shared state, having changed nothing there: go on with
+    /// [`resume_tick`].
+    Stopped(Resume),
+}
+
+/// [`tick`](crate::tick) up to the first step that could read or write the
+/// crowd's shared state (a gate, a global cooldown, a group role, a
+/// deferred action), for crates that tick a crowd in their own way: the
+/// ticks of a crowd's agents may run this on any threads at once, and then
+/// [`resume_tick`] each stopped one in index order; the results are those
+/// of [`tick`](crate::tick) on every agent in index order. Untraced; a
+/// tick with debug output on (or of an idle agent, or of one waiting in a
+/// role's lobby) stops before it starts.
+///
+/// # Panics
+/// As [`tick`](crate::tick): if a callback panics, the memory is left
+/// idle, having given back what it held in the shared state.
+#[doc(hidden)]
+#[inline]
+pub fn tick_until_shared<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+) -> UntilShared {
+    let mut one = One::Steady(0);
+    match member_until_shared(tree, agent, memory, input, &mut one) {
+        None => UntilShared::Finished(one.report(memory)),
+        Some(at) => UntilShared::Stopped(at),
+    }
+}
+
+/// Goes on with a tick [`tick_until_shared`] stopped, as
+/// [`tick`](crate::tick) would have gone on, and returns what it would
+/// have returned: for crates that tick a crowd in their own way. `tree`,
+/// `agent` and `memory` are the stopped tick's.
+///
+/// # Panics
+/// As [`tick`](crate::tick).
+#[doc(hidden)]
+#[inline]
+pub fn resume_tick<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    at: Resume,
+) -> Result<TickReport, TickError> {
+    let mut one = One::Steady(0);
+    resume_member(tree, agent, memory, at, &mut one);
+    one.report(memory)
 }
 
 /// Ticks as [`tick_member`] does, untraced, up to the first step that
 /// could read or write the crowd's shared state: `None` when the tick
 /// finished (`tally` has it), or where it stopped. A stopped tick has
-/// changed nothing in the shared state, and goes on with [`resume`].
+/// changed nothing in the shared state, and goes on with
+/// [`resume_member`].
 #[inline(always)]
-pub(crate) fn tick_until_shared<A: 'static, const L: usize, const S: usize, const N: usize>(
+pub(crate) fn member_until_shared<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
@@ -103,10 +168,10 @@ pub(crate) fn tick_until_shared<A: 'static, const L: usize, const S: usize, cons
     }
 }
 
-/// Goes on with a tick [`tick_until_shared`] stopped, as it would have
+/// Goes on with a tick [`member_until_shared`] stopped, as it would have
 /// gone on.
 #[inline(never)]
-pub(crate) fn resume<A: 'static, const L: usize, const S: usize, const N: usize>(
+pub(crate) fn resume_member<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,

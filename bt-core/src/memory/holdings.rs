@@ -23,7 +23,6 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     /// Whether the agent waits in a group role's lobby, or was admitted
     /// and has not entered yet: the sweep that ends its next tick may
     /// leave the lobby.
-    #[cfg(feature = "rayon")]
     #[inline(always)]
     pub(crate) fn in_lobby(&self) -> bool {
         let shape = self.tree.shape;

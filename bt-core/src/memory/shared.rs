@@ -150,7 +150,6 @@ const TOUCHED: u64 = 1 << 41;
 
 /// Whether an agent's role slot has it in a lobby (waiting, or admitted
 /// and not entered yet).
-#[cfg(feature = "rayon")]
 #[inline(always)]
 pub(crate) const fn registered(slot: u64) -> bool {
     slot & REGISTERED != 0
