@@ -12,6 +12,8 @@ use crate::memory::stimuli::{Stimuli, StimuliError};
 
 mod buckets;
 mod frame;
+#[cfg(test)]
+mod tests;
 
 use buckets::{Buckets, NIL};
 pub use frame::{FrameReport, ScheduledTick, tick_scheduled, tick_scheduled_by};
@@ -355,6 +357,7 @@ impl Schedule {
         if self.waiting[i as usize] == IDLE {
             self.waiting[i as usize] = self.frame;
             self.woken.push(i);
+            self.buckets.park(i);
         }
     }
 
@@ -544,6 +547,7 @@ impl Schedule {
         due.sort_unstable_by_key(|&(i, since)| (since, i));
         for &(i, since) in due.iter() {
             schedule.waiting[i as usize] = since;
+            schedule.buckets.park(i);
             if since < frame {
                 schedule.backlog.push(i);
             } else {

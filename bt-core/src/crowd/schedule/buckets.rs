@@ -16,11 +16,21 @@
 //! added above the sorted list's last index, with no fresh agent waiting,
 //! goes straight to the end of the sorted list: setting a crowd's rates in
 //! index order leaves nothing to merge.
+//!
+//! An agent that is due and waits (woken, or left by the budget) is
+//! *parked*: out of its bucket, its class kept, so that a bucket's turn
+//! walks only the agents that become due in it, never those still
+//! waiting. It goes back into its bucket (the fresh list, or the sorted
+//! list's end) when it ticks.
 
 use alloc::vec::Vec;
 
 /// No agent: the end of a list.
 pub(super) const NIL: u32 = u32::MAX;
+
+/// In `prev`: the agent is parked, in no bucket while it is due (no
+/// agent has this index: a crowd has fewer than [`NIL`] agents).
+const PARKED: u32 = u32::MAX - 1;
 
 /// One bucket: its two lists and how many agents they hold.
 #[derive(Clone, Copy, Debug)]
@@ -124,9 +134,79 @@ impl Buckets {
         self.buckets[b]
     }
 
-    /// Puts agent `i`, in no class, into class `c`.
+    /// Puts agent `i`, in no class, into class `c`: into its bucket,
+    /// unless it is parked.
     pub(super) fn insert(&mut self, i: u32, c: u32) {
         debug_assert_eq!(self.class[i as usize], NIL);
+        self.class[i as usize] = c;
+        let class = &mut self.classes[c as usize];
+        class.members += 1;
+        if class.members == 1 {
+            self.active.push(c);
+        }
+        if self.prev[i as usize] != PARKED {
+            self.push(i, c);
+        }
+    }
+
+    /// Takes agent `i` out of its class, if it is in one (a parked agent
+    /// stays parked).
+    pub(super) fn remove(&mut self, i: u32) {
+        let c = self.class[i as usize];
+        if c == NIL {
+            return;
+        }
+        if self.prev[i as usize] != PARKED {
+            self.cut(i, c);
+            self.prev[i as usize] = NIL;
+        }
+        self.class[i as usize] = NIL;
+        let class = &mut self.classes[c as usize];
+        class.members -= 1;
+        if class.members == 0 {
+            let at = self.active.iter().position(|&a| a == c);
+            self.active.swap_remove(at.expect("an active class"));
+        }
+    }
+
+    /// Takes agent `i` out of its bucket while it is due: it keeps its
+    /// class, and its bucket's turns no longer walk past it. Parking a
+    /// parked agent does nothing.
+    pub(super) fn park(&mut self, i: u32) {
+        if self.prev[i as usize] == PARKED {
+            return;
+        }
+        let c = self.class[i as usize];
+        if c != NIL {
+            self.cut(i, c);
+        }
+        self.prev[i as usize] = PARKED;
+        self.next[i as usize] = NIL;
+    }
+
+    /// Puts a parked agent back into its class's bucket (once it ticked);
+    /// an agent not parked stays where it is.
+    #[inline]
+    pub(super) fn unpark(&mut self, i: u32) {
+        if self.prev[i as usize] != PARKED {
+            return;
+        }
+        self.prev[i as usize] = NIL;
+        let c = self.class[i as usize];
+        if c != NIL {
+            self.push(i, c);
+        }
+    }
+
+    /// Whether agent `i` is parked.
+    #[cfg(test)]
+    pub(super) fn parked(&self, i: u32) -> bool {
+        self.prev[i as usize] == PARKED
+    }
+
+    /// Adds agent `i` of class `c` to its bucket: at the end of the sorted
+    /// list when it goes there, else to the fresh list.
+    fn push(&mut self, i: u32, c: u32) {
         let b = self.bucket_of(i, c);
         let bucket = &mut self.buckets[b];
         let (head, tail) = if bucket.fresh_head == NIL && (bucket.tail == NIL || bucket.tail < i) {
@@ -144,20 +224,10 @@ impl Buckets {
         bucket.len += 1;
         self.prev[i as usize] = before;
         self.next[i as usize] = NIL;
-        self.class[i as usize] = c;
-        let class = &mut self.classes[c as usize];
-        class.members += 1;
-        if class.members == 1 {
-            self.active.push(c);
-        }
     }
 
-    /// Takes agent `i` out of its class, if it is in one.
-    pub(super) fn remove(&mut self, i: u32) {
-        let c = self.class[i as usize];
-        if c == NIL {
-            return;
-        }
+    /// Unlinks agent `i` from its bucket of class `c`.
+    fn cut(&mut self, i: u32, c: u32) {
         let b = self.bucket_of(i, c);
         let (before, after) = (self.prev[i as usize], self.next[i as usize]);
         let bucket = &mut self.buckets[b];
@@ -180,13 +250,6 @@ impl Buckets {
             self.prev[after as usize] = before;
         }
         bucket.len -= 1;
-        self.class[i as usize] = NIL;
-        let class = &mut self.classes[c as usize];
-        class.members -= 1;
-        if class.members == 0 {
-            let at = self.active.iter().position(|&a| a == c);
-            self.active.swap_remove(at.expect("an active class"));
-        }
     }
 
     /// Merges bucket `b`'s fresh agents into its sorted list, using

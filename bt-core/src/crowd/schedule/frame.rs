@@ -57,9 +57,10 @@ pub struct FrameReport {
 /// roles go to the same agents. Same rates, budget, wakes and inputs: the
 /// same agents tick with the same `dt`, and make the same decisions.
 ///
-/// The frame costs the agents due in it (sorting the agents woken or
-/// given a rate since their bucket last came up), not the crowd, and
-/// allocates nothing. [`Schedule`] has an example.
+/// The frame costs the agents it ticks and those that become due in it
+/// (sorting the agents woken, or given a rate or ticked out of turn since
+/// their bucket last came up), not the crowd: an agent the budget leaves
+/// waiting costs nothing more until its tick. It allocates nothing. [`Schedule`] has an example.
 ///
 /// # Errors
 /// Each agent's, in the report's `crowd`, as `tick_all` gives them. A
@@ -343,8 +344,9 @@ where
         ..
     } = &mut *schedule;
     // This frame's due agents in index order: the buckets whose turn it
-    // is and the woken agents, merged; an agent already due (waiting, or
-    // woken) is taken from the backlog or the woken list, not its bucket.
+    // is and the woken agents, merged. An agent already due (waiting, or
+    // woken) is parked out of its bucket and taken from the backlog or the
+    // woken list; only after a panic can one still be in its bucket.
     woken.sort_unstable();
     heads.clear();
     for &c in &buckets.active {
@@ -387,6 +389,7 @@ where
     for &i in &fresh[take..] {
         waiting[i as usize] = f;
         backlog.push(i);
+        buckets.park(i);
     }
     // The agents taken, in index order.
     old.sort_unstable();
@@ -426,6 +429,7 @@ where
         let i = order[k] as usize;
         pending.at = k + 1;
         s.waiting[i] = IDLE;
+        s.buckets.unpark(i as u32);
         let dt = if finite {
             let last = core::mem::replace(&mut s.last[i], run.now);
             step(run.now, last)
