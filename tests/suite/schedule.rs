@@ -324,6 +324,38 @@ fn a_panic_in_a_frame_leaves_the_agents_not_ticked_due() {
     }
 }
 
+/// A panic while a frame ticks agents of a mass wake the budget left
+/// waiting: the ones it took and did not tick go first in the next frame,
+/// among the others of that wake by index, before anyone woken later.
+#[test]
+fn a_panic_among_a_mass_wakes_waiting_agents_keeps_their_order() {
+    let (mut agents, mut memories, mut schedule) = notes(8);
+    schedule.set_budget(Some(3));
+    for i in 0..8 {
+        schedule.set_rate(i, Rate::OnWake).unwrap();
+    }
+    for i in (0..8).rev() {
+        schedule.wake(i);
+    }
+    assert_eq!(
+        frame(&mut agents, &mut memories, &mut schedule).1,
+        [0, 1, 2]
+    );
+    agents[4].explode = true;
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        frame(&mut agents, &mut memories, &mut schedule)
+    }));
+    assert!(result.is_err());
+    agents[4].explode = false;
+    assert_eq!(agents[3].ticks.len(), 1);
+    assert!(!schedule.is_due(3) && !schedule.is_due(4));
+    assert_eq!(schedule.waiting(), 3);
+    schedule.wake(0);
+    let (report, order) = frame(&mut agents, &mut memories, &mut schedule);
+    assert_eq!((order.as_slice(), report.longest_wait), (&[5, 6, 7][..], 2));
+    assert_eq!(frame(&mut agents, &mut memories, &mut schedule).1, [0]);
+}
+
 /// A small deterministic generator for the scripted crowds below.
 struct Lcg(u64);
 

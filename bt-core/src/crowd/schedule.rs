@@ -12,11 +12,13 @@ use crate::memory::stimuli::{Stimuli, StimuliError};
 
 mod buckets;
 mod frame;
+mod set;
 #[cfg(test)]
 mod tests;
 
 use buckets::{Buckets, NIL};
 pub use frame::{FrameReport, ScheduledTick, tick_scheduled, tick_scheduled_by};
+use set::IndexSet;
 
 /// A frame number no agent waits from: the agent is not due.
 const IDLE: u64 = u64::MAX;
@@ -143,10 +145,16 @@ pub struct Schedule {
     /// tick; [`IDLE`] when it is not due.
     waiting: Vec<u64>,
     /// The agents due in earlier frames that the budget left waiting, in
-    /// the order they go: by the frame they were due in, then by index.
+    /// the order they go: by the frame they were due in, then by index
+    /// (with `held`, whose agents go among them by that order).
     backlog: Ring,
+    /// The agents woken for an earlier frame, `held_since`, that the
+    /// budget left waiting, while the woken of no other frame wait: they
+    /// stay in their set rather than join the backlog one by one.
+    held: IndexSet,
+    held_since: u64,
     /// The agents woken for the next frame that were not due before.
-    woken: Vec<u32>,
+    woken: IndexSet,
     /// Room for a frame's lists: the newly due agents, the agents taken
     /// from the backlog, and the order of the frame's ticks.
     scratch: [Vec<u32>; 3],
@@ -182,6 +190,11 @@ impl Ring {
         self.len += 1;
     }
 
+    /// The agent that goes first, if any.
+    fn front(&self) -> Option<u32> {
+        (self.len > 0).then(|| self.slots[self.head])
+    }
+
     fn pop(&mut self) -> Option<u32> {
         if self.len == 0 {
             return None;
@@ -212,7 +225,7 @@ impl fmt::Debug for Schedule {
             .field("agents", &self.len())
             .field("frame", &self.frame)
             .field("budget", &self.budget)
-            .field("waiting", &self.backlog.len)
+            .field("waiting", &self.waiting())
             .field("woken", &self.woken.len())
             .finish_non_exhaustive()
     }
@@ -231,7 +244,7 @@ impl Schedule {
     /// The schedule of a crowd of `agents` agents, every one ticking every
     /// frame, with no budget, whose clock reads `now`: an agent's first
     /// tick gets the time since `now` as its `dt`. Allocates the lists of
-    /// the whole crowd (about 50 bytes an agent).
+    /// the whole crowd (about 45 bytes an agent).
     ///
     /// # Panics
     /// If `now` is not finite, or `agents` is `u32::MAX` or more.
@@ -256,7 +269,9 @@ impl Schedule {
             last: alloc::vec![now; agents],
             waiting: alloc::vec![IDLE; agents],
             backlog: Ring::new(agents),
-            woken: Vec::with_capacity(agents),
+            held: IndexSet::new(agents),
+            held_since: 0,
+            woken: IndexSet::new(agents),
             scratch: [(); 3].map(|()| Vec::with_capacity(agents)),
             heads: Vec::with_capacity(2),
         }
@@ -356,7 +371,7 @@ impl Schedule {
         let i = self.agent(i, "wake");
         if self.waiting[i as usize] == IDLE {
             self.waiting[i as usize] = self.frame;
-            self.woken.push(i);
+            self.woken.insert(i);
             self.buckets.park(i);
         }
     }
@@ -463,7 +478,7 @@ impl Schedule {
 
     /// The agents the budget has left waiting for a later frame.
     pub fn waiting(&self) -> usize {
-        self.backlog.len
+        self.backlog.len + self.held.len()
     }
 
     /// When agent `i` last ticked: the `now` of its last frame, or the
@@ -513,14 +528,18 @@ impl Schedule {
     }
 
     /// The due agents, each with the frame it has been due since, in the
-    /// order they go: the backlog's, then the woken ones by index.
+    /// order they go: by that frame, then by index.
     #[cfg(feature = "serde")]
     pub(crate) fn due_agents(&self) -> Vec<(u32, u64)> {
-        let mut woken = self.woken.clone();
-        woken.sort_unstable();
-        (self.backlog.iter().chain(woken))
-            .map(|i| (i, self.waiting[i as usize]))
-            .collect()
+        let mut due: Vec<(u32, u64)> = (self
+            .backlog
+            .iter()
+            .chain(self.held.iter())
+            .chain(self.woken.iter()))
+        .map(|i| (i, self.waiting[i as usize]))
+        .collect();
+        due.sort_unstable_by_key(|&(i, since)| (since, i));
+        due
     }
 
     /// The schedule with these parts, as a snapshot holds them, checked
@@ -551,7 +570,7 @@ impl Schedule {
             if since < frame {
                 schedule.backlog.push(i);
             } else {
-                schedule.woken.push(i);
+                schedule.woken.insert(i);
             }
         }
         schedule

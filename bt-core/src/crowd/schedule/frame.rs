@@ -58,9 +58,12 @@ pub struct FrameReport {
 /// same agents tick with the same `dt`, and make the same decisions.
 ///
 /// The frame costs the agents it ticks and those that become due in it
-/// (sorting the agents woken, or given a rate or ticked out of turn since
-/// their bucket last came up), not the crowd: an agent the budget leaves
-/// waiting costs nothing more until its tick. It allocates nothing. [`Schedule`] has an example.
+/// (sorting the agents given a rate or ticked out of turn since their
+/// bucket last came up), not the crowd: an agent the budget leaves
+/// waiting costs nothing more until its tick, and the woken beyond the
+/// budget wait in index order as the wake calls left them (unless an
+/// earlier frame's woken still wait: then they join the backlog). It
+/// allocates nothing. [`Schedule`] has an example.
 ///
 /// # Errors
 /// Each agent's, in the report's `crowd`, as `tick_all` gives them. A
@@ -170,7 +173,7 @@ where
         }
     }
     if tree.shape.actions > 0
-        || schedule.backlog.len > 0
+        || schedule.waiting() > 0
         || !schedule.woken.is_empty()
         || turns > 1
         || due > cap
@@ -338,16 +341,32 @@ where
         buckets,
         waiting,
         backlog,
+        held,
+        held_since,
         woken,
         scratch: [fresh, old, order],
         heads,
         ..
     } = &mut *schedule;
-    // This frame's due agents in index order: the buckets whose turn it
-    // is and the woken agents, merged. An agent already due (waiting, or
-    // woken) is parked out of its bucket and taken from the backlog or the
-    // woken list; only after a panic can one still be in its bucket.
-    woken.sort_unstable();
+    let before = backlog.len + held.len();
+    // The budget: first the agents due in earlier frames, by the frame
+    // they were due in and then by index (the backlog and the held woken
+    // merged), ...
+    old.clear();
+    while old.len() < cap {
+        let i = match (backlog.front(), held.first()) {
+            (None, None) => break,
+            (Some(a), Some(b)) if (*held_since, b) < (waiting[a as usize], a) => held.pop(),
+            (Some(_), _) => backlog.pop(),
+            (None, Some(_)) => held.pop(),
+        };
+        old.push(i.unwrap_or(NIL));
+    }
+    let longest_wait = old.first().map_or(0, |&i| f - waiting[i as usize]);
+    // ... then this frame's by index: the buckets whose turn it is and
+    // the woken agents, merged. An agent already due (waiting, or woken)
+    // is parked out of its bucket; only after a panic can one still be
+    // in its bucket, and it is skipped there.
     heads.clear();
     for &c in &buckets.active {
         let head = buckets.bucket(buckets.due_bucket(c, f)).head;
@@ -355,10 +374,18 @@ where
             heads.push(head);
         }
     }
+    let room = cap - old.len();
+    // Once the budget is spent, the woken that are left wait as they are
+    // when no earlier frame's woken wait; else they join the backlog.
+    let can_hold = held.is_empty() && !woken.is_empty();
+    let mut hold = room == 0 && can_hold;
+    let mut due = 0;
     fresh.clear();
-    let mut w = 0;
     loop {
-        let (mut best, mut from) = (woken.get(w).copied().unwrap_or(NIL), usize::MAX);
+        let (mut best, mut from) = (NIL, usize::MAX);
+        if !hold && let Some(w) = woken.first() {
+            best = w;
+        }
         for (k, &head) in heads.iter().enumerate() {
             if head < best {
                 (best, from) = (head, k);
@@ -368,29 +395,30 @@ where
             break;
         }
         if from == usize::MAX {
-            w += 1;
-            fresh.push(best);
+            woken.pop();
         } else {
             heads[from] = buckets.next[best as usize];
-            if waiting[best as usize] == IDLE {
-                fresh.push(best);
+            if waiting[best as usize] != IDLE {
+                continue;
             }
+        }
+        due += 1;
+        if fresh.len() < room {
+            fresh.push(best);
+            hold = fresh.len() == room && can_hold && !woken.is_empty();
+        } else {
+            waiting[best as usize] = f;
+            backlog.push(best);
+            buckets.park(best);
         }
     }
     heads.clear();
-    woken.clear();
-    // The budget: the backlog first, then this frame's by index.
-    let before = backlog.len;
-    let from_backlog = before.min(cap);
-    old.clear();
-    old.extend((0..from_backlog).map_while(|_| backlog.pop()));
-    let longest_wait = old.first().map_or(0, |&i| f - waiting[i as usize]);
-    let take = fresh.len().min(cap - from_backlog);
-    for &i in &fresh[take..] {
-        waiting[i as usize] = f;
-        backlog.push(i);
-        buckets.park(i);
+    if hold {
+        due += woken.len();
+        core::mem::swap(held, woken);
+        *held_since = f;
     }
+    let take = fresh.len();
     // The agents taken, in index order.
     old.sort_unstable();
     order.clear();
@@ -405,8 +433,8 @@ where
     order.extend(a.chain(b));
     let report = FrameReport {
         frame: f,
-        due: (before + fresh.len()) as u32,
-        waiting: backlog.len as u32,
+        due: (before + due) as u32,
+        waiting: (backlog.len + held.len()) as u32,
         longest_wait,
         ..FrameReport::default()
     };

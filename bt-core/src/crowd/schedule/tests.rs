@@ -13,17 +13,28 @@ crate::tree! { NPCS: Npc = IDLING }
 
 /// Runs one frame of `n` idle agents at the clock `now`.
 fn frame(schedule: &mut Schedule, now: f64) -> super::FrameReport {
+    ticked(schedule, now).0
+}
+
+/// Runs one frame of `n` idle agents at the clock `now`; with the agents
+/// it ticked, in order.
+fn ticked(schedule: &mut Schedule, now: f64) -> (super::FrameReport, Vec<usize>) {
     let n = schedule.len();
     let mut agents: Vec<Npc> = (0..n).map(|_| Npc).collect();
     let mut memories: Vec<_> = (0..n).map(|i| NPCS.new_memory(i as u64)).collect();
-    tick_scheduled(
+    let mut order = Vec::new();
+    let report = tick_scheduled(
         &NPCS,
         &mut agents,
         &mut memories,
         schedule,
         now,
-        |_, _, dt| TickInput::new(now, dt),
-    )
+        |i, _, dt| {
+            order.push(i);
+            TickInput::new(now, dt)
+        },
+    );
+    (report, order)
 }
 
 /// Agents in the buckets of every period.
@@ -72,4 +83,42 @@ fn waiting_agents_are_out_of_their_buckets_until_they_tick() {
     assert_eq!(schedule.waiting(), 0);
     assert!((0..n as u32).all(|i| !schedule.buckets.parked(i)));
     assert_eq!(in_buckets(&schedule) as usize, n - 1); // agent 999 ticks only when woken
+}
+
+/// The woken agents a budget leaves waiting stay in their set, which hands
+/// them out in index order, instead of being sorted into the backlog: the
+/// frame after a mass wake takes its budget's share without touching the
+/// rest. The woken of a later frame, while those wait, join the backlog
+/// behind them; the order is the documented one throughout.
+#[test]
+fn the_woken_left_by_the_budget_wait_in_their_set() {
+    let n = 1000;
+    let mut schedule = Schedule::new(n, 0.0).with_budget(Some(10));
+    for i in 0..n {
+        schedule.set_rate(i, Rate::OnWake).unwrap();
+    }
+    for i in (0..n).rev() {
+        schedule.wake(i);
+    }
+    let (report, order) = ticked(&mut schedule, 0.1);
+    assert_eq!(order, (0..10).collect::<Vec<_>>());
+    assert_eq!((report.due, report.waiting), (1000, 990));
+    assert_eq!((schedule.backlog.len, schedule.held.len()), (0, 990));
+    // Woken for frame 1, while frame 0's woken wait: behind them.
+    schedule.wake(3);
+    schedule.wake(2);
+    let (report, order) = ticked(&mut schedule, 0.2);
+    assert_eq!(order, (10..20).collect::<Vec<_>>());
+    assert_eq!(
+        (report.due, report.waiting, report.longest_wait),
+        (992, 982, 1)
+    );
+    assert_eq!((schedule.backlog.len, schedule.held.len()), (2, 980));
+    let mut all = Vec::new();
+    for f in 2..=100 {
+        all.extend(ticked(&mut schedule, 0.1 * f64::from(f + 1)).1);
+    }
+    let expected: Vec<usize> = (20..n).chain([2, 3]).collect();
+    assert_eq!(all, expected);
+    assert_eq!(schedule.waiting(), 0);
 }
