@@ -145,7 +145,7 @@ fn input(now: f64, c: &mut Creature, dt: f32) -> TickInput {
     let need = c.live(dt);
     TickInput::new(now, dt)
         .with_decision(need)
-        .with_stimuli(c.senses.update(dt))
+        .with_stimuli(c.senses.update_at(now))
 }
 
 fn main() {
@@ -174,7 +174,7 @@ fn main() {
             let near = (c.x - px).abs() < 15.0 && (c.y - py).abs() < 15.0;
             let roar = f == ROAR && (c.x - px).powi(2) + (c.y - py).powi(2) < 300.0 * 300.0;
             if (near || roar) && c.senses.is_empty() {
-                let _ = schedule.stimulate(i, &mut c.senses, Sense::SCARED, 0, Some(1.0));
+                let _ = schedule.stimulate(i, &mut c.senses, Sense::SCARED, 0, Some(1.0), now);
                 scared += 1;
             }
         }

@@ -581,6 +581,7 @@ fn a_scheduled_crowd_allocates_nothing_after_its_setup() {
             Sense::NOISE,
             1,
             Some(0.5),
+            now,
         );
         let report = tick_scheduled(
             &CRITTER,

@@ -93,8 +93,9 @@ impl Scheduled {
     }
 }
 
-/// The same crowd sorted by phase: slice `p` holds agents `p + 10 j`, and
-/// the clock of its last tick (its agents' `dt` is the time since).
+/// The same crowd sorted by phase: slice `p` holds the agents whose phase
+/// of period 10 is `p`, and the clock of its last tick (its agents' `dt`
+/// is the time since).
 struct Prepared {
     parts: Vec<(Vec<Agent>, Vec<W1Memory>, f64)>,
     frame: u32,
@@ -105,7 +106,9 @@ impl Prepared {
         let p = PERIOD as usize;
         let parts = (0..p)
             .map(|phase| {
-                let ids: Vec<usize> = (phase..N).step_by(p).collect();
+                let ids: Vec<usize> = (0..N)
+                    .filter(|&i| Schedule::phase(i, PERIOD) as usize == phase)
+                    .collect();
                 let agents = ids.iter().map(|&i| Agent::spawn(i)).collect();
                 let memories = ids.iter().map(|&i| W1.new_memory(i as u64)).collect();
                 (agents, memories, 0.0)

@@ -24,8 +24,9 @@ use crate::plugin::RunFigures;
 ///
 /// Brains of one period are spread over its runs by agent id: the brain
 /// of agent id `i` (the entity's index) with `Rate::Every(k)` ticks in the
-/// runs whose number is `i % k` modulo `k`, so each run ticks about a
-/// `k`-th of them. A brain loaded from a save (`SaveBrains`, feature
+/// runs whose number is [`Schedule::phase(i, k)`](bt_core::Schedule::phase)
+/// modulo `k`, as in a scheduled crowd, so each run ticks about a `k`-th
+/// of them. A brain loaded from a save (`SaveBrains`, feature
 /// `serde`) keeps for this, and for its place under a budget, the agent
 /// id it had when saved, whatever its entity now: its turns come in the
 /// runs they would have. A brain ticks out of its turn when woken
@@ -95,7 +96,7 @@ impl TickRate {
         match self.period {
             0 => false,
             1 => true,
-            k => r % u64::from(k) == u64::from(id % k),
+            k => r % u64::from(k) == u64::from(bt_core::Schedule::phase(id as usize, k)),
         }
     }
 }

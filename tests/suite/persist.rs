@@ -1638,3 +1638,70 @@ proptest! {
         prop_assert!(fresh.gates_held() <= 2);
     }
 }
+
+/// Stimuli on the clock are saved with the clock reading each expires at:
+/// loaded, in either format, they expire at the same reading, and their
+/// remaining time reads the same. Stimuli never put on the clock are
+/// saved as before (the version every other snapshot has), so saves made
+/// before the clock load; a clock reading or an expiry that cannot be is
+/// refused, naming it.
+#[test]
+fn stimuli_on_the_clock_load_expiring_at_the_same_clock_reading() {
+    for format in [Format::Postcard, Format::Json] {
+        let mut stimuli = Stimuli::<(), 8, u32>::new();
+        stimuli.set_bit_at(1, 11, Some(0.5), 10.15).unwrap();
+        stimuli.set_bit_at(2, 12, None, 10.2).unwrap();
+        stimuli.set_bit(3, 13, Some(1.0)).unwrap(); // put on the clock at the next update
+        assert_eq!(stimuli.update_bits_at(10.25), 0b1110);
+        stimuli.set_bit(4, 14, Some(1.0)).unwrap(); // fresh when saved
+        let mut loaded = load_stimuli(format, &save(format, &stimuli)).expect("restores");
+        assert_eq!(
+            loaded.iter().collect::<Vec<_>>(),
+            stimuli.iter().collect::<Vec<_>>(),
+            "{format:?}"
+        );
+        for now in [10.6, 10.7, 11.25, 11.3, 20.0] {
+            assert_eq!(
+                loaded.update_bits_at(now),
+                stimuli.update_bits_at(now),
+                "{format:?} at {now}"
+            );
+        }
+        assert_eq!(stimuli.bits(), 0b100);
+    }
+    // Plain stimuli: the version of every other snapshot, as they were.
+    let mut plain = Stimuli::<(), 8, u32>::new();
+    plain.set_bit(0, 1, Some(2.0)).unwrap();
+    let text = serde_json::to_string(&plain).unwrap();
+    let version = bt_core::SNAPSHOT_VERSION;
+    assert_eq!(
+        text,
+        format!(
+            r#"{{"version":{version},"live":[{{"bit":0,"fresh":true,"payload":1,"left":2.0}}]}}"#
+        )
+    );
+    let mut clocked = Stimuli::<(), 8, u32>::new();
+    clocked.set_bit_at(0, 1, Some(2.0), 5.0).unwrap();
+    let text = serde_json::to_string(&clocked).unwrap();
+    for (bad, what) in [
+        (
+            text.replace("\"clock\":5.0", "\"clock\":null"),
+            "invalid type",
+        ),
+        (
+            text.replace("\"left\":7.0", "\"left\":5.0"),
+            "stimulus expiry",
+        ),
+        (
+            text.replace("\"left\":7.0", "\"left\":4.0"),
+            "stimulus expiry",
+        ),
+    ] {
+        assert_ne!(bad, text);
+        let err = load_stimuli(Format::Json, bad.as_bytes()).expect_err("refused");
+        assert!(err.to_string().contains(what), "{bad}: {err}");
+    }
+    let other = text.replacen(&format!("{}", version + 1), "99", 1);
+    let err = load_stimuli(Format::Json, other.as_bytes()).expect_err("refused");
+    assert!(err.to_string().contains("99"), "{err}");
+}

@@ -106,36 +106,65 @@ fn every_frame_without_a_budget_ticks_as_tick_all() {
     );
 }
 
-/// Agents of period `k` tick in the frames whose number is their index
-/// modulo `k`: a crowd at mixed rates ticks the same number every frame,
-/// in index order also when the rates were set in another order.
+/// Agents of period `k` tick in the frames whose number is their phase
+/// modulo `k`: a crowd at mixed rates ticks about the same number every
+/// frame, each agent its share, in index order also when the rates were
+/// set in another order.
 #[test]
 fn agents_of_one_period_are_spread_over_its_frames() {
     let (mut agents, mut memories, mut schedule) = notes(96);
+    let period = |i: usize| [1, 4, 16][i % 3];
     for i in (0..96).rev() {
-        let rate = match i % 3 {
-            0 => Rate::EveryFrame,
-            1 => Rate::Every(4),
-            _ => Rate::Every(16),
-        };
-        schedule.set_rate(i, rate).unwrap();
+        schedule.set_rate(i, Rate::Every(period(i))).unwrap();
     }
+    let mut total = 0;
     for f in 0..64u64 {
         let (report, order) = frame(&mut agents, &mut memories, &mut schedule);
         assert_eq!(report.frame, f);
         let expected: Vec<usize> = (0..96)
-            .filter(|&i| match i % 3 {
-                0 => true,
-                1 => i as u64 % 4 == f % 4,
-                _ => i as u64 % 16 == f % 16,
-            })
+            .filter(|&i| u64::from(Schedule::phase(i, period(i))) == f % u64::from(period(i)))
             .collect();
         assert_eq!(order, expected, "frame {f}");
-        assert_eq!(report.ticked, 32 + 8 + 2, "frame {f}");
+        // 32 + 8 + 2 on average, and close to it in every frame.
+        assert!(
+            (38..=46).contains(&report.ticked),
+            "frame {f}: {}",
+            report.ticked
+        );
+        total += report.ticked;
     }
+    assert_eq!(total, 64 * (32 + 8 + 2));
     assert_eq!(agents[0].ticks.len(), 64);
     assert_eq!(agents[1].ticks.len(), 16);
     assert_eq!(agents[2].ticks.len(), 4);
+}
+
+/// Kinds at their own periods whose indexes interleave (birds at the
+/// even indexes every 2nd frame, fish at the odd ones every 4th) are as
+/// flat as kinds in blocks: no frame gets all the birds.
+#[test]
+fn interleaved_kinds_at_their_own_periods_are_spread_flat() {
+    for interleaved in [true, false] {
+        let (mut agents, mut memories, mut schedule) = notes(1000);
+        let bird = |i: usize| if interleaved { i.is_multiple_of(2) } else { i < 500 };
+        for i in 0..1000 {
+            let rate = if bird(i) {
+                Rate::Every(2)
+            } else {
+                Rate::Every(4)
+            };
+            schedule.set_rate(i, rate).unwrap();
+        }
+        for f in 0..8 {
+            let (report, _) = frame(&mut agents, &mut memories, &mut schedule);
+            // 500 / 2 + 500 / 4 = 375 a frame.
+            assert!(
+                (365..=385).contains(&report.ticked),
+                "interleaved {interleaved}, frame {f}: {}",
+                report.ticked
+            );
+        }
+    }
 }
 
 /// Each tick's `dt` is the time since the agent's own last tick (since
@@ -218,11 +247,14 @@ fn a_new_rate_takes_effect_at_its_first_frame() {
             ticked[i].push(f);
         }
     }
+    let phases = [(3, 8), (7, 8), (7, 4), (7, 2)].map(|(i, k)| Schedule::phase(i, k));
+    assert_eq!(phases, [6, 2, 1, 0]);
     assert_eq!(ticked[0], [0, 8, 16, 24, 32]);
-    assert_eq!(ticked[3], [3, 11, 19, 27, 35]);
-    // Every 8th (7), every frame (10..=12), every 4th by 7 % 4 = 3
-    // (15, 19), nothing, woken (30), every 2nd by 7 % 2 = 1 (33, ...).
-    assert_eq!(ticked[7], [7, 10, 11, 12, 15, 19, 30, 33, 35, 37, 39]);
+    assert_eq!(ticked[3], [6, 14, 22, 30, 38]);
+    // Every 8th by its phase 2 (2), every frame (10..=12), every 4th by
+    // its phase 1 (13, 17), nothing, woken (30), every 2nd by its phase 0
+    // (34, ...; not 33, the frame its rate was set in).
+    assert_eq!(ticked[7], [2, 10, 11, 12, 13, 17, 30, 34, 36, 38]);
     assert_eq!(schedule.rate(7), Rate::Every(2));
     schedule.set_rate(7, Rate::Every(1)).unwrap();
     assert_eq!(schedule.rate(7), Rate::EveryFrame);
@@ -271,13 +303,17 @@ fn a_frame_reads_only_the_agents_it_ticks() {
     for i in 0..n {
         schedule.set_rate(i, Rate::Every(1000)).unwrap();
     }
+    let mut ticked = 0;
     for f in 0..5 {
         let (report, order) = frame(&mut agents, &mut memories, &mut schedule);
-        assert_eq!(order, (0..10).map(|k| k * 1000 + f).collect::<Vec<_>>());
-        assert_eq!(report.due, 10);
+        let expected: Vec<usize> = (0..n).filter(|&i| Schedule::phase(i, 1000) == f).collect();
+        assert!((8..=12).contains(&expected.len()));
+        assert_eq!(order, expected);
+        assert_eq!(report.due as usize, expected.len());
+        ticked += expected.len();
     }
     let untouched = agents.iter().filter(|a| a.ticks.is_empty()).count();
-    assert_eq!(untouched, n - 50);
+    assert_eq!(untouched, n - ticked);
 }
 
 /// A callback that panics ends the frame; the agents the frame took and
@@ -382,7 +418,7 @@ impl Dues {
         for (i, rate) in self.rates.iter().enumerate() {
             let turn = match *rate {
                 Rate::EveryFrame => true,
-                Rate::Every(k) => f % u64::from(k) == i as u64 % u64::from(k),
+                Rate::Every(k) => f % u64::from(k) == u64::from(Schedule::phase(i, k)),
                 _ => false,
             };
             if turn && self.since[i].is_none() {
@@ -507,19 +543,24 @@ fn a_budget_of_zero_pauses_and_the_waiting_go_first_after() {
     }
     schedule.set_budget(Some(0));
     assert_eq!(schedule.wait_bound(), None);
-    for f in 0..2 {
+    // Phases of period 3: agents 0, 2 and 5 in frame 0, 1 and 4 in
+    // frame 1, 3 in frame 2.
+    let phases: Vec<u32> = (0..6).map(|i| Schedule::phase(i, 3)).collect();
+    assert_eq!(phases, [0, 1, 0, 2, 1, 0]);
+    for (f, due) in [(0, 3), (1, 5)] {
         let (report, order) = frame(&mut agents, &mut memories, &mut schedule);
-        assert!(order.is_empty());
-        assert_eq!((report.due, report.waiting), (2 * (f + 1), 2 * (f + 1)));
+        assert!(order.is_empty(), "frame {f}");
+        assert_eq!((report.due, report.waiting), (due, due));
     }
     schedule.set_budget(Some(3));
-    // Frame 2: agents 0 and 3 (due in 0), then 1 (due in 1); 4 and the
-    // frame's own 2 and 5 wait.
+    // Frame 2: agents 0, 2 and 5 (due in 0); 1 and 4 (due in 1) and the
+    // frame's own 3 wait.
     let (report, order) = frame(&mut agents, &mut memories, &mut schedule);
-    assert_eq!(order, [0, 1, 3]);
+    assert_eq!(order, [0, 2, 5]);
     assert_eq!((report.due, report.waiting, report.longest_wait), (6, 3, 2));
+    // Frame 3: the waiting go before 0, 2 and 5, whose turn it is again.
     let (_, order) = frame(&mut agents, &mut memories, &mut schedule);
-    assert_eq!(order, [2, 4, 5]);
+    assert_eq!(order, [1, 3, 4]);
     // Their dt covers the pause.
     assert_eq!(agents[4].ticks, [(0.4, 0.4)]);
 }
@@ -544,7 +585,7 @@ leaf! { GRAZE: Deer }
 group! { DEER_ROOT: Deer, prioritized [FLEE, GRAZE] }
 tree! { HERD: Deer = DEER_ROOT, memory: HerdMemory }
 
-/// Ticks frame `f` of a herd, ageing each deer's stimuli by its own `dt`.
+/// Ticks frame `f` of a herd, its stimuli kept on the clock.
 fn herd_frame(
     herd: &mut [Deer],
     memories: &mut [HerdMemory],
@@ -554,49 +595,92 @@ fn herd_frame(
     let mut order = Vec::new();
     tick_scheduled(&HERD, herd, memories, schedule, now, |i, deer, dt| {
         order.push(i);
-        TickInput::new(now, dt).with_stimuli(deer.senses.update(dt))
+        TickInput::new(now, dt).with_stimuli(deer.senses.update_at(now))
     });
     order
 }
 
 /// A stimulus set with `stimulate` wakes its agent for the next frame
-/// whatever its rate, and lasts as many seconds as it would at any rate:
-/// each tick ages it by the agent's own `dt`. Set with `Stimuli::set`
-/// alone, it waits for the agent's turn.
+/// whatever its rate, and lasts its seconds on the clock at any rate: each
+/// tick before it is over sees it. Set with `Stimuli::set_at` alone, it
+/// waits for the agent's turn, and an agent whose turn comes after it is
+/// over never sees it.
 #[test]
 fn a_new_stimulus_wakes_its_agent_and_lasts_its_seconds_at_any_rate() {
-    let mut herd: Vec<Deer> = (0..3).map(|_| Deer::default()).collect();
-    let mut memories: Vec<HerdMemory> = (0..3).map(|i| HERD.new_memory(i)).collect();
-    let mut schedule = Schedule::new(3, 0.0);
+    let mut herd: Vec<Deer> = (0..4).map(|_| Deer::default()).collect();
+    let mut memories: Vec<HerdMemory> = (0..4).map(|i| HERD.new_memory(i)).collect();
+    let mut schedule = Schedule::new(4, 0.0);
     schedule.set_rate(1, Rate::Every(5)).unwrap();
     schedule.set_rate(2, Rate::OnWake).unwrap();
-    let mut ticked = vec![Vec::new(); 3];
+    schedule.set_rate(3, Rate::Every(10)).unwrap();
+    // Deer 1's turns: frames 3, 8, 13, ...; deer 3's: 8, 18, 28.
+    assert_eq!((Schedule::phase(1, 5), Schedule::phase(3, 10)), (3, 8));
+    let mut ticked = vec![Vec::new(); 4];
     for f in 0..30u64 {
         if f == 7 {
-            // Seen at 0.7 s (frame 7 runs at 0.8), remembered for a second.
-            for (i, deer) in herd.iter_mut().enumerate() {
+            // Seen at 0.75 s (frame 7 runs at 0.8), remembered for a second.
+            for (i, deer) in herd.iter_mut().take(3).enumerate() {
                 schedule
-                    .stimulate(i, &mut deer.senses, Sense::PREDATOR, 9, Some(1.0))
+                    .stimulate(i, &mut deer.senses, Sense::PREDATOR, 9, Some(1.0), 0.75)
                     .unwrap();
             }
         }
+        if f == 10 {
+            // Heard at 1.05 s for half a second, without waking anyone:
+            // over at 1.55 s, before deer 3's turn at 1.9 s.
+            let deer = &mut herd[3].senses;
+            deer.set_at(Sense::PREDATOR, 9, Some(0.5), 1.05).unwrap();
+        }
         if f == 20 {
-            herd[2].senses.set(Sense::PREDATOR, 9, Some(1.0)).unwrap();
+            let deer = &mut herd[2].senses;
+            deer.set_at(Sense::PREDATOR, 9, Some(1.0), 2.05).unwrap();
         }
         for i in herd_frame(&mut herd, &mut memories, &mut schedule) {
             ticked[i].push(f);
         }
     }
     // Every deer flees from its first tick after the sighting; each stops
-    // at its first tick a second or more after it.
+    // at its first tick at 1.75 s or later.
     assert_eq!(herd[0].fled.len(), 11); // 0.8 ..= 1.8
     assert_eq!(herd[0].fled.last(), Some(&at(18)));
-    assert_eq!(herd[1].fled, [at(8), at(12), at(17), at(22)]); // frames 7, 11, 16, 21
+    assert_eq!(herd[1].fled, [at(8), at(9), at(14), at(19)]); // frames 7, 8, 13, 18
     assert_eq!(herd[2].fled, [at(8)]); // woken once, then asleep
-    assert_eq!(ticked[1][..4], [1, 6, 7, 11]);
+    assert!(herd[3].fled.is_empty(), "{:?}", herd[3].fled);
+    assert_eq!(ticked[1][..4], [3, 7, 8, 13]);
     assert_eq!(ticked[2], [7]); // a stimulus set without waking waits
+    assert_eq!(ticked[3], [8, 18, 28]);
     // A woken agent that is due anyway ticks once.
     assert_eq!(ticked[0].len(), 30);
+}
+
+/// A stimulus whose agent the budget keeps waiting runs on the clock all
+/// the same: woken at once, the agent waits its turn in the budget's order
+/// and does not see a stimulus that was over before it ticked.
+#[test]
+fn a_stimulus_runs_on_the_clock_while_its_agent_waits_under_a_budget() {
+    for n in [30usize, 3] {
+        let mut herd: Vec<Deer> = (0..n).map(|_| Deer::default()).collect();
+        let mut memories: Vec<HerdMemory> = (0..n).map(|i| HERD.new_memory(i as u64)).collect();
+        let mut schedule = Schedule::new(n, 0.0).with_budget(Some(1));
+        let last = n - 1;
+        for f in 0..60u64 {
+            if f == 1 {
+                // Seen at 0.15 s, for half a second: over at 0.65 s.
+                let senses = &mut herd[last].senses;
+                let seen = schedule.stimulate(last, senses, Sense::PREDATOR, 0, Some(0.5), 0.15);
+                seen.unwrap();
+            }
+            herd_frame(&mut herd, &mut memories, &mut schedule);
+        }
+        let fled = &herd[last].fled;
+        if n == 30 {
+            // Behind 29 others at one tick a frame: its tick comes after.
+            assert!(fled.is_empty(), "deer {last} fled at {fled:?}");
+        } else {
+            // In a herd of three it ticks in time, and flees.
+            assert!(!fled.is_empty() && fled[0] < 0.65, "{fled:?}");
+        }
+    }
 }
 
 /// A deferred action's outcome, reported through the schedule, wakes the
@@ -664,7 +748,8 @@ fn a_reported_outcome_wakes_the_agent_that_launched_it() {
             }
         });
     }
-    // Agent 2 launched at its first turn (frame 2), heard back at frame 5:
+    // Agent 2 (phase 2) launched at its first turn (frame 2), heard back
+    // at frame 5:
     // it sees the outcome at frame 5, not at its next turn (12).
     assert_eq!(
         couriers[2].seen,
@@ -675,9 +760,11 @@ fn a_reported_outcome_wakes_the_agent_that_launched_it() {
             (22, ActionState::Pending)
         ]
     );
+    // Agent 3 (phase 8) only at its turns.
+    assert_eq!(Schedule::phase(3, 10), 8);
     assert_eq!(
         couriers[3].seen.iter().map(|s| s.0).collect::<Vec<_>>(),
-        [3, 13, 23]
+        [8, 18]
     );
 }
 

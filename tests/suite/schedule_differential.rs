@@ -97,7 +97,7 @@ impl Naive {
         for (i, rate) in self.rates.iter().enumerate() {
             let turn = match *rate {
                 Rate::EveryFrame => true,
-                Rate::Every(k) => f % u64::from(k) == i as u64 % u64::from(k),
+                Rate::Every(k) => f % u64::from(k) == u64::from(Schedule::phase(i, k)),
                 _ => false,
             };
             if turn {

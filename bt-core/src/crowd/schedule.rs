@@ -26,8 +26,9 @@ const IDLE: u64 = u64::MAX;
 /// How often an agent of a [`Schedule`] ticks.
 ///
 /// Agents of one period are spread over its frames by index: agent `i` of
-/// period `k` ticks in the frames whose number is `i % k` modulo `k`, so
-/// each frame ticks about a `k`-th of them.
+/// period `k` ticks in the frames whose number is
+/// [`Schedule::phase(i, k)`](Schedule::phase) modulo `k`, so each frame
+/// ticks about a `k`-th of them, whichever indexes they have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Rate {
     /// Every frame (the same as `Every(1)`).
@@ -93,9 +94,10 @@ impl core::error::Error for RateError {}
 ///   when woken ([`Rate`]); all agents start at [`Rate::EveryFrame`], and
 ///   [`set_rate`](Self::set_rate) changes an agent's rate at any time
 ///   (each frame by its distance to the camera, say). Agent `i` of period
-///   `k` is due in the frames whose number is `i % k` modulo `k`: the
-///   agents of one period are spread evenly over its frames, and a new
-///   rate takes effect at the first frame of its own that comes.
+///   `k` is due in the frames whose number is [`phase(i, k)`](Self::phase)
+///   modulo `k`: the agents of one period are spread evenly over its
+///   frames, and a new rate takes effect at the first frame of its own
+///   that comes.
 /// - **A budget.** With [`set_budget`](Self::set_budget), no frame ticks
 ///   more than that many agents. The due agents beyond it wait, and go
 ///   first in the frames after, the longest waiting first: with a budget
@@ -241,6 +243,32 @@ impl Schedule {
     /// restored from a snapshot can run out.
     pub const MAX_FRAME: u64 = 1 << 62;
 
+    /// The frame of its period in which agent `i` of period `k` ticks: it
+    /// is due in the frames whose number is `phase(i, k)` modulo `k`.
+    ///
+    /// The phase spreads any set of indexes evenly over the period, not
+    /// only a block of them: its fraction of `k` is `i` times the golden
+    /// ratio, modulo 1 (Fibonacci hashing), so the agents of a period get
+    /// about `1 / k` of each frame whether they are agents 0 to 999, the
+    /// even ones, or every third. (`i % k` would put all the even agents
+    /// of period 2 in one frame.) Agent 0 has the phase 0, and so does
+    /// every agent of period 1.
+    ///
+    /// ```
+    /// use bt_core::Schedule;
+    /// // 500 birds (the even agents), every 2nd frame: flat.
+    /// let in_frame_0 = (0..1000).step_by(2).filter(|&i| Schedule::phase(i, 2) == 0).count();
+    /// assert!((240..=260).contains(&in_frame_0));
+    /// assert_eq!(Schedule::phase(12345, 1), 0);
+    /// ```
+    #[must_use]
+    pub const fn phase(i: usize, k: u32) -> u32 {
+        // 2^32 / golden ratio: the fraction of `i * phi` in 32 bits,
+        // scaled to the period.
+        let fraction = (i as u32).wrapping_mul(0x9E37_79B9);
+        ((fraction as u64 * k as u64) >> 32) as u32
+    }
+
     /// The schedule of a crowd of `agents` agents, every one ticking every
     /// frame, with no budget, whose clock reads `now`: an agent's first
     /// tick gets the time since `now` as its `dt`. Allocates the lists of
@@ -376,11 +404,14 @@ impl Schedule {
         }
     }
 
-    /// Sets the stimulus `flag` on agent `i`'s `stimuli` (as
-    /// [`Stimuli::set`]) and wakes the agent for the next frame: a new
-    /// stimulus does not wait for the agent's turn. The schedule cannot see
+    /// Sets the stimulus `flag` on agent `i`'s `stimuli` as happened at the
+    /// clock reading `now` (as [`Stimuli::set_at`]) and wakes the agent for
+    /// the next frame: a new stimulus does not wait for the agent's turn.
+    /// Age the stimuli with [`Stimuli::update_at`] and the frame's `now` in
+    /// the input closure, and its time-out runs on the clock: an agent the
+    /// budget keeps waiting past it never sees it. The schedule cannot see
     /// your agents' stimuli, so setting one on an agent of a slow rate with
-    /// [`Stimuli::set`] alone leaves it to its turn.
+    /// [`Stimuli::set_at`] alone leaves it to its turn.
     ///
     /// ```
     /// # use bt_core::{Rate, Schedule, Stimuli, TickInput, group, leaf, tick_scheduled, tree};
@@ -401,11 +432,12 @@ impl Schedule {
     /// schedule.set_rate(1, Rate::OnWake)?;
     /// let frame = |guards: &mut [Guard], memories: &mut [_], schedule: &mut Schedule, now| {
     ///     tick_scheduled(&GUARDS, guards, memories, schedule, now, |_, g: &mut Guard, dt| {
-    ///         TickInput::new(now, dt).with_stimuli(g.senses.update(dt))
+    ///         TickInput::new(now, dt).with_stimuli(g.senses.update_at(now))
     ///     })
     /// };
     /// assert_eq!(frame(&mut guards, &mut memories, &mut schedule, 0.1).ticked, 1);
-    /// schedule.stimulate(1, &mut guards[1].senses, Sense::NOISE, 0, Some(1.0))?;
+    /// // A noise at 0.15 s, heard for a second.
+    /// schedule.stimulate(1, &mut guards[1].senses, Sense::NOISE, 0, Some(1.0), 0.15)?;
     /// let report = frame(&mut guards, &mut memories, &mut schedule, 0.2);
     /// assert_eq!(report.ticked, 2); // the sleeper heard it
     /// assert_eq!(memories[1].leaf(), GUARDS.find("LOOK"));
@@ -413,7 +445,7 @@ impl Schedule {
     /// ```
     ///
     /// # Errors
-    /// As [`Stimuli::set`]: a stimulus that cannot be set wakes nobody.
+    /// As [`Stimuli::set_at`]: a stimulus that cannot be set wakes nobody.
     ///
     /// # Panics
     /// If `i` is not an agent of the crowd.
@@ -424,12 +456,13 @@ impl Schedule {
         flag: F,
         payload: P,
         timeout: Option<f32>,
+        now: f64,
     ) -> Result<(), StimuliError>
     where
         F::Bits: Into<u128>,
     {
         self.agent(i, "stimulate");
-        stimuli.set(flag, payload, timeout)?;
+        stimuli.set_at(flag, payload, timeout, now)?;
         self.wake(i);
         Ok(())
     }

@@ -1,8 +1,8 @@
 //! The schedule's buckets: for each period in use, one bucket per frame
 //! of the period, holding the agents of that period whose phase it is.
 //!
-//! An agent of period `k` has the phase `index % k` and sits in bucket
-//! `index % k` of its period's buckets for as long as its rate stays: the
+//! An agent of period `k` has the phase [`Schedule::phase`] and sits in
+//! that bucket of its period's buckets for as long as its rate stays: the
 //! bucket of frame `f` is `f % k`, so the agents due in a frame are the
 //! members of one bucket per period, found without looking at any other
 //! agent, and a tick moves no agent between buckets.
@@ -24,6 +24,8 @@
 //! list's end) when it ticks.
 
 use alloc::vec::Vec;
+
+use super::Schedule;
 
 /// No agent: the end of a list.
 pub(super) const NIL: u32 = u32::MAX;
@@ -118,7 +120,7 @@ impl Buckets {
     #[inline]
     fn bucket_of(&self, i: u32, c: u32) -> usize {
         let class = self.classes[c as usize];
-        (class.first + i % class.period) as usize
+        (class.first + Schedule::phase(i as usize, class.period)) as usize
     }
 
     /// The bucket of class `c` that comes up in `frame`.
@@ -318,26 +320,27 @@ mod tests {
     /// come out of `settle` in index order, with the bucket's count right.
     #[test]
     fn settle_merges_fresh_agents_in_index_order() {
-        let mut b = Buckets::new(42);
+        // Agents whose phase of period 4 is 1.
+        let mut b = Buckets::new(50);
         let c = b.class_of(4);
         assert_eq!(b.class_of(4), c);
-        for i in [1u32, 9, 17, 33, 5, 29, 13, 37, 21, 25] {
+        for i in [4u32, 12, 20, 38, 7, 33, 15, 41, 25, 28] {
             b.insert(i, c);
         }
-        b.remove(33); // sorted list, tail
-        b.remove(5); // fresh list, head
-        b.remove(21); // fresh list, middle
+        b.remove(38); // sorted list, tail
+        b.remove(7); // fresh list, head
+        b.remove(25); // fresh list, middle
         let due = b.due_bucket(c, 1);
         assert_eq!(b.bucket(due).len, 7);
-        let mut scratch = Vec::with_capacity(42);
+        let mut scratch = Vec::with_capacity(50);
         b.settle(due, &mut scratch);
-        assert_eq!(b.sorted(due), [1, 9, 13, 17, 25, 29, 37]);
+        assert_eq!(b.sorted(due), [4, 12, 15, 20, 28, 33, 41]);
         // Settled again: nothing to do; then one more at each end.
         b.settle(due, &mut scratch);
-        b.insert(41, c);
-        b.insert(33, c);
+        b.insert(46, c);
+        b.insert(38, c);
         b.settle(due, &mut scratch);
-        assert_eq!(b.sorted(due), [1, 9, 13, 17, 25, 29, 33, 37, 41]);
+        assert_eq!(b.sorted(due), [4, 12, 15, 20, 28, 33, 38, 41, 46]);
         for i in b.sorted(due) {
             b.remove(i);
         }
