@@ -27,6 +27,7 @@ use core::fmt;
 
 mod event;
 mod jump;
+mod kept;
 pub(crate) mod log;
 mod pause;
 mod policy;
@@ -41,6 +42,10 @@ mod walk;
 pub use event::{Event, NoTrace, NodeRef, Rejection, Tracer, WalkStop, Why, write_event};
 pub use report::TickReport;
 
+#[doc(hidden)]
+pub use kept::{Kept, tick_kept};
+
+use kept::One;
 pub use pause::{Resume, UntilShared, resume_tick, tick_until_shared};
 #[cfg(feature = "rayon")]
 pub(crate) use pause::{member_until_shared, resume_member};
@@ -187,54 +192,6 @@ pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     let mut one = One::Steady(0);
     tick_member(tree, agent, memory, input, &mut one);
     one.report(memory)
-}
-
-/// How one tick went, for a caller that wants its report.
-enum One {
-    Steady(u32),
-    Redecided(u32),
-    Ticked(Result<TickReport, TickError>),
-}
-
-impl One {
-    /// The tick's report, `memory` as the tick left it.
-    #[inline(always)]
-    fn report<A: 'static, const L: usize, const S: usize, const N: usize>(
-        self,
-        memory: &AgentMemory<A, L, S, N>,
-    ) -> Result<TickReport, TickError> {
-        match self {
-            One::Steady(visited) => Ok(TickReport {
-                leaf: memory.leaf(),
-                visited,
-                ..TickReport::default()
-            }),
-            One::Redecided(visited) => Ok(TickReport {
-                leaf: memory.leaf(),
-                activated: 1,
-                deactivated: 1,
-                redecides: 1,
-                visited,
-                subset_violation: None,
-            }),
-            One::Ticked(result) => result,
-        }
-    }
-}
-
-impl Tally for One {
-    #[inline(always)]
-    fn steady(&mut self, visited: u32) {
-        *self = One::Steady(visited);
-    }
-    #[inline(always)]
-    fn redecided(&mut self, visited: u32) {
-        *self = One::Redecided(visited);
-    }
-    #[inline(always)]
-    fn ticked(&mut self, result: Result<TickReport, TickError>) {
-        *self = One::Ticked(result);
-    }
 }
 
 /// Where a crowd's loop adds up how its members' ticks went: a steady

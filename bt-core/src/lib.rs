@@ -254,7 +254,7 @@ pub use interp::{
     deactivate_all, tick, tick_traced, write_event,
 };
 #[doc(hidden)]
-pub use interp::{Resume, UntilShared, resume_tick, tick_until_shared};
+pub use interp::{Kept, Resume, UntilShared, resume_tick, tick_kept, tick_until_shared};
 #[cfg(feature = "serde")]
 pub use memory::shared::AdoptError;
 pub use memory::shared::{ActionOp, ActionRequest, Outcome, Ticket, TreeShared};

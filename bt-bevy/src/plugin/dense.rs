@@ -15,10 +15,9 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::query::ContiguousQueryData;
 use bevy_ecs::system::{InMut, SystemChangeTick};
 use bevy_time::Time;
-use bt_core::TickReport;
 
 use super::tick::{
-    RecorderParam, Tally, Totals, Untraced, Watched, end_run, every, keep, key, plain, plan_run,
+    RecorderParam, Tally, Totals, Untraced, Watched, end_run, every, key, plain, plan_run,
     recorder_of, tick_after, tick_one,
 };
 use super::{ActionMessage, BrainShared, BrainStats};
@@ -113,8 +112,8 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
                     &mut data,
                     plain::<M>,
                 );
-                if let Some(r) = r {
-                    tally.add(&r);
+                if let Some(kept) = r {
+                    tally.add(kept);
                 }
             },
         ),
@@ -163,12 +162,11 @@ fn tick_every<M: TreeMemory>(
             decision: decisions.get(i).map_or(0, |d| d.0),
             stimuli: 0,
         };
-        let result =
-            <M::Agent as DenseAgent>::with_agent_at(data, i, |agent| b.memory.tick(agent, &input));
-        tally.add(&result);
-        let moved = result.as_ref().map_or(true, TickReport::changed);
-        keep(&mut b.last, result);
-        if moved {
+        let kept = <M::Agent as DenseAgent>::with_agent_at(data, i, |agent| {
+            b.memory.tick_kept(agent, &input, &mut b.last)
+        });
+        tally.add(kept);
+        if kept.changed {
             changed[i] = this_run;
         }
     }
@@ -216,13 +214,11 @@ fn tick_planned<M: TreeMemory, Se: SenseSource>(
             }),
         };
         let b = &mut brains.bypass_change_detection()[i];
-        let result = <M::Agent as DenseAgent>::with_agent_at(&mut data, i, |agent| {
-            b.memory.tick(agent, &input)
+        let kept = <M::Agent as DenseAgent>::with_agent_at(&mut data, i, |agent| {
+            b.memory.tick_kept(agent, &input, &mut b.last)
         });
-        tally.add(&result);
-        let changed = result.as_ref().map_or(true, TickReport::changed);
-        keep(&mut b.last, result);
-        if changed {
+        tally.add(kept);
+        if kept.changed {
             let this_run = brains.this_run_tick();
             brains.changed_ticks_slice_mut()[i] = this_run;
         }

@@ -21,7 +21,7 @@ use bt_core::{TickError, TickReport};
 use super::{
     ActionMessage, ActionOutcome, BrainShared, BrainStats, Crowd, RunFigures, forget_moved, route,
 };
-use crate::adapter::{self, Input, TreeMemory};
+use crate::adapter::{self, Input, Kept, TreeMemory};
 use crate::agent::BrainAgent;
 use crate::brain::{Brain, Decisions, SenseSource, agent_id};
 use crate::debug::{self, DebugBrain};
@@ -53,17 +53,9 @@ impl<'t> Tally<'t> {
     }
 
     #[inline(always)]
-    pub(super) fn add(&mut self, result: &Result<TickReport, TickError>) {
-        match result {
-            Ok(r) => {
-                self.ticked_changed += 1 | u64::from(r.changed()) << 32;
-                self.idle_errors += u64::from(r.leaf.is_none());
-            }
-            Err(_) => {
-                self.ticked_changed += 1 | 1 << 32;
-                self.idle_errors += 1 << 32;
-            }
-        }
+    pub(super) fn add(&mut self, kept: Kept) {
+        self.ticked_changed += 1 | u64::from(kept.changed) << 32;
+        self.idle_errors += u64::from(kept.idle) | u64::from(kept.failed) << 32;
     }
 }
 
@@ -121,9 +113,10 @@ impl<Se: SenseSource> SenseTerm<Se> for () {
 
 /// Ticks one entity's brain if the run's plan says it is due: builds the
 /// input (with the brain's own `dt`), runs the tick on the agent view
-/// (with `run`: a plain tick, a traced or a recorded one), keeps the
-/// result. Marks the brain changed only when the active path changed.
-/// `None`: not ticked in this run.
+/// (with `run`: a plain tick, a traced or a recorded one), which keeps
+/// the result in the brain's last. Marks the brain changed only when the
+/// active path changed (or the tick failed). `None`: not ticked in this
+/// run.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn tick_one<M: TreeMemory, Se: SenseSource>(
@@ -134,8 +127,8 @@ pub(super) fn tick_one<M: TreeMemory, Se: SenseSource>(
     decision: u64,
     senses: Option<&mut Mut<Se>>,
     data: &mut bevy_ecs::query::QueryItem<'_, '_, <M::Agent as BrainAgent>::Data>,
-    run: impl FnOnce(&mut M, &mut M::Agent, &Input) -> Result<TickReport, TickError>,
-) -> Option<Result<TickReport, TickError>>
+    run: impl FnOnce(&mut M, &mut M::Agent, &Input, &mut Result<TickReport, TickError>) -> Kept,
+) -> Option<Kept>
 where
     M::Agent: BrainAgent,
 {
@@ -158,13 +151,13 @@ where
         decision,
         stimuli: senses.map_or(0, |s| s.update_bits(dt)),
     };
-    let result =
-        <M::Agent as BrainAgent>::with_agent(data, |agent| run(&mut b.memory, agent, &input));
-    keep(&mut b.last, result);
-    if result.as_ref().map_or(true, TickReport::changed) {
+    let last = &mut b.last;
+    let kept =
+        <M::Agent as BrainAgent>::with_agent(data, |agent| run(&mut b.memory, agent, &input, last));
+    if kept.changed {
         brain.set_changed();
     }
-    Some(result)
+    Some(kept)
 }
 
 /// The `dt` of a brain that ticks in every run (it has no [`TickRate`])
@@ -177,16 +170,26 @@ pub(super) fn every(plan: Plan, turn: &mut Turn) -> f32 {
     dt
 }
 
-/// Keeps a tick's `result` as the brain's last: over the last report in
-/// place when both are reports, which writes only the report's fields.
+/// Keeps the `result` of a tick made another way than
+/// [`TreeMemory::tick_kept`] (traced, recorded, resumed) as the brain's
+/// last, and says how it went.
 #[inline(always)]
 pub(super) fn keep(
     last: &mut Result<TickReport, TickError>,
     result: Result<TickReport, TickError>,
-) {
-    match (last, result) {
-        (Ok(last), Ok(report)) => *last = report,
-        (last, result) => *last = result,
+) -> Kept {
+    *last = result;
+    match result {
+        Ok(r) => Kept {
+            changed: r.changed(),
+            idle: r.leaf.is_none(),
+            failed: false,
+        },
+        Err(_) => Kept {
+            changed: true,
+            idle: false,
+            failed: true,
+        },
     }
 }
 
@@ -196,8 +199,9 @@ pub(super) fn plain<M: TreeMemory>(
     memory: &mut M,
     agent: &mut M::Agent,
     input: &Input,
-) -> Result<TickReport, TickError> {
-    memory.tick(agent, input)
+    last: &mut Result<TickReport, TickError>,
+) -> Kept {
+    memory.tick_kept(agent, input, last)
 }
 
 /// The brains ticked in parallel: all but the traced ones.
@@ -392,8 +396,8 @@ fn per_entity<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>>(
             let r = tick_one::<M, Se>(
                 plan, rate, entity, &mut brain, decision, senses, &mut data, plain::<M>,
             );
-            if let Some(r) = r {
-                tally.add(&r);
+            if let Some(kept) = r {
+                tally.add(kept);
             }
         },
     );
@@ -456,25 +460,26 @@ pub(super) fn tick_watched<M: TreeMemory, Se: SenseSource>(
         decision,
         senses,
         &mut data,
-        |memory, agent, input| match lane {
+        |memory, agent, input, last| match lane {
             #[cfg(feature = "viewer")]
-            Some((r, lane)) => {
-                memory.tick_recorded(agent, input, &mut r.recorder, lane, trace.as_mut())
-            }
+            Some((r, lane)) => keep(
+                last,
+                memory.tick_recorded(agent, input, &mut r.recorder, lane, trace.as_mut()),
+            ),
             #[cfg(not(feature = "viewer"))]
             Some(((), _)) => unreachable!("recording needs the viewer feature"),
             None => match trace.as_mut() {
-                Some(trace) => memory.tick_traced(agent, input, trace),
-                None => memory.tick(agent, input),
+                Some(trace) => keep(last, memory.tick_traced(agent, input, trace)),
+                None => memory.tick_kept(agent, input, last),
             },
         },
     );
-    let Some(r) = r else {
+    let Some(kept) = r else {
         return;
     };
-    tally.add(&r);
+    tally.add(kept);
     if let (Some(debug), Some(trace)) = (debug.as_mut(), trace) {
-        debug::record(debug, entity, &brain.memory, &r, trace, plan.now);
+        debug::record(debug, entity, &brain.memory, &brain.last, trace, plan.now);
     }
 }
 
