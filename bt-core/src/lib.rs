@@ -269,7 +269,7 @@ pub use persist::{
 pub use raw::{BLOCK_ALIGN, ErasedBehavior, TypeLayout};
 pub use tree::{
     CrowdTree, DEFAULT_BLOCK, Has, MAX_CHILDREN, MAX_LEVELS, MAX_SHUFFLE_CHILDREN, Node, Shape,
-    Tree, TreeError,
+    StaticTree, Tree, TreeError,
 };
 
 /// The `bitflags` crate, whose types the flag tests take: declare decision
