@@ -70,15 +70,19 @@ pub trait TreeMemory: Send + Sync + Sized + 'static {
     #[doc(hidden)]
     fn tree(&self) -> &'static Self::Tree;
 
-    /// One tick, its result kept in `last`, which holds the last tick's
-    /// (see [`bt_core::tick_kept`]).
+    /// One tick with `tree`, the tree that made the memory, its result
+    /// kept in `last`, which holds the last tick's, and how it went handed
+    /// to `went` where it ends (see [`bt_core::tick_kept`]). A `static`
+    /// given here is a constant in the caller's loop.
     #[doc(hidden)]
     fn tick_kept(
         &mut self,
+        tree: &'static Self::Tree,
         agent: &mut Self::Agent,
         input: &Input,
         last: &mut Result<TickReport, TickError>,
-    ) -> Kept;
+        went: impl FnMut(Kept),
+    );
 
     /// One tick up to its first step that could read or write the crowd's
     /// shared state (see [`bt_core::tick_until_shared`]): finished, or
@@ -251,12 +255,13 @@ where
     #[inline(always)]
     fn tick_kept(
         &mut self,
+        tree: &'static Self::Tree,
         agent: &mut A,
         input: &Input,
         last: &mut Result<TickReport, TickError>,
-    ) -> Kept {
-        let tree = AgentMemory::tree(self);
-        bt_core::tick_kept(tree, agent, self, &input.bt(), last)
+        went: impl FnMut(Kept),
+    ) {
+        bt_core::tick_kept(tree, agent, self, &input.bt(), last, went);
     }
 
     #[inline(always)]

@@ -121,11 +121,13 @@ impl<M: TreeMemory, T: 'static> TreeMemory for Tagged<M, T> {
     #[inline(always)]
     fn tick_kept(
         &mut self,
+        tree: &'static Self::Tree,
         agent: &mut Self::Agent,
         input: &Input,
         last: &mut Result<TickReport, TickError>,
-    ) -> Kept {
-        self.memory.tick_kept(agent, input, last)
+        went: impl FnMut(Kept),
+    ) {
+        self.memory.tick_kept(tree, agent, input, last, went);
     }
 
     #[inline(always)]

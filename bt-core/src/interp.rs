@@ -189,21 +189,30 @@ pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> Result<TickReport, TickError> {
-    let mut one = One::Steady(0);
+    let mut one = One::new();
     tick_member(tree, agent, memory, input, &mut one);
-    one.report(memory)
+    one.0
 }
 
 /// Where a crowd's loop adds up how its members' ticks went: a steady
 /// tick (nothing changed, the agent's behavior is still the one its path
-/// ends in) adds only what it visited, without a report to build.
+/// ends in) adds only what it visited, without a report to build. The
+/// memory is the one ticked, as the tick left it.
 pub(crate) trait Tally {
     /// A tick that changed nothing and visited `visited` deciders.
-    fn steady(&mut self, visited: u32);
+    fn steady<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        memory: &AgentMemory<A, L, S, N>,
+        visited: u32,
+    );
     /// A tick in which a leaf ended and its group quickly entered another
     /// leaf (one deactivation, one redecide, one activation), visiting
     /// `visited` deciders.
-    fn redecided(&mut self, visited: u32);
+    fn redecided<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        memory: &AgentMemory<A, L, S, N>,
+        visited: u32,
+    );
     /// Any other tick.
     fn ticked(&mut self, result: Result<TickReport, TickError>);
 }
@@ -282,10 +291,10 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     // before each call.
     let mut cx = Ctx::of(input);
     match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
-        Ok(visited) => tally.steady(visited),
+        Ok(visited) => tally.steady(memory, visited),
         Err((steady::Bail::Ended(k, found), visited)) => {
             match ended(tree, agent, memory, &mut cx, (k, found, visited)) {
-                Stopped::Redecided(visited) => tally.redecided(visited),
+                Stopped::Redecided(visited) => tally.redecided(memory, visited),
                 Stopped::Ran(result) => tally.ticked(result),
             }
         }
@@ -458,9 +467,9 @@ pub fn tick_traced<A: 'static, T: Tracer, const L: usize, const S: usize, const 
     input: &TickInput,
     tracer: &mut T,
 ) -> Result<TickReport, TickError> {
-    let mut one = One::Steady(0);
+    let mut one = One::new();
     tick_member_traced(tree, agent, memory, input, tracer, &mut one);
-    one.report(memory)
+    one.0
 }
 
 /// Deactivates the whole active path, deepest first, running every

@@ -3,9 +3,9 @@
 //! chunk, over plain slices.
 //!
 //! A chunk in which every brain ticks (no [`TickRate`], no senses, no
-//! budget's cut, one tree) takes the short loop, [`tick_every`], which
-//! asks no brain whether it is due; any other takes [`tick_planned`],
-//! which asks the run's plan about each brain. Both fetch the memories of
+//! budget's cut, one tree) and has its [`Decisions`] takes the short loop,
+//! [`tick_every`], which asks no brain whether it is due; any other takes
+//! [`tick_planned`], which asks the run's plan about each brain. Both fetch the memories of
 //! the next few brains while one ticks.
 
 use bevy_ecs::change_detection::ContiguousMut;
@@ -88,7 +88,7 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
         Ok(chunks) => chunks.for_each_init(
             || Tally::new(&totals),
             |tally, chunk: Chunk<'_, '_, M, Se>| match chunk {
-                (ids, brains, decisions, None, mut data, None) if all => {
+                (ids, brains, Some(decisions), None, mut data, None) if all => {
                     tick_every::<M>(plan, tally, ids, brains, decisions, &mut data);
                 }
                 chunk => tick_planned::<M, Se>(plan, tree, mixed, tally, chunk),
@@ -102,7 +102,7 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
                 }
                 let decision = decisions.map_or(0, |d| d.0);
                 let senses = senses.as_mut();
-                let r = tick_one::<M, Se>(
+                tick_one::<M, Se>(
                     plan,
                     rate.as_deref(),
                     entity,
@@ -110,11 +110,9 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
                     decision,
                     senses,
                     &mut data,
+                    tally,
                     plain::<M>,
                 );
-                if let Some(kept) = r {
-                    tally.add(kept);
-                }
             },
         ),
     }
@@ -133,15 +131,16 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
 }
 
 /// Ticks every brain of a chunk of the crowd's own brains, none with a
-/// [`TickRate`] or senses, in a run that cuts none: each is due and ticks
-/// with the time since its own last tick, as [`Plan::go`] would give it.
+/// [`TickRate`] or senses, each with its [`Decisions`], in a run that cuts
+/// none: each is due and ticks with the time since its own last tick, as
+/// [`Plan::go`] would give it.
 #[inline(always)]
 fn tick_every<M: TreeMemory>(
     plan: Plan,
     tally: &mut Tally<'_>,
     ids: &[Entity],
     brains: ContiguousMut<'_, Brain<M>>,
-    decisions: Option<ContiguousMut<'_, Decisions>>,
+    decisions: ContiguousMut<'_, Decisions>,
     data: &mut AgentChunk<'_, '_, M>,
 ) where
     M::Agent: DenseAgent,
@@ -149,9 +148,10 @@ fn tick_every<M: TreeMemory>(
     let (brains, mut ticks) = ContiguousMut::bypass_change_detection_split(brains);
     let this_run = ticks.this_run();
     let changed = ticks.changed_mut();
-    let decisions: &[Decisions] =
-        decisions.map_or(&[], |d| ContiguousMut::bypass_change_detection_split(d).0);
-    let n = brains.len().min(ids.len()).min(changed.len());
+    let decisions = ContiguousMut::bypass_change_detection_split(decisions).0;
+    let n = (brains.len().min(ids.len()))
+        .min(changed.len())
+        .min(decisions.len());
     for i in 0..n {
         ahead(brains, i);
         let b = &mut brains[i];
@@ -159,16 +159,19 @@ fn tick_every<M: TreeMemory>(
             now: plan.now,
             dt: every(plan, &mut b.turn),
             agent: agent_id(ids[i]),
-            decision: decisions.get(i).map_or(0, |d| d.0),
+            decision: decisions[i].0,
             stimuli: 0,
         };
-        let kept = <M::Agent as DenseAgent>::with_agent_at(data, i, |agent| {
-            b.memory.tick_kept(agent, &input, &mut b.last)
+        let tree = b.memory.tree();
+        <M::Agent as DenseAgent>::with_agent_at(data, i, |agent| {
+            b.memory
+                .tick_kept(tree, agent, &input, &mut b.last, |kept| {
+                    tally.add(kept);
+                    if kept.changed {
+                        changed[i] = this_run;
+                    }
+                });
         });
-        tally.add(kept);
-        if kept.changed {
-            changed[i] = this_run;
-        }
     }
 }
 
@@ -214,11 +217,16 @@ fn tick_planned<M: TreeMemory, Se: SenseSource>(
             }),
         };
         let b = &mut brains.bypass_change_detection()[i];
-        let kept = <M::Agent as DenseAgent>::with_agent_at(&mut data, i, |agent| {
-            b.memory.tick_kept(agent, &input, &mut b.last)
+        let tree = b.memory.tree();
+        let mut changed = false;
+        <M::Agent as DenseAgent>::with_agent_at(&mut data, i, |agent| {
+            b.memory
+                .tick_kept(tree, agent, &input, &mut b.last, |kept| {
+                    tally.add(kept);
+                    changed = kept.changed;
+                });
         });
-        tally.add(kept);
-        if kept.changed {
+        if changed {
             let this_run = brains.this_run_tick();
             brains.changed_ticks_slice_mut()[i] = this_run;
         }

@@ -59,6 +59,22 @@ impl<'t> Tally<'t> {
     }
 }
 
+/// Where one brain's tick goes: the task's tally, and whether the brain
+/// is to be marked changed.
+pub(super) struct Went<'a, 't> {
+    tally: &'a mut Tally<'t>,
+    changed: bool,
+}
+
+impl Went<'_, '_> {
+    /// Counts a tick that went as `kept` says.
+    #[inline(always)]
+    pub(super) fn add(&mut self, kept: Kept) {
+        self.tally.add(kept);
+        self.changed |= kept.changed;
+    }
+}
+
 impl Drop for Tally<'_> {
     fn drop(&mut self) {
         let (a, b) = (self.ticked_changed, self.idle_errors);
@@ -114,9 +130,9 @@ impl<Se: SenseSource> SenseTerm<Se> for () {
 /// Ticks one entity's brain if the run's plan says it is due: builds the
 /// input (with the brain's own `dt`), runs the tick on the agent view
 /// (with `run`: a plain tick, a traced or a recorded one), which keeps
-/// the result in the brain's last. Marks the brain changed only when the
-/// active path changed (or the tick failed). `None`: not ticked in this
-/// run.
+/// the result in the brain's last and adds it to the tally. Marks the
+/// brain changed only when the active path changed (or the tick failed).
+/// `None`: not ticked in this run.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn tick_one<M: TreeMemory, Se: SenseSource>(
@@ -127,8 +143,9 @@ pub(super) fn tick_one<M: TreeMemory, Se: SenseSource>(
     decision: u64,
     senses: Option<&mut Mut<Se>>,
     data: &mut bevy_ecs::query::QueryItem<'_, '_, <M::Agent as BrainAgent>::Data>,
-    run: impl FnOnce(&mut M, &mut M::Agent, &Input, &mut Result<TickReport, TickError>) -> Kept,
-) -> Option<Kept>
+    tally: &mut Tally<'_>,
+    run: impl FnOnce(&mut M, &mut M::Agent, &Input, &mut Result<TickReport, TickError>, &mut Went),
+) -> Option<()>
 where
     M::Agent: BrainAgent,
 {
@@ -152,12 +169,17 @@ where
         stimuli: senses.map_or(0, |s| s.update_bits(dt)),
     };
     let last = &mut b.last;
-    let kept =
-        <M::Agent as BrainAgent>::with_agent(data, |agent| run(&mut b.memory, agent, &input, last));
-    if kept.changed {
+    let mut went = Went {
+        tally,
+        changed: false,
+    };
+    <M::Agent as BrainAgent>::with_agent(data, |agent| {
+        run(&mut b.memory, agent, &input, last, &mut went);
+    });
+    if went.changed {
         brain.set_changed();
     }
-    Some(kept)
+    Some(())
 }
 
 /// The `dt` of a brain that ticks in every run (it has no [`TickRate`])
@@ -179,18 +201,7 @@ pub(super) fn keep(
     result: Result<TickReport, TickError>,
 ) -> Kept {
     *last = result;
-    match result {
-        Ok(r) => Kept {
-            changed: r.changed(),
-            idle: r.leaf.is_none(),
-            failed: false,
-        },
-        Err(_) => Kept {
-            changed: true,
-            idle: false,
-            failed: true,
-        },
-    }
+    Kept::of(&result)
 }
 
 /// A plain tick, for [`tick_one`].
@@ -200,8 +211,9 @@ pub(super) fn plain<M: TreeMemory>(
     agent: &mut M::Agent,
     input: &Input,
     last: &mut Result<TickReport, TickError>,
-) -> Kept {
-    memory.tick_kept(agent, input, last)
+    went: &mut Went,
+) {
+    memory.tick_kept(memory.tree(), agent, input, last, |kept| went.add(kept));
 }
 
 /// The brains ticked in parallel: all but the traced ones.
@@ -393,12 +405,9 @@ fn per_entity<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>>(
             }
             let decision = decisions.map_or(0, |d| d.0);
             let senses = T::senses(&mut senses);
-            let r = tick_one::<M, Se>(
-                plan, rate, entity, &mut brain, decision, senses, &mut data, plain::<M>,
+            tick_one::<M, Se>(
+                plan, rate, entity, &mut brain, decision, senses, &mut data, tally, plain::<M>,
             );
-            if let Some(kept) = r {
-                tally.add(kept);
-            }
         },
     );
 }
@@ -460,24 +469,24 @@ pub(super) fn tick_watched<M: TreeMemory, Se: SenseSource>(
         decision,
         senses,
         &mut data,
-        |memory, agent, input, last| match lane {
+        tally,
+        |memory, agent, input, last, went| match lane {
             #[cfg(feature = "viewer")]
-            Some((r, lane)) => keep(
+            Some((r, lane)) => went.add(keep(
                 last,
                 memory.tick_recorded(agent, input, &mut r.recorder, lane, trace.as_mut()),
-            ),
+            )),
             #[cfg(not(feature = "viewer"))]
             Some(((), _)) => unreachable!("recording needs the viewer feature"),
             None => match trace.as_mut() {
-                Some(trace) => keep(last, memory.tick_traced(agent, input, trace)),
-                None => memory.tick_kept(agent, input, last),
+                Some(trace) => went.add(keep(last, memory.tick_traced(agent, input, trace))),
+                None => plain::<M>(memory, agent, input, last, went),
             },
         },
     );
-    let Some(kept) = r else {
+    if r.is_none() {
         return;
-    };
-    tally.add(kept);
+    }
     if let (Some(debug), Some(trace)) = (debug.as_mut(), trace) {
         debug::record(debug, entity, &brain.memory, &brain.last, trace, plan.now);
     }

@@ -1,8 +1,9 @@
 //! A tick for crates that tick one agent at a time in a loop of their own
 //! and keep each agent's last report (bt-bevy's brains): the report is
-//! written as the tick goes, and a tick that changed nothing writes only
-//! what differs from the last one, as `tick_all`'s loop adds a steady tick
-//! to its tally without building a report.
+//! written over the last one where the tick ends (a tick that changed
+//! nothing keeps the last report's leaf), and how the tick went is handed
+//! to the caller there, as `tick_all`'s loop adds each tick to its tally
+//! where it ends. Also the report of one tick for [`tick`](crate::tick).
 
 use crate::decl::TickInput;
 use crate::memory::AgentMemory;
@@ -22,12 +23,33 @@ pub struct Kept {
     pub failed: bool,
 }
 
-/// [`tick`](crate::tick), its result kept in `last`: afterwards `last`
-/// holds what [`tick`](crate::tick) would have returned. `last` must hold
-/// the result of the memory's last tick, or a report without a leaf (as
-/// `TickReport::default()`): a tick that changed nothing, after a report
-/// of a tick that changed nothing either, writes only the count of
-/// deciders visited. For crates that keep each agent's last report.
+impl Kept {
+    /// How a tick that returned `result` went.
+    #[inline(always)]
+    pub fn of(result: &Result<TickReport, TickError>) -> Kept {
+        match result {
+            Ok(r) => Kept {
+                changed: r.changed(),
+                idle: r.leaf.is_none(),
+                failed: false,
+            },
+            Err(_) => Kept {
+                changed: true,
+                idle: false,
+                failed: true,
+            },
+        }
+    }
+}
+
+/// [`tick`](crate::tick), its result kept in `last`, and how it went
+/// handed to `went` (called once, where the tick ends, so that what it
+/// adds up is a constant on the paths a tick takes most): afterwards
+/// `last` holds what [`tick`](crate::tick) would have returned. `last`
+/// must hold the result of the memory's last tick, or a report without a
+/// leaf (as `TickReport::default()`): a tick that changed nothing takes
+/// its leaf from the last report rather than from the memory. For crates
+/// that keep each agent's last report in a loop of their own.
 ///
 /// # Panics
 /// As [`tick`](crate::tick).
@@ -39,115 +61,137 @@ pub fn tick_kept<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
     last: &mut Result<TickReport, TickError>,
-) -> Kept {
-    let mut one = One::Steady(0);
-    tick_member(tree, agent, memory, input, &mut one);
-    match one {
-        One::Steady(visited) => {
-            match last {
-                // The path is the one the last tick left: only the count
-                // differs.
-                Ok(r) if is_steady(r) => r.visited = visited,
-                last => *last = One::Steady(visited).report(memory),
+    went: impl FnMut(Kept),
+) {
+    tick_member(tree, agent, memory, input, &mut Keep { last, went });
+}
+
+/// The report of a tick that ended where [`Tally`] says, written over the
+/// last one, and how it went, handed to `went`.
+struct Keep<'l, F> {
+    last: &'l mut Result<TickReport, TickError>,
+    went: F,
+}
+
+impl<F: FnMut(Kept)> Tally for Keep<'_, F> {
+    #[inline(always)]
+    fn steady<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        memory: &AgentMemory<A, L, S, N>,
+        visited: u32,
+    ) {
+        match &mut *self.last {
+            // The path is the one the last tick left: so is the leaf.
+            Ok(r) if r.leaf.is_some() => {
+                *r = TickReport {
+                    leaf: r.leaf,
+                    visited,
+                    ..TickReport::default()
+                }
             }
-            Kept {
-                changed: false,
-                idle: false,
-                failed: false,
-            }
+            last => *last = Ok(steady_report(memory, visited)),
         }
-        One::Redecided(_) => {
-            *last = one.report(memory);
-            Kept {
-                changed: true,
-                idle: false,
-                failed: false,
-            }
-        }
-        One::Ticked(result) => {
-            let kept = match &result {
-                Ok(r) => Kept {
-                    changed: r.changed(),
-                    idle: r.leaf.is_none(),
-                    failed: false,
-                },
-                Err(_) => Kept {
-                    changed: true,
-                    idle: false,
-                    failed: true,
-                },
-            };
-            match (last, result) {
-                // Over the last report in place: its fields alone.
-                (Ok(last), Ok(report)) => *last = report,
-                (last, result) => *last = result,
-            }
-            kept
+        (self.went)(Kept {
+            changed: false,
+            idle: false,
+            failed: false,
+        });
+    }
+
+    #[inline(always)]
+    fn redecided<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        memory: &AgentMemory<A, L, S, N>,
+        visited: u32,
+    ) {
+        *self.last = Ok(redecided_report(memory, visited));
+        (self.went)(Kept {
+            changed: true,
+            idle: false,
+            failed: false,
+        });
+    }
+
+    #[inline(always)]
+    fn ticked(&mut self, result: Result<TickReport, TickError>) {
+        (self.went)(Kept::of(&result));
+        match (&mut *self.last, result) {
+            // Over the last report in place: its fields alone.
+            (Ok(last), Ok(report)) => *last = report,
+            (last, result) => *last = result,
         }
     }
 }
 
-/// Whether `r` is the report of a tick that changed nothing and left a
-/// behavior running, as a steady tick's is up to its count of visits.
+/// The report of a steady tick that visited `visited` deciders.
 #[inline(always)]
-fn is_steady(r: &TickReport) -> bool {
-    r.leaf.is_some()
-        && r.activated == 0
-        && r.deactivated == 0
-        && r.redecides == 0
-        && r.subset_violation.is_none()
+fn steady_report<A: 'static, const L: usize, const S: usize, const N: usize>(
+    memory: &AgentMemory<A, L, S, N>,
+    visited: u32,
+) -> TickReport {
+    TickReport {
+        leaf: memory.leaf(),
+        visited,
+        ..TickReport::default()
+    }
+}
+
+/// The report of a tick whose leaf ended and was quickly redecided.
+#[inline(always)]
+fn redecided_report<A: 'static, const L: usize, const S: usize, const N: usize>(
+    memory: &AgentMemory<A, L, S, N>,
+    visited: u32,
+) -> TickReport {
+    TickReport {
+        leaf: memory.leaf(),
+        activated: 1,
+        deactivated: 1,
+        redecides: 1,
+        visited,
+        subset_violation: None,
+    }
 }
 
 /// How one tick went, for a caller that wants its report.
-pub(super) enum One {
-    Steady(u32),
-    Redecided(u32),
-    Ticked(Result<TickReport, TickError>),
-}
+pub(super) struct One(pub(super) Result<TickReport, TickError>);
 
 impl One {
-    /// The tick's report, `memory` as the tick left it.
+    /// Before the tick.
     #[inline(always)]
-    pub(super) fn report<A: 'static, const L: usize, const S: usize, const N: usize>(
-        self,
-        memory: &AgentMemory<A, L, S, N>,
-    ) -> Result<TickReport, TickError> {
-        match self {
-            One::Steady(visited) => Ok(TickReport {
-                leaf: memory.leaf(),
-                visited,
-                ..TickReport::default()
-            }),
-            One::Redecided(visited) => Ok(TickReport {
-                leaf: memory.leaf(),
-                activated: 1,
-                deactivated: 1,
-                redecides: 1,
-                visited,
-                subset_violation: None,
-            }),
-            One::Ticked(result) => result,
-        }
+    pub(super) fn new() -> Self {
+        One(Ok(TickReport::default()))
     }
 }
 
 impl Tally for One {
     #[inline(always)]
-    fn steady(&mut self, visited: u32) {
-        *self = One::Steady(visited);
+    fn steady<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        memory: &AgentMemory<A, L, S, N>,
+        visited: u32,
+    ) {
+        self.0 = Ok(steady_report(memory, visited));
     }
+
     #[inline(always)]
-    fn redecided(&mut self, visited: u32) {
-        *self = One::Redecided(visited);
+    fn redecided<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        memory: &AgentMemory<A, L, S, N>,
+        visited: u32,
+    ) {
+        self.0 = Ok(redecided_report(memory, visited));
     }
+
     #[inline(always)]
     fn ticked(&mut self, result: Result<TickReport, TickError>) {
-        *self = One::Ticked(result);
+        self.0 = result;
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use alloc::vec::Vec;
+
     use super::{Kept, tick_kept};
     use crate::decl::TickInput;
     use crate::interp::{TickError, TickReport, tick};
@@ -205,7 +249,8 @@ mod tests {
             }
             let before = last;
             let expected = tick(&NPCS, &mut b, &mut mb, &input);
-            let kept = tick_kept(&NPCS, &mut a, &mut ma, &input, &mut last);
+            let mut kept = Vec::new();
+            tick_kept(&NPCS, &mut a, &mut ma, &input, &mut last, |k| kept.push(k));
             assert_eq!(last, expected, "tick {t}");
             let said = match expected {
                 Ok(r) => Kept {
@@ -219,7 +264,7 @@ mod tests {
                     failed: true,
                 },
             };
-            assert_eq!(kept, said, "tick {t}");
+            assert_eq!(kept, [said], "tick {t}");
             let steady = |r: &Result<TickReport, TickError>| {
                 r.is_ok_and(|r| r.leaf.is_some() && !r.changed() && r.redecides == 0)
             };
