@@ -16,6 +16,7 @@ use bevy_ecs::query::ContiguousQueryData;
 use bevy_ecs::system::{InMut, SystemChangeTick};
 use bevy_time::Time;
 
+use super::source::TreeSource;
 use super::tick::{
     RecorderParam, Tally, Totals, Untraced, Watched, end_run, every, key, plain, plan_run,
     recorder_of, tick_after, tick_one,
@@ -53,9 +54,9 @@ const AHEAD: usize = 4;
 
 /// [`tick_brains`](super::tick::tick_brains) over whole table chunks where
 /// the query is dense (every component in tables), entity by entity where
-/// it is not.
+/// it is not. `S`: where the ticks find the tree.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
-pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
+pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource, S: TreeSource<M>>(
     InMut(k): InMut<usize>,
     time: Res<Time>,
     ticks: SystemChangeTick,
@@ -89,9 +90,9 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
             || Tally::new(&totals),
             |tally, chunk: Chunk<'_, '_, M, Se>| match chunk {
                 (ids, brains, Some(decisions), None, mut data, None) if all => {
-                    tick_every::<M>(plan, tally, ids, brains, decisions, &mut data);
+                    tick_every::<M, S>(plan, tally, ids, brains, decisions, &mut data);
                 }
-                chunk => tick_planned::<M, Se>(plan, tree, mixed, tally, chunk),
+                chunk => tick_planned::<M, Se, S>(plan, tree, mixed, tally, chunk),
             },
         ),
         Err(_) => brains.par_iter_mut().for_each_init(
@@ -111,7 +112,7 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
                     senses,
                     &mut data,
                     tally,
-                    plain::<M>,
+                    plain::<M, S>,
                 );
             },
         ),
@@ -135,7 +136,7 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
 /// none: each is due and ticks with the time since its own last tick, as
 /// [`Plan::go`] would give it.
 #[inline(always)]
-fn tick_every<M: TreeMemory>(
+fn tick_every<M: TreeMemory, S: TreeSource<M>>(
     plan: Plan,
     tally: &mut Tally<'_>,
     ids: &[Entity],
@@ -162,7 +163,7 @@ fn tick_every<M: TreeMemory>(
             decision: decisions[i].0,
             stimuli: 0,
         };
-        let tree = b.memory.tree();
+        let tree = S::tree(&b.memory);
         <M::Agent as DenseAgent>::with_agent_at(data, i, |agent| {
             b.memory
                 .tick_kept(tree, agent, &input, &mut b.last, |kept| {
@@ -178,7 +179,7 @@ fn tick_every<M: TreeMemory>(
 /// Ticks the brains of `tree` in a chunk that the run's plan decides brain
 /// by brain: rates, senses, a budget's cut, or other trees' brains.
 #[inline(never)]
-fn tick_planned<M: TreeMemory, Se: SenseSource>(
+fn tick_planned<M: TreeMemory, Se: SenseSource, S: TreeSource<M>>(
     plan: Plan,
     tree: &'static M::Tree,
     mixed: bool,
@@ -217,7 +218,7 @@ fn tick_planned<M: TreeMemory, Se: SenseSource>(
             }),
         };
         let b = &mut brains.bypass_change_detection()[i];
-        let tree = b.memory.tree();
+        let tree = S::tree(&b.memory);
         let mut changed = false;
         <M::Agent as DenseAgent>::with_agent_at(&mut data, i, |agent| {
             b.memory

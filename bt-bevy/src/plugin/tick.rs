@@ -18,6 +18,7 @@ use bevy_ecs::system::{InMut, SystemChangeTick};
 use bevy_time::Time;
 use bt_core::{TickError, TickReport};
 
+use super::source::{MemoryTree, TreeSource};
 use super::{
     ActionMessage, ActionOutcome, BrainShared, BrainStats, Crowd, RunFigures, forget_moved, route,
 };
@@ -204,16 +205,16 @@ pub(super) fn keep(
     Kept::of(&result)
 }
 
-/// A plain tick, for [`tick_one`].
+/// A plain tick, for [`tick_one`], with the tree from `S`.
 #[inline(always)]
-pub(super) fn plain<M: TreeMemory>(
+pub(super) fn plain<M: TreeMemory, S: TreeSource<M>>(
     memory: &mut M,
     agent: &mut M::Agent,
     input: &Input,
     last: &mut Result<TickReport, TickError>,
     went: &mut Went,
 ) {
-    memory.tick_kept(memory.tree(), agent, input, last, |kept| went.add(kept));
+    memory.tick_kept(S::tree(memory), agent, input, last, |kept| went.add(kept));
 }
 
 /// The brains ticked in parallel: all but the traced ones.
@@ -339,9 +340,10 @@ pub(super) fn key<M: TreeMemory, Se: SenseSource>(
 
 /// Ticks every brain of crowd `k` of memory type `M` in parallel, entity
 /// by entity, then the watched ones, then forwards the deferred actions.
-/// `T`: how the parallel query reaches the senses ([`SenseTerm`]).
+/// `T`: how the parallel query reaches the senses ([`SenseTerm`]); `S`:
+/// where the parallel tick finds the tree.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
-pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>>(
+pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>, S: TreeSource<M>>(
     InMut(k): InMut<usize>,
     time: Res<Time>,
     ticks: SystemChangeTick,
@@ -371,7 +373,7 @@ pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>>(
         a.chain(b)
     });
     let totals = Totals::default();
-    per_entity::<M, Se, T>(&mut brains, plan, &totals, tree, mixed);
+    per_entity::<M, Se, T, S>(&mut brains, plan, &totals, tree, mixed);
     let mut recorder = recorder_of(&mut recorder, tree);
     tick_after::<M, Se>(plan, &mut watched, &mut recorder, &totals, tree, mixed);
     end_run(
@@ -388,7 +390,7 @@ pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>>(
 
 /// Ticks the brains of `tree` in `brains` in parallel, one entity at a
 /// time (`mixed`: the query holds other trees' brains too).
-fn per_entity<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>>(
+fn per_entity<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>, S: TreeSource<M>>(
     brains: &mut Query<ParData<M, T>, Untraced>,
     plan: Plan,
     totals: &Totals,
@@ -406,7 +408,15 @@ fn per_entity<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>>(
             let decision = decisions.map_or(0, |d| d.0);
             let senses = T::senses(&mut senses);
             tick_one::<M, Se>(
-                plan, rate, entity, &mut brain, decision, senses, &mut data, tally, plain::<M>,
+                plan,
+                rate,
+                entity,
+                &mut brain,
+                decision,
+                senses,
+                &mut data,
+                tally,
+                plain::<M, S>,
             );
         },
     );
@@ -480,7 +490,7 @@ pub(super) fn tick_watched<M: TreeMemory, Se: SenseSource>(
             Some(((), _)) => unreachable!("recording needs the viewer feature"),
             None => match trace.as_mut() {
                 Some(trace) => went.add(keep(last, memory.tick_traced(agent, input, trace))),
-                None => plain::<M>(memory, agent, input, last, went),
+                None => plain::<M, MemoryTree>(memory, agent, input, last, went),
             },
         },
     );

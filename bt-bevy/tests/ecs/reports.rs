@@ -1,18 +1,31 @@
 //! What each brain keeps of its last tick, and its change tick, against
-//! bt-core's `tick` of the same crowd: in the ways the plugin ticks a tree
-//! without shared state (entity by entity or by table chunks), with some
-//! brains on entities without `Decisions`.
+//! bt-core's `tick` of the same crowd: in the four ways the plugin ticks a
+//! tree without shared state (entity by entity or by table chunks, the
+//! plugin made from the tree's `static` or from its marker type), with
+//! some brains on entities without `Decisions`.
 
 use std::collections::BTreeSet;
 
 use bevy_app::Update;
 use bevy_ecs::prelude::*;
-use bt_bevy::{Brain, BrainPlugin, BrainStats, BrainSystems};
-use bt_core::{TickInput, tick};
+use bt_bevy::{Brain, BrainPlugin, BrainStats, BrainSystems, TreeMemory};
+use bt_core::{StaticTree, TickInput, tick};
 
 use crate::common::{app, clock};
 use crate::crowd::{creature, world_step};
 use crate::w1_core::{Agent, W1, W1Memory};
+
+/// The W1 tree as a type, as `tree!` declares one with `marker:` (the
+/// tree source is the benchmarks', shared).
+enum W1Tree {}
+
+impl StaticTree for W1Tree {
+    type Tree = <W1Memory as TreeMemory>::Tree;
+
+    fn tree() -> &'static Self::Tree {
+        &W1
+    }
+}
 
 /// The brains whose change tick moved in the last run of the brains' tick.
 #[derive(Resource, Default)]
@@ -26,28 +39,38 @@ fn note_marked(mut marked: ResMut<Marked>, brains: Query<Entity, Changed<Brain<W
 
 #[test]
 fn entity_by_entity_brains_keep_the_report_and_mark_only_a_changed_path() {
-    keeps_the_reports(false);
+    keeps_the_reports(false, false);
 }
 
 #[test]
 fn dense_brains_keep_the_report_and_mark_only_a_changed_path() {
-    keeps_the_reports(true);
+    keeps_the_reports(true, false);
+}
+
+#[test]
+fn brains_of_a_plugin_made_from_the_marker_keep_the_report_and_mark_only_a_changed_path() {
+    keeps_the_reports(false, true);
+}
+
+#[test]
+fn dense_brains_of_a_plugin_made_from_the_marker_keep_the_report_and_mark_only_a_changed_path() {
+    keeps_the_reports(true, true);
 }
 
 /// Every run: each brain's `last_tick` is what `tick` returns for the same
 /// agent, memory and input, and its change tick moved exactly when that
 /// report says the active path changed. One creature in three has no
 /// `Decisions` (another table, which ticks with none and is not stepped).
-fn keeps_the_reports(dense: bool) {
+fn keeps_the_reports(dense: bool, marker: bool) {
     const N: usize = 600;
     const FRAMES: usize = 120;
     let mut app = app();
-    let plugin = BrainPlugin::new(&W1).in_schedule(Update);
-    if dense {
-        app.add_plugins(plugin.dense());
-    } else {
-        app.add_plugins(plugin);
-    }
+    match (dense, marker) {
+        (false, false) => app.add_plugins(BrainPlugin::new(&W1).in_schedule(Update)),
+        (true, false) => app.add_plugins(BrainPlugin::new(&W1).in_schedule(Update).dense()),
+        (false, true) => app.add_plugins(BrainPlugin::of::<W1Tree>().in_schedule(Update)),
+        (true, true) => app.add_plugins(BrainPlugin::of::<W1Tree>().in_schedule(Update).dense()),
+    };
     app.init_resource::<Marked>().add_systems(
         Update,
         (
