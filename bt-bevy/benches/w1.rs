@@ -17,6 +17,9 @@
 //!   `BrainPlugin` in `Update`;
 //! - `dense`: the same with `BrainPlugin::dense` and a world step over
 //!   table chunks (`contiguous_par_iter_mut`): no per-entity fetch;
+//! - `plugin-of` and `dense-of`: `plugin` and `dense` with the plugin made
+//!   from the tree's marker type (`BrainPlugin::of`), the tree a constant
+//!   in its tick systems;
 //! - `view`: the same agent split into two components (the blackboard and
 //!   the check-sum tally), which the tree sees through a copied view;
 //! - `step` and `bevy-step`: the world step alone, over a slice and as the
@@ -44,7 +47,7 @@ use bevy_ecs::component::{Component, Mutable, StorageType};
 use bevy_ecs::prelude::*;
 use bevy_ecs::query::QueryData;
 use bevy_time::{TimePlugin, TimeUpdateStrategy};
-use bt_bevy::{Brain, BrainAgent, BrainPlugin, BrainStats, BrainSystems, Decisions};
+use bt_bevy::{Brain, BrainAgent, BrainPlugin, BrainStats, BrainSystems, Decisions, TreeMemory};
 
 use world::{Activations, Beh, World};
 
@@ -53,6 +56,19 @@ impl Component for w1_core::Agent {
     type Mutability = Mutable;
 }
 bt_bevy::component_agent!(w1_core::Agent);
+
+/// The W1 tree as a type, for `BrainPlugin::of` (as `tree!` declares one
+/// with `marker: W1Tree`; the tree source is bt-bench's, shared).
+enum W1Tree {}
+
+impl bt_core::StaticTree for W1Tree {
+    type Tree = <w1_core::W1Memory as TreeMemory>::Tree;
+
+    #[inline(always)]
+    fn tree() -> &'static Self::Tree {
+        &w1_core::W1
+    }
+}
 
 /// The split contender's components.
 #[derive(Component)]
@@ -170,6 +186,44 @@ impl Contender for Dense {
             .add_systems(Update, step_chunks.before(BrainSystems::Tick));
         spawn_agents(&mut app, n);
         Dense(app)
+    }
+    fn run(&mut self, t: u32) {
+        run_app(&mut self.0, t);
+    }
+    fn activations(&mut self) -> Activations {
+        agent_activations(&mut self.0)
+    }
+}
+
+/// `Plugin` with the plugin made from the tree's type.
+struct PluginOf(App);
+
+impl Contender for PluginOf {
+    fn new(n: usize, threads: usize) -> Self {
+        let mut app = app(threads);
+        app.add_plugins(BrainPlugin::of::<W1Tree>().in_schedule(Update))
+            .add_systems(Update, step_one.before(BrainSystems::Tick));
+        spawn_agents(&mut app, n);
+        PluginOf(app)
+    }
+    fn run(&mut self, t: u32) {
+        run_app(&mut self.0, t);
+    }
+    fn activations(&mut self) -> Activations {
+        agent_activations(&mut self.0)
+    }
+}
+
+/// `Dense` with the plugin made from the tree's type.
+struct DenseOf(App);
+
+impl Contender for DenseOf {
+    fn new(n: usize, threads: usize) -> Self {
+        let mut app = app(threads);
+        app.add_plugins(BrainPlugin::of::<W1Tree>().in_schedule(Update).dense())
+            .add_systems(Update, step_chunks.before(BrainSystems::Tick));
+        spawn_agents(&mut app, n);
+        DenseOf(app)
     }
     fn run(&mut self, t: u32) {
         run_app(&mut self.0, t);
@@ -338,19 +392,23 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
     let n: usize = arg("--n").and_then(|v| v.parse().ok()).unwrap_or(10_000);
-    // `--only core|plugin|dense|view --ticks T`: one contender, for callgrind.
+    // `--only core|plugin|dense|plugin-of|dense-of|view --ticks T`: one
+    // contender, for callgrind.
     if let Some(only) = arg("--only") {
         let t = arg("--ticks").and_then(|v| v.parse().ok()).unwrap_or(60);
         let f = match only.as_str() {
             "core" => time::<Core>(n, t, threads),
             "plugin" => time::<Plugin>(n, t, threads),
             "dense" => time::<Dense>(n, t, threads),
+            "plugin-of" => time::<PluginOf>(n, t, threads),
+            "dense-of" => time::<DenseOf>(n, t, threads),
             "view" => time::<View>(n, t, threads),
             "step" => time::<Step>(n, t, threads),
             "bevy-step" => time::<BevyStep>(n, t, threads),
-            other => {
-                panic!("--only {other}: expected core, plugin, dense, view, step or bevy-step")
-            }
+            other => panic!(
+                "--only {other}: expected core, plugin, dense, plugin-of, dense-of, view, step \
+                 or bevy-step"
+            ),
         };
         println!("{only}: N={n} T={t}: {:.1} ns per agent-tick", f.wall);
         return;
@@ -368,20 +426,26 @@ fn main() {
     time::<Plugin>(n, 30, threads);
     time::<Dense>(n, 30, threads);
     time::<View>(n, 30, threads);
-    let mut figures: [Vec<Figures>; 6] = Default::default();
+    time::<PluginOf>(n, 30, threads);
+    time::<DenseOf>(n, 30, threads);
+    let mut figures: [Vec<Figures>; 8] = Default::default();
     for _ in 0..runs {
         figures[0].push(time::<Core>(n, t, threads));
         figures[1].push(time::<Plugin>(n, t, threads));
         figures[2].push(time::<Dense>(n, t, threads));
         figures[3].push(time::<View>(n, t, threads));
-        figures[4].push(time::<Step>(n, t, threads));
-        figures[5].push(time::<BevyStep>(n, t, threads));
+        figures[4].push(time::<PluginOf>(n, t, threads));
+        figures[5].push(time::<DenseOf>(n, t, threads));
+        figures[6].push(time::<Step>(n, t, threads));
+        figures[7].push(time::<BevyStep>(n, t, threads));
     }
     let names = [
         "core   (tick_all over slices)  ",
         "plugin (agent as one component)",
         "dense  (one component, chunks) ",
         "view   (two components, a view)",
+        "plugin-of (plugin, tree's type)",
+        "dense-of  (dense, tree's type) ",
     ];
     let wall = figures
         .each_ref()
@@ -405,15 +469,18 @@ fn main() {
     // bt-bench from agent indices).
     println!(
         "  world step alone: {:.1} ns over a slice, {:.1} ns as a Bevy app (CPU)",
-        cpu[4], cpu[5]
+        cpu[6], cpu[7]
     );
     // What the brains add on each side: the tree tick through the plugin
     // against the tree tick of `tick_all`, each without its world step.
-    let (core_tick, dense_tick) = (cpu[0] - cpu[4], cpu[2] - cpu[5]);
-    println!(
-        "  tree tick without the world step (CPU): tick_all {core_tick:.1} ns, dense plugin {dense_tick:.1} ns ({:+.0} %)",
-        (dense_tick / core_tick - 1.0) * 100.0
-    );
+    let core_tick = cpu[0] - cpu[6];
+    for (name, i) in [("dense", 2), ("dense-of", 5)] {
+        let tick = cpu[i] - cpu[7];
+        println!(
+            "  tree tick without the world step (CPU): tick_all {core_tick:.1} ns, {name} plugin {tick:.1} ns ({:+.0} %)",
+            (tick / core_tick - 1.0) * 100.0
+        );
+    }
     println!("  activations, core:   {:?}", figures[0][0].activations);
     println!("  activations, plugin: {:?}", figures[1][0].activations);
 }

@@ -11,7 +11,7 @@ use bt_core::{
     ActionRequest, AgentMemory, DumpView, Outcome, Stimuli, TickError, TickInput, TickReport,
     Ticket, TraceRecorder, Tree, TreeShared,
 };
-pub(crate) use bt_core::{Resume, UntilShared};
+pub(crate) use bt_core::{Kept, Resume, UntilShared};
 
 /// What this crate needs from an agent memory: implemented for every
 /// [`bt_core::AgentMemory`], so [`Brain<M>`](crate::Brain) and
@@ -70,9 +70,19 @@ pub trait TreeMemory: Send + Sync + Sized + 'static {
     #[doc(hidden)]
     fn tree(&self) -> &'static Self::Tree;
 
-    /// One tick.
+    /// One tick with `tree`, the tree that made the memory, its result
+    /// kept in `last`, which holds the last tick's, and how it went handed
+    /// to `went` where it ends (see [`bt_core::tick_kept`]). A `static`
+    /// given here is a constant in the caller's loop.
     #[doc(hidden)]
-    fn tick(&mut self, agent: &mut Self::Agent, input: &Input) -> Result<TickReport, TickError>;
+    fn tick_kept(
+        &mut self,
+        tree: &'static Self::Tree,
+        agent: &mut Self::Agent,
+        input: &Input,
+        last: &mut Result<TickReport, TickError>,
+        went: impl FnMut(Kept),
+    );
 
     /// One tick up to its first step that could read or write the crowd's
     /// shared state (see [`bt_core::tick_until_shared`]): finished, or
@@ -243,9 +253,15 @@ where
     }
 
     #[inline(always)]
-    fn tick(&mut self, agent: &mut A, input: &Input) -> Result<TickReport, TickError> {
-        let tree = AgentMemory::tree(self);
-        bt_core::tick(tree, agent, self, &input.bt())
+    fn tick_kept(
+        &mut self,
+        tree: &'static Self::Tree,
+        agent: &mut A,
+        input: &Input,
+        last: &mut Result<TickReport, TickError>,
+        went: impl FnMut(Kept),
+    ) {
+        bt_core::tick_kept(tree, agent, self, &input.bt(), last, went);
     }
 
     #[inline(always)]

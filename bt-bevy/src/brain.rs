@@ -38,8 +38,10 @@ use crate::tagged::Tagged;
 /// callbacks do not run then (they need the agent, which may be gone):
 /// block values are dropped, as when a plain `AgentMemory` is dropped.
 ///
-/// Its change tick moves only when a tick changed the active path, so
-/// `Changed<Brain<M>>` finds the entities that switched behavior.
+/// Its change tick moves only when a tick changed the active path or
+/// failed (see [`last_tick`](Self::last_tick)), so `Changed<Brain<M>>`
+/// finds the entities that switched behavior: a tick that kept the
+/// behavior running leaves it alone.
 pub struct Brain<M: TreeMemory> {
     pub(crate) memory: M,
     pub(crate) last: Result<TickReport, TickError>,

@@ -476,14 +476,22 @@
 //!
 //! Against bt-core's own `tick_all` over slices on the same tree, the
 //! plugin adds per agent-tick Bevy's per-entity fetch, the input built
-//! from the entity's components, the report kept in the [`Brain`] and
-//! tallied, and change detection; a view over several components adds
-//! its copy in and out. [`BrainPlugin::dense`] skips the per-entity fetch
-//! by ticking whole table chunks (for agents that implement
-//! [`DenseAgent`], as every [`component_agent!`] does), and fetches the
-//! memories of the next few brains while one ticks. A brain without a [`TickRate`], in a
-//! run that no budget cuts, ticks without the test of whether it is due;
-//! a plugin without senses leaves them out of its query. A Bevy app also
+//! from the entity's components (its own `dt`, checked in each tick where
+//! `tick_all`'s is one value), the report kept in the [`Brain`] and
+//! tallied (both written where the tick ends, a tick that changed nothing
+//! keeping the last report's leaf), and change detection; a view over
+//! several components adds its copy in and out. [`BrainPlugin::dense`]
+//! skips the per-entity fetch by ticking whole table chunks (for agents
+//! that implement [`DenseAgent`], as every [`component_agent!`] does), and
+//! fetches the memories of the next few brains while one ticks. A brain
+//! without a [`TickRate`], in a run that no budget cuts, ticks without the
+//! test of whether it is due (in a table chunk whose entities all have
+//! [`Decisions`], with the chunked tick); a plugin without senses leaves
+//! them out of its query. A plugin made with [`BrainPlugin::of`] from the
+//! tree's marker type (`tree!`'s `marker:` key) has the tree as a
+//! constant in its tick systems, as `tick_all` given the tree's `static`
+//! does, where one made with [`BrainPlugin::new`] reads the tree from each
+//! brain's memory: the same ticks, for fewer instructions. A Bevy app also
 //! pays for its frame (the schedule, its executor and the hand-offs
 //! between threads), brains or not. A tree with shared state ticked on
 //! several threads pays, for each tick that stops at its first shared
@@ -566,6 +574,7 @@ pub use debug::DebugBrain;
 pub use persist::{BrainSnapshot, BrainsSnapshot, LoadError, Loaded, SaveBrains, SaveSenses};
 pub use plugin::{
     ActionMessage, ActionOutcome, BrainPlugin, BrainShared, BrainStats, BrainSystems, Crowd,
+    MarkedTree, MemoryTree, TreeSource,
 };
 pub use rate::{Rate, TickRate};
 #[cfg(feature = "viewer")]

@@ -8,6 +8,7 @@ mod crowd;
 mod dense;
 mod ordered;
 mod par_ordered;
+mod source;
 mod tick;
 
 use std::any::TypeId;
@@ -18,7 +19,7 @@ use bevy_ecs::intern::Interned;
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::ScheduleLabel;
 use bevy_time::Time;
-use bt_core::{AgentMemory, Tree};
+use bt_core::{AgentMemory, StaticTree, Tree};
 
 use crate::adapter::TreeMemory;
 use crate::agent::{BrainAgent, DenseAgent};
@@ -34,6 +35,7 @@ pub(crate) use crowd::tree_names;
 pub use crowd::{BrainShared, BrainStats, Crowd};
 use dense::tick_brains_dense;
 use ordered::tick_in_order;
+pub use source::{MarkedTree, MemoryTree, TreeSource};
 use tick::{apply_outcomes, tick_brains};
 
 /// Adds a system for crowd `k` to a schedule.
@@ -79,9 +81,14 @@ type AddSystem = fn(&mut App, Interned<dyn ScheduleLabel>, usize);
 /// `Brain<M>`, each with its own [`Crowd`] in [`BrainShared<M>`]; a tag
 /// ([`tagged`](Self::tagged)) gives a tree types of its own instead.
 ///
+/// The plugin made with [`of`](Self::of) from the tree's marker type
+/// rather than its `static` ticks the same brains the same way, with the
+/// tree a constant in its tick systems' code (`T`, its [`TreeSource`],
+/// says which).
+///
 /// # Panics
 /// When the app is finished without a `Time` resource.
-pub struct BrainPlugin<M: TreeMemory, Se = NoSenses> {
+pub struct BrainPlugin<M: TreeMemory, Se = NoSenses, T = MemoryTree> {
     tree: &'static M::Tree,
     /// The plugin's name for Bevy: its memory type and its tree.
     name: String,
@@ -106,7 +113,7 @@ pub struct BrainPlugin<M: TreeMemory, Se = NoSenses> {
     /// `record` asked for values, then the memory type changed (a tag).
     #[cfg(feature = "viewer")]
     lost_values: bool,
-    _senses: PhantomData<fn() -> Se>,
+    _senses: PhantomData<fn() -> (Se, T)>,
 }
 
 impl<A: 'static, const L: usize, const S: usize, const N: usize>
@@ -142,9 +149,64 @@ where
             _senses: PhantomData,
         }
     }
+
+    /// The plugin for the tree of the marker type `K` (declared by
+    /// `tree!` with `marker: K`): as [`new`](Self::new) with that tree,
+    /// and its brains are the same `Brain::new(&TREE)`. Its tick systems
+    /// are made for `K`, with the tree a constant in their code: the
+    /// interpreter's reads of the tree's tables fold into it, as in
+    /// bt-core's `tick_all` given the tree's `static`, where the plugin
+    /// made with `new` reads the tree from each brain's memory (fewer
+    /// instructions per brain: see the crate's section [Cost](crate#cost)).
+    ///
+    /// ```
+    /// # use bevy_ecs::prelude::*;
+    /// # use bt_core::{behavior, decider, tree};
+    /// # #[derive(Component, Default)] struct Critter;
+    /// # bt_bevy::component_agent!(Critter);
+    /// # behavior! { WANDER: Critter }
+    /// # decider! { JUST_WANDER: Critter => WANDER }
+    /// use bt_bevy::{Brain, BrainPlugin};
+    ///
+    /// tree! { CRITTER: Critter = JUST_WANDER, memory: CritterMemory, marker: CritterTree }
+    ///
+    /// let plugin = BrainPlugin::of::<CritterTree>().dense();
+    /// let brain: Brain<CritterMemory> = Brain::new(&CRITTER);
+    /// # let _ = (plugin, brain);
+    /// ```
+    pub fn of<K: StaticTree<Tree = Tree<A, L, S, N>>>()
+    -> BrainPlugin<AgentMemory<A, L, S, N>, NoSenses, MarkedTree<K>>
+    where
+        A: BrainAgent,
+    {
+        Self::new(K::tree()).retyped()
+    }
 }
 
-impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
+impl<M: TreeMemory, Se, Src> BrainPlugin<M, Se, Src> {
+    /// The plugin with the senses `Se2` and the tree source `Src2`: the
+    /// tick systems that [`dense`](Self::dense) asked for are lost (made
+    /// for the old types).
+    fn retyped<Se2, Src2>(self) -> BrainPlugin<M, Se2, Src2> {
+        BrainPlugin {
+            tree: self.tree,
+            name: self.name,
+            schedule: self.schedule,
+            action_capacity: self.action_capacity,
+            budget: self.budget,
+            parallel_from: self.parallel_from,
+            dense: None,
+            lost_dense: self.lost_dense || self.dense.is_some(),
+            #[cfg(feature = "viewer")]
+            record: self.record,
+            #[cfg(feature = "viewer")]
+            record_values: self.record_values,
+            #[cfg(feature = "viewer")]
+            lost_values: self.lost_values,
+            _senses: PhantomData,
+        }
+    }
+
     /// Ticks in `schedule` instead (`Update`, a schedule of the game's own).
     pub fn in_schedule(mut self, schedule: impl ScheduleLabel) -> Self {
         self.schedule = schedule.intern();
@@ -158,7 +220,7 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
     /// and stats from those of another tree of the same memory type by
     /// type. A brain inserted without the plugin's tag is refused
     /// ([`BrainRefused`](crate::BrainRefused)).
-    pub fn tagged<T: 'static>(self) -> BrainPlugin<Tagged<M, T>, Se> {
+    pub fn tagged<T: 'static>(self) -> BrainPlugin<Tagged<M, T>, Se, Src> {
         BrainPlugin {
             tree: self.tree,
             name: plugin_name::<Tagged<M, T>>(self.tree),
@@ -222,24 +284,8 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
     /// [`Senses`](crate::Senses)), aged by each tick's `dt`.
     ///
     /// Call it before [`dense`](Self::dense).
-    pub fn with_senses<S2: SenseSource>(self) -> BrainPlugin<M, S2> {
-        BrainPlugin {
-            tree: self.tree,
-            name: self.name,
-            schedule: self.schedule,
-            action_capacity: self.action_capacity,
-            budget: self.budget,
-            parallel_from: self.parallel_from,
-            dense: None,
-            lost_dense: self.lost_dense || self.dense.is_some(),
-            #[cfg(feature = "viewer")]
-            record: self.record,
-            #[cfg(feature = "viewer")]
-            record_values: self.record_values,
-            #[cfg(feature = "viewer")]
-            lost_values: self.lost_values,
-            _senses: PhantomData,
-        }
+    pub fn with_senses<S2: SenseSource>(self) -> BrainPlugin<M, S2, Src> {
+        self.retyped()
     }
 
     /// Records brains into a flight recorder for the decision viewer
@@ -285,17 +331,23 @@ impl<M: TreeMemory, Se> BrainPlugin<M, Se> {
     where
         M::Agent: DenseAgent,
         Se: SenseSource,
+        Src: TreeSource<M>,
     {
-        fn add<M: TreeMemory, Se: SenseSource>(
+        fn add<M: TreeMemory, Se: SenseSource, Src: TreeSource<M>>(
             app: &mut App,
             schedule: Interned<dyn ScheduleLabel>,
             k: usize,
         ) where
             M::Agent: DenseAgent,
         {
-            add_tick::<M>(app, schedule, k, tick_brains_dense::<M, Se>.with_input(k));
+            add_tick::<M>(
+                app,
+                schedule,
+                k,
+                tick_brains_dense::<M, Se, Src>.with_input(k),
+            );
         }
-        self.dense = Some(add::<M, Se>);
+        self.dense = Some(add::<M, Se, Src>);
         self.lost_dense = false;
         self
     }
@@ -310,7 +362,7 @@ pub enum BrainSystems {
     Tick,
 }
 
-impl<M: TreeMemory, Se: SenseSource> Plugin for BrainPlugin<M, Se>
+impl<M: TreeMemory, Se: SenseSource, Src: TreeSource<M>> Plugin for BrainPlugin<M, Se, Src>
 where
     M::Agent: BrainAgent,
 {
@@ -401,11 +453,11 @@ where
                     app,
                     self.schedule,
                     k,
-                    tick_brains::<M, Se, ()>.with_input(k),
+                    tick_brains::<M, Se, (), Src>.with_input(k),
                 );
             }
             None => {
-                let system = tick_brains::<M, Se, Option<&'static mut Se>>;
+                let system = tick_brains::<M, Se, Option<&'static mut Se>, Src>;
                 add_tick::<M>(app, self.schedule, k, system.with_input(k));
             }
         }

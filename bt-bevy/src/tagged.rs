@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use bt_core::{DumpView, Outcome, TickError, TickReport, Ticket, TraceRecorder, TreeShared};
 
-use crate::adapter::{Input, Resume, TreeMemory, UntilShared};
+use crate::adapter::{Input, Kept, Resume, TreeMemory, UntilShared};
 
 /// The memory `M` of a tree told apart from other trees of the same memory
 /// type by the tag type `T`: [`Brain<Tagged<M, T>>`](crate::Brain),
@@ -119,8 +119,15 @@ impl<M: TreeMemory, T: 'static> TreeMemory for Tagged<M, T> {
     }
 
     #[inline(always)]
-    fn tick(&mut self, agent: &mut Self::Agent, input: &Input) -> Result<TickReport, TickError> {
-        self.memory.tick(agent, input)
+    fn tick_kept(
+        &mut self,
+        tree: &'static Self::Tree,
+        agent: &mut Self::Agent,
+        input: &Input,
+        last: &mut Result<TickReport, TickError>,
+        went: impl FnMut(Kept),
+    ) {
+        self.memory.tick_kept(tree, agent, input, last, went);
     }
 
     #[inline(always)]

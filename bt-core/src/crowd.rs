@@ -280,12 +280,20 @@ pub fn tick_traced_into<A: 'static, T: Tracer, const L: usize, const S: usize, c
     struct Into<'r>(Member<'r>, Result<(), TickError>);
     impl Tally for Into<'_> {
         #[inline(always)]
-        fn steady(&mut self, visited: u32) {
-            self.0.steady(visited);
+        fn steady<A: 'static, const L: usize, const S: usize, const N: usize>(
+            &mut self,
+            memory: &AgentMemory<A, L, S, N>,
+            visited: u32,
+        ) {
+            self.0.steady(memory, visited);
         }
         #[inline(always)]
-        fn redecided(&mut self, visited: u32) {
-            self.0.redecided(visited);
+        fn redecided<A: 'static, const L: usize, const S: usize, const N: usize>(
+            &mut self,
+            memory: &AgentMemory<A, L, S, N>,
+            visited: u32,
+        ) {
+            self.0.redecided(memory, visited);
         }
         #[inline(always)]
         fn ticked(&mut self, result: Result<TickReport, TickError>) {
@@ -357,12 +365,20 @@ struct Member<'r>(&'r mut CrowdReport, usize);
 
 impl Tally for Member<'_> {
     #[inline(always)]
-    fn steady(&mut self, visited: u32) {
+    fn steady<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        _: &AgentMemory<A, L, S, N>,
+        visited: u32,
+    ) {
         self.0.add_steady(visited);
     }
 
     #[inline(always)]
-    fn redecided(&mut self, visited: u32) {
+    fn redecided<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        _: &AgentMemory<A, L, S, N>,
+        visited: u32,
+    ) {
         self.0.add_redecided(visited);
     }
 

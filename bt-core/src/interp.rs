@@ -27,6 +27,7 @@ use core::fmt;
 
 mod event;
 mod jump;
+mod kept;
 pub(crate) mod log;
 mod pause;
 mod policy;
@@ -41,6 +42,10 @@ mod walk;
 pub use event::{Event, NoTrace, NodeRef, Rejection, Tracer, WalkStop, Why, write_event};
 pub use report::TickReport;
 
+#[doc(hidden)]
+pub use kept::{Kept, tick_kept};
+
+use kept::One;
 pub use pause::{Resume, UntilShared, resume_tick, tick_until_shared};
 #[cfg(feature = "rayon")]
 pub(crate) use pause::{member_until_shared, resume_member};
@@ -184,69 +189,30 @@ pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> Result<TickReport, TickError> {
-    let mut one = One::Steady(0);
+    let mut one = One::new();
     tick_member(tree, agent, memory, input, &mut one);
-    one.report(memory)
-}
-
-/// How one tick went, for a caller that wants its report.
-enum One {
-    Steady(u32),
-    Redecided(u32),
-    Ticked(Result<TickReport, TickError>),
-}
-
-impl One {
-    /// The tick's report, `memory` as the tick left it.
-    #[inline(always)]
-    fn report<A: 'static, const L: usize, const S: usize, const N: usize>(
-        self,
-        memory: &AgentMemory<A, L, S, N>,
-    ) -> Result<TickReport, TickError> {
-        match self {
-            One::Steady(visited) => Ok(TickReport {
-                leaf: memory.leaf(),
-                visited,
-                ..TickReport::default()
-            }),
-            One::Redecided(visited) => Ok(TickReport {
-                leaf: memory.leaf(),
-                activated: 1,
-                deactivated: 1,
-                redecides: 1,
-                visited,
-                subset_violation: None,
-            }),
-            One::Ticked(result) => result,
-        }
-    }
-}
-
-impl Tally for One {
-    #[inline(always)]
-    fn steady(&mut self, visited: u32) {
-        *self = One::Steady(visited);
-    }
-    #[inline(always)]
-    fn redecided(&mut self, visited: u32) {
-        *self = One::Redecided(visited);
-    }
-    #[inline(always)]
-    fn ticked(&mut self, result: Result<TickReport, TickError>) {
-        *self = One::Ticked(result);
-    }
+    one.0
 }
 
 /// Where a crowd's loop adds up how its members' ticks went: a steady
 /// tick (nothing changed, the agent's behavior is still the one its path
-/// ends in) adds only what it visited, without a report to build.
+/// ends in) adds only what it visited, without a report to build. The
+/// memory is the one ticked, as the tick left it.
 pub(crate) trait Tally {
     /// A tick that changed nothing and visited `visited` deciders.
-    fn steady(&mut self, visited: u32);
+    fn steady<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        memory: &AgentMemory<A, L, S, N>,
+        visited: u32,
+    );
     /// A tick in which a leaf ended and its group quickly entered another
     /// leaf (one deactivation, one redecide, one activation), visiting
     /// `visited` deciders.
-    fn redecided(&mut self, visited: u32);
+    fn redecided<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &mut self,
+        memory: &AgentMemory<A, L, S, N>,
+        visited: u32,
+    );
     /// Any other tick.
     fn ticked(&mut self, result: Result<TickReport, TickError>);
 }
@@ -325,10 +291,10 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     // before each call.
     let mut cx = Ctx::of(input);
     match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
-        Ok(visited) => tally.steady(visited),
+        Ok(visited) => tally.steady(memory, visited),
         Err((steady::Bail::Ended(k, found), visited)) => {
             match ended(tree, agent, memory, &mut cx, (k, found, visited)) {
-                Stopped::Redecided(visited) => tally.redecided(visited),
+                Stopped::Redecided(visited) => tally.redecided(memory, visited),
                 Stopped::Ran(result) => tally.ticked(result),
             }
         }
@@ -501,9 +467,9 @@ pub fn tick_traced<A: 'static, T: Tracer, const L: usize, const S: usize, const 
     input: &TickInput,
     tracer: &mut T,
 ) -> Result<TickReport, TickError> {
-    let mut one = One::Steady(0);
+    let mut one = One::new();
     tick_member_traced(tree, agent, memory, input, tracer, &mut one);
-    one.report(memory)
+    one.0
 }
 
 /// Deactivates the whole active path, deepest first, running every

@@ -254,7 +254,7 @@ pub use interp::{
     deactivate_all, tick, tick_traced, write_event,
 };
 #[doc(hidden)]
-pub use interp::{Resume, UntilShared, resume_tick, tick_until_shared};
+pub use interp::{Kept, Resume, UntilShared, resume_tick, tick_kept, tick_until_shared};
 #[cfg(feature = "serde")]
 pub use memory::shared::AdoptError;
 pub use memory::shared::{ActionOp, ActionRequest, Outcome, Ticket, TreeShared};
@@ -269,7 +269,7 @@ pub use persist::{
 pub use raw::{BLOCK_ALIGN, ErasedBehavior, TypeLayout};
 pub use tree::{
     CrowdTree, DEFAULT_BLOCK, Has, MAX_CHILDREN, MAX_LEVELS, MAX_SHUFFLE_CHILDREN, Node, Shape,
-    Tree, TreeError,
+    StaticTree, Tree, TreeError,
 };
 
 /// The `bitflags` crate, whose types the flag tests take: declare decision

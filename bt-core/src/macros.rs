@@ -7,7 +7,7 @@
 #[allow(unused_imports)]
 use crate::{
     ActionState, AgentMemory, BLOCK_ALIGN, CrowdTree, Ctx, DeciderFlags, MAX_CHILDREN,
-    MAX_SHUFFLE_CHILDREN, Policy, Shape, SyncChecks, Tree, TreeShared,
+    MAX_SHUFFLE_CHILDREN, Policy, Shape, StaticTree, SyncChecks, Tree, TreeShared,
 };
 
 /// Declares a behavior: the code that runs while a decider is active.
@@ -267,7 +267,7 @@ macro_rules! reference {
 ///
 /// ```
 /// # use bt_core::{behavior, decider, tree};
-/// # #[derive(Default)] struct Creature;
+/// # #[derive(Default)] pub struct Creature;
 /// # behavior! { IDLE: Creature }
 /// # decider! { ROOT: Creature => IDLE }
 /// tree! { pub CREATURE: Creature = ROOT,
@@ -275,9 +275,11 @@ macro_rules! reference {
 ///     max_depth: 8,        // levels allowed (default and most: 32)
 ///     redecide_limit: 100, // masked redecides and jumps per tick (default: item count)
 ///     memory: CreatureMemory, // declares `type CreatureMemory = AgentMemory<…>`
+///     marker: CreatureTree,   // declares `enum CreatureTree {}`, the tree as a type
 /// }
 /// let memory: CreatureMemory = CREATURE.new_memory(0);
 /// assert_eq!(CREATURE.levels(), 1);
+/// assert!(std::ptr::eq(<CreatureTree as bt_core::StaticTree>::tree(), &CREATURE));
 /// ```
 ///
 /// Every key is optional. Without `block:`, each level's block is as large
@@ -293,6 +295,13 @@ macro_rules! reference {
 /// sizes filled in and the tree's visibility (`tree! { pub T: … }` makes
 /// both public; `memory:` itself takes no `pub`). Code that only holds what `new_memory` returns
 /// (`let mut memory = CREATURE.new_memory(0);`) needs no name.
+///
+/// `marker: Name` declares `enum Name {}` beside the tree, with the tree's
+/// visibility, implementing [`StaticTree`]: the tree as a type, for code
+/// generic over the tree that should see its tables as constants (bt-bevy's
+/// `BrainPlugin::of::<Name>()`). The agent type must then be at least as
+/// visible as the tree (the marker's `StaticTree::Tree` names it).
+/// Without the key, nothing is declared.
 ///
 /// The flattening inlines a decider used in two
 /// places at both; the validation rejects, naming the decider at fault, a

@@ -16,6 +16,7 @@
 //! `decide` function is never called.
 
 mod flags;
+mod marker;
 mod node;
 mod shape;
 mod validate;
@@ -23,6 +24,7 @@ mod validate;
 pub use validate::TreeError;
 
 pub use flags::FlagCheck;
+pub use marker::StaticTree;
 pub use node::Node;
 pub use shape::{DEFAULT_BLOCK, MAX_CHILDREN, MAX_ITEMS, MAX_LEVELS, MAX_SHUFFLE_CHILDREN, Shape};
 

@@ -3,9 +3,9 @@
 //! chunk, over plain slices.
 //!
 //! A chunk in which every brain ticks (no [`TickRate`], no senses, no
-//! budget's cut, one tree) takes the short loop, [`tick_every`], which
-//! asks no brain whether it is due; any other takes [`tick_planned`],
-//! which asks the run's plan about each brain. Both fetch the memories of
+//! budget's cut, one tree) and has its [`Decisions`] takes the short loop,
+//! [`tick_every`], which asks no brain whether it is due; any other takes
+//! [`tick_planned`], which asks the run's plan about each brain. Both fetch the memories of
 //! the next few brains while one ticks.
 
 use bevy_ecs::change_detection::ContiguousMut;
@@ -15,10 +15,10 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::query::ContiguousQueryData;
 use bevy_ecs::system::{InMut, SystemChangeTick};
 use bevy_time::Time;
-use bt_core::TickReport;
 
+use super::source::TreeSource;
 use super::tick::{
-    RecorderParam, Tally, Totals, Untraced, Watched, end_run, every, keep, key, plain, plan_run,
+    RecorderParam, Tally, Totals, Untraced, Watched, end_run, every, key, plain, plan_run,
     recorder_of, tick_after, tick_one,
 };
 use super::{ActionMessage, BrainShared, BrainStats};
@@ -54,9 +54,9 @@ const AHEAD: usize = 4;
 
 /// [`tick_brains`](super::tick::tick_brains) over whole table chunks where
 /// the query is dense (every component in tables), entity by entity where
-/// it is not.
+/// it is not. `S`: where the ticks find the tree.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
-pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
+pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource, S: TreeSource<M>>(
     InMut(k): InMut<usize>,
     time: Res<Time>,
     ticks: SystemChangeTick,
@@ -89,10 +89,10 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
         Ok(chunks) => chunks.for_each_init(
             || Tally::new(&totals),
             |tally, chunk: Chunk<'_, '_, M, Se>| match chunk {
-                (ids, brains, decisions, None, mut data, None) if all => {
-                    tick_every::<M>(plan, tally, ids, brains, decisions, &mut data);
+                (ids, brains, Some(decisions), None, mut data, None) if all => {
+                    tick_every::<M, S>(plan, tally, ids, brains, decisions, &mut data);
                 }
-                chunk => tick_planned::<M, Se>(plan, tree, mixed, tally, chunk),
+                chunk => tick_planned::<M, Se, S>(plan, tree, mixed, tally, chunk),
             },
         ),
         Err(_) => brains.par_iter_mut().for_each_init(
@@ -103,7 +103,7 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
                 }
                 let decision = decisions.map_or(0, |d| d.0);
                 let senses = senses.as_mut();
-                let r = tick_one::<M, Se>(
+                tick_one::<M, Se>(
                     plan,
                     rate.as_deref(),
                     entity,
@@ -111,11 +111,9 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
                     decision,
                     senses,
                     &mut data,
-                    plain::<M>,
+                    tally,
+                    plain::<M, S>,
                 );
-                if let Some(r) = r {
-                    tally.add(&r);
-                }
             },
         ),
     }
@@ -134,15 +132,16 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource>(
 }
 
 /// Ticks every brain of a chunk of the crowd's own brains, none with a
-/// [`TickRate`] or senses, in a run that cuts none: each is due and ticks
-/// with the time since its own last tick, as [`Plan::go`] would give it.
+/// [`TickRate`] or senses, each with its [`Decisions`], in a run that cuts
+/// none: each is due and ticks with the time since its own last tick, as
+/// [`Plan::go`] would give it.
 #[inline(always)]
-fn tick_every<M: TreeMemory>(
+fn tick_every<M: TreeMemory, S: TreeSource<M>>(
     plan: Plan,
     tally: &mut Tally<'_>,
     ids: &[Entity],
     brains: ContiguousMut<'_, Brain<M>>,
-    decisions: Option<ContiguousMut<'_, Decisions>>,
+    decisions: ContiguousMut<'_, Decisions>,
     data: &mut AgentChunk<'_, '_, M>,
 ) where
     M::Agent: DenseAgent,
@@ -150,9 +149,10 @@ fn tick_every<M: TreeMemory>(
     let (brains, mut ticks) = ContiguousMut::bypass_change_detection_split(brains);
     let this_run = ticks.this_run();
     let changed = ticks.changed_mut();
-    let decisions: &[Decisions] =
-        decisions.map_or(&[], |d| ContiguousMut::bypass_change_detection_split(d).0);
-    let n = brains.len().min(ids.len()).min(changed.len());
+    let decisions = ContiguousMut::bypass_change_detection_split(decisions).0;
+    let n = (brains.len().min(ids.len()))
+        .min(changed.len())
+        .min(decisions.len());
     for i in 0..n {
         ahead(brains, i);
         let b = &mut brains[i];
@@ -160,24 +160,26 @@ fn tick_every<M: TreeMemory>(
             now: plan.now,
             dt: every(plan, &mut b.turn),
             agent: agent_id(ids[i]),
-            decision: decisions.get(i).map_or(0, |d| d.0),
+            decision: decisions[i].0,
             stimuli: 0,
         };
-        let result =
-            <M::Agent as DenseAgent>::with_agent_at(data, i, |agent| b.memory.tick(agent, &input));
-        tally.add(&result);
-        let moved = result.as_ref().map_or(true, TickReport::changed);
-        keep(&mut b.last, result);
-        if moved {
-            changed[i] = this_run;
-        }
+        let tree = S::tree(&b.memory);
+        <M::Agent as DenseAgent>::with_agent_at(data, i, |agent| {
+            b.memory
+                .tick_kept(tree, agent, &input, &mut b.last, |kept| {
+                    tally.add(kept);
+                    if kept.changed {
+                        changed[i] = this_run;
+                    }
+                });
+        });
     }
 }
 
 /// Ticks the brains of `tree` in a chunk that the run's plan decides brain
 /// by brain: rates, senses, a budget's cut, or other trees' brains.
 #[inline(never)]
-fn tick_planned<M: TreeMemory, Se: SenseSource>(
+fn tick_planned<M: TreeMemory, Se: SenseSource, S: TreeSource<M>>(
     plan: Plan,
     tree: &'static M::Tree,
     mixed: bool,
@@ -216,12 +218,15 @@ fn tick_planned<M: TreeMemory, Se: SenseSource>(
             }),
         };
         let b = &mut brains.bypass_change_detection()[i];
-        let result = <M::Agent as DenseAgent>::with_agent_at(&mut data, i, |agent| {
-            b.memory.tick(agent, &input)
+        let tree = S::tree(&b.memory);
+        let mut changed = false;
+        <M::Agent as DenseAgent>::with_agent_at(&mut data, i, |agent| {
+            b.memory
+                .tick_kept(tree, agent, &input, &mut b.last, |kept| {
+                    tally.add(kept);
+                    changed = kept.changed;
+                });
         });
-        tally.add(&result);
-        let changed = result.as_ref().map_or(true, TickReport::changed);
-        keep(&mut b.last, result);
         if changed {
             let this_run = brains.this_run_tick();
             brains.changed_ticks_slice_mut()[i] = this_run;

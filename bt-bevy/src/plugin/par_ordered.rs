@@ -33,7 +33,7 @@ use bevy_tasks::ComputeTaskPool;
 use bt_core::{TickError, TickReport};
 
 use super::RunFigures;
-use super::tick::{RecorderOf, Tally, Totals, WatchData, sensed, tick_watched};
+use super::tick::{RecorderOf, Tally, Totals, WatchData, keep, sensed, tick_watched};
 use crate::adapter::{Input, Resume, TreeMemory, UntilShared};
 use crate::agent::BrainAgent;
 use crate::brain::{Brain, SenseSource, agent_id};
@@ -202,10 +202,9 @@ fn ticked<M: TreeMemory>(
     result: Result<TickReport, TickError>,
     tally: &mut Tally<'_>,
 ) {
-    tally.add(&result);
-    let changed = result.as_ref().map_or(true, TickReport::changed);
-    brain.bypass_change_detection().last = result;
-    if changed {
+    let kept = keep(&mut brain.bypass_change_detection().last, result);
+    tally.add(kept);
+    if kept.changed {
         brain.set_changed();
     }
 }

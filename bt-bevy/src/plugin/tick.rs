@@ -18,10 +18,11 @@ use bevy_ecs::system::{InMut, SystemChangeTick};
 use bevy_time::Time;
 use bt_core::{TickError, TickReport};
 
+use super::source::{MemoryTree, TreeSource};
 use super::{
     ActionMessage, ActionOutcome, BrainShared, BrainStats, Crowd, RunFigures, forget_moved, route,
 };
-use crate::adapter::{self, Input, TreeMemory};
+use crate::adapter::{self, Input, Kept, TreeMemory};
 use crate::agent::BrainAgent;
 use crate::brain::{Brain, Decisions, SenseSource, agent_id};
 use crate::debug::{self, DebugBrain};
@@ -53,17 +54,25 @@ impl<'t> Tally<'t> {
     }
 
     #[inline(always)]
-    pub(super) fn add(&mut self, result: &Result<TickReport, TickError>) {
-        match result {
-            Ok(r) => {
-                self.ticked_changed += 1 | u64::from(r.changed()) << 32;
-                self.idle_errors += u64::from(r.leaf.is_none());
-            }
-            Err(_) => {
-                self.ticked_changed += 1 | 1 << 32;
-                self.idle_errors += 1 << 32;
-            }
-        }
+    pub(super) fn add(&mut self, kept: Kept) {
+        self.ticked_changed += 1 | u64::from(kept.changed) << 32;
+        self.idle_errors += u64::from(kept.idle) | u64::from(kept.failed) << 32;
+    }
+}
+
+/// Where one brain's tick goes: the task's tally, and whether the brain
+/// is to be marked changed.
+pub(super) struct Went<'a, 't> {
+    tally: &'a mut Tally<'t>,
+    changed: bool,
+}
+
+impl Went<'_, '_> {
+    /// Counts a tick that went as `kept` says.
+    #[inline(always)]
+    pub(super) fn add(&mut self, kept: Kept) {
+        self.tally.add(kept);
+        self.changed |= kept.changed;
     }
 }
 
@@ -121,8 +130,9 @@ impl<Se: SenseSource> SenseTerm<Se> for () {
 
 /// Ticks one entity's brain if the run's plan says it is due: builds the
 /// input (with the brain's own `dt`), runs the tick on the agent view
-/// (with `run`: a plain tick, a traced or a recorded one), keeps the
-/// result. Marks the brain changed only when the active path changed.
+/// (with `run`: a plain tick, a traced or a recorded one), which keeps
+/// the result in the brain's last and adds it to the tally. Marks the
+/// brain changed only when the active path changed (or the tick failed).
 /// `None`: not ticked in this run.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -134,8 +144,9 @@ pub(super) fn tick_one<M: TreeMemory, Se: SenseSource>(
     decision: u64,
     senses: Option<&mut Mut<Se>>,
     data: &mut bevy_ecs::query::QueryItem<'_, '_, <M::Agent as BrainAgent>::Data>,
-    run: impl FnOnce(&mut M, &mut M::Agent, &Input) -> Result<TickReport, TickError>,
-) -> Option<Result<TickReport, TickError>>
+    tally: &mut Tally<'_>,
+    run: impl FnOnce(&mut M, &mut M::Agent, &Input, &mut Result<TickReport, TickError>, &mut Went),
+) -> Option<()>
 where
     M::Agent: BrainAgent,
 {
@@ -158,13 +169,18 @@ where
         decision,
         stimuli: senses.map_or(0, |s| s.update_bits(dt)),
     };
-    let result =
-        <M::Agent as BrainAgent>::with_agent(data, |agent| run(&mut b.memory, agent, &input));
-    keep(&mut b.last, result);
-    if result.as_ref().map_or(true, TickReport::changed) {
+    let last = &mut b.last;
+    let mut went = Went {
+        tally,
+        changed: false,
+    };
+    <M::Agent as BrainAgent>::with_agent(data, |agent| {
+        run(&mut b.memory, agent, &input, last, &mut went);
+    });
+    if went.changed {
         brain.set_changed();
     }
-    Some(result)
+    Some(())
 }
 
 /// The `dt` of a brain that ticks in every run (it has no [`TickRate`])
@@ -177,27 +193,28 @@ pub(super) fn every(plan: Plan, turn: &mut Turn) -> f32 {
     dt
 }
 
-/// Keeps a tick's `result` as the brain's last: over the last report in
-/// place when both are reports, which writes only the report's fields.
+/// Keeps the `result` of a tick made another way than
+/// [`TreeMemory::tick_kept`] (traced, recorded, resumed) as the brain's
+/// last, and says how it went.
 #[inline(always)]
 pub(super) fn keep(
     last: &mut Result<TickReport, TickError>,
     result: Result<TickReport, TickError>,
-) {
-    match (last, result) {
-        (Ok(last), Ok(report)) => *last = report,
-        (last, result) => *last = result,
-    }
+) -> Kept {
+    *last = result;
+    Kept::of(&result)
 }
 
-/// A plain tick, for [`tick_one`].
+/// A plain tick, for [`tick_one`], with the tree from `S`.
 #[inline(always)]
-pub(super) fn plain<M: TreeMemory>(
+pub(super) fn plain<M: TreeMemory, S: TreeSource<M>>(
     memory: &mut M,
     agent: &mut M::Agent,
     input: &Input,
-) -> Result<TickReport, TickError> {
-    memory.tick(agent, input)
+    last: &mut Result<TickReport, TickError>,
+    went: &mut Went,
+) {
+    memory.tick_kept(S::tree(memory), agent, input, last, |kept| went.add(kept));
 }
 
 /// The brains ticked in parallel: all but the traced ones.
@@ -323,9 +340,10 @@ pub(super) fn key<M: TreeMemory, Se: SenseSource>(
 
 /// Ticks every brain of crowd `k` of memory type `M` in parallel, entity
 /// by entity, then the watched ones, then forwards the deferred actions.
-/// `T`: how the parallel query reaches the senses ([`SenseTerm`]).
+/// `T`: how the parallel query reaches the senses ([`SenseTerm`]); `S`:
+/// where the parallel tick finds the tree.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
-pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>>(
+pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>, S: TreeSource<M>>(
     InMut(k): InMut<usize>,
     time: Res<Time>,
     ticks: SystemChangeTick,
@@ -355,7 +373,7 @@ pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>>(
         a.chain(b)
     });
     let totals = Totals::default();
-    per_entity::<M, Se, T>(&mut brains, plan, &totals, tree, mixed);
+    per_entity::<M, Se, T, S>(&mut brains, plan, &totals, tree, mixed);
     let mut recorder = recorder_of(&mut recorder, tree);
     tick_after::<M, Se>(plan, &mut watched, &mut recorder, &totals, tree, mixed);
     end_run(
@@ -372,7 +390,7 @@ pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>>(
 
 /// Ticks the brains of `tree` in `brains` in parallel, one entity at a
 /// time (`mixed`: the query holds other trees' brains too).
-fn per_entity<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>>(
+fn per_entity<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>, S: TreeSource<M>>(
     brains: &mut Query<ParData<M, T>, Untraced>,
     plan: Plan,
     totals: &Totals,
@@ -389,12 +407,17 @@ fn per_entity<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>>(
             }
             let decision = decisions.map_or(0, |d| d.0);
             let senses = T::senses(&mut senses);
-            let r = tick_one::<M, Se>(
-                plan, rate, entity, &mut brain, decision, senses, &mut data, plain::<M>,
+            tick_one::<M, Se>(
+                plan,
+                rate,
+                entity,
+                &mut brain,
+                decision,
+                senses,
+                &mut data,
+                tally,
+                plain::<M, S>,
             );
-            if let Some(r) = r {
-                tally.add(&r);
-            }
         },
     );
 }
@@ -456,25 +479,26 @@ pub(super) fn tick_watched<M: TreeMemory, Se: SenseSource>(
         decision,
         senses,
         &mut data,
-        |memory, agent, input| match lane {
+        tally,
+        |memory, agent, input, last, went| match lane {
             #[cfg(feature = "viewer")]
-            Some((r, lane)) => {
-                memory.tick_recorded(agent, input, &mut r.recorder, lane, trace.as_mut())
-            }
+            Some((r, lane)) => went.add(keep(
+                last,
+                memory.tick_recorded(agent, input, &mut r.recorder, lane, trace.as_mut()),
+            )),
             #[cfg(not(feature = "viewer"))]
             Some(((), _)) => unreachable!("recording needs the viewer feature"),
             None => match trace.as_mut() {
-                Some(trace) => memory.tick_traced(agent, input, trace),
-                None => memory.tick(agent, input),
+                Some(trace) => went.add(keep(last, memory.tick_traced(agent, input, trace))),
+                None => plain::<M, MemoryTree>(memory, agent, input, last, went),
             },
         },
     );
-    let Some(r) = r else {
+    if r.is_none() {
         return;
-    };
-    tally.add(&r);
+    }
     if let (Some(debug), Some(trace)) = (debug.as_mut(), trace) {
-        debug::record(debug, entity, &brain.memory, &r, trace, plan.now);
+        debug::record(debug, entity, &brain.memory, &brain.last, trace, plan.now);
     }
 }
 

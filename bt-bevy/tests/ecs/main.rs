@@ -13,6 +13,7 @@ mod pausing;
 mod persist;
 mod rates;
 mod recording;
+mod reports;
 #[cfg(feature = "serde")]
 mod saved_rates;
 mod squad;

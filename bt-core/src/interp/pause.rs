@@ -64,9 +64,9 @@ pub fn tick_until_shared<A: 'static, const L: usize, const S: usize, const N: us
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> UntilShared {
-    let mut one = One::Steady(0);
+    let mut one = One::new();
     match member_until_shared(tree, agent, memory, input, &mut one) {
-        None => UntilShared::Finished(one.report(memory)),
+        None => UntilShared::Finished(one.0),
         Some(at) => UntilShared::Stopped(at),
     }
 }
@@ -86,9 +86,9 @@ pub fn resume_tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     at: Resume,
 ) -> Result<TickReport, TickError> {
-    let mut one = One::Steady(0);
+    let mut one = One::new();
     resume_member(tree, agent, memory, at, &mut one);
-    one.report(memory)
+    one.0
 }
 
 /// Ticks as [`tick_member`] does, untraced, up to the first step that
@@ -122,7 +122,7 @@ pub(crate) fn member_until_shared<A: 'static, const L: usize, const S: usize, co
     let mut cx = Ctx::of(input);
     let went = match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
         Ok(visited) => {
-            tally.steady(visited);
+            tally.steady(memory, visited);
             return None;
         }
         Err((steady::Bail::Ended(k, found), visited)) => {
@@ -137,7 +137,7 @@ pub(crate) fn member_until_shared<A: 'static, const L: usize, const S: usize, co
                 &mut NoTrace,
             ) {
                 Ok(visited) => {
-                    tally.redecided(visited);
+                    tally.redecided(memory, visited);
                     return None;
                 }
                 Err(from) => {

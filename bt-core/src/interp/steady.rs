@@ -205,10 +205,10 @@ pub(super) fn traced<A: 'static, T: Tracer, const L: usize, const S: usize, cons
         walked
     };
     let from = match walked {
-        Ok(visited) => return tally.steady(visited),
+        Ok(visited) => return tally.steady(memory, visited),
         Err((Bail::Ended(k, found), visited)) => {
             match ended(tree, agent, memory, &mut cx, k, found, visited, tracer) {
-                Ok(visited) => return tally.redecided(visited),
+                Ok(visited) => return tally.redecided(memory, visited),
                 Err(from) => from,
             }
         }
