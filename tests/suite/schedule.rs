@@ -146,7 +146,13 @@ fn agents_of_one_period_are_spread_over_its_frames() {
 fn interleaved_kinds_at_their_own_periods_are_spread_flat() {
     for interleaved in [true, false] {
         let (mut agents, mut memories, mut schedule) = notes(1000);
-        let bird = |i: usize| if interleaved { i.is_multiple_of(2) } else { i < 500 };
+        let bird = |i: usize| {
+            if interleaved {
+                i.is_multiple_of(2)
+            } else {
+                i < 500
+            }
+        };
         for i in 0..1000 {
             let rate = if bird(i) {
                 Rate::Every(2)
