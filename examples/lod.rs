@@ -145,7 +145,7 @@ fn input(now: f64, c: &mut Creature, dt: f32) -> TickInput {
     let need = c.live(dt);
     TickInput::new(now, dt)
         .with_decision(need)
-        .with_stimuli(c.senses.update_at(now))
+        .with_stimuli(c.senses.update(dt))
 }
 
 fn main() {

@@ -601,14 +601,14 @@ fn herd_frame(
     let mut order = Vec::new();
     tick_scheduled(&HERD, herd, memories, schedule, now, |i, deer, dt| {
         order.push(i);
-        TickInput::new(now, dt).with_stimuli(deer.senses.update_at(now))
+        TickInput::new(now, dt).with_stimuli(deer.senses.update(dt))
     });
     order
 }
 
 /// A stimulus set with `stimulate` wakes its agent for the next frame
 /// whatever its rate, and lasts its seconds on the clock at any rate: each
-/// tick before it is over sees it. Set with `Stimuli::set_at` alone, it
+/// tick before it is over sees it. Set with `Stimuli::set_since` alone, it
 /// waits for the agent's turn, and an agent whose turn comes after it is
 /// over never sees it.
 #[test]
@@ -635,11 +635,15 @@ fn a_new_stimulus_wakes_its_agent_and_lasts_its_seconds_at_any_rate() {
             // Heard at 1.05 s for half a second, without waking anyone:
             // over at 1.55 s, before deer 3's turn at 1.9 s.
             let deer = &mut herd[3].senses;
-            deer.set_at(Sense::PREDATOR, 9, Some(0.5), 1.05).unwrap();
+            let elapsed = (1.05 - schedule.last_tick(3)) as f32;
+            deer.set_since(Sense::PREDATOR, 9, Some(0.5), elapsed)
+                .unwrap();
         }
         if f == 20 {
             let deer = &mut herd[2].senses;
-            deer.set_at(Sense::PREDATOR, 9, Some(1.0), 2.05).unwrap();
+            let elapsed = (2.05 - schedule.last_tick(2)) as f32;
+            deer.set_since(Sense::PREDATOR, 9, Some(1.0), elapsed)
+                .unwrap();
         }
         for i in herd_frame(&mut herd, &mut memories, &mut schedule) {
             ticked[i].push(f);

@@ -409,13 +409,15 @@ impl Schedule {
     }
 
     /// Sets the stimulus `flag` on agent `i`'s `stimuli` as happened at the
-    /// clock reading `now` (as [`Stimuli::set_at`]) and wakes the agent for
-    /// the next frame: a new stimulus does not wait for the agent's turn.
-    /// Age the stimuli with [`Stimuli::update_at`] and the frame's `now` in
-    /// the input closure, and its time-out runs on the clock: an agent the
+    /// clock reading `now` (as [`Stimuli::set_since`], `now` less the
+    /// agent's [`last_tick`](Self::last_tick) after it) and wakes the agent
+    /// for the next frame: a new stimulus does not wait for the agent's
+    /// turn, and its time-out runs from `now` on the clock: an agent the
     /// budget keeps waiting past it never sees it. The schedule cannot see
     /// your agents' stimuli, so setting one on an agent of a slow rate with
-    /// [`Stimuli::set_at`] alone leaves it to its turn.
+    /// `Stimuli::set_since` alone leaves it to its turn (where it sees it
+    /// only if it is not over). A `now` before the agent's last tick counts
+    /// from that tick.
     ///
     /// ```
     /// # use bt_core::{Rate, Schedule, Stimuli, TickInput, group, leaf, tick_scheduled, tree};
@@ -436,7 +438,7 @@ impl Schedule {
     /// schedule.set_rate(1, Rate::OnWake)?;
     /// let frame = |guards: &mut [Guard], memories: &mut [_], schedule: &mut Schedule, now| {
     ///     tick_scheduled(&GUARDS, guards, memories, schedule, now, |_, g: &mut Guard, dt| {
-    ///         TickInput::new(now, dt).with_stimuli(g.senses.update_at(now))
+    ///         TickInput::new(now, dt).with_stimuli(g.senses.update(dt))
     ///     })
     /// };
     /// assert_eq!(frame(&mut guards, &mut memories, &mut schedule, 0.1).ticked, 1);
@@ -449,7 +451,7 @@ impl Schedule {
     /// ```
     ///
     /// # Errors
-    /// As [`Stimuli::set_at`]: a stimulus that cannot be set wakes nobody.
+    /// As [`Stimuli::set`]: a stimulus that cannot be set wakes nobody.
     ///
     /// # Panics
     /// If `i` is not an agent of the crowd.
@@ -465,8 +467,10 @@ impl Schedule {
     where
         F::Bits: Into<u128>,
     {
-        self.agent(i, "stimulate");
-        stimuli.set_at(flag, payload, timeout, now)?;
+        let at = self.agent(i, "stimulate") as usize;
+        // `NaN` (a `now` that is not a number) counts from the last tick.
+        let elapsed = (now - self.last[at]).max(0.0).min(f64::from(f32::MAX)) as f32;
+        stimuli.set_since(flag, payload, timeout, elapsed)?;
         self.wake(i);
         Ok(())
     }

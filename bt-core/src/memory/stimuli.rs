@@ -32,35 +32,11 @@ use arrayvec::ArrayVec;
 /// or above zero (NaN, an infinity, a negative step) ages nothing: no
 /// stimulus expires in that update.
 ///
-/// # On the clock
-///
-/// An agent that does not tick every frame (a slow rate, or waiting under
-/// a frame budget) should keep its stimuli on the game's clock: set them
-/// with [`set_at`](Stimuli::set_at), giving the clock reading they
-/// happened at, and call [`update_at`](Stimuli::update_at) with the
-/// tick's `now`. A stimulus of `T` seconds set at `t` is then live for
-/// the ticks whose `now` is less than `t + T`, whenever they come: a slow
-/// agent that ticks after it is over never sees it. (With `set` and
-/// `update`, a stimulus counts from the agent's next tick, which for an
-/// agent ticked every frame is the same.) A stimulus set with `set` is
-/// put on the clock by the next `update_at`, as happened then.
-///
-/// ```
-/// # use bt_core::Stimuli;
-/// # bitflags::bitflags! {
-/// #     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-/// #     pub struct Sense: u64 { const HIT = 1 << 0; }
-/// # }
-/// let mut stimuli = Stimuli::<Sense, 4>::new();
-/// stimuli.set_at(Sense::HIT, 0, Some(0.5), 10.15)?; // hit at 10.15 s, for half a second
-/// assert_eq!(stimuli.update_at(10.6), Sense::HIT); // an agent ticking at 10.6 s sees it
-/// assert_eq!(stimuli.update_at(11.0), Sense::empty()); // over at 10.65 s
-/// // A slow agent whose next tick is at 11.0 s never sees it.
-/// let mut slow = Stimuli::<Sense, 4>::new();
-/// slow.set_at(Sense::HIT, 0, Some(0.5), 10.15)?;
-/// assert_eq!(slow.update_at(11.0), Sense::empty());
-/// # Ok::<(), bt_core::StimuliError>(())
-/// ```
+/// A stimulus that happened *between* two updates, some time after the
+/// last, is set with [`set_since`](Stimuli::set_since): its time-out then
+/// runs from when it happened, however long the agent takes to tick again
+/// (an agent of a slow rate, or one a frame budget keeps waiting). Saved
+/// and restored, stimuli keep their time left either way.
 ///
 /// ```
 /// use bt_core::Stimuli;
@@ -87,26 +63,17 @@ use arrayvec::ArrayVec;
 pub struct Stimuli<F, const N: usize, P: Copy = u64> {
     live: ArrayVec<Entry<P>, N>,
     word: u64,
-    /// The latest clock reading given to [`Stimuli::set_at`] or
-    /// [`Stimuli::update_at`] (moved on by each `update`'s `dt` after
-    /// that); NaN before the first.
-    clock: f64,
     _flags: PhantomData<fn() -> F>,
 }
 
 #[derive(Clone, Copy, Debug)]
 struct Entry<P> {
     bit: u8,
-    /// Set since the last update, without a clock reading: the next update
-    /// does not age it (it happened *now*).
     fresh: bool,
-    /// On the clock: `left` is the clock reading it expires at.
-    at: bool,
     payload: P,
-    /// Seconds left, or with `at` the clock reading it expires at;
-    /// `f64::INFINITY` for a stimulus that never expires. An `f64`: at 60
-    /// ticks a second, an `f32` time-out above about 260 000 s would not
-    /// move at all, and long ones would drift.
+    /// Seconds left; `f64::INFINITY` for a stimulus that never expires.
+    /// An `f64`: at 60 ticks a second, an `f32` time-out above about
+    /// 260 000 s would not move at all, and long ones would drift.
     left: f64,
 }
 
@@ -146,12 +113,13 @@ pub enum StimuliError {
         /// The time-out given.
         timeout: f32,
     },
-    /// A clock reading ([`Stimuli::set_at`]) that is not finite.
-    BadClock {
+    /// A time since the last update ([`Stimuli::set_since`]) that is not a
+    /// finite number of seconds at or above zero.
+    BadElapsed {
         /// Bit of the stimulus.
         bit: u8,
-        /// The clock reading given.
-        now: f64,
+        /// The time given.
+        elapsed: f32,
     },
 }
 
@@ -170,9 +138,9 @@ impl fmt::Display for StimuliError {
                 f,
                 "stimulus bit {bit}: time-out {timeout} is not a finite number of seconds above zero"
             ),
-            StimuliError::BadClock { bit, now } => write!(
+            StimuliError::BadElapsed { bit, elapsed } => write!(
                 f,
-                "stimulus bit {bit}: the clock reading {now} is not finite"
+                "stimulus bit {bit}: {elapsed} is not a finite number of seconds since the last update"
             ),
         }
     }
@@ -191,7 +159,6 @@ impl<F, const N: usize, P: Copy> Clone for Stimuli<F, N, P> {
         Stimuli {
             live: self.live.clone(),
             word: self.word,
-            clock: self.clock,
             _flags: PhantomData,
         }
     }
@@ -204,7 +171,6 @@ impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
         Stimuli {
             live: ArrayVec::new_const(),
             word: 0,
-            clock: f64::NAN,
             _flags: PhantomData,
         }
     }
@@ -231,7 +197,7 @@ impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
 
     /// The live stimuli, in the order they were first set.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = Stimulus<P>> + '_ {
-        self.live.iter().map(|e| e.view(self.clock))
+        self.live.iter().map(Entry::view)
     }
 
     /// Forgets every stimulus.
@@ -251,39 +217,45 @@ impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
         payload: P,
         timeout: Option<f32>,
     ) -> Result<(), StimuliError> {
-        if bit >= 64 {
-            return Err(StimuliError::NotOneFlag {
-                bits: 1u128 << bit.min(127),
-            });
-        }
-        if let Some(t) = timeout
-            && !(t.is_finite() && t > 0.0)
-        {
-            return Err(StimuliError::BadTimeout { bit, timeout: t });
-        }
-        let entry = Entry {
+        let left = Self::checked(bit, timeout)?;
+        self.put(Entry {
             bit,
             fresh: true,
-            at: false,
             payload,
-            left: timeout.map_or(f64::INFINITY, f64::from),
-        };
-        self.put(entry)
+            left,
+        })
     }
 
-    /// Sets the stimulus of bit `bit` (0..64) as happened at the clock
-    /// reading `now`; see [`set_at`](Stimuli::set_at).
+    /// Sets the stimulus of bit `bit` (0..64) as happened `elapsed`
+    /// seconds after the last update; see [`set_since`](Stimuli::set_since).
     ///
     /// # Errors
-    /// As [`set_at`](Stimuli::set_at); [`StimuliError::NotOneFlag`] for a
-    /// bit above 63.
-    pub fn set_bit_at(
+    /// As [`set_since`](Stimuli::set_since); [`StimuliError::NotOneFlag`]
+    /// for a bit above 63.
+    pub fn set_bit_since(
         &mut self,
         bit: u8,
         payload: P,
         timeout: Option<f32>,
-        now: f64,
+        elapsed: f32,
     ) -> Result<(), StimuliError> {
+        let left = Self::checked(bit, timeout)?;
+        if !(elapsed.is_finite() && elapsed >= 0.0) {
+            return Err(StimuliError::BadElapsed { bit, elapsed });
+        }
+        // Aged by the whole step of the next update, of which `elapsed`
+        // came before it happened.
+        self.put(Entry {
+            bit,
+            fresh: false,
+            payload,
+            left: left + f64::from(elapsed),
+        })
+    }
+
+    /// The seconds a stimulus of bit `bit` set with `timeout` is live for,
+    /// checked.
+    fn checked(bit: u8, timeout: Option<f32>) -> Result<f64, StimuliError> {
         if bit >= 64 {
             return Err(StimuliError::NotOneFlag {
                 bits: 1u128 << bit.min(127),
@@ -294,24 +266,7 @@ impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
         {
             return Err(StimuliError::BadTimeout { bit, timeout: t });
         }
-        if !now.is_finite() {
-            return Err(StimuliError::BadClock { bit, now });
-        }
-        let expires = timeout.map_or(f64::INFINITY, |t| now + f64::from(t));
-        if expires <= self.clock {
-            // Over before the latest clock reading these stimuli saw.
-            return Ok(());
-        }
-        self.put(Entry {
-            bit,
-            fresh: false,
-            at: true,
-            payload,
-            left: expires,
-        })?;
-        // The latest reading seen (`max` takes `now` over a NaN clock).
-        self.clock = self.clock.max(now);
-        Ok(())
+        Ok(timeout.map_or(f64::INFINITY, f64::from))
     }
 
     /// Puts `entry` in the place of its bit's stimulus, or a new place.
@@ -333,16 +288,12 @@ impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
         let i = self.live.iter().position(|e| e.bit == bit)?;
         let e = self.live.remove(i);
         self.word &= !(1 << bit);
-        Some(e.view(self.clock))
+        Some(e.view())
     }
 
     /// The live stimulus of bit `bit`.
     pub fn get_bit(&self, bit: u8) -> Option<Stimulus<P>> {
-        let clock = self.clock;
-        self.live
-            .iter()
-            .find(|e| e.bit == bit)
-            .map(|e| e.view(clock))
+        self.live.iter().find(|e| e.bit == bit).map(Entry::view)
     }
 
     /// Ages the stimuli by `dt` seconds, drops the expired ones and returns
@@ -354,46 +305,13 @@ impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
         } else {
             0.0
         };
-        // Stimuli on the clock move with it by the step.
-        self.clock += dt;
-        let clock = self.clock;
         let mut word = 0;
         self.live.retain(|e| {
-            let live = if e.at {
-                clock < e.left
-            } else {
-                if !e.fresh {
-                    e.left -= dt;
-                }
-                e.fresh = false;
-                e.left > 0.0
-            };
-            if live {
-                word |= 1 << e.bit;
+            if !e.fresh {
+                e.left -= dt;
             }
-            live
-        });
-        self.word = word;
-        word
-    }
-
-    /// Drops the stimuli expired at the clock reading `now` and returns the
-    /// raw word of those still live; see [`update_at`](Stimuli::update_at).
-    pub fn update_bits_at(&mut self, now: f64) -> u64 {
-        if !now.is_finite() {
-            return self.word;
-        }
-        self.clock = now;
-        let mut word = 0;
-        self.live.retain(|e| {
-            if !e.at {
-                // Happened now (set since the last update), or aged by
-                // `update` so far: on the clock from here.
-                e.left += now;
-                e.at = true;
-                e.fresh = false;
-            }
-            let live = now < e.left;
+            e.fresh = false;
+            let live = e.left > 0.0;
             if live {
                 word |= 1 << e.bit;
             }
@@ -430,24 +348,47 @@ where
         self.set_bit(Self::bit_of(&flag)?, payload, timeout)
     }
 
-    /// Sets the stimulus `flag` as happened at the clock reading `now` (the
-    /// game's clock, as the ticks' `now`), live for `timeout` seconds from
-    /// then: for the ticks whose [`update_at`](Stimuli::update_at) clock
-    /// reads less than `now + timeout`, whenever the agent ticks. A
-    /// stimulus already over by the latest clock reading these stimuli saw
-    /// changes nothing. Setting a live stimulus again replaces it.
+    /// Sets the stimulus `flag` as happened `elapsed` seconds after the
+    /// last update (the agent's last tick), live for `timeout` seconds from
+    /// then: the next update, `dt` after the last, ages it by the `dt -
+    /// elapsed` seconds since it happened. So its time-out runs from when
+    /// it happened however long the agent takes to tick again, where
+    /// [`set`](Stimuli::set) counts from the next update. For an agent of a
+    /// [`Schedule`](crate::Schedule), `elapsed` is the clock now less
+    /// [`Schedule::last_tick`](crate::Schedule::last_tick)
+    /// ([`Schedule::stimulate`](crate::Schedule::stimulate) does this).
+    ///
+    /// ```
+    /// # use bt_core::Stimuli;
+    /// # bitflags::bitflags! {
+    /// #     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    /// #     pub struct Sense: u64 { const HIT = 1 << 0; }
+    /// # }
+    /// // An agent that last ticked at 10.0 s is hit at 10.15 s, for half a
+    /// // second: over at 10.65 s.
+    /// let mut fast = Stimuli::<Sense, 4>::new();
+    /// fast.set_since(Sense::HIT, 0, Some(0.5), 0.15)?;
+    /// assert_eq!(fast.update(0.2), Sense::HIT); // its tick at 10.2 s sees it
+    /// assert_eq!(fast.update(0.4), Sense::HIT); // and the one at 10.6 s
+    /// assert_eq!(fast.update(0.1), Sense::empty()); // at 10.7 s it is over
+    /// // A slow agent whose next tick is at 11.0 s never sees it.
+    /// let mut slow = Stimuli::<Sense, 4>::new();
+    /// slow.set_since(Sense::HIT, 0, Some(0.5), 0.15)?;
+    /// assert_eq!(slow.update(1.0), Sense::empty());
+    /// # Ok::<(), bt_core::StimuliError>(())
+    /// ```
     ///
     /// # Errors
-    /// As [`set`](Stimuli::set), and [`StimuliError::BadClock`] for a
-    /// `now` that is not finite.
-    pub fn set_at(
+    /// As [`set`](Stimuli::set), and [`StimuliError::BadElapsed`] for an
+    /// `elapsed` that is negative or not finite.
+    pub fn set_since(
         &mut self,
         flag: F,
         payload: P,
         timeout: Option<f32>,
-        now: f64,
+        elapsed: f32,
     ) -> Result<(), StimuliError> {
-        self.set_bit_at(Self::bit_of(&flag)?, payload, timeout, now)
+        self.set_bit_since(Self::bit_of(&flag)?, payload, timeout, elapsed)
     }
 
     /// Removes the stimulus `flag`, returning it if it was live (a value
@@ -479,53 +420,27 @@ where
     {
         crate::decl::bits_as(self.update_bits(dt))
     }
-
-    /// Drops the stimuli expired at the clock reading `now` (the tick's
-    /// `now`) and returns the flags of those still live, for
-    /// [`TickInput::with_stimuli`](crate::TickInput::with_stimuli). A
-    /// stimulus set with [`set_at`](Stimuli::set_at) is live while `now`
-    /// is less than its clock reading plus its time-out; one set with
-    /// [`set`](Stimuli::set) since the last update happened *now*, at this
-    /// `now`. So the time-outs run on the clock however seldom the agent
-    /// ticks. A `now` that is not finite drops nothing.
-    pub fn update_at(&mut self, now: f64) -> F
-    where
-        F::Bits: TryFrom<u64>,
-    {
-        crate::decl::bits_as(self.update_bits_at(now))
-    }
 }
 
 // --- snapshots (the `serde` feature): what `persist::stimuli` reads and writes.
 
 #[cfg(feature = "serde")]
 impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
-    /// Every live stimulus as `(bit, fresh, on the clock, payload, seconds
-    /// left or the clock reading it expires at)`, in order.
-    pub(crate) fn entries(&self) -> impl ExactSizeIterator<Item = (u8, bool, bool, P, f64)> + '_ {
+    /// Every live stimulus as `(bit, fresh, payload, seconds left)`, in order.
+    pub(crate) fn entries(&self) -> impl ExactSizeIterator<Item = (u8, bool, P, f64)> + '_ {
         self.live
             .iter()
-            .map(|e| (e.bit, e.fresh, e.at, e.payload, e.left))
-    }
-
-    /// The latest clock reading the stimuli saw (NaN: none).
-    pub(crate) fn clock(&self) -> f64 {
-        self.clock
+            .map(|e| (e.bit, e.fresh, e.payload, e.left))
     }
 
     /// Stimuli made of checked entries: at most `N`, distinct bits below 64,
-    /// time left above zero or an expiry after `clock`.
-    pub(crate) fn from_entries(
-        entries: impl Iterator<Item = (u8, bool, bool, P, f64)>,
-        clock: f64,
-    ) -> Self {
+    /// time left above zero.
+    pub(crate) fn from_entries(entries: impl Iterator<Item = (u8, bool, P, f64)>) -> Self {
         let mut s = Self::new();
-        s.clock = clock;
-        for (bit, fresh, at, payload, left) in entries {
+        for (bit, fresh, payload, left) in entries {
             s.live.push(Entry {
                 bit,
                 fresh,
-                at,
                 payload,
                 left,
             });
@@ -536,18 +451,11 @@ impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
 }
 
 impl<P: Copy> Entry<P> {
-    /// The stimulus, its remaining time counted from `clock` when it is on
-    /// the clock.
-    fn view(&self, clock: f64) -> Stimulus<P> {
-        let left = if self.at {
-            self.left - clock
-        } else {
-            self.left
-        };
+    fn view(&self) -> Stimulus<P> {
         Stimulus {
             bit: self.bit,
             payload: self.payload,
-            remaining: left.is_finite().then_some(left as f32),
+            remaining: self.left.is_finite().then_some(self.left as f32),
         }
     }
 }
@@ -598,39 +506,24 @@ mod tests {
         assert_eq!(s.get_bit(1).unwrap().remaining, None);
     }
 
-    /// On the clock: a stimulus is live for the updates whose clock reads
-    /// less than when it happened plus its time-out, however far apart the
-    /// updates come; one set without a clock reading happened at the next
-    /// update; one over by the latest reading seen changes nothing; a
-    /// clock reading that is not finite is refused when set and drops
-    /// nothing when updating; `update` moves the clock by its step.
+    /// A stimulus set some time after the last update is aged by the rest
+    /// of the next step only; a time that is negative or not finite is
+    /// refused, and changes nothing.
     #[test]
-    fn stimuli_on_the_clock_expire_by_the_clock_whenever_updated() {
+    fn a_stimulus_set_since_the_last_update_counts_from_then() {
         let mut s = Word::new();
-        s.set_bit_at(0, 1, Some(0.5), 0.15).unwrap();
-        s.set_bit_at(1, 2, None, 0.15).unwrap();
-        s.set_bit(2, 3, Some(0.5)).unwrap();
-        // The first update comes at 1.0: the first is long over, the third
-        // happened now.
-        assert_eq!(s.update_bits_at(1.0), 0b110);
-        assert_eq!(s.get_bit(2).unwrap().remaining, Some(0.5));
-        assert_eq!(s.update_bits_at(f64::NAN), 0b110);
-        assert_eq!(s.update_bits_at(1.4), 0b110);
-        assert_eq!(s.update_bits_at(1.5), 0b010);
-        // Over before the latest reading (1.5): nothing changes.
-        s.set_bit_at(3, 4, Some(0.2), 1.0).unwrap();
-        assert_eq!((s.len(), s.bits()), (1, 0b010));
-        assert_eq!(
-            s.set_bit_at(3, 4, Some(0.2), f64::INFINITY),
-            Err(StimuliError::BadClock {
-                bit: 3,
-                now: f64::INFINITY
-            })
-        );
-        // Set at 1.6 for a second, then updated by steps: over at 2.6.
-        s.set_bit_at(3, 4, Some(1.0), 1.6).unwrap();
-        assert_eq!(s.get_bit(3).unwrap().remaining, Some(1.0));
-        assert_eq!(s.update_bits(0.5), 0b1010); // 2.1
-        assert_eq!(s.update_bits(0.5), 0b0010); // 2.6
+        s.set_bit_since(2, 7, Some(1.0), 0.25).unwrap();
+        // Happened 0.25 s into a step of 0.5: 0.25 s old at the update.
+        assert_eq!(s.update_bits(0.5), 0b100);
+        assert_eq!(s.get_bit(2).unwrap().remaining, Some(0.75));
+        assert_eq!(s.update_bits(0.75), 0);
+        for elapsed in [-0.1, f32::NAN, f32::INFINITY] {
+            let err = s.set_bit_since(3, 1, Some(1.0), elapsed).unwrap_err();
+            assert!(matches!(err, StimuliError::BadElapsed { bit: 3, .. }));
+        }
+        assert!(s.is_empty());
+        // Never expiring, whenever it happened.
+        s.set_bit_since(4, 1, None, 5.0).unwrap();
+        assert_eq!(s.update_bits(100.0), 0b1_0000);
     }
 }

@@ -8,12 +8,7 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 use super::{Body, Fault, Fields, RestoreError, SNAPSHOT_VERSION, SnapshotError, read_struct};
 use crate::memory::stimuli::Stimuli;
 
-const FIELDS: &[&str] = &["version", "live", "clock"];
-
-/// The version of stimuli saved with a clock: those of stimuli on the
-/// clock ([`Stimuli::set_at`], [`Stimuli::update_at`]). Stimuli without
-/// are saved as [`SNAPSHOT_VERSION`], as they always were.
-const CLOCK_VERSION: u16 = SNAPSHOT_VERSION + 1;
+const FIELDS: &[&str] = &["version", "live"];
 
 /// One live stimulus as saved.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -26,57 +21,23 @@ struct StimulusSnap<P> {
     left: Option<f64>,
 }
 
-/// One live stimulus as saved with a clock.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct ClockedSnap<P> {
-    bit: u8,
-    /// Set since the last update: the next update does not age it.
-    fresh: bool,
-    /// On the clock: `left` is the clock reading it expires at.
-    at: bool,
-    payload: P,
-    /// Seconds left, or the clock reading it expires at; `None`: never.
-    left: Option<f64>,
-}
-
 /// Live stimuli with their payloads, remaining time-outs and whether they
-/// were set since the last update. Stimuli kept by `update` keep no
-/// clock: a restored stimulus has the time left that it had. Stimuli on
-/// the clock are saved with the clock reading each expires at and the
-/// latest reading they saw, so that they expire at the same reading
-/// after a load.
+/// were set since the last update. Stimuli keep no clock: a restored
+/// stimulus has the time left that it had.
 impl<F, const N: usize, P: Copy + Serialize> Serialize for Stimuli<F, N, P> {
     fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
-        let finite = |x: f64| x.is_finite().then_some(x);
-        let clocked = self.clock().is_finite();
-        let mut st = s.serialize_struct("Stimuli", FIELDS.len() - usize::from(!clocked))?;
-        if clocked {
-            st.serialize_field("version", &CLOCK_VERSION)?;
-            let live: Vec<_> = self
-                .entries()
-                .map(|(bit, fresh, at, payload, left)| ClockedSnap {
-                    bit,
-                    fresh,
-                    at,
-                    payload,
-                    left: finite(left),
-                })
-                .collect();
-            st.serialize_field("live", &live)?;
-            st.serialize_field("clock", &self.clock())?;
-        } else {
-            st.serialize_field("version", &SNAPSHOT_VERSION)?;
-            let live: Vec<_> = self
-                .entries()
-                .map(|(bit, fresh, _, payload, left)| StimulusSnap {
-                    bit,
-                    fresh,
-                    payload,
-                    left: finite(left),
-                })
-                .collect();
-            st.serialize_field("live", &live)?;
-        }
+        let mut st = s.serialize_struct("Stimuli", FIELDS.len())?;
+        st.serialize_field("version", &SNAPSHOT_VERSION)?;
+        let live: Vec<_> = self
+            .entries()
+            .map(|(bit, fresh, payload, left)| StimulusSnap {
+                bit,
+                fresh,
+                payload,
+                left: left.is_finite().then_some(left),
+            })
+            .collect();
+        st.serialize_field("live", &live)?;
         st.end()
     }
 }
@@ -99,9 +60,8 @@ impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
     /// # Errors
     /// [`RestoreError::Format`] when `d` cannot decode them;
     /// [`RestoreError::Snapshot`] for another format version, more than `N`
-    /// stimuli, a bit above 63 or given twice, a time left that is not
-    /// above zero, or a clock reading that is not finite or a stimulus on
-    /// the clock that expired by it.
+    /// stimuli, a bit above 63 or given twice, or a time left that is not
+    /// above zero.
     pub fn restore<'de, D: Deserializer<'de>>(d: D) -> Result<Self, RestoreError<D::Error>>
     where
         P: Deserialize<'de>,
@@ -126,35 +86,13 @@ impl<'de, F, const N: usize, P: Copy + Deserialize<'de>> Body<'de> for StimuliBo
         let fault = self.0;
         let raise = |e| fault.raise::<R::Error>(e);
         let version: u16 = f.field("version")?;
-        let (live, clock) = match version {
-            SNAPSHOT_VERSION => {
-                let live: Vec<StimulusSnap<P>> = f.field("live")?;
-                let live = live.into_iter().map(|s| ClockedSnap {
-                    bit: s.bit,
-                    fresh: s.fresh,
-                    at: false,
-                    payload: s.payload,
-                    left: s.left,
-                });
-                (live.collect::<Vec<_>>(), f64::NAN)
-            }
-            CLOCK_VERSION => {
-                let live: Vec<ClockedSnap<P>> = f.field("live")?;
-                let clock: f64 = f.field("clock")?;
-                if !clock.is_finite() {
-                    return Err(raise(SnapshotError::BadValue {
-                        what: "stimuli clock reading",
-                    }));
-                }
-                (live, clock)
-            }
-            found => {
-                return Err(raise(SnapshotError::Version {
-                    found,
-                    supported: CLOCK_VERSION,
-                }));
-            }
-        };
+        if version != SNAPSHOT_VERSION {
+            return Err(raise(SnapshotError::Version {
+                found: version,
+                supported: SNAPSHOT_VERSION,
+            }));
+        }
+        let live: Vec<StimulusSnap<P>> = f.field("live")?;
         if live.len() > N {
             return Err(raise(SnapshotError::Count {
                 what: "live stimuli",
@@ -170,32 +108,16 @@ impl<'de, F, const N: usize, P: Copy + Deserialize<'de>> Body<'de> for StimuliBo
                 }));
             }
             bits |= 1 << s.bit;
-            let bad = match s.left {
-                None => false,
-                Some(expires) if s.at => !(expires.is_finite() && expires > clock),
-                Some(left) => !(left.is_finite() && left > 0.0),
-            };
-            if bad {
+            if let Some(left) = s.left
+                && !(left.is_finite() && left > 0.0)
+            {
                 return Err(raise(SnapshotError::BadValue {
-                    what: if s.at {
-                        "stimulus expiry (not after the stimuli's clock)"
-                    } else {
-                        "stimulus time left"
-                    },
+                    what: "stimulus time left",
                 }));
             }
         }
-        Ok(Stimuli::from_entries(
-            live.into_iter().map(|s| {
-                (
-                    s.bit,
-                    s.fresh,
-                    s.at,
-                    s.payload,
-                    s.left.unwrap_or(f64::INFINITY),
-                )
-            }),
-            clock,
-        ))
+        Ok(Stimuli::from_entries(live.into_iter().map(|s| {
+            (s.bit, s.fresh, s.payload, s.left.unwrap_or(f64::INFINITY))
+        })))
     }
 }
