@@ -224,7 +224,11 @@
 //! the component, and each tick ages the entity's stimuli by its `dt` and
 //! drops the expired ones, so the game does not age them itself. A
 //! stimulus set before a tick is live at that tick and at those less than
-//! its time-out after it (bt-core's `Stimuli`).
+//! its time-out after it (bt-core's `Stimuli`). For a brain that may not
+//! tick in the next run (a slow [`TickRate`], or a budget), set it with
+//! `set_since` and the seconds since the brain's last tick (the clock now
+//! less [`Brain::last_ticked_at`]): its time-out then runs from when it
+//! happened, and a brain whose tick comes after it is over does not see it.
 //!
 //! ```
 //! use std::time::Duration;

@@ -515,3 +515,56 @@ fn rate_taken_away(dense: bool) {
         );
     }
 }
+
+/// A noise heard by a brain the budget keeps waiting: set with the time
+/// since the brain's last tick (`Senses::set_since`), its time-out runs
+/// from when it happened, and a brain whose tick comes after it is over
+/// does not hear it; set with `set`, it would count from that tick.
+#[test]
+fn a_noise_set_since_the_brains_last_tick_is_over_when_its_late_tick_comes() {
+    for since in [true, false] {
+        let mut app = app();
+        app.add_plugins(
+            BrainPlugin::new(&SLEEPERS)
+                .in_schedule(Update)
+                .with_senses::<Ears>()
+                .budget(1),
+        );
+        // Twenty brains due every run, one tick a run: each waits 19 runs.
+        let brains: Vec<Entity> = (0..20)
+            .map(|_| {
+                let brain = (Sleeper::default(), Ears::default(), Brain::new(&SLEEPERS));
+                app.world_mut().spawn(brain).id()
+            })
+            .collect();
+        for _ in 0..25 {
+            app.update();
+        }
+        // The noise, a tenth of a second long, reaches the brain that
+        // ticked last, whose next tick is some 19 runs away.
+        let last_tick = |app: &App, e: Entity| {
+            let brain = app.world().get::<Brain<SleeperMemory>>(e).unwrap();
+            brain.last_ticked_at().unwrap()
+        };
+        let e = *brains
+            .iter()
+            .max_by(|&&a, &&b| last_tick(&app, a).total_cmp(&last_tick(&app, b)))
+            .unwrap();
+        let now = crate::common::clock(&app).0;
+        let elapsed = (now - last_tick(&app, e)) as f32;
+        let mut ears = app.world_mut().get_mut::<Ears>(e).unwrap();
+        if since {
+            ears.set_since(Noise::BANG, 0, Some(0.1), elapsed).unwrap();
+        } else {
+            ears.set(Noise::BANG, 0, Some(0.1)).unwrap();
+        }
+        let before = ticks(&app, e);
+        while ticks(&app, e) == before {
+            app.update();
+        }
+        assert!(last_tick(&app, e) - now > 0.5, "it waited");
+        let brain = app.world().get::<Brain<SleeperMemory>>(e).unwrap();
+        let heard = brain.running_decider() == Some("HEAR");
+        assert_eq!(heard, !since, "set_since {since}");
+    }
+}
