@@ -118,7 +118,13 @@ mod tests {
     /// of set (one word, two levels, three).
     #[test]
     fn indexes_come_out_smallest_first() {
-        for n in [1usize, 63, 64, 65, 4096, 4097, 300_000] {
+        // Under Miri, the sizes up to three levels, not the large one.
+        let sizes: &[usize] = if cfg!(miri) {
+            &[1, 63, 64, 65, 4096, 4097]
+        } else {
+            &[1, 63, 64, 65, 4096, 4097, 300_000]
+        };
+        for &n in sizes {
             let mut set = IndexSet::new(n);
             let mut added: Vec<u32> = (0..n as u32).filter(|i| i % 7 == 3 || *i == 0).collect();
             added.push(n as u32 - 1);

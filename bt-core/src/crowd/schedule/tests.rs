@@ -54,6 +54,7 @@ fn in_buckets(schedule: &Schedule) -> u32 {
 /// that become due in it, so a frame under a small budget does not walk
 /// a large backlog again. Each goes back to its bucket when it ticks.
 #[test]
+#[cfg_attr(miri, ignore)] // a thousand memories a frame: too slow under Miri
 fn waiting_agents_are_out_of_their_buckets_until_they_tick() {
     let n = 1000;
     let mut schedule = Schedule::new(n, 0.0).with_budget(Some(10));
@@ -91,6 +92,7 @@ fn waiting_agents_are_out_of_their_buckets_until_they_tick() {
 /// rest. The woken of a later frame, while those wait, join the backlog
 /// behind them; the order is the documented one throughout.
 #[test]
+#[cfg_attr(miri, ignore)] // a thousand memories a frame: too slow under Miri
 fn the_woken_left_by_the_budget_wait_in_their_set() {
     let n = 1000;
     let mut schedule = Schedule::new(n, 0.0).with_budget(Some(10));
