@@ -51,7 +51,7 @@ const PARKED: u32 = u32::MAX - 1;
 
 /// How many agents ahead of its tick a frame starts fetching an agent;
 /// a bucket's listing is followed by as many readable entries.
-pub(super) const AHEAD: usize = 8;
+pub(super) const AHEAD: usize = 16;
 
 /// In [`Bucket::listed`]: the bucket changed since it was listed.
 const STALE: usize = usize::MAX;
