@@ -920,7 +920,7 @@ fn an_unknown_field_is_refused_without_holding_it() {
 /// bucket).
 #[test]
 fn a_schedule_takes_the_bytes_the_docs_give() {
-    let n = 100_000;
+    let n = 10_000;
     let mut schedule = None;
     let held = held_bytes_in(|| schedule = Some(Schedule::new(n, 0.0)));
     let per_agent = held as f64 / n as f64;

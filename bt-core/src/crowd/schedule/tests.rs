@@ -175,6 +175,7 @@ fn below(state: &mut u64, n: u64) -> u64 {
 /// start over when their room is used up.
 #[test]
 #[cfg(feature = "std")]
+#[cfg_attr(miri, ignore)] // too slow under Miri
 fn every_agent_keeps_its_own_time_on_and_off_its_buckets_clock() {
     use std::panic::{AssertUnwindSafe, catch_unwind};
 
