@@ -6,6 +6,8 @@
 //! BT_BENCH_PROFILE=scheduled|prepared BT_BENCH_T=100 valgrind --tool=callgrind \
 //!     --toggle-collect='*Scheduled*frame*' --toggle-collect='*Prepared*frame*' \
 //!     target/release/deps/schedule-<hash>
+//! BT_BENCH_PROFILE=budget BT_BENCH_T=60 valgrind --tool=callgrind \
+//!     --toggle-collect='*budget_frame*' target/release/deps/schedule-<hash>
 //! ```
 //!
 //! **A tenth of the crowd each frame.** 100 000 W1 agents, each ticking
@@ -36,7 +38,7 @@ mod w1_core;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use bt_core::{Rate, Schedule, TickInput, tick_all, tick_scheduled};
+use bt_core::{FrameReport, Rate, Schedule, TickInput, tick_all, tick_scheduled};
 use w1_core::{Agent, W1, W1Memory, sum};
 use world::{Activations, now};
 
@@ -141,8 +143,9 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// `BT_BENCH_PROFILE=scheduled|prepared`: `BT_BENCH_T` frames (default
-/// 100) of one contender, untimed, for callgrind.
+/// `BT_BENCH_PROFILE=scheduled|prepared|budget`: `BT_BENCH_T` frames
+/// (default 100) of one contender (`budget`: the load twice the budget),
+/// untimed, for callgrind.
 fn profile(what: &str) {
     let t = std::env::var("BT_BENCH_T")
         .ok()
@@ -157,6 +160,7 @@ fn profile(what: &str) {
             let mut c = Prepared::new();
             (0..t).map(|_| u64::from(c.frame())).sum()
         }
+        "budget" => budget("load twice the budget", 60.0, 200.0, 16, t),
         other => panic!("BT_BENCH_PROFILE: unknown contender `{other}`"),
     };
     println!("{what}: {t} frames, {ticks} agent-ticks");
@@ -219,10 +223,23 @@ fn place(i: usize) -> (f32, f32) {
     (unit() * 1000.0, unit() * 1000.0)
 }
 
-/// 100 000 agents at rates by a circling camera, under a budget of 5 000.
-fn budget(name: &str, near: f32, mid: f32, slow: u32) {
+/// One frame of [`budget`]'s crowd.
+#[inline(never)]
+fn budget_frame(
+    agents: &mut [Agent],
+    memories: &mut [W1Memory],
+    schedule: &mut Schedule,
+    now: f64,
+) -> FrameReport {
+    tick_scheduled(&W1, agents, memories, schedule, now, |_, a, dt| {
+        input(now, dt, a)
+    })
+}
+
+/// 100 000 agents at rates by a circling camera, under a budget of 5 000,
+/// for `frames` frames; the agent-ticks.
+fn budget(name: &str, near: f32, mid: f32, slow: u32, frames: u32) -> u64 {
     const BUDGET: u32 = 5_000;
-    const FRAMES: u32 = 600;
     let places: Vec<(f32, f32)> = (0..N).map(place).collect();
     let mut agents: Vec<Agent> = (0..N).map(Agent::spawn).collect();
     let mut memories: Vec<W1Memory> = (0..N).map(|i| W1.new_memory(i as u64)).collect();
@@ -231,7 +248,7 @@ fn budget(name: &str, near: f32, mid: f32, slow: u32) {
     let (mut most, mut longest, mut late, mut ticks, mut woken) = (0, 0, 0, 0u64, 0u64);
     let mut waits = Vec::new();
     let mut spent = Duration::ZERO;
-    for f in 0..FRAMES {
+    for f in 0..frames {
         let a = f as f32 / 300.0 * std::f32::consts::TAU;
         let (cx, cy) = (500.0 + 300.0 * a.cos(), 500.0 + 300.0 * a.sin());
         let (px, py) = (
@@ -258,14 +275,7 @@ fn budget(name: &str, near: f32, mid: f32, slow: u32) {
         }
         let now = now(f + 1);
         let start = Instant::now();
-        let report = tick_scheduled(
-            &W1,
-            &mut agents,
-            &mut memories,
-            &mut schedule,
-            now,
-            |_, a, dt| input(now, dt, a),
-        );
+        let report = budget_frame(&mut agents, &mut memories, &mut schedule, now);
         spent += start.elapsed();
         assert_eq!(report.crowd.errors, 0);
         assert!(report.ticked <= BUDGET, "over budget");
@@ -277,14 +287,15 @@ fn budget(name: &str, near: f32, mid: f32, slow: u32) {
         waits.push(report.longest_wait as f64);
     }
     println!(
-        "{name}: {FRAMES} frames, {:.0} agent-ticks a frame (most {most}, budget {BUDGET}), \
+        "{name}: {frames} frames, {:.0} agent-ticks a frame (most {most}, budget {BUDGET}), \
          {:.0} wake-ups a frame; the longest wait {longest} frames (bound {bound}), \
          frames with a late agent {late}, median longest wait {:.0}; {:.1} ns per agent-tick",
-        ticks as f64 / f64::from(FRAMES),
-        woken as f64 / f64::from(FRAMES),
+        ticks as f64 / f64::from(frames),
+        woken as f64 / f64::from(frames),
         median(waits),
         spent.as_secs_f64() * 1e9 / ticks as f64,
     );
+    ticks
 }
 
 fn main() {
@@ -301,7 +312,7 @@ fn main() {
         println!(
             "\nA budget of 5 000 agent-ticks a frame, {N} W1 agents at rates by a moving camera:"
         );
-        budget("  load below the budget", 30.0, 120.0, 32);
-        budget("  load twice the budget", 60.0, 200.0, 16);
+        budget("  load below the budget", 30.0, 120.0, 32, 600);
+        budget("  load twice the budget", 60.0, 200.0, 16, 600);
     }
 }

@@ -351,6 +351,12 @@ fn a_panic_in_a_frame_leaves_the_agents_not_ticked_due() {
         }
         assert!(!schedule.is_due(2) && !schedule.is_due(1));
         assert_eq!(schedule.waiting(), expected.len());
+        // The agents before the panic, and the panicking one, count as
+        // ticked at the frame's clock; those left keep their last time.
+        for i in 0..6 {
+            let last = if i <= 2 { at(2) } else { at(1) };
+            assert_eq!(schedule.last_tick(i), last, "{budget:?}: agent {i}");
+        }
         let (report, order) = frame(&mut agents, &mut memories, &mut schedule);
         match budget {
             // Everyone due: the ones left over and the frame's own.
@@ -361,6 +367,8 @@ fn a_panic_in_a_frame_leaves_the_agents_not_ticked_due() {
         assert_eq!(report.longest_wait, 1);
         assert_eq!(agents[0].ticks.len(), 3);
         assert_eq!(agents[3].ticks.len(), 2);
+        assert_eq!(agents[3].ticks[1], (at(3), (at(3) - at(1)) as f32));
+        assert_eq!(agents[1].ticks[2], (at(3), (at(3) - at(2)) as f32));
         // The idle memory of agent 2 starts again.
         assert!(memories[2].leaf().is_some() || budget.is_some());
     }

@@ -300,6 +300,12 @@ fn check(case: &Case, n: usize, ops: &[FrameOps]) -> Result<(), TestCaseError> {
                 context("due")
             );
             prop_assert_eq!(
+                schedule.last_tick(i).to_bits(),
+                naive.last[i].to_bits(),
+                "{}",
+                context("last tick")
+            );
+            prop_assert_eq!(
                 &agents[i].journal,
                 &twins[i].journal,
                 "{}",

@@ -144,9 +144,8 @@ pub struct Schedule {
     /// The number of the next frame.
     frame: u64,
     budget: Option<u32>,
+    /// The buckets, which also keep when each agent last ticked.
     buckets: Buckets,
-    /// When each agent last ticked (the start, before its first tick).
-    last: Vec<f64>,
     /// The frame each agent has been due since, while it waits for its
     /// tick; [`IDLE`] when it is not due.
     waiting: Vec<u64>,
@@ -239,7 +238,7 @@ impl fmt::Debug for Schedule {
 
 impl Schedule {
     /// The longest period of [`Rate::Every`]: 4 096 frames, over a minute
-    /// at 60 frames a second. A period's buckets take 20 bytes a frame.
+    /// at 60 frames a second. A period's buckets take 40 bytes a frame.
     pub const MAX_PERIOD: u32 = 4096;
 
     /// The highest frame count a restored schedule may have: 2^62 frames,
@@ -276,7 +275,7 @@ impl Schedule {
     /// The schedule of a crowd of `agents` agents, every one ticking every
     /// frame, with no budget, whose clock reads `now`: an agent's first
     /// tick gets the time since `now` as its `dt`. Allocates the lists of
-    /// the whole crowd (about 45 bytes an agent).
+    /// the whole crowd (about 53 bytes an agent).
     ///
     /// # Panics
     /// If `now` is not finite, or `agents` is `u32::MAX` or more.
@@ -289,7 +288,7 @@ impl Schedule {
             agents < NIL as usize,
             "Schedule::new: {agents} agents; a schedule holds fewer than {NIL}"
         );
-        let mut buckets = Buckets::new(agents);
+        let mut buckets = Buckets::new(agents, now);
         let every_frame = buckets.class_of(1);
         for i in 0..agents as u32 {
             buckets.insert(i, every_frame);
@@ -298,7 +297,6 @@ impl Schedule {
             frame: 0,
             budget: None,
             buckets,
-            last: alloc::vec![now; agents],
             waiting: alloc::vec![IDLE; agents],
             backlog: Ring::new(agents),
             held: IndexSet::new(agents),
@@ -331,12 +329,12 @@ impl Schedule {
 
     /// The agents of the crowd.
     pub fn len(&self) -> usize {
-        self.last.len()
+        self.waiting.len()
     }
 
     /// Whether the crowd has no agent.
     pub fn is_empty(&self) -> bool {
-        self.last.is_empty()
+        self.waiting.is_empty()
     }
 
     /// The number of the next frame [`tick_scheduled`] runs: 0 before the
@@ -352,7 +350,7 @@ impl Schedule {
     /// tick that is owed. Setting the rate it has changes nothing.
     ///
     /// The first agent set to a period allocates that period's buckets
-    /// (20 bytes a frame of the period); nothing else allocates.
+    /// (40 bytes a frame of the period); nothing else allocates.
     ///
     /// # Errors
     /// [`RateError`] for `Every(0)` or a period above
@@ -528,7 +526,7 @@ impl Schedule {
     /// # Panics
     /// If `i` is not an agent of the crowd.
     pub fn last_tick(&self, i: usize) -> f64 {
-        self.last[self.agent(i, "last_tick") as usize]
+        self.buckets.time(self.agent(i, "last_tick"))
     }
 
     /// The most frames an agent can wait past the frame it is due in, with
@@ -564,8 +562,10 @@ impl Schedule {
 
     /// When each agent last ticked, for a snapshot.
     #[cfg(feature = "serde")]
-    pub(crate) fn last_ticks(&self) -> &[f64] {
-        &self.last
+    pub(crate) fn last_ticks(&self) -> Vec<f64> {
+        (0..self.len() as u32)
+            .map(|i| self.buckets.time(i))
+            .collect()
     }
 
     /// The due agents, each with the frame it has been due since, in the
@@ -601,7 +601,7 @@ impl Schedule {
             let set = schedule.set_rate(i, rate);
             debug_assert!(set.is_ok());
         }
-        schedule.last = last;
+        schedule.buckets.set_times(last);
         schedule.frame = frame;
         schedule.budget = budget;
         due.sort_unstable_by_key(|&(i, since)| (since, i));

@@ -44,7 +44,7 @@ impl Serialize for ScheduleSnapshot<'_> {
         st.serialize_field("frame", &schedule.frame())?;
         st.serialize_field("budget", &schedule.budget())?;
         st.serialize_field("periods", &schedule.periods().collect::<Vec<u32>>())?;
-        st.serialize_field("last", schedule.last_ticks())?;
+        st.serialize_field("last", &schedule.last_ticks())?;
         st.serialize_field("due", &schedule.due_agents())?;
         st.end()
     }

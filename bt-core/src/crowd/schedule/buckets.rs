@@ -22,6 +22,21 @@
 //! walks only the agents that become due in it, never those still
 //! waiting. It goes back into its bucket (the fresh list, or the sorted
 //! list's end) when it ticks.
+//!
+//! A frame that ticks one bucket alone reads it as a dense array: each
+//! bucket's sorted list is copied, when it comes up changed, into
+//! [`Buckets::listed`] ([`Buckets::listing`]), where the frame walks it as
+//! a slice and fetches the agents ahead of their ticks without following
+//! the list.
+//!
+//! Each bucket has a clock, the time of its last turn: an agent that
+//! ticked in its bucket's turn has that time as its last tick time (its
+//! entry in [`Buckets::last`] is NaN), so the turn gives all of them one
+//! `dt` and writes no time per agent. An agent with a time of its own
+//! (it ticked out of turn, joined the bucket since its turn, or the
+//! budget made it late) is *loose*, counted in [`Bucket::loose`], until
+//! it ticks in its bucket's turn again. An agent takes its time along
+//! out of its bucket: one not in a bucket always has its own.
 
 use alloc::vec::Vec;
 
@@ -34,7 +49,14 @@ pub(super) const NIL: u32 = u32::MAX;
 /// agent has this index: a crowd has fewer than [`NIL`] agents).
 const PARKED: u32 = u32::MAX - 1;
 
-/// One bucket: its two lists and how many agents they hold.
+/// How many agents ahead of its tick a frame starts fetching an agent;
+/// a bucket's listing is followed by as many readable entries.
+pub(super) const AHEAD: usize = 16;
+
+/// In [`Bucket::listed`]: the bucket changed since it was listed.
+const STALE: usize = usize::MAX;
+
+/// One bucket: its two lists, how many agents they hold, and its clock.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Bucket {
     /// The first agent of the sorted list.
@@ -44,16 +66,29 @@ pub(super) struct Bucket {
     fresh_tail: u32,
     /// Agents in both lists.
     pub(super) len: u32,
+    /// Agents in both lists with a last tick time of their own.
+    pub(super) loose: u32,
+    /// Where the sorted list starts in [`Buckets::listed`]; [`STALE`]
+    /// when it changed since.
+    listed: usize,
+    /// The last tick time of its agents that are not loose.
+    pub(super) clock: f64,
 }
 
 impl Bucket {
-    const EMPTY: Bucket = Bucket {
-        head: NIL,
-        tail: NIL,
-        fresh_head: NIL,
-        fresh_tail: NIL,
-        len: 0,
-    };
+    /// An empty bucket whose clock reads `clock`.
+    const fn empty(clock: f64) -> Bucket {
+        Bucket {
+            head: NIL,
+            tail: NIL,
+            fresh_head: NIL,
+            fresh_tail: NIL,
+            len: 0,
+            loose: 0,
+            listed: STALE,
+            clock,
+        }
+    }
 }
 
 /// The buckets of one period.
@@ -65,6 +100,8 @@ pub(super) struct Class {
     first: u32,
     /// Agents of this period.
     members: u32,
+    /// The bucket whose turn the frame under way is ([`Buckets::take_turn`]).
+    turn: u32,
 }
 
 /// Every period's buckets, and which agent is in which.
@@ -81,12 +118,24 @@ pub(super) struct Buckets {
     pub(super) classes: Vec<Class>,
     /// The classes that have agents, in no particular order.
     pub(super) active: Vec<u32>,
-    buckets: Vec<Bucket>,
+    pub(super) buckets: Vec<Bucket>,
+    /// When each agent last ticked; NaN: at its bucket's clock.
+    pub(super) last: Vec<f64>,
+    /// The clock a new bucket starts with.
+    start: f64,
+    /// Buckets' sorted lists as dense arrays (room for two crowds, and
+    /// [`AHEAD`] more): each bucket listed since it last changed, and the
+    /// stale listings of others, up to `used`. Every entry is an agent.
+    pub(super) listed: Vec<u32>,
+    used: usize,
+    /// How many times the listings started over (for tests).
+    #[cfg(test)]
+    pub(super) restarts: u32,
 }
 
 impl Buckets {
-    /// `agents` agents in no bucket.
-    pub(super) fn new(agents: usize) -> Self {
+    /// `agents` agents in no bucket, which last ticked at `start`.
+    pub(super) fn new(agents: usize, start: f64) -> Self {
         Buckets {
             next: alloc::vec![NIL; agents],
             prev: alloc::vec![NIL; agents],
@@ -94,6 +143,12 @@ impl Buckets {
             classes: Vec::new(),
             active: Vec::new(),
             buckets: Vec::new(),
+            last: alloc::vec![start; agents],
+            start,
+            listed: alloc::vec![0; 2 * agents + AHEAD],
+            used: 0,
+            #[cfg(test)]
+            restarts: 0,
         }
     }
 
@@ -105,12 +160,15 @@ impl Buckets {
         let first = self.buckets.len() as u32;
         // Exactly the period's buckets: what the docs say a period takes.
         self.buckets.reserve_exact(period as usize);
-        self.buckets
-            .extend(core::iter::repeat_n(Bucket::EMPTY, period as usize));
+        self.buckets.extend(core::iter::repeat_n(
+            Bucket::empty(self.start),
+            period as usize,
+        ));
         self.classes.push(Class {
             period,
             first,
             members: 0,
+            turn: first,
         });
         self.active.reserve(self.classes.len() - self.active.len());
         (self.classes.len() - 1) as u32
@@ -128,6 +186,21 @@ impl Buckets {
     pub(super) fn due_bucket(&self, c: u32, frame: u64) -> usize {
         let class = self.classes[c as usize];
         class.first as usize + (frame % u64::from(class.period)) as usize
+    }
+
+    /// The bucket of class `c` that comes up in `frame`, noted as the
+    /// class's turn: the frame under way is `frame` until the next call.
+    #[inline]
+    pub(super) fn take_turn(&mut self, c: u32, frame: u64) -> usize {
+        let b = self.due_bucket(c, frame);
+        self.classes[c as usize].turn = b as u32;
+        b
+    }
+
+    /// The bucket of class `c` whose turn the frame under way is.
+    #[inline]
+    pub(super) fn turn(&self, c: u32) -> usize {
+        self.classes[c as usize].turn as usize
     }
 
     /// Bucket `b`.
@@ -207,9 +280,28 @@ impl Buckets {
     }
 
     /// Adds agent `i` of class `c` to its bucket: at the end of the sorted
-    /// list when it goes there, else to the fresh list.
+    /// list when it goes there, else to the fresh list. It comes with its
+    /// own time, and stays loose unless that is the bucket's clock.
     fn push(&mut self, i: u32, c: u32) {
         let b = self.bucket_of(i, c);
+        self.link(i, b);
+        let bucket = &mut self.buckets[b];
+        let last = &mut self.last[i as usize];
+        debug_assert!(
+            !last.is_nan(),
+            "an agent out of its bucket has its own time"
+        );
+        if last.to_bits() == bucket.clock.to_bits() {
+            *last = f64::NAN;
+        } else {
+            bucket.loose += 1;
+        }
+    }
+
+    /// Links agent `i` into bucket `b`'s lists (as [`push`](Self::push),
+    /// its time left to the caller).
+    #[inline]
+    fn link(&mut self, i: u32, b: usize) {
         let bucket = &mut self.buckets[b];
         let (head, tail) = if bucket.fresh_head == NIL && (bucket.tail == NIL || bucket.tail < i) {
             (&mut bucket.head, &mut bucket.tail)
@@ -224,11 +316,13 @@ impl Buckets {
             self.next[before as usize] = i;
         }
         bucket.len += 1;
+        bucket.listed = STALE;
         self.prev[i as usize] = before;
         self.next[i as usize] = NIL;
     }
 
-    /// Unlinks agent `i` from its bucket of class `c`.
+    /// Unlinks agent `i` from its bucket of class `c`; it takes its last
+    /// tick time along.
     fn cut(&mut self, i: u32, c: u32) {
         let b = self.bucket_of(i, c);
         let (before, after) = (self.prev[i as usize], self.next[i as usize]);
@@ -252,6 +346,13 @@ impl Buckets {
             self.prev[after as usize] = before;
         }
         bucket.len -= 1;
+        bucket.listed = STALE;
+        let last = &mut self.last[i as usize];
+        if last.is_nan() {
+            *last = bucket.clock;
+        } else {
+            bucket.loose -= 1;
+        }
     }
 
     /// Merges bucket `b`'s fresh agents into its sorted list, using
@@ -294,6 +395,125 @@ impl Buckets {
         bucket.tail = tail;
         bucket.fresh_head = NIL;
         bucket.fresh_tail = NIL;
+        bucket.listed = STALE;
+    }
+
+    /// Where bucket `b`'s sorted list (settled: its only list) starts in
+    /// [`listed`](Self::listed), copied there if it changed since it was
+    /// last: its `len` agents, in index order, then [`AHEAD`] more entries
+    /// that are agents too.
+    pub(super) fn listing(&mut self, b: usize) -> usize {
+        let bucket = self.buckets[b];
+        debug_assert_eq!(bucket.fresh_head, NIL);
+        if bucket.listed != STALE {
+            return bucket.listed;
+        }
+        let len = bucket.len as usize;
+        if self.used + len + AHEAD > self.listed.len() {
+            // Full of stale listings: start over, the others listed again
+            // when they come up (each listing is at most a crowd, so at
+            // least a crowd's worth was listed since the last time).
+            for bucket in &mut self.buckets {
+                bucket.listed = STALE;
+            }
+            self.used = 0;
+            #[cfg(test)]
+            {
+                self.restarts += 1;
+            }
+        }
+        let at = self.used;
+        let mut i = bucket.head;
+        for slot in &mut self.listed[at..at + len] {
+            *slot = i;
+            i = self.next[i as usize];
+        }
+        debug_assert_eq!(i, NIL);
+        self.used += len;
+        self.buckets[b].listed = at;
+        at
+    }
+
+    /// When agent `i` last ticked.
+    pub(super) fn time(&self, i: u32) -> f64 {
+        let last = self.last[i as usize];
+        if last.is_nan() {
+            self.buckets[self.bucket_of(i, self.class[i as usize])].clock
+        } else {
+            last
+        }
+    }
+
+    /// Agent `i` ticks at `now` (finite) in the frame under way: back
+    /// into its bucket if it was parked, on the bucket's clock if it is
+    /// the bucket's turn ([`turned`](Self::turned) sets the clock to `now`
+    /// once the frame's ticks are done), else with `now` as its own time.
+    /// Returns when it ticked before.
+    #[inline(always)]
+    pub(super) fn tick(&mut self, i: u32, now: f64) -> f64 {
+        let at = i as usize;
+        let (c, last) = (self.class[at], self.last[at]);
+        let parked = self.prev[at] == PARKED;
+        if c == NIL {
+            if parked {
+                self.prev[at] = NIL;
+            }
+            self.last[at] = now;
+            return last;
+        }
+        let b = self.bucket_of(i, c);
+        if parked {
+            self.link(i, b);
+        }
+        let in_turn = b == self.turn(c);
+        let bucket = &mut self.buckets[b];
+        // A parked agent has its own time and is not counted loose yet.
+        let loose = !parked && !last.is_nan();
+        if in_turn {
+            bucket.loose -= u32::from(loose);
+            self.last[at] = f64::NAN;
+        } else {
+            bucket.loose += u32::from(!loose);
+            self.last[at] = now;
+        }
+        if last.is_nan() { bucket.clock } else { last }
+    }
+
+    /// Sets the clock of each bucket whose turn the frame under way is to
+    /// `now`: every agent of theirs that goes by it ticked in the frame.
+    pub(super) fn turned(&mut self, now: f64) {
+        for k in 0..self.active.len() {
+            let b = self.turn(self.active[k]);
+            self.buckets[b].clock = now;
+        }
+    }
+
+    /// Gives every agent the time `last[i]` as its own.
+    #[cfg(feature = "serde")]
+    pub(super) fn set_times(&mut self, last: Vec<f64>) {
+        debug_assert_eq!(last.len(), self.last.len());
+        self.last = last;
+        for bucket in &mut self.buckets {
+            bucket.loose = bucket.len;
+        }
+    }
+
+    /// Checks the clocks' books: each bucket counts its loose agents, and
+    /// only an agent in a bucket goes by its clock (for tests).
+    #[cfg(test)]
+    pub(super) fn check_clocks(&self) {
+        let mut loose = alloc::vec![0u32; self.buckets.len()];
+        for i in 0..self.last.len() as u32 {
+            let (c, t) = (self.class[i as usize], self.last[i as usize]);
+            if c == NIL || self.prev[i as usize] == PARKED {
+                assert!(!t.is_nan(), "agent {i} out of its bucket goes by a clock");
+            } else if !t.is_nan() {
+                loose[self.bucket_of(i, c)] += 1;
+            }
+        }
+        for (b, bucket) in self.buckets.iter().enumerate() {
+            assert_eq!(bucket.loose, loose[b], "the loose agents of bucket {b}");
+        }
     }
 
     /// The agents of bucket `b`'s sorted list, in order (for tests and
@@ -314,14 +534,20 @@ impl Buckets {
 mod tests {
     use alloc::vec::Vec;
 
-    use super::{Buckets, NIL};
+    use super::{Bucket, Buckets, NIL};
+
+    /// A bucket takes the 40 bytes the docs say a frame of a period takes.
+    #[test]
+    fn a_bucket_takes_40_bytes() {
+        assert_eq!(core::mem::size_of::<Bucket>(), 40);
+    }
 
     /// Agents added out of order, and some removed from either list,
     /// come out of `settle` in index order, with the bucket's count right.
     #[test]
     fn settle_merges_fresh_agents_in_index_order() {
         // Agents whose phase of period 4 is 1.
-        let mut b = Buckets::new(50);
+        let mut b = Buckets::new(50, 0.0);
         let c = b.class_of(4);
         assert_eq!(b.class_of(4), c);
         for i in [4u32, 12, 20, 38, 7, 33, 15, 41, 25, 28] {

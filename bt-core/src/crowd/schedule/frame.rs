@@ -1,7 +1,7 @@
 //! One frame of a scheduled crowd: which agents are due, which of them the
 //! budget lets tick, and their ticks, in index order.
 
-use super::buckets::NIL;
+use super::buckets::{AHEAD, Buckets, NIL};
 use super::{IDLE, Schedule};
 use crate::crowd::{CrowdIds, CrowdReport, Member};
 use crate::decl::TickInput;
@@ -59,7 +59,8 @@ pub struct FrameReport {
 ///
 /// The frame costs the agents it ticks and those that become due in it
 /// (sorting the agents given a rate or ticked out of turn since their
-/// bucket last came up), not the crowd: an agent the budget leaves
+/// bucket last came up, and copying a bucket that changed into the dense
+/// array its turns are read from), not the crowd: an agent the budget leaves
 /// waiting costs nothing more until its tick, and the woken beyond the
 /// budget wait in index order as the wake calls left them (unless an
 /// earlier frame's woken still wait: then they join the backlog). It
@@ -163,7 +164,7 @@ where
         buckets, scratch, ..
     } = &mut *schedule;
     for k in 0..buckets.active.len() {
-        let b = buckets.due_bucket(buckets.active[k], f);
+        let b = buckets.take_turn(buckets.active[k], f);
         buckets.settle(b, &mut scratch[2]);
         let len = buckets.bucket(b).len as usize;
         if len > 0 {
@@ -172,83 +173,79 @@ where
             due += len;
         }
     }
+    let fast = turns == 1 && schedule.buckets.bucket(only).loose == 0;
     if tree.shape.actions > 0
         || schedule.waiting() > 0
         || !schedule.woken.is_empty()
         || turns > 1
         || due > cap
         || !now.is_finite()
+        || (turns == 1 && !fast)
     {
+        let report = by_order(schedule, f, cap);
         let run = Run {
             tree,
             agents,
             memories,
-            now,
-            input,
             report: CrowdReport::default(),
             ids: CrowdIds::new(),
             launching: tree.shape.actions > 0,
             hook,
         };
-        return by_order(schedule, f, cap, run);
+        return tick_order(schedule, f, now, input, run, report);
     }
-    // One bucket's turn and nobody else due: its list is the frame, ticked
-    // as `tick_all` ticks a slice, with everything in locals.
-    let head = if turns == 1 {
-        schedule.buckets.bucket(only).head
-    } else {
-        NIL
-    };
+    if turns == 0 {
+        return FrameReport {
+            frame: f,
+            ..FrameReport::default()
+        };
+    }
+    // One bucket's turn, each of its agents at the bucket's clock, and
+    // nobody else due: its listing is the frame, ticked as `tick_all`
+    // ticks a slice, with one `dt` and everything in locals.
     let mut input = input;
     let Schedule {
         buckets,
-        last,
         waiting,
         backlog,
         ..
     } = schedule;
+    let at = buckets.listing(only);
+    let m = due;
+    let dt = step(now, buckets.bucket(only).clock);
     // One length for every slice: one bounds check covers them all.
     let n = agents.len();
-    let (next, last) = (&buckets.next[..n], &mut last[..n]);
     let (agents, memories) = (&mut agents[..n], &mut memories[..n]);
-    let mut rest = ListRest {
-        next,
+    let mut rest = TurnRest {
+        buckets,
         waiting,
         backlog,
+        bucket: only,
+        at,
+        len: m,
         frame: f,
-        head,
+        now,
+        done: false,
         report: CrowdReport::default(),
     };
     // The agents of a bucket are spread over the crowd, where the CPU
     // cannot guess the next address: fetch them `AHEAD` agents ahead.
-    // Past the list's end the last agent is fetched again, which costs
-    // less than a test.
-    let mut ahead = head as usize;
-    if head != NIL {
-        for _ in 0..AHEAD {
-            ahead = ahead.min(n - 1);
-            fetch(agents, memories, ahead);
-            ahead = next[ahead] as usize;
-        }
+    // The listing is followed by `AHEAD` entries that are agents too,
+    // fetched for nothing at the end, which costs less than a test.
+    let listed = &rest.buckets.listed[at..at + m + AHEAD];
+    for &ahead in &listed[..AHEAD] {
+        fetch(agents, memories, ahead as usize);
     }
-    let mut i = head;
-    while i != NIL {
-        ahead = ahead.min(n - 1);
-        fetch(agents, memories, ahead);
-        ahead = next[ahead] as usize;
-        let at = i as usize;
-        i = next[at];
-        let i = at;
-        let last = &mut last[i];
-        let dt = step(now, *last);
-        *last = now;
+    for (&i, &ahead) in listed[..m].iter().zip(&listed[AHEAD..]) {
+        fetch(agents, memories, ahead as usize);
+        let i = i as usize;
         let agent = &mut agents[i];
         let input = input(i, agent, dt).or_agent(i);
         debug_assert!(same_time(&input, now, dt), "{}", WRONG_TIME);
         let memory = &mut memories[i];
         hook.tick(tree, agent, memory, &input, &mut rest.report, i);
     }
-    rest.head = NIL;
+    rest.done = true;
     let report = core::mem::take(&mut rest.report);
     FrameReport {
         frame: f,
@@ -276,9 +273,6 @@ fn step(now: f64, last: f64) -> f32 {
     (now - last).clamp(0.0, f64::from(f32::MAX)) as f32
 }
 
-/// How many agents ahead of its tick a frame starts fetching an agent.
-const AHEAD: usize = 8;
-
 /// Starts fetching agent `i` and its memory into the cache.
 #[inline(always)]
 fn fetch<A: 'static, const L: usize, const S: usize, const N: usize>(
@@ -290,53 +284,51 @@ fn fetch<A: 'static, const L: usize, const S: usize, const N: usize>(
     memories[i].prefetch();
 }
 
-/// A bucket's list that a frame is ticking, and the report of its ticks:
-/// if a callback panics, dropping it keeps the agents not ticked yet due,
-/// first in the next frame (nobody else was due: they go in index order).
-/// Each tick counts in the report, so the agents not ticked yet are those
-/// after the first `ticked + 1`; the list's walk records nothing more.
-struct ListRest<'s> {
-    next: &'s [u32],
+/// A bucket's turn that a frame is ticking, alone, and the report of its
+/// ticks. Dropped, it sets the bucket's clock to the frame's `now`; if a
+/// callback panicked, it first keeps the agents not ticked yet due, first
+/// in the next frame (nobody else was due: they go in index order), with
+/// their own last tick time, out of the bucket. Each tick counts in the
+/// report, so the agents not ticked yet are those after the first
+/// `ticked + 1`; the walk records nothing more.
+struct TurnRest<'s> {
+    buckets: &'s mut Buckets,
     waiting: &'s mut [u64],
     backlog: &'s mut super::Ring,
+    /// The bucket, and where its `len` agents are listed.
+    bucket: usize,
+    at: usize,
+    len: usize,
     frame: u64,
-    /// The list's first agent; [`NIL`] once every agent ticked.
-    head: u32,
+    now: f64,
+    /// Whether every agent ticked.
+    done: bool,
     report: CrowdReport,
 }
 
-impl Drop for ListRest<'_> {
+impl Drop for TurnRest<'_> {
     fn drop(&mut self) {
-        let mut i = self.head;
-        // The agents that ticked, and the one whose tick panicked.
-        for _ in 0..=self.report.ticked {
-            if i == NIL {
-                return;
+        if !self.done {
+            // The agents that ticked, and the one whose tick panicked, go
+            // by the clock; the others leave with the old time.
+            let ticked = (self.report.ticked as usize + 1).min(self.len);
+            for k in ticked..self.len {
+                let i = self.buckets.listed[self.at + k];
+                self.waiting[i as usize] = self.frame;
+                self.backlog.push(i);
+                self.buckets.park(i);
             }
-            i = self.next[i as usize];
         }
-        while i != NIL {
-            self.waiting[i as usize] = self.frame;
-            self.backlog.push(i);
-            i = self.next[i as usize];
-        }
+        self.buckets.buckets[self.bucket].clock = self.now;
     }
 }
 
 /// A frame with agents waiting, woken, due in several periods or more
-/// than the budget: the due agents merged into one list, the budget's
-/// share of them taken, and those ticked in index order.
+/// than the budget, or with agents loose from their bucket's clock: the
+/// due agents merged into one list and the budget's share of them taken,
+/// in index order, into `scratch[2]`, for [`tick_order`] to tick.
 #[inline(never)]
-fn by_order<A: 'static, I, H, const L: usize, const S: usize, const N: usize>(
-    schedule: &mut Schedule,
-    f: u64,
-    cap: usize,
-    mut run: Run<'_, A, I, H, L, S, N>,
-) -> FrameReport
-where
-    I: FnMut(usize, &mut A, f32) -> TickInput,
-    H: ScheduledTick<A, L, S, N>,
-{
+fn by_order(schedule: &mut Schedule, f: u64, cap: usize) -> FrameReport {
     let Schedule {
         buckets,
         waiting,
@@ -365,11 +357,10 @@ where
     let longest_wait = old.first().map_or(0, |&i| f - waiting[i as usize]);
     // ... then this frame's by index: the buckets whose turn it is and
     // the woken agents, merged. An agent already due (waiting, or woken)
-    // is parked out of its bucket; only after a panic can one still be
-    // in its bucket, and it is skipped there.
+    // is parked out of its bucket.
     heads.clear();
     for &c in &buckets.active {
-        let head = buckets.bucket(buckets.due_bucket(c, f)).head;
+        let head = buckets.bucket(buckets.turn(c)).head;
         if head != NIL {
             heads.push(head);
         }
@@ -398,9 +389,7 @@ where
             woken.pop();
         } else {
             heads[from] = buckets.next[best as usize];
-            if waiting[best as usize] != IDLE {
-                continue;
-            }
+            debug_assert_eq!(waiting[best as usize], IDLE, "a due agent in its bucket");
         }
         due += 1;
         if fresh.len() < room {
@@ -431,21 +420,45 @@ where
         );
     }
     order.extend(a.chain(b));
-    let report = FrameReport {
+    FrameReport {
         frame: f,
         due: (before + due) as u32,
         waiting: (backlog.len + held.len()) as u32,
         longest_wait,
         ..FrameReport::default()
-    };
-    let finite = run.now.is_finite();
-    let n = order.len();
-    for &i in order.iter().take(AHEAD) {
+    }
+}
+
+/// Ticks the agents [`by_order`] took, in their order, each with the time
+/// since its own last tick, and adds the ticks to its `report`.
+///
+/// The input closure comes alone, by value: a closure that borrows only
+/// the frame's `now` is then a pointer this function reads through and
+/// keeps nowhere, and the caller's own loop keeps `now` in a register.
+/// Handed over inside a struct, the closure's borrow would look kept,
+/// and the caller would reload and check `now` at each tick.
+#[inline(never)]
+fn tick_order<A: 'static, I, H, const L: usize, const S: usize, const N: usize>(
+    schedule: &mut Schedule,
+    f: u64,
+    now: f64,
+    mut input: I,
+    mut run: Run<'_, A, H, L, S, N>,
+    report: FrameReport,
+) -> FrameReport
+where
+    I: FnMut(usize, &mut A, f32) -> TickInput,
+    H: ScheduledTick<A, L, S, N>,
+{
+    let finite = now.is_finite();
+    let n = schedule.scratch[2].len();
+    for &i in schedule.scratch[2].iter().take(AHEAD) {
         fetch(run.agents, run.memories, i as usize);
     }
     let mut pending = Pending {
         schedule,
         frame: f,
+        now: finite.then_some(now),
         at: 0,
     };
     for k in 0..n {
@@ -457,15 +470,17 @@ where
         let i = order[k] as usize;
         pending.at = k + 1;
         s.waiting[i] = IDLE;
-        s.buckets.unpark(i as u32);
         let dt = if finite {
-            let last = core::mem::replace(&mut s.last[i], run.now);
-            step(run.now, last)
+            step(now, s.buckets.tick(i as u32, now))
         } else {
+            s.buckets.unpark(i as u32);
             0.0
         };
-        run.tick(i, dt);
+        let input = input(i, &mut run.agents[i], dt).or_agent(i);
+        debug_assert!(same_time(&input, now, dt), "{}", WRONG_TIME);
+        run.tick(i, &input);
     }
+    drop(pending);
     FrameReport {
         ticked: run.report.ticked,
         crowd: run.report,
@@ -473,13 +488,11 @@ where
     }
 }
 
-/// What a frame ticks with.
-struct Run<'a, A: 'static, I, H, const L: usize, const S: usize, const N: usize> {
+/// What a frame ticks with, apart from the input closure.
+struct Run<'a, A: 'static, H, const L: usize, const S: usize, const N: usize> {
     tree: &'a Tree<A, L, S, N>,
     agents: &'a mut [A],
     memories: &'a mut [AgentMemory<A, L, S, N>],
-    now: f64,
-    input: I,
     report: CrowdReport,
     /// For a tree with deferred actions: the ids held so far.
     ids: CrowdIds,
@@ -487,25 +500,21 @@ struct Run<'a, A: 'static, I, H, const L: usize, const S: usize, const N: usize>
     hook: H,
 }
 
-impl<A: 'static, I, H, const L: usize, const S: usize, const N: usize> Run<'_, A, I, H, L, S, N>
+impl<A: 'static, H, const L: usize, const S: usize, const N: usize> Run<'_, A, H, L, S, N>
 where
-    I: FnMut(usize, &mut A, f32) -> TickInput,
     H: ScheduledTick<A, L, S, N>,
 {
-    /// Ticks agent `i` with the step `dt`, as `tick_all` ticks it.
+    /// Ticks agent `i` with `input`, as `tick_all` ticks it.
     #[inline(always)]
-    fn tick(&mut self, i: usize, dt: f32) {
-        let agent = &mut self.agents[i];
-        let input = (self.input)(i, agent, dt).or_agent(i);
-        debug_assert!(same_time(&input, self.now, dt), "{}", WRONG_TIME);
+    fn tick(&mut self, i: usize, input: &TickInput) {
         if self.launching {
-            return self.tick_launching(i, &input);
+            return self.tick_launching(i, input);
         }
         self.hook.tick(
             self.tree,
-            agent,
+            &mut self.agents[i],
             &mut self.memories[i],
-            &input,
+            input,
             &mut self.report,
             i,
         );
@@ -530,12 +539,15 @@ where
     }
 }
 
-/// A frame's ticks in its order under way. If a callback panics,
-/// dropping it keeps the agents the frame took and did not tick due, in
-/// their order, first in the next frame.
+/// A frame's ticks in its order under way. Dropped, it sets the clocks
+/// of the buckets whose turn it was to the frame's `now` (a finite one);
+/// if a callback panicked, it first keeps the agents the frame took and
+/// did not tick due, in their order, first in the next frame, with their
+/// own last tick time, out of their buckets.
 struct Pending<'s> {
     schedule: &'s mut Schedule,
     frame: u64,
+    now: Option<f64>,
     /// The place of the next agent to tick in the frame's order.
     at: usize,
 }
@@ -544,19 +556,24 @@ impl Drop for Pending<'_> {
     fn drop(&mut self) {
         let f = self.frame;
         let Schedule {
+            buckets,
             waiting,
             backlog,
             scratch: [all, _, order],
             ..
         } = &mut *self.schedule;
         let rest = order.get(self.at..).unwrap_or_default();
-        if rest.is_empty() {
-            return;
-        }
         for &i in rest {
             if waiting[i as usize] == IDLE {
                 waiting[i as usize] = f;
             }
+            buckets.park(i);
+        }
+        if let Some(now) = self.now {
+            buckets.turned(now);
+        }
+        if rest.is_empty() {
+            return;
         }
         all.clear();
         all.extend(backlog.iter().chain(rest.iter().copied()));
