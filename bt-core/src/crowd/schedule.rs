@@ -465,9 +465,9 @@ impl Schedule {
     where
         F::Bits: Into<u128>,
     {
-        let at = self.agent(i, "stimulate") as usize;
+        let last = self.last_tick(i);
         // `NaN` (a `now` that is not a number) counts from the last tick.
-        let elapsed = (now - self.last[at]).max(0.0).min(f64::from(f32::MAX)) as f32;
+        let elapsed = (now - last).max(0.0).min(f64::from(f32::MAX)) as f32;
         stimuli.set_since(flag, payload, timeout, elapsed)?;
         self.wake(i);
         Ok(())
