@@ -558,23 +558,22 @@ pub(crate) fn prefetch<T>(value: &T) {
 pub(crate) fn prefetch_lines<T>(value: &T) {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
+        // The most lines a value of `T`'s size can span at `T`'s
+        // alignment: from the last place in a line it can start at. One
+        // hint per line from the value's first: lines follow one another,
+        // so these cover every line it spans, and no more than one past it.
+        const LINE: usize = 64;
+        let lines = (LINE - mem::align_of::<T>().min(LINE) + mem::size_of::<T>()).div_ceil(LINE);
         let start = ptr::from_ref(value).cast::<i8>();
-        let size = mem::size_of::<T>();
-        let mut offset = 0;
-        while offset < size {
-            // SAFETY: as in `prefetch`; the address is inside `value`.
+        for k in 0..lines {
+            // SAFETY: as in `prefetch`. The address is in `value`, or in
+            // the line after its end when it spans fewer lines than it
+            // could: a prefetch neither reads nor faults, wherever it
+            // points, and `wrapping_add` makes the address without
+            // assuming it is in bounds.
             unsafe {
                 use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-                _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset));
-            }
-            offset += 64;
-        }
-        if size > 0 {
-            // SAFETY: as above: the last byte of `value`, whose line the
-            // steps above miss when `value` does not start a line.
-            unsafe {
-                use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-                _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(size - 1));
+                _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(k * LINE));
             }
         }
     }
