@@ -229,6 +229,9 @@
 //! `set_since` and the seconds since the brain's last tick (the clock now
 //! less [`Brain::last_ticked_at`]): its time-out then runs from when it
 //! happened, and a brain whose tick comes after it is over does not see it.
+//! A brain that has not ticked yet (`last_ticked_at` is `None`) has no
+//! last tick to count from, and its first tick's `dt` is the frame's step:
+//! a stimulus set before it counts from that first tick.
 //!
 //! ```
 //! use std::time::Duration;

@@ -28,7 +28,8 @@ const IDLE: u64 = u64::MAX;
 /// Agents of one period are spread over its frames by index: agent `i` of
 /// period `k` ticks in the frames whose number is
 /// [`Schedule::phase(i, k)`](Schedule::phase) modulo `k`, so each frame
-/// ticks about a `k`-th of them, whichever indexes they have.
+/// ticks about a `k`-th of them, in blocks of indexes or interleaved
+/// (see [`Schedule::phase`] for the index sets it does not spread).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Rate {
     /// Every frame (the same as `Every(1)`).
@@ -249,13 +250,18 @@ impl Schedule {
     /// The frame of its period in which agent `i` of period `k` ticks: it
     /// is due in the frames whose number is `phase(i, k)` modulo `k`.
     ///
-    /// The phase spreads any set of indexes evenly over the period, not
-    /// only a block of them: its fraction of `k` is `i` times the golden
-    /// ratio, modulo 1 (Fibonacci hashing), so the agents of a period get
-    /// about `1 / k` of each frame whether they are agents 0 to 999, the
-    /// even ones, or every third. (`i % k` would put all the even agents
-    /// of period 2 in one frame.) Agent 0 has the phase 0, and so does
-    /// every agent of period 1.
+    /// The phase spreads the index sets a crowd's kinds usually take
+    /// evenly over the period, not only a block of them: its fraction of
+    /// `k` is `i` times the golden ratio, modulo 1 (Fibonacci hashing), so
+    /// the agents of a period get about `1 / k` of each frame whether they
+    /// are agents 0 to 999, the even ones, or every third. (`i % k` would
+    /// put all the even agents of period 2 in one frame.) No phase spreads
+    /// every set (the agents of phase 0 are a set too), and this one
+    /// spreads badly the indexes `s` apart for a stride `s` near a
+    /// Fibonacci number (610, 987, 1597, …: one column of a grid that
+    /// wide): give such a kind indexes of its own, or rates whose periods
+    /// the stride is not close to a multiple of. Agent 0 has the phase 0,
+    /// and so does every agent of period 1.
     ///
     /// ```
     /// use bt_core::Schedule;
