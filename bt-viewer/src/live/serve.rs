@@ -241,7 +241,13 @@ async fn respond(hub: &Arc<Hub>, request: Request<Incoming>, kick: Arc<Notify>) 
                 feed.waiters.fetch_sub(1, Ordering::Relaxed);
                 hub.count_wanted();
             }
-            let snapshot = hub.snapshot();
+            let mut snapshot = hub.snapshot();
+            // A publish the game made may still wait for the server's
+            // thread to take it in: the page gets what was published.
+            if snapshot.seq < feed.published.load(Ordering::Relaxed) {
+                hub.next_publish(snapshot.seq).await;
+                snapshot = hub.snapshot();
+            }
             let Some(build) = hub.recording(&snapshot) else {
                 return text(StatusCode::SERVICE_UNAVAILABLE, "nothing was published yet");
             };
