@@ -69,7 +69,11 @@ pub struct Stimuli<F, const N: usize, P: Copy = u64> {
 #[derive(Clone, Copy, Debug)]
 struct Entry<P> {
     bit: u8,
-    fresh: bool,
+    /// How long after the last update it happened: the next update ages
+    /// it by the part of its step after that (none of a step shorter than
+    /// this). Infinite for a stimulus set by `set` (it happened at the
+    /// next update), 0 once an update aged it.
+    ahead: f32,
     payload: P,
     /// Seconds left; `f64::INFINITY` for a stimulus that never expires.
     /// An `f64`: at 60 ticks a second, an `f32` time-out above about
@@ -220,7 +224,7 @@ impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
         let left = Self::checked(bit, timeout)?;
         self.put(Entry {
             bit,
-            fresh: true,
+            ahead: f32::INFINITY,
             payload,
             left,
         })
@@ -243,13 +247,11 @@ impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
         if !(elapsed.is_finite() && elapsed >= 0.0) {
             return Err(StimuliError::BadElapsed { bit, elapsed });
         }
-        // Aged by the whole step of the next update, of which `elapsed`
-        // came before it happened.
         self.put(Entry {
             bit,
-            fresh: false,
+            ahead: elapsed,
             payload,
-            left: left + f64::from(elapsed),
+            left,
         })
     }
 
@@ -307,10 +309,10 @@ impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
         };
         let mut word = 0;
         self.live.retain(|e| {
-            if !e.fresh {
-                e.left -= dt;
-            }
-            e.fresh = false;
+            // The part of the step after it happened (none, for one set
+            // at or after the update's time).
+            e.left -= (dt - f64::from(e.ahead)).max(0.0);
+            e.ahead = 0.0;
             let live = e.left > 0.0;
             if live {
                 word |= 1 << e.bit;
@@ -357,6 +359,10 @@ where
     /// [`Schedule`](crate::Schedule), `elapsed` is the clock now less
     /// [`Schedule::last_tick`](crate::Schedule::last_tick)
     /// ([`Schedule::stimulate`](crate::Schedule::stimulate) does this).
+    /// An `elapsed` longer than the next update's step (a stimulus stamped
+    /// after the tick that sees it: a clock in milliseconds given as
+    /// seconds, say) counts as happened at that update: it is live for
+    /// `timeout` seconds from then, never longer.
     ///
     /// ```
     /// # use bt_core::Stimuli;
@@ -375,6 +381,12 @@ where
     /// let mut slow = Stimuli::<Sense, 4>::new();
     /// slow.set_since(Sense::HIT, 0, Some(0.5), 0.15)?;
     /// assert_eq!(slow.update(1.0), Sense::empty());
+    /// // Stamped 600 s after the last update, seen by an update 0.2 s
+    /// // after it: live for its half second from then.
+    /// let mut early = Stimuli::<Sense, 4>::new();
+    /// early.set_since(Sense::HIT, 0, Some(0.5), 600.0)?;
+    /// assert_eq!(early.update(0.2), Sense::HIT);
+    /// assert_eq!(early.update(0.5), Sense::empty());
     /// # Ok::<(), bt_core::StimuliError>(())
     /// ```
     ///
@@ -426,11 +438,20 @@ where
 
 #[cfg(feature = "serde")]
 impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
-    /// Every live stimulus as `(bit, fresh, payload, seconds left)`, in order.
+    /// Every live stimulus as `(bit, fresh, payload, seconds left)`, in
+    /// order: one set since the last update with `set_since` is saved as
+    /// aged by the next update's whole step, with the time before it
+    /// happened added to its time left.
     pub(crate) fn entries(&self) -> impl ExactSizeIterator<Item = (u8, bool, P, f64)> + '_ {
-        self.live
-            .iter()
-            .map(|e| (e.bit, e.fresh, e.payload, e.left))
+        self.live.iter().map(|e| {
+            let fresh = e.ahead == f32::INFINITY;
+            let left = if fresh {
+                e.left
+            } else {
+                e.left + f64::from(e.ahead)
+            };
+            (e.bit, fresh, e.payload, left)
+        })
     }
 
     /// Stimuli made of checked entries: at most `N`, distinct bits below 64,
@@ -440,7 +461,7 @@ impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
         for (bit, fresh, payload, left) in entries {
             s.live.push(Entry {
                 bit,
-                fresh,
+                ahead: if fresh { f32::INFINITY } else { 0.0 },
                 payload,
                 left,
             });
