@@ -425,9 +425,31 @@ impl Lcg {
 struct Dues {
     rates: Vec<Rate>,
     since: Vec<Option<u64>>,
+    /// The frame of each agent's last tick.
+    last: Vec<Option<u64>>,
+}
+
+/// A rate's period in frames; 0 for `OnWake`.
+fn period(rate: Rate) -> u64 {
+    match rate {
+        Rate::EveryFrame => 1,
+        Rate::Every(k) => u64::from(k),
+        _ => 0,
+    }
 }
 
 impl Dues {
+    /// Agent `i`'s rate set to `rate` before frame `f`: an agent that is
+    /// not due and has gone both periods without a tick is due in `f`.
+    fn set_rate(&mut self, i: usize, rate: Rate, f: u64) {
+        let (old, new) = (period(self.rates[i]), period(rate));
+        let gone = self.last[i].map_or(f + 1, |l| f - l);
+        if old != new && old > 0 && new > 0 && gone >= old.max(new) {
+            self.since[i].get_or_insert(f);
+        }
+        self.rates[i] = rate;
+    }
+
     /// Marks the agents due in frame `f` by their rates.
     fn turn(&mut self, f: u64) {
         for (i, rate) in self.rates.iter().enumerate() {
@@ -462,6 +484,7 @@ fn no_frame_ticks_more_than_its_budget_and_no_agent_waits_past_the_bound() {
         let mut dues = Dues {
             rates: vec![Rate::EveryFrame; n],
             since: vec![None; n],
+            last: vec![None; n],
         };
         let mut budgets = Vec::new();
         for f in 0..200u64 {
@@ -473,7 +496,7 @@ fn no_frame_ticks_more_than_its_budget_and_no_agent_waits_past_the_bound() {
                     _ => Rate::Every(1 + rng.below(12) as u32),
                 };
                 schedule.set_rate(i, rate).unwrap();
-                dues.rates[i] = rate;
+                dues.set_rate(i, rate, f);
             }
             for _ in 0..rng.below(3) {
                 let i = rng.below(n as u64) as usize;
@@ -506,6 +529,8 @@ fn no_frame_ticks_more_than_its_budget_and_no_agent_waits_past_the_bound() {
             let mut longest = 0;
             for &i in &order {
                 let d = dues.since[i].take().expect("ticked while not due");
+                dues.last[i] = Some(f);
+                assert_eq!(schedule.last_tick_frame(i), Some(f));
                 let waited = f - d;
                 longest = longest.max(waited);
                 let before: u64 = budgets[d as usize..f as usize]
@@ -670,6 +695,34 @@ fn a_new_stimulus_wakes_its_agent_and_lasts_its_seconds_at_any_rate() {
     assert_eq!(ticked[3], [8, 18, 28]);
     // A woken agent that is due anyway ticks once.
     assert_eq!(ticked[0].len(), 30);
+}
+
+/// A stimulus given a clock reading far ahead of the tick that sees it
+/// (milliseconds given as seconds, or an infinite one) counts as happened
+/// at that tick: it lasts its second from then, not until the clock
+/// catches up.
+#[test]
+fn a_stimulus_stamped_far_ahead_lasts_its_time_out_from_the_tick_that_sees_it() {
+    for stamp in [750.0, 1e300, f64::INFINITY] {
+        let mut herd: Vec<Deer> = (0..2).map(|_| Deer::default()).collect();
+        let mut memories: Vec<HerdMemory> = (0..2).map(|i| HERD.new_memory(i)).collect();
+        let mut schedule = Schedule::new(2, 0.0);
+        schedule.set_rate(1, Rate::Every(4)).unwrap();
+        for f in 0..40u64 {
+            if f == 7 {
+                let senses = &mut herd[1].senses;
+                (schedule.stimulate(1, senses, Sense::PREDATOR, 0, Some(1.0), stamp)).unwrap();
+            }
+            herd_frame(&mut herd, &mut memories, &mut schedule);
+        }
+        // Woken for frame 7 (at 0.8 s), then its turns every 0.4 s: it
+        // flees until its first tick at 1.8 s or later (1.9 s), which
+        // finds the stimulus over.
+        let fled = &herd[1].fled;
+        assert_eq!(fled.first(), Some(&at(8)), "stamp {stamp}");
+        assert_eq!(fled.last(), Some(&at(19)), "stamp {stamp}: {fled:?}");
+        assert!(herd[1].senses.is_empty(), "stamp {stamp}");
+    }
 }
 
 /// A stimulus whose agent the budget keeps waiting runs on the clock all
@@ -1043,8 +1096,147 @@ fn a_schedule_snapshot_that_does_not_fit_is_refused() {
     assert!(
         matches!(unknown, Err(RestoreError::Format(e)) if e.to_string().contains("unknown field `extra`"))
     );
+    assert_eq!(
+        refused(&|v| v["last_frames"] = serde_json::json!([null]), 1.0),
+        SnapshotError::Count {
+            what: "last tick frames",
+            found: 1,
+            expected: 3
+        }
+    );
+    // Frame 0 is the next: no agent ticked in it yet.
+    assert_eq!(
+        refused(&|v| v["last_frames"][2] = 0.into(), 1.0),
+        bad("last tick frame (not before the next frame)")
+    );
     // As saved, it loads.
     assert!(Schedule::restore(1.0, &saved).unwrap().is_due(1));
+}
+
+/// The frames of the agents' last ticks come back from a snapshot; one
+/// saved without them (by an earlier version) loads with every agent as
+/// ticked in the frame before the next.
+#[test]
+fn a_restored_schedule_keeps_the_frames_of_the_last_ticks() {
+    let (mut agents, mut memories, mut schedule) = notes(4);
+    schedule.set_rate(1, Rate::Every(4)).unwrap();
+    schedule.set_rate(2, Rate::OnWake).unwrap();
+    for _ in 0..6 {
+        frame(&mut agents, &mut memories, &mut schedule);
+    }
+    let frames = |s: &Schedule| (0..4).map(|i| s.last_tick_frame(i)).collect::<Vec<_>>();
+    let p = u64::from(Schedule::phase(1, 4));
+    let every_4th = (0..6).rev().find(|f| f % 4 == p);
+    assert_eq!(frames(&schedule), [Some(5), every_4th, None, Some(5)]);
+    let saved: serde_json::Value =
+        serde_json::from_str(&serde_json::to_string(&schedule.snapshot(1.0)).unwrap()).unwrap();
+    assert_eq!(
+        frames(&Schedule::restore(1.0, &saved).unwrap()),
+        frames(&schedule)
+    );
+    let mut old = saved.clone();
+    old.as_object_mut().unwrap().remove("last_frames");
+    assert_eq!(frames(&Schedule::restore(1.0, &old).unwrap()), [Some(5); 4]);
+}
+
+/// Agent `i`'s frames in which it ticked, in `frames` frames of a crowd
+/// of `n` whose rates `rates(f, i)` sets before each frame (`None`: no
+/// change).
+fn ticks_under(n: usize, frames: u64, rates: impl Fn(u64, usize) -> Option<Rate>) -> Vec<Vec<u64>> {
+    let (mut agents, mut memories, mut schedule) = notes(n);
+    let mut ticked = vec![Vec::new(); n];
+    for f in 0..frames {
+        for i in 0..n {
+            if let Some(rate) = rates(f, i) {
+                schedule.set_rate(i, rate).unwrap();
+            }
+        }
+        for i in frame(&mut agents, &mut memories, &mut schedule).1 {
+            ticked[i].push(f);
+        }
+    }
+    ticked
+}
+
+/// The most frames between two ticks of an agent (and from the start and
+/// to the end of the run).
+fn longest_gap(ticks: &[u64], frames: u64) -> u64 {
+    let mut last = None::<u64>;
+    let mut gap = 0;
+    for &f in ticks.iter().chain([frames].iter()) {
+        gap = gap.max(last.map_or(f + 1, |l| f - l));
+        last = Some(f);
+    }
+    gap
+}
+
+/// An agent whose rate flips every frame between `Every(4)` and
+/// `Every(16)`, with phases that never meet the frames of their rate,
+/// still ticks at least every 16 frames: a rate change makes it due once
+/// it has gone both periods without a tick.
+#[test]
+fn an_agent_whose_rate_flips_every_frame_ticks_within_the_longer_period() {
+    let i = (0..10_000)
+        .find(|&i| {
+            Schedule::phase(i, 16).is_multiple_of(2) && !Schedule::phase(i, 4).is_multiple_of(2)
+        })
+        .unwrap();
+    let flip = |f: u64| {
+        if f.is_multiple_of(2) {
+            Rate::Every(4)
+        } else {
+            Rate::Every(16)
+        }
+    };
+    let ticked = ticks_under(i + 1, 400, |f, j| (j == i).then(|| flip(f)));
+    assert!(ticked[i].len() >= 400 / 16 - 1, "{:?}", ticked[i]);
+    assert!(longest_gap(&ticked[i], 400) <= 16, "{:?}", ticked[i]);
+}
+
+/// A crowd whose rates sway together between `Every(4)` and `Every(16)`
+/// every `m` frames: no agent goes more than `2 * 16 - 2` frames without
+/// a tick, whatever `m`.
+#[test]
+#[cfg_attr(miri, ignore)] // too slow under Miri
+fn a_crowd_swaying_between_two_rates_ticks_within_twice_the_longer_period() {
+    for m in 1..=8u64 {
+        let sway = |f: u64| {
+            let near = (f / m).is_multiple_of(2);
+            f.is_multiple_of(m).then_some(if near {
+                Rate::Every(4)
+            } else {
+                Rate::Every(16)
+            })
+        };
+        let ticked = ticks_under(300, 400, |f, _| sway(f));
+        let worst = ticked.iter().map(|t| longest_gap(t, 400)).max().unwrap();
+        assert!(
+            worst <= 30,
+            "swaying every {m} frames: a gap of {worst} frames"
+        );
+    }
+}
+
+/// A crowd at `Every(16)` set to `Every(4)` all at once ticks in the next
+/// frame only the agents due by either rate (the rule adds no burst), and
+/// by its new rate from then on.
+#[test]
+fn a_crowd_whose_rates_change_together_ticks_no_more_than_its_rates_make_due() {
+    let n = 400;
+    let at = 40;
+    let ticked = ticks_under(n, at + 8, |f, _| match f {
+        0 => Some(Rate::Every(16)),
+        f if f == at => Some(Rate::Every(4)),
+        _ => None,
+    });
+    let turn = |i: usize, k: u32, f: u64| f % u64::from(k) == u64::from(Schedule::phase(i, k));
+    for f in at..at + 8 {
+        let expected: Vec<usize> = (0..n)
+            .filter(|&i| turn(i, 4, f) || (f == at && turn(i, 16, f)))
+            .collect();
+        let got: Vec<usize> = (0..n).filter(|&i| ticked[i].contains(&f)).collect();
+        assert_eq!(got, expected, "frame {f}");
+    }
 }
 
 /// A `now` that is not finite fails each agent the frame takes with

@@ -38,6 +38,8 @@ struct FrameOps {
     succeed: bool,
     /// The clock's step: an index into [`STEPS`], or back half a second.
     step: u8,
+    /// The schedule is saved and restored before the frame.
+    resave: bool,
 }
 
 fn frame_ops() -> impl Strategy<Value = FrameOps> {
@@ -48,15 +50,19 @@ fn frame_ops() -> impl Strategy<Value = FrameOps> {
         prop_oneof![3 => Just(0u8), 1 => 1..3u8],
         any::<bool>(),
         0..12u8,
+        prop::bool::weighted(0.1),
     )
-        .prop_map(|(rates, wakes, budget, reports, succeed, step)| FrameOps {
-            rates,
-            wakes,
-            budget,
-            reports,
-            succeed,
-            step,
-        })
+        .prop_map(
+            |(rates, wakes, budget, reports, succeed, step, resave)| FrameOps {
+                rates,
+                wakes,
+                budget,
+                reports,
+                succeed,
+                step,
+                resave,
+            },
+        )
 }
 
 fn rate_of(r: u8) -> Rate {
@@ -73,8 +79,19 @@ struct Naive {
     /// The frame each agent has been due since.
     since: Vec<Option<u64>>,
     last: Vec<f64>,
+    /// The frame of each agent's last tick.
+    last_frame: Vec<Option<u64>>,
     budget: Option<u32>,
     frame: u64,
+}
+
+/// A rate's period in frames; 0 for `OnWake`.
+fn period(rate: Rate) -> u64 {
+    match rate {
+        Rate::EveryFrame => 1,
+        Rate::Every(k) => u64::from(k),
+        _ => 0,
+    }
 }
 
 /// What the model's frame decided.
@@ -89,6 +106,17 @@ struct Picked {
 impl Naive {
     fn wake(&mut self, i: usize) {
         self.since[i].get_or_insert(self.frame);
+    }
+
+    /// A new rate: an agent that is not due and has gone both its old and
+    /// its new period without a tick (counting the next frame) is due.
+    fn set_rate(&mut self, i: usize, rate: Rate) {
+        let (old, new) = (period(self.rates[i]), period(rate));
+        let gone = self.last_frame[i].map_or(self.frame + 1, |l| self.frame - l);
+        if old != new && old > 0 && new > 0 && gone >= old.max(new) {
+            self.wake(i);
+        }
+        self.rates[i] = rate;
     }
 
     fn frame(&mut self) -> Picked {
@@ -116,6 +144,7 @@ impl Naive {
         taken.sort();
         for &i in &taken {
             self.since[i] = None;
+            self.last_frame[i] = Some(f);
         }
         Picked {
             due: due.len(),
@@ -164,6 +193,7 @@ fn check(case: &Case, n: usize, ops: &[FrameOps]) -> Result<(), TestCaseError> {
         rates: vec![Rate::EveryFrame; n],
         since: vec![None; n],
         last: vec![start; n],
+        last_frame: vec![None; n],
         budget: None,
         frame: 0,
     };
@@ -177,7 +207,7 @@ fn check(case: &Case, n: usize, ops: &[FrameOps]) -> Result<(), TestCaseError> {
         for &(i, r) in &op.rates {
             let (i, rate) = (usize::from(i) % n, rate_of(r));
             schedule.set_rate(i, rate).unwrap();
-            naive.rates[i] = rate;
+            naive.set_rate(i, rate);
         }
         for &i in &op.wakes {
             schedule.wake(usize::from(i) % n);
@@ -187,6 +217,11 @@ fn check(case: &Case, n: usize, ops: &[FrameOps]) -> Result<(), TestCaseError> {
             let budget = budget.map(|b| u32::from(b) % (n as u32 + 1));
             schedule.set_budget(budget);
             naive.budget = budget;
+        }
+        if op.resave {
+            let saved = serde_json::to_string(&schedule.snapshot(now)).unwrap();
+            let mut de = serde_json::Deserializer::from_str(&saved);
+            schedule = Schedule::restore(now, &mut de).unwrap();
         }
         let outcome = if op.succeed {
             Outcome::Succeeded
@@ -298,6 +333,12 @@ fn check(case: &Case, n: usize, ops: &[FrameOps]) -> Result<(), TestCaseError> {
                 naive.since[i].is_some(),
                 "{}",
                 context("due")
+            );
+            prop_assert_eq!(
+                schedule.last_tick_frame(i),
+                naive.last_frame[i],
+                "{}",
+                context("last tick frame")
             );
             prop_assert_eq!(
                 schedule.last_tick(i).to_bits(),

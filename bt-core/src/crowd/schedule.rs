@@ -98,7 +98,8 @@ impl core::error::Error for RateError {}
 ///   `k` is due in the frames whose number is [`phase(i, k)`](Self::phase)
 ///   modulo `k`: the agents of one period are spread evenly over its
 ///   frames, and a new rate takes effect at the first frame of its own
-///   that comes.
+///   that comes (at once for an agent that has gone both periods without
+///   a tick: a rate that keeps changing never starves an agent).
 /// - **A budget.** With [`set_budget`](Self::set_budget), no frame ticks
 ///   more than that many agents. The due agents beyond it wait, and go
 ///   first in the frames after, the longest waiting first: with a budget
@@ -239,7 +240,7 @@ impl fmt::Debug for Schedule {
 
 impl Schedule {
     /// The longest period of [`Rate::Every`]: 4 096 frames, over a minute
-    /// at 60 frames a second. A period's buckets take 40 bytes a frame.
+    /// at 60 frames a second. A period's buckets take 48 bytes a frame.
     pub const MAX_PERIOD: u32 = 4096;
 
     /// The highest frame count a restored schedule may have: 2^62 frames,
@@ -281,7 +282,7 @@ impl Schedule {
     /// The schedule of a crowd of `agents` agents, every one ticking every
     /// frame, with no budget, whose clock reads `now`: an agent's first
     /// tick gets the time since `now` as its `dt`. Allocates the lists of
-    /// the whole crowd (about 53 bytes an agent).
+    /// the whole crowd (about 61 bytes an agent).
     ///
     /// # Panics
     /// If `now` is not finite, or `agents` is `u32::MAX` or more.
@@ -351,12 +352,23 @@ impl Schedule {
 
     /// Sets agent `i`'s rate. The agent is next due in the first frame of
     /// the new rate that comes, from the next frame on (at once for
-    /// [`Rate::EveryFrame`]; never, until woken, for [`Rate::OnWake`]). An
-    /// agent already due keeps its place: a new rate never takes back a
-    /// tick that is owed. Setting the rate it has changes nothing.
+    /// [`Rate::EveryFrame`]; never, until woken, for [`Rate::OnWake`]),
+    /// unless it has gone both its old and its new period without a tick
+    /// (counting the next frame): then it is due in the next frame, as if
+    /// woken. An agent already due keeps its place: a new rate never takes
+    /// back a tick that is owed. Setting the rate it has changes nothing.
+    ///
+    /// So an agent whose rate keeps changing among periods of at most `K`
+    /// frames still ticks within `2K - 2` frames of its last tick, and
+    /// within `K` when its rate changes every frame (budget aside), while
+    /// a crowd whose rates change together ticks no more agents than its
+    /// rates make due: a crowd at `Every(16)` set to `Every(4)` has due at
+    /// once only the agents whose `Every(16)` turn the next frame is.
+    /// [`Rate::OnWake`] has no period: a change from or to it never makes
+    /// an agent due by this rule.
     ///
     /// The first agent set to a period allocates that period's buckets
-    /// (40 bytes a frame of the period); nothing else allocates.
+    /// (48 bytes a frame of the period); nothing else allocates.
     ///
     /// # Errors
     /// [`RateError`] for `Every(0)` or a period above
@@ -370,11 +382,22 @@ impl Schedule {
         let class = (period > 0).then(|| self.buckets.class_of(period));
         let now = self.buckets.class[i as usize];
         if class.unwrap_or(NIL) != now {
+            let old = self
+                .buckets
+                .classes
+                .get(now as usize)
+                .map_or(0, |c| c.period);
+            // Frames without a tick, counting the next: the frame after its
+            // last tick is `after`.
+            let gone = self.frame + 1 - self.buckets.after(i);
             self.buckets.remove(i);
             if let Some(class) = class {
                 self.buckets.insert(i, class);
                 // A frame merges at most one bucket of each period.
                 self.heads.reserve(self.buckets.classes.len());
+            }
+            if old > 0 && period > 0 && gone >= u64::from(old.max(period)) {
+                self.wake(i as usize);
             }
         }
         Ok(())
@@ -421,7 +444,9 @@ impl Schedule {
     /// your agents' stimuli, so setting one on an agent of a slow rate with
     /// `Stimuli::set_since` alone leaves it to its turn (where it sees it
     /// only if it is not over). A `now` before the agent's last tick counts
-    /// from that tick.
+    /// from that tick, and one after the clock of the tick that sees the
+    /// stimulus (a clock in another unit, or infinite) from that tick: no
+    /// stimulus stays live longer than its time-out after it is seen.
     ///
     /// ```
     /// # use bt_core::{Rate, Schedule, Stimuli, TickInput, group, leaf, tick_scheduled, tree};
@@ -535,6 +560,17 @@ impl Schedule {
         self.buckets.time(self.agent(i, "last_tick"))
     }
 
+    /// The number of the frame agent `i` last ticked in ([`frame`](Self::frame)
+    /// counts them); `None` before its first tick.
+    ///
+    /// # Panics
+    /// If `i` is not an agent of the crowd.
+    pub fn last_tick_frame(&self, i: usize) -> Option<u64> {
+        self.buckets
+            .after(self.agent(i, "last_tick_frame"))
+            .checked_sub(1)
+    }
+
     /// The most frames an agent can wait past the frame it is due in, with
     /// the budget in every frame: `(N - 1) / B` rounded down for a crowd
     /// of `N` and a budget of `B`, 0 without a budget, `None` with a
@@ -574,6 +610,14 @@ impl Schedule {
             .collect()
     }
 
+    /// The frame of each agent's last tick, for a snapshot.
+    #[cfg(feature = "serde")]
+    pub(crate) fn last_frames(&self) -> Vec<Option<u64>> {
+        (0..self.len() as u32)
+            .map(|i| self.buckets.after(i).checked_sub(1))
+            .collect()
+    }
+
     /// The due agents, each with the frame it has been due since, in the
     /// order they go: by that frame, then by index.
     #[cfg(feature = "serde")]
@@ -599,6 +643,7 @@ impl Schedule {
         budget: Option<u32>,
         periods: &[u32],
         last: Vec<f64>,
+        after: Vec<u64>,
         due: &mut [(u32, u64)],
     ) -> Self {
         let mut schedule = Schedule::new(periods.len(), 0.0);
@@ -607,7 +652,7 @@ impl Schedule {
             let set = schedule.set_rate(i, rate);
             debug_assert!(set.is_ok());
         }
-        schedule.buckets.set_times(last);
+        schedule.buckets.set_times(last, after);
         schedule.frame = frame;
         schedule.budget = budget;
         due.sort_unstable_by_key(|&(i, since)| (since, i));

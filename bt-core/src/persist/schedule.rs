@@ -12,7 +12,14 @@ use crate::crowd::Schedule;
 
 /// The field names of a schedule snapshot.
 const FIELDS: &[&str] = &[
-    "version", "saved_at", "frame", "budget", "periods", "last", "due",
+    "version",
+    "saved_at",
+    "frame",
+    "budget",
+    "periods",
+    "last",
+    "due",
+    "last_frames",
 ];
 
 /// A [`Schedule`] as serde writes it: made by [`Schedule::snapshot`],
@@ -33,8 +40,9 @@ impl fmt::Debug for ScheduleSnapshot<'_> {
 
 /// The version, the clock reading it was taken at, the number of the next
 /// frame, the budget, each agent's period (0: only when woken), each
-/// agent's last tick time, and the due agents as `(agent, frame due
-/// since)` in the order they go.
+/// agent's last tick time, the due agents as `(agent, frame due since)`
+/// in the order they go, and the frame of each agent's last tick (`None`:
+/// none yet).
 impl Serialize for ScheduleSnapshot<'_> {
     fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
         let schedule = self.schedule;
@@ -46,6 +54,7 @@ impl Serialize for ScheduleSnapshot<'_> {
         st.serialize_field("periods", &schedule.periods().collect::<Vec<u32>>())?;
         st.serialize_field("last", &schedule.last_ticks())?;
         st.serialize_field("due", &schedule.due_agents())?;
+        st.serialize_field("last_frames", &schedule.last_frames())?;
         st.end()
     }
 }
@@ -53,7 +62,7 @@ impl Serialize for ScheduleSnapshot<'_> {
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl Schedule {
     /// A snapshot of this schedule taken at clock reading `now` (feature
-    /// `serde`): each agent's rate and last tick time, the frame count and
+    /// `serde`): each agent's rate, last tick time and frame, the frame count and
     /// the budget, and the agents due with the frame each has been due
     /// since (their order follows from that). Save it with the crowd's
     /// memories (`TreeShared::snapshot_crowd`), between frames.
@@ -97,8 +106,11 @@ impl Schedule {
     /// above [`Schedule::MAX_PERIOD`], a frame count above
     /// [`Schedule::MAX_FRAME`], a time or clock reading that is not
     /// finite, or a due agent that is not in the crowd, is given twice or
-    /// is due since a frame after the next ([`SnapshotError::BadValue`],
-    /// [`SnapshotError::OutOfRange`]).
+    /// is due since a frame after the next, or a last tick frame that is
+    /// not before the next frame ([`SnapshotError::BadValue`],
+    /// [`SnapshotError::OutOfRange`]). A snapshot of an earlier version
+    /// without the frames of the last ticks (JSON; other formats refuse
+    /// it) loads with every agent as ticked in the frame before the next.
     pub fn restore<'de, D: Deserializer<'de>>(
         now: f64,
         d: D,
@@ -160,6 +172,8 @@ impl<'de> Body<'de> for ScheduleBody<'_> {
             }
         }
         let mut due: Vec<(u32, u64)> = f.field("due")?;
+        let last_frames: Option<Vec<Option<u64>>> =
+            f.optional_field_seed("last_frames", core::marker::PhantomData)?;
         let mut seen = alloc::vec![false; periods.len()];
         for &(i, since) in &due {
             let Some(seen) = seen.get_mut(i as usize) else {
@@ -176,8 +190,33 @@ impl<'de> Body<'de> for ScheduleBody<'_> {
                 return Err(bad("frame an agent is due since (after the next frame)"));
             }
         }
+        // Without the frames (a save of an earlier version), every agent
+        // counts as ticked in the frame before the next.
+        let after = match last_frames {
+            None => alloc::vec![frame; periods.len()],
+            Some(frames) => {
+                if frames.len() != periods.len() {
+                    return Err(raise(SnapshotError::Count {
+                        what: "last tick frames",
+                        found: frames.len(),
+                        expected: periods.len(),
+                    }));
+                }
+                let mut after = Vec::with_capacity(frames.len());
+                for l in frames {
+                    match l {
+                        None => after.push(0),
+                        Some(l) if l < frame => after.push(l + 1),
+                        Some(_) => {
+                            return Err(bad("last tick frame (not before the next frame)"));
+                        }
+                    }
+                }
+                after
+            }
+        };
         Ok(Schedule::from_parts(
-            frame, budget, &periods, last, &mut due,
+            frame, budget, &periods, last, after, &mut due,
         ))
     }
 }

@@ -37,6 +37,11 @@
 //! budget made it late) is *loose*, counted in [`Bucket::loose`], until
 //! it ticks in its bucket's turn again. An agent takes its time along
 //! out of its bucket: one not in a bucket always has its own.
+//!
+//! The frame of an agent's last tick is kept the same way: a bucket keeps
+//! the frame after its last turn ([`Bucket::after`]), and a loose agent
+//! its own ([`Buckets::after`]), written where its own time is. A rate
+//! change reads it ([`Schedule::set_rate`]).
 
 use alloc::vec::Vec;
 
@@ -73,6 +78,8 @@ pub(super) struct Bucket {
     listed: usize,
     /// The last tick time of its agents that are not loose.
     pub(super) clock: f64,
+    /// The frame after its last turn (0: no turn yet).
+    pub(super) after: u64,
 }
 
 impl Bucket {
@@ -87,6 +94,7 @@ impl Bucket {
             loose: 0,
             listed: STALE,
             clock,
+            after: 0,
         }
     }
 }
@@ -121,6 +129,9 @@ pub(super) struct Buckets {
     pub(super) buckets: Vec<Bucket>,
     /// When each agent last ticked; NaN: at its bucket's clock.
     pub(super) last: Vec<f64>,
+    /// The frame after each agent's last tick (0: none since the schedule
+    /// was made), when it has a time of its own; else its bucket's.
+    after: Vec<u64>,
     /// The clock a new bucket starts with.
     start: f64,
     /// Buckets' sorted lists as dense arrays (room for two crowds, and
@@ -144,6 +155,7 @@ impl Buckets {
             active: Vec::new(),
             buckets: Vec::new(),
             last: alloc::vec![start; agents],
+            after: alloc::vec![0; agents],
             start,
             listed: alloc::vec![0; 2 * agents + AHEAD],
             used: 0,
@@ -291,7 +303,7 @@ impl Buckets {
             !last.is_nan(),
             "an agent out of its bucket has its own time"
         );
-        if last.to_bits() == bucket.clock.to_bits() {
+        if last.to_bits() == bucket.clock.to_bits() && self.after[i as usize] == bucket.after {
             *last = f64::NAN;
         } else {
             bucket.loose += 1;
@@ -350,6 +362,7 @@ impl Buckets {
         let last = &mut self.last[i as usize];
         if last.is_nan() {
             *last = bucket.clock;
+            self.after[i as usize] = bucket.after;
         } else {
             bucket.loose -= 1;
         }
@@ -434,6 +447,16 @@ impl Buckets {
         at
     }
 
+    /// The frame after agent `i`'s last tick (0: none since the schedule
+    /// was made).
+    pub(super) fn after(&self, i: u32) -> u64 {
+        if self.last[i as usize].is_nan() {
+            self.buckets[self.bucket_of(i, self.class[i as usize])].after
+        } else {
+            self.after[i as usize]
+        }
+    }
+
     /// When agent `i` last ticked.
     pub(super) fn time(&self, i: u32) -> f64 {
         let last = self.last[i as usize];
@@ -444,13 +467,13 @@ impl Buckets {
         }
     }
 
-    /// Agent `i` ticks at `now` (finite) in the frame under way: back
+    /// Agent `i` ticks at `now` (finite) in frame `f`, the frame under way: back
     /// into its bucket if it was parked, on the bucket's clock if it is
     /// the bucket's turn ([`turned`](Self::turned) sets the clock to `now`
     /// once the frame's ticks are done), else with `now` as its own time.
     /// Returns when it ticked before.
     #[inline(always)]
-    pub(super) fn tick(&mut self, i: u32, now: f64) -> f64 {
+    pub(super) fn tick(&mut self, i: u32, now: f64, f: u64) -> f64 {
         let at = i as usize;
         let (c, last) = (self.class[at], self.last[at]);
         let parked = self.prev[at] == PARKED;
@@ -459,6 +482,7 @@ impl Buckets {
                 self.prev[at] = NIL;
             }
             self.last[at] = now;
+            self.after[at] = f + 1;
             return last;
         }
         let b = self.bucket_of(i, c);
@@ -475,24 +499,37 @@ impl Buckets {
         } else {
             bucket.loose += u32::from(!loose);
             self.last[at] = now;
+            self.after[at] = f + 1;
         }
         if last.is_nan() { bucket.clock } else { last }
     }
 
-    /// Sets the clock of each bucket whose turn the frame under way is to
-    /// `now`: every agent of theirs that goes by it ticked in the frame.
-    pub(super) fn turned(&mut self, now: f64) {
+    /// Sets the clock of each bucket whose turn the frame under way, `f`,
+    /// is to `now`: every agent of theirs that goes by it ticked in the
+    /// frame.
+    pub(super) fn turned(&mut self, now: f64, f: u64) {
         for k in 0..self.active.len() {
             let b = self.turn(self.active[k]);
-            self.buckets[b].clock = now;
+            self.turned_one(b, now, f);
         }
     }
 
-    /// Gives every agent the time `last[i]` as its own.
+    /// Sets bucket `b`'s clock: its turn came in frame `f`, at `now`.
+    #[inline]
+    pub(super) fn turned_one(&mut self, b: usize, now: f64, f: u64) {
+        let bucket = &mut self.buckets[b];
+        bucket.clock = now;
+        bucket.after = f + 1;
+    }
+
+    /// Gives every agent the time `last[i]` as its own, and the frame
+    /// after its last tick `after[i]`.
     #[cfg(feature = "serde")]
-    pub(super) fn set_times(&mut self, last: Vec<f64>) {
+    pub(super) fn set_times(&mut self, last: Vec<f64>, after: Vec<u64>) {
         debug_assert_eq!(last.len(), self.last.len());
+        debug_assert_eq!(after.len(), self.last.len());
         self.last = last;
+        self.after = after;
         for bucket in &mut self.buckets {
             bucket.loose = bucket.len;
         }
@@ -536,10 +573,10 @@ mod tests {
 
     use super::{Bucket, Buckets, NIL};
 
-    /// A bucket takes the 40 bytes the docs say a frame of a period takes.
+    /// A bucket takes the 48 bytes the docs say a frame of a period takes.
     #[test]
-    fn a_bucket_takes_40_bytes() {
-        assert_eq!(core::mem::size_of::<Bucket>(), 40);
+    fn a_bucket_takes_48_bytes() {
+        assert_eq!(core::mem::size_of::<Bucket>(), 48);
     }
 
     /// Agents added out of order, and some removed from either list,

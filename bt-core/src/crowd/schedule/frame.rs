@@ -319,7 +319,7 @@ impl Drop for TurnRest<'_> {
                 self.buckets.park(i);
             }
         }
-        self.buckets.buckets[self.bucket].clock = self.now;
+        self.buckets.turned_one(self.bucket, self.now, self.frame);
     }
 }
 
@@ -471,7 +471,7 @@ where
         pending.at = k + 1;
         s.waiting[i] = IDLE;
         let dt = if finite {
-            step(now, s.buckets.tick(i as u32, now))
+            step(now, s.buckets.tick(i as u32, now, f))
         } else {
             s.buckets.unpark(i as u32);
             0.0
@@ -570,7 +570,7 @@ impl Drop for Pending<'_> {
             buckets.park(i);
         }
         if let Some(now) = self.now {
-            buckets.turned(now);
+            buckets.turned(now, f);
         }
         if rest.is_empty() {
             return;

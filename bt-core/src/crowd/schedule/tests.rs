@@ -133,12 +133,25 @@ struct Model {
     /// The frame each agent has been due since.
     since: Vec<Option<u64>>,
     last: Vec<f64>,
+    /// The frame of each agent's last tick.
+    last_frame: Vec<Option<u64>>,
     budget: Option<u32>,
     frame: u64,
 }
 
 #[cfg(feature = "std")]
 impl Model {
+    /// Agent `i`'s period set to `k`: due at once when it has gone both
+    /// periods without a tick, counting the next frame.
+    fn set(&mut self, i: usize, k: u32) {
+        let old = self.periods[i];
+        let gone = self.last_frame[i].map_or(self.frame + 1, |l| self.frame - l);
+        if old != k && old > 0 && k > 0 && gone >= u64::from(old.max(k)) {
+            self.since[i].get_or_insert(self.frame);
+        }
+        self.periods[i] = k;
+    }
+
     /// The agents a frame ticks, in index order.
     fn frame(&mut self) -> Vec<usize> {
         let f = self.frame;
@@ -189,6 +202,7 @@ fn every_agent_keeps_its_own_time_on_and_off_its_buckets_clock() {
         periods: alloc::vec![1; n],
         since: alloc::vec![None; n],
         last: alloc::vec![0.25; n],
+        last_frame: alloc::vec![None; n],
         budget: None,
         frame: 0,
     };
@@ -196,7 +210,7 @@ fn every_agent_keeps_its_own_time_on_and_off_its_buckets_clock() {
     let set = |schedule: &mut Schedule, model: &mut Model, i: usize, k: u32| {
         let rate = if k == 0 { Rate::OnWake } else { Rate::Every(k) };
         schedule.set_rate(i, rate).unwrap();
-        model.periods[i] = k;
+        model.set(i, k);
     };
     let mut state = 7;
     let (mut clock, mut panics, mut fast) = (0.25, 0, 0);
@@ -291,6 +305,7 @@ fn every_agent_keeps_its_own_time_on_and_off_its_buckets_clock() {
             model.since[i] = None;
             if finite {
                 model.last[i] = now;
+                model.last_frame[i] = Some(f);
             }
         }
         fast += u32::from(simple && victim.is_none() && finite);
@@ -303,6 +318,11 @@ fn every_agent_keeps_its_own_time_on_and_off_its_buckets_clock() {
             assert_eq!(
                 schedule.is_due(i),
                 model.since[i].is_some(),
+                "frame {f}: agent {i}"
+            );
+            assert_eq!(
+                schedule.last_tick_frame(i),
+                model.last_frame[i],
                 "frame {f}: agent {i}"
             );
         }
