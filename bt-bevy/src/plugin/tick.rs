@@ -185,11 +185,13 @@ where
 
 /// The `dt` of a brain that ticks in every run (it has no [`TickRate`])
 /// in a run that cuts no due brain, its turn updated: what [`Plan::go`]
-/// gives it, without asking whether it is due.
+/// gives it, without asking whether it is due (the rate-change rule
+/// makes no brain due that is not: it is due in every run).
 #[inline(always)]
 pub(super) fn every(plan: Plan, turn: &mut Turn) -> f32 {
     let dt = turn.dt(plan.r, plan.now, plan.dt);
     turn.ticked(plan.r, plan.now);
+    turn.saw(1);
     dt
 }
 
