@@ -138,9 +138,11 @@ pub(crate) struct Turn {
     /// brains due since the same run: its agent id when it landed, or the
     /// one it was saved with.
     slot: u32,
-    /// The period of the rate the last run that saw the brain found (1:
-    /// no [`TickRate`], 0: only when woken): a run that finds another
-    /// applies the rate-change rule ([`Turn::starved`]).
+    /// The period of the rate the last run that asked whether the brain
+    /// is due found (1: no [`TickRate`], 0: only when woken): a run that
+    /// finds another applies the rate-change rule ([`Turn::starved`]).
+    /// The every-run path, which does not ask, leaves it as it was: that
+    /// changes no decision (see `plugin::tick::every`).
     period: u32,
 }
 
