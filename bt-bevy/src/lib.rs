@@ -419,8 +419,19 @@
 //! or only when woken (`TickRate::ON_WAKE`) — and change it at any time,
 //! by distance to the camera say; an entity without one ticks every run.
 //! Brains of one period are spread over its runs by agent id, so each run
-//! ticks about a `k`-th of them. A brain ticks out of its turn in the next
-//! run when it is woken: by [`Brain::wake`], by a reported deferred-action
+//! ticks about a `k`-th of them. A rate change makes a brain that is not
+//! due, and that has gone both its old and its new period without a tick,
+//! due at once (in the run that sees the change); otherwise the new rate
+//! takes effect at the first run of its own that comes. `OnWake` has no
+//! period: a change from or to it never makes a brain due by this rule,
+//! nor does a change before the brain's first tick. So a brain whose rate
+//! keeps changing among periods up to `K` still ticks within `2K - 2` runs
+//! of its last tick (budget aside); one changed every run, within `K`
+//! runs. In steady use it makes due only brains whose turn it is at the
+//! old rate or the new: a crowd switched at once from `Every(16)` to
+//! `Every(4)` ticks, in the run of the switch, no more brains than are
+//! due by either rate. A brain ticks out of its turn in the next run
+//! when it is woken: by [`Brain::wake`], by a reported deferred-action
 //! outcome ([`ActionOutcome`] or [`Brain::complete`]), or when a game
 //! system changed its [`Senses`] since the last run (any mutable access
 //! counts, as Bevy's change detection sees it; their arrival with the

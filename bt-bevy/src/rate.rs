@@ -19,8 +19,20 @@ use crate::plugin::RunFigures;
 
 /// How often an entity's brain ticks: every run of the plugin's schedule
 /// (the same as no `TickRate` at all), every `k`-th run, or only when
-/// woken. Change it at any time (by distance to the camera, say); the new
-/// rate counts from the next run.
+/// woken. Change it at any time (by distance to the camera, say), as
+/// often as every run; removing it is a change to every run.
+///
+/// A rate change makes a brain that is not due, and that has gone both
+/// its old and its new period without a tick, due at once (in the run
+/// that sees the change); otherwise the new rate takes effect at the
+/// first run of its own that comes. `OnWake` has no period: a change
+/// from or to it never makes a brain due by this rule, nor does a change
+/// before the brain's first tick. So a brain whose rate keeps changing
+/// among periods up to `K` still ticks within `2K - 2` runs of its last
+/// tick (budget aside); one changed every run, within `K` runs. In steady
+/// use it makes due only brains whose turn it is at the old rate or the
+/// new: a crowd switched at once from `Every(16)` to `Every(4)` ticks, in
+/// the run of the switch, no more brains than are due by either rate.
 ///
 /// Brains of one period are spread over its runs by agent id: the brain
 /// of agent id `i` (the entity's index) with `Rate::Every(k)` ticks in the
@@ -90,6 +102,12 @@ impl TickRate {
         self.period
     }
 
+    /// The period of `rate` (a brain without one ticks every run: 1).
+    #[inline(always)]
+    pub(crate) fn period_of(rate: Option<&TickRate>) -> u32 {
+        rate.map_or(1, |t| t.period)
+    }
+
     /// Whether run `r` is the turn of agent id `id` at this rate.
     #[inline(always)]
     fn turn(self, id: u32, r: u64) -> bool {
@@ -120,7 +138,16 @@ pub(crate) struct Turn {
     /// brains due since the same run: its agent id when it landed, or the
     /// one it was saved with.
     slot: u32,
+    /// The period of the rate the last run that asked whether the brain
+    /// is due found (1: no [`TickRate`], 0: only when woken): a run that
+    /// finds another applies the rate-change rule ([`Turn::starved`]).
+    /// The every-run path, which does not ask, leaves it as it was: that
+    /// changes no decision (see `plugin::tick::every`).
+    period: u32,
 }
+
+// The period kept for the rate-change rule fits in the padding.
+const _: () = assert!(std::mem::size_of::<Turn>() == 40);
 
 impl Default for Turn {
     fn default() -> Self {
@@ -137,6 +164,7 @@ impl Turn {
             last_run: None,
             last_now: 0.0,
             slot: id,
+            period: 1,
         }
     }
 
@@ -155,16 +183,43 @@ impl Turn {
     }
 
     /// The run since which the brain is due in run `r`, if it is: its
-    /// own turn, a wake or a wait. `sensed`: its senses changed since the
-    /// last run.
+    /// own turn, a wake, a wait, or a change of rate that found it starved
+    /// ([`Turn::starved`]). `sensed`: its senses changed since the last
+    /// run.
     #[inline(always)]
     pub(crate) fn due_since(&self, rate: Option<&TickRate>, r: u64, sensed: bool) -> Option<u64> {
         match self.since {
-            IDLE if sensed || rate.is_none_or(|t| t.turn(self.slot, r)) => Some(r),
+            IDLE if sensed
+                || rate.is_none_or(|t| t.turn(self.slot, r) || self.starved(t.period, r)) =>
+            {
+                Some(r)
+            }
             IDLE => None,
             WOKEN => Some(r),
             since => Some(since),
         }
+    }
+
+    /// The rate-change rule: whether a rate of period `period` (0: only
+    /// when woken), found in run `r` by a brain that is not due, makes it
+    /// due at once. It does when the period is not the one the last run
+    /// found and the brain has gone both periods without a tick; `OnWake`
+    /// has no period, and a brain that never ticked is never made due by
+    /// it. (A brain without a `TickRate` is due in every run anyway.)
+    #[inline(always)]
+    fn starved(&self, period: u32, r: u64) -> bool {
+        let old = self.period;
+        old != period
+            && old != 0
+            && period != 0
+            && (self.last_run)
+                .is_some_and(|last| r.saturating_sub(last) >= u64::from(old.max(period)))
+    }
+
+    /// The last run found the rate of period `period` (1: no `TickRate`).
+    #[inline(always)]
+    pub(crate) fn saw(&mut self, period: u32) {
+        self.period = period;
     }
 
     /// The `dt` of a tick in run `r` at `now`, whose frame step is
@@ -237,10 +292,11 @@ impl Turn {
         }
     }
 
-    /// The turn of `parts`, in a crowd whose next run is `next`: due
-    /// since at most `next`, its last tick before it (checked by the
-    /// caller).
-    pub(crate) fn from_parts(parts: TurnParts, next: u64) -> Turn {
+    /// The turn of `parts`, in a crowd whose next run is `next`, the
+    /// entity's rate `rate`: due since at most `next`, its last tick
+    /// before it (checked by the caller). The rate counts as the one the
+    /// last run found.
+    pub(crate) fn from_parts(parts: TurnParts, next: u64, rate: Option<&TickRate>) -> Turn {
         Turn {
             since: match parts.due_since {
                 None => IDLE,
@@ -250,6 +306,19 @@ impl Turn {
             last_run: parts.last.map(|(r, _)| r),
             last_now: parts.last.map_or(0.0, |(_, t)| t),
             slot: parts.slot,
+            period: TickRate::period_of(rate),
+        }
+    }
+
+    /// Wakes the brain if the rate-change rule makes it due in run `next`
+    /// at rate `rate`: a save taken after the game changed a rate holds
+    /// what the next run would do, as a wake, since the loaded brain
+    /// counts its saved rate as the one the last run found.
+    pub(crate) fn wake_if_starved(&mut self, rate: Option<&TickRate>, next: u64) {
+        if let Some(t) = rate
+            && self.starved(t.period, next)
+        {
+            self.wake();
         }
     }
 }
@@ -332,6 +401,7 @@ impl Plan {
         sensed: bool,
     ) -> Option<f32> {
         let since = turn.due_since(rate, self.r, sensed);
+        turn.saw(TickRate::period_of(rate));
         match self.cut.go(since, turn.order(id)) {
             Go::Skip => None,
             Go::Wait(s) => {

@@ -121,7 +121,7 @@ fn install<M: TreeMemory, Se: SaveSenses>(
                     Some(rate) => _ = entity.insert(rate),
                     None => _ = entity.remove::<TickRate>(),
                 }
-                Turn::from_parts(saved.parts, next)
+                Turn::from_parts(saved.parts, next, saved.rate.as_ref())
             }
             _ => Turn::landed(agent_id(s.entity)),
         };

@@ -97,13 +97,19 @@ impl<M: TreeMemory, Se: SaveSenses, K: Serialize> Serialize for BrainList<'_, '_
             if sensed::<Se>(world, *entity, save.crowd.senses_since) {
                 turn.wake();
             }
+            // A rate the game changed since then makes the brain due in
+            // the next run when it went both periods without a tick: the
+            // save holds that as a wake too (the load counts the saved
+            // rate as the one the last run found).
+            let rate = world.get::<TickRate>(*entity);
+            turn.wake_if_starved(rate, save.crowd.runs);
             seq.serialize_element(&BrainEntry::<M, Se, K> {
                 key,
                 agent: agent_id(*entity),
                 memory: brain.snapshot(save.now),
                 senses: world.get::<Se>(*entity),
                 turn: TurnOut {
-                    rate: world.get::<TickRate>(*entity).map(|r| r.period()),
+                    rate: rate.map(|r| r.period()),
                     parts: turn.parts(save.crowd.runs),
                 },
             })?;

@@ -186,6 +186,13 @@ where
 /// The `dt` of a brain that ticks in every run (it has no [`TickRate`])
 /// in a run that cuts no due brain, its turn updated: what [`Plan::go`]
 /// gives it, without asking whether it is due.
+///
+/// The period its turn keeps for the rate-change rule is left as it was
+/// (one store less per brain, on the path where every instruction
+/// counts): the rule only makes due a brain that went a period of 2 or
+/// more without a tick, and this one ticks here, so until a run that
+/// asks whether it is due keeps the period that run finds, the period
+/// kept changes no decision (nor a save's wake).
 #[inline(always)]
 pub(super) fn every(plan: Plan, turn: &mut Turn) -> f32 {
     let dt = turn.dt(plan.r, plan.now, plan.dt);

@@ -19,6 +19,7 @@ mod saved_rates;
 mod squad;
 #[path = "../../../bt-viewer/tests/sse/mod.rs"]
 mod sse;
+mod swaying;
 mod two_trees;
 mod values;
 
