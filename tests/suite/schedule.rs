@@ -1221,6 +1221,7 @@ fn a_crowd_swaying_between_two_rates_ticks_within_twice_the_longer_period() {
 /// frame only the agents due by either rate (the rule adds no burst), and
 /// by its new rate from then on.
 #[test]
+#[cfg_attr(miri, ignore)] // too slow under Miri
 fn a_crowd_whose_rates_change_together_ticks_no_more_than_its_rates_make_due() {
     let n = 400;
     let at = 40;

@@ -185,7 +185,7 @@ fn a_brain_whose_rate_flips_every_run_ticks_within_the_longer_period() {
     for path in PATHS {
         let mut crowd = Crowd::new(path, None, 64, every(16));
         let mut runs = Vec::new();
-        for r in 0..1016u64 {
+        for r in 0..416u64 {
             if r >= 16 {
                 let rate = if r % 2 == 0 { every(4) } else { every(16) };
                 for i in 0..64 {
@@ -210,16 +210,16 @@ fn a_brain_whose_rate_flips_every_run_ticks_within_the_longer_period() {
     }
 }
 
-/// 1 000 walkers swaying between `Every(4)` and `Every(16)` every `m`
-/// runs (each from its own offset), for `m` from 1 to 8, 2 000 runs:
+/// 200 walkers swaying between `Every(4)` and `Every(16)` every `m`
+/// runs (each from its own offset), for `m` from 1 to 8, 600 runs:
 /// none goes more than `2 * 16 - 2` runs without a tick.
 #[test]
 fn a_crowd_swaying_between_two_rates_ticks_within_twice_the_longer_period() {
-    const N: usize = 1000;
+    const N: usize = 200;
     for m in 1..=8u64 {
         let mut crowd = Crowd::new(Path::Plain, None, N, every(16));
         let mut runs = Vec::new();
-        for r in 0..2016u64 {
+        for r in 0..616u64 {
             if r >= 16 {
                 for i in 0..N {
                     let far = ((r + i as u64) / m).is_multiple_of(2);
