@@ -423,8 +423,9 @@
 //! due, and that has gone both its old and its new period without a tick,
 //! due at once (in the run that sees the change); otherwise the new rate
 //! takes effect at the first run of its own that comes. `OnWake` has no
-//! period: a change from or to it never makes a brain due by this rule,
-//! nor does a change before the brain's first tick. So a brain whose rate
+//! period: a change from or to it never makes a brain due by this rule.
+//! A brain that has not ticked yet counts as ticked before the first run.
+//! So a brain whose rate
 //! keeps changing among periods up to `K` still ticks within `2K - 2` runs
 //! of its last tick (budget aside); one changed every run, within `K`
 //! runs. In steady use it makes due only brains whose turn it is at the

@@ -26,8 +26,8 @@ use crate::plugin::RunFigures;
 /// its old and its new period without a tick, due at once (in the run
 /// that sees the change); otherwise the new rate takes effect at the
 /// first run of its own that comes. `OnWake` has no period: a change
-/// from or to it never makes a brain due by this rule, nor does a change
-/// before the brain's first tick. So a brain whose rate keeps changing
+/// from or to it never makes a brain due by this rule. A brain that has
+/// not ticked yet counts as ticked before the first run. So a brain whose rate keeps changing
 /// among periods up to `K` still ticks within `2K - 2` runs of its last
 /// tick (budget aside); one changed every run, within `K` runs. In steady
 /// use it makes due only brains whose turn it is at the old rate or the
@@ -142,9 +142,13 @@ pub(crate) struct Turn {
     /// is due found (1: no [`TickRate`], 0: only when woken): a run that
     /// finds another applies the rate-change rule ([`Turn::starved`]).
     /// The every-run path, which does not ask, leaves it as it was: that
-    /// changes no decision (see `plugin::tick::every`).
+    /// changes no decision (see `plugin::tick::every`). [`UNSEEN`] until
+    /// a run first asks: the rate a brain lands with is no change.
     period: u32,
 }
+
+/// In [`Turn::period`]: no run has asked yet.
+const UNSEEN: u32 = u32::MAX;
 
 // The period kept for the rate-change rule fits in the padding.
 const _: () = assert!(std::mem::size_of::<Turn>() == 40);
@@ -164,7 +168,7 @@ impl Turn {
             last_run: None,
             last_now: 0.0,
             slot: id,
-            period: 1,
+            period: UNSEEN,
         }
     }
 
@@ -203,17 +207,18 @@ impl Turn {
     /// The rate-change rule: whether a rate of period `period` (0: only
     /// when woken), found in run `r` by a brain that is not due, makes it
     /// due at once. It does when the period is not the one the last run
-    /// found and the brain has gone both periods without a tick; `OnWake`
-    /// has no period, and a brain that never ticked is never made due by
-    /// it. (A brain without a `TickRate` is due in every run anyway.)
+    /// found and the brain has gone both periods without a tick (one that
+    /// never ticked counts from before run 0); `OnWake` has no period.
+    /// (A brain without a `TickRate` is due in every run anyway.)
     #[inline(always)]
     fn starved(&self, period: u32, r: u64) -> bool {
         let old = self.period;
         old != period
             && old != 0
+            && old != UNSEEN
             && period != 0
-            && (self.last_run)
-                .is_some_and(|last| r.saturating_sub(last) >= u64::from(old.max(period)))
+            && (self.last_run).map_or(r.saturating_add(1), |last| r.saturating_sub(last))
+                >= u64::from(old.max(period))
     }
 
     /// The last run found the rate of period `period` (1: no `TickRate`).

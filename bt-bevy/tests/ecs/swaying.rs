@@ -175,37 +175,48 @@ fn longest_gaps(runs: &[Vec<bool>]) -> Vec<usize> {
         .collect()
 }
 
-/// 64 walkers at `Every(16)` for 16 runs (each ticks once), then their
-/// rate flipped between `Every(4)` and `Every(16)` in every run: each
-/// ticks within 16 runs of its last tick, those whose turns at either
-/// rate never come at that rate's runs too (without the rule, they would
-/// never tick again).
+/// 64 walkers at `Every(16)`, their rate flipped between `Every(4)` and
+/// `Every(16)` in every run from their first run on, or after 16 runs
+/// (each ticked once): each ticks within 16 runs of its last tick, or of
+/// the start, those whose turns at either rate never come at that rate's
+/// runs too (without the rule, they would never tick again).
 #[test]
 fn a_brain_whose_rate_flips_every_run_ticks_within_the_longer_period() {
     for path in PATHS {
-        let mut crowd = Crowd::new(path, None, 64, every(16));
-        let mut runs = Vec::new();
-        for r in 0..416u64 {
-            if r >= 16 {
-                let rate = if r % 2 == 0 { every(4) } else { every(16) };
-                for i in 0..64 {
-                    crowd.set(i, rate);
+        for start in [0, 16] {
+            let mut crowd = Crowd::new(path, None, 64, every(16));
+            let mut runs = Vec::new();
+            for r in 0..416u64 {
+                if r >= start {
+                    let rate = if r % 2 == 0 { every(4) } else { every(16) };
+                    for i in 0..64 {
+                        crowd.set(i, rate);
+                    }
                 }
+                runs.push(crowd.run());
             }
-            runs.push(crowd.run());
-        }
-        // Odd turns of 4 come at the runs of 16, even turns of 16 at
-        // those of 4: such a walker's own turns never come.
-        let starved: Vec<usize> = (0..64)
-            .filter(|&i| {
-                let s = crowd.slot(i) as usize;
-                !Schedule::phase(s, 4).is_multiple_of(2) && Schedule::phase(s, 16).is_multiple_of(2)
-            })
-            .collect();
-        assert!(!starved.is_empty(), "{path:?}: no walker to starve");
-        let gaps = longest_gaps(&runs);
-        for (i, &gap) in gaps.iter().enumerate() {
-            assert!(gap <= 16, "{path:?}: walker {i}, a gap of {gap} runs");
+            // Odd turns of 4 come at the runs of 16, even turns of 16 at
+            // those of 4: such a walker's own turns never come.
+            let starved: Vec<usize> = (0..64)
+                .filter(|&i| {
+                    let s = crowd.slot(i) as usize;
+                    !Schedule::phase(s, 4).is_multiple_of(2)
+                        && Schedule::phase(s, 16).is_multiple_of(2)
+                })
+                .collect();
+            assert!(!starved.is_empty(), "{path:?}: no walker to starve");
+            let gaps = longest_gaps(&runs);
+            for (i, &gap) in gaps.iter().enumerate() {
+                assert!(
+                    gap <= 16,
+                    "{path:?} from {start}: walker {i}, a gap of {gap} runs"
+                );
+                let first = runs.iter().position(|run| run[i]);
+                assert!(
+                    first.is_some_and(|f| f < 16),
+                    "{path:?} from {start}: walker {i} first ticked in {first:?}"
+                );
+            }
         }
     }
 }
@@ -295,12 +306,12 @@ fn swaying_rate(i: usize, r: u64) -> Option<TickRate> {
 
 /// The schedule as the rate-change rule has it, brain by brain: each
 /// one's due run (`None`: not due), last tick and the period the last run
-/// found (1: no `TickRate`, 0: only when woken).
+/// found (1: no `TickRate`, 0: only when woken; `None` before the first).
 struct Model {
     slots: Vec<u32>,
     since: Vec<Option<u64>>,
     last: Vec<Option<u64>>,
-    seen: Vec<u32>,
+    seen: Vec<Option<u32>>,
 }
 
 impl Model {
@@ -310,7 +321,7 @@ impl Model {
             slots,
             since: vec![None; n],
             last: vec![None; n],
-            seen: vec![1; n],
+            seen: vec![None; n],
         }
     }
 
@@ -325,11 +336,15 @@ impl Model {
                 1 => true,
                 k => turn(slot, k, r),
             };
-            let starved = old != new
-                && old != 0
-                && new != 0
-                && self.last[i].is_some_and(|l| r - l >= u64::from(old.max(new)));
-            self.seen[i] = new;
+            // A brain that never ticked counts from before run 0; the rate
+            // it landed with is no change.
+            let starved = old.is_some_and(|old| {
+                old != new
+                    && old != 0
+                    && new != 0
+                    && self.last[i].map_or(r + 1, |l| r - l) >= u64::from(old.max(new))
+            });
+            self.seen[i] = Some(new);
             let since = self.since[i].or((own || starved).then_some(r));
             if let Some(s) = since {
                 due.push((s, slot, i));
