@@ -46,7 +46,19 @@ fn rates_without_a_budget_tick_each_brain_on_its_turn() {
     scheduled_as_bt_core(true, None);
 }
 
-/// 600 W1 creatures at three rates (changed halfway), under `budget`:
+/// Creature `i`'s rate in run `frame`: every fifth flips between
+/// `Every(4)` and `Every(10)` each run (the rate-change rule makes it due
+/// when it has gone ten runs without a tick), the others move on among
+/// the three every `1 + i % 4` runs.
+fn rate_at(i: usize, frame: usize) -> Rate {
+    match (i % 5, frame % 2) {
+        (0, 0) => Rate::Every(4),
+        (0, _) => Rate::Every(10),
+        _ => rate_of(i, frame / (1 + i % 4)),
+    }
+}
+
+/// 600 W1 creatures at three rates (swaying from run to run), under `budget`:
 /// each run, every brain's behavior and the run's figures are those of
 /// bt-core's `tick_scheduled` over a crowd indexed by entity index.
 fn scheduled_as_bt_core(dense: bool, budget: Option<u32>) {
@@ -56,7 +68,7 @@ fn scheduled_as_bt_core(dense: bool, budget: Option<u32>) {
     let entities: Vec<Entity> = (0..N)
         .map(|i| {
             let e = app.world_mut().spawn(creature(i)).id();
-            let rate = TickRate::new(rate_of(i, 0)).unwrap();
+            let rate = TickRate::new(rate_at(i, 0)).unwrap();
             app.world_mut().entity_mut(e).insert(rate);
             e
         })
@@ -76,18 +88,19 @@ fn scheduled_as_bt_core(dense: bool, budget: Option<u32>) {
         .collect();
     let mut schedule = Schedule::new(slots, 0.0).with_budget(budget);
     for (s, i) in by_slot.iter().enumerate() {
-        let rate = i.map_or(Rate::OnWake, |i| rate_of(i, 0));
+        let rate = i.map_or(Rate::OnWake, |i| rate_at(i, 0));
         schedule.set_rate(s, rate).unwrap();
     }
     let (mut waited, mut skipped) = (0, 0);
     for frame in 0..FRAMES {
-        if frame == FRAMES / 2 {
-            for (i, e) in entities.iter().enumerate() {
-                let rate = TickRate::new(rate_of(i, 1)).unwrap();
+        // Each creature's rate sways from the second run on: the
+        // rate-change rule makes some due at once, on both sides alike.
+        for (i, e) in entities.iter().enumerate() {
+            let now = rate_at(i, frame);
+            if frame > 0 && rate_at(i, frame - 1) != now {
+                let rate = TickRate::new(now).unwrap();
                 app.world_mut().entity_mut(*e).insert(rate);
-                schedule
-                    .set_rate(e.index_u32() as usize, rate_of(i, 1))
-                    .unwrap();
+                schedule.set_rate(e.index_u32() as usize, now).unwrap();
             }
         }
         app.update();
