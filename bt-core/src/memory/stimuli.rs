@@ -310,9 +310,12 @@ impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
         let mut word = 0;
         self.live.retain(|e| {
             // The part of the step after it happened (none, for one set
-            // at or after the update's time).
+            // at or after the update's time). An update of no time leaves
+            // a stimulus that happened after the last one where it is.
             e.left -= (dt - f64::from(e.ahead)).max(0.0);
-            e.ahead = 0.0;
+            if dt > 0.0 || e.ahead == f32::INFINITY {
+                e.ahead = 0.0;
+            }
             let live = e.left > 0.0;
             if live {
                 word |= 1 << e.bit;
@@ -546,5 +549,26 @@ mod tests {
         // Never expiring, whenever it happened.
         s.set_bit_since(4, 1, None, 5.0).unwrap();
         assert_eq!(s.update_bits(100.0), 0b1_0000);
+    }
+
+    /// A stimulus stamped after the update that sees it counts from that
+    /// update; an update of no time (a clock that did not move) leaves it
+    /// where it happened, for the next update to age by the rest.
+    #[test]
+    fn a_stimulus_stamped_ahead_counts_from_the_update_that_sees_it() {
+        let mut s = Word::new();
+        s.set_bit_since(1, 0, Some(1.0), 600.0).unwrap();
+        assert_eq!(s.update_bits(0.25), 0b10);
+        assert_eq!(s.get_bit(1).unwrap().remaining, Some(1.0));
+        assert_eq!(s.update_bits(0.75), 0b10);
+        assert_eq!(s.update_bits(0.25), 0);
+        s.set_bit_since(2, 0, Some(1.0), 0.25).unwrap();
+        assert_eq!(s.update_bits(0.0), 0b100);
+        assert_eq!(s.update_bits(0.5), 0b100);
+        assert_eq!(s.get_bit(2).unwrap().remaining, Some(0.75));
+        s.set_bit(3, 0, Some(1.0)).unwrap();
+        assert_eq!(s.update_bits(0.0), 0b1100);
+        assert_eq!(s.update_bits(0.5), 0b1100);
+        assert_eq!(s.get_bit(3).unwrap().remaining, Some(0.5));
     }
 }
