@@ -280,6 +280,10 @@ pub(crate) struct TurnParts {
     pub(crate) due_since: Option<u64>,
     /// The run and the clock reading of its last tick.
     pub(crate) last: Option<(u64, f64)>,
+    /// The period of the rate the last run that asked found (`None`: no
+    /// run asked yet), for the rate-change rule; in a save since this
+    /// field was added, read as `Some(..)`.
+    pub(crate) seen: Option<Option<u32>>,
 }
 
 #[cfg(feature = "serde")]
@@ -294,13 +298,14 @@ impl Turn {
                 since => Some(since),
             },
             last: self.last_run.map(|r| (r, self.last_now)),
+            seen: Some((self.period != UNSEEN).then_some(self.period)),
         }
     }
 
     /// The turn of `parts`, in a crowd whose next run is `next`, the
     /// entity's rate `rate`: due since at most `next`, its last tick
-    /// before it (checked by the caller). The rate counts as the one the
-    /// last run found.
+    /// before it (checked by the caller). The period the last run found
+    /// is the saved one; a save without it counts the rate as that.
     pub(crate) fn from_parts(parts: TurnParts, next: u64, rate: Option<&TickRate>) -> Turn {
         Turn {
             since: match parts.due_since {
@@ -311,19 +316,10 @@ impl Turn {
             last_run: parts.last.map(|(r, _)| r),
             last_now: parts.last.map_or(0.0, |(_, t)| t),
             slot: parts.slot,
-            period: TickRate::period_of(rate),
-        }
-    }
-
-    /// Wakes the brain if the rate-change rule makes it due in run `next`
-    /// at rate `rate`: a save taken after the game changed a rate holds
-    /// what the next run would do, as a wake, since the loaded brain
-    /// counts its saved rate as the one the last run found.
-    pub(crate) fn wake_if_starved(&mut self, rate: Option<&TickRate>, next: u64) {
-        if let Some(t) = rate
-            && self.starved(t.period, next)
-        {
-            self.wake();
+            period: match parts.seen {
+                Some(seen) => seen.unwrap_or(UNSEEN),
+                None => TickRate::period_of(rate),
+            },
         }
     }
 }

@@ -25,7 +25,7 @@ use crate::rate::{Rate, TickRate, Turn, TurnParts};
 // written before it was added has none, and loads as it did then.
 const FIELDS: &[&str] = &["shared", "brains", "schedule"];
 const BRAIN_FIELDS: &[&str] = &["key", "agent", "memory", "senses", "turn"];
-const TURN_FIELDS: &[&str] = &["rate", "slot", "due_since", "last_tick"];
+const TURN_FIELDS: &[&str] = &["rate", "slot", "due_since", "last_tick", "seen_rate"];
 const SCHEDULE_FIELDS: &[&str] = &["saved_at", "runs"];
 
 /// [`SaveBrains::load_brains`](super::SaveBrains::load_brains) into crowd
@@ -457,10 +457,23 @@ impl<'de> Body<'de> for TurnSeed {
 
     fn read<R: Fields<'de>>(self, f: &mut R) -> Result<Self::Value, R::Error> {
         let period: Option<u32> = f.field("rate")?;
+        let slot = f.field("slot")?;
+        let due_since = f.field("due_since")?;
+        let last = f.field("last_tick")?;
+        let seen: Option<Option<u32>> =
+            f.optional_field_seed("seen_rate", core::marker::PhantomData)?;
+        if let Some(Some(k)) = seen
+            && k > bt_core::Schedule::MAX_PERIOD
+        {
+            return Ok(Err(SnapshotError::BadValue {
+                what: "rate the last run found (a period above bt_core::Schedule::MAX_PERIOD)",
+            }));
+        }
         let parts = TurnParts {
-            slot: f.field("slot")?,
-            due_since: f.field("due_since")?,
-            last: f.field("last_tick")?,
+            slot,
+            due_since,
+            last,
+            seen,
         };
         let rate = match period {
             None => None,

@@ -97,12 +97,10 @@ impl<M: TreeMemory, Se: SaveSenses, K: Serialize> Serialize for BrainList<'_, '_
             if sensed::<Se>(world, *entity, save.crowd.senses_since) {
                 turn.wake();
             }
-            // A rate the game changed since then makes the brain due in
-            // the next run when it went both periods without a tick: the
-            // save holds that as a wake too (the load counts the saved
-            // rate as the one the last run found).
+            // The rate, and the one the last run found: a rate the game
+            // changed since makes the loaded brain's next run apply the
+            // rate-change rule as the saved one's would.
             let rate = world.get::<TickRate>(*entity);
-            turn.wake_if_starved(rate, save.crowd.runs);
             seq.serialize_element(&BrainEntry::<M, Se, K> {
                 key,
                 agent: agent_id(*entity),
@@ -150,11 +148,12 @@ struct TurnOut {
 
 impl Serialize for TurnOut {
     fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
-        let mut st = s.serialize_struct("Turn", 4)?;
+        let mut st = s.serialize_struct("Turn", 5)?;
         st.serialize_field("rate", &self.rate)?;
         st.serialize_field("slot", &self.parts.slot)?;
         st.serialize_field("due_since", &self.parts.due_since)?;
         st.serialize_field("last_tick", &self.parts.last)?;
+        st.serialize_field("seen_rate", &self.parts.seen.flatten())?;
         st.end()
     }
 }

@@ -542,6 +542,10 @@ fn a_save_without_the_schedule_loads_its_brains_not_due_and_bad_turns_are_named(
     let slow = edited(&|j| j["brains"][4]["turn"]["rate"] = 5000.into());
     let e = try_load(&mut c, &slow).unwrap_err();
     assert_eq!(key(&e), json["brains"][4]["key"].to_string(), "{e}");
+    let seen_slow = edited(&|j| j["brains"][5]["turn"]["seen_rate"] = 5000.into());
+    let e = try_load(&mut c, &seen_slow).unwrap_err();
+    assert_eq!(key(&e), json["brains"][5]["key"].to_string(), "{e}");
+    assert!(e.to_string().contains("the last run found"), "{e}");
     let e = try_load(
         &mut c,
         &edited(&|j| j["schedule"]["runs"] = u64::MAX.into()),
@@ -573,4 +577,17 @@ fn a_save_without_the_schedule_loads_its_brains_not_due_and_bad_turns_are_named(
     c.update();
     let stats = c.world().resource::<BrainStats<NapperMemory>>();
     assert_eq!(stats.runs, 6, "the app's own run count");
+
+    // A save written before turns held the rate the last run found loads
+    // as the full save does (each saved rate counted as the one the last
+    // run found).
+    let unseen = edited(&|j| {
+        for b in j["brains"].as_array_mut().unwrap() {
+            b["turn"].as_object_mut().unwrap().remove("seen_rate");
+        }
+    });
+    try_load(&mut c, &json).unwrap();
+    let (full, _) = state(&mut c);
+    try_load(&mut c, &unseen).unwrap();
+    assert_eq!(state(&mut c).0, full);
 }

@@ -481,11 +481,18 @@ fn a_loaded_swaying_crowd_ticks_as_the_saved_one_would_have() {
         let mut saves = Vec::new();
         for r in 0..RUNS {
             if r >= 16 {
+                // A rate the game sets and changes again before the run
+                // (saved in between): the run sees only the last.
+                for i in (0..N).step_by(3) {
+                    a.set(i, every(3));
+                }
+                saves.push(a.save());
                 for i in 0..N {
                     a.set(i, rate(i, r));
                 }
+            } else {
+                saves.push(a.save());
             }
-            saves.push(a.save());
             straight.push(a.run());
         }
         let worst = longest_gaps(&straight).into_iter().max().unwrap();
@@ -497,14 +504,15 @@ fn a_loaded_swaying_crowd_ticks_as_the_saved_one_would_have() {
                 straight[r as usize][i] && !turn(a.slot(i), k, r)
             })
         });
-        for saved in [made[0], plain[0]] {
+        // Saved before the first run too: no run has seen a rate yet.
+        for saved in [0, made[0], plain[0]] {
             let mut b = Crowd::new(path, None, N, every(3));
             for _ in 0..7 {
                 b.run();
             }
             b.load(&saves[saved as usize]);
             for r in saved..RUNS {
-                for i in 0..N {
+                for i in (0..N).filter(|_| r >= 16) {
                     b.set(i, rate(i, r));
                 }
                 let what = format!("{path:?}: run {r}, loaded at run {saved}");
