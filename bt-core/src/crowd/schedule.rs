@@ -12,12 +12,16 @@ use crate::memory::stimuli::{Stimuli, StimuliError};
 
 mod buckets;
 mod frame;
+#[cfg(feature = "serde")]
+mod parts;
+mod ring;
 mod set;
 #[cfg(test)]
 mod tests;
 
 use buckets::{Buckets, NIL};
 pub use frame::{FrameReport, ScheduledTick, tick_scheduled, tick_scheduled_by};
+use ring::Ring;
 use set::IndexSet;
 
 /// A frame number no agent waits from: the agent is not due.
@@ -167,63 +171,6 @@ pub struct Schedule {
     scratch: [Vec<u32>; 3],
     /// The heads of the lists a frame merges (a due bucket per period).
     heads: Vec<u32>,
-}
-
-/// A queue of agents with room for the whole crowd.
-#[derive(Clone, Debug)]
-pub(super) struct Ring {
-    slots: Vec<u32>,
-    head: usize,
-    len: usize,
-}
-
-impl Ring {
-    fn new(agents: usize) -> Self {
-        Ring {
-            slots: alloc::vec![NIL; agents],
-            head: 0,
-            len: 0,
-        }
-    }
-
-    pub(super) fn push(&mut self, i: u32) {
-        let n = self.slots.len();
-        debug_assert!(self.len < n);
-        let mut at = self.head + self.len;
-        if at >= n {
-            at -= n;
-        }
-        self.slots[at] = i;
-        self.len += 1;
-    }
-
-    /// The agent that goes first, if any.
-    fn front(&self) -> Option<u32> {
-        (self.len > 0).then(|| self.slots[self.head])
-    }
-
-    fn pop(&mut self) -> Option<u32> {
-        if self.len == 0 {
-            return None;
-        }
-        let i = self.slots[self.head];
-        self.head += 1;
-        if self.head == self.slots.len() {
-            self.head = 0;
-        }
-        self.len -= 1;
-        Some(i)
-    }
-
-    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        let (back, front) = self.slots.split_at(self.head);
-        front.iter().chain(back).take(self.len).copied()
-    }
-
-    fn clear(&mut self) {
-        self.head = 0;
-        self.len = 0;
-    }
 }
 
 impl fmt::Debug for Schedule {
@@ -593,79 +540,6 @@ impl Schedule {
             Some(0) => None,
             Some(b) => Some(self.len().saturating_sub(1) as u64 / u64::from(b)),
         }
-    }
-
-    /// Each agent's period (0: it ticks only when woken), for a snapshot.
-    #[cfg(feature = "serde")]
-    pub(crate) fn periods(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
-        let classes = &self.buckets.classes;
-        (self.buckets.class.iter()).map(|&c| classes.get(c as usize).map_or(0, |c| c.period))
-    }
-
-    /// When each agent last ticked, for a snapshot.
-    #[cfg(feature = "serde")]
-    pub(crate) fn last_ticks(&self) -> Vec<f64> {
-        (0..self.len() as u32)
-            .map(|i| self.buckets.time(i))
-            .collect()
-    }
-
-    /// The frame of each agent's last tick, for a snapshot.
-    #[cfg(feature = "serde")]
-    pub(crate) fn last_frames(&self) -> Vec<Option<u64>> {
-        (0..self.len() as u32)
-            .map(|i| self.buckets.after(i).checked_sub(1))
-            .collect()
-    }
-
-    /// The due agents, each with the frame it has been due since, in the
-    /// order they go: by that frame, then by index.
-    #[cfg(feature = "serde")]
-    pub(crate) fn due_agents(&self) -> Vec<(u32, u64)> {
-        let mut due: Vec<(u32, u64)> = (self
-            .backlog
-            .iter()
-            .chain(self.held.iter())
-            .chain(self.woken.iter()))
-        .map(|i| (i, self.waiting[i as usize]))
-        .collect();
-        due.sort_unstable_by_key(|&(i, since)| (since, i));
-        due
-    }
-
-    /// The schedule with these parts, as a snapshot holds them, checked
-    /// by the caller: periods up to [`MAX_PERIOD`](Self::MAX_PERIOD), finite
-    /// times, each due agent once, due since a frame before `frame` (or,
-    /// woken, in `frame`).
-    #[cfg(feature = "serde")]
-    pub(crate) fn from_parts(
-        frame: u64,
-        budget: Option<u32>,
-        periods: &[u32],
-        last: Vec<f64>,
-        after: Vec<u64>,
-        due: &mut [(u32, u64)],
-    ) -> Self {
-        let mut schedule = Schedule::new(periods.len(), 0.0);
-        for (i, &k) in periods.iter().enumerate() {
-            let rate = if k == 0 { Rate::OnWake } else { Rate::Every(k) };
-            let set = schedule.set_rate(i, rate);
-            debug_assert!(set.is_ok());
-        }
-        schedule.buckets.set_times(last, after);
-        schedule.frame = frame;
-        schedule.budget = budget;
-        due.sort_unstable_by_key(|&(i, since)| (since, i));
-        for &(i, since) in due.iter() {
-            schedule.waiting[i as usize] = since;
-            schedule.buckets.park(i);
-            if since < frame {
-                schedule.backlog.push(i);
-            } else {
-                schedule.woken.insert(i);
-            }
-        }
-        schedule
     }
 
     /// `i` as an agent index, checked.
