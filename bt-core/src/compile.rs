@@ -14,7 +14,7 @@
 //! Shared deciders are inlined at every place they are used, so the stream
 //! is a tree even when the declaration is a DAG.
 
-mod errors;
+pub(crate) mod errors;
 pub(crate) mod fingerprint;
 mod references;
 

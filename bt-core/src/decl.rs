@@ -428,6 +428,7 @@ pub struct DecideRaw<'a> {
     pub(crate) input: &'a TickInput,
     pub(crate) item: ItemIdx,
     pub(crate) sink: Option<DSink<'a>>,
+    pub(crate) tuned: behavior::Tuned<'a>,
 }
 
 /// What a `decide` function sees besides the agent: the tick's time and
@@ -451,6 +452,13 @@ impl<'a, D: 'static> Decide<'a, D> {
     /// Absolute time of this tick, in seconds.
     pub fn now(&self) -> f64 {
         self.raw.input.now
+    }
+
+    /// The value of `tunable` in effect for this tick, as
+    /// [`Ctx::tuned`] reads it.
+    #[inline(always)]
+    pub fn tuned<T: crate::TunableValue>(&self, tunable: crate::Tunable<T>) -> T {
+        self.raw.tuned.read(tunable)
     }
 
     /// Time since the previous tick, in seconds.

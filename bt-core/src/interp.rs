@@ -53,6 +53,7 @@ use quick::Counts;
 use run::Run;
 pub(crate) use shared::{pending_agents, pending_under};
 
+use crate::decl::behavior::Tuned;
 use crate::decl::{Ctx, ItemIdx, TickInput};
 use crate::memory::AgentMemory;
 use crate::raw::DPool;
@@ -264,6 +265,21 @@ pub(crate) fn tick_member_traced<
     }
 }
 
+/// The values of the tunables `memory`'s tick reads: none for a tree
+/// without tunables (a constant test where the tree is one), else those of
+/// the crowd it is bound to.
+#[inline(always)]
+pub(crate) fn tuned_for<'r, A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    memory: &'r mut AgentMemory<A, L, S, N>,
+) -> (&'r mut AgentMemory<A, L, S, N>, Tuned<'r>) {
+    if tree.tunables.is_some() {
+        crate::raw::tuned_of(memory)
+    } else {
+        (memory, Tuned::NONE)
+    }
+}
+
 /// An untraced tick. A running agent first walks its path without the
 /// step machine, inlined into the caller's loop; the step machine takes
 /// over only where something changes (or with the input refused, to say
@@ -289,7 +305,8 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     }
     // The callbacks' context: the tick's fields set once, the level's
     // before each call.
-    let mut cx = Ctx::of(input);
+    let (memory, tuned) = tuned_for(tree, memory);
+    let mut cx = Ctx::of(input).with_tuned(tuned);
     match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
         Ok(visited) => tally.steady(memory, visited),
         Err((steady::Bail::Ended(k, found), visited)) => {

@@ -187,6 +187,7 @@ mod memory;
 pub mod persist;
 mod raw;
 mod tree;
+mod tune;
 
 #[doc = include_str!("../docs/semantics.md")]
 pub mod semantics {}
@@ -272,6 +273,7 @@ pub use tree::{
     StaticTree, Tree, TreeError,
 };
 
+pub use bitflags;
 /// The `bitflags` crate, whose types the flag tests take: declare decision
 /// and stimuli flags with `bt_core::bitflags::bitflags!`, and they match the
 /// version bt-core was built with.
@@ -297,7 +299,7 @@ pub use tree::{
 /// assert_eq!(report.leaf, OWL.find("HUNT_AT_NIGHT"));
 /// # Ok::<(), bt_core::TickError>(())
 /// ```
-pub use bitflags;
+pub use tune::{Tunable, TunableDecl, TunableKind, TunableValue, Tunables, TuneError, TuneValue};
 
 // The DSL macros (`behavior!`, `decider!`, `leaf!`, `group!`, `reference!`,
 // `tree!`): thin forwards to bt-macros, in their own file.
@@ -318,7 +320,9 @@ pub mod __private {
     pub use crate::persist::private::{PersistMemory, persist};
     pub use crate::raw::PersistFns;
     pub use crate::tree::{DEFAULT_BLOCK, FlagCheck, Item, Kind, NeedsNoShared, Shape, TreeKind};
-    pub use bt_macros::{__bt_behavior_impl, __bt_decider_impl, __bt_leaf_impl, __bt_tree_impl};
+    pub use bt_macros::{
+        __bt_behavior_impl, __bt_decider_impl, __bt_leaf_impl, __bt_tree_impl, __bt_tunables_impl,
+    };
     pub use core;
 
     use crate::decl::{Behavior, Ctx, Decide, Decider};

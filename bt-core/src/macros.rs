@@ -321,3 +321,33 @@ macro_rules! tree {
         $crate::__private::__bt_tree_impl! { $crate; $($decl)* }
     };
 }
+
+/// Declares a tree's **tunables**: named, typed values with a default, a
+/// range and a doc line, which the tree's closures read through the tick's
+/// context and the game changes while it runs.
+///
+/// Emits a `static` table of them (name it in `tree!`'s `tunables:` key)
+/// and one `const` per tunable, a typed [`Tunable`](crate::Tunable):
+///
+/// ```
+/// bt_core::tunables! { pub SQUAD_TUNING:
+///     /// Seconds between two grenades of the squad.
+///     GRENADE_COOLDOWN: f64 = 5.0, 1.0..=30.0;
+///     /// Soldiers shooting at once.
+///     SHOOTERS: i64 = 3, 1..=10;
+///     /// Whether the squad charges.
+///     AGGRESSIVE: bool = false;
+/// }
+/// assert_eq!(SQUAD_TUNING.len(), 3);
+/// assert_eq!(GRENADE_COOLDOWN.default_value(), 5.0);
+/// assert_eq!((SHOOTERS.name(), SHOOTERS.index()), ("SHOOTERS", 1));
+/// ```
+///
+/// A default outside its range, a range that holds nothing and a name
+/// given twice are compile errors.
+#[macro_export]
+macro_rules! tunables {
+    ($($decl:tt)*) => {
+        $crate::__private::__bt_tunables_impl! { $crate; $($decl)* }
+    };
+}

@@ -279,6 +279,9 @@ pub struct Tree<A: 'static, const L: usize, const S: usize, const N: usize = 128
     /// DBlock scratch space on its stack only then.
     #[doc(hidden)]
     pub dblocks: bool,
+    /// The tree's tunables (`tree!`'s `tunables:` key).
+    #[doc(hidden)]
+    pub tunables: Option<&'static crate::Tunables>,
 }
 
 impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N> {
@@ -303,7 +306,15 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
             shape,
             shared: shape.needs_shared(),
             dblocks: Self::dblocks_in(items),
+            tunables: None,
         }
+    }
+
+    /// Used by `tree!`: the tree with the tunables `tunables`.
+    #[doc(hidden)]
+    pub const fn __tuned(mut self, tunables: Option<&'static crate::Tunables>) -> Self {
+        self.tunables = tunables;
+        self
     }
 
     /// Whether an item of `items` has a DBlock: the value of

@@ -610,6 +610,7 @@ fn a_memory_made_by_another_tree_is_refused_naming_both_trees() {
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),
         dblocks: built.tree.dblocks,
+        tunables: None,
     });
     let mut sim = Sim::default();
     let mut memory = built.tree.new_memory(0);
@@ -709,6 +710,7 @@ fn validate_names_the_decider_at_fault() {
             shape: built.tree.shape,
             shared: built.tree.shape.needs_shared(),
             dblocks: built.tree.dblocks,
+            tunables: None,
         };
         tree.validate().unwrap_err()
     };
@@ -741,6 +743,7 @@ fn validate_names_the_decider_at_fault() {
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),
         dblocks: built.tree.dblocks,
+        tunables: None,
     };
     assert_eq!(
         small.validate().unwrap_err().to_string(),
@@ -814,6 +817,7 @@ fn an_unvalidated_block_too_small_panics_naming_the_behavior() {
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),
         dblocks: built.tree.dblocks,
+        tunables: None,
     });
     let mut sim = Sim {
         answers: vec![1.0; 32],
@@ -849,6 +853,7 @@ fn an_unvalidated_dblock_too_large_panics_naming_the_decider() {
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),
         dblocks: built.tree.dblocks,
+        tunables: None,
     });
     assert_eq!(
         tiny.validate().unwrap_err().to_string(),

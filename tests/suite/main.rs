@@ -37,4 +37,5 @@ mod semantics;
 mod sync;
 mod threads;
 mod traces;
+mod tunables;
 mod world;

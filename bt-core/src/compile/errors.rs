@@ -283,3 +283,33 @@ pub(super) const fn reference_misuse(reference: &str, what: &str) -> ! {
     let msg = Msg::new().s("reference `").s(reference).s("` ").s(what);
     panic!("{}", msg.text())
 }
+
+pub(crate) const fn tunable_range_empty(table: &str, name: &str) -> ! {
+    let msg = Msg::new()
+        .s("tunables `")
+        .s(table)
+        .s("`: tunable `")
+        .s(name)
+        .s("` has a range with nothing in it (its least value is above its greatest, or not a number)");
+    panic!("{}", msg.text())
+}
+
+pub(crate) const fn tunable_default_outside(table: &str, name: &str) -> ! {
+    let msg = Msg::new()
+        .s("tunables `")
+        .s(table)
+        .s("`: the default of tunable `")
+        .s(name)
+        .s("` is outside its range");
+    panic!("{}", msg.text())
+}
+
+pub(crate) const fn tunable_twice(table: &str, name: &str) -> ! {
+    let msg = Msg::new()
+        .s("tunables `")
+        .s(table)
+        .s("`: tunable `")
+        .s(name)
+        .s("` is declared twice");
+    panic!("{}", msg.text())
+}

@@ -119,7 +119,8 @@ pub(crate) fn member_until_shared<A: 'static, const L: usize, const S: usize, co
             from: None,
         });
     }
-    let mut cx = Ctx::of(input);
+    let (memory, tuned) = super::tuned_for(tree, memory);
+    let mut cx = Ctx::of(input).with_tuned(tuned);
     let went = match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
         Ok(visited) => {
             tally.steady(memory, visited);

@@ -193,6 +193,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             input: self.input,
             item: ItemIdx(c as u16),
             sink,
+            tuned: self.cx.tuned_values(),
         };
         let value = f(self.agent, raw);
         if value > 0.0 {

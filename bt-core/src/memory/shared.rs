@@ -52,6 +52,7 @@ use crate::tree::{Has, Item, NO_SLOT, Tree};
 mod count;
 mod ids;
 mod queue;
+mod tuned;
 
 pub(crate) use ids::next_crowd;
 
@@ -64,6 +65,7 @@ pub use queue::{ActionOp, ActionRequest, Outcome, Ticket};
 #[cfg(feature = "serde")]
 pub(crate) use queue::{LAUNCHES_WRAPPED, issued};
 pub(crate) use queue::{action_slot, action_state, ticket_of};
+use tuned::TunedValues;
 
 /// Serials are 30 bits: `1..=SERIAL_MAX`.
 pub(crate) const SERIAL_MAX: u32 = (1 << 30) - 1;
@@ -115,6 +117,8 @@ pub struct TreeShared {
     launches: AtomicU32,
     /// Memories bound to it now ([`TreeShared::memories`]).
     bound: AtomicUsize,
+    /// The values of the tree's tunables.
+    pub(crate) tuned: TunedValues,
     /// The id of the crowd whose snapshot was restored into it last (0:
     /// none), for [`TreeShared::adopt_ticket`].
     #[cfg(feature = "serde")]
@@ -197,6 +201,7 @@ impl TreeShared {
             action_capacity,
         );
         shared.fingerprint = shape.fingerprint;
+        shared.tuned = TunedValues::new(tree.tunables);
         shared
     }
 
@@ -226,6 +231,7 @@ impl TreeShared {
             lost: AtomicUsize::new(0),
             launches: AtomicU32::new(0),
             bound: AtomicUsize::new(0),
+            tuned: TunedValues::new(None),
             #[cfg(feature = "serde")]
             restored_from: AtomicU32::new(0),
             #[cfg(feature = "serde")]

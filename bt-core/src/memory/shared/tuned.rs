@@ -1,0 +1,171 @@
+//! The values of a crowd's tunables: those in effect, read by every tick,
+//! and the changes staged for the crowd's next tick.
+
+use alloc::boxed::Box;
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use super::TreeShared;
+use crate::tune::{Tunable, TunableValue, Tunables, TuneError, TuneValue, bits_for};
+
+/// The values of a table of tunables.
+pub(crate) struct TunedValues {
+    table: Option<&'static Tunables>,
+    /// The values in effect, as bits.
+    current: Box<[AtomicU64]>,
+    /// The values staged, as bits, where `pending` is set.
+    staged: Box<[AtomicU64]>,
+    pending: Box<[AtomicBool]>,
+    /// Some value is staged.
+    dirty: AtomicBool,
+    /// Values changed so far (staged changes applied).
+    changes: AtomicU64,
+}
+
+impl TunedValues {
+    /// The defaults of `table` in effect, nothing staged.
+    pub(crate) fn new(table: Option<&'static Tunables>) -> Self {
+        let decls = table.map_or(&[][..], Tunables::decls);
+        TunedValues {
+            table,
+            current: decls.iter().map(|d| AtomicU64::new(d.default)).collect(),
+            staged: decls.iter().map(|d| AtomicU64::new(d.default)).collect(),
+            pending: decls.iter().map(|_| AtomicBool::new(false)).collect(),
+            dirty: AtomicBool::new(false),
+            changes: AtomicU64::new(0),
+        }
+    }
+
+    /// The values in effect, as bits, in the table's order.
+    #[inline(always)]
+    pub(crate) fn current(&self) -> &[AtomicU64] {
+        &self.current
+    }
+
+    /// The table, if the tree has one.
+    #[inline(always)]
+    pub(crate) fn table(&self) -> Option<&'static Tunables> {
+        self.table
+    }
+}
+
+impl TreeShared {
+    /// The table of the tree's tunables (`tree!`'s `tunables:` key), if it
+    /// has one.
+    pub fn tunables(&self) -> Option<&'static Tunables> {
+        self.tuned.table()
+    }
+
+    /// The value of `tunable` in effect: what the crowd's ticks read now.
+    /// A tunable of another table reads as its default.
+    pub fn tuned<T: TunableValue>(&self, tunable: Tunable<T>) -> T {
+        match self.tuned.table() {
+            Some(table) if core::ptr::eq(table, tunable.table()) => {
+                T::from_bits(self.tuned.current()[tunable.index()].load(Ordering::Relaxed))
+            }
+            _ => tunable.default_value(),
+        }
+    }
+
+    /// Changes `tunable` to `value` from the crowd's next tick on: staged
+    /// now, in effect for every agent of that tick alike (the crowd ticks
+    /// apply what is staged when they start; a game that ticks agent by
+    /// agent calls [`apply_tuning`](Self::apply_tuning) at the start of its
+    /// frame). No agent's state is reset. Any thread may call it.
+    ///
+    /// # Errors
+    /// [`TuneError::OtherTable`] for a tunable of another table than the
+    /// tree's, [`TuneError::OutOfRange`] for a value outside its range;
+    /// nothing is changed.
+    pub fn tune<T: TunableValue>(&self, tunable: Tunable<T>, value: T) -> Result<(), TuneError> {
+        let decl = tunable.decl();
+        match self.tuned.table() {
+            Some(table) if core::ptr::eq(table, tunable.table()) => {}
+            _ => {
+                return Err(TuneError::OtherTable {
+                    tree: self.tree,
+                    name: decl.name,
+                    table: tunable.table().name(),
+                });
+            }
+        }
+        let bits = value.to_bits();
+        if !decl.kind.allows(bits) {
+            return Err(TuneError::OutOfRange {
+                name: decl.name,
+                value: T::tune_value(value),
+                kind: decl.kind,
+            });
+        }
+        self.stage(tunable.index(), bits);
+        Ok(())
+    }
+
+    /// Changes the tunable named `name` to `value` from the crowd's next
+    /// tick on, as [`tune`](Self::tune): for values that come as text (a
+    /// file, the viewer's page, a console). An int tunable takes a whole
+    /// float, a float one an int.
+    ///
+    /// # Errors
+    /// [`TuneError::Unknown`] for a name the tree's table does not have,
+    /// [`TuneError::WrongType`] and [`TuneError::OutOfRange`] for a value
+    /// it cannot take; nothing is changed.
+    pub fn tune_named(&self, name: &str, value: TuneValue) -> Result<(), TuneError> {
+        let (index, decl) = self
+            .tuned
+            .table()
+            .and_then(|t| t.find(name).map(|i| (i, &t.decls()[i])))
+            .ok_or_else(|| TuneError::Unknown {
+                tree: self.tree,
+                name: name.into(),
+            })?;
+        let bits = bits_for(decl.name, decl.kind, value)?;
+        self.stage(index, bits);
+        Ok(())
+    }
+
+    /// Stages the bits `bits` for tunable `index`.
+    fn stage(&self, index: usize, bits: u64) {
+        let v = &self.tuned;
+        v.staged[index].store(bits, Ordering::Relaxed);
+        v.pending[index].store(true, Ordering::Release);
+        v.dirty.store(true, Ordering::Release);
+    }
+
+    /// Puts the staged changes in effect; returns whether there were any.
+    /// The crowd ticks (`tick_all`, `tick_range`, `par_tick_all`,
+    /// `tick_scheduled`) call it when they start, so that every agent of a
+    /// tick reads the same values; call it yourself at the start of a
+    /// frame whose agents you tick one by one.
+    #[inline]
+    pub fn apply_tuning(&self) -> bool {
+        let v = &self.tuned;
+        if !v.dirty.load(Ordering::Relaxed) {
+            return false;
+        }
+        self.apply_staged()
+    }
+
+    #[inline(never)]
+    fn apply_staged(&self) -> bool {
+        let v = &self.tuned;
+        if !v.dirty.swap(false, Ordering::Acquire) {
+            return false;
+        }
+        let mut changed = 0;
+        for (i, pending) in v.pending.iter().enumerate() {
+            if pending.swap(false, Ordering::Acquire) {
+                let bits = v.staged[i].load(Ordering::Relaxed);
+                if v.current[i].swap(bits, Ordering::Relaxed) != bits {
+                    changed += 1;
+                }
+            }
+        }
+        v.changes.fetch_add(changed, Ordering::Relaxed);
+        changed > 0
+    }
+
+    /// How many times a tunable's value in effect has changed so far.
+    pub fn tuning_changes(&self) -> u64 {
+        self.tuned.changes.load(Ordering::Relaxed)
+    }
+}
