@@ -319,9 +319,27 @@ impl<T: TunableValue> Tunable<T> {
     }
 }
 
+/// The place and bits of the tunable `name` of `table` (of tree `tree`)
+/// for `value`, checked as [`TreeShared::tune_named`](crate::TreeShared::tune_named) checks it.
+pub(crate) fn checked_bits(
+    tree: &'static str,
+    table: &'static Tunables,
+    name: &str,
+    value: TuneValue,
+) -> Result<(usize, u64), TuneError> {
+    let index = table.find(name).ok_or_else(|| TuneError::Unknown {
+        tree,
+        name: name.into(),
+    })?;
+    let decl = &table.decls()[index];
+    Ok((index, bits_for(decl.name, decl.kind, value)?))
+}
+
 /// A value given by name ([`TreeShared::tune_named`](crate::TreeShared::tune_named)): from a file, a
 /// page, a console.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum TuneValue {
     /// A number (for a float tunable; an int one takes it if whole).

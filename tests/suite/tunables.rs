@@ -199,3 +199,76 @@ fn a_context_outside_a_tick_reads_the_defaults() {
     let cx = bt_core::Ctx::at(1.0, 0.1);
     assert_eq!((cx.tuned(FLEE_BELOW), cx.tuned(CLIP)), (0.25, 6));
 }
+
+/// A save of the crowd's shared state keeps the values in effect, by name:
+/// loaded into a fresh crowd, in either format, they are in effect at once
+/// (a change staged on the crowd loaded into is dropped). A save made
+/// before the tree had tunables loads with the defaults; a saved value the
+/// tree cannot take now is refused, naming it.
+#[test]
+fn a_save_keeps_the_values_in_effect() {
+    let (shared, _, _) = squad(0);
+    shared.tune(FLEE_BELOW, 0.5).unwrap();
+    shared.tune(CHARGE, true).unwrap();
+    shared.apply_tuning();
+    shared.tune(CLIP, 9).unwrap(); // staged, not in effect: not saved
+    let json = serde_json::to_string(&shared.snapshot(1.0)).unwrap();
+    assert!(
+        json.ends_with(
+            r#""tuned":[{"name":"FLEE_BELOW","value":{"float":0.5}},{"name":"CLIP","value":{"int":6}},{"name":"CHARGE","value":{"bool":true}}]}"#
+        ),
+        "{json}"
+    );
+    let bytes = postcard::to_allocvec(&shared.snapshot(1.0)).unwrap();
+    for format in ["json", "postcard"] {
+        let (fresh, _, _) = squad(0);
+        fresh.tune(CLIP, 20).unwrap(); // staged before the load: dropped
+        match format {
+            "json" => fresh
+                .restore(&SQUAD, 5.0, &mut serde_json::Deserializer::from_str(&json))
+                .unwrap(),
+            _ => fresh
+                .restore(&SQUAD, 5.0, &mut postcard::Deserializer::from_bytes(&bytes))
+                .unwrap(),
+        }
+        assert_eq!(
+            (
+                fresh.tuned(FLEE_BELOW),
+                fresh.tuned(CLIP),
+                fresh.tuned(CHARGE)
+            ),
+            (0.5, 6, true),
+            "{format}"
+        );
+        assert!(!fresh.apply_tuning(), "{format}");
+    }
+    // Without the field: the defaults.
+    let old = json[..json.find(r#","tuned""#).unwrap()].to_string() + "}";
+    let (fresh, _, _) = squad(0);
+    fresh
+        .restore(&SQUAD, 5.0, &mut serde_json::Deserializer::from_str(&old))
+        .unwrap();
+    assert_eq!(fresh.tuned(FLEE_BELOW), 0.25);
+    // A value the tree cannot take.
+    for (bad, says) in [
+        (
+            json.replace(r#"{"float":0.5}"#, r#"{"float":1.5}"#),
+            "1.5 is outside 0..=1",
+        ),
+        (
+            json.replace("\"FLEE_BELOW\"", "\"FLEE_ABOVE\""),
+            "no tunable `FLEE_ABOVE`",
+        ),
+        (
+            json.replace(r#"{"bool":true}"#, r#"{"int":1}"#),
+            "`CHARGE` is a bool",
+        ),
+    ] {
+        let (fresh, _, _) = squad(0);
+        let err = fresh
+            .restore(&SQUAD, 5.0, &mut serde_json::Deserializer::from_str(&bad))
+            .unwrap_err();
+        assert!(err.to_string().contains(says), "{err}");
+        assert_eq!(fresh.tuned(FLEE_BELOW), 0.25);
+    }
+}

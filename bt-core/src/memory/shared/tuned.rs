@@ -5,7 +5,9 @@ use alloc::boxed::Box;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::TreeShared;
-use crate::tune::{Tunable, TunableValue, Tunables, TuneError, TuneValue, bits_for};
+use crate::tune::{
+    Tunable, TunableKind, TunableValue, Tunables, TuneError, TuneValue, checked_bits,
+};
 
 /// The values of a table of tunables.
 pub(crate) struct TunedValues {
@@ -110,17 +112,42 @@ impl TreeShared {
     /// [`TuneError::WrongType`] and [`TuneError::OutOfRange`] for a value
     /// it cannot take; nothing is changed.
     pub fn tune_named(&self, name: &str, value: TuneValue) -> Result<(), TuneError> {
-        let (index, decl) = self
-            .tuned
-            .table()
-            .and_then(|t| t.find(name).map(|i| (i, &t.decls()[i])))
-            .ok_or_else(|| TuneError::Unknown {
+        let Some(table) = self.tuned.table() else {
+            return Err(TuneError::Unknown {
                 tree: self.tree,
                 name: name.into(),
-            })?;
-        let bits = bits_for(decl.name, decl.kind, value)?;
+            });
+        };
+        let (index, bits) = checked_bits(self.tree, table, name, value)?;
         self.stage(index, bits);
         Ok(())
+    }
+
+    /// The value in effect of tunable `index` of the tree's table.
+    #[cfg(feature = "serde")]
+    pub(crate) fn tuned_value(&self, index: usize) -> TuneValue {
+        let bits = self.tuned.current()[index].load(Ordering::Relaxed);
+        match self.tuned.table().map(|t| t.decls()[index].kind) {
+            Some(TunableKind::Int { .. }) => TuneValue::Int(bits as i64),
+            Some(TunableKind::Bool) => TuneValue::Bool(bits != 0),
+            _ => TuneValue::Float(f64::from_bits(bits)),
+        }
+    }
+
+    /// Puts the saved values `saved` (place and bits) in effect at once,
+    /// the others at their defaults, nothing staged: a restore.
+    #[cfg(feature = "serde")]
+    pub(crate) fn restore_tuned(&self, saved: &[(usize, u64)]) {
+        let v = &self.tuned;
+        let decls = v.table().map_or(&[][..], Tunables::decls);
+        for (i, d) in decls.iter().enumerate() {
+            v.current[i].store(d.default, Ordering::Relaxed);
+            v.pending[i].store(false, Ordering::Relaxed);
+        }
+        for &(i, bits) in saved {
+            v.current[i].store(bits, Ordering::Relaxed);
+        }
+        v.dirty.store(false, Ordering::Release);
     }
 
     /// Stages the bits `bits` for tunable `index`.
