@@ -11,6 +11,8 @@ use crate::raw::{DSink, ErasedBehavior, TypeLayout};
 
 pub(crate) mod behavior;
 mod input;
+pub(crate) mod msg;
+pub(crate) mod tune;
 
 pub(crate) use behavior::bits_as;
 pub use behavior::fnv1a;

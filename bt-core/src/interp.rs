@@ -53,9 +53,12 @@ use quick::Counts;
 use run::Run;
 pub(crate) use shared::{pending_agents, pending_under};
 
+use alloc::sync::Arc;
+
 use crate::decl::behavior::Tuned;
 use crate::decl::{Ctx, ItemIdx, TickInput};
 use crate::memory::AgentMemory;
+use crate::memory::shared::TreeShared;
 use crate::raw::DPool;
 use crate::tree::Tree;
 
@@ -265,18 +268,27 @@ pub(crate) fn tick_member_traced<
     }
 }
 
-/// The values of the tunables `memory`'s tick reads: none for a tree
-/// without tunables (a constant test where the tree is one), else those of
-/// the crowd it is bound to.
+/// The crowd's shared state whose tunables `memory`'s tick reads, held for
+/// the tick: none for a tree without tunables (a constant test where the
+/// tree is one).
 #[inline(always)]
-pub(crate) fn tuned_for<'r, A: 'static, const L: usize, const S: usize, const N: usize>(
+pub(crate) fn tuned_keep<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
-    memory: &'r mut AgentMemory<A, L, S, N>,
-) -> (&'r mut AgentMemory<A, L, S, N>, Tuned<'r>) {
+    memory: &AgentMemory<A, L, S, N>,
+) -> Option<Arc<TreeShared>> {
     if tree.tunables.is_some() {
-        crate::raw::tuned_of(memory)
+        memory.shared.clone()
     } else {
-        (memory, Tuned::NONE)
+        None
+    }
+}
+
+/// The values of the tunables of `keep` (see [`tuned_keep`]).
+#[inline(always)]
+pub(crate) fn tuned_in(keep: &Option<Arc<TreeShared>>) -> Tuned<'_> {
+    match keep {
+        Some(shared) => shared.tuned_now(),
+        None => Tuned::NONE,
     }
 }
 
@@ -305,8 +317,8 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     }
     // The callbacks' context: the tick's fields set once, the level's
     // before each call.
-    let (memory, tuned) = tuned_for(tree, memory);
-    let mut cx = Ctx::of(input).with_tuned(tuned);
+    let keep = tuned_keep(tree, memory);
+    let mut cx = Ctx::of(input).with_tuned(tuned_in(&keep));
     match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
         Ok(visited) => tally.steady(memory, visited),
         Err((steady::Bail::Ended(k, found), visited)) => {
@@ -510,7 +522,16 @@ pub fn deactivate_all<A: 'static, const L: usize, const S: usize, const N: usize
     memory.rejoin();
     check(tree, memory, input)?;
     let mut tracer = NoTrace;
-    let mut r = Run::new(tree, agent, memory, input, &mut tracer, None);
+    let keep = tuned_keep(tree, memory);
+    let mut r = Run::new(
+        tree,
+        agent,
+        memory,
+        input,
+        &mut tracer,
+        None,
+        tuned_in(&keep),
+    );
     r.deactivate_to(0, Why::Stopped);
     r.armed = false;
     drop(r);
@@ -622,7 +643,8 @@ fn run_with<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usiz
     from: Option<(steady::Bail, u32)>,
     pool: Option<&mut DPool<L, N>>,
 ) -> Result<TickReport, TickError> {
-    let mut r = Run::new(tree, agent, memory, input, tracer, pool);
+    let keep = tuned_keep(tree, memory);
+    let mut r = Run::new(tree, agent, memory, input, tracer, pool, tuned_in(&keep));
     let step = r.first_step(from);
     let result = r.run_from(step);
     r.armed = false;

@@ -157,6 +157,8 @@
 //!   11. [Tick rates and a frame budget](guide::ch11_tick_rates): agents
 //!       that tick every k-th frame or when woken, a budget of agent-ticks
 //!       per frame, and how long an agent can wait.
+//!   12. [Tuning a running game](guide::ch12_tuning): a tree's numbers as
+//!       tunables, read by its closures and changed while the crowd runs.
 //! - **The rules**: [`semantics`] specifies a tick step by step;
 //!   [`bad_input`] lists every input the library refuses or treats
 //!   specially, and what it gets.
@@ -187,7 +189,6 @@ mod memory;
 pub mod persist;
 mod raw;
 mod tree;
-mod tune;
 
 #[doc = include_str!("../docs/semantics.md")]
 pub mod semantics {}
@@ -231,6 +232,8 @@ pub mod guide {
     pub mod ch10_bevy {}
     #[doc = include_str!("../docs/guide/ch11_tick_rates.md")]
     pub mod ch11_tick_rates {}
+    #[doc = include_str!("../docs/guide/ch12_tuning.md")]
+    pub mod ch12_tuning {}
 }
 
 #[cfg(feature = "rayon")]
@@ -299,7 +302,9 @@ pub use bitflags;
 /// assert_eq!(report.leaf, OWL.find("HUNT_AT_NIGHT"));
 /// # Ok::<(), bt_core::TickError>(())
 /// ```
-pub use tune::{Tunable, TunableDecl, TunableKind, TunableValue, Tunables, TuneError, TuneValue};
+pub use decl::tune::{
+    Tunable, TunableDecl, TunableKind, TunableValue, Tunables, TuneError, TuneValue,
+};
 
 // The DSL macros (`behavior!`, `decider!`, `leaf!`, `group!`, `reference!`,
 // `tree!`): thin forwards to bt-macros, in their own file.

@@ -26,9 +26,7 @@
 use core::mem::{self, MaybeUninit};
 use core::ptr;
 
-use crate::decl::behavior::{Action, BehaviorDef, Ctx, Tuned, fnv1a};
-use crate::memory::AgentMemory;
-use crate::memory::shared::TreeShared;
+use crate::decl::behavior::{Action, BehaviorDef, Ctx, fnv1a};
 
 /// Alignment of every memory block and DBlock.
 pub const BLOCK_ALIGN: usize = 16;
@@ -581,33 +579,6 @@ pub(crate) fn prefetch_lines<T>(value: &T) {
     }
     #[cfg(not(all(target_arch = "x86_64", not(miri))))]
     let _ = value;
-}
-
-/// The values of the tunables of the crowd `memory` is bound to, borrowed
-/// for as long as `memory` is: a tick's context reads them while the tick
-/// holds `memory` exclusively. No table (a memory bound to no crowd, or a
-/// tree without tunables): every tunable reads as its default.
-#[inline(always)]
-pub(crate) fn tuned_of<'r, A: 'static, const L: usize, const S: usize, const N: usize>(
-    memory: &'r mut AgentMemory<A, L, S, N>,
-) -> (&'r mut AgentMemory<A, L, S, N>, Tuned<'r>) {
-    let Some(shared) = memory.shared.as_deref() else {
-        return (memory, Tuned::NONE);
-    };
-    let shared: *const TreeShared = shared;
-    // SAFETY: `shared` points into the allocation of the `Arc` that
-    // `memory.shared` holds, not into `memory`'s own bytes, so borrowing it
-    // beside the exclusive borrow of `memory` aliases nothing. It stays
-    // alive for all of `'r`: `memory` is borrowed for `'r`, and a memory's
-    // `shared` is written only when the memory is made
-    // (`AgentMemory::new`) and dropped only with it, so nothing done with
-    // the returned borrow of `memory` replaces or drops that `Arc`. Only
-    // atomics are read through it.
-    let shared: &'r TreeShared = unsafe { &*shared };
-    (
-        memory,
-        Tuned::new(shared.tuned.table(), shared.tuned.current()),
-    )
 }
 
 mod dblock;

@@ -2,64 +2,8 @@
 //! so that rustc's "inside `…`" note names it; the message names the
 //! decider or behavior.
 
+use crate::decl::msg::Msg;
 use crate::tree::{MAX_CHILDREN, MAX_ITEMS, MAX_SHUFFLE_CHILDREN};
-
-/// A fixed-capacity message built in const evaluation.
-struct Msg {
-    buf: [u8; 256],
-    len: usize,
-}
-
-impl Msg {
-    const fn new() -> Self {
-        Msg {
-            buf: [0; 256],
-            len: 0,
-        }
-    }
-
-    const fn s(mut self, s: &str) -> Self {
-        let b = s.as_bytes();
-        let mut i = 0;
-        while i < b.len() && self.len < self.buf.len() {
-            self.buf[self.len] = b[i];
-            self.len += 1;
-            i += 1;
-        }
-        self
-    }
-
-    const fn n(mut self, mut v: usize) -> Self {
-        let mut digits = [0u8; 20];
-        let mut k = 0;
-        loop {
-            digits[k] = b'0' + (v % 10) as u8;
-            k += 1;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        }
-        while k > 0 {
-            k -= 1;
-            if self.len < self.buf.len() {
-                self.buf[self.len] = digits[k];
-                self.len += 1;
-            }
-        }
-        self
-    }
-
-    /// The message, for the `panic!` of the function named after the
-    /// problem (a panic here would add a note of its own to rustc's error).
-    const fn text(&self) -> &str {
-        match core::str::from_utf8(self.buf.split_at(self.len).0) {
-            Ok(msg) => msg,
-            // Only reachable if a name was cut inside a UTF-8 sequence.
-            Err(_) => "invalid decider tree",
-        }
-    }
-}
 
 pub(super) const fn group_has_no_children(group: &str) -> ! {
     let msg = Msg::new().s("group `").s(group).s("` has no children");
@@ -281,35 +225,5 @@ pub(super) const fn reference_cycle(reference: &str) -> ! {
 
 pub(super) const fn reference_misuse(reference: &str, what: &str) -> ! {
     let msg = Msg::new().s("reference `").s(reference).s("` ").s(what);
-    panic!("{}", msg.text())
-}
-
-pub(crate) const fn tunable_range_empty(table: &str, name: &str) -> ! {
-    let msg = Msg::new()
-        .s("tunables `")
-        .s(table)
-        .s("`: tunable `")
-        .s(name)
-        .s("` has a range with nothing in it (its least value is above its greatest, or not a number)");
-    panic!("{}", msg.text())
-}
-
-pub(crate) const fn tunable_default_outside(table: &str, name: &str) -> ! {
-    let msg = Msg::new()
-        .s("tunables `")
-        .s(table)
-        .s("`: the default of tunable `")
-        .s(name)
-        .s("` is outside its range");
-    panic!("{}", msg.text())
-}
-
-pub(crate) const fn tunable_twice(table: &str, name: &str) -> ! {
-    let msg = Msg::new()
-        .s("tunables `")
-        .s(table)
-        .s("`: tunable `")
-        .s(name)
-        .s("` is declared twice");
     panic!("{}", msg.text())
 }

@@ -6,7 +6,7 @@
 use core::fmt;
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use crate::tune::{Tunable, TunableValue, Tunables};
+use crate::decl::tune::{Tunable, TunableValue, Tunables};
 
 /// A behavior's definition, as the [`behavior!`](crate::behavior) macro
 /// writes it: the memory and DBlock types and the callbacks. Every callback

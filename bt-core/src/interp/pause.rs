@@ -119,8 +119,8 @@ pub(crate) fn member_until_shared<A: 'static, const L: usize, const S: usize, co
             from: None,
         });
     }
-    let (memory, tuned) = super::tuned_for(tree, memory);
-    let mut cx = Ctx::of(input).with_tuned(tuned);
+    let keep = super::tuned_keep(tree, memory);
+    let mut cx = Ctx::of(input).with_tuned(super::tuned_in(&keep));
     let went = match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
         Ok(visited) => {
             tally.steady(memory, visited);

@@ -3,6 +3,7 @@
 //! ([`semantics`](crate::semantics)): walk the active path, enter a
 //! pick, choose in a group, fail a level.
 
+use crate::decl::behavior::Tuned;
 use crate::decl::{Ctx, TickInput};
 use crate::memory::AgentMemory;
 use crate::raw::DPool;
@@ -106,11 +107,11 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         input: &'r TickInput,
         tracer: &'r mut T,
         pool: Option<&'r mut DPool<L, N>>,
+        tuned: Tuned<'r>,
     ) -> Self {
         // Whatever this tick does, it is not the steady walk the cache
         // was found by.
         mem.steady.from = f64::INFINITY;
-        let (mem, tuned) = super::tuned_for(tree, mem);
         Run {
             items: mem.tree.items,
             agent,

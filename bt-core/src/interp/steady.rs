@@ -193,8 +193,8 @@ pub(super) fn traced<A: 'static, T: Tracer, const L: usize, const S: usize, cons
         let input = *input;
         return tally.ticked(super::run(tree, agent, memory, &input, tracer, None));
     }
-    let (memory, tuned) = super::tuned_for(tree, memory);
-    let mut cx = Ctx::of(input).with_tuned(tuned);
+    let keep = super::tuned_keep(tree, memory);
+    let mut cx = Ctx::of(input).with_tuned(super::tuned_in(&keep));
     let walked = if T::STEADY {
         walk(tree, agent, memory, &mut cx, tracer)
     } else {

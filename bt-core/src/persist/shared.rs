@@ -11,10 +11,10 @@ use serde::{Deserialize, Serialize};
 use super::{
     Body, Fault, Fields, Header, RestoreError, SnapshotError, read_struct, time_in, time_out,
 };
+use crate::decl::tune::TuneValue;
 use crate::decl::{Action, ItemIdx};
 use crate::memory::shared::{self as sync, ActionOp, ActionRequest, AtomicU64, Ticket, TreeShared};
 use crate::tree::{NO_SLOT, Tree};
-use crate::tune::TuneValue;
 use core::marker::PhantomData;
 
 /// A crowd's shared state as serde writes it: made by
@@ -450,7 +450,7 @@ impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> Body<'de>
             && let Some(saved) = f.optional_field_seed("tuned", PhantomData::<Vec<TunedSnap>>)?
         {
             for s in saved {
-                let bits = crate::tune::checked_bits(tree.name, table, &s.name, s.value)
+                let bits = crate::decl::tune::checked_bits(tree.name, table, &s.name, s.value)
                     .map_err(|e| raise(SnapshotError::Tuning(e)))?;
                 tuned.push(bits);
             }

@@ -5,7 +5,8 @@ use alloc::boxed::Box;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::TreeShared;
-use crate::tune::{
+use crate::decl::behavior::Tuned;
+use crate::decl::tune::{
     Tunable, TunableKind, TunableValue, Tunables, TuneError, TuneValue, checked_bits,
 };
 
@@ -51,6 +52,12 @@ impl TunedValues {
 }
 
 impl TreeShared {
+    /// The values in effect, for a tick's context.
+    #[inline(always)]
+    pub(crate) fn tuned_now(&self) -> Tuned<'_> {
+        Tuned::new(self.tuned.table(), self.tuned.current())
+    }
+
     /// The table of the tree's tunables (`tree!`'s `tunables:` key), if it
     /// has one.
     pub fn tunables(&self) -> Option<&'static Tunables> {

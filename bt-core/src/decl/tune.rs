@@ -8,6 +8,8 @@ use alloc::string::String;
 use core::fmt;
 use core::marker::PhantomData;
 
+use super::msg::Msg;
+
 /// What a tunable holds, and the values it may take.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
@@ -131,7 +133,6 @@ impl Tunables {
     /// whose least value is above its greatest or not a number, or a
     /// default outside its range, naming the tunable.
     pub const fn new(name: &'static str, decls: &'static [TunableDecl]) -> Self {
-        use crate::compile::errors;
         let mut i = 0;
         while i < decls.len() {
             let d = &decls[i];
@@ -141,15 +142,15 @@ impl Tunables {
                 TunableKind::Bool => true,
             };
             if !range_holds {
-                errors::tunable_range_empty(name, d.name);
+                tunable_range_empty(name, d.name);
             }
             if !d.kind.allows(d.default) {
-                errors::tunable_default_outside(name, d.name);
+                tunable_default_outside(name, d.name);
             }
             let mut j = 0;
             while j < i {
                 if same(decls[j].name, d.name) {
-                    errors::tunable_twice(name, d.name);
+                    tunable_twice(name, d.name);
                 }
                 j += 1;
             }
@@ -459,4 +460,34 @@ pub(crate) fn bits_for(
     } else {
         Err(TuneError::OutOfRange { name, value, kind })
     }
+}
+
+const fn tunable_range_empty(table: &str, name: &str) -> ! {
+    let msg = Msg::new()
+        .s("tunables `")
+        .s(table)
+        .s("`: tunable `")
+        .s(name)
+        .s("` has a range with nothing in it (its least value is above its greatest, or not a number)");
+    panic!("{}", msg.text())
+}
+
+const fn tunable_default_outside(table: &str, name: &str) -> ! {
+    let msg = Msg::new()
+        .s("tunables `")
+        .s(table)
+        .s("`: the default of tunable `")
+        .s(name)
+        .s("` is outside its range");
+    panic!("{}", msg.text())
+}
+
+const fn tunable_twice(table: &str, name: &str) -> ! {
+    let msg = Msg::new()
+        .s("tunables `")
+        .s(table)
+        .s("`: tunable `")
+        .s(name)
+        .s("` is declared twice");
+    panic!("{}", msg.text())
 }
