@@ -268,28 +268,33 @@ pub(crate) fn tick_member_traced<
     }
 }
 
-/// The crowd's shared state whose tunables `memory`'s tick reads, held for
-/// the tick: none for a tree without tunables (a constant test where the
-/// tree is one).
+/// Runs `f` with `memory` and the callbacks' context of a tick with
+/// `input`. For a tree with tunables the context reads those of the
+/// memory's crowd, whose shared state the tick holds meanwhile; a tree
+/// without them holds nothing (a constant test where the tree is one).
 #[inline(always)]
-pub(crate) fn tuned_keep<A: 'static, const L: usize, const S: usize, const N: usize>(
+pub(crate) fn with_cx<A: 'static, R, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
-    memory: &AgentMemory<A, L, S, N>,
-) -> Option<Arc<TreeShared>> {
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    f: impl FnOnce(&mut AgentMemory<A, L, S, N>, Ctx<'_>) -> R,
+) -> R {
     if tree.tunables.is_some() {
-        memory.shared.clone()
+        with_tuned_cx(memory, input, f)
     } else {
-        None
+        f(memory, Ctx::of(input))
     }
 }
 
-/// The values of the tunables of `keep` (see [`tuned_keep`]).
-#[inline(always)]
-pub(crate) fn tuned_in(keep: &Option<Arc<TreeShared>>) -> Tuned<'_> {
-    match keep {
-        Some(shared) => shared.tuned_now(),
-        None => Tuned::NONE,
-    }
+/// [`with_cx`] for a tree with tunables.
+fn with_tuned_cx<A: 'static, R, const L: usize, const S: usize, const N: usize>(
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    f: impl FnOnce(&mut AgentMemory<A, L, S, N>, Ctx<'_>) -> R,
+) -> R {
+    let keep: Option<Arc<TreeShared>> = memory.shared.clone();
+    let tuned = keep.as_deref().map_or(Tuned::NONE, TreeShared::tuned_now);
+    f(memory, Ctx::of(input).with_tuned(tuned))
 }
 
 /// An untraced tick. A running agent first walks its path without the
@@ -317,18 +322,18 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     }
     // The callbacks' context: the tick's fields set once, the level's
     // before each call.
-    let keep = tuned_keep(tree, memory);
-    let mut cx = Ctx::of(input).with_tuned(tuned_in(&keep));
-    match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
-        Ok(visited) => tally.steady(memory, visited),
-        Err((steady::Bail::Ended(k, found), visited)) => {
-            match ended(tree, agent, memory, &mut cx, (k, found, visited)) {
-                Stopped::Redecided(visited) => tally.redecided(memory, visited),
-                Stopped::Ran(result) => tally.ticked(result),
+    with_cx(tree, memory, input, |memory, mut cx| {
+        match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
+            Ok(visited) => tally.steady(memory, visited),
+            Err((steady::Bail::Ended(k, found), visited)) => {
+                match ended(tree, agent, memory, &mut cx, (k, found, visited)) {
+                    Stopped::Redecided(visited) => tally.redecided(memory, visited),
+                    Stopped::Ran(result) => tally.ticked(result),
+                }
             }
+            Err(from) => tally.ticked(stopped(tree, agent, memory, &mut cx, from)),
         }
-        Err(from) => tally.ticked(stopped(tree, agent, memory, &mut cx, from)),
-    }
+    })
 }
 
 /// How a tick whose steady walk stopped at an ended behavior went on.
@@ -522,19 +527,11 @@ pub fn deactivate_all<A: 'static, const L: usize, const S: usize, const N: usize
     memory.rejoin();
     check(tree, memory, input)?;
     let mut tracer = NoTrace;
-    let keep = tuned_keep(tree, memory);
-    let mut r = Run::new(
-        tree,
-        agent,
-        memory,
-        input,
-        &mut tracer,
-        None,
-        tuned_in(&keep),
-    );
-    r.deactivate_to(0, Why::Stopped);
-    r.armed = false;
-    drop(r);
+    with_cx(tree, memory, input, |memory, cx| {
+        let mut r = Run::new(tree, agent, memory, input, &mut tracer, None, cx);
+        r.deactivate_to(0, Why::Stopped);
+        r.armed = false;
+    });
     memory.leave_lobbies();
     Ok(())
 }
@@ -643,10 +640,11 @@ fn run_with<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usiz
     from: Option<(steady::Bail, u32)>,
     pool: Option<&mut DPool<L, N>>,
 ) -> Result<TickReport, TickError> {
-    let keep = tuned_keep(tree, memory);
-    let mut r = Run::new(tree, agent, memory, input, tracer, pool, tuned_in(&keep));
-    let step = r.first_step(from);
-    let result = r.run_from(step);
-    r.armed = false;
-    result
+    with_cx(tree, memory, input, |memory, cx| {
+        let mut r = Run::new(tree, agent, memory, input, tracer, pool, cx);
+        let step = r.first_step(from);
+        let result = r.run_from(step);
+        r.armed = false;
+        result
+    })
 }

@@ -4,9 +4,9 @@
 //! else from the crate.
 
 use core::fmt;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::Ordering;
 
-use crate::decl::tune::{Tunable, TunableValue, Tunables};
+use crate::decl::tune::{Tunable, TunableValue, TunedValues};
 
 /// A behavior's definition, as the [`behavior!`](crate::behavior) macro
 /// writes it: the memory and DBlock types and the callbacks. Every callback
@@ -104,46 +104,42 @@ pub struct Ctx<'t> {
     tuned: Tuned<'t>,
 }
 
-/// The values of a crowd's tunables in effect for a tick, and their table.
+/// The values of a crowd's tunables in effect for a tick: one pointer,
+/// null for a tree without tunables, so a tick of such a tree writes one
+/// word more than it did.
 #[derive(Clone, Copy)]
-pub(crate) struct Tuned<'t> {
-    table: Option<&'static Tunables>,
-    values: &'t [AtomicU64],
-}
+pub(crate) struct Tuned<'t>(Option<&'t TunedValues>);
 
 impl Tuned<'_> {
     /// No table: every tunable reads as its default.
-    pub(crate) const NONE: Tuned<'static> = Tuned {
-        table: None,
-        values: &[],
-    };
+    pub(crate) const NONE: Tuned<'static> = Tuned(None);
 }
 
 impl<'t> Tuned<'t> {
-    /// The values `values` of the table `table`.
-    pub(crate) fn new(table: Option<&'static Tunables>, values: &'t [AtomicU64]) -> Self {
-        Tuned { table, values }
+    /// The values `values`.
+    #[inline(always)]
+    pub(crate) fn new(values: &'t TunedValues) -> Self {
+        Tuned(Some(values))
     }
 
     /// The value of `tunable`: in effect if it is of this table, else its
     /// default.
     #[inline(always)]
     pub(crate) fn read<T: TunableValue>(&self, tunable: Tunable<T>) -> T {
-        match self.table {
-            Some(table) if core::ptr::eq(table, tunable.table()) => {
-                match self.values.get(tunable.index()) {
-                    Some(bits) => T::from_bits(bits.load(Ordering::Relaxed)),
-                    None => tunable.default_value(),
-                }
-            }
-            _ => tunable.default_value(),
+        if let Some(v) = self.0
+            && let Some(table) = v.table
+            && core::ptr::eq(table, tunable.table())
+            && let Some(bits) = v.current.get(tunable.index())
+        {
+            return T::from_bits(bits.load(Ordering::Relaxed));
         }
+        tunable.default_value()
     }
 }
 
 impl fmt::Debug for Tuned<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.table {
+        match self.0.and_then(|v| v.table) {
             Some(t) => f.write_str(t.name()),
             None => f.write_str("none"),
         }
@@ -152,11 +148,10 @@ impl fmt::Debug for Tuned<'_> {
 
 impl PartialEq for Tuned<'_> {
     fn eq(&self, other: &Self) -> bool {
-        let table = match (self.table, other.table) {
+        match (self.0, other.0) {
             (Some(a), Some(b)) => core::ptr::eq(a, b),
             (a, b) => a.is_none() && b.is_none(),
-        };
-        table && core::ptr::eq(self.values, other.values)
+        }
     }
 }
 

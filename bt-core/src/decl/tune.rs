@@ -4,9 +4,11 @@
 //!
 //! [`tunables!`]: crate::tunables
 
+use alloc::boxed::Box;
 use alloc::string::String;
 use core::fmt;
 use core::marker::PhantomData;
+use core::sync::atomic::{AtomicBool, AtomicU64};
 
 use super::msg::Msg;
 
@@ -442,7 +444,7 @@ pub(crate) fn bits_for(
         (TunableKind::Float { .. }, TuneValue::Int(v)) => (v as f64).to_bits(),
         (TunableKind::Int { .. }, TuneValue::Int(v)) => v as u64,
         (TunableKind::Int { .. }, TuneValue::Float(v))
-            if v.fract() == 0.0 && v >= i64::MIN as f64 && v < i64::MAX as f64 =>
+            if v >= i64::MIN as f64 && v < i64::MAX as f64 && (v as i64) as f64 == v =>
         {
             v as i64 as u64
         }
@@ -490,4 +492,45 @@ const fn tunable_twice(table: &str, name: &str) -> ! {
         .s(name)
         .s("` is declared twice");
     panic!("{}", msg.text())
+}
+
+/// The values of a table of tunables.
+pub(crate) struct TunedValues {
+    pub(crate) table: Option<&'static Tunables>,
+    /// The values in effect, as bits.
+    pub(crate) current: Box<[AtomicU64]>,
+    /// The values staged, as bits, where `pending` is set.
+    pub(crate) staged: Box<[AtomicU64]>,
+    pub(crate) pending: Box<[AtomicBool]>,
+    /// Some value is staged.
+    pub(crate) dirty: AtomicBool,
+    /// Values changed so far (staged changes applied).
+    pub(crate) changes: AtomicU64,
+}
+
+impl TunedValues {
+    /// The defaults of `table` in effect, nothing staged.
+    pub(crate) fn new(table: Option<&'static Tunables>) -> Self {
+        let decls = table.map_or(&[][..], Tunables::decls);
+        TunedValues {
+            table,
+            current: decls.iter().map(|d| AtomicU64::new(d.default)).collect(),
+            staged: decls.iter().map(|d| AtomicU64::new(d.default)).collect(),
+            pending: decls.iter().map(|_| AtomicBool::new(false)).collect(),
+            dirty: AtomicBool::new(false),
+            changes: AtomicU64::new(0),
+        }
+    }
+
+    /// The values in effect, as bits, in the table's order.
+    #[inline(always)]
+    pub(crate) fn current(&self) -> &[AtomicU64] {
+        &self.current
+    }
+
+    /// The table, if the tree has one.
+    #[inline(always)]
+    pub(crate) fn table(&self) -> Option<&'static Tunables> {
+        self.table
+    }
 }

@@ -3,7 +3,6 @@
 //! ([`semantics`](crate::semantics)): walk the active path, enter a
 //! pick, choose in a group, fail a level.
 
-use crate::decl::behavior::Tuned;
 use crate::decl::{Ctx, TickInput};
 use crate::memory::AgentMemory;
 use crate::raw::DPool;
@@ -107,7 +106,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         input: &'r TickInput,
         tracer: &'r mut T,
         pool: Option<&'r mut DPool<L, N>>,
-        tuned: Tuned<'r>,
+        cx: Ctx<'r>,
     ) -> Self {
         // Whatever this tick does, it is not the steady walk the cache
         // was found by.
@@ -123,7 +122,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             used: 0,
             redecides: 0,
             report: TickReport::default(),
-            cx: Ctx::of(input).with_tuned(tuned),
+            cx,
             armed: true,
         }
     }

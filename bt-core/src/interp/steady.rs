@@ -193,30 +193,30 @@ pub(super) fn traced<A: 'static, T: Tracer, const L: usize, const S: usize, cons
         let input = *input;
         return tally.ticked(super::run(tree, agent, memory, &input, tracer, None));
     }
-    let keep = super::tuned_keep(tree, memory);
-    let mut cx = Ctx::of(input).with_tuned(super::tuned_in(&keep));
-    let walked = if T::STEADY {
-        walk(tree, agent, memory, &mut cx, tracer)
-    } else {
-        // The walk of an untraced tick; where it stopped, if it did.
-        let walked = walk(tree, agent, memory, &mut cx, &mut super::NoTrace);
-        if let Err((bail, _)) = walked {
-            walked_event(tree, memory, bail, tracer);
-        }
-        walked
-    };
-    let from = match walked {
-        Ok(visited) => return tally.steady(memory, visited),
-        Err((Bail::Ended(k, found), visited)) => {
-            match ended(tree, agent, memory, &mut cx, k, found, visited, tracer) {
-                Ok(visited) => return tally.redecided(memory, visited),
-                Err(from) => from,
+    super::with_cx(tree, memory, input, |memory, mut cx| {
+        let walked = if T::STEADY {
+            walk(tree, agent, memory, &mut cx, tracer)
+        } else {
+            // The walk of an untraced tick; where it stopped, if it did.
+            let walked = walk(tree, agent, memory, &mut cx, &mut super::NoTrace);
+            if let Err((bail, _)) = walked {
+                walked_event(tree, memory, bail, tracer);
             }
-        }
-        Err(from) => from,
-    };
-    let input = *input;
-    tally.ticked(super::run(tree, agent, memory, &input, tracer, Some(from)))
+            walked
+        };
+        let from = match walked {
+            Ok(visited) => return tally.steady(memory, visited),
+            Err((Bail::Ended(k, found), visited)) => {
+                match ended(tree, agent, memory, &mut cx, k, found, visited, tracer) {
+                    Ok(visited) => return tally.redecided(memory, visited),
+                    Err(from) => from,
+                }
+            }
+            Err(from) => from,
+        };
+        let input = *input;
+        tally.ticked(super::run(tree, agent, memory, &input, tracer, Some(from)))
+    })
 }
 
 /// The [`Event::Walked`] of an untraced walk that stopped at `bail`.

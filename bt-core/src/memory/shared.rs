@@ -56,6 +56,7 @@ mod tuned;
 
 pub(crate) use ids::next_crowd;
 
+use crate::decl::tune::TunedValues;
 #[cfg(feature = "serde")]
 pub use queue::AdoptError;
 use queue::Entry;
@@ -65,7 +66,6 @@ pub use queue::{ActionOp, ActionRequest, Outcome, Ticket};
 #[cfg(feature = "serde")]
 pub(crate) use queue::{LAUNCHES_WRAPPED, issued};
 pub(crate) use queue::{action_slot, action_state, ticket_of};
-use tuned::TunedValues;
 
 /// Serials are 30 bits: `1..=SERIAL_MAX`.
 pub(crate) const SERIAL_MAX: u32 = (1 << 30) - 1;

@@ -1,61 +1,17 @@
 //! The values of a crowd's tunables: those in effect, read by every tick,
 //! and the changes staged for the crowd's next tick.
 
-use alloc::boxed::Box;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::sync::atomic::Ordering;
 
 use super::TreeShared;
 use crate::decl::behavior::Tuned;
-use crate::decl::tune::{
-    Tunable, TunableKind, TunableValue, Tunables, TuneError, TuneValue, checked_bits,
-};
-
-/// The values of a table of tunables.
-pub(crate) struct TunedValues {
-    table: Option<&'static Tunables>,
-    /// The values in effect, as bits.
-    current: Box<[AtomicU64]>,
-    /// The values staged, as bits, where `pending` is set.
-    staged: Box<[AtomicU64]>,
-    pending: Box<[AtomicBool]>,
-    /// Some value is staged.
-    dirty: AtomicBool,
-    /// Values changed so far (staged changes applied).
-    changes: AtomicU64,
-}
-
-impl TunedValues {
-    /// The defaults of `table` in effect, nothing staged.
-    pub(crate) fn new(table: Option<&'static Tunables>) -> Self {
-        let decls = table.map_or(&[][..], Tunables::decls);
-        TunedValues {
-            table,
-            current: decls.iter().map(|d| AtomicU64::new(d.default)).collect(),
-            staged: decls.iter().map(|d| AtomicU64::new(d.default)).collect(),
-            pending: decls.iter().map(|_| AtomicBool::new(false)).collect(),
-            dirty: AtomicBool::new(false),
-            changes: AtomicU64::new(0),
-        }
-    }
-
-    /// The values in effect, as bits, in the table's order.
-    #[inline(always)]
-    pub(crate) fn current(&self) -> &[AtomicU64] {
-        &self.current
-    }
-
-    /// The table, if the tree has one.
-    #[inline(always)]
-    pub(crate) fn table(&self) -> Option<&'static Tunables> {
-        self.table
-    }
-}
+use crate::decl::tune::{Tunable, TunableValue, Tunables, TuneError, TuneValue, checked_bits};
 
 impl TreeShared {
     /// The values in effect, for a tick's context.
     #[inline(always)]
     pub(crate) fn tuned_now(&self) -> Tuned<'_> {
-        Tuned::new(self.tuned.table(), self.tuned.current())
+        Tuned::new(&self.tuned)
     }
 
     /// The table of the tree's tunables (`tree!`'s `tunables:` key), if it
@@ -134,6 +90,7 @@ impl TreeShared {
     #[cfg(feature = "serde")]
     pub(crate) fn tuned_value(&self, index: usize) -> TuneValue {
         let bits = self.tuned.current()[index].load(Ordering::Relaxed);
+        use crate::decl::tune::TunableKind;
         match self.tuned.table().map(|t| t.decls()[index].kind) {
             Some(TunableKind::Int { .. }) => TuneValue::Int(bits as i64),
             Some(TunableKind::Bool) => TuneValue::Bool(bits != 0),
