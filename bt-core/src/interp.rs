@@ -286,7 +286,9 @@ pub(crate) fn with_cx<A: 'static, R, const L: usize, const S: usize, const N: us
     }
 }
 
-/// [`with_cx`] for a tree with tunables.
+/// [`with_cx`] for a tree with tunables: inlined too, where the tree's
+/// tables are constants.
+#[inline(always)]
 fn with_tuned_cx<A: 'static, R, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
