@@ -146,6 +146,7 @@ pub(crate) use creature_tree;
 
 /// The ticks behavior `$b` runs: `Beh::$b.$ticks()`, or with `tuned` the
 /// tunable of W1 with tunables that holds it.
+#[allow(unused_macros)]
 macro_rules! len {
     (tuned, $b:ident, $cx:ident) => {
         crate::w1_tuned::ticks(crate::world::Beh::$b, $cx)
