@@ -230,9 +230,42 @@ pub(crate) fn tick_member<A: 'static, const L: usize, const S: usize, const N: u
     input: &TickInput,
     tally: &mut impl Tally,
 ) {
+    if tree.tunables.is_some() {
+        return tick_member_holding(tree, agent, memory, input, tally);
+    }
+    tick_member_in(tree, agent, memory, input, tally, Tuned::NONE);
+}
+
+/// [`tick_member`] for a tree with tunables, not given them: holds the
+/// memory's crowd's shared state for the tick. Out of line, so that its
+/// reference count stays out of the callers' code.
+#[inline(never)]
+fn tick_member_holding<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    tally: &mut impl Tally,
+) {
+    let keep: Option<Arc<TreeShared>> = memory.shared.clone();
+    let tuned = keep.as_deref().map_or(Tuned::NONE, TreeShared::tuned_now);
+    tick_member_in(tree, agent, memory, input, tally, tuned);
+}
+
+/// [`tick_member`] whose untraced tick reads the tunables `tuned`: a
+/// crowd's loop hands the values of its crowd to each member.
+#[inline(always)]
+pub(crate) fn tick_member_in<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    tally: &mut impl Tally,
+    tuned: Tuned<'_>,
+) {
     // Debug output off: one load and this branch.
     match log::level_for(input.agent) {
-        0 => untraced(tree, agent, memory, input, tally),
+        0 => untraced(tree, agent, memory, input, tally, tuned),
         level => {
             // A copy: the caller's input never has its address taken in
             // the untraced tick, so it stays in registers there.
@@ -311,6 +344,7 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
     tally: &mut impl Tally,
+    tuned: Tuned<'_>,
 ) {
     // A memory whose holdings a restore of its crowd's shared state
     // replaced counts them again in the step machine first (see
@@ -324,18 +358,17 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     }
     // The callbacks' context: the tick's fields set once, the level's
     // before each call.
-    with_cx(tree, memory, input, |memory, mut cx| {
-        match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
-            Ok(visited) => tally.steady(memory, visited),
-            Err((steady::Bail::Ended(k, found), visited)) => {
-                match ended(tree, agent, memory, &mut cx, (k, found, visited)) {
-                    Stopped::Redecided(visited) => tally.redecided(memory, visited),
-                    Stopped::Ran(result) => tally.ticked(result),
-                }
+    let mut cx = Ctx::of(input).with_tuned(tuned);
+    match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
+        Ok(visited) => tally.steady(memory, visited),
+        Err((steady::Bail::Ended(k, found), visited)) => {
+            match ended(tree, agent, memory, &mut cx, (k, found, visited)) {
+                Stopped::Redecided(visited) => tally.redecided(memory, visited),
+                Stopped::Ran(result) => tally.ticked(result),
             }
-            Err(from) => tally.ticked(stopped(tree, agent, memory, &mut cx, from)),
         }
-    })
+        Err(from) => tally.ticked(stopped(tree, agent, memory, &mut cx, from)),
+    }
 }
 
 /// How a tick whose steady walk stopped at an ended behavior went on.

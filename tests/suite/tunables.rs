@@ -272,3 +272,22 @@ fn a_save_keeps_the_values_in_effect() {
         assert_eq!(fresh.tuned(FLEE_BELOW), 0.25);
     }
 }
+
+/// A slice whose agents are bound to two crowds' shared states: each agent
+/// reads its own crowd's values.
+#[test]
+fn agents_of_two_crowds_in_one_slice_read_their_own_crowds_values() {
+    let (first, mut soldiers, mut memories) = squad(2);
+    let (second, more, others) = squad(2);
+    soldiers.extend(more);
+    memories.extend(others);
+    for s in &mut soldiers {
+        s.health = 0.9;
+    }
+    first.tune(FLEE_BELOW, 0.5).unwrap();
+    let input = |_, _: &mut Soldier| TickInput::new(0.0, 0.1);
+    tick_all(&SQUAD, &mut soldiers, &mut memories, input);
+    let read: Vec<f64> = soldiers.iter().map(|s| s.read.last().unwrap().0).collect();
+    assert_eq!(read, [0.5, 0.5, 0.25, 0.25]);
+    assert_eq!(second.tuned(FLEE_BELOW), 0.25);
+}
