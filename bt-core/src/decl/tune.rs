@@ -11,6 +11,7 @@ use core::marker::PhantomData;
 use core::sync::atomic::{AtomicBool, AtomicU64};
 
 use super::msg::Msg;
+use crate::raw::TunedSlots;
 
 /// What a tunable holds, and the values it may take.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -497,8 +498,8 @@ const fn tunable_twice(table: &str, name: &str) -> ! {
 /// The values of a table of tunables.
 pub(crate) struct TunedValues {
     pub(crate) table: Option<&'static Tunables>,
-    /// The values in effect, as bits.
-    pub(crate) current: Box<[AtomicU64]>,
+    /// The values in effect, as bits, after a slot that names the table.
+    pub(crate) current: TunedSlots,
     /// The values staged, as bits, where `pending` is set.
     pub(crate) staged: Box<[AtomicU64]>,
     pub(crate) pending: Box<[AtomicBool]>,
@@ -514,7 +515,7 @@ impl TunedValues {
         let decls = table.map_or(&[][..], Tunables::decls);
         TunedValues {
             table,
-            current: decls.iter().map(|d| AtomicU64::new(d.default)).collect(),
+            current: TunedSlots::new(table, |i| decls[i].default),
             staged: decls.iter().map(|d| AtomicU64::new(d.default)).collect(),
             pending: decls.iter().map(|_| AtomicBool::new(false)).collect(),
             dirty: AtomicBool::new(false),
@@ -525,7 +526,7 @@ impl TunedValues {
     /// The values in effect, as bits, in the table's order.
     #[inline(always)]
     pub(crate) fn current(&self) -> &[AtomicU64] {
-        &self.current
+        self.current.values()
     }
 
     /// The table, if the tree has one.

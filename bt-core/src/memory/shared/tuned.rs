@@ -105,11 +105,11 @@ impl TreeShared {
         let v = &self.tuned;
         let decls = v.table().map_or(&[][..], Tunables::decls);
         for (i, d) in decls.iter().enumerate() {
-            v.current[i].store(d.default, Ordering::Relaxed);
+            v.current()[i].store(d.default, Ordering::Relaxed);
             v.pending[i].store(false, Ordering::Relaxed);
         }
         for &(i, bits) in saved {
-            v.current[i].store(bits, Ordering::Relaxed);
+            v.current()[i].store(bits, Ordering::Relaxed);
         }
         v.dirty.store(false, Ordering::Release);
     }
@@ -146,7 +146,7 @@ impl TreeShared {
         for (i, pending) in v.pending.iter().enumerate() {
             if pending.swap(false, Ordering::Acquire) {
                 let bits = v.staged[i].load(Ordering::Relaxed);
-                if v.current[i].swap(bits, Ordering::Relaxed) != bits {
+                if v.current()[i].swap(bits, Ordering::Relaxed) != bits {
                     changed += 1;
                 }
             }
