@@ -585,7 +585,7 @@ mod dblock;
 mod tuned;
 
 pub(crate) use dblock::{DIn, DPool, DSink};
-pub(crate) use tuned::{TunedHead, TunedSlots};
+pub(crate) use tuned::{TunedHead, TunedSlots, tuned_of};
 
 #[cfg(test)]
 mod tests;

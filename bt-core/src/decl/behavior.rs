@@ -5,7 +5,7 @@
 
 use core::fmt;
 
-use crate::decl::tune::{Tunable, TunableValue, TunedValues};
+use crate::decl::tune::{Tunable, TunableValue};
 use crate::raw::TunedHead;
 
 /// A behavior's definition, as the [`behavior!`](crate::behavior) macro
@@ -117,10 +117,10 @@ impl Tuned<'_> {
 }
 
 impl<'t> Tuned<'t> {
-    /// The values `values`.
+    /// The view `head`.
     #[inline(always)]
-    pub(crate) fn new(values: &'t TunedValues) -> Self {
-        Tuned(TunedHead::of(&values.current))
+    pub(crate) fn of(head: TunedHead<'t>) -> Self {
+        Tuned(head)
     }
 
     /// The value of `tunable`: in effect if it is of this table, else its

@@ -8,6 +8,7 @@ use core::ptr::NonNull;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use crate::decl::tune::Tunables;
+use crate::memory::shared::TreeShared;
 
 /// The first slot of the values of no table: it names none.
 static NO_TABLE: AtomicU64 = AtomicU64::new(0);
@@ -65,20 +66,12 @@ impl TunedHead<'static> {
 }
 
 impl<'t> TunedHead<'t> {
-    /// The view of `slots`.
-    #[inline(always)]
-    pub(crate) fn of(slots: &'t TunedSlots) -> Self {
-        TunedHead {
-            head: NonNull::from_ref(&*slots.0).cast(),
-            _slots: PhantomData,
-        }
-    }
-
     /// The value of tunable `i` of `table`, if these are `table`'s values.
     #[inline(always)]
     pub(crate) fn get(self, table: &'static Tunables, i: usize) -> Option<u64> {
         // SAFETY: `head` points to a live `AtomicU64` for `'t`: slot 0 of
-        // a `TunedSlots` the view borrows, or the static `NO_TABLE`.
+        // a `TunedSlots` alive for `'t` (see `tuned_of`), or the static
+        // `NO_TABLE`.
         let head = unsafe { self.head.as_ref() };
         if head.load(Ordering::Relaxed) != address(table) || i >= table.len() {
             return None;
@@ -95,5 +88,26 @@ impl<'t> TunedHead<'t> {
     /// Whether two views are of the same values.
     pub(crate) fn same(self, other: TunedHead<'_>) -> bool {
         self.head == other.head
+    }
+}
+
+/// The values of the crowd whose shared state is `shared`, a memory's
+/// (`AgentMemory::shared`), for a tick of that memory: `'t` is the tick's.
+///
+/// Only for a tick: the memory's `shared` is set when the memory is made
+/// and never assigned again, so its `Arc` keeps the shared state, and the
+/// slots in it, alive as long as the memory; a tick holds the memory
+/// (`&mut`) for all of `'t`, so nothing drops or replaces it meanwhile.
+/// No reference count is taken: the tick reads the values through one
+/// pointer, which is what lets a crowd's loop stay as it is for a tree
+/// without tunables.
+#[inline(always)]
+pub(crate) fn tuned_of<'t>(shared: Option<&TreeShared>) -> TunedHead<'t> {
+    match shared {
+        Some(s) => TunedHead {
+            head: NonNull::from_ref(&*s.tuned.current.0).cast(),
+            _slots: PhantomData,
+        },
+        None => TunedHead::NONE,
     }
 }

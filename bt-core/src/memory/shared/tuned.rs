@@ -4,16 +4,9 @@
 use core::sync::atomic::Ordering;
 
 use super::TreeShared;
-use crate::decl::behavior::Tuned;
 use crate::decl::tune::{Tunable, TunableValue, Tunables, TuneError, TuneValue, checked_bits};
 
 impl TreeShared {
-    /// The values in effect, for a tick's context.
-    #[inline(always)]
-    pub(crate) fn tuned_now(&self) -> Tuned<'_> {
-        Tuned::new(&self.tuned)
-    }
-
     /// The table of the tree's tunables (`tree!`'s `tunables:` key), if it
     /// has one.
     pub fn tunables(&self) -> Option<&'static Tunables> {
