@@ -42,7 +42,8 @@ macro_rules! __bt_tunables_impl {
     (@items $k:tt [$(#[$m:meta])* $vis:vis $table:ident] [$($d:tt)*]
         [$([[$($doc:tt)*] $name:ident [$t:ty] [$i:expr]])*] [$n:expr]) => {
         $(#[$m])*
-        $vis static $table: $k::Tunables = $k::Tunables::new(::core::stringify!($table), &[$($d)*]);
+        $vis static $table: $k::Tunables =
+            $k::Tunables::new(::core::stringify!($table), &[$($d)*]).__in(::core::module_path!());
         $(
             $($doc)*
             #[allow(clippy::identity_op)]

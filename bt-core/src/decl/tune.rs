@@ -125,6 +125,8 @@ impl TunableDecl {
 pub struct Tunables {
     name: &'static str,
     decls: &'static [TunableDecl],
+    /// The module the table is declared in (`tunables!` sets it).
+    module: &'static str,
 }
 
 impl Tunables {
@@ -163,7 +165,26 @@ impl Tunables {
             decls.len() <= u16::MAX as usize,
             "tunables: more than 65 535 of them"
         );
-        Tunables { name, decls }
+        Tunables {
+            name,
+            decls,
+            module: "",
+        }
+    }
+
+    /// The table, declared in module `module` (`tunables!` gives its
+    /// `module_path!()`): what tells two tables of one name apart at
+    /// compile time.
+    #[doc(hidden)]
+    pub const fn __in(mut self, module: &'static str) -> Self {
+        self.module = module;
+        self
+    }
+
+    /// Whether `other` is this table, as far as a `const fn` can tell:
+    /// the same name, declared in the same module.
+    pub(crate) const fn is(&self, other: &Tunables) -> bool {
+        same(self.name, other.name) && same(self.module, other.module)
     }
 
     /// The table's name (the static's).
