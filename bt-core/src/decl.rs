@@ -13,6 +13,7 @@ pub(crate) mod behavior;
 mod input;
 pub(crate) mod msg;
 pub(crate) mod tune;
+pub(crate) mod tune_field;
 
 pub(crate) use behavior::bits_as;
 pub use behavior::fnv1a;
@@ -259,6 +260,8 @@ pub struct Decider<A: 'static> {
     pub behavior_flags: u64,
     #[doc(hidden)]
     pub select: Option<SelectFn<A>>,
+    #[doc(hidden)]
+    pub tuned: tune_field::TunedFields,
 }
 
 impl<A: 'static> Decider<A> {
@@ -316,9 +319,16 @@ impl<A: 'static> Decider<A> {
         }
     }
 
-    /// The preconditions.
+    /// The preconditions. A field that names a tunable
+    /// ([`tuned_fields`](Self::tuned_fields)) holds the tunable's default.
     pub const fn preconditions(&self) -> &Preconditions {
         &self.pre
+    }
+
+    /// Which of the declarative fields (`every:`, `gate:`, `cooldown:`)
+    /// name a tunable instead of a number, and which one each names.
+    pub const fn tuned_fields(&self) -> &tune_field::TunedFields {
+        &self.tuned
     }
 
     /// The decider flags.

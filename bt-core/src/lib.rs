@@ -305,6 +305,7 @@ pub use bitflags;
 pub use decl::tune::{
     Tunable, TunableDecl, TunableKind, TunableValue, Tunables, TuneError, TuneValue,
 };
+pub use decl::tune_field::TunedFields;
 
 // The DSL macros (`behavior!`, `decider!`, `leaf!`, `group!`, `reference!`,
 // `tree!`): thin forwards to bt-macros, in their own file.
@@ -319,7 +320,9 @@ pub struct ReadmeDoctests;
 /// What the macro expansions use. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::compile::{check_unique_children, flatten, flatten_vec, measure, shape};
+    pub use crate::compile::{
+        check_tuned, check_unique_children, flatten, flatten_vec, measure, shape,
+    };
     pub use crate::decl::{BehaviorDef, DecideFn, DecideRaw, fnv1a};
     #[cfg(feature = "serde")]
     pub use crate::persist::private::{PersistMemory, persist};

@@ -98,6 +98,13 @@ bitflags::bitflags! {
         /// pick is made without the step machine only while none of those
         /// children passes its flag tests, so no shared check is reached.
         const SYNC_CHILDREN = 1 << 20;
+        /// A timer, gate or global cooldown whose value a tunable gives
+        /// ([`TunedFields`](crate::TunedFields)): read from the crowd's
+        /// values where the item's own number would be. Its `every` is 0
+        /// when the timer is tuned, so a test of the number alone finds
+        /// the timer run out and looks further; the quick steps leave a
+        /// group with such a child to the step machine.
+        const TUNED = 1 << 21;
         /// Used by the compile step alone, while it checks that every
         /// reference leads to a behavior; clear in a compiled tree.
         const REACHES_BEHAVIOR = 1 << 31;

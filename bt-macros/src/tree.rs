@@ -71,6 +71,12 @@ macro_rules! __bt_tree_impl {
             const SHAPE: $k::__private::Shape =
                 $k::__private::shape(&$root, $crate::__bt_or!($block $k::__private::measure(&$root, usize::MAX, $crate::__bt_or!($depth 0)).block), $crate::__bt_or!($depth 0));
             static ITEMS: [$k::__private::Item<$A>; SHAPE.items] = $k::__private::flatten(&$root, SHAPE);
+            // The tunables the deciders name are the tree's.
+            const _: () = $k::__private::check_tuned(
+                &$root,
+                ::core::stringify!($name),
+                $crate::__bt_or!([$(::core::option::Option::Some(&$tunables))?] ::core::option::Option::None),
+            );
             // Counted without the checks, which `SHAPE` reports once.
             const SHARED: bool =
                 $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::measure(&$root, usize::MAX, $crate::__bt_or!($depth 0)).block), $crate::__bt_or!($depth 0)).needs_shared() $(|| { let _ = &$tunables; true })?;

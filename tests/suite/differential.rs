@@ -24,7 +24,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use bt_core::__private::{DecideFn, shape};
 use bt_core::{
     Decider, DeciderFlags, DeciderKind, ItemIdx, Policy, Preconditions, TickError, TickInput, Tree,
-    TreeError, deactivate_all, tick, tick_traced,
+    TreeError, TunedFields, deactivate_all, tick, tick_traced,
 };
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
@@ -897,6 +897,7 @@ fn leaf(name: &'static str, id: u32) -> Decider<Sim> {
         flags: DeciderFlags::empty(),
         behavior_flags: 0,
         select: None,
+        tuned: TunedFields::NONE,
     }
 }
 
@@ -914,6 +915,7 @@ fn group_of(name: &'static str, id: u32, children: Vec<&'static Decider<Sim>>) -
         flags: DeciderFlags::empty(),
         behavior_flags: 0,
         select: None,
+        tuned: TunedFields::NONE,
     }
 }
 

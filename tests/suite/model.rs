@@ -126,7 +126,7 @@ use bt_core::{
     Action, ActionOp, ActionRequest, ActionState, AgentMemory, Ctx, Decider, DeciderFlags,
     DeciderKind, ErasedBehavior, Event, FlagTest, Has, ItemIdx, NodeRef, Policy, Preconditions,
     Rejection, SyncChecks, TIMER_SLACK, TickError, TickInput, TickReport, Ticket, Tracer, Tree,
-    TreeShared, WalkStop, Why, behavior, write_event,
+    TreeShared, TunedFields, WalkStop, Why, behavior, write_event,
 };
 use proptest::prelude::*;
 
@@ -1269,6 +1269,7 @@ fn declare(
                 u64::from(r.behavior_flags)
             },
             select: (group && policy == Policy::Slot).then_some(select_slot as fn(&Sim) -> _),
+            tuned: TunedFields::NONE,
         });
         made.push(d);
         dims.push((height + 1, items, slots));
