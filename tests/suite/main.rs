@@ -38,4 +38,5 @@ mod sync;
 mod threads;
 mod traces;
 mod tunables;
+mod tuned_fields;
 mod world;
