@@ -1,7 +1,8 @@
 //! Differential tests: the production interpreter against the reference
 //! model of `model.rs`, on random trees, random crowds of one to three
-//! agents sharing gates, cooldowns, roles and deferred actions, and random
-//! input streams, on the traced and the untraced path; panic safety under
+//! agents sharing gates, cooldowns, roles and deferred actions (timers,
+//! gates and cooldowns given by tunables too, changed between ticks), and
+//! random input streams, on the traced and the untraced path; panic safety under
 //! random panics; the work a tick may do; bad input.
 //!
 //! The property tests run `BT_PROPTEST_CASES` cases each (default 1024),
@@ -92,7 +93,8 @@ proptest! {
     /// Trees that decide by flag tests and timers alone, whose changes
     /// (a leaf ending under the root, a group running out of children, an
     /// earlier sibling taking over, groups entered on the way down) an
-    /// untraced tick makes without the step machine: production and model
+    /// untraced tick makes without the step machine (a group with a child
+    /// whose timer a tunable gives leaves them to it): production and model
     /// still agree event for event.
     #[test]
     #[cfg_attr(miri, ignore)] // too slow under Miri
@@ -237,6 +239,7 @@ fn quiet_tick(dt: u8) -> TickScript {
         who: 0,
         one_by_one: false,
         far: false,
+        tune: None,
     }
 }
 
