@@ -7,7 +7,8 @@
 use std::sync::Arc;
 
 use bt_core::{
-    Has, TickInput, TreeShared, behavior, decider, group, leaf, tick, tick_all, tree, tunables,
+    Has, TickInput, TreeShared, behavior, decider, group, leaf, reference, tick, tick_all, tree,
+    tunables,
 };
 
 tunables! { pub FIELD_TUNING:
@@ -148,6 +149,17 @@ fn a_field_names_its_tunable_and_keeps_its_slot_at_zero() {
         at(now, &mut s);
     }
     assert_eq!(s.threw, [0.0, 0.0, 0.5, 1.5]);
+
+    // A reference takes them too.
+    leaf! { STAY: Soldier }
+    reference! { BACK: Soldier => [HOME, STAY], every: tunable(LOOK_EVERY) }
+    group! { HOME: Soldier, prioritized [BACK, STAY] }
+    tree! { HOME_TREE: Soldier = HOME, tunables: FIELD_TUNING }
+    assert_eq!(
+        BACK.tuned_fields().every.map(|t| t.name()),
+        Some("LOOK_EVERY")
+    );
+    assert_eq!(HOME_TREE.shape().timers, 1);
 }
 
 /// A gate lowered below the agents inside admits no one new until enough
