@@ -128,6 +128,7 @@ impl TunedFields {
     /// value of its tunable's range for a tunable. What a restore checks a
     /// saved count against: a gate lowered below the agents inside holds
     /// them all the same.
+    #[cfg(feature = "serde")]
     pub(crate) fn gate_most(&self, literal: u16) -> u16 {
         match self.gate.map(|t| t.decl().kind) {
             Some(TunableKind::Int { max, .. }) => max.clamp(1, i64::from(u16::MAX)) as u16,
