@@ -320,6 +320,8 @@ pub struct ReadmeDoctests;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::compile::{check_unique_children, flatten, flatten_vec, measure, shape};
+    pub use crate::decl::tune::sealed::Sealed as TunableSealed;
+    pub use crate::decl::tune::{choice_at, choice_value};
     pub use crate::decl::{BehaviorDef, DecideFn, DecideRaw, fnv1a};
     #[cfg(feature = "serde")]
     pub use crate::persist::private::{PersistMemory, persist};

@@ -86,16 +86,21 @@ impl TreeShared {
         Ok(())
     }
 
-    /// The value in effect of tunable `index` of the tree's table.
+    /// The value in effect of tunable `index` of the tree's table, as
+    /// given by name (a choice by its name).
     #[cfg(feature = "serde")]
     pub(crate) fn tuned_value(&self, index: usize) -> TuneValue {
-        let bits = self.tuned.current()[index].load(Ordering::Relaxed);
-        use crate::decl::tune::TunableKind;
+        let bits = self.tuned_bits(index);
         match self.tuned.table().map(|t| t.decls()[index].kind) {
-            Some(TunableKind::Int { .. }) => TuneValue::Int(bits as i64),
-            Some(TunableKind::Bool) => TuneValue::Bool(bits != 0),
-            _ => TuneValue::Float(f64::from_bits(bits)),
+            Some(kind) => crate::decl::tune::value::value_of(kind, bits),
+            None => TuneValue::Float(f64::from_bits(bits)),
         }
+    }
+
+    /// The bits in effect of tunable `index` of the tree's table.
+    #[cfg(feature = "serde")]
+    pub(crate) fn tuned_bits(&self, index: usize) -> u64 {
+        self.tuned.current()[index].load(Ordering::Relaxed)
     }
 
     /// Puts the saved values `saved` (place and bits) in effect at once,
