@@ -38,4 +38,5 @@ mod sync;
 mod threads;
 mod traces;
 mod tunables;
+mod tune_file;
 mod world;

@@ -485,6 +485,10 @@ pub(crate) struct TunedValues {
     pub(crate) pending: Box<[AtomicBool]>,
     /// Some value is staged.
     pub(crate) dirty: AtomicBool,
+    /// Held while staged values are put in effect, and while a set of
+    /// values staged together is staged, so that a tick puts the whole
+    /// set in effect or none of it.
+    pub(crate) lock: AtomicBool,
     /// Values changed so far (staged changes applied).
     pub(crate) changes: AtomicU64,
 }
@@ -499,6 +503,7 @@ impl TunedValues {
             staged: decls.iter().map(|d| AtomicU64::new(d.default)).collect(),
             pending: decls.iter().map(|_| AtomicBool::new(false)).collect(),
             dirty: AtomicBool::new(false),
+            lock: AtomicBool::new(false),
             changes: AtomicU64::new(0),
         }
     }
