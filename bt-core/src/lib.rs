@@ -162,8 +162,9 @@
 //!   11. [Tick rates and a frame budget](guide::ch11_tick_rates): agents
 //!       that tick every k-th frame or when woken, a budget of agent-ticks
 //!       per frame, and how long an agent can wait.
-//!   12. [Tuning a running game](guide::ch12_tuning): a tree's numbers as
-//!       tunables, read by its closures and changed while the crowd runs.
+//!   12. [Tuning a running game](guide::ch12_tuning): a tree's numbers and
+//!       choices as tunables, read by its closures and changed while the
+//!       crowd runs, from code or from a TOML file the game watches.
 //! - **The rules**: [`semantics`] specifies a tick step by step;
 //!   [`bad_input`] lists every input the library refuses or treats
 //!   specially, and what it gets.
