@@ -1,14 +1,10 @@
 //! Ticking a crowd: many agents, one shared tree.
 
-use alloc::sync::Arc;
-
 use crate::decl::TickInput;
 use crate::interp::{
-    Tally, TickError, TickReport, Tracer, pending_under, tick_member, tick_member_in,
-    tick_member_traced,
+    Tally, TickError, TickReport, Tracer, pending_under, tick_member, tick_member_traced,
 };
 use crate::memory::AgentMemory;
-use crate::memory::shared::TreeShared;
 use crate::tree::Tree;
 
 mod ids;
@@ -348,48 +344,10 @@ fn tick_slice<A: 'static, const L: usize, const S: usize, const N: usize>(
         let n = agents.len();
         return tick_launching(tree, agents, memories, 0..n, input, report);
     }
-    if tree.tunables.is_some() {
-        return tick_slice_tuned(tree, agents, memories, base, input, report);
-    }
+
     for (j, (agent, memory)) in agents.iter_mut().zip(memories).enumerate() {
         let input = input(base + j, agent).or_agent(base + j);
         tick_member(tree, agent, memory, &input, &mut Member(report, base + j));
-    }
-}
-
-/// [`tick_slice`] for a tree with tunables: the crowd's shared state held
-/// once for the slice, its values handed to each agent bound to it (an
-/// agent bound to another crowd holds its own for its tick).
-#[inline(always)]
-fn tick_slice_tuned<A: 'static, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
-    agents: &mut [A],
-    memories: &mut [AgentMemory<A, L, S, N>],
-    base: usize,
-    input: &mut impl FnMut(usize, &mut A) -> TickInput,
-    report: &mut CrowdReport,
-) {
-    let keep: Option<Arc<TreeShared>> = memories.first().and_then(|m| m.shared.clone());
-    let Some(shared) = keep.as_deref() else {
-        for (j, (agent, memory)) in agents.iter_mut().zip(memories).enumerate() {
-            let input = input(base + j, agent).or_agent(base + j);
-            tick_member(tree, agent, memory, &input, &mut Member(report, base + j));
-        }
-        return;
-    };
-    let tuned = shared.tuned_now();
-    for (j, (agent, memory)) in agents.iter_mut().zip(memories).enumerate() {
-        let input = input(base + j, agent).or_agent(base + j);
-        let tally = &mut Member(report, base + j);
-        if memory
-            .shared
-            .as_deref()
-            .is_some_and(|s| core::ptr::eq(s, shared))
-        {
-            tick_member_in(tree, agent, memory, &input, tally, tuned);
-        } else {
-            tick_member(tree, agent, memory, &input, tally);
-        }
     }
 }
 

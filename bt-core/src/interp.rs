@@ -53,12 +53,9 @@ use quick::Counts;
 use run::Run;
 pub(crate) use shared::{pending_agents, pending_under};
 
-use alloc::sync::Arc;
-
 use crate::decl::behavior::Tuned;
 use crate::decl::{Ctx, ItemIdx, TickInput};
 use crate::memory::AgentMemory;
-use crate::memory::shared::TreeShared;
 use crate::raw::DPool;
 use crate::tree::Tree;
 
@@ -222,6 +219,8 @@ pub(crate) trait Tally {
 }
 
 /// [`tick`] for a crowd's loop, inlined into it: tallies how the tick went.
+/// A tree with tunables reads those of the memory's crowd (a constant
+/// test where the tree is one).
 #[inline(always)]
 pub(crate) fn tick_member<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
@@ -230,25 +229,11 @@ pub(crate) fn tick_member<A: 'static, const L: usize, const S: usize, const N: u
     input: &TickInput,
     tally: &mut impl Tally,
 ) {
-    if tree.tunables.is_some() {
-        return tick_member_holding(tree, agent, memory, input, tally);
-    }
-    tick_member_in(tree, agent, memory, input, tally, Tuned::NONE);
-}
-
-/// [`tick_member`] for a tree with tunables, not given them: holds the
-/// memory's crowd's shared state for the tick. Out of line, so that its
-/// reference count stays out of the callers' code.
-#[inline(never)]
-fn tick_member_holding<A: 'static, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
-    agent: &mut A,
-    memory: &mut AgentMemory<A, L, S, N>,
-    input: &TickInput,
-    tally: &mut impl Tally,
-) {
-    let keep: Option<Arc<TreeShared>> = memory.shared.clone();
-    let tuned = keep.as_deref().map_or(Tuned::NONE, TreeShared::tuned_now);
+    let tuned = if tree.tunables.is_some() {
+        Tuned::of(crate::raw::tuned_of(memory.shared.as_deref()))
+    } else {
+        Tuned::NONE
+    };
     tick_member_in(tree, agent, memory, input, tally, tuned);
 }
 
@@ -313,23 +298,11 @@ pub(crate) fn with_cx<A: 'static, R, const L: usize, const S: usize, const N: us
     f: impl FnOnce(&mut AgentMemory<A, L, S, N>, Ctx<'_>) -> R,
 ) -> R {
     if tree.tunables.is_some() {
-        with_tuned_cx(memory, input, f)
+        let tuned = Tuned::of(crate::raw::tuned_of(memory.shared.as_deref()));
+        f(memory, Ctx::of(input).with_tuned(tuned))
     } else {
         f(memory, Ctx::of(input))
     }
-}
-
-/// [`with_cx`] for a tree with tunables: inlined too, where the tree's
-/// tables are constants.
-#[inline(always)]
-fn with_tuned_cx<A: 'static, R, const L: usize, const S: usize, const N: usize>(
-    memory: &mut AgentMemory<A, L, S, N>,
-    input: &TickInput,
-    f: impl FnOnce(&mut AgentMemory<A, L, S, N>, Ctx<'_>) -> R,
-) -> R {
-    let keep: Option<Arc<TreeShared>> = memory.shared.clone();
-    let tuned = keep.as_deref().map_or(Tuned::NONE, TreeShared::tuned_now);
-    f(memory, Ctx::of(input).with_tuned(tuned))
 }
 
 /// An untraced tick. A running agent first walks its path without the

@@ -4,9 +4,9 @@
 //! else from the crate.
 
 use core::fmt;
-use core::sync::atomic::Ordering;
 
-use crate::decl::tune::{Tunable, TunableValue, TunedValues};
+use crate::decl::tune::{Tunable, TunableValue};
+use crate::raw::TunedHead;
 
 /// A behavior's definition, as the [`behavior!`](crate::behavior) macro
 /// writes it: the memory and DBlock types and the callbacks. Every callback
@@ -105,53 +105,48 @@ pub struct Ctx<'t> {
 }
 
 /// The values of a crowd's tunables in effect for a tick: one pointer,
-/// null for a tree without tunables, so a tick of such a tree writes one
-/// word more than it did.
+/// to a static slot that names no table for a tree without tunables, so a
+/// tick of such a tree writes one word more than it did, and a read is a
+/// comparison and a load.
 #[derive(Clone, Copy)]
-pub(crate) struct Tuned<'t>(Option<&'t TunedValues>);
+pub(crate) struct Tuned<'t>(TunedHead<'t>);
 
 impl Tuned<'_> {
     /// No table: every tunable reads as its default.
-    pub(crate) const NONE: Tuned<'static> = Tuned(None);
+    pub(crate) const NONE: Tuned<'static> = Tuned(TunedHead::NONE);
 }
 
 impl<'t> Tuned<'t> {
-    /// The values `values`.
+    /// The view `head`.
     #[inline(always)]
-    pub(crate) fn new(values: &'t TunedValues) -> Self {
-        Tuned(Some(values))
+    pub(crate) fn of(head: TunedHead<'t>) -> Self {
+        Tuned(head)
     }
 
     /// The value of `tunable`: in effect if it is of this table, else its
     /// default.
     #[inline(always)]
     pub(crate) fn read<T: TunableValue>(&self, tunable: Tunable<T>) -> T {
-        if let Some(v) = self.0
-            && let Some(table) = v.table
-            && core::ptr::eq(table, tunable.table())
-            && let Some(bits) = v.current.get(tunable.index())
-        {
-            return T::from_bits(bits.load(Ordering::Relaxed));
+        match self.0.get(tunable.table(), tunable.index()) {
+            Some(bits) => T::from_bits(bits),
+            None => tunable.default_value(),
         }
-        tunable.default_value()
     }
 }
 
 impl fmt::Debug for Tuned<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.and_then(|v| v.table) {
-            Some(t) => f.write_str(t.name()),
-            None => f.write_str("none"),
+        if self.0.same(TunedHead::NONE) {
+            f.write_str("none")
+        } else {
+            f.write_str("a crowd's values")
         }
     }
 }
 
 impl PartialEq for Tuned<'_> {
     fn eq(&self, other: &Self) -> bool {
-        match (self.0, other.0) {
-            (Some(a), Some(b)) => core::ptr::eq(a, b),
-            (a, b) => a.is_none() && b.is_none(),
-        }
+        self.0.same(other.0)
     }
 }
 

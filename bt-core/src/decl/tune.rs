@@ -16,6 +16,7 @@ use core::sync::atomic::AtomicU64;
 use portable_atomic::AtomicU64;
 
 use super::msg::Msg;
+use crate::raw::TunedSlots;
 
 pub(crate) mod value;
 
@@ -478,8 +479,8 @@ const fn tunable_twice(table: &str, name: &str) -> ! {
 /// The values of a table of tunables.
 pub(crate) struct TunedValues {
     pub(crate) table: Option<&'static Tunables>,
-    /// The values in effect, as bits.
-    pub(crate) current: Box<[AtomicU64]>,
+    /// The values in effect, as bits, after a slot that names the table.
+    pub(crate) current: TunedSlots,
     /// The values staged, as bits, where `pending` is set.
     pub(crate) staged: Box<[AtomicU64]>,
     pub(crate) pending: Box<[AtomicBool]>,
@@ -499,7 +500,7 @@ impl TunedValues {
         let decls = table.map_or(&[][..], Tunables::decls);
         TunedValues {
             table,
-            current: decls.iter().map(|d| AtomicU64::new(d.default)).collect(),
+            current: TunedSlots::new(table, |i| decls[i].default),
             staged: decls.iter().map(|d| AtomicU64::new(d.default)).collect(),
             pending: decls.iter().map(|_| AtomicBool::new(false)).collect(),
             dirty: AtomicBool::new(false),
@@ -511,7 +512,7 @@ impl TunedValues {
     /// The values in effect, as bits, in the table's order.
     #[inline(always)]
     pub(crate) fn current(&self) -> &[AtomicU64] {
-        &self.current
+        self.current.values()
     }
 
     /// The table, if the tree has one.

@@ -4,16 +4,9 @@
 use core::sync::atomic::Ordering;
 
 use super::TreeShared;
-use crate::decl::behavior::Tuned;
 use crate::decl::tune::{Tunable, TunableValue, Tunables, TuneError, TuneValue, checked_bits};
 
 impl TreeShared {
-    /// The values in effect, for a tick's context.
-    #[inline(always)]
-    pub(crate) fn tuned_now(&self) -> Tuned<'_> {
-        Tuned::new(&self.tuned)
-    }
-
     /// The table of the tree's tunables (`tree!`'s `tunables:` key), if it
     /// has one.
     pub fn tunables(&self) -> Option<&'static Tunables> {
@@ -133,11 +126,11 @@ impl TreeShared {
         let v = &self.tuned;
         let decls = v.table().map_or(&[][..], Tunables::decls);
         for (i, d) in decls.iter().enumerate() {
-            v.current[i].store(d.default, Ordering::Relaxed);
+            v.current()[i].store(d.default, Ordering::Relaxed);
             v.pending[i].store(false, Ordering::Relaxed);
         }
         for &(i, bits) in saved {
-            v.current[i].store(bits, Ordering::Relaxed);
+            v.current()[i].store(bits, Ordering::Relaxed);
         }
         v.dirty.store(false, Ordering::Release);
     }
@@ -180,7 +173,7 @@ impl TreeShared {
         for (i, pending) in v.pending.iter().enumerate() {
             if pending.swap(false, Ordering::Acquire) {
                 let bits = v.staged[i].load(Ordering::Relaxed);
-                if v.current[i].swap(bits, Ordering::Relaxed) != bits {
+                if v.current()[i].swap(bits, Ordering::Relaxed) != bits {
                     changed += 1;
                 }
             }
