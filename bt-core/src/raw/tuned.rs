@@ -60,7 +60,10 @@ unsafe impl Sync for TunedHead<'_> {}
 impl TunedHead<'static> {
     /// No table: every read falls back to the default.
     pub(crate) const NONE: TunedHead<'static> = TunedHead {
-        head: NonNull::from_ref(&NO_TABLE),
+        head: match NonNull::new(core::ptr::from_ref(&NO_TABLE).cast_mut()) {
+            Some(head) => head,
+            None => unreachable!(),
+        },
         _slots: PhantomData,
     };
 }
@@ -105,7 +108,7 @@ impl<'t> TunedHead<'t> {
 pub(crate) fn tuned_of<'t>(shared: Option<&TreeShared>) -> TunedHead<'t> {
     match shared {
         Some(s) => TunedHead {
-            head: NonNull::from_ref(&*s.tuned.current.0).cast(),
+            head: NonNull::from(&*s.tuned.current.0).cast(),
             _slots: PhantomData,
         },
         None => TunedHead::NONE,
