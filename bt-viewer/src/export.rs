@@ -65,6 +65,7 @@ use serde_json::Value;
 mod json;
 mod runs;
 mod tree;
+mod tuning;
 
 #[cfg(feature = "live")]
 pub(crate) use json::{Lanes, Recorded, Source, write as write_json};
@@ -73,6 +74,7 @@ pub(crate) use runs::compact;
 pub(crate) use runs::implied_since;
 use tree::hex;
 pub use tree::{FlagNamesInfo, ItemInfo, PreInfo, SharedInfo, TestInfo, TreeInfo};
+pub use tuning::{TunableInfo, TunedValue, Tuning, TuningChange};
 
 use crate::recorder::{
     ACTION_STATES, DataValue, ERRORS, FlightRecorder, KIND_NAMES, REJECTIONS, TickView, TickWords,
@@ -96,6 +98,11 @@ pub struct Recording {
     pub tree: TreeInfo,
     /// Names behind the codes of ticks and events.
     pub legend: Legend,
+    /// The values of the tree's tunables over the recording: those in
+    /// effect at its first frame and every change after it, with its tick;
+    /// not written for a tree without tunables.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tuning: Option<Tuning>,
     /// The watched agents.
     pub agents: Vec<AgentTicks>,
     /// The watched agents' own values ([`AgentData`](crate::AgentData)),
@@ -398,6 +405,7 @@ impl FlightRecorder {
             .collect();
         let mut recording = Recording::of(self.tree.clone(), agents);
         recording.values = values;
+        recording.tuning = self.tune.tuning(self.first_kept());
         recording
     }
 
@@ -438,8 +446,11 @@ impl json::Source for Kept<'_> {
     }
 
     fn frames(&self) -> (u64, usize) {
-        let keep = self.recorder.capacity().ticks;
-        (self.recorder.frames().saturating_sub(keep as u64), keep)
+        (self.recorder.first_kept(), self.recorder.capacity().ticks)
+    }
+
+    fn tuning(&self) -> Option<Tuning> {
+        self.recorder.tune.tuning(self.recorder.first_kept())
     }
 
     fn ticks(&mut self, slots: core::ops::Range<usize>, lanes: &mut json::Lanes) {
@@ -520,6 +531,7 @@ impl Recording {
             version: VERSION,
             tree,
             legend: Legend::new(),
+            tuning: None,
             agents,
             values: Vec::new(),
             clock: None,

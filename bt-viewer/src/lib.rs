@@ -234,10 +234,12 @@ mod live;
 mod page;
 mod recorder;
 
-pub use compare::{AgentComparison, CompareError, Comparison, Difference, Divergence, compare};
+pub use compare::{
+    AgentComparison, CompareError, Comparison, Difference, Divergence, TunableDifference, compare,
+};
 pub use export::{
     AgentTicks, AgentValues, Clock, FORMAT, FlagNamesInfo, ItemInfo, Legend, PreInfo, Recording,
-    SharedInfo, TestInfo, TreeInfo, VERSION,
+    SharedInfo, TestInfo, TreeInfo, TunableInfo, TunedValue, Tuning, TuningChange, VERSION,
 };
 #[cfg(feature = "live")]
 #[cfg_attr(docsrs, doc(cfg(feature = "live")))]

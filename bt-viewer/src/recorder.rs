@@ -165,6 +165,9 @@ pub struct FlightRecorder {
     /// The agents' own values, when [`with_data`](Self::with_data) set
     /// room aside for them: one block per (frame, lane).
     pub(crate) data: Option<DataStore>,
+    /// The tree's tunables: the values in effect and the changes of the
+    /// frames kept.
+    pub(crate) tune: TuneLog,
     /// Which recorder it is: a clone is another one (the live server
     /// tells them apart).
     #[cfg_attr(not(feature = "live"), allow(dead_code))]
@@ -255,6 +258,7 @@ impl FlightRecorder {
             written: 0,
             ticks: 0,
             data: None,
+            tune: TuneLog::new(tree.tunables),
             instance: Instance::new(),
         }
     }
@@ -344,6 +348,11 @@ impl FlightRecorder {
         self.frames
     }
 
+    /// The serial of the oldest frame kept.
+    pub(crate) fn first_kept(&self) -> u64 {
+        self.frames.saturating_sub(self.capacity.ticks as u64)
+    }
+
     /// Begins a new frame (one tick of the crowd), overwriting the oldest.
     /// [`tick_all`](Self::tick_all) and [`tick`](Self::tick) begin frames
     /// themselves; call it before each round of
@@ -359,6 +368,8 @@ impl FlightRecorder {
         self.frame = f;
         self.fill = 0;
         self.filled = 0;
+        self.tune.trim(self.first_kept());
+        self.tune.look(self.frames - 1);
     }
 
     /// Ticks one agent with `memory`, as [`tick`] does, recording the tick
@@ -384,9 +395,11 @@ impl FlightRecorder {
         match self.slot_of.get(index) {
             Some(&slot) if slot != u32::MAX => {
                 let slot = slot as usize;
+                self.tune.learn(memory.shared());
                 if self.frames == 0 || self.offsets[self.frame * self.lanes + slot] != NONE {
                     self.begin_frame();
                 }
+                self.tune.look(self.frames - 1);
                 self.record(slot, tree, agent, memory, input, &mut NoTrace)
             }
             _ => tick(tree, agent, memory, input),
@@ -465,6 +478,7 @@ mod lanes;
 mod read;
 mod runs;
 mod scheduled;
+mod tuning;
 mod words;
 mod write;
 
@@ -474,6 +488,7 @@ pub(crate) use data::{DataStore, DataValue};
 pub(crate) use words::*;
 
 pub(crate) use frame::{TickView, TickWords};
+pub(crate) use tuning::{Change, TuneLog};
 
 impl FlightRecorder {
     /// Records `values` ([`AgentData::record`]) as the own values of the

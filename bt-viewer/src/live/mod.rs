@@ -11,6 +11,7 @@ mod reply;
 mod rope;
 mod serve;
 mod stream;
+mod tune;
 mod view;
 
 use std::io;
