@@ -50,6 +50,10 @@ pub struct Comparison {
     pub tuning: Vec<TunableDifference>,
 }
 
+/// A tunable's changes in one run, oldest first: the tick each took effect
+/// at, and the value from that tick on.
+pub type TunedChanges = Vec<(u64, serde_json::Value)>;
+
 /// A tunable whose values in effect differ between two runs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TunableDifference {
@@ -60,7 +64,7 @@ pub struct TunableDifference {
     pub start: (Option<serde_json::Value>, Option<serde_json::Value>),
     /// The changes each recording put in effect after its first frame:
     /// the tick and the value from that tick on.
-    pub changes: (Vec<(u64, serde_json::Value)>, Vec<(u64, serde_json::Value)>),
+    pub changes: (TunedChanges, TunedChanges),
     /// The first tick, from the later of the two first frames on, at which
     /// its values in effect differ.
     pub first_tick: u64,

@@ -3,8 +3,9 @@
 //! ```text
 //! {
 //!   "format": "bt-viewer-recording", "version": 2,
-//!   "tree":   { "name", "levels", "items": [ item, … ], "flag_names" },
+//!   "tree":   { "name", "levels", "items": [ item, … ], "flag_names", "tunables" },
 //!   "legend": { "events", "rejections", "whys", "actions", "errors" },
+//!   "tuning": { "first", "start": [ … ], "changes": [ … ] },                  (with tunables)
 //!   "agents": [ { "agent", "first_tick", "ticks": [ tick or run, … ], "inputs" }, … ],
 //!   "values": [ { "agent", "fields": { name: [ value, … ] }, "overflow" }, … ],   (optional)
 //!   "clock":  { "first", "now": [ time or null, … ] }                             (compact only)
@@ -23,6 +24,19 @@
 //! seconds or null) and `shared` (`gate`, `cooldown`, `together`, each
 //! null when absent). `flag_names` has `decision` and `stimuli`, each a
 //! list of `[bit, name]` (empty unless the recorder was told them).
+//! `tunables` (absent for a tree without them) lists the tree's tunables
+//! in the order declared, each `{"name", "doc", "kind", "min", "max",
+//! "default"}`: `kind` is `"float"`, `"int"` or `"bool"`, `min` and `max`
+//! are null for a bool.
+//!
+//! `tuning` (absent for a tree without tunables) is their values over the
+//! recording: `first` is its first frame (the oldest the recorder kept),
+//! `start` each tunable's value in effect there (`{"name", "value"}`, in
+//! the table's order), and `changes` every change put in effect after it,
+//! oldest first, each `{"tick", "name", "from", "to"}`: `tick` is the
+//! first tick whose decisions read the value `to`. A value is a number, or
+//! true or false. The value in effect at a tick is that of the last change
+//! at or before it, or the start's.
 //!
 //! A tick is an array, to keep large recordings small:
 //! `[serial, now, leaf, visited, flags, path, events]` where `leaf` is an

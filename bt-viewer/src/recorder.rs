@@ -42,7 +42,9 @@
 //! and path of every watched agent are set aside in it, and the events share
 //! the rest, first come, first served. A tick whose events do not fit is
 //! kept with the events that did and marked truncated. Nothing is
-//! allocated after [`FlightRecorder::new`].
+//! allocated after [`FlightRecorder::new`], but in a frame where a
+//! tunable of the tree changed past the 64 changes the recorder keeps room
+//! for (see the `tuning` module).
 
 use alloc_crate::vec;
 use alloc_crate::vec::Vec;
@@ -129,6 +131,14 @@ const NONE: u32 = u32::MAX;
 /// with the same results.
 /// [`export`](Self::export) turns what it holds into a
 /// [`Recording`](crate::Recording) for the viewer.
+///
+/// For a tree with tunables, it also keeps their values: it learns the
+/// crowd's [`TreeShared`](bt_core::TreeShared) from the memories it ticks,
+/// and at the start of each frame loads the count of changes put in
+/// effect; when that moved, it reads the values and keeps each one that
+/// changed with the frame's tick (the first whose decisions read it). The
+/// recording holds the values at its first frame and every change after
+/// it ([`Recording::tuning`](crate::Recording::tuning)).
 #[derive(Clone, Debug)]
 pub struct FlightRecorder {
     pub(crate) tree: crate::export::TreeInfo,
@@ -356,7 +366,11 @@ impl FlightRecorder {
     /// Begins a new frame (one tick of the crowd), overwriting the oldest.
     /// [`tick_all`](Self::tick_all) and [`tick`](Self::tick) begin frames
     /// themselves; call it before each round of
-    /// [`tick_lane`](Self::tick_lane) calls.
+    /// [`tick_lane`](Self::tick_lane) calls. A tree's tunables changed
+    /// since the last frame (a game that ticks agent by agent puts the
+    /// staged changes in effect with
+    /// [`TreeShared::apply_tuning`](bt_core::TreeShared::apply_tuning) at
+    /// the start of its frame) are recorded as of this frame.
     pub fn begin_frame(&mut self) {
         let lanes = self.lanes;
         let f = (self.frames % self.capacity.ticks as u64) as usize;
@@ -411,6 +425,9 @@ impl FlightRecorder {
     /// unless the input sets one), recording the
     /// watched ones in a new frame. The runs of unwatched agents between them go through
     /// [`tick_range`](bt_core::tick_range), so they cost what they cost there.
+    /// As `tick_all`, it first puts the changes staged on the crowd's
+    /// tunables in effect, for every agent of the frame alike, and the
+    /// recording keeps each change with this frame's tick.
     ///
     /// # Panics
     /// If the slices differ in length or are longer than the crowd the
