@@ -156,8 +156,8 @@ fn a_threshold_raised_in_the_page_changes_the_next_tick_and_is_marked_on_the_tim
         let took = sent.elapsed();
         println!("from the click to the mark on the timeline: {took:?}");
         // The program takes it at its next frame (30 ms away) and the page
-        // draws it at its next: 0.23 to 0.28 s on a loaded 2-core machine.
-        assert!(took < Duration::from_secs(1), "{took:?}");
+        // draws it at its next: 0.2 to 0.37 s on a loaded 2-core machine.
+        assert!(took < Duration::from_millis(1200), "{took:?}");
         let marks = js(&client, "return btViewer.tuneMarks();").await;
         let at = marks[0]["tick"].as_u64().unwrap();
         assert_eq!(marks[0]["text"], json!("FLEE_BELOW 0.25 → 0.3"));
