@@ -262,7 +262,7 @@ fn table_of<'a>(
 fn stage_on(crowds: &[Arc<TreeShared>], table: &'static Tunables, checked: &Checked) -> Applied {
     let changed = checked
         .iter()
-        .filter(|&&(i, bits)| crowds.iter().any(|c| c.tuned_bits(i) != bits))
+        .filter(|&&(i, bits)| crowds.iter().any(|c| c.tuned_bits(i) != Some(bits)))
         .map(|&(i, _)| table.decls()[i].name)
         .collect();
     for crowd in crowds {

@@ -79,21 +79,44 @@ impl TreeShared {
         Ok(())
     }
 
+    /// Whether [`tune_named`](Self::tune_named) would take `value` for the
+    /// tunable `name`: the same checks, nothing staged. For a tool that
+    /// answers a request at once and makes the change later, on the game's
+    /// thread (the viewer's live page).
+    ///
+    /// # Errors
+    /// As [`tune_named`](Self::tune_named).
+    pub fn check_tune_named(&self, name: &str, value: TuneValue) -> Result<(), TuneError> {
+        let Some(table) = self.tuned.table() else {
+            return Err(TuneError::Unknown {
+                tree: self.tree,
+                name: name.into(),
+            });
+        };
+        checked_bits(self.tree, table, name, value).map(|_| ())
+    }
+
+    /// The value in effect of the tunable at place `index` of the tree's
+    /// table ([`tunables`](Self::tunables)), as its bits
+    /// ([`TunableValue::to_bits`]; its declaration's `kind` says how to
+    /// read them): for a tool that shows or records every tunable, such as
+    /// a viewer. `None` past the table's end.
+    pub fn tuned_bits(&self, index: usize) -> Option<u64> {
+        self.tuned
+            .current()
+            .get(index)
+            .map(|v| v.load(Ordering::Relaxed))
+    }
+
     /// The value in effect of tunable `index` of the tree's table, as
     /// given by name (a choice by its name).
     #[cfg(feature = "serde")]
     pub(crate) fn tuned_value(&self, index: usize) -> TuneValue {
-        let bits = self.tuned_bits(index);
+        let bits = self.tuned_bits(index).unwrap_or(0);
         match self.tuned.table().map(|t| t.decls()[index].kind) {
             Some(kind) => crate::decl::tune::value::value_of(kind, bits),
             None => TuneValue::Float(f64::from_bits(bits)),
         }
-    }
-
-    /// The bits in effect of tunable `index` of the tree's table.
-    #[cfg(any(feature = "serde", feature = "tune-file"))]
-    pub(crate) fn tuned_bits(&self, index: usize) -> u64 {
-        self.tuned.current()[index].load(Ordering::Relaxed)
     }
 
     /// Stages the checked values `values` (place in the tree's table and
