@@ -361,7 +361,12 @@ macro_rules! tree {
 /// context and the game changes while it runs.
 ///
 /// Emits a `static` table of them (name it in `tree!`'s `tunables:` key)
-/// and one `const` per tunable, a typed [`Tunable`](crate::Tunable):
+/// and one `const` per tunable, a typed [`Tunable`](crate::Tunable). Four
+/// kinds: a number (`f64`), a whole number (`i64`), yes or no (`bool`),
+/// and a choice of one of a list of names, for which the macro also
+/// declares the `enum` it is read as, with the table's visibility,
+/// deriving `Clone`, `Copy`, `Debug`, `PartialEq` and `Eq` (attributes
+/// written before `enum` are kept, doc comments on its names too):
 ///
 /// ```
 /// bt_core::tunables! { pub SQUAD_TUNING:
@@ -371,14 +376,19 @@ macro_rules! tree {
 ///     SHOOTERS: i64 = 3, 1..=10;
 ///     /// Whether the squad charges.
 ///     AGGRESSIVE: bool = false;
+///     /// How the squad holds itself.
+///     STANCE: #[derive(Hash)] enum Stance { Crouch, Stand, Prone } = Crouch;
 /// }
-/// assert_eq!(SQUAD_TUNING.len(), 3);
+/// assert_eq!(SQUAD_TUNING.len(), 4);
 /// assert_eq!(GRENADE_COOLDOWN.default_value(), 5.0);
 /// assert_eq!((SHOOTERS.name(), SHOOTERS.index()), ("SHOOTERS", 1));
+/// assert_eq!(STANCE.default_value(), Stance::Crouch);
 /// ```
 ///
-/// A default outside its range, a range that holds nothing and a name
-/// given twice are compile errors.
+/// A default outside its range, a range that holds nothing, a name given
+/// twice, a choice with no names, a choice that names one name twice and
+/// a choice whose default is not one of its names are compile errors
+/// naming the tunable.
 #[macro_export]
 macro_rules! tunables {
     ($($decl:tt)*) => {

@@ -38,5 +38,6 @@ mod sync;
 mod threads;
 mod traces;
 mod tunables;
+mod tune_file;
 mod tuned_fields;
 mod world;

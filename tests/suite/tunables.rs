@@ -15,6 +15,13 @@ tunables! { pub SQUAD_TUNING:
     CLIP: i64 = 6, 1..=30;
     /// Whether soldiers charge.
     CHARGE: bool = false;
+    /// How soldiers hold themselves.
+    STANCE: enum Stance {
+        /// Low, behind cover.
+        Crouch,
+        Stand,
+        Prone,
+    } = Crouch;
 }
 
 tunables! { OTHER_TUNING:
@@ -28,12 +35,16 @@ struct Soldier {
     read: Vec<(f64, i64, bool)>,
     /// Set by the test: the tick stages this change on the crowd.
     tunes: Option<(Arc<TreeShared>, f64)>,
+    /// The stance each tick of `FIGHT` read.
+    stances: Vec<Stance>,
 }
 
 leaf! { FLEE: Soldier, when: |s, d| s.health < d.tuned(FLEE_BELOW) }
+leaf! { CRAWL: Soldier, when: |_, d| d.tuned(STANCE) == Stance::Prone }
 leaf! { FIGHT: Soldier,
     tick: |s, cx| {
         s.read.push((cx.tuned(FLEE_BELOW), cx.tuned(CLIP), cx.tuned(CHARGE)));
+        s.stances.push(cx.tuned(STANCE));
         // A tunable of another table reads as its default.
         assert_eq!(cx.tuned(LOUDNESS), 1.0);
         if let Some((shared, v)) = s.tunes.take() {
@@ -42,7 +53,7 @@ leaf! { FIGHT: Soldier,
         true
     },
 }
-group! { ROOT: Soldier, prioritized [FLEE, FIGHT] }
+group! { ROOT: Soldier, prioritized [FLEE, CRAWL, FIGHT] }
 tree! { SQUAD: Soldier = ROOT, memory: SquadMemory, tunables: SQUAD_TUNING }
 
 fn squad(n: usize) -> (Arc<TreeShared>, Vec<Soldier>, Vec<SquadMemory>) {
@@ -71,7 +82,7 @@ fn fleeing(memories: &[SquadMemory]) -> Vec<usize> {
 fn a_table_holds_its_tunables_as_declared() {
     assert_eq!(SQUAD.tunables.map(|t| t.name()), Some("SQUAD_TUNING"));
     let decls = SQUAD_TUNING.decls();
-    assert_eq!(decls.len(), 3);
+    assert_eq!(decls.len(), 4);
     assert_eq!(decls[0].name, "FLEE_BELOW");
     assert_eq!(
         decls[0].doc,
@@ -80,6 +91,13 @@ fn a_table_holds_its_tunables_as_declared() {
     assert_eq!(decls[0].kind, TunableKind::Float { min: 0.0, max: 1.0 });
     assert_eq!(decls[1].kind, TunableKind::Int { min: 1, max: 30 });
     assert_eq!(decls[2].kind, TunableKind::Bool);
+    assert_eq!(
+        decls[3].kind,
+        TunableKind::Choice {
+            names: &["Crouch", "Stand", "Prone"]
+        }
+    );
+    assert_eq!(STANCE.default_value(), Stance::Crouch);
     assert_eq!((CLIP.index(), CLIP.default_value()), (1, 6));
     assert!(!CHARGE.default_value());
     assert_eq!(SQUAD_TUNING.find("CHARGE"), Some(2));
@@ -210,12 +228,13 @@ fn a_save_keeps_the_values_in_effect() {
     let (shared, _, _) = squad(0);
     shared.tune(FLEE_BELOW, 0.5).unwrap();
     shared.tune(CHARGE, true).unwrap();
+    shared.tune(STANCE, Stance::Stand).unwrap();
     shared.apply_tuning();
     shared.tune(CLIP, 9).unwrap(); // staged, not in effect: not saved
     let json = serde_json::to_string(&shared.snapshot(1.0)).unwrap();
     assert!(
         json.ends_with(
-            r#""tuned":[{"name":"FLEE_BELOW","value":{"float":0.5}},{"name":"CLIP","value":{"int":6}},{"name":"CHARGE","value":{"bool":true}}]}"#
+            r#""tuned":[{"name":"FLEE_BELOW","value":{"float":0.5}},{"name":"CLIP","value":{"int":6}},{"name":"CHARGE","value":{"bool":true}},{"name":"STANCE","value":{"name":"Stand"}}]}"#
         ),
         "{json}"
     );
@@ -235,9 +254,10 @@ fn a_save_keeps_the_values_in_effect() {
             (
                 fresh.tuned(FLEE_BELOW),
                 fresh.tuned(CLIP),
-                fresh.tuned(CHARGE)
+                fresh.tuned(CHARGE),
+                fresh.tuned(STANCE)
             ),
-            (0.5, 6, true),
+            (0.5, 6, true, Stance::Stand),
             "{format}"
         );
         assert!(!fresh.apply_tuning(), "{format}");
@@ -262,6 +282,10 @@ fn a_save_keeps_the_values_in_effect() {
         (
             json.replace(r#"{"bool":true}"#, r#"{"int":1}"#),
             "`CHARGE` is a bool",
+        ),
+        (
+            json.replace(r#"{"name":"Stand"}"#, r#"{"name":"Kneel"}"#),
+            r#""Kneel" is not one of "Crouch", "Stand", "Prone""#,
         ),
     ] {
         let (fresh, _, _) = squad(0);
@@ -290,4 +314,51 @@ fn agents_of_two_crowds_in_one_slice_read_their_own_crowds_values() {
     let read: Vec<f64> = soldiers.iter().map(|s| s.read.last().unwrap().0).collect();
     assert_eq!(read, [0.5, 0.5, 0.25, 0.25]);
     assert_eq!(second.tuned(FLEE_BELOW), 0.25);
+}
+
+/// A choice is read as the enum its declaration makes, changed by value or
+/// by name; a name not among its names, or a value of another kind, is
+/// refused naming the tunable and the names it takes.
+#[test]
+fn a_choice_is_read_as_its_enum_and_changed_by_value_or_by_name() {
+    let (shared, mut soldiers, mut memories) = squad(2);
+    for s in &mut soldiers {
+        s.health = 0.9;
+    }
+    let input = |_, _: &mut Soldier| TickInput::new(0.0, 0.1);
+    tick_all(&SQUAD, &mut soldiers, &mut memories, input);
+    assert_eq!(soldiers[1].stances, [Stance::Crouch]);
+    shared.tune(STANCE, Stance::Stand).unwrap();
+    tick_all(&SQUAD, &mut soldiers, &mut memories, input);
+    assert_eq!(soldiers[1].stances, [Stance::Crouch, Stance::Stand]);
+    assert_eq!(shared.tuned(STANCE), Stance::Stand);
+    // By name: the decision that reads it changes at the next tick.
+    shared
+        .tune_named("STANCE", TuneValue::Name("Prone".into()))
+        .unwrap();
+    let crawl = SQUAD.find("CRAWL");
+    assert!(memories.iter().all(|m| m.leaf() != crawl));
+    tick_all(&SQUAD, &mut soldiers, &mut memories, input);
+    assert!(memories.iter().all(|m| m.leaf() == crawl));
+    let err = shared
+        .tune_named("STANCE", TuneValue::Name("Kneel".into()))
+        .unwrap_err();
+    assert!(
+        matches!(&err, TuneError::OutOfRange { name: "STANCE", value: TuneValue::Name(n), .. } if n == "Kneel"),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        r#"tunable `STANCE`: "Kneel" is not one of "Crouch", "Stand", "Prone""#
+    );
+    let err = shared.tune_named("STANCE", TuneValue::Int(1)).unwrap_err();
+    assert_eq!(err.to_string(), "tunable `STANCE` is a choice, not 1");
+    let err = shared
+        .tune_named("CLIP", TuneValue::Name("Prone".into()))
+        .unwrap_err();
+    assert_eq!(err.to_string(), r#"tunable `CLIP` is an int, not "Prone""#);
+    assert!(!shared.apply_tuning());
+    assert_eq!(shared.tuned(STANCE), Stance::Prone);
+    // A context outside a tick reads the default.
+    assert_eq!(bt_core::Ctx::at(0.0, 0.1).tuned(STANCE), Stance::Crouch);
 }

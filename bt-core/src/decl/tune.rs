@@ -5,13 +5,23 @@
 //! [`tunables!`]: crate::tunables
 
 use alloc::boxed::Box;
-use alloc::string::String;
 use core::fmt;
 use core::marker::PhantomData;
-use core::sync::atomic::{AtomicBool, AtomicU64};
+use core::sync::atomic::AtomicBool;
+// 64-bit atomics where the target has them, else portable-atomic's, as
+// for the crowd's other counters.
+#[cfg(target_has_atomic = "64")]
+use core::sync::atomic::AtomicU64;
+#[cfg(not(target_has_atomic = "64"))]
+use portable_atomic::AtomicU64;
 
 use super::msg::Msg;
 use crate::raw::TunedSlots;
+
+pub(crate) mod value;
+
+pub(crate) use value::checked_bits;
+pub use value::{TuneError, TuneValue};
 
 /// What a tunable holds, and the values it may take.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -33,15 +43,24 @@ pub enum TunableKind {
     },
     /// Yes or no, read as `bool`.
     Bool,
+    /// One of a list of names, read as the `enum` that
+    /// [`tunables!`](crate::tunables) declares for it, held as its place
+    /// in `names`.
+    Choice {
+        /// The names, in the order declared (the enum's variants).
+        names: &'static [&'static str],
+    },
 }
 
 impl TunableKind {
-    /// The kind's name, as errors give it: `float`, `int` or `bool`.
+    /// The kind's name, as errors give it: `float`, `int`, `bool` or
+    /// `choice`.
     pub const fn name(self) -> &'static str {
         match self {
             TunableKind::Float { .. } => "float",
             TunableKind::Int { .. } => "int",
             TunableKind::Bool => "bool",
+            TunableKind::Choice { .. } => "choice",
         }
     }
 
@@ -57,6 +76,7 @@ impl TunableKind {
                 v >= min && v <= max
             }
             TunableKind::Bool => bits <= 1,
+            TunableKind::Choice { names } => bits < names.len() as u64,
         }
     }
 }
@@ -117,6 +137,47 @@ impl TunableDecl {
             default: default as u64,
         }
     }
+
+    /// A choice tunable: one of `names`, `default` at first.
+    ///
+    /// # Panics
+    /// (At compile time, in a `static`.) On an empty list, a name given
+    /// twice, or a default that is not one of the names, naming the
+    /// tunable.
+    pub const fn choice(
+        name: &'static str,
+        doc: &'static str,
+        default: &'static str,
+        names: &'static [&'static str],
+    ) -> Self {
+        if names.is_empty() {
+            tunable_choice_empty(name);
+        }
+        let mut at = names.len();
+        let mut i = 0;
+        while i < names.len() {
+            if same(names[i], default) {
+                at = i;
+            }
+            let mut j = 0;
+            while j < i {
+                if same(names[j], names[i]) {
+                    tunable_choice_twice(name, names[i]);
+                }
+                j += 1;
+            }
+            i += 1;
+        }
+        if at == names.len() {
+            tunable_choice_default_unknown(name, default, names);
+        }
+        TunableDecl {
+            name,
+            doc,
+            kind: TunableKind::Choice { names },
+            default: at as u64,
+        }
+    }
 }
 
 /// The tunables of a tree, as [`tunables!`](crate::tunables) declares them:
@@ -145,6 +206,7 @@ impl Tunables {
                 TunableKind::Float { min, max } => min <= max,
                 TunableKind::Int { min, max } => min <= max,
                 TunableKind::Bool => true,
+                TunableKind::Choice { names } => !names.is_empty(),
             };
             if !range_holds {
                 tunable_range_empty(name, d.name);
@@ -229,14 +291,21 @@ const fn same(a: &str, b: &str) -> bool {
     true
 }
 
-mod sealed {
+/// The seal of [`TunableValue`]: implemented for `f64`, `i64`, `bool`, and
+/// by [`tunables!`](crate::tunables) for the enum of each choice it
+/// declares (the macro's own path to it is hidden), so that no other type
+/// is read as a tunable.
+pub mod sealed {
+    /// Implemented by the types a tunable is read as. Not for use outside
+    /// the crate's macros.
     pub trait Sealed {}
     impl Sealed for f64 {}
     impl Sealed for i64 {}
     impl Sealed for bool {}
 }
 
-/// A type a tunable is read as: `f64`, `i64` or `bool`.
+/// A type a tunable is read as: `f64`, `i64`, `bool`, or the `enum` that
+/// [`tunables!`](crate::tunables) declares for a choice.
 pub trait TunableValue: Copy + fmt::Debug + sealed::Sealed + 'static {
     /// The value of bits `bits`.
     fn from_bits(bits: u64) -> Self;
@@ -283,6 +352,24 @@ impl TunableValue for bool {
     fn tune_value(self) -> TuneValue {
         TuneValue::Bool(self)
     }
+}
+
+/// For [`tunables!`](crate::tunables)' choice enums: the place among
+/// `len` names of bits `bits`, which a checked value always is (the last
+/// otherwise, so that reading never panics).
+#[inline(always)]
+pub const fn choice_at(bits: u64, len: usize) -> usize {
+    if bits < len as u64 {
+        bits as usize
+    } else {
+        len.saturating_sub(1)
+    }
+}
+
+/// For [`tunables!`](crate::tunables)' choice enums: the choice `name`,
+/// as given by name.
+pub const fn choice_value(name: &'static str) -> TuneValue {
+    TuneValue::Name(alloc::borrow::Cow::Borrowed(name))
 }
 
 /// One tunable of a table, typed: what closures read
@@ -344,148 +431,6 @@ impl<T: TunableValue> Tunable<T> {
     }
 }
 
-/// The place and bits of the tunable `name` of `table` (of tree `tree`)
-/// for `value`, checked as [`TreeShared::tune_named`](crate::TreeShared::tune_named) checks it.
-pub(crate) fn checked_bits(
-    tree: &'static str,
-    table: &'static Tunables,
-    name: &str,
-    value: TuneValue,
-) -> Result<(usize, u64), TuneError> {
-    let index = table.find(name).ok_or_else(|| TuneError::Unknown {
-        tree,
-        name: name.into(),
-    })?;
-    let decl = &table.decls()[index];
-    Ok((index, bits_for(decl.name, decl.kind, value)?))
-}
-
-/// A value given by name ([`TreeShared::tune_named`](crate::TreeShared::tune_named)): from a file, a
-/// page, a console.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
-#[non_exhaustive]
-pub enum TuneValue {
-    /// A number (for a float tunable; an int one takes it if whole).
-    Float(f64),
-    /// A whole number (for an int or a float tunable).
-    Int(i64),
-    /// Yes or no.
-    Bool(bool),
-}
-
-impl fmt::Display for TuneValue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            TuneValue::Float(v) => write!(f, "{v}"),
-            TuneValue::Int(v) => write!(f, "{v}"),
-            TuneValue::Bool(v) => write!(f, "{v}"),
-        }
-    }
-}
-
-/// Why a tunable's value was not changed. Nothing was.
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum TuneError {
-    /// The tree has no tunable of that name.
-    Unknown {
-        /// The tree.
-        tree: &'static str,
-        /// The name given.
-        name: String,
-    },
-    /// A tunable of another table than the tree's.
-    OtherTable {
-        /// The tree.
-        tree: &'static str,
-        /// The tunable.
-        name: &'static str,
-        /// Its table.
-        table: &'static str,
-    },
-    /// A value of another type than the tunable's.
-    WrongType {
-        /// The tunable.
-        name: &'static str,
-        /// What it holds: `float`, `int` or `bool`.
-        expected: &'static str,
-        /// The value given.
-        value: TuneValue,
-    },
-    /// A value outside the tunable's range.
-    OutOfRange {
-        /// The tunable.
-        name: &'static str,
-        /// The value given.
-        value: TuneValue,
-        /// Its kind, with the range.
-        kind: TunableKind,
-    },
-}
-
-impl fmt::Display for TuneError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TuneError::Unknown { tree, name } => {
-                write!(f, "tree `{tree}` has no tunable `{name}`")
-            }
-            TuneError::OtherTable { tree, name, table } => write!(
-                f,
-                "tunable `{name}` is of table `{table}`, not of tree `{tree}`'s"
-            ),
-            TuneError::WrongType {
-                name,
-                expected,
-                value,
-            } => write!(f, "tunable `{name}` is a {expected}, not {value}"),
-            TuneError::OutOfRange { name, value, kind } => match kind {
-                TunableKind::Float { min, max } => {
-                    write!(f, "tunable `{name}`: {value} is outside {min}..={max}")
-                }
-                TunableKind::Int { min, max } => {
-                    write!(f, "tunable `{name}`: {value} is outside {min}..={max}")
-                }
-                TunableKind::Bool => write!(f, "tunable `{name}`: {value} is not a bool"),
-            },
-        }
-    }
-}
-
-impl core::error::Error for TuneError {}
-
-/// The bits of `value` for a tunable of kind `kind`, checked.
-pub(crate) fn bits_for(
-    name: &'static str,
-    kind: TunableKind,
-    value: TuneValue,
-) -> Result<u64, TuneError> {
-    let bits = match (kind, value) {
-        (TunableKind::Float { .. }, TuneValue::Float(v)) => v.to_bits(),
-        (TunableKind::Float { .. }, TuneValue::Int(v)) => (v as f64).to_bits(),
-        (TunableKind::Int { .. }, TuneValue::Int(v)) => v as u64,
-        (TunableKind::Int { .. }, TuneValue::Float(v))
-            if v >= i64::MIN as f64 && v < i64::MAX as f64 && (v as i64) as f64 == v =>
-        {
-            v as i64 as u64
-        }
-        (TunableKind::Bool, TuneValue::Bool(v)) => u64::from(v),
-        _ => {
-            return Err(TuneError::WrongType {
-                name,
-                expected: kind.name(),
-                value,
-            });
-        }
-    };
-    if kind.allows(bits) {
-        Ok(bits)
-    } else {
-        Err(TuneError::OutOfRange { name, value, kind })
-    }
-}
-
 const fn tunable_range_empty(table: &str, name: &str) -> ! {
     let msg = Msg::new()
         .s("tunables `")
@@ -503,6 +448,42 @@ const fn tunable_default_outside(table: &str, name: &str) -> ! {
         .s("`: the default of tunable `")
         .s(name)
         .s("` is outside its range");
+    panic!("{}", msg.text())
+}
+
+const fn tunable_choice_empty(name: &str) -> ! {
+    let msg = Msg::new()
+        .s("tunable `")
+        .s(name)
+        .s("` is a choice with no names");
+    panic!("{}", msg.text())
+}
+
+const fn tunable_choice_twice(name: &str, choice: &str) -> ! {
+    let msg = Msg::new()
+        .s("tunable `")
+        .s(name)
+        .s("` names the choice `")
+        .s(choice)
+        .s("` twice");
+    panic!("{}", msg.text())
+}
+
+const fn tunable_choice_default_unknown(name: &str, default: &str, names: &[&str]) -> ! {
+    let mut msg = Msg::new()
+        .s("tunable `")
+        .s(name)
+        .s("`: its default `")
+        .s(default)
+        .s("` is not one of its names: ");
+    let mut i = 0;
+    while i < names.len() {
+        if i > 0 {
+            msg = msg.s(", ");
+        }
+        msg = msg.s("`").s(names[i]).s("`");
+        i += 1;
+    }
     panic!("{}", msg.text())
 }
 
@@ -526,6 +507,10 @@ pub(crate) struct TunedValues {
     pub(crate) pending: Box<[AtomicBool]>,
     /// Some value is staged.
     pub(crate) dirty: AtomicBool,
+    /// Held while staged values are put in effect, and while a set of
+    /// values staged together is staged, so that a tick puts the whole
+    /// set in effect or none of it.
+    pub(crate) lock: AtomicBool,
     /// Values changed so far (staged changes applied).
     pub(crate) changes: AtomicU64,
 }
@@ -540,6 +525,7 @@ impl TunedValues {
             staged: decls.iter().map(|d| AtomicU64::new(d.default)).collect(),
             pending: decls.iter().map(|_| AtomicBool::new(false)).collect(),
             dirty: AtomicBool::new(false),
+            lock: AtomicBool::new(false),
             changes: AtomicU64::new(0),
         }
     }

@@ -5,10 +5,10 @@
 use alloc::boxed::Box;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::Ordering;
 
 use crate::decl::tune::Tunables;
-use crate::memory::shared::TreeShared;
+use crate::memory::shared::{AtomicU64, TreeShared};
 
 /// The first slot of the values of no table: it names none.
 static NO_TABLE: AtomicU64 = AtomicU64::new(0);

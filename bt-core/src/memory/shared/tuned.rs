@@ -79,16 +79,67 @@ impl TreeShared {
         Ok(())
     }
 
-    /// The value in effect of tunable `index` of the tree's table.
+    /// Whether [`tune_named`](Self::tune_named) would take `value` for the
+    /// tunable `name`: the same checks, nothing staged. For a tool that
+    /// answers a request at once and makes the change later, on the game's
+    /// thread (the viewer's live page).
+    ///
+    /// # Errors
+    /// As [`tune_named`](Self::tune_named).
+    pub fn check_tune_named(&self, name: &str, value: TuneValue) -> Result<(), TuneError> {
+        let Some(table) = self.tuned.table() else {
+            return Err(TuneError::Unknown {
+                tree: self.tree,
+                name: name.into(),
+            });
+        };
+        checked_bits(self.tree, table, name, value).map(|_| ())
+    }
+
+    /// The value in effect of the tunable at place `index` of the tree's
+    /// table ([`tunables`](Self::tunables)), as its bits
+    /// ([`TunableValue::to_bits`]; its declaration's `kind` says how to
+    /// read them): for a tool that shows or records every tunable, such as
+    /// a viewer. `None` past the table's end.
+    pub fn tuned_bits(&self, index: usize) -> Option<u64> {
+        self.tuned
+            .current()
+            .get(index)
+            .map(|v| v.load(Ordering::Relaxed))
+    }
+
+    /// The value in effect of tunable `index` of the tree's table, as
+    /// given by name (a choice by its name).
     #[cfg(feature = "serde")]
     pub(crate) fn tuned_value(&self, index: usize) -> TuneValue {
-        let bits = self.tuned.current()[index].load(Ordering::Relaxed);
-        use crate::decl::tune::TunableKind;
+        let bits = self.tuned_bits(index).unwrap_or(0);
         match self.tuned.table().map(|t| t.decls()[index].kind) {
-            Some(TunableKind::Int { .. }) => TuneValue::Int(bits as i64),
-            Some(TunableKind::Bool) => TuneValue::Bool(bits != 0),
-            _ => TuneValue::Float(f64::from_bits(bits)),
+            Some(kind) => crate::decl::tune::value::value_of(kind, bits),
+            None => TuneValue::Float(f64::from_bits(bits)),
         }
+    }
+
+    /// Stages the checked values `values` (place in the tree's table and
+    /// bits) together: the crowd's next tick puts all of them in effect,
+    /// or, if it starts while they are being staged, the tick after it.
+    #[cfg(feature = "tune-file")]
+    pub(crate) fn stage_together(&self, values: &[(usize, u64)]) {
+        let v = &self.tuned;
+        // `apply_staged` holds the lock only while it moves the staged
+        // values, a few stores.
+        while v
+            .lock
+            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            core::hint::spin_loop();
+        }
+        for &(index, bits) in values {
+            v.staged[index].store(bits, Ordering::Relaxed);
+            v.pending[index].store(true, Ordering::Relaxed);
+        }
+        v.dirty.store(true, Ordering::Relaxed);
+        v.lock.store(false, Ordering::Release);
     }
 
     /// Puts the saved values `saved` (place and bits) in effect at once,
@@ -132,7 +183,13 @@ impl TreeShared {
     #[inline(never)]
     fn apply_staged(&self) -> bool {
         let v = &self.tuned;
+        // Values staged together are being staged: all of them at the
+        // next tick, none now.
+        if v.lock.swap(true, Ordering::Acquire) {
+            return false;
+        }
         if !v.dirty.swap(false, Ordering::Acquire) {
+            v.lock.store(false, Ordering::Release);
             return false;
         }
         let mut changed = 0;
@@ -144,6 +201,7 @@ impl TreeShared {
                 }
             }
         }
+        v.lock.store(false, Ordering::Release);
         v.changes.fetch_add(changed, Ordering::Relaxed);
         changed > 0
     }
@@ -151,5 +209,55 @@ impl TreeShared {
     /// How many times a tunable's value in effect has changed so far.
     pub fn tuning_changes(&self) -> u64 {
         self.tuned.changes.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(all(test, feature = "tune-file"))]
+mod tests {
+    use alloc::boxed::Box;
+
+    use super::*;
+    use crate::decl::tune::{TunableDecl, TunedValues};
+
+    static TABLE: Tunables = Tunables::new(
+        "T",
+        &[
+            TunableDecl::int("A", "", 0, 0, 9),
+            TunableDecl::int("B", "", 0, 0, 9),
+        ],
+    );
+
+    fn shared() -> TreeShared {
+        let mut s = TreeShared::with("T", Box::new([0]), (0, 0, 0), 0);
+        s.tuned = TunedValues::new(Some(&TABLE));
+        s
+    }
+
+    fn values(s: &TreeShared) -> (u64, u64) {
+        (s.tuned_bits(0), s.tuned_bits(1))
+    }
+
+    /// A tick that starts while values staged together are being staged
+    /// puts none of them in effect; the next tick puts all of them.
+    #[test]
+    fn values_staged_together_take_effect_together() {
+        let s = shared();
+        s.stage_together(&[(0, 1), (1, 1)]);
+        assert!(s.apply_tuning());
+        assert_eq!(values(&s), (1, 1));
+        // Halfway through staging (2, 2): the first value is staged, the
+        // lock is held.
+        s.tuned.lock.store(true, Ordering::Relaxed);
+        s.tuned.staged[0].store(2, Ordering::Relaxed);
+        s.tuned.pending[0].store(true, Ordering::Relaxed);
+        s.tuned.dirty.store(true, Ordering::Relaxed);
+        assert!(!s.apply_tuning());
+        assert_eq!(values(&s), (1, 1));
+        s.tuned.staged[1].store(2, Ordering::Relaxed);
+        s.tuned.pending[1].store(true, Ordering::Relaxed);
+        s.tuned.lock.store(false, Ordering::Release);
+        assert!(s.apply_tuning());
+        assert_eq!(values(&s), (2, 2));
+        assert_eq!(s.tuning_changes(), 4);
     }
 }
