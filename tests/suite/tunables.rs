@@ -261,6 +261,9 @@ fn a_save_keeps_the_values_in_effect() {
             "{format}"
         );
         assert!(!fresh.apply_tuning(), "{format}");
+        // Three values differ from the defaults: a tool watching the
+        // count sees the load.
+        assert_eq!(fresh.tuning_changes(), 3, "{format}");
     }
     // Without the field: the defaults.
     let old = json[..json.find(r#","tuned""#).unwrap()].to_string() + "}";

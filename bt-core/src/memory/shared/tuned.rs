@@ -148,13 +148,20 @@ impl TreeShared {
     pub(crate) fn restore_tuned(&self, saved: &[(usize, u64)]) {
         let v = &self.tuned;
         let decls = v.table().map_or(&[][..], Tunables::decls);
-        for (i, d) in decls.iter().enumerate() {
-            v.current()[i].store(d.default, Ordering::Relaxed);
+        let mut want: alloc::vec::Vec<u64> = decls.iter().map(|d| d.default).collect();
+        for &(i, bits) in saved {
+            want[i] = bits;
+        }
+        let mut changed = 0;
+        for (i, &bits) in want.iter().enumerate() {
+            if v.current()[i].swap(bits, Ordering::Relaxed) != bits {
+                changed += 1;
+            }
             v.pending[i].store(false, Ordering::Relaxed);
         }
-        for &(i, bits) in saved {
-            v.current()[i].store(bits, Ordering::Relaxed);
-        }
+        // A load that changed values counts as changes, so that a tool
+        // that watches `tuning_changes` (a recorder) sees it.
+        v.changes.fetch_add(changed, Ordering::Relaxed);
         v.dirty.store(false, Ordering::Release);
     }
 
@@ -206,7 +213,8 @@ impl TreeShared {
         changed > 0
     }
 
-    /// How many times a tunable's value in effect has changed so far.
+    /// How many times a tunable's value in effect has changed so far (by a
+    /// staged change put in effect, or by a load).
     pub fn tuning_changes(&self) -> u64 {
         self.tuned.changes.load(Ordering::Relaxed)
     }
@@ -234,7 +242,7 @@ mod tests {
     }
 
     fn values(s: &TreeShared) -> (u64, u64) {
-        (s.tuned_bits(0), s.tuned_bits(1))
+        (s.tuned_bits(0).unwrap(), s.tuned_bits(1).unwrap())
     }
 
     /// A tick that starts while values staged together are being staged
