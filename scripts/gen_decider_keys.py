@@ -33,9 +33,20 @@ KEYS = {
     "select": ("$v:expr", "$v"),
 }
 
+# Keys whose number may name a tunable instead: `every: tunable(X)`. The
+# slot then holds `@tuned X`, which `__bt_decider_literal` reads. The arm
+# comes before the key's `$v:expr` arm, which would take `tunable(X)` as a
+# call.
+TUNED = ("every", "gate", "cooldown")
+
 out = []
-for key in SLOTS:
-    pat, store = KEYS[key]
+for key, pat, store in [
+    (key, pat, store)
+    for key in SLOTS
+    for pat, store in (
+        [("tunable($t:path)", "@tuned $t")] if key in TUNED else []
+    ) + [KEYS[key]]
+]:
     idx = SLOTS.index(key)
     before = [f"$s{i}:tt" for i in range(idx)]
     after = [f"$s{i}:tt" for i in range(idx + 1, len(SLOTS))]
@@ -45,7 +56,8 @@ for key in SLOTS:
     mode_out = "full" if key in ("name", "id") else "$mode"
     kind = "group" if key == "behavior" else "$kind:tt"
     kind_out = "group" if key == "behavior" else "$kind"
-    out.append(f"    // Middle: `{key}:`.")
+    form = " tunable(…)" if pat.startswith("tunable") else ""
+    out.append(f"    // Middle: `{key}:{form}`.")
     out.append(f"    (@keys $k:tt {mode} {kind} $head:tt [{slots_in}] {key}: {pat} $(, $($rest:tt)*)?) => {{")
     out.append(f"        $crate::__bt_decider_impl! {{ @keys $k {mode_out} {kind_out} $head [{slots_out}] $($($rest)*)? }}")
     out.append("    };")

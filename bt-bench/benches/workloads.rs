@@ -25,6 +25,8 @@ mod w1_bonsai;
 mod w1_core;
 #[path = "workloads/w1_hand.rs"]
 mod w1_hand;
+#[path = "workloads/w1_tuned.rs"]
+mod w1_tuned;
 #[path = "workloads/w2_bonsai.rs"]
 mod w2_bonsai;
 #[path = "workloads/w2_core.rs"]
@@ -251,7 +253,7 @@ fn fingerprint(counts: &Activations) -> u64 {
     })
 }
 
-/// `BT_BENCH_PROFILE=world|w1-core|w1-hand|w1-calls|w1-bonsai|w2-core|world-w3|w3-core|w3-hand|w3-calls`: one
+/// `BT_BENCH_PROFILE=world|w1-core|w1-tuned|w1-hand|w1-calls|w1-bonsai|w2-core|world-w3|w3-core|w3-hand|w3-calls`: one
 /// untimed run of one crowd (N = `BT_BENCH_N`, default 1 000; T = 300, W2: 100), for
 /// `valgrind --tool=callgrind`.
 fn profile(what: &str) {
@@ -293,6 +295,9 @@ fn profile(what: &str) {
         }
         "w1-core" => {
             fingerprint(&run(n, 300, w1_core::Crowd::new, w1_core::Crowd::tick).activations())
+        }
+        "w1-tuned" => {
+            fingerprint(&run(n, 300, w1_tuned::Crowd::new, w1_tuned::Crowd::tick).activations())
         }
         "w1-hand" => {
             fingerprint(&run(n, 300, w1_hand::Crowd::new, w1_hand::Crowd::tick).activations())

@@ -14,9 +14,12 @@
 //! Shared deciders are inlined at every place they are used, so the stream
 //! is a tree even when the declaration is a DAG.
 
-mod errors;
+pub(crate) mod errors;
 pub(crate) mod fingerprint;
 mod references;
+mod tuned;
+
+pub use tuned::check_tuned;
 
 use references::{check_target, link_references};
 
@@ -129,13 +132,13 @@ const fn walk<A>(
             check_target(root, d, target);
         }
     }
-    if d.pre.every != 0.0 {
+    if d.pre.every != 0.0 || d.tuned.every.is_some() {
         acc.timers += 1;
     }
-    if d.pre.sync.gate != 0 {
+    if d.pre.sync.gate != 0 || d.tuned.gate.is_some() {
         acc.gates += 1;
     }
-    if d.pre.sync.cooldown != 0.0 {
+    if d.pre.sync.cooldown != 0.0 || d.tuned.cooldown.is_some() {
         acc.cooldowns += 1;
     }
     if d.pre.sync.together != 0 {
@@ -356,7 +359,13 @@ const fn fill<A>(
     if d.pre.stimuli.is_some() {
         has |= Has::STIMULI.bits();
     }
-    if d.pre.every != 0.0 {
+    // A field that names a tunable is there whatever its value in
+    // effect (see `TunedFields`).
+    let tuned = d.tuned;
+    if tuned.is_some() {
+        has |= Has::TUNED.bits();
+    }
+    if d.pre.every != 0.0 || tuned.every.is_some() {
         has |= Has::TIMER.bits();
         timer = slots.timer as u16;
         slots.timer += 1;
@@ -365,14 +374,14 @@ const fn fill<A>(
         has |= Has::DECIDE.bits();
     }
     let (mut gate, mut cooldown, mut role, mut action) = (NO_SLOT, NO_SLOT, NO_SLOT, NO_SLOT);
-    if d.pre.sync.is_some() {
+    if d.pre.sync.is_some() || tuned.gate.is_some() || tuned.cooldown.is_some() {
         has |= Has::SYNC.bits();
     }
-    if d.pre.sync.gate != 0 {
+    if d.pre.sync.gate != 0 || tuned.gate.is_some() {
         gate = slots.gate as u16;
         slots.gate += 1;
     }
-    if d.pre.sync.cooldown != 0.0 {
+    if d.pre.sync.cooldown != 0.0 || tuned.cooldown.is_some() {
         cooldown = slots.cooldown as u16;
         slots.cooldown += 1;
     }
@@ -442,7 +451,12 @@ const fn fill<A>(
         cooldown,
         role,
         action,
-        every: d.pre.every,
+        // A tuned timer's period is read where `TUNED` is set.
+        every: if tuned.every.is_some() {
+            0.0
+        } else {
+            d.pre.every
+        },
         decision: FlagCheck::of(d.pre.decision),
         stimuli: FlagCheck::of(d.pre.stimuli),
         decide: d.decide,
@@ -489,13 +503,27 @@ const fn quick_group<A>(out: &[Item<A>], at: usize, end: usize) -> u32 {
         .union(Has::DELEGATE)
         .union(Has::SLOT)
         .union(Has::REFERENCE);
-    if !no_child_has(out, at, end, calls) {
+    if !no_child_has(out, at, end, calls) || tuned_timer_child(out, at, end) {
         0
     } else if no_child_has(out, at, end, Has::SYNC) {
         Has::QUICK_GROUP.bits()
     } else {
         Has::QUICK_GROUP.union(Has::SYNC_CHILDREN).bits()
     }
+}
+
+/// Whether a child of the group at `at` (its subtree ends at `end`) has
+/// a timer whose period a tunable gives: the quick steps test a timer by
+/// its number alone.
+const fn tuned_timer_child<A>(out: &[Item<A>], at: usize, end: usize) -> bool {
+    let mut c = at + 1;
+    while c < end {
+        if out[c].decider.tuned.every.is_some() {
+            return true;
+        }
+        c = out[c].end as usize;
+    }
+    false
 }
 
 /// Marks the group at `at` (its subtree ends at `end`), whose children are

@@ -128,6 +128,7 @@ pub fn tick_all<A: 'static, const L: usize, const S: usize, const N: usize>(
         memories.len(),
         "tick_all: one memory per agent"
     );
+    apply_tuning(tree, memories);
     let mut report = CrowdReport::default();
     tick_slice(tree, agents, memories, 0, &mut input, &mut report);
     report
@@ -186,6 +187,7 @@ pub fn tick_range<A: 'static, const L: usize, const S: usize, const N: usize>(
         range.end,
         agents.len()
     );
+    apply_tuning(tree, memories);
     let mut report = CrowdReport::default();
     if tree.shape.actions > 0 {
         tick_launching(tree, agents, memories, range, &mut input, &mut report);
@@ -308,6 +310,22 @@ pub fn tick_traced_into<A: 'static, T: Tracer, const L: usize, const S: usize, c
     into.1
 }
 
+/// Puts the tunable changes staged on the crowd's shared state in effect,
+/// as a crowd's tick starts, so that every agent of the tick reads the
+/// same values: the shared state of the first memory, which a crowd's
+/// memories share. A constant test for a tree without tunables.
+#[inline(always)]
+pub(crate) fn apply_tuning<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    memories: &[AgentMemory<A, L, S, N>],
+) {
+    if tree.tunables.is_some()
+        && let Some(shared) = memories.first().and_then(|m| m.shared.as_deref())
+    {
+        shared.apply_tuning();
+    }
+}
+
 /// Ticks `agents[j]` with `memories[j]` (agent index `base + j`) in order,
 /// adding to `report`. Both slices are read front to back, a pattern the
 /// CPU's own prefetcher follows, so no software prefetch is issued.
@@ -326,6 +344,7 @@ fn tick_slice<A: 'static, const L: usize, const S: usize, const N: usize>(
         let n = agents.len();
         return tick_launching(tree, agents, memories, 0..n, input, report);
     }
+
     for (j, (agent, memory)) in agents.iter_mut().zip(memories).enumerate() {
         let input = input(base + j, agent).or_agent(base + j);
         tick_member(tree, agent, memory, &input, &mut Member(report, base + j));
@@ -454,6 +473,7 @@ pub fn par_tick_all<A: Send + 'static, const L: usize, const S: usize, const N: 
         memories.len(),
         "par_tick_all: one memory per agent"
     );
+    apply_tuning(tree, memories);
     /// Agents per task: large enough to amortise scheduling.
     const CHUNK: usize = 256;
     if tree.needs_shared() && tree.shape.actions == 0 {

@@ -382,16 +382,27 @@ fn preconditions<A: 'static>(out: &mut impl Write, node: Node<'_, A>) -> fmt::Re
             }
         }
     }
-    if pre.every > 0.0 {
+    // A field that names a tunable shows its name.
+    let tuned = node.decider().tuned_fields();
+    if let Some(t) = tuned.every {
+        write!(out, "{sep}every {}", t.name())?;
+        sep = ", ";
+    } else if pre.every > 0.0 {
         write!(out, "{sep}every {}s", pre.every)?;
         sep = ", ";
     }
     let sync = &pre.sync;
-    if sync.gate > 0 {
+    if let Some(t) = tuned.gate {
+        write!(out, "{sep}gate {}", t.name())?;
+        sep = ", ";
+    } else if sync.gate > 0 {
         write!(out, "{sep}gate {}", sync.gate)?;
         sep = ", ";
     }
-    if sync.cooldown > 0.0 {
+    if let Some(t) = tuned.cooldown {
+        write!(out, "{sep}cooldown {}", t.name())?;
+        sep = ", ";
+    } else if sync.cooldown > 0.0 {
         write!(out, "{sep}cooldown {}s", sync.cooldown)?;
         sep = ", ";
     }

@@ -11,6 +11,9 @@ use crate::raw::{DSink, ErasedBehavior, TypeLayout};
 
 pub(crate) mod behavior;
 mod input;
+pub(crate) mod msg;
+pub(crate) mod tune;
+pub(crate) mod tune_field;
 
 pub(crate) use behavior::bits_as;
 pub use behavior::fnv1a;
@@ -257,6 +260,8 @@ pub struct Decider<A: 'static> {
     pub behavior_flags: u64,
     #[doc(hidden)]
     pub select: Option<SelectFn<A>>,
+    #[doc(hidden)]
+    pub tuned: tune_field::TunedFields,
 }
 
 impl<A: 'static> Decider<A> {
@@ -314,9 +319,16 @@ impl<A: 'static> Decider<A> {
         }
     }
 
-    /// The preconditions.
+    /// The preconditions. A field that names a tunable
+    /// ([`tuned_fields`](Self::tuned_fields)) holds the tunable's default.
     pub const fn preconditions(&self) -> &Preconditions {
         &self.pre
+    }
+
+    /// Which of the declarative fields (`every:`, `gate:`, `cooldown:`)
+    /// name a tunable instead of a number, and which one each names.
+    pub const fn tuned_fields(&self) -> &tune_field::TunedFields {
+        &self.tuned
     }
 
     /// The decider flags.
@@ -428,6 +440,7 @@ pub struct DecideRaw<'a> {
     pub(crate) input: &'a TickInput,
     pub(crate) item: ItemIdx,
     pub(crate) sink: Option<DSink<'a>>,
+    pub(crate) tuned: behavior::Tuned<'a>,
 }
 
 /// What a `decide` function sees besides the agent: the tick's time and
@@ -451,6 +464,13 @@ impl<'a, D: 'static> Decide<'a, D> {
     /// Absolute time of this tick, in seconds.
     pub fn now(&self) -> f64 {
         self.raw.input.now
+    }
+
+    /// The value of `tunable` in effect for this tick, as
+    /// [`Ctx::tuned`] reads it.
+    #[inline(always)]
+    pub fn tuned<T: crate::TunableValue>(&self, tunable: crate::Tunable<T>) -> T {
+        self.raw.tuned.read(tunable)
     }
 
     /// Time since the previous tick, in seconds.

@@ -53,6 +53,7 @@ use quick::Counts;
 use run::Run;
 pub(crate) use shared::{pending_agents, pending_under};
 
+use crate::decl::behavior::Tuned;
 use crate::decl::{Ctx, ItemIdx, TickInput};
 use crate::memory::AgentMemory;
 use crate::raw::DPool;
@@ -218,6 +219,8 @@ pub(crate) trait Tally {
 }
 
 /// [`tick`] for a crowd's loop, inlined into it: tallies how the tick went.
+/// A tree with tunables reads those of the memory's crowd (a constant
+/// test where the tree is one).
 #[inline(always)]
 pub(crate) fn tick_member<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
@@ -226,9 +229,28 @@ pub(crate) fn tick_member<A: 'static, const L: usize, const S: usize, const N: u
     input: &TickInput,
     tally: &mut impl Tally,
 ) {
+    let tuned = if tree.tunables.is_some() {
+        Tuned::of(crate::raw::tuned_of(memory.shared.as_deref()))
+    } else {
+        Tuned::NONE
+    };
+    tick_member_in(tree, agent, memory, input, tally, tuned);
+}
+
+/// [`tick_member`] whose untraced tick reads the tunables `tuned`: a
+/// crowd's loop hands the values of its crowd to each member.
+#[inline(always)]
+pub(crate) fn tick_member_in<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    tally: &mut impl Tally,
+    tuned: Tuned<'_>,
+) {
     // Debug output off: one load and this branch.
     match log::level_for(input.agent) {
-        0 => untraced(tree, agent, memory, input, tally),
+        0 => untraced(tree, agent, memory, input, tally, tuned),
         level => {
             // A copy: the caller's input never has its address taken in
             // the untraced tick, so it stays in registers there.
@@ -264,6 +286,25 @@ pub(crate) fn tick_member_traced<
     }
 }
 
+/// Runs `f` with `memory` and the callbacks' context of a tick with
+/// `input`. For a tree with tunables the context reads those of the
+/// memory's crowd, whose shared state the tick holds meanwhile; a tree
+/// without them holds nothing (a constant test where the tree is one).
+#[inline(always)]
+pub(crate) fn with_cx<A: 'static, R, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    f: impl FnOnce(&mut AgentMemory<A, L, S, N>, Ctx<'_>) -> R,
+) -> R {
+    if tree.tunables.is_some() {
+        let tuned = Tuned::of(crate::raw::tuned_of(memory.shared.as_deref()));
+        f(memory, Ctx::of(input).with_tuned(tuned))
+    } else {
+        f(memory, Ctx::of(input))
+    }
+}
+
 /// An untraced tick. A running agent first walks its path without the
 /// step machine, inlined into the caller's loop; the step machine takes
 /// over only where something changes (or with the input refused, to say
@@ -276,6 +317,7 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
     tally: &mut impl Tally,
+    tuned: Tuned<'_>,
 ) {
     // A memory whose holdings a restore of its crowd's shared state
     // replaced counts them again in the step machine first (see
@@ -289,7 +331,7 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     }
     // The callbacks' context: the tick's fields set once, the level's
     // before each call.
-    let mut cx = Ctx::of(input);
+    let mut cx = Ctx::of(input).with_tuned(tuned);
     match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
         Ok(visited) => tally.steady(memory, visited),
         Err((steady::Bail::Ended(k, found), visited)) => {
@@ -493,10 +535,11 @@ pub fn deactivate_all<A: 'static, const L: usize, const S: usize, const N: usize
     memory.rejoin();
     check(tree, memory, input)?;
     let mut tracer = NoTrace;
-    let mut r = Run::new(tree, agent, memory, input, &mut tracer, None);
-    r.deactivate_to(0, Why::Stopped);
-    r.armed = false;
-    drop(r);
+    with_cx(tree, memory, input, |memory, cx| {
+        let mut r = Run::new(tree, agent, memory, input, &mut tracer, None, cx);
+        r.deactivate_to(0, Why::Stopped);
+        r.armed = false;
+    });
     memory.leave_lobbies();
     Ok(())
 }
@@ -605,9 +648,11 @@ fn run_with<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usiz
     from: Option<(steady::Bail, u32)>,
     pool: Option<&mut DPool<L, N>>,
 ) -> Result<TickReport, TickError> {
-    let mut r = Run::new(tree, agent, memory, input, tracer, pool);
-    let step = r.first_step(from);
-    let result = r.run_from(step);
-    r.armed = false;
-    result
+    with_cx(tree, memory, input, |memory, cx| {
+        let mut r = Run::new(tree, agent, memory, input, tracer, pool, cx);
+        let step = r.first_step(from);
+        let result = r.run_from(step);
+        r.armed = false;
+        result
+    })
 }

@@ -108,10 +108,14 @@
 //! - [`bitflags`] is re-exported, so the flag types that preconditions,
 //!   [`TickInput`] and [`Stimuli`] take can be declared without a
 //!   dependency of their own (`bt_core::bitflags::bitflags! { … }`).
+//! - Tunables: a tree's named, typed values ([`tunables!`]), read by its
+//!   closures and changed while the game runs; with the `tune-file`
+//!   feature, read from a TOML file the game watches (`TuningFile`).
 //! - Cargo features: `std` (on by default: crowd ids drawn from the
 //!   operating system's random numbers; off, the crate is `no_std`),
-//!   `rayon` (`par_tick_all`, needs `std`) and `serde` (save and restore),
-//!   both off by default.
+//!   `rayon` (`par_tick_all`, needs `std`), `serde` (save and restore) and
+//!   `tune-file` (tunables read from a watched TOML file, needs `std`),
+//!   all three off by default.
 //!
 //! # Targets
 //!
@@ -120,7 +124,8 @@
 //!
 //! - `x86_64-unknown-linux-gnu`, with every feature, and tested there;
 //! - `wasm32-unknown-unknown`, for web builds, with every feature; with no
-//!   threads there, `par_tick_all` runs on the calling thread;
+//!   threads there, `par_tick_all` runs on the calling thread, and with no
+//!   files, `TuningFile::watch` is an error (`TuneFileError::Watch`);
 //! - `thumbv7em-none-eabihf` (32-bit Arm microcontrollers, no `std`), with
 //!   `serde` or no feature (`rayon` needs `std`). That target has no 64-bit
 //!   atomics: the crowd's 64-bit counters use `portable-atomic`'s
@@ -157,6 +162,9 @@
 //!   11. [Tick rates and a frame budget](guide::ch11_tick_rates): agents
 //!       that tick every k-th frame or when woken, a budget of agent-ticks
 //!       per frame, and how long an agent can wait.
+//!   12. [Tuning a running game](guide::ch12_tuning): a tree's numbers and
+//!       choices as tunables, read by its closures and changed while the
+//!       crowd runs, from code or from a TOML file the game watches.
 //! - **The rules**: [`semantics`] specifies a tick step by step;
 //!   [`bad_input`] lists every input the library refuses or treats
 //!   specially, and what it gets.
@@ -187,6 +195,9 @@ mod memory;
 pub mod persist;
 mod raw;
 mod tree;
+#[cfg(feature = "tune-file")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tune-file")))]
+pub mod tune_file;
 
 #[doc = include_str!("../docs/semantics.md")]
 pub mod semantics {}
@@ -230,6 +241,20 @@ pub mod guide {
     pub mod ch10_bevy {}
     #[doc = include_str!("../docs/guide/ch11_tick_rates.md")]
     pub mod ch11_tick_rates {}
+    #[doc = include_str!("../docs/guide/ch12_tuning.md")]
+    #[cfg_attr(
+        feature = "tune-file",
+        doc = include_str!("../docs/guide/tuning_file.md")
+    )]
+    #[cfg_attr(
+        not(feature = "tune-file"),
+        doc = "\n# A tuning file\n\n\
+               With the `tune-file` feature, a game reads its tunables from a \
+               TOML file it watches, so that a designer's save takes effect at \
+               the crowd's next tick: build the docs with `--features tune-file` \
+               to read this section."
+    )]
+    pub mod ch12_tuning {}
 }
 
 #[cfg(feature = "rayon")]
@@ -272,6 +297,7 @@ pub use tree::{
     StaticTree, Tree, TreeError,
 };
 
+pub use bitflags;
 /// The `bitflags` crate, whose types the flag tests take: declare decision
 /// and stimuli flags with `bt_core::bitflags::bitflags!`, and they match the
 /// version bt-core was built with.
@@ -297,7 +323,13 @@ pub use tree::{
 /// assert_eq!(report.leaf, OWL.find("HUNT_AT_NIGHT"));
 /// # Ok::<(), bt_core::TickError>(())
 /// ```
-pub use bitflags;
+pub use decl::tune::{
+    Tunable, TunableDecl, TunableKind, TunableValue, Tunables, TuneError, TuneValue,
+};
+pub use decl::tune_field::TunedFields;
+#[cfg(feature = "tune-file")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tune-file")))]
+pub use tune_file::{TuneFileError, TuningFile};
 
 // The DSL macros (`behavior!`, `decider!`, `leaf!`, `group!`, `reference!`,
 // `tree!`): thin forwards to bt-macros, in their own file.
@@ -312,13 +344,19 @@ pub struct ReadmeDoctests;
 /// What the macro expansions use. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::compile::{check_unique_children, flatten, flatten_vec, measure, shape};
+    pub use crate::compile::{
+        check_tuned, check_unique_children, flatten, flatten_vec, measure, shape,
+    };
+    pub use crate::decl::tune::sealed::Sealed as TunableSealed;
+    pub use crate::decl::tune::{choice_at, choice_value};
     pub use crate::decl::{BehaviorDef, DecideFn, DecideRaw, fnv1a};
     #[cfg(feature = "serde")]
     pub use crate::persist::private::{PersistMemory, persist};
     pub use crate::raw::PersistFns;
     pub use crate::tree::{DEFAULT_BLOCK, FlagCheck, Item, Kind, NeedsNoShared, Shape, TreeKind};
-    pub use bt_macros::{__bt_behavior_impl, __bt_decider_impl, __bt_leaf_impl, __bt_tree_impl};
+    pub use bt_macros::{
+        __bt_behavior_impl, __bt_decider_impl, __bt_leaf_impl, __bt_tree_impl, __bt_tunables_impl,
+    };
     pub use core;
 
     use crate::decl::{Behavior, Ctx, Decide, Decider};

@@ -116,6 +116,34 @@ macro_rules! behavior {
 /// - `together: k` — a group role: the decider opens only when `k` agents
 ///   (2 or more) want in, and lets exactly those in.
 /// - `name: "…"`, `id: u32` — the `full` form only (and required there).
+///
+/// `every:`, `cooldown:` and `gate:` also take `tunable(NAME)`, a tunable
+/// of the tree's table ([`tunables!`](crate::tunables)) instead of a number: a float tunable
+/// of seconds at or above 0 for `every:` and `cooldown:`, an int tunable
+/// within 1..=65535 for `gate:`. Each tick uses the value in effect for the
+/// agent's crowd ([`TreeShared::tune`] changes it from the crowd's next
+/// tick); a tunable of another kind or range, or of another table than the
+/// tree's, is a compile error naming the decider, the key and the tunable
+/// (see [the guide](crate::guide::ch12_tuning#declarative-fields)).
+///
+/// ```
+/// # use bt_core::{decider, behavior, tree, tunables};
+/// # struct Soldier;
+/// tunables! { SQUAD_TUNING:
+///     /// Seconds between two grenades of the squad.
+///     GRENADE_COOLDOWN: f64 = 5.0, 0.0..=30.0;
+///     /// Soldiers throwing at once.
+///     THROWERS: i64 = 1, 1..=4;
+/// }
+/// behavior! { THROW: Soldier }
+/// decider! { THROW_GRENADE: Soldier => THROW,
+///     cooldown: tunable(GRENADE_COOLDOWN),
+///     gate: tunable(THROWERS),
+/// }
+/// tree! { SQUAD: Soldier = THROW_GRENADE, tunables: SQUAD_TUNING }
+/// assert_eq!(THROW_GRENADE.preconditions().sync.cooldown, 5.0); // the default
+/// assert_eq!(THROW_GRENADE.tuned_fields().gate.unwrap().name(), "THROWERS");
+/// ```
 #[macro_export]
 macro_rules! decider {
     // decider! { full pub X: Creature => PATROL, name: "x", id: 7, decide: f }
@@ -163,7 +191,8 @@ macro_rules! decider {
 /// Keys, in any order, each at most once: those of [`behavior!`]
 /// (`memory`, `dblock`, `activate`, `tick`, `deactivate`, `launch`) and
 /// those of [`decider!`] (`decide` or `when`, the preconditions, `flags`,
-/// `behavior_flags`, `gate`, `cooldown`, `together`).
+/// `behavior_flags`, `gate`, `cooldown`, `together`), `every`, `gate` and
+/// `cooldown` in their `tunable(NAME)` form too.
 #[macro_export]
 macro_rules! leaf {
     // leaf! { pub EAT: Critter, when: |c, _| c.hungry, tick: eat_tick }
@@ -189,7 +218,8 @@ macro_rules! leaf {
 ///
 /// The policy is one of `prioritized`, `sequential`, `random`, `shuffle`,
 /// `scored`, `slot` ([`Policy`]); children are deciders, each at most once.
-/// Keys are those of [`decider!`], plus `behavior: B`, a group behavior that
+/// Keys are those of [`decider!`] (`every`, `gate` and `cooldown` in their
+/// `tunable(NAME)` form too), plus `behavior: B`, a group behavior that
 /// activates before the children, ticks before them every tick and
 /// deactivates after them, and, for `slot` groups only (where it is
 /// required), `select: f` with `f(&Agent) -> Option<usize>` naming the child
@@ -310,6 +340,10 @@ macro_rules! reference {
 /// the same child twice in a group, a timer that is not positive, flags that
 /// do not fit the decider, and a memory or DBlock type larger than the block.
 ///
+/// A tree whose deciders name tunables (`cooldown: tunable(X)`) needs
+/// `tunables: TABLE`, their table: a tunable of another table, or none, is
+/// a compile error naming the decider, the key and the tunable.
+///
 /// A tree with gates, global cooldowns, group roles or deferred actions is
 /// declared as a [`CrowdTree`]: a [`Tree`] whose agents' memories are made
 /// with [`Tree::new_memory_in`], bound to the crowd's [`TreeShared`]
@@ -319,5 +353,45 @@ macro_rules! tree {
     // tree! { pub CREATURE: Creature = ROOT, block: 128, redecide_limit: 64 }
     ($($decl:tt)*) => {
         $crate::__private::__bt_tree_impl! { $crate; $($decl)* }
+    };
+}
+
+/// Declares a tree's **tunables**: named, typed values with a default, a
+/// range and a doc line, which the tree's closures read through the tick's
+/// context and the game changes while it runs.
+///
+/// Emits a `static` table of them (name it in `tree!`'s `tunables:` key)
+/// and one `const` per tunable, a typed [`Tunable`](crate::Tunable). Four
+/// kinds: a number (`f64`), a whole number (`i64`), yes or no (`bool`),
+/// and a choice of one of a list of names, for which the macro also
+/// declares the `enum` it is read as, with the table's visibility,
+/// deriving `Clone`, `Copy`, `Debug`, `PartialEq` and `Eq` (attributes
+/// written before `enum` are kept, doc comments on its names too):
+///
+/// ```
+/// bt_core::tunables! { pub SQUAD_TUNING:
+///     /// Seconds between two grenades of the squad.
+///     GRENADE_COOLDOWN: f64 = 5.0, 1.0..=30.0;
+///     /// Soldiers shooting at once.
+///     SHOOTERS: i64 = 3, 1..=10;
+///     /// Whether the squad charges.
+///     AGGRESSIVE: bool = false;
+///     /// How the squad holds itself.
+///     STANCE: #[derive(Hash)] enum Stance { Crouch, Stand, Prone } = Crouch;
+/// }
+/// assert_eq!(SQUAD_TUNING.len(), 4);
+/// assert_eq!(GRENADE_COOLDOWN.default_value(), 5.0);
+/// assert_eq!((SHOOTERS.name(), SHOOTERS.index()), ("SHOOTERS", 1));
+/// assert_eq!(STANCE.default_value(), Stance::Crouch);
+/// ```
+///
+/// A default outside its range, a range that holds nothing, a name given
+/// twice, a choice with no names, a choice that names one name twice and
+/// a choice whose default is not one of its names are compile errors
+/// naming the tunable.
+#[macro_export]
+macro_rules! tunables {
+    ($($decl:tt)*) => {
+        $crate::__private::__bt_tunables_impl! { $crate; $($decl)* }
     };
 }

@@ -56,6 +56,9 @@ pub struct AgentMemory<A: 'static, const L: usize, const S: usize, const N: usiz
     pub(crate) slots: [u64; S],
     pub(crate) rng: u64,
     pub(crate) tree: &'static Tree<A, L, S, N>,
+    /// The crowd's shared state: set when the memory is made and never
+    /// assigned again (the tunables a tick reads borrow it for the tick;
+    /// see `raw::tuned_of`).
     pub(crate) shared: Option<Arc<TreeShared>>,
     /// What the last tick's steady walk found (see [`Steady`]).
     pub(crate) steady: Steady,

@@ -582,8 +582,10 @@ pub(crate) fn prefetch_lines<T>(value: &T) {
 }
 
 mod dblock;
+mod tuned;
 
 pub(crate) use dblock::{DIn, DPool, DSink};
+pub(crate) use tuned::{TunedHead, TunedSlots, tuned_of};
 
 #[cfg(test)]
 mod tests;

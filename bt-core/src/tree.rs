@@ -98,6 +98,13 @@ bitflags::bitflags! {
         /// pick is made without the step machine only while none of those
         /// children passes its flag tests, so no shared check is reached.
         const SYNC_CHILDREN = 1 << 20;
+        /// A timer, gate or global cooldown whose value a tunable gives
+        /// ([`TunedFields`](crate::TunedFields)): read from the crowd's
+        /// values where the item's own number would be. Its `every` is 0
+        /// when the timer is tuned, so a test of the number alone finds
+        /// the timer run out and looks further; the quick steps leave a
+        /// group with such a child to the step machine.
+        const TUNED = 1 << 21;
         /// Used by the compile step alone, while it checks that every
         /// reference leads to a behavior; clear in a compiled tree.
         const REACHES_BEHAVIOR = 1 << 31;
@@ -279,6 +286,9 @@ pub struct Tree<A: 'static, const L: usize, const S: usize, const N: usize = 128
     /// DBlock scratch space on its stack only then.
     #[doc(hidden)]
     pub dblocks: bool,
+    /// The tree's tunables (`tree!`'s `tunables:` key).
+    #[doc(hidden)]
+    pub tunables: Option<&'static crate::Tunables>,
 }
 
 impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N> {
@@ -303,7 +313,15 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
             shape,
             shared: shape.needs_shared(),
             dblocks: Self::dblocks_in(items),
+            tunables: None,
         }
+    }
+
+    /// Used by `tree!`: the tree with the tunables `tunables`.
+    #[doc(hidden)]
+    pub const fn __tuned(mut self, tunables: Option<&'static crate::Tunables>) -> Self {
+        self.tunables = tunables;
+        self
     }
 
     /// Whether an item of `items` has a DBlock: the value of

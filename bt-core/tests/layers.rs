@@ -21,6 +21,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("crowd", 6),
     ("debug", 7),
     ("persist", 7),
+    ("tune_file", 7),
     // The public macros: glue on top, as `lib.rs` is.
     ("macros", 8),
 ];

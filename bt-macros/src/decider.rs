@@ -88,6 +88,10 @@ macro_rules! __bt_decider_impl {
     (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt [] $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt] stimuli_not_all: $($f:path)|+ $(, $($rest:tt)*)?) => {
         $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 [0u64 $(| ($f).bits() as u64)+] $s9 $s10 $s11 $s12 $s13 $s14 $s15 $s16 $s17 $s18] $($($rest)*)? }
     };
+    // Middle: `every: tunable(…)`.
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt [] $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt] every: tunable($t:path) $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 [@tuned $t] $s10 $s11 $s12 $s13 $s14 $s15 $s16 $s17 $s18] $($($rest)*)? }
+    };
     // Middle: `every:`.
     (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt [] $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt] every: $v:expr $(, $($rest:tt)*)?) => {
         $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 [($v) as f64] $s10 $s11 $s12 $s13 $s14 $s15 $s16 $s17 $s18] $($($rest)*)? }
@@ -112,9 +116,17 @@ macro_rules! __bt_decider_impl {
     (@keys $k:tt full $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt [] $s15:tt $s16:tt $s17:tt $s18:tt] id: $v:expr $(, $($rest:tt)*)?) => {
         $crate::__bt_decider_impl! { @keys $k full $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 [$v] $s15 $s16 $s17 $s18] $($($rest)*)? }
     };
+    // Middle: `gate: tunable(…)`.
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt [] $s16:tt $s17:tt $s18:tt] gate: tunable($t:path) $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14 [@tuned $t] $s16 $s17 $s18] $($($rest)*)? }
+    };
     // Middle: `gate:`.
     (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt [] $s16:tt $s17:tt $s18:tt] gate: $v:expr $(, $($rest:tt)*)?) => {
         $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14 [($v) as u16] $s16 $s17 $s18] $($($rest)*)? }
+    };
+    // Middle: `cooldown: tunable(…)`.
+    (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt [] $s17:tt $s18:tt] cooldown: tunable($t:path) $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode $kind $head [$s0 $s1 $s2 $s3 $s4 $s5 $s6 $s7 $s8 $s9 $s10 $s11 $s12 $s13 $s14 $s15 [@tuned $t] $s17 $s18] $($($rest)*)? }
     };
     // Middle: `cooldown:`.
     (@keys $k:tt $mode:tt $kind:tt $head:tt [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt $s13:tt $s14:tt $s15:tt [] $s17:tt $s18:tt] cooldown: $v:expr $(, $($rest:tt)*)?) => {
@@ -403,16 +415,55 @@ macro_rules! __bt_decider_literal {
                     none: $crate::__bt_or!($sn 0),
                     not_all: $crate::__bt_or!($sna 0),
                 },
-                every: $crate::__bt_or!($every 0.0),
+                every: $crate::__bt_tuned!(value $k; ($crate::__bt_or!($nm ::core::stringify!($name))); every; $every; 0.0),
                 sync: $k::SyncChecks {
-                    gate: $crate::__bt_or!($gate 0),
-                    cooldown: $crate::__bt_or!($cool 0.0),
+                    gate: $crate::__bt_tuned!(value $k; ($crate::__bt_or!($nm ::core::stringify!($name))); gate; $gate; 0),
+                    cooldown: $crate::__bt_tuned!(value $k; ($crate::__bt_or!($nm ::core::stringify!($name))); cooldown; $cool; 0.0),
                     together: $crate::__bt_or!($tog 0),
                 },
             },
             flags: $k::DeciderFlags::from_bits_retain($crate::__bt_or!($flags 0)),
             behavior_flags: $crate::__bt_or!($bflags 0),
             select: $select,
+            tuned: $k::TunedFields {
+                every: $crate::__bt_tuned!(field $k; ($crate::__bt_or!($nm ::core::stringify!($name))); every; $every),
+                gate: $crate::__bt_tuned!(field $k; ($crate::__bt_or!($nm ::core::stringify!($name))); gate; $gate),
+                cooldown: $crate::__bt_tuned!(field $k; ($crate::__bt_or!($nm ::core::stringify!($name))); cooldown; $cool),
+            },
         }
+    };
+}
+
+/// Emits one part of a declarative field (`every`, `gate`, `cooldown`)
+/// from its slot: `value`, the number the preconditions hold (for a slot
+/// `[@tuned X]`, written by `key: tunable(X)`, the tunable's default);
+/// `field`, the tunable the slot names, or none. Naming a tunable checks
+/// its kind and range at compile time, in the decider's `static`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bt_tuned {
+    (value $k:tt; $d:expr; every; [@tuned $t:path]; $none:expr) => {
+        $k::TunedFields::__seconds($k::TunedFields::__every($d, $t))
+    };
+    (value $k:tt; $d:expr; cooldown; [@tuned $t:path]; $none:expr) => {
+        $k::TunedFields::__seconds($k::TunedFields::__cooldown($d, $t))
+    };
+    (value $k:tt; $d:expr; gate; [@tuned $t:path]; $none:expr) => {
+        $k::TunedFields::__count($k::TunedFields::__gate($d, $t))
+    };
+    (value $k:tt; $d:expr; $key:ident; $slot:tt; $none:expr) => {
+        $crate::__bt_or!($slot $none)
+    };
+    (field $k:tt; $d:expr; every; [@tuned $t:path]) => {
+        ::core::option::Option::Some($k::TunedFields::__every($d, $t))
+    };
+    (field $k:tt; $d:expr; cooldown; [@tuned $t:path]) => {
+        ::core::option::Option::Some($k::TunedFields::__cooldown($d, $t))
+    };
+    (field $k:tt; $d:expr; gate; [@tuned $t:path]) => {
+        ::core::option::Option::Some($k::TunedFields::__gate($d, $t))
+    };
+    (field $k:tt; $d:expr; $key:ident; $slot:tt) => {
+        ::core::option::Option::None
     };
 }

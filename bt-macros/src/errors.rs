@@ -37,6 +37,7 @@ macro_rules! __bt_bad_key {
     (tree $n:ident; redecide_limit; $($known:ident)*) => { $crate::__bt_twice! { tree $n redecide_limit } };
     (tree $n:ident; memory; $($known:ident)*) => { $crate::__bt_twice! { tree $n memory } };
     (tree $n:ident; marker; $($known:ident)*) => { $crate::__bt_twice! { tree $n marker } };
+    (tree $n:ident; tunables; $($known:ident)*) => { $crate::__bt_twice! { tree $n tunables } };
     ($what:ident $n:ident; $key:ident; $first:ident $($known:ident)*) => {
         ::core::compile_error!(::core::concat!(
             ::core::stringify!($what), " `", ::core::stringify!($n), "`: unknown key `",

@@ -25,3 +25,4 @@ mod errors;
 mod group;
 mod helpers;
 mod tree;
+mod tunables;

@@ -5,30 +5,34 @@
 /// shared state), and optionally a type alias for its agent memory and a
 /// marker type that names the tree (`StaticTree`).
 ///
-/// Slots: `[block] [max_depth] [redecide_limit] [memory] [marker]`.
+/// Slots: `[block] [max_depth] [redecide_limit] [memory] [marker] [tunables]`.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __bt_tree_impl {
     // Entry: `NAME: Agent = ROOT` then the keys.
     ($k:tt; $(#[$($m:tt)*])* $vis:vis $name:ident : $A:ty = $root:path $(, $($keys:tt)*)?) => {
         $crate::__bt_tree_impl! {
-            @keys $k { {$(#[$($m)*])*} $vis $name [$A] [$root] } [[] [] [] [] []] $($($keys)*)?
+            @keys $k { {$(#[$($m)*])*} $vis $name [$A] [$root] } [[] [] [] [] [] []] $($($keys)*)?
         }
     };
     // Middle: `block: bytes`.
-    (@keys $k:tt $head:tt [[] $d:tt $l:tt $m:tt $t:tt] block: $v:expr $(, $($rest:tt)*)?) => {
-        $crate::__bt_tree_impl! { @keys $k $head [[$v] $d $l $m $t] $($($rest)*)? }
+    (@keys $k:tt $head:tt [[] $d:tt $l:tt $m:tt $t:tt $u:tt] block: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_tree_impl! { @keys $k $head [[$v] $d $l $m $t $u] $($($rest)*)? }
     };
     // Middle: `max_depth: levels`.
-    (@keys $k:tt $head:tt [$b:tt [] $l:tt $m:tt $t:tt] max_depth: $v:expr $(, $($rest:tt)*)?) => {
-        $crate::__bt_tree_impl! { @keys $k $head [$b [$v] $l $m $t] $($($rest)*)? }
+    (@keys $k:tt $head:tt [$b:tt [] $l:tt $m:tt $t:tt $u:tt] max_depth: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_tree_impl! { @keys $k $head [$b [$v] $l $m $t $u] $($($rest)*)? }
     };
     // Middle: `redecide_limit: count`.
-    (@keys $k:tt $head:tt [$b:tt $d:tt [] $m:tt $t:tt] redecide_limit: $v:expr $(, $($rest:tt)*)?) => {
-        $crate::__bt_tree_impl! { @keys $k $head [$b $d [$v] $m $t] $($($rest)*)? }
+    (@keys $k:tt $head:tt [$b:tt $d:tt [] $m:tt $t:tt $u:tt] redecide_limit: $v:expr $(, $($rest:tt)*)?) => {
+        $crate::__bt_tree_impl! { @keys $k $head [$b $d [$v] $m $t $u] $($($rest)*)? }
+    };
+    // Middle: `tunables: TABLE`.
+    (@keys $k:tt $head:tt [$b:tt $d:tt $l:tt $m:tt $t:tt []] tunables: $v:path $(, $($rest:tt)*)?) => {
+        $crate::__bt_tree_impl! { @keys $k $head [$b $d $l $m $t [$v]] $($($rest)*)? }
     };
     // Catch-all: `memory:` given a visibility: the alias takes the tree's.
-    (@keys $k:tt { $attrs:tt $tvis:vis $name:ident $A:tt $root:tt } [$b:tt $d:tt $l:tt [] $t:tt] memory: pub $(($($in:tt)*))? $alias:ident $($rest:tt)*) => {
+    (@keys $k:tt { $attrs:tt $tvis:vis $name:ident $A:tt $root:tt } [$b:tt $d:tt $l:tt [] $t:tt $u:tt] memory: pub $(($($in:tt)*))? $alias:ident $($rest:tt)*) => {
         ::core::compile_error!(::core::concat!(
             "tree `", ::core::stringify!($name), "`: write `memory: ", ::core::stringify!($alias),
             "`, with no visibility: the type `", ::core::stringify!($alias),
@@ -36,11 +40,11 @@ macro_rules! __bt_tree_impl {
         ));
     };
     // Middle: `memory: TypeAliasName`.
-    (@keys $k:tt $head:tt [$b:tt $d:tt $l:tt [] $t:tt] memory: $alias:ident $(, $($rest:tt)*)?) => {
-        $crate::__bt_tree_impl! { @keys $k $head [$b $d $l [$alias] $t] $($($rest)*)? }
+    (@keys $k:tt $head:tt [$b:tt $d:tt $l:tt [] $t:tt $u:tt] memory: $alias:ident $(, $($rest:tt)*)?) => {
+        $crate::__bt_tree_impl! { @keys $k $head [$b $d $l [$alias] $t $u] $($($rest)*)? }
     };
     // Catch-all: `marker:` given a visibility: the type takes the tree's.
-    (@keys $k:tt { $attrs:tt $tvis:vis $name:ident $A:tt $root:tt } [$b:tt $d:tt $l:tt $m:tt []] marker: pub $(($($in:tt)*))? $marker:ident $($rest:tt)*) => {
+    (@keys $k:tt { $attrs:tt $tvis:vis $name:ident $A:tt $root:tt } [$b:tt $d:tt $l:tt $m:tt [] $u:tt] marker: pub $(($($in:tt)*))? $marker:ident $($rest:tt)*) => {
         ::core::compile_error!(::core::concat!(
             "tree `", ::core::stringify!($name), "`: write `marker: ", ::core::stringify!($marker),
             "`, with no visibility: the type `", ::core::stringify!($marker),
@@ -48,16 +52,16 @@ macro_rules! __bt_tree_impl {
         ));
     };
     // Middle: `marker: TypeName`.
-    (@keys $k:tt $head:tt [$b:tt $d:tt $l:tt $m:tt []] marker: $marker:ident $(, $($rest:tt)*)?) => {
-        $crate::__bt_tree_impl! { @keys $k $head [$b $d $l $m [$marker]] $($($rest)*)? }
+    (@keys $k:tt $head:tt [$b:tt $d:tt $l:tt $m:tt [] $u:tt] marker: $marker:ident $(, $($rest:tt)*)?) => {
+        $crate::__bt_tree_impl! { @keys $k $head [$b $d $l $m [$marker] $u] $($($rest)*)? }
     };
     // Exit: every key consumed.
     (@keys $k:tt { {$($attrs:tt)*} $vis:vis $name:ident [$A:ty] [$root:path] }
-        [$block:tt $depth:tt $limit:tt [$($alias:ident)?] [$($marker:ident)?]]) => {
+        [$block:tt $depth:tt $limit:tt [$($alias:ident)?] [$($marker:ident)?] [$($tunables:path)?]]) => {
         $($attrs)*
         // A `Tree`, or a `CrowdTree` when the tree needs shared state.
         $vis static $name: <$k::__private::Kind<
-            { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::measure(&$root, usize::MAX, $crate::__bt_or!($depth 0)).block), $crate::__bt_or!($depth 0)).needs_shared() }
+            { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::measure(&$root, usize::MAX, $crate::__bt_or!($depth 0)).block), $crate::__bt_or!($depth 0)).needs_shared() $(|| { let _ = &$tunables; true })? }
         > as $k::__private::TreeKind>::Of<
             $A,
             { $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::measure(&$root, usize::MAX, $crate::__bt_or!($depth 0)).block), $crate::__bt_or!($depth 0)).levels },
@@ -67,11 +71,18 @@ macro_rules! __bt_tree_impl {
             const SHAPE: $k::__private::Shape =
                 $k::__private::shape(&$root, $crate::__bt_or!($block $k::__private::measure(&$root, usize::MAX, $crate::__bt_or!($depth 0)).block), $crate::__bt_or!($depth 0));
             static ITEMS: [$k::__private::Item<$A>; SHAPE.items] = $k::__private::flatten(&$root, SHAPE);
+            // The tunables the deciders name are the tree's.
+            const _: () = $k::__private::check_tuned(
+                &$root,
+                ::core::stringify!($name),
+                $crate::__bt_or!([$(::core::option::Option::Some(&$tunables))?] ::core::option::Option::None),
+            );
             // Counted without the checks, which `SHAPE` reports once.
             const SHARED: bool =
-                $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::measure(&$root, usize::MAX, $crate::__bt_or!($depth 0)).block), $crate::__bt_or!($depth 0)).needs_shared();
+                $k::__private::measure(&$root, $crate::__bt_or!($block $k::__private::measure(&$root, usize::MAX, $crate::__bt_or!($depth 0)).block), $crate::__bt_or!($depth 0)).needs_shared() $(|| { let _ = &$tunables; true })?;
             $k::__private::Kind::<SHARED>::wrap(
                 $k::Tree::__new(::core::stringify!($name), &ITEMS, SHAPE, $crate::__bt_or!($limit 0))
+                    .__tuned($crate::__bt_or!([$(::core::option::Option::Some(&$tunables))?] ::core::option::Option::None))
             )
         };
         $(
@@ -107,7 +118,7 @@ macro_rules! __bt_tree_impl {
     };
     // Catch-all: a key that is unknown or given twice.
     (@keys $k:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt $key:ident : $($rest:tt)*) => {
-        $crate::__bt_bad_key! { tree $name; $key; block max_depth redecide_limit memory marker }
+        $crate::__bt_bad_key! { tree $name; $key; block max_depth redecide_limit memory marker tunables }
     };
     // Catch-all: anything else in the key list.
     (@keys $k:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt $($rest:tt)+) => {

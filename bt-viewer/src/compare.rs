@@ -22,6 +22,7 @@ use core::fmt;
 
 use serde::Serialize;
 mod read;
+mod tuning;
 
 use read::{Doc, Event, Quads, Scalar, Segment, read};
 
@@ -41,6 +42,32 @@ pub struct Comparison {
     pub diverged_by_tick: Vec<(u64, usize)>,
     /// Agents recorded in one run only.
     pub unmatched: Vec<u32>,
+    /// The tree's tunables whose values in effect differ between the two
+    /// runs, at the start or after a change, in the order of the first
+    /// recording's table. A recording that holds no tunables (its tree
+    /// has none, or it was made before recordings held them) counts as
+    /// having none.
+    pub tuning: Vec<TunableDifference>,
+}
+
+/// A tunable's changes in one run, oldest first: the tick each took effect
+/// at, and the value from that tick on.
+pub type TunedChanges = Vec<(u64, serde_json::Value)>;
+
+/// A tunable whose values in effect differ between two runs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TunableDifference {
+    /// The tunable.
+    pub name: String,
+    /// Its value at the first frame of each recording (`None`: that
+    /// recording has no such tunable).
+    pub start: (Option<serde_json::Value>, Option<serde_json::Value>),
+    /// The changes each recording put in effect after its first frame:
+    /// the tick and the value from that tick on.
+    pub changes: (TunedChanges, TunedChanges),
+    /// The first tick, from the later of the two first frames on, at which
+    /// its values in effect differ.
+    pub first_tick: u64,
 }
 
 /// One agent in both runs.
@@ -171,6 +198,25 @@ impl fmt::Display for Comparison {
         if !self.unmatched.is_empty() {
             writeln!(f, "recorded in one run only: {:?}", self.unmatched)?;
         }
+        for t in &self.tuning {
+            let value =
+                |v: &Option<serde_json::Value>| v.as_ref().map_or("-".into(), |v| v.to_string());
+            let changes = |c: &[(u64, serde_json::Value)]| -> String {
+                c.iter()
+                    .map(|(t, v)| alloc_crate::format!(", {v} from tick {t}"))
+                    .collect()
+            };
+            writeln!(
+                f,
+                "tunable {}: {}{} / {}{}: first differs at tick {}",
+                t.name,
+                value(&t.start.0),
+                changes(&t.changes.0),
+                value(&t.start.1),
+                changes(&t.changes.1),
+                t.first_tick
+            )?;
+        }
         Ok(())
     }
 }
@@ -299,6 +345,7 @@ pub fn compare(first: &str, second: &str) -> Result<Comparison, CompareError> {
         agents,
         diverged_by_tick,
         unmatched,
+        tuning: tuning::differences(&a.tuning, &b.tuning),
     })
 }
 

@@ -3,8 +3,9 @@
 //! ```text
 //! {
 //!   "format": "bt-viewer-recording", "version": 2,
-//!   "tree":   { "name", "levels", "items": [ item, … ], "flag_names" },
+//!   "tree":   { "name", "levels", "items": [ item, … ], "flag_names", "tunables" },
 //!   "legend": { "events", "rejections", "whys", "actions", "errors" },
+//!   "tuning": { "first", "start": [ … ], "changes": [ … ] },                  (with tunables)
 //!   "agents": [ { "agent", "first_tick", "ticks": [ tick or run, … ], "inputs" }, … ],
 //!   "values": [ { "agent", "fields": { name: [ value, … ] }, "overflow" }, … ],   (optional)
 //!   "clock":  { "first", "now": [ time or null, … ] }                             (compact only)
@@ -23,6 +24,19 @@
 //! seconds or null) and `shared` (`gate`, `cooldown`, `together`, each
 //! null when absent). `flag_names` has `decision` and `stimuli`, each a
 //! list of `[bit, name]` (empty unless the recorder was told them).
+//! `tunables` (absent for a tree without them) lists the tree's tunables
+//! in the order declared, each `{"name", "doc", "kind", "min", "max",
+//! "default"}`: `kind` is `"float"`, `"int"` or `"bool"`, `min` and `max`
+//! are null for a bool.
+//!
+//! `tuning` (absent for a tree without tunables) is their values over the
+//! recording: `first` is its first frame (the oldest the recorder kept),
+//! `start` each tunable's value in effect there (`{"name", "value"}`, in
+//! the table's order), and `changes` every change put in effect after it,
+//! oldest first, each `{"tick", "name", "from", "to"}`: `tick` is the
+//! first tick whose decisions read the value `to`. A value is a number, or
+//! true or false. The value in effect at a tick is that of the last change
+//! at or before it, or the start's.
 //!
 //! A tick is an array, to keep large recordings small:
 //! `[serial, now, leaf, visited, flags, path, events]` where `leaf` is an
@@ -65,6 +79,7 @@ use serde_json::Value;
 mod json;
 mod runs;
 mod tree;
+mod tuning;
 
 #[cfg(feature = "live")]
 pub(crate) use json::{Lanes, Recorded, Source, write as write_json};
@@ -73,6 +88,7 @@ pub(crate) use runs::compact;
 pub(crate) use runs::implied_since;
 use tree::hex;
 pub use tree::{FlagNamesInfo, ItemInfo, PreInfo, SharedInfo, TestInfo, TreeInfo};
+pub use tuning::{TunableInfo, TunedValue, Tuning, TuningChange};
 
 use crate::recorder::{
     ACTION_STATES, DataValue, ERRORS, FlightRecorder, KIND_NAMES, REJECTIONS, TickView, TickWords,
@@ -96,6 +112,11 @@ pub struct Recording {
     pub tree: TreeInfo,
     /// Names behind the codes of ticks and events.
     pub legend: Legend,
+    /// The values of the tree's tunables over the recording: those in
+    /// effect at its first frame and every change after it, with its tick;
+    /// not written for a tree without tunables.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tuning: Option<Tuning>,
     /// The watched agents.
     pub agents: Vec<AgentTicks>,
     /// The watched agents' own values ([`AgentData`](crate::AgentData)),
@@ -398,6 +419,7 @@ impl FlightRecorder {
             .collect();
         let mut recording = Recording::of(self.tree.clone(), agents);
         recording.values = values;
+        recording.tuning = self.tune.tuning(self.first_kept());
         recording
     }
 
@@ -438,8 +460,11 @@ impl json::Source for Kept<'_> {
     }
 
     fn frames(&self) -> (u64, usize) {
-        let keep = self.recorder.capacity().ticks;
-        (self.recorder.frames().saturating_sub(keep as u64), keep)
+        (self.recorder.first_kept(), self.recorder.capacity().ticks)
+    }
+
+    fn tuning(&self) -> Option<Tuning> {
+        self.recorder.tune.tuning(self.recorder.first_kept())
     }
 
     fn ticks(&mut self, slots: core::ops::Range<usize>, lanes: &mut json::Lanes) {
@@ -520,6 +545,7 @@ impl Recording {
             version: VERSION,
             tree,
             legend: Legend::new(),
+            tuning: None,
             agents,
             values: Vec::new(),
             clock: None,

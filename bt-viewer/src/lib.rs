@@ -209,12 +209,83 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 //!
+//! # Tunables
+//!
+//! A tree with tunables (bt-core's `tunables!`) is recorded with them. The
+//! recorder learns the crowd's shared state from the memories it ticks; a
+//! recording holds the tunables' table (each one's name, doc line, kind,
+//! range and default, in [`TreeInfo::tunables`]) and their values
+//! ([`Recording::tuning`]): those in effect at its first frame, and every
+//! change put in effect after it, with the tick it took effect at — the
+//! first tick whose decisions read the new value — so that a replay or a
+//! comparison knows which values each tick read. The recorder's
+//! [`tick_all`](FlightRecorder::tick_all) and
+//! [`tick_scheduled`](FlightRecorder::tick_scheduled) put the staged
+//! changes in effect when the frame starts, for every agent alike, as
+//! bt-core's crowd ticks do; a game that ticks agents one by one calls
+//! `TreeShared::apply_tuning` at the start of its frame. The page marks
+//! each change on the timeline at its tick (`FLEE_BELOW 0.25 → 0.3`, on
+//! the ruler and as a dashed line across the lanes) and names it in that
+//! tick's summary. A recording made before recordings held tunables still
+//! opens, with none.
+//!
+//! [`compare`] lists the tunables whose values in effect differ between
+//! the two runs ([`Comparison::tuning`]): each one's value at the start of
+//! each run, its changes with their ticks, and the first tick where the
+//! values differ; the agents whose decisions changed because of it are in
+//! [`Comparison::agents`] as always, from the first tick they decided
+//! otherwise. `bt-compare` prints them, and the comparison page lists them
+//! above its table (a click goes to the tick).
+//!
+//! ```
+//! use bt_core::{TickInput, group, leaf, tree, tunables};
+//! use bt_viewer::{Capacity, FlightRecorder, Watch};
+//!
+//! tunables! { HERD_TUNING:
+//!     /// Health fraction below which a deer flees.
+//!     FLEE_BELOW: f64 = 0.25, 0.0..=1.0;
+//! }
+//! struct Deer { health: f64 }
+//! leaf! { FLEE: Deer, when: |d, x| d.health < x.tuned(FLEE_BELOW) }
+//! leaf! { GRAZE: Deer }
+//! group! { ROOT: Deer, prioritized [FLEE, GRAZE] }
+//! tree! { HERD: Deer = ROOT, memory: HerdMemory, tunables: HERD_TUNING }
+//!
+//! let record = |raise_at: Option<u32>| {
+//!     let shared = HERD.new_shared(0);
+//!     let mut herd: Vec<Deer> = [0.1, 0.28].map(|health| Deer { health }).into();
+//!     let mut memories: Vec<HerdMemory> = (0..2).map(|i| HERD.new_memory_in(&shared, i)).collect();
+//!     let mut recorder = FlightRecorder::new(&HERD, 2, Watch::All, Capacity::ticks(20));
+//!     for t in 0..20 {
+//!         if raise_at == Some(t) {
+//!             shared.tune(FLEE_BELOW, 0.3).unwrap(); // in effect from this tick
+//!         }
+//!         recorder.tick_all(&HERD, &mut herd, &mut memories, |_, _| {
+//!             TickInput::new(f64::from(t) * 0.1, 0.1)
+//!         });
+//!     }
+//!     recorder.export()
+//! };
+//! let after = record(Some(8));
+//! let change = &after.tuning.as_ref().unwrap().changes[0];
+//! assert_eq!((change.tick, change.name), (8, "FLEE_BELOW"));
+//! let comparison = bt_viewer::compare(&record(None).to_json(), &after.to_json()).unwrap();
+//! assert_eq!(comparison.first_tick(), Some(8)); // deer 1 flees from tick 8
+//! assert_eq!(comparison.tuning[0].name, "FLEE_BELOW");
+//! assert_eq!(comparison.tuning[0].first_tick, 8);
+//! ```
+//!
 //! # Features
 //!
 //! - `live` (default): `LiveServer`, a loopback HTTP endpoint (hyper on
 //!   a one-thread tokio event loop) that serves the viewer and streams
 //!   ticks to it as server-sent events, with bounded memory per client,
-//!   timeouts and no thread per connection; `Limits` sets its bounds.
+//!   timeouts and no thread per connection; `Limits` sets its bounds. A
+//!   game that calls `LiveServer::frame` can be paused, stepped, stopped
+//!   by breakpoints and tuned from the page: its panel of the tree's
+//!   tunables shows each one's doc line, kind, range and value in effect,
+//!   and a change made there is in effect from the crowd's next tick
+//!   (see `LiveServer`).
 // The live server's items exist with the `live` feature only: the crate
 // docs name them as code, and link them when they are there.
 #![cfg_attr(
@@ -234,10 +305,13 @@ mod live;
 mod page;
 mod recorder;
 
-pub use compare::{AgentComparison, CompareError, Comparison, Difference, Divergence, compare};
+pub use compare::{
+    AgentComparison, CompareError, Comparison, Difference, Divergence, TunableDifference,
+    TunedChanges, compare,
+};
 pub use export::{
     AgentTicks, AgentValues, Clock, FORMAT, FlagNamesInfo, ItemInfo, Legend, PreInfo, Recording,
-    SharedInfo, TestInfo, TreeInfo, VERSION,
+    SharedInfo, TestInfo, TreeInfo, TunableInfo, TunedValue, Tuning, TuningChange, VERSION,
 };
 #[cfg(feature = "live")]
 #[cfg_attr(docsrs, doc(cfg(feature = "live")))]

@@ -11,11 +11,12 @@ mod embed;
 /// the live stream).
 ///
 /// One file for the user, assembled here from the files under `page/`:
-/// the markup, the styles, the live client's controls, and the main
-/// script split by concern (the recording and its index, the recording
-/// as the page holds it, the text of events and dumps, the tree, the
-/// timeline, the cursor, the queries, the live stream, the comparison of
-/// two runs, the wiring). The main script is one function whose body runs
+/// the markup, the styles, the live client's controls (with the panel of
+/// the tree's tunables), and the main script split by concern (the
+/// recording and its index, the recording as the page holds it, the text
+/// of events and dumps, the tree, the timeline, the tunables' changes on
+/// it, the cursor, the queries, the live stream, the comparison of two
+/// runs, the wiring). The main script is one function whose body runs
 /// through its files in this order.
 pub const PAGE: &str = concat!(
     include_str!("page/head.html"),
@@ -27,6 +28,7 @@ pub const PAGE: &str = concat!(
     include_str!("page/compare.html"),
     "<script>\n",
     include_str!("page/live.js"),
+    include_str!("page/tune.js"),
     "</script>\n<!-- /live controls -->\n",
     "<!--RECORDING-->\n<script>\n",
     include_str!("page/recording.js"),
@@ -34,6 +36,7 @@ pub const PAGE: &str = concat!(
     include_str!("page/text.js"),
     include_str!("page/tree.js"),
     include_str!("page/timeline.js"),
+    include_str!("page/tuning.js"),
     include_str!("page/cursor.js"),
     include_str!("page/query.js"),
     include_str!("page/follow.js"),

@@ -42,7 +42,9 @@
 //! and path of every watched agent are set aside in it, and the events share
 //! the rest, first come, first served. A tick whose events do not fit is
 //! kept with the events that did and marked truncated. Nothing is
-//! allocated after [`FlightRecorder::new`].
+//! allocated after [`FlightRecorder::new`], but in a frame where a
+//! tunable of the tree changed past the 64 changes the recorder keeps room
+//! for (see the `tuning` module).
 
 use alloc_crate::vec;
 use alloc_crate::vec::Vec;
@@ -129,6 +131,14 @@ const NONE: u32 = u32::MAX;
 /// with the same results.
 /// [`export`](Self::export) turns what it holds into a
 /// [`Recording`](crate::Recording) for the viewer.
+///
+/// For a tree with tunables, it also keeps their values: it learns the
+/// crowd's [`TreeShared`](bt_core::TreeShared) from the memories it ticks,
+/// and at the start of each frame loads the count of changes put in
+/// effect; when that moved, it reads the values and keeps each one that
+/// changed with the frame's tick (the first whose decisions read it). The
+/// recording holds the values at its first frame and every change after
+/// it ([`Recording::tuning`](crate::Recording::tuning)).
 #[derive(Clone, Debug)]
 pub struct FlightRecorder {
     pub(crate) tree: crate::export::TreeInfo,
@@ -165,6 +175,9 @@ pub struct FlightRecorder {
     /// The agents' own values, when [`with_data`](Self::with_data) set
     /// room aside for them: one block per (frame, lane).
     pub(crate) data: Option<DataStore>,
+    /// The tree's tunables: the values in effect and the changes of the
+    /// frames kept.
+    pub(crate) tune: TuneLog,
     /// Which recorder it is: a clone is another one (the live server
     /// tells them apart).
     #[cfg_attr(not(feature = "live"), allow(dead_code))]
@@ -255,6 +268,7 @@ impl FlightRecorder {
             written: 0,
             ticks: 0,
             data: None,
+            tune: TuneLog::new(tree.tunables),
             instance: Instance::new(),
         }
     }
@@ -344,10 +358,19 @@ impl FlightRecorder {
         self.frames
     }
 
+    /// The serial of the oldest frame kept.
+    pub(crate) fn first_kept(&self) -> u64 {
+        self.frames.saturating_sub(self.capacity.ticks as u64)
+    }
+
     /// Begins a new frame (one tick of the crowd), overwriting the oldest.
     /// [`tick_all`](Self::tick_all) and [`tick`](Self::tick) begin frames
     /// themselves; call it before each round of
-    /// [`tick_lane`](Self::tick_lane) calls.
+    /// [`tick_lane`](Self::tick_lane) calls. A tree's tunables changed
+    /// since the last frame (a game that ticks agent by agent puts the
+    /// staged changes in effect with
+    /// [`TreeShared::apply_tuning`](bt_core::TreeShared::apply_tuning) at
+    /// the start of its frame) are recorded as of this frame.
     pub fn begin_frame(&mut self) {
         let lanes = self.lanes;
         let f = (self.frames % self.capacity.ticks as u64) as usize;
@@ -359,6 +382,8 @@ impl FlightRecorder {
         self.frame = f;
         self.fill = 0;
         self.filled = 0;
+        self.tune.trim(self.first_kept());
+        self.tune.look(self.frames - 1);
     }
 
     /// Ticks one agent with `memory`, as [`tick`] does, recording the tick
@@ -384,9 +409,11 @@ impl FlightRecorder {
         match self.slot_of.get(index) {
             Some(&slot) if slot != u32::MAX => {
                 let slot = slot as usize;
+                self.tune.learn(memory.shared());
                 if self.frames == 0 || self.offsets[self.frame * self.lanes + slot] != NONE {
                     self.begin_frame();
                 }
+                self.tune.look(self.frames - 1);
                 self.record(slot, tree, agent, memory, input, &mut NoTrace)
             }
             _ => tick(tree, agent, memory, input),
@@ -398,6 +425,9 @@ impl FlightRecorder {
     /// unless the input sets one), recording the
     /// watched ones in a new frame. The runs of unwatched agents between them go through
     /// [`tick_range`](bt_core::tick_range), so they cost what they cost there.
+    /// As `tick_all`, it first puts the changes staged on the crowd's
+    /// tunables in effect, for every agent of the frame alike, and the
+    /// recording keeps each change with this frame's tick.
     ///
     /// # Panics
     /// If the slices differ in length or are longer than the crowd the
@@ -465,6 +495,7 @@ mod lanes;
 mod read;
 mod runs;
 mod scheduled;
+mod tuning;
 mod words;
 mod write;
 
@@ -474,6 +505,7 @@ pub(crate) use data::{DataStore, DataValue};
 pub(crate) use words::*;
 
 pub(crate) use frame::{TickView, TickWords};
+pub(crate) use tuning::{Change, TuneLog};
 
 impl FlightRecorder {
     /// Records `values` ([`AgentData::record`]) as the own values of the

@@ -1,7 +1,8 @@
 //! Differential tests: the production interpreter against the reference
 //! model of `model.rs`, on random trees, random crowds of one to three
-//! agents sharing gates, cooldowns, roles and deferred actions, and random
-//! input streams, on the traced and the untraced path; panic safety under
+//! agents sharing gates, cooldowns, roles and deferred actions (timers,
+//! gates and cooldowns given by tunables too, changed between ticks), and
+//! random input streams, on the traced and the untraced path; panic safety under
 //! random panics; the work a tick may do; bad input.
 //!
 //! The property tests run `BT_PROPTEST_CASES` cases each (default 1024),
@@ -24,7 +25,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use bt_core::__private::{DecideFn, shape};
 use bt_core::{
     Decider, DeciderFlags, DeciderKind, ItemIdx, Policy, Preconditions, TickError, TickInput, Tree,
-    TreeError, deactivate_all, tick, tick_traced,
+    TreeError, TunedFields, deactivate_all, tick, tick_traced,
 };
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
@@ -92,7 +93,8 @@ proptest! {
     /// Trees that decide by flag tests and timers alone, whose changes
     /// (a leaf ending under the root, a group running out of children, an
     /// earlier sibling taking over, groups entered on the way down) an
-    /// untraced tick makes without the step machine: production and model
+    /// untraced tick makes without the step machine (a group with a child
+    /// whose timer a tunable gives leaves them to it): production and model
     /// still agree event for event.
     #[test]
     #[cfg_attr(miri, ignore)] // too slow under Miri
@@ -237,6 +239,7 @@ fn quiet_tick(dt: u8) -> TickScript {
         who: 0,
         one_by_one: false,
         far: false,
+        tune: None,
     }
 }
 
@@ -610,6 +613,7 @@ fn a_memory_made_by_another_tree_is_refused_naming_both_trees() {
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),
         dblocks: built.tree.dblocks,
+        tunables: None,
     });
     let mut sim = Sim::default();
     let mut memory = built.tree.new_memory(0);
@@ -709,6 +713,7 @@ fn validate_names_the_decider_at_fault() {
             shape: built.tree.shape,
             shared: built.tree.shape.needs_shared(),
             dblocks: built.tree.dblocks,
+            tunables: None,
         };
         tree.validate().unwrap_err()
     };
@@ -741,6 +746,7 @@ fn validate_names_the_decider_at_fault() {
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),
         dblocks: built.tree.dblocks,
+        tunables: None,
     };
     assert_eq!(
         small.validate().unwrap_err().to_string(),
@@ -814,6 +820,7 @@ fn an_unvalidated_block_too_small_panics_naming_the_behavior() {
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),
         dblocks: built.tree.dblocks,
+        tunables: None,
     });
     let mut sim = Sim {
         answers: vec![1.0; 32],
@@ -849,6 +856,7 @@ fn an_unvalidated_dblock_too_large_panics_naming_the_decider() {
         shape: built.tree.shape,
         shared: built.tree.shape.needs_shared(),
         dblocks: built.tree.dblocks,
+        tunables: None,
     });
     assert_eq!(
         tiny.validate().unwrap_err().to_string(),
@@ -892,6 +900,7 @@ fn leaf(name: &'static str, id: u32) -> Decider<Sim> {
         flags: DeciderFlags::empty(),
         behavior_flags: 0,
         select: None,
+        tuned: TunedFields::NONE,
     }
 }
 
@@ -909,6 +918,7 @@ fn group_of(name: &'static str, id: u32, children: Vec<&'static Decider<Sim>>) -
         flags: DeciderFlags::empty(),
         behavior_flags: 0,
         select: None,
+        tuned: TunedFields::NONE,
     }
 }
 

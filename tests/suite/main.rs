@@ -37,4 +37,7 @@ mod semantics;
 mod sync;
 mod threads;
 mod traces;
+mod tunables;
+mod tune_file;
+mod tuned_fields;
 mod world;

@@ -109,6 +109,13 @@
 //!   `tick` agent by agent without a tracer, and must make the same
 //!   decisions: the same callbacks, paths, generators, timers, reports,
 //!   requests (but for the crowd id) and shared counts.
+//! - **Tunables.** A generated decider's timer, gate and cooldown may
+//!   name a tunable of [`GEN_TUNING`] (the tree then has the table, and
+//!   every crowd a `TreeShared`); such a field is there whatever its
+//!   value, and reads the crowd's value in effect. A script changes one
+//!   before a tick, in effect for that tick's agents: staged on both
+//!   production crowds, put in effect by `apply_tuning` where agents are
+//!   ticked one by one and by `tick_all` itself.
 //! - **Stopping and resetting.** A script may stop an agent with
 //!   `deactivate_all` (its `deactivate` callbacks run, no events, then it
 //!   leaves every lobby) or `reset` it (what it holds is given back
@@ -126,14 +133,16 @@ use bt_core::{
     Action, ActionOp, ActionRequest, ActionState, AgentMemory, Ctx, Decider, DeciderFlags,
     DeciderKind, ErasedBehavior, Event, FlagTest, Has, ItemIdx, NodeRef, Policy, Preconditions,
     Rejection, SyncChecks, TIMER_SLACK, TickError, TickInput, TickReport, Ticket, Tracer, Tree,
-    TreeShared, WalkStop, Why, behavior, write_event,
+    TreeShared, TunedFields, WalkStop, Why, behavior, tunables, write_event,
 };
 use proptest::prelude::*;
 
 /// Depth levels of every generated tree's memory.
 pub const LEVELS: usize = 6;
-/// Timer and shuffle slots of every generated tree's memory.
-pub const SLOTS: usize = 24;
+/// Per-agent slots of every generated tree's memory: 24 for the timers,
+/// shuffle rounds, roles and deferred actions, and one more for the crowd
+/// a tree with shared state names.
+pub const SLOTS: usize = 25;
 /// Most items (places) of a generated tree.
 pub const MAX_ITEMS: usize = 40;
 /// Most deciders declared for one generated tree (and `decide` functions).
@@ -322,25 +331,25 @@ impl Drop for Token {
 pub enum Call {
     Activate {
         b: u8,
-        seen: Ctx,
+        seen: Ctx<'static>,
         dblock: Option<u32>,
         mem: Option<u32>,
         ok: bool,
     },
     Tick {
         b: u8,
-        seen: Ctx,
+        seen: Ctx<'static>,
         mem: Option<u32>,
         running: bool,
     },
     Deactivate {
         b: u8,
-        seen: Ctx,
+        seen: Ctx<'static>,
         mem: Option<u32>,
     },
     Launch {
         b: u8,
-        seen: Ctx,
+        seen: Ctx<'static>,
         action: Option<Action>,
     },
 }
@@ -373,12 +382,12 @@ impl Sim {
         b: u8,
         mem: Option<&mut u32>,
         dblock: Option<u32>,
-        seen: Ctx,
+        seen: Ctx<'_>,
     ) -> bool {
         let ok = self.fails & (1 << b) == 0;
         self.journal.push(Call::Activate {
             b,
-            seen,
+            seen: seen.detach(),
             dblock,
             mem: mem.map(|m| *m),
             ok,
@@ -387,18 +396,22 @@ impl Sim {
     }
 
     /// A launch: declines when `Bb`'s bit (modulo 8) of `fails` is set.
-    pub fn on_launch(&mut self, b: u8, seen: Ctx) -> Option<Action> {
+    pub fn on_launch(&mut self, b: u8, seen: Ctx<'_>) -> Option<Action> {
         let action = (self.fails & (1 << (b % 8)) == 0).then(|| {
             Action::new(
                 u32::from(b),
                 (seen.now * 4.0) as u64 + u64::from(seen.agent),
             )
         });
-        self.journal.push(Call::Launch { b, seen, action });
+        self.journal.push(Call::Launch {
+            b,
+            seen: seen.detach(),
+            action,
+        });
         action
     }
 
-    pub fn on_tick(&mut self, b: u8, mem: Option<&mut u32>, seen: Ctx) -> bool {
+    pub fn on_tick(&mut self, b: u8, mem: Option<&mut u32>, seen: Ctx<'_>) -> bool {
         let mut running = self.ends & (1 << (b % 8)) == 0;
         let ticks = mem.map(|m| {
             *m += 1;
@@ -410,17 +423,17 @@ impl Sim {
         }
         self.journal.push(Call::Tick {
             b,
-            seen,
+            seen: seen.detach(),
             mem: ticks,
             running,
         });
         running
     }
 
-    pub fn on_deactivate(&mut self, b: u8, mem: Option<&mut u32>, seen: Ctx) {
+    pub fn on_deactivate(&mut self, b: u8, mem: Option<&mut u32>, seen: Ctx<'_>) {
         self.journal.push(Call::Deactivate {
             b,
-            seen,
+            seen: seen.detach(),
             mem: mem.map(|m| *m),
         });
     }
@@ -554,6 +567,11 @@ pub struct RawDecider {
     /// this index (modulo their number) among the places that can be
     /// targets (see [`build`]). It has no shared checks.
     pub reference: Option<u8>,
+    /// Fields that name a tunable of [`GEN_TUNING`]: bit 0 the timer
+    /// (`GEN_EVERY`), bit 1 the gate (`GEN_GATE`), bit 2 the cooldown
+    /// (`GEN_COOLDOWN`), each in place of the number. A reference's gate
+    /// and cooldown stay off.
+    pub tuned: u8,
 }
 
 impl RawDecider {
@@ -576,6 +594,7 @@ impl RawDecider {
             sync: 0,
             launch: false,
             reference: None,
+            tuned: 0,
         }
     }
 }
@@ -613,6 +632,23 @@ pub const SYNCS: [SyncChecks; 7] = [
         cooldown: 1.0,
         together: 2,
     },
+];
+
+tunables! { pub GEN_TUNING:
+    /// The period of a tuned timer.
+    GEN_EVERY: f64 = 1.0, 0.0..=3.0;
+    /// The size of a tuned gate.
+    GEN_GATE: i64 = 1, 1..=3;
+    /// The length of a tuned global cooldown.
+    GEN_COOLDOWN: f64 = 0.5, 0.0..=3.0;
+}
+
+/// The values a script tunes each of [`GEN_TUNING`]'s tunables to, in
+/// the table's order.
+pub const TUNED_VALUES: [&[f64]; 3] = [
+    &[0.0, 0.5, 1.0, 2.5, 3.0],
+    &[1.0, 2.0, 3.0],
+    &[0.0, 0.5, 1.0, 2.5],
 ];
 
 /// Timer periods (index 0: no timer).
@@ -675,6 +711,10 @@ pub struct TickScript {
     /// game passing milliseconds for seconds would give); the next tick's
     /// is back to normal.
     pub far: bool,
+    /// `(tunable, value)`: before the tick, tunable `tunable` of
+    /// [`GEN_TUNING`] (modulo its length) takes value `value` of
+    /// [`TUNED_VALUES`] (modulo theirs), in effect for this tick.
+    pub tune: Option<(u8, u8)>,
 }
 
 /// A whole test case: a tree and a script of ticks. Its `Debug` output is
@@ -702,7 +742,7 @@ impl fmt::Debug for RawDecider {
             "RawDecider {{ group: {}, behavior: {}, group_behavior: {:?}, policy: {}, \
              children: vec!{:?}, decide: {}, decision: {:?}, stimuli: {:?}, every: {}, \
              recheck: {}, delegate: {}, behavior_flags: {}, sync: {}, launch: {}, \
-             reference: {:?} }}",
+             reference: {:?}, tuned: {} }}",
             self.group,
             self.behavior,
             self.group_behavior,
@@ -717,7 +757,8 @@ impl fmt::Debug for RawDecider {
             self.behavior_flags,
             self.sync,
             self.launch,
-            self.reference
+            self.reference,
+            self.tuned
         )
     }
 }
@@ -727,7 +768,8 @@ impl fmt::Debug for TickScript {
         write!(
             f,
             "TickScript {{ dt: {}, decision: {}, stimuli: {}, changes: vec!{:?}, ends: {}, \
-             fails: {}, panic_at: {:?}, slot: {}, op: {}, who: {}, one_by_one: {}, far: {} }}",
+             fails: {}, panic_at: {:?}, slot: {}, op: {}, who: {}, one_by_one: {}, far: {}, \
+             tune: {:?} }}",
             self.dt,
             self.decision,
             self.stimuli,
@@ -739,7 +781,8 @@ impl fmt::Debug for TickScript {
             self.op,
             self.who,
             self.one_by_one,
-            self.far
+            self.far,
+            self.tune
         )
     }
 }
@@ -792,13 +835,14 @@ pub fn raw_decider() -> impl Strategy<Value = RawDecider> {
             prop_oneof![5 => Just(0u8), 1 => 1..SYNCS.len() as u8],
             prop::bool::weighted(0.2),
             prop::option::weighted(0.15, any::<u8>()),
+            prop_oneof![6 => Just(0u8), 1 => 1..8u8],
         ),
     )
         .prop_map(
             |(
                 (group, behavior, group_behavior, policy, children, decide),
                 (decision, stimuli, every, recheck, delegate, behavior_flags),
-                (sync, launch, reference),
+                (sync, launch, reference, tuned),
             )| RawDecider {
                 group,
                 behavior,
@@ -815,6 +859,7 @@ pub fn raw_decider() -> impl Strategy<Value = RawDecider> {
                 sync,
                 launch,
                 reference,
+                tuned,
             },
         )
 }
@@ -844,6 +889,7 @@ pub fn tick_script(panics: bool) -> impl Strategy<Value = TickScript> {
             0..4u8,
             any::<bool>(),
             prop::bool::weighted(0.06),
+            prop::option::weighted(0.2, (0..3u8, any::<u8>())),
         ),
     )
         .prop_map(
@@ -856,7 +902,7 @@ pub fn tick_script(panics: bool) -> impl Strategy<Value = TickScript> {
                 fails,
                 panic_at,
                 slot,
-                (op, who, one_by_one, far),
+                (op, who, one_by_one, far, tune),
             )| TickScript {
                 dt,
                 decision,
@@ -870,6 +916,7 @@ pub fn tick_script(panics: bool) -> impl Strategy<Value = TickScript> {
                 who,
                 one_by_one,
                 far,
+                tune,
             },
         )
 }
@@ -910,6 +957,7 @@ pub fn case(deciders: usize, ticks: usize, panics: bool) -> impl Strategy<Value 
                         d.every = 0;
                         d.delegate = false;
                         d.sync = 0;
+                        d.tuned = 0;
                         // Half of them test no flags either: their groups
                         // pick by the redecide mask alone.
                         if bare {
@@ -1008,7 +1056,8 @@ enum PlainChild {
 /// every few ticks. A leaf ending under the root, a group that runs out
 /// of children, an earlier sibling taking over, a group entered on the
 /// way down: an untraced tick makes these changes without the step
-/// machine, except where a random group has a timed child.
+/// machine, except where a random group has a timed child or a group has
+/// a child whose timer a tunable gives (one past [`PERIODS`]).
 pub fn plain_case(ticks: usize) -> impl Strategy<Value = Case> {
     let tested = || {
         prop_oneof![
@@ -1016,7 +1065,8 @@ pub fn plain_case(ticks: usize) -> impl Strategy<Value = Case> {
             3 => (mask4(), mask4()).prop_map(|(all, none)| [all, 0, none & !all, 0]),
         ]
     };
-    let timer = || prop_oneof![3 => Just(0u8), 1 => 1..PERIODS.len() as u8];
+    // One past the periods: a timer that names `GEN_EVERY`.
+    let timer = || prop_oneof![3 => Just(0u8), 1 => 1..=PERIODS.len() as u8];
     let leaves = || prop::collection::vec((0..8u8, flag_test(), timer()), 1..=3);
     let root_leaf = (0..8u8, tested(), timer());
     let group = (
@@ -1042,6 +1092,7 @@ pub fn plain_case(ticks: usize) -> impl Strategy<Value = Case> {
             let leaf = |(b, decision, every): PlainLeaf| RawDecider {
                 decision,
                 every,
+                tuned: u8::from(usize::from(every) == PERIODS.len()),
                 ..RawDecider::plain(false, b, 0, &[])
             };
             let mut top = Vec::new();
@@ -1191,8 +1242,9 @@ fn declare(
                     || taken.len() == MAX_FANOUT
                     || h + 1 > LEVELS
                     || items + n > MAX_ITEMS
-                    // Room for the group's own timer, shuffle round and role.
-                    || slots + s > SLOTS - 3
+                    // Room for the group's own timer, shuffle round and
+                    // role, and for the crowd's slot.
+                    || slots + s > SLOTS - 4
                 {
                     continue;
                 }
@@ -1208,6 +1260,13 @@ fn declare(
         let policy = POLICIES[r.policy as usize % POLICIES.len()];
         let delegate = group && r.delegate;
         let every = PERIODS[r.every as usize % PERIODS.len()];
+        // A reference has no shared checks, tuned or not.
+        let tune = if reference { r.tuned & 1 } else { r.tuned };
+        let tuned = TunedFields {
+            every: (tune & 1 != 0).then_some(GEN_EVERY),
+            gate: (tune & 2 != 0).then_some(GEN_GATE),
+            cooldown: (tune & 4 != 0).then_some(GEN_COOLDOWN),
+        };
         let mut flags = DeciderFlags::empty();
         if delegate {
             flags |= DeciderFlags::DELEGATE_DECIDE;
@@ -1215,17 +1274,28 @@ fn declare(
         if group && r.recheck {
             flags |= DeciderFlags::CALL_DECIDE_ON_REDECIDE;
         }
-        if every != 0.0 {
+        if every != 0.0 || tuned.every.is_some() {
             slots += 1;
         }
         if group && policy == Policy::Shuffle {
             slots += 1;
         }
-        let sync = if reference {
+        let mut sync = if reference {
             SyncChecks::NONE
         } else {
             SYNCS[r.sync as usize % SYNCS.len()]
         };
+        // As the macros write a field that names a tunable: its default.
+        let every = match tuned.every {
+            Some(t) => t.default_value(),
+            None => every,
+        };
+        if let Some(t) = tuned.gate {
+            sync.gate = t.default_value() as u16;
+        }
+        if let Some(t) = tuned.cooldown {
+            sync.cooldown = t.default_value();
+        }
         if sync.together != 0 {
             slots += 1;
         }
@@ -1265,6 +1335,7 @@ fn declare(
                 u64::from(r.behavior_flags)
             },
             select: (group && policy == Policy::Slot).then_some(select_slot as fn(&Sim) -> _),
+            tuned,
         });
         made.push(d);
         dims.push((height + 1, items, slots));
@@ -1287,6 +1358,10 @@ pub fn compile(root: &'static Decider<Sim>, limit: Option<u8>) -> Built {
         shape,
         shared: shape.needs_shared(),
         dblocks: GenTree::dblocks_in(items),
+        tunables: items
+            .iter()
+            .any(|it| it.decider.tuned_fields().is_some())
+            .then_some(&GEN_TUNING),
     });
     tree.validate().expect("a generated tree is valid");
     Built { root, tree }
@@ -1326,8 +1401,21 @@ pub fn outline(d: &'static Decider<Sim>) -> String {
         if d.pre.stimuli.is_some() {
             let _ = write!(out, " stimuli{:?}", d.pre.stimuli);
         }
-        if d.pre.every != 0.0 {
+        let tuned = d.tuned_fields();
+        if let Some(t) = tuned.every {
+            let _ = write!(out, " every {}", t.name());
+        } else if d.pre.every != 0.0 {
             let _ = write!(out, " every {}", d.pre.every);
+        }
+        if let Some(t) = tuned.gate {
+            let _ = write!(out, " gate {}", t.name());
+        } else if d.pre.sync.gate != 0 {
+            let _ = write!(out, " gate {}", d.pre.sync.gate);
+        }
+        if let Some(t) = tuned.cooldown {
+            let _ = write!(out, " cooldown {}", t.name());
+        } else if d.pre.sync.cooldown != 0.0 {
+            let _ = write!(out, " cooldown {}", d.pre.sync.cooldown);
         }
         if d.behavior_flags != 0 {
             let _ = write!(out, " bflags={:#x}", d.behavior_flags);
@@ -1503,6 +1591,24 @@ pub struct Crowd {
     capacity: usize,
     pub lost: usize,
     launches: u32,
+    /// The values in effect of [`GEN_TUNING`]'s tunables, in its order.
+    pub tuned: [f64; 3],
+}
+
+/// Whether decider `d` has a shared check: a gate, a global cooldown or a
+/// group role, given as a number or by a tunable.
+fn has_sync(d: &Decider<Sim>) -> bool {
+    let tuned = d.tuned_fields();
+    d.pre.sync.is_some() || tuned.gate.is_some() || tuned.cooldown.is_some()
+}
+
+/// A decider's timer, gate and global cooldown for one tick: `None` where
+/// it has none. A field that names a tunable is there whatever its value,
+/// which is the crowd's in effect.
+struct Fields {
+    every: Option<f64>,
+    gate: Option<u32>,
+    cooldown: Option<f64>,
 }
 
 /// A group role: the agents (by crowd index) waiting in its lobby, those
@@ -1533,6 +1639,31 @@ impl Crowd {
             capacity,
             lost: 0,
             launches: 0,
+            tuned: [
+                GEN_EVERY.default_value(),
+                GEN_GATE.default_value() as f64,
+                GEN_COOLDOWN.default_value(),
+            ],
+        }
+    }
+
+    /// Decider `d`'s timer, gate and cooldown in this tick.
+    fn fields(&self, d: &Decider<Sim>) -> Fields {
+        let (pre, tuned) = (d.pre, d.tuned_fields());
+        let value = |index: usize| self.tuned[index];
+        Fields {
+            every: match tuned.every {
+                Some(t) => Some(value(t.index())),
+                None => (pre.every != 0.0).then_some(pre.every),
+            },
+            gate: match tuned.gate {
+                Some(t) => Some(value(t.index()) as u32),
+                None => (pre.sync.gate != 0).then_some(u32::from(pre.sync.gate)),
+            },
+            cooldown: match tuned.cooldown {
+                Some(t) => Some(value(t.index())),
+                None => (pre.sync.cooldown != 0.0).then_some(pre.sync.cooldown),
+            },
         }
     }
 
@@ -1818,7 +1949,7 @@ impl<'a> Run<'a> {
     fn release(&mut self, l: &Level, events: bool) {
         let sync = l.d.pre.sync;
         let route = &l.at.route;
-        if sync.gate != 0 {
+        if self.c.fields(l.d).gate.is_some() {
             let n = self.c.gates.get_mut(route).expect("a held gate");
             *n -= 1;
         }
@@ -2042,7 +2173,7 @@ impl<'a> Run<'a> {
                         // or shared checks: the agent stays idle, and only
                         // the root's own `decide` can have broken the
                         // Subset Rule.
-                        if first && k == 0 && d.behavior().is_none() && !d.pre.sync.is_some() {
+                        if first && k == 0 && d.behavior().is_none() && !has_sync(d) {
                             self.stays_idle = true;
                             if d.decide.is_some() {
                                 self.report.subset_violation = Some(ItemIdx(at.index));
@@ -2210,10 +2341,7 @@ impl<'a> Run<'a> {
     /// if one refuses the reference fails in its group, else the frame of
     /// the common ancestor enters the way down (`Stop::Jump`).
     fn jump(&mut self, k: usize, d: &'static Decider<Sim>, at: Place) -> Result<(), Stop> {
-        assert!(
-            !d.pre.sync.is_some(),
-            "model: references have no shared checks"
-        );
+        assert!(!has_sync(d), "model: references have no shared checks");
         if self.redecides >= self.m.limit {
             let (g, gat) = (self.m.path[k - 1].d, self.m.path[k - 1].at.clone());
             self.emit(Event::RedecideLimit {
@@ -2301,8 +2429,10 @@ impl<'a> Run<'a> {
     fn way_accepts(&mut self, d: &'static Decider<Sim>, at: &Place) -> Result<bool, Stop> {
         self.report.visited += 1;
         let mut by = self.flag_rejection(d);
-        let every = d.pre.every;
-        if by.is_none() && every != 0.0 {
+        let fields = self.c.fields(d);
+        if by.is_none()
+            && let Some(every) = fields.every
+        {
             let now = self.input.now;
             let last = self.m.timer(&at.route);
             if now - last < every - TIMER_SLACK && last - now < every {
@@ -2311,15 +2441,15 @@ impl<'a> Run<'a> {
                 self.m.timers.insert(at.route.clone(), now);
             }
         }
-        let sync = d.pre.sync;
-        if by.is_none() && sync.gate != 0 && self.others_inside(at) >= u32::from(sync.gate) {
+        if by.is_none()
+            && let Some(gate) = fields.gate
+            && self.others_inside(at) >= gate
+        {
             by = Some(Rejection::Gate);
         }
         if by.is_none()
-            && sync.cooldown != 0.0
-            && self
-                .c
-                .cooldown_runs(&at.route, self.input.now, sync.cooldown)
+            && let Some(cooldown) = fields.cooldown
+            && self.c.cooldown_runs(&at.route, self.input.now, cooldown)
         {
             by = Some(Rejection::Cooldown);
         }
@@ -2351,15 +2481,16 @@ impl<'a> Run<'a> {
     /// between (one agent at a time) takes them, so a claim never fails.
     fn claim(&mut self, d: &'static Decider<Sim>, at: &Place) {
         let sync = d.pre.sync;
+        let fields = self.c.fields(d);
         let route = &at.route;
-        if sync.gate != 0 {
+        if let Some(gate) = fields.gate {
             let n = self.c.gates.entry(route.clone()).or_insert(0);
-            assert!(*n < u32::from(sync.gate), "model: a gate claim failed");
+            assert!(*n < gate, "model: a gate claim failed");
             *n += 1;
         }
-        if sync.cooldown != 0.0 {
+        if let Some(cooldown) = fields.cooldown {
             let now = self.input.now;
-            assert!(!self.c.cooldown_runs(route, now, sync.cooldown));
+            assert!(!self.c.cooldown_runs(route, now, cooldown));
             self.c.stamps.insert(route.clone(), now);
         }
         if sync.together != 0 {
@@ -2481,7 +2612,7 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
-    fn seen(&self, k: usize) -> Ctx {
+    fn seen(&self, k: usize) -> Ctx<'static> {
         let l = &self.m.path[k];
         let i = self.input;
         // Built from the model's own state, field by field.
@@ -2637,8 +2768,8 @@ impl<'a> Run<'a> {
             });
             return Ok(None);
         }
-        let every = d.pre.every;
-        if every != 0.0 {
+        let fields = self.c.fields(d);
+        if let Some(every) = fields.every {
             let now = self.input.now;
             let last = self.m.timer(&at.route);
             if now - last < every - TIMER_SLACK && last - now < every {
@@ -2650,12 +2781,12 @@ impl<'a> Run<'a> {
             }
             self.m.timers.insert(at.route.clone(), now);
         }
-        let sync = d.pre.sync;
-        let gate_full = sync.gate != 0 && self.others_inside(&at) >= u32::from(sync.gate);
-        let cooling = sync.cooldown != 0.0
-            && self
-                .c
-                .cooldown_runs(&at.route, self.input.now, sync.cooldown);
+        let gate_full = fields
+            .gate
+            .is_some_and(|gate| self.others_inside(&at) >= gate);
+        let cooling = fields
+            .cooldown
+            .is_some_and(|cooldown| self.c.cooldown_runs(&at.route, self.input.now, cooldown));
         if gate_full || cooling {
             self.emit(Event::Rejected {
                 node: node(d, &at),
@@ -3043,8 +3174,10 @@ pub fn check_case(
     let capacity = usize::from(case.capacity.max(1));
     let live_before = harness::live_mems();
     let bad_before = harness::bad_drops();
-    let shared = tree.needs_shared().then(|| tree.new_shared(capacity));
-    let quiet_shared = tree.needs_shared().then(|| tree.new_shared(capacity));
+    // A tree with tunables keeps their values in the crowd's shared state.
+    let crowded = tree.needs_shared() || tree.tunables.is_some();
+    let shared = crowded.then(|| tree.new_shared(capacity));
+    let quiet_shared = crowded.then(|| tree.new_shared(capacity));
     let seed = |i: usize| case.seed.wrapping_add((i as u64).wrapping_mul(0x9E37_79B9));
     let make = |sh: &Option<std::sync::Arc<TreeShared>>, i: usize| match sh {
         Some(sh) => tree.new_memory_in(sh, seed(i)),
@@ -3099,6 +3232,29 @@ pub fn check_case(
             .with_stimuli_bits(u64::from(script.stimuli));
         let input = |i: usize| base.with_agent(i as u32);
         let panic_at = script.panic_at.map(u32::from);
+
+        // A tunable changed before the tick: staged on both crowds, in
+        // effect for the traced one now (it ticks agent by agent), for the
+        // untraced one when its tick starts.
+        if let Some((which, value)) = script.tune
+            && tree.tunables.is_some()
+        {
+            let which = usize::from(which) % TUNED_VALUES.len();
+            let values = TUNED_VALUES[which];
+            let value = values[usize::from(value) % values.len()];
+            crowd.tuned[which] = value;
+            for sh in shared.iter().chain(&quiet_shared) {
+                match which {
+                    0 => sh.tune(GEN_EVERY, value),
+                    1 => sh.tune(GEN_GATE, value as i64),
+                    _ => sh.tune(GEN_COOLDOWN, value),
+                }
+                .expect("a value in range");
+            }
+        }
+        if let Some(sh) = &shared {
+            sh.apply_tuning();
+        }
 
         // An agent stopped or reset before the tick, in all three.
         let who = usize::from(script.who) % n;
@@ -3247,6 +3403,9 @@ pub fn check_case(
         // takes no steady tick, whose events are the traced crowd's once
         // the walks they leave out are put back.
         if panic_at.is_some() || script.one_by_one {
+            if let Some(sh) = &quiet_shared {
+                sh.apply_tuning();
+            }
             for i in 0..n {
                 harness::begin(panic_at);
                 let mut sent = QuietEvents::default();
@@ -3380,6 +3539,17 @@ pub fn check_case(
             );
             prop_assert_eq!(quiet_shared.gates_held(), crowd.gates_held());
             prop_assert_eq!(quiet_shared.roles_held(), crowd.roles_held());
+            let tuned = |sh: &TreeShared| {
+                [
+                    sh.tuned(GEN_EVERY),
+                    sh.tuned(GEN_GATE) as f64,
+                    sh.tuned(GEN_COOLDOWN),
+                ]
+            };
+            if tree.tunables.is_some() {
+                prop_assert_eq!(tuned(shared), crowd.tuned, "{}", context(t, "tuned"));
+                prop_assert_eq!(tuned(quiet_shared), crowd.tuned);
+            }
             for (r, q) in sent.iter().zip(&quiet_sent) {
                 if !matches!(r.op, ActionOp::Launch(_)) {
                     continue;

@@ -39,13 +39,14 @@ pub fn step(m: &mut Ticks, n: u8) -> bool {
 
 /// Declares the tree of WORKLOAD.md as `$tree` with the memory type
 /// `$memory`, each behavior running `Beh::$ticks()` ticks: W1 with
-/// `ticks`, W3 with `steady_ticks`.
+/// `ticks`, W3 with `steady_ticks`; with `tuned`, the ticks read from the
+/// tunables of W1 with tunables (`tree: [, tunables: …]`).
 macro_rules! creature_tree {
     ($tree:ident, $memory:ident, $ticks:ident) => {
         $crate::w1_core::creature_tree!($tree, $memory, $ticks, eat: [], yell: []);
     };
     // With more clauses for EAT and YELL_FOR_HELP (a gate, a cooldown).
-    ($tree:ident, $memory:ident, $ticks:ident, eat: [$($eat:tt)*], yell: [$($yell:tt)*]) => {
+    ($tree:ident, $memory:ident, $ticks:ident, eat: [$($eat:tt)*], yell: [$($yell:tt)*] $(, tree: [$($keys:tt)*])?) => {
         /// The behaviors, named as in WORKLOAD.md.
         mod act {
             use bt_core::behavior;
@@ -64,12 +65,12 @@ macro_rules! creature_tree {
             }
             behavior! { pub YELL: Agent, memory: Ticks, persist,
                 activate: |a, _m, _cx| { a.count(Beh::Yell); true },
-                tick: |_a, m, _cx| step(m, Beh::Yell.$ticks()),
+                tick: |_a, m, _cx| step(m, crate::w1_core::len!($ticks, Yell, _cx)),
             }
             behavior! { pub FIGHT: Agent, memory: Ticks, persist,
                 activate: |a, _m, _cx| { a.count(Beh::Fight); true },
                 tick: |a, m, _cx| {
-                    let running = step(m, Beh::Fight.$ticks());
+                    let running = step(m, crate::w1_core::len!($ticks, Fight, _cx));
                     if !running {
                         a.world.intruder = false;
                     }
@@ -78,12 +79,12 @@ macro_rules! creature_tree {
             }
             behavior! { pub FIND_FOOD: Agent, memory: Ticks, persist,
                 activate: |a, _m, _cx| { a.count(Beh::FindFood); true },
-                tick: |_a, m, _cx| step(m, Beh::FindFood.$ticks()),
+                tick: |_a, m, _cx| step(m, crate::w1_core::len!($ticks, FindFood, _cx)),
             }
             behavior! { pub EAT_FOOD: Agent, memory: Ticks, persist,
                 activate: |a, _m, _cx| { a.count(Beh::EatFood); true },
                 tick: |a, m, _cx| {
-                    let running = step(m, Beh::EatFood.$ticks());
+                    let running = step(m, crate::w1_core::len!($ticks, EatFood, _cx));
                     if !running {
                         a.world.hungry = false;
                     }
@@ -92,12 +93,12 @@ macro_rules! creature_tree {
             }
             behavior! { pub PATROL: Agent, memory: Ticks, persist,
                 activate: |a, _m, _cx| { a.count(Beh::Patrol); true },
-                tick: |_a, m, _cx| step(m, Beh::Patrol.$ticks()),
+                tick: |_a, m, _cx| step(m, crate::w1_core::len!($ticks, Patrol, _cx)),
             }
             behavior! { pub REST: Agent, memory: Ticks, persist,
                 activate: |a, _m, _cx| { a.count(Beh::Rest); true },
                 tick: |a, m, _cx| {
-                    let running = step(m, Beh::Rest.$ticks());
+                    let running = step(m, crate::w1_core::len!($ticks, Rest, _cx));
                     if !running {
                         a.world.tired = false;
                     }
@@ -106,15 +107,15 @@ macro_rules! creature_tree {
             }
             behavior! { pub FLIP: Agent, memory: Ticks, persist,
                 activate: |a, _m, _cx| { a.count(Beh::Flip); true },
-                tick: |_a, m, _cx| step(m, Beh::Flip.$ticks()),
+                tick: |_a, m, _cx| step(m, crate::w1_core::len!($ticks, Flip, _cx)),
             }
             behavior! { pub ROLL: Agent, memory: Ticks, persist,
                 activate: |a, _m, _cx| { a.count(Beh::Roll); true },
-                tick: |_a, m, _cx| step(m, Beh::Roll.$ticks()),
+                tick: |_a, m, _cx| step(m, crate::w1_core::len!($ticks, Roll, _cx)),
             }
             behavior! { pub DANCE: Agent, memory: Ticks, persist,
                 activate: |a, _m, _cx| { a.count(Beh::Dance); true },
-                tick: |_a, m, _cx| step(m, Beh::Dance.$ticks()),
+                tick: |_a, m, _cx| step(m, crate::w1_core::len!($ticks, Dance, _cx)),
             }
         }
 
@@ -137,11 +138,25 @@ macro_rules! creature_tree {
         bt_core::decider! { DANCE: Agent => act::DANCE }
         bt_core::group! { IDLE: Agent, random [FLIP, ROLL, DANCE] }
         bt_core::group! { ROOT: Agent, prioritized [FLEE, GUARD, EAT, PATROL, REST, IDLE] }
-        bt_core::tree! { pub $tree: Agent = ROOT, memory: $memory }
+        bt_core::tree! { pub $tree: Agent = ROOT, memory: $memory $($($keys)*)? }
     };
 }
 #[allow(unused_imports)]
 pub(crate) use creature_tree;
+
+/// The ticks behavior `$b` runs: `Beh::$b.$ticks()`, or with `tuned` the
+/// tunable of W1 with tunables that holds it.
+#[allow(unused_macros)]
+macro_rules! len {
+    (tuned, $b:ident, $cx:ident) => {
+        crate::w1_tuned::ticks(crate::world::Beh::$b, $cx)
+    };
+    ($ticks:ident, $b:ident, $cx:ident) => {
+        crate::world::Beh::$b.$ticks()
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use len;
 
 creature_tree!(W1, W1Memory, ticks);
 

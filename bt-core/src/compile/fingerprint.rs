@@ -6,7 +6,8 @@
 //! item's name (not its id, which hashes the module path too: moving a
 //! declaration to another module keeps the fingerprint), depth, kind,
 //! policy, child count, decider flags, preconditions (flag tests, timer,
-//! shared checks), and its behavior's name, memory type and callbacks (whether a
+//! shared checks; for one that names a tunable, the tunable's name rather
+//! than its value), and its behavior's name, memory type and callbacks (whether a
 //! behavior persists its memory is not part of it: see the snapshots). The
 //! slot layout (timers, shuffle rounds, roles, actions, gates, cooldowns)
 //! follows from these in preorder, so it is covered too. The hash is computed
@@ -92,9 +93,21 @@ pub(crate) const fn mix_decider<A>(mut h: u64, d: &'static Decider<A>, depth: us
     );
     h = flags(h, d.pre.decision);
     h = flags(h, d.pre.stimuli);
-    h = word(h, d.pre.every.to_bits());
-    h = word(h, d.pre.sync.gate as u64);
-    h = word(h, d.pre.sync.cooldown.to_bits());
+    // A field that names a tunable: the tunable's name, not its value,
+    // which the game may change.
+    let tuned = d.tuned;
+    h = match tuned.every {
+        Some(t) => text(byte(h, 0x7E), t.name()),
+        None => word(h, d.pre.every.to_bits()),
+    };
+    h = match tuned.gate {
+        Some(t) => text(byte(h, 0x7E), t.name()),
+        None => word(h, d.pre.sync.gate as u64),
+    };
+    h = match tuned.cooldown {
+        Some(t) => text(byte(h, 0x7E), t.name()),
+        None => word(h, d.pre.sync.cooldown.to_bits()),
+    };
     h = byte(h, d.pre.sync.together);
     behavior(h, d.behavior())
 }

@@ -5,6 +5,9 @@
 
 use core::fmt;
 
+use crate::decl::tune::{Tunable, TunableValue};
+use crate::raw::TunedHead;
+
 /// A behavior's definition, as the [`behavior!`](crate::behavior) macro
 /// writes it: the memory and DBlock types and the callbacks. Every callback
 /// has a default, and the `HAS_*` constants let the interpreter skip the
@@ -71,9 +74,13 @@ pub trait BehaviorDef<A>: 'static {
 }
 
 /// What a behavior callback sees besides the agent and its memory block.
+///
+/// Its lifetime is the tick's: the values of the crowd's tunables it reads
+/// ([`tuned`](Ctx::tuned)) are borrowed for the tick. Name it `Ctx` (or
+/// `Ctx<'_>`) in a function's arguments.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
-pub struct Ctx {
+pub struct Ctx<'t> {
     /// Absolute time of this tick, in seconds.
     pub now: f64,
     /// Time since the previous tick, in seconds.
@@ -93,9 +100,124 @@ pub struct Ctx {
     /// The state of the behavior's deferred action ([`ActionState::None`]
     /// for a behavior without `launch`).
     pub action: ActionState,
+    /// The values of the crowd's tunables in effect.
+    tuned: Tuned<'t>,
 }
 
-impl Ctx {
+/// The values of a crowd's tunables in effect for a tick: one pointer,
+/// to a static slot that names no table for a tree without tunables, so a
+/// tick of such a tree writes one word more than it did, and a read is a
+/// comparison and a load.
+#[derive(Clone, Copy)]
+pub(crate) struct Tuned<'t>(TunedHead<'t>);
+
+impl Tuned<'_> {
+    /// No table: every tunable reads as its default.
+    pub(crate) const NONE: Tuned<'static> = Tuned(TunedHead::NONE);
+}
+
+impl<'t> Tuned<'t> {
+    /// The view `head`.
+    #[inline(always)]
+    pub(crate) fn of(head: TunedHead<'t>) -> Self {
+        Tuned(head)
+    }
+
+    /// The value of `tunable`: in effect if it is of this table, else its
+    /// default.
+    #[inline(always)]
+    pub(crate) fn read<T: TunableValue>(&self, tunable: Tunable<T>) -> T {
+        match self.0.get(tunable.table(), tunable.index()) {
+            Some(bits) => T::from_bits(bits),
+            None => tunable.default_value(),
+        }
+    }
+}
+
+impl fmt::Debug for Tuned<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.same(TunedHead::NONE) {
+            f.write_str("none")
+        } else {
+            f.write_str("a crowd's values")
+        }
+    }
+}
+
+impl PartialEq for Tuned<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.same(other.0)
+    }
+}
+
+impl<'t> Ctx<'t> {
+    /// The value of `tunable` in effect for this tick, the same for every
+    /// agent of the crowd's tick: its default until the game changes it
+    /// ([`TreeShared::tune`](crate::TreeShared::tune)). A tunable of
+    /// another table than the tree's reads as its default, as does any in
+    /// a context made by [`Ctx::at`].
+    ///
+    /// ```
+    /// use bt_core::{TickInput, group, leaf, tick, tree, tunables};
+    /// tunables! { SQUAD_TUNING:
+    ///     /// Health fraction below which a soldier flees.
+    ///     FLEE_BELOW: f64 = 0.25, 0.0..=1.0;
+    /// }
+    /// #[derive(Default)]
+    /// struct Soldier { health: f64 }
+    /// leaf! { FLEE: Soldier, when: |s, d| s.health < d.tuned(FLEE_BELOW) }
+    /// leaf! { FIGHT: Soldier }
+    /// group! { ROOT: Soldier, prioritized [FLEE, FIGHT] }
+    /// tree! { SQUAD: Soldier = ROOT, memory: SquadMemory, tunables: SQUAD_TUNING }
+    ///
+    /// let shared = SQUAD.new_shared(0);
+    /// let mut memory: SquadMemory = SQUAD.new_memory_in(&shared, 0);
+    /// let mut soldier = Soldier { health: 0.3 };
+    /// let input = TickInput::new(0.0, 0.1);
+    /// tick(&SQUAD, &mut soldier, &mut memory, &input)?;
+    /// assert_eq!(memory.leaf(), SQUAD.find("FIGHT")); // 0.3 is not below 0.25
+    /// shared.tune(FLEE_BELOW, 0.4)?;
+    /// shared.apply_tuning(); // as a crowd's tick does when it starts
+    /// tick(&SQUAD, &mut soldier, &mut memory, &input)?;
+    /// assert_eq!(memory.leaf(), SQUAD.find("FLEE"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline(always)]
+    pub fn tuned<T: TunableValue>(&self, tunable: Tunable<T>) -> T {
+        self.tuned.read(tunable)
+    }
+
+    /// A copy of this context that outlives the tick (to keep in a log),
+    /// without the crowd's tunables: its [`tuned`](Self::tuned) reads
+    /// every tunable's default.
+    pub const fn detach(&self) -> Ctx<'static> {
+        Ctx {
+            now: self.now,
+            dt: self.dt,
+            since: self.since,
+            flags: self.flags,
+            decision: self.decision,
+            stimuli: self.stimuli,
+            agent: self.agent,
+            depth: self.depth,
+            action: self.action,
+            tuned: Tuned::NONE,
+        }
+    }
+
+    /// The same context with the values `tuned`.
+    #[inline(always)]
+    pub(crate) fn with_tuned(mut self, tuned: Tuned<'t>) -> Self {
+        self.tuned = tuned;
+        self
+    }
+
+    /// The values of the crowd's tunables this context reads.
+    #[inline(always)]
+    pub(crate) fn tuned_values(&self) -> Tuned<'t> {
+        self.tuned
+    }
+
     /// This tick's decision flags as the `bitflags` type `F` the tree's
     /// `needs_*` keys name:
     ///
@@ -146,7 +268,7 @@ impl Ctx {
 
     /// A context at time `now` with step `dt`, activated now, with no
     /// flags: for calling behavior functions directly in unit tests.
-    pub const fn at(now: f64, dt: f32) -> Ctx {
+    pub const fn at(now: f64, dt: f32) -> Ctx<'static> {
         Ctx {
             now,
             dt,
@@ -157,13 +279,15 @@ impl Ctx {
             agent: 0,
             depth: 0,
             action: ActionState::None,
+            tuned: Tuned::NONE,
         }
     }
 
     /// The context of a tick with `input`, before any level's fields are
-    /// set: activated now, no flags, depth 0, no deferred action.
+    /// set: activated now, no flags, depth 0, no deferred action, no
+    /// tunables (see [`with_tuned`](Self::with_tuned)).
     #[inline(always)]
-    pub(crate) const fn of(input: &super::TickInput) -> Ctx {
+    pub(crate) const fn of(input: &super::TickInput) -> Ctx<'t> {
         Ctx {
             now: input.now,
             dt: input.dt,
@@ -174,23 +298,24 @@ impl Ctx {
             agent: input.agent,
             depth: 0,
             action: ActionState::None,
+            tuned: Tuned::NONE,
         }
     }
 
     /// The same context with the deferred-action state `action`.
-    pub const fn with_action(mut self, action: ActionState) -> Ctx {
+    pub const fn with_action(mut self, action: ActionState) -> Ctx<'t> {
         self.action = action;
         self
     }
 
     /// The same context with the behavior flags word `flags`.
-    pub const fn with_flags(mut self, flags: u64) -> Ctx {
+    pub const fn with_flags(mut self, flags: u64) -> Ctx<'t> {
         self.flags = flags;
         self
     }
 
     /// The same context, activated at `since`.
-    pub const fn with_since(mut self, since: f64) -> Ctx {
+    pub const fn with_since(mut self, since: f64) -> Ctx<'t> {
         self.since = since;
         self
     }

@@ -11,7 +11,7 @@
 //! it would enter the step machine, at a step boundary, with nothing to
 //! undo: the step machine goes on from there as it would have at once.
 
-use crate::decl::{Ctx, TickInput};
+use crate::decl::TickInput;
 use crate::memory::AgentMemory;
 use crate::tree::Tree;
 
@@ -119,53 +119,54 @@ pub(crate) fn member_until_shared<A: 'static, const L: usize, const S: usize, co
             from: None,
         });
     }
-    let mut cx = Ctx::of(input);
-    let went = match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
-        Ok(visited) => {
-            tally.steady(memory, visited);
-            return None;
-        }
-        Err((steady::Bail::Ended(k, found), visited)) => {
-            match steady::ended(
-                tree,
-                agent,
-                memory,
-                &mut cx,
-                k,
-                found,
-                visited,
-                &mut NoTrace,
-            ) {
-                Ok(visited) => {
-                    tally.redecided(memory, visited);
-                    return None;
-                }
-                Err(from) => {
-                    let input = TickInput::of(&cx);
-                    quick_after_end(agent, memory, &input, &mut cx, k, from)
+    super::with_cx(tree, memory, input, |memory, mut cx| {
+        let went = match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
+            Ok(visited) => {
+                tally.steady(memory, visited);
+                return None;
+            }
+            Err((steady::Bail::Ended(k, found), visited)) => {
+                match steady::ended(
+                    tree,
+                    agent,
+                    memory,
+                    &mut cx,
+                    k,
+                    found,
+                    visited,
+                    &mut NoTrace,
+                ) {
+                    Ok(visited) => {
+                        tally.redecided(memory, visited);
+                        return None;
+                    }
+                    Err(from) => {
+                        let input = TickInput::of(&cx);
+                        quick_after_end(agent, memory, &input, &mut cx, k, from)
+                    }
                 }
             }
+            Err(from) => {
+                let input = TickInput::of(&cx);
+                quick_after_stop(agent, memory, &input, &mut cx, from)
+            }
+        };
+        let input = TickInput::of(&cx);
+        match went {
+            Ok(done) => {
+                tally.ticked(finish(tree, agent, memory, &input, Ok(done)));
+                None
+            }
+            Err(from) => {
+                // As the step machine starts: no steady walk found this.
+                memory.steady.from = f64::INFINITY;
+                Some(Resume {
+                    input,
+                    from: Some(from),
+                })
+            }
         }
-        Err(from) => {
-            let input = TickInput::of(&cx);
-            quick_after_stop(agent, memory, &input, &mut cx, from)
-        }
-    };
-    let input = TickInput::of(&cx);
-    match went {
-        Ok(done) => {
-            tally.ticked(finish(tree, agent, memory, &input, Ok(done)));
-            None
-        }
-        Err(from) => {
-            // As the step machine starts: no steady walk found this.
-            memory.steady.from = f64::INFINITY;
-            Some(Resume {
-                input,
-                from: Some(from),
-            })
-        }
-    }
+    })
 }
 
 /// Goes on with a tick [`member_until_shared`] stopped, as it would have

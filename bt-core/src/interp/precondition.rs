@@ -1,6 +1,7 @@
 //! Candidate tests: flag preconditions, timers, `decide` calls and the
 //! DBlock scratch space they fill.
 
+use crate::decl::tune_field::tuned_timer_runs;
 use crate::decl::{ActionState, DecideRaw, ItemIdx, period_runs};
 use crate::memory::shared::{self as sync};
 use crate::tree::{Has, Item, NO_SLOT};
@@ -159,11 +160,19 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         rejected
     }
 
-    /// Whether the timer of `item` has not run out yet.
+    /// Whether the timer of `item` has not run out yet. A tuned timer
+    /// (its number 0, never running) is read from the crowd's values.
     #[inline(always)]
     pub(super) fn timer_waits(&self, item: &Item<A>) -> bool {
         let last = f64::from_bits(self.mem.slots[item.timer as usize]);
         period_runs(last, self.input.now, item.every)
+            || (item.is(Has::TUNED)
+                && tuned_timer_runs(
+                    item.decider.tuned.every,
+                    self.cx.tuned_values(),
+                    last,
+                    self.input.now,
+                ))
     }
 
     #[inline]
@@ -193,6 +202,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             input: self.input,
             item: ItemIdx(c as u16),
             sink,
+            tuned: self.cx.tuned_values(),
         };
         let value = f(self.agent, raw);
         if value > 0.0 {

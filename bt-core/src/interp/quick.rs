@@ -442,6 +442,8 @@ fn accepts<A: 'static>(item: &Item<A>, input: &TickInput, slots: &mut [u64]) -> 
     if !item.flags_pass(input.decision, input.stimuli) {
         return false;
     }
+    // A group with a tuned timer among its children is no quick one.
+    debug_assert!(item.decider.tuned.every.is_none());
     if item.is(Has::TIMER) {
         let slot = &mut slots[item.timer as usize];
         if period_runs(f64::from_bits(*slot), input.now, item.every) {

@@ -76,19 +76,34 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     pub(super) fn sync_rejection(&self, c: usize) -> Option<Rejection> {
         let item = &self.items[c];
         let shared = self.shared();
-        let sync = &item.decider.pre.sync;
+        let (gate, cooldown) = self.sync_values(item);
         if item.gate != NO_SLOT
-            && !shared.gate_open(item.gate, sync.gate)
-            && !(self.is_in(c) && shared.gate_open(item.gate, sync.gate.saturating_add(1)))
+            && !shared.gate_open(item.gate, gate)
+            && !(self.is_in(c) && shared.gate_open(item.gate, gate.saturating_add(1)))
         {
             return Some(Rejection::Gate);
         }
         if item.cooldown != NO_SLOT
-            && !shared.cooldown_ready(item.cooldown, self.input.now, sync.cooldown)
+            && !shared.cooldown_ready(item.cooldown, self.input.now, cooldown)
         {
             return Some(Rejection::Cooldown);
         }
         None
+    }
+
+    /// The gate's size and the global cooldown of `item` in this tick:
+    /// its numbers, or the values in effect of the tunables they name.
+    #[inline]
+    fn sync_values(&self, item: &Item<A>) -> (u16, f64) {
+        let sync = &item.decider.pre.sync;
+        if !item.is(Has::TUNED) {
+            return (sync.gate, sync.cooldown);
+        }
+        let (fields, tuned) = (&item.decider.tuned, self.cx.tuned_values());
+        (
+            fields.gate_in(tuned, sync.gate),
+            fields.cooldown_in(tuned, sync.cooldown),
+        )
     }
 
     /// Whether the agent is in item `c`: it is on the active path.
@@ -122,18 +137,16 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
     #[inline]
     pub(super) fn claim(&mut self, i: usize) -> bool {
         let item = &self.items[i];
-        let sync = &item.decider.pre.sync;
+        let (gate, cooldown) = self.sync_values(item);
         let now = self.input.now;
         let mem = &mut *self.mem;
         let Some(shared) = mem.shared.as_deref() else {
             return false;
         };
         let gated = item.gate != NO_SLOT;
-        let refused = if gated && !shared.gate_take(item.gate, sync.gate) {
+        let refused = if gated && !shared.gate_take(item.gate, gate) {
             Rejection::Gate
-        } else if item.cooldown != NO_SLOT
-            && !shared.cooldown_take(item.cooldown, now, sync.cooldown)
-        {
+        } else if item.cooldown != NO_SLOT && !shared.cooldown_take(item.cooldown, now, cooldown) {
             Rejection::Cooldown
         } else if item.role != NO_SLOT
             && !shared.role_enter(

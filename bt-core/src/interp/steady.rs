@@ -20,6 +20,8 @@
 //! [`Event::Walked`] for it; so a recorded crowd pays for the events of
 //! what changes, not for a traced walk on every tick.
 
+use crate::decl::behavior::Tuned;
+use crate::decl::tune_field::tuned_timer_runs;
 use crate::decl::{Ctx, ItemIdx, Policy, TickInput, period_runs, period_runs_until};
 use crate::memory::{AgentMemory, Steady};
 use crate::tree::{Has, Item, Tree};
@@ -110,9 +112,15 @@ enum Sibling {
 }
 
 /// How `item`, an earlier sibling of the active child, fares: exactly as
-/// the full candidate test would turn it down (it writes nothing).
+/// the full candidate test would turn it down (it writes nothing). The
+/// values of the crowd's tunables are `tuned`.
 #[inline(always)]
-fn sibling<A: 'static>(item: &Item<A>, input: &TickInput, slots: &[u64]) -> Sibling {
+fn sibling<A: 'static>(
+    item: &Item<A>,
+    input: &TickInput,
+    slots: &[u64],
+    tuned: Tuned<'_>,
+) -> Sibling {
     if !item.flags_pass(input.decision, input.stimuli) {
         return Sibling::Flags;
     }
@@ -120,6 +128,13 @@ fn sibling<A: 'static>(item: &Item<A>, input: &TickInput, slots: &[u64]) -> Sibl
         let last = f64::from_bits(slots[item.timer as usize]);
         if period_runs(last, input.now, item.every) {
             return Sibling::Timer(period_runs_until(last, item.every));
+        }
+        // A tuned timer's number is 0: it is read from the crowd.
+        if item.is(Has::TUNED) && tuned_timer_runs(item.decider.tuned.every, tuned, last, input.now)
+        {
+            // Its period may change by the next tick: the finding is
+            // good for this tick only.
+            return Sibling::Timer(input.now);
         }
     }
     Sibling::Candidate
@@ -193,29 +208,30 @@ pub(super) fn traced<A: 'static, T: Tracer, const L: usize, const S: usize, cons
         let input = *input;
         return tally.ticked(super::run(tree, agent, memory, &input, tracer, None));
     }
-    let mut cx = Ctx::of(input);
-    let walked = if T::STEADY {
-        walk(tree, agent, memory, &mut cx, tracer)
-    } else {
-        // The walk of an untraced tick; where it stopped, if it did.
-        let walked = walk(tree, agent, memory, &mut cx, &mut super::NoTrace);
-        if let Err((bail, _)) = walked {
-            walked_event(tree, memory, bail, tracer);
-        }
-        walked
-    };
-    let from = match walked {
-        Ok(visited) => return tally.steady(memory, visited),
-        Err((Bail::Ended(k, found), visited)) => {
-            match ended(tree, agent, memory, &mut cx, k, found, visited, tracer) {
-                Ok(visited) => return tally.redecided(memory, visited),
-                Err(from) => from,
+    super::with_cx(tree, memory, input, |memory, mut cx| {
+        let walked = if T::STEADY {
+            walk(tree, agent, memory, &mut cx, tracer)
+        } else {
+            // The walk of an untraced tick; where it stopped, if it did.
+            let walked = walk(tree, agent, memory, &mut cx, &mut super::NoTrace);
+            if let Err((bail, _)) = walked {
+                walked_event(tree, memory, bail, tracer);
             }
-        }
-        Err(from) => from,
-    };
-    let input = *input;
-    tally.ticked(super::run(tree, agent, memory, &input, tracer, Some(from)))
+            walked
+        };
+        let from = match walked {
+            Ok(visited) => return tally.steady(memory, visited),
+            Err((Bail::Ended(k, found), visited)) => {
+                match ended(tree, agent, memory, &mut cx, k, found, visited, tracer) {
+                    Ok(visited) => return tally.redecided(memory, visited),
+                    Err(from) => from,
+                }
+            }
+            Err(from) => from,
+        };
+        let input = *input;
+        tally.ticked(super::run(tree, agent, memory, &input, tracer, Some(from)))
+    })
 }
 
 /// The [`Event::Walked`] of an untraced walk that stopped at `bail`.
@@ -343,7 +359,7 @@ fn walk_levels<A: 'static, T: Tracer, const L: usize, const S: usize, const N: u
                 let mut c = i + 1;
                 while c < active {
                     let child = &items[c];
-                    let by = match sibling(child, input, &mem.slots) {
+                    let by = match sibling(child, input, &mem.slots, cx.tuned_values()) {
                         Sibling::Flags => quick::flag_rejection(child, input),
                         Sibling::Timer(t) => {
                             until = until.min(t);

@@ -52,9 +52,11 @@ use crate::tree::{Has, Item, NO_SLOT, Tree};
 mod count;
 mod ids;
 mod queue;
+mod tuned;
 
 pub(crate) use ids::next_crowd;
 
+use crate::decl::tune::TunedValues;
 #[cfg(feature = "serde")]
 pub use queue::AdoptError;
 use queue::Entry;
@@ -115,6 +117,8 @@ pub struct TreeShared {
     launches: AtomicU32,
     /// Memories bound to it now ([`TreeShared::memories`]).
     bound: AtomicUsize,
+    /// The values of the tree's tunables.
+    pub(crate) tuned: TunedValues,
     /// The id of the crowd whose snapshot was restored into it last (0:
     /// none), for [`TreeShared::adopt_ticket`].
     #[cfg(feature = "serde")]
@@ -197,6 +201,7 @@ impl TreeShared {
             action_capacity,
         );
         shared.fingerprint = shape.fingerprint;
+        shared.tuned = TunedValues::new(tree.tunables);
         shared
     }
 
@@ -226,6 +231,7 @@ impl TreeShared {
             lost: AtomicUsize::new(0),
             launches: AtomicU32::new(0),
             bound: AtomicUsize::new(0),
+            tuned: TunedValues::new(None),
             #[cfg(feature = "serde")]
             restored_from: AtomicU32::new(0),
             #[cfg(feature = "serde")]

@@ -223,7 +223,7 @@ fn check_limits<A: 'static, const L: usize, const S: usize, const N: usize>(
     for (it, &n) in tree.items.iter().zip(&inside) {
         let sync = it.decider.pre.sync;
         let limit = if it.gate != NO_SLOT {
-            u32::from(sync.gate)
+            u32::from(it.decider.tuned.gate_most(sync.gate))
         } else if it.role != NO_SLOT {
             u32::from(sync.together)
         } else {

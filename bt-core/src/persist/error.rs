@@ -131,6 +131,9 @@ pub enum SnapshotError {
         /// Its index in the slice given.
         index: usize,
     },
+    /// A saved tunable value the tree cannot take now: a tunable it no
+    /// longer has, of another type, or outside its range.
+    Tuning(crate::TuneError),
 }
 
 impl fmt::Display for SnapshotError {
@@ -236,6 +239,7 @@ impl fmt::Display for SnapshotError {
                 f,
                 "memory {index} is not bound to the shared state restored"
             ),
+            SnapshotError::Tuning(e) => write!(f, "a saved tunable: {e}"),
         }
     }
 }

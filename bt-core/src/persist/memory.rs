@@ -276,14 +276,15 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
                 continue;
             }
             let sync = item.decider.pre.sync;
+            let gate = item.decider.tuned.gate_most(sync.gate);
             let held = holds(level.item);
-            let full = (item.gate != NO_SLOT && !shared.gate_room(item.gate, sync.gate, held))
+            let full = (item.gate != NO_SLOT && !shared.gate_room(item.gate, gate, held))
                 || (item.role != NO_SLOT && !shared.role_room(item.role, sync.together, held));
             if full {
                 return Err(SnapshotError::Full {
                     decider: item.decider.name,
                     limit: if item.gate != NO_SLOT {
-                        u32::from(sync.gate)
+                        u32::from(gate)
                     } else {
                         u32::from(sync.together)
                     },

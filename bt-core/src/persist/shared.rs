@@ -11,9 +11,11 @@ use serde::{Deserialize, Serialize};
 use super::{
     Body, Fault, Fields, Header, RestoreError, SnapshotError, read_struct, time_in, time_out,
 };
+use crate::decl::tune::TuneValue;
 use crate::decl::{Action, ItemIdx};
 use crate::memory::shared::{self as sync, ActionOp, ActionRequest, AtomicU64, Ticket, TreeShared};
 use crate::tree::{NO_SLOT, Tree};
+use core::marker::PhantomData;
 
 /// A crowd's shared state as serde writes it: made by
 /// [`TreeShared::snapshot`], restored by [`TreeShared::restore`].
@@ -45,7 +47,17 @@ pub(super) const FIELDS: &[&str] = &[
     "launches",
     "queue",
     "lost",
+    "tuned",
 ];
+
+/// A tunable's value in effect, as saved: by name, so that a save names
+/// what it changed.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TunedSnap {
+    name: alloc::string::String,
+    value: TuneValue,
+}
 
 /// A ticket as saved: the crowd it was issued in (the saving crowd's id),
 /// the agent id of its launch, the memory slot and the crowd-wide serial.
@@ -140,7 +152,8 @@ impl Serialize for SharedSnapshot<'_> {
         let (_, cooldowns, roles) = self.shared.words();
         let mut queue = Vec::with_capacity(self.shared.queued());
         self.shared.peek_actions(|r| queue.push(request_out(&r)));
-        let mut st = s.serialize_struct("TreeShared", FIELDS.len())?;
+        let fields = FIELDS.len() - usize::from(self.shared.tunables().is_none());
+        let mut st = s.serialize_struct("TreeShared", fields)?;
         st.serialize_field("version", &super::SNAPSHOT_VERSION)?;
         st.serialize_field("tree", self.header.tree)?;
         st.serialize_field("items", &(self.header.items as u64))?;
@@ -167,6 +180,17 @@ impl Serialize for SharedSnapshot<'_> {
         st.serialize_field("launches", &self.shared.launches())?;
         st.serialize_field("queue", &queue)?;
         st.serialize_field("lost", &(self.shared.lost_requests() as u64))?;
+        // Only a tree with tunables writes them: the saves of the others
+        // are as they were.
+        if let Some(table) = self.shared.tunables() {
+            let tuned: Vec<TunedSnap> = (table.decls().iter().enumerate())
+                .map(|(i, d)| TunedSnap {
+                    name: d.name.into(),
+                    value: self.shared.tuned_value(i),
+                })
+                .collect();
+            st.serialize_field("tuned", &tuned)?;
+        }
         st.end()
     }
 }
@@ -295,11 +319,14 @@ impl TreeShared {
         }
         // The queue keeps no crowd: it names this crowd's id when read.
         self.replace_queue(&p.queue, p.lost, p.launches);
+        self.restore_tuned(&p.tuned);
     }
 }
 
 /// A checked shared-state snapshot, not yet installed.
 pub(super) struct Parsed {
+    /// The tunables saved: each one's place and bits.
+    tuned: Vec<(usize, u64)>,
     cooldowns: Vec<u64>,
     generations: Vec<u32>,
     queue: Vec<ActionRequest>,
@@ -416,7 +443,20 @@ impl<'de, A: 'static, const L: usize, const S: usize, const N: usize> Body<'de>
             }));
         }
         let lost: u64 = f.field("lost")?;
+        // A save of the tree before it had tunables has none: the
+        // defaults then.
+        let mut tuned = Vec::new();
+        if let Some(table) = tree.tunables
+            && let Some(saved) = f.optional_field_seed("tuned", PhantomData::<Vec<TunedSnap>>)?
+        {
+            for s in saved {
+                let bits = crate::decl::tune::checked_bits(tree.name, table, &s.name, s.value)
+                    .map_err(|e| raise(SnapshotError::Tuning(e)))?;
+                tuned.push(bits);
+            }
+        }
         Ok(Parsed {
+            tuned,
             cooldowns,
             generations,
             queue,

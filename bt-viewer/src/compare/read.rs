@@ -170,6 +170,8 @@ pub(super) struct Doc {
     pub(super) ticks: Vec<Tick>,
     levels: Vec<u64>,
     events: Vec<u32>,
+    /// Its tunables' values.
+    pub(super) tuning: super::tuning::Tuned,
 }
 
 impl Doc {
@@ -241,6 +243,7 @@ pub(super) fn read(text: &str, which: u8, quads: &mut Quads) -> Result<Doc, Comp
         ticks: agents.ticks,
         levels: agents.levels,
         events: agents.events,
+        tuning: super::tuning::read(raw.tuning.as_ref()).map_err(bad)?,
     };
     let n_items = doc.items.len() as u64;
     let n_events = doc.events_legend.len() as u64;
@@ -345,6 +348,7 @@ struct Raw {
     tree: Option<Value>,
     legend: Option<Value>,
     clock: Option<Value>,
+    tuning: Option<Value>,
     agents: Option<Agents>,
 }
 
@@ -483,7 +487,9 @@ struct TopVisitor<'q> {
 }
 
 /// The document's keys read (each may be given once).
-const KEYS: [&str; 6] = ["format", "version", "tree", "legend", "clock", "agents"];
+const KEYS: [&str; 7] = [
+    "format", "version", "tree", "legend", "clock", "agents", "tuning",
+];
 
 impl<'de> Visitor<'de> for TopVisitor<'_> {
     type Value = Raw;
@@ -501,7 +507,7 @@ impl<'de> Visitor<'de> for TopVisitor<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Raw, A::Error> {
         let mut raw = Raw::default();
-        let mut seen = [false; 6];
+        let mut seen = [false; KEYS.len()];
         while let Some(key) = map.next_key::<alloc_crate::borrow::Cow<'de, str>>()? {
             if let Some(k) = KEYS.iter().position(|k| *k == key)
                 && core::mem::replace(&mut seen[k], true)
@@ -516,6 +522,7 @@ impl<'de> Visitor<'de> for TopVisitor<'_> {
                 "tree" => raw.tree = Some(map.next_value()?),
                 "legend" => raw.legend = Some(map.next_value()?),
                 "clock" => raw.clock = Some(map.next_value()?),
+                "tuning" => raw.tuning = Some(map.next_value()?),
                 "agents" => {
                     raw.agents = map.next_value_seed(AgentsSeed {
                         quads: &mut *self.quads,

@@ -67,6 +67,9 @@ pub(crate) trait Source {
     fn values(&mut self, slots: Range<usize>, each: &mut dyn FnMut(usize, u64, Recorded));
     /// Hands `each` the serial and time of every kept tick.
     fn times(&mut self, each: &mut dyn FnMut(u64, f64));
+    /// The values of the tree's tunables over the frames kept, when it
+    /// has tunables.
+    fn tuning(&self) -> Option<super::Tuning>;
     /// Whether to give up: the writing then ends with an
     /// [`Interrupted`](io::ErrorKind::Interrupted) error.
     fn stopped(&self) -> bool {
@@ -91,6 +94,10 @@ pub(crate) fn write(src: &mut impl Source, compact: bool, out: impl Write) -> io
     serde_json::to_writer(&mut w.buf, src.tree())?;
     w.buf.extend_from_slice(b",\"legend\":");
     serde_json::to_writer(&mut w.buf, &Legend::new())?;
+    if let Some(tuning) = src.tuning() {
+        w.buf.extend_from_slice(b",\"tuning\":");
+        serde_json::to_writer(&mut w.buf, &tuning)?;
+    }
     w.buf.extend_from_slice(b",\"agents\":[");
     let agents = src.agents().to_vec();
     let (from, kept) = src.frames();

@@ -19,6 +19,10 @@ pub struct TreeInfo {
     /// Names of the decision and stimuli flag bits, when the recorder was
     /// told them ([`FlightRecorder::name_flags`](crate::FlightRecorder::name_flags)).
     pub flag_names: FlagNamesInfo,
+    /// The tree's tunables (`tree!`'s `tunables:` key), in the order
+    /// declared; not written when it has none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tunables: Vec<super::TunableInfo>,
     /// Per item, its preconditions: what turned each earlier sibling of a
     /// steady tick's path down follows from them and the tick's flags.
     #[serde(skip)]
@@ -171,6 +175,7 @@ impl TreeInfo {
             levels: L,
             items,
             flag_names: FlagNamesInfo::default(),
+            tunables: super::tuning::table_info(tree.tunables),
             preconditions: tree.nodes().map(|n| *n.decider().preconditions()).collect(),
         }
     }

@@ -91,6 +91,11 @@ pub(super) enum Request {
         /// The beat's number, as the `beat` event gave it.
         n: u64,
     },
+    /// Change the tunable `name` to `value` from the crowd's next tick on.
+    Tune {
+        name: String,
+        value: serde_json::Value,
+    },
 }
 
 /// A breakpoint resolved against the tree: what the game's thread tests.
@@ -384,6 +389,8 @@ pub(super) enum Command {
     Resume,
     Step,
     Breakpoints(Vec<Breakpoint>),
+    /// A change of a tunable, checked against the shared state it goes to.
+    Tune(Arc<bt_core::TreeShared>, String, bt_core::TuneValue),
     /// A page left: the game looks whether any still follows.
     Left,
     /// The server let go of pages that no longer answered: the game goes
@@ -525,6 +532,12 @@ impl Game {
             Command::Step => self.paused = Some(Why::Step),
             Command::Resume => self.paused = None,
             Command::Breakpoints(set) => self.breakpoints = set,
+            // The server checked it against this shared state, whose table
+            // is fixed: it is taken.
+            Command::Tune(shared, name, value) => {
+                let taken = shared.tune_named(&name, value);
+                debug_assert!(taken.is_ok(), "{taken:?}");
+            }
             Command::Left | Command::LetGo => {}
         }
     }

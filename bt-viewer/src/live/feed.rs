@@ -36,7 +36,7 @@ use serde_json::{Map, Value};
 
 use super::control::Status;
 use crate::export::{Clock, TreeInfo, agent_values, compact, implied_since, tick_json};
-use crate::recorder::{DataStore, DataValue, TickWords};
+use crate::recorder::{DataStore, DataValue, TickWords, TuneLog};
 
 mod crowd;
 mod parts;
@@ -150,6 +150,8 @@ pub(super) struct Kept {
     newcomers: Vec<u32>,
     /// Room for a tick's words.
     scratch: Vec<u64>,
+    /// The tree's tunables, as of the last publish that changed them.
+    tuning: Option<Arc<TuneLog>>,
 }
 
 /// What the game's thread and the server's share: counters only.
@@ -203,13 +205,19 @@ pub(super) struct Published {
     /// The names of the agents' values, when there are new ones.
     names: Option<Arc<Vec<&'static str>>>,
     delta: Option<Arc<Delta>>,
+    /// The tree's tunables, when they changed (or the recorder is new).
+    tuning: Option<Arc<TuneLog>>,
 }
 
 impl Kept {
     /// Takes in one publish. The deltas whose ticks are all overwritten
-    /// are let go.
-    pub(super) fn take(&mut self, p: Published) {
+    /// are let go. Returns whether the tunables' values changed.
+    pub(super) fn take(&mut self, p: Published) -> bool {
         let fresh = p.tree.is_some();
+        let tuned = p.tuning.is_some();
+        if fresh || tuned {
+            self.tuning = p.tuning;
+        }
         if let Some(tree) = p.tree {
             self.tree = Some(tree);
             self.deltas.clear();
@@ -251,6 +259,7 @@ impl Kept {
             self.dropped = self.dropped.max(oldest.seq);
             self.deltas.pop_front();
         }
+        tuned
     }
 
     /// Publishes taken in so far.
@@ -275,6 +284,7 @@ impl Kept {
             encoder: Arc::clone(&self.encoder),
             deltas: self.deltas.iter().cloned().collect(),
             dropped: self.dropped,
+            tuning: self.tuning.clone(),
         }
     }
 }
@@ -466,6 +476,7 @@ pub(super) struct Snapshot {
     encoder: Arc<Mutex<Encoder>>,
     deltas: Vec<Arc<Delta>>,
     dropped: u64,
+    tuning: Option<Arc<TuneLog>>,
 }
 
 impl Snapshot {

@@ -11,6 +11,7 @@ mod reply;
 mod rope;
 mod serve;
 mod stream;
+mod tune;
 mod view;
 
 use std::io;
@@ -192,7 +193,8 @@ impl Limits {
 ///   it. (A game that calls
 ///   [`frame`](Self::frame) with no page following publishes nothing: the
 ///   request then waits a second at most for its next frame.)
-/// - `POST /control`: the page's controls (see [below](#stopping-the-game-from-the-page)).
+/// - `POST /control`: the page's controls (see [below](#stopping-the-game-from-the-page)),
+///   and its changes of tunables (see [below](#tuning-from-the-page)).
 ///
 /// While the game is paused, each stream gets a `beat` event four times a
 /// second, whose data is its number; the page answers it (see
@@ -286,6 +288,38 @@ impl Limits {
 /// is let go too; it can follow again by reloading. A program that only
 /// calls [`publish`](Self::publish) is never stopped (its control requests
 /// get `409 Conflict`).
+///
+/// # Tuning from the page
+///
+/// For a tree with tunables (bt-core's `tunables!`), the page of a game
+/// that calls [`frame`](Self::frame) has a panel of them: each one's name,
+/// doc line, kind, range and value in effect, with a number field (and its
+/// `set` button, or Enter), or a checkbox for a bool. The server learns the crowd's
+/// shared state through the recorder, which takes it from the memories it
+/// ticks: nothing more is needed than the `frame` call.
+///
+/// A change is a control request (the page's token in `X-Bt-Token`, as
+/// above) `{"op": "tune", "name": "FLEE_BELOW", "value": 0.3}`, the value
+/// a number or true or false. The server checks it at once, as
+/// `TreeShared::tune_named` does: a name the tree does not have, a value
+/// of another type (an int tunable takes a whole number, a float one any
+/// number) or outside the range, or a value that is neither, is answered
+/// `400 Bad Request` naming the tunable and why
+/// (`tunable FLEE_BELOW: 1.5 is outside 0..=1`), and changes nothing; a
+/// tree without tunables gets `400` too. A change it takes (`200 OK`) is
+/// made on the game's thread at its next [`frame`](Self::frame) (or at
+/// once while the game is paused there), and is in effect from the
+/// crowd's next tick, for every agent of that tick alike: pause, tune and
+/// step, and the stepped frame is the first to read it. As for the other
+/// controls, a game with no page following its stream, or that only
+/// publishes, gets `409 Conflict`.
+///
+/// The pages are shown the values as the recording holds them
+/// ([`Recording::tuning`](crate::Recording::tuning)) in a `tuning` event,
+/// `{"first", "start", "changes"}`, sent after the recording a page starts
+/// from and whenever a publish brings a change; the page marks each change
+/// on its timeline at the tick it took effect, with its name and its old
+/// and new value, and the panel says when a change it sent is in effect.
 ///
 /// # What it costs the game
 ///

@@ -362,14 +362,26 @@ async fn control(hub: &Hub, request: Request<Incoming>) -> Response<Reply> {
                 )
             };
         }
-        Control::Pause | Control::Step | Control::Resume
+        Control::Pause | Control::Step | Control::Resume | Control::Tune { .. }
             if hub.feed.clients.load(Ordering::Relaxed) == 0 =>
         {
             return text(
                 StatusCode::CONFLICT,
-                "no page follows the stream (GET /events): the program does not stop",
+                "no page follows the stream (GET /events): the program takes no control request",
             );
         }
+        Control::Tune { name, value } => match super::tune::command(&hub.snapshot(), &name, &value)
+        {
+            Ok(command) => command,
+            Err((true, why)) => return bad_request(why),
+            Err((false, why)) => {
+                return reply(
+                    StatusCode::CONFLICT,
+                    "text/plain; charset=utf-8",
+                    Reply::text(why),
+                );
+            }
+        },
         Control::Pause => Command::Pause,
         Control::Step => Command::Step,
         Control::Resume => Command::Resume,

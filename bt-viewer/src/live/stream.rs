@@ -301,7 +301,7 @@ impl Hub {
         })
     }
 
-    fn count(&self, streams: &Streams) {
+    pub(super) fn count(&self, streams: &Streams) {
         let n = streams.joined.len() + streams.waiting.len();
         self.feed.clients.store(n, Ordering::Relaxed);
         self.count_wanted();
@@ -351,7 +351,8 @@ impl Hub {
             sse("beat", &n.to_string())
         };
         let snapshot = self.snapshot();
-        let control = self.control_event();
+        let control = self.control_event().into_iter();
+        let control = control.chain(snapshot.tuning_event()).collect();
         let budget = self.limits.backlog_bytes;
         let mut streams = self.lock();
         let streams = &mut *streams;
@@ -405,12 +406,12 @@ impl Hub {
             if messages.is_empty() {
                 continue;
             }
-            let mut status = None;
+            let (mut status, mut tuned) = (None, false);
             let (seq, agents) = {
                 let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
                 for message in messages {
                     match message {
-                        ToServer::Published(p) => kept.take(p),
+                        ToServer::Published(p) => tuned |= kept.take(p),
                         ToServer::Status(s) => status = Some(s),
                     }
                 }
@@ -418,7 +419,13 @@ impl Hub {
             };
             self.published.send_replace(seq);
             // With no client there is nothing to send.
-            if self.feed.clients.load(Ordering::Relaxed) > 0 && !self.on_publish(&self.snapshot()) {
+            let snapshot = self.snapshot();
+            // To the streams that have their recording (those it starts
+            // get it with theirs).
+            if let Some(event) = snapshot.tuning_event().filter(|_| tuned) {
+                self.send_tuning(&event);
+            }
+            if self.feed.clients.load(Ordering::Relaxed) > 0 && !self.on_publish(&snapshot) {
                 return;
             }
             // After the ticks it is about.
@@ -470,7 +477,8 @@ impl Hub {
                 .partition::<Vec<_>, _>(|c| c.after < snapshot.seq);
             streams.waiting = later;
             if !ready.is_empty() {
-                let control = self.control_event();
+                let control = self.control_event().into_iter();
+                let control = control.chain(snapshot.tuning_event()).collect();
                 self.start_clients(streams, ready, snapshot, control);
             }
         }
@@ -493,7 +501,7 @@ impl Hub {
         streams: &mut Streams,
         clients: Vec<Client>,
         snapshot: &Snapshot,
-        control: Option<Bytes>,
+        control: Vec<Bytes>,
     ) {
         let budget = self.limits.backlog_bytes;
         let (every, some): (Vec<_>, Vec<_>) = clients.into_iter().partition(|c| c.asked.is_none());

@@ -91,6 +91,7 @@
       (CMP.total ? ", the first at tick " + cmpRows()[0].first.tick : "") + "; " + (CMP.compared - CMP.total) + " decided alike at every tick both runs kept.";
     if (r.unmatched.length) total += " Recorded in one run only: " + r.unmatched.map(a => "#" + a).join(", ") + ".";
     $("cmp-total").textContent = total;
+    cmpTuning(r.tuning || []);
     const body = $("cmp-table").tBodies[0];
     body.textContent = "";
     const MAX = 2000, rows = cmpRows();
@@ -114,6 +115,28 @@
       const tr = document.createElement("tr"), td = document.createElement("td");
       td.colSpan = 4; td.textContent = "… and " + (rows.length - MAX) + " more (bt-compare lists them all)";
       tr.appendChild(td); body.appendChild(tr);
+    }
+  }
+
+  // The tunables whose values differ between the runs, as the report
+  // lists them: each run's value at its start and its changes, and the
+  // first tick they differ (a click goes there).
+  function cmpTuning(list) {
+    const box = $("cmp-tuning");
+    box.textContent = "";
+    box.hidden = list.length === 0;
+    if (!list.length) return;
+    box.append("Tunables that differ: ");
+    const run = (start, changes) => (start === null ? "–" : tuneText(start)) +
+      changes.map(([t, v]) => ", " + tuneText(v) + " from tick " + t).join("");
+    for (const t of list) {
+      const sp = document.createElement("span");
+      sp.dataset.name = t.name; sp.dataset.tick = t.first_tick;
+      sp.textContent = t.name + ": " + run(t.start[0], t.changes[0]) + " / " + run(t.start[1], t.changes[1]) +
+        " (first differs at tick " + t.first_tick + ")";
+      sp.title = "run 1 / run 2; click to go to tick " + t.first_tick;
+      sp.onclick = () => seek(t.first_tick);
+      box.appendChild(sp);
     }
   }
 

@@ -65,6 +65,8 @@
       if (flags & 1) sum += "; some events were dropped (the tick was larger than the ring)";
       const inputs = inputsAt(S.sel, S.cursor);
       if (inputs) sum += " · " + inputsText(inputs);
+      const tuned = tuneNote(S.cursor);
+      if (tuned) sum += " · " + tuned;
       $("tick-summary").textContent = sum;
     } else {
       $("tick-summary").textContent = a ? "no tick of agent #" + a.agent + " kept here" : "";

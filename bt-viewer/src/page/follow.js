@@ -170,6 +170,7 @@
       L.messages += 1; L.bytes += ev.data.length; L.busy += performance.now() - t0;
     }));
     es.addEventListener("lanes", mine(ev => onLanes(JSON.parse(ev.data))));
+    es.addEventListener("tuning", mine(ev => onTuning(JSON.parse(ev.data))));
     es.addEventListener("end", mine(() => {
       L.ended = true; es.close();
       say("Live: the running program has stopped (what it sent stays here).");

@@ -25,6 +25,7 @@ window.btLive = (function () {
     es.addEventListener("beat", ev => answerBeat(Number(ev.data)));
     // The user's own moves (scrubbing, keys, clicks) may leave the end.
     for (const kind of ["input", "click", "keyup"]) document.addEventListener(kind, () => setTimeout(update, 0));
+    if (window.btTune) window.btTune.attach(api, send); // tunables panel
     wire();
   }
 
@@ -75,6 +76,7 @@ window.btLive = (function () {
     $("live-at").textContent = st.cursor;
     $("live-now").textContent = st.last;
     fillForm();
+    if (window.btTune) window.btTune.update(); // tunables panel
   }
 
   function followAgain() { L.api.seek(L.api.state().last); update(); }

@@ -163,6 +163,7 @@ window.addEventListener("unhandledrejection", e => window.btErrors.push(String(e
       if (!Array.isArray(doc.values)) fail("The recording's values are malformed.");
       doc.values.forEach(checkValues);
     }
+    checkTuning(doc);
   }
 
   function checkTick(tk, n, where) {

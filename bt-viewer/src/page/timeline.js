@@ -143,6 +143,7 @@
       g.beginPath(); g.moveTo(x + .5, 12); g.lineTo(x + .5, 20); g.stroke();
       g.fillText(String(s), x + 3, 8);
     }
+    drawTuneMarks(g);
     const x = X(S.cursor) + p / 2;
     g.fillStyle = "#1d232a"; g.fillRect(x - 1, 0, 2, 20);
   }
@@ -380,6 +381,7 @@
       drawLane(g, k, y, W, p);
       if (r === S.selRow) drawPlots(g, k, y + LANE_H, W, p);
     }
+    drawTuneLines(g, H);
     const x = X(S.cursor) + p / 2;
     g.fillStyle = "rgba(29,35,42,.75)"; g.fillRect(x - 1, 0, 2, H);
   }

@@ -86,7 +86,8 @@
     lanes.addEventListener("mouseleave", hideTip);
     ruler.addEventListener("mousemove", e => {
       const r = ruler.getBoundingClientRect(), s = tickOfX(e.clientX - r.left), tk = tickAt(S.sel, s);
-      if (s >= S.v0 && s <= S.v1) showTip("tick " + s + (tk ? " · t=" + tk[1].toFixed(3) : ""), e);
+      const tuned = s >= S.v0 && s <= S.v1 ? tuneNote(s) : "";
+      if (s >= S.v0 && s <= S.v1) showTip("tick " + s + (tk ? " · t=" + tk[1].toFixed(3) : "") + (tuned ? "\n" + tuned : ""), e);
     });
     ruler.addEventListener("mouseleave", hideTip);
     const wheel = e => {
@@ -170,6 +171,12 @@
       return b ? { x: c.left + X(s) + px() / 2, y: c.top + b[1] + b[2] / 2, h: b[2] } : null;
     },
     colorOf: name => { const l = S.leaves.find(l => leafName(l) === name); return l === undefined ? null : colorOf(l); },
+    // The tunables' values as the page holds them, the value of `name` in
+    // effect at tick `s`, and the marks of their changes in view, as drawn
+    // (x in page pixels).
+    tuning: () => S.rec && S.rec.tuning ? JSON.parse(JSON.stringify(S.rec.tuning)) : null,
+    tunedAt,
+    tuneMarks: () => { const c = $("ruler").getBoundingClientRect(); return tuneMarks().map(m => ({ tick: m.tick, text: m.text, x: c.left + m.x })); },
   };
 
   wire();

@@ -143,9 +143,11 @@ impl FlightRecorder {
             "lane {lane} was not assigned ({} are)",
             self.agent_of.len()
         );
+        self.tune.learn(memory.shared());
         if self.frames == 0 || self.offsets[self.frame * self.lanes + lane] != NONE {
             self.begin_frame();
         }
+        self.tune.look(self.frames - 1);
         self.record(lane, tree, agent, memory, input, also)
     }
 

@@ -65,16 +65,20 @@ impl FlightRecorder {
             agents.len(),
             self.slot_of.len()
         );
+        self.tune.learn(memories.first().and_then(|m| m.shared()));
+        self.tune.apply();
         self.begin_frame();
-        tick_scheduled_by(
+        let report = tick_scheduled_by(
             tree,
             agents,
             memories,
             schedule,
             now,
             input,
-            Recording(self),
-        )
+            Recording(&mut *self),
+        );
+        self.tune.look(self.frames - 1);
+        report
     }
 }
 

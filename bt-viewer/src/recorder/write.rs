@@ -37,6 +37,11 @@ impl FlightRecorder {
             agents.len(),
             self.slot_of.len()
         );
+        // The changes staged on the crowd's tunables take effect now, for
+        // every agent of the frame alike (the runs of unwatched agents
+        // would put them in effect where the first of them starts).
+        self.tune.learn(memories.first().and_then(|m| m.shared()));
+        self.tune.apply();
         self.begin_frame();
         let mut report = CrowdReport::default();
         let mut from = 0;
@@ -53,6 +58,9 @@ impl FlightRecorder {
             }
             from = to;
         }
+        // A change staged while the frame ran, which its runs put in
+        // effect.
+        self.tune.look(self.frames - 1);
         report
     }
 

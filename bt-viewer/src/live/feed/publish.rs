@@ -29,6 +29,9 @@ pub(in crate::live) struct Publisher {
     instance: u64,
     /// The recorder's tree, copied once per recorder.
     tree: Option<Arc<TreeInfo>>,
+    /// The tunables' changes logged and the crowd's shared state, as of
+    /// the last publish that sent them.
+    tuned: (u64, usize),
 }
 
 impl Publisher {
@@ -43,6 +46,7 @@ impl Publisher {
             names: 0,
             tree: None,
             instance: 0,
+            tuned: (0, 0),
         }
     }
 
@@ -99,6 +103,13 @@ impl Publisher {
             .map_or(&[][..], |d| d.names.as_slice());
         let names_changed = fresh || names.len() != self.names;
         self.names = names.len();
+        let tune = &recorder.tune;
+        let tuned = (
+            tune.logged,
+            tune.shared.as_ref().map_or(0, |s| Arc::as_ptr(s) as usize),
+        );
+        let tuning = (fresh || tuned != self.tuned).then(|| Arc::new(tune.clone()));
+        self.tuned = tuned;
         // The tree is copied once per recorder.
         let published = Published {
             seq: self.seq,
@@ -108,6 +119,7 @@ impl Publisher {
             agents: agents_changed.then(|| Arc::clone(&self.agents)),
             names: names_changed.then(|| Arc::new(names.to_vec())),
             delta: delta.clone(),
+            tuning,
         };
         self.send(feed, ToServer::Published(published), Some((frames, keep)));
         feed.published.store(self.seq, Ordering::Relaxed);
@@ -166,6 +178,7 @@ fn let_go(outbox: &mut VecDeque<ToServer>, frames: u64, keep: u64) {
             next.tree = next.tree.take().or(gone.tree);
             next.agents = next.agents.take().or(gone.agents);
             next.names = next.names.take().or(gone.names);
+            next.tuning = next.tuning.take().or(gone.tuning);
         }
     }
 }

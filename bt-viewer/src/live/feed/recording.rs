@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use hyper::body::Bytes;
 
-use super::{Delta, Entry, Snapshot};
-use crate::export::{Lanes, Recorded, Source, TreeInfo, write_json};
+use super::{Delta, Entry, Snapshot, sse};
+use crate::export::{Lanes, Recorded, Source, TreeInfo, Tuning, write_json};
 use crate::live::rope::Chunks;
 use crate::recorder::TickWords;
 
@@ -46,6 +46,28 @@ impl Snapshot {
         let mut chunks = Chunks::default();
         write_json(&mut copies, runs, &mut chunks).ok()?;
         Some(chunks.finish())
+    }
+
+    /// The tunables' values over the frames kept, as the recording holds
+    /// them, when the tree has tunables.
+    fn tuning(&self) -> Option<Tuning> {
+        self.tuning
+            .as_ref()?
+            .tuning(self.frames.saturating_sub(self.keep))
+    }
+
+    /// The `tuning` event: the tunables' values over the frames kept
+    /// (`{"first", "start", "changes"}`, as the recording's `tuning`), when
+    /// the tree has tunables.
+    pub(in crate::live) fn tuning_event(&self) -> Option<Bytes> {
+        let tuning = serde_json::to_string(&self.tuning()?).ok()?;
+        Some(sse("tuning", &tuning))
+    }
+
+    /// The crowd's shared state, which takes the tunables' changes, once
+    /// the recorder ticked a memory bound to it.
+    pub(in crate::live) fn tuned_shared(&self) -> Option<&std::sync::Arc<bt_core::TreeShared>> {
+        self.tuning.as_ref()?.shared.as_ref()
     }
 }
 
@@ -152,5 +174,9 @@ impl Source for Copies<'_> {
 
     fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
+    }
+
+    fn tuning(&self) -> Option<Tuning> {
+        self.snapshot.tuning()
     }
 }

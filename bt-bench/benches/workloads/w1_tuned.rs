@@ -1,0 +1,95 @@
+//! W1 with its constants turned into tunables: each behavior reads the
+//! ticks it runs from the crowd's tunables (their defaults W1's), so the
+//! decisions are W1's and the difference is the cost of the reads.
+
+use bt_core::{Ctx, TickInput, tick_all, tunables};
+
+use crate::w1_core::{Agent, sum};
+use crate::world::{Activations, Beh, DT, now};
+
+tunables! { pub W1_TUNING:
+    /// Ticks YELL runs.
+    YELL_TICKS: i64 = 2, 1..=255;
+    /// Ticks FIGHT runs.
+    FIGHT_TICKS: i64 = 5, 1..=255;
+    /// Ticks FIND_FOOD runs.
+    FIND_FOOD_TICKS: i64 = 3, 1..=255;
+    /// Ticks EAT_FOOD runs.
+    EAT_FOOD_TICKS: i64 = 4, 1..=255;
+    /// Ticks PATROL runs.
+    PATROL_TICKS: i64 = 10, 1..=255;
+    /// Ticks REST runs.
+    REST_TICKS: i64 = 6, 1..=255;
+    /// Ticks FLIP runs.
+    FLIP_TICKS: i64 = 2, 1..=255;
+    /// Ticks ROLL runs.
+    ROLL_TICKS: i64 = 3, 1..=255;
+    /// Ticks DANCE runs.
+    DANCE_TICKS: i64 = 4, 1..=255;
+}
+
+/// The ticks behavior `b` runs, read from the tunables.
+#[inline(always)]
+pub fn ticks(b: Beh, cx: &Ctx) -> u8 {
+    let tunable = match b {
+        Beh::Yell => YELL_TICKS,
+        Beh::Fight => FIGHT_TICKS,
+        Beh::FindFood => FIND_FOOD_TICKS,
+        Beh::EatFood => EAT_FOOD_TICKS,
+        Beh::Patrol => PATROL_TICKS,
+        Beh::Rest => REST_TICKS,
+        Beh::Flip => FLIP_TICKS,
+        Beh::Roll => ROLL_TICKS,
+        Beh::Dance => DANCE_TICKS,
+        Beh::Flee | Beh::GuardScope => return 0,
+    };
+    cx.tuned(tunable) as u8
+}
+
+mod tree {
+    use crate::w1_core::{Agent, Ticks, step};
+    use crate::world::W1Flags;
+
+    use super::W1_TUNING;
+
+    crate::w1_core::creature_tree!(W1T, W1TMemory, tuned, eat: [], yell: [], tree: [, tunables: W1_TUNING]);
+}
+
+pub use tree::{W1T, W1TMemory};
+
+/// A crowd of `n` agents with their memories, bound to one shared state
+/// that holds the tunables.
+pub struct Crowd {
+    pub agents: Vec<Agent>,
+    pub memories: Vec<W1TMemory>,
+}
+
+impl Crowd {
+    pub fn new(n: usize) -> Self {
+        let shared = W1T.new_shared(0);
+        Crowd {
+            agents: (0..n).map(Agent::spawn).collect(),
+            memories: (0..n)
+                .map(|i| W1T.new_memory_in(&shared, i as u64))
+                .collect(),
+        }
+    }
+
+    /// Tick `t`: the world step of every agent, then the tree for every
+    /// agent. Returns the number of agents whose tick failed.
+    #[inline(never)]
+    pub fn tick(&mut self, t: u32) -> u32 {
+        for a in &mut self.agents {
+            a.world.step();
+        }
+        let now = now(t);
+        let report = tick_all(&W1T, &mut self.agents, &mut self.memories, |_, a| {
+            TickInput::new(now, DT).with_decision(a.world.flags())
+        });
+        report.errors
+    }
+
+    pub fn activations(&self) -> Activations {
+        sum(self.agents.iter().map(|a| &a.activations))
+    }
+}

@@ -1,0 +1,58 @@
+//! The check of the tunables a tree's deciders name (`cooldown:
+//! tunable(X)`): each must be of the tree's table.
+
+use crate::decl::tune::Tunables;
+use crate::decl::tune_field::check_field;
+use crate::decl::{Decider, DeciderKind};
+use crate::tree::{MAX_ITEMS, MAX_LEVELS};
+
+/// Checks that every tunable a decider under `root` names is of the table
+/// `table` (`tree!`'s `tunables:` key) of tree `tree`. Each decider is
+/// checked where it is declared for the tunable's kind and range; this is
+/// what only the tree knows.
+///
+/// # Panics
+/// In const evaluation, naming the decider, the key and the tunable, when
+/// a decider names a tunable and the tree has no table, or a tunable of
+/// another table.
+pub const fn check_tuned<A>(
+    root: &'static Decider<A>,
+    tree: &'static str,
+    table: Option<&'static Tunables>,
+) {
+    let mut budget = MAX_ITEMS + 1;
+    walk(root, tree, table, 0, &mut budget);
+}
+
+/// Checks `d` and the deciders under it. A graph that is not a valid tree
+/// (a cycle, too deep, too many items) is walked only as far as the
+/// compile step's own limits: the compile step reports it.
+const fn walk<A>(
+    d: &'static Decider<A>,
+    tree: &'static str,
+    table: Option<&'static Tunables>,
+    depth: usize,
+    budget: &mut usize,
+) {
+    if depth >= MAX_LEVELS || *budget == 0 {
+        return;
+    }
+    *budget -= 1;
+    let f = d.tuned;
+    if let Some(t) = f.every {
+        check_field(tree, table, d.name, "every", (t.table(), t.name()));
+    }
+    if let Some(t) = f.gate {
+        check_field(tree, table, d.name, "gate", (t.table(), t.name()));
+    }
+    if let Some(t) = f.cooldown {
+        check_field(tree, table, d.name, "cooldown", (t.table(), t.name()));
+    }
+    if let DeciderKind::Group { children, .. } = d.kind {
+        let mut c = 0;
+        while c < children.len() {
+            walk(children[c], tree, table, depth + 1, budget);
+            c += 1;
+        }
+    }
+}
