@@ -14,6 +14,7 @@ mod input;
 pub(crate) mod msg;
 pub(crate) mod tune;
 pub(crate) mod tune_field;
+pub(crate) mod tuned;
 
 pub(crate) use behavior::bits_as;
 pub use behavior::fnv1a;
@@ -440,7 +441,7 @@ pub struct DecideRaw<'a> {
     pub(crate) input: &'a TickInput,
     pub(crate) item: ItemIdx,
     pub(crate) sink: Option<DSink<'a>>,
-    pub(crate) tuned: behavior::Tuned<'a>,
+    pub(crate) tuned: tuned::Tuned<'a>,
 }
 
 /// What a `decide` function sees besides the agent: the tick's time and

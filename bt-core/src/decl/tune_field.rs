@@ -4,9 +4,9 @@
 //! range), again where the tree is compiled (the tree's table), and read
 //! by every tick from the values of the memory's crowd.
 
-use super::behavior::Tuned;
 use super::msg::Msg;
 use super::tune::{Tunable, TunableKind, TunableValue, Tunables};
+use super::tuned::Tuned;
 
 /// Which of a decider's declarative fields name a tunable, and which one
 /// each names: `cooldown: tunable(GRENADE_COOLDOWN)` in a

@@ -20,8 +20,8 @@
 //! [`Event::Walked`] for it; so a recorded crowd pays for the events of
 //! what changes, not for a traced walk on every tick.
 
-use crate::decl::behavior::Tuned;
 use crate::decl::tune_field::tuned_timer_runs;
+use crate::decl::tuned::Tuned;
 use crate::decl::{Ctx, ItemIdx, Policy, TickInput, period_runs, period_runs_until};
 use crate::memory::{AgentMemory, Steady};
 use crate::tree::{Has, Item, Tree};

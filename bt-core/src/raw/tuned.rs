@@ -7,8 +7,14 @@ use core::marker::PhantomData;
 use core::ptr::NonNull;
 use core::sync::atomic::Ordering;
 
+// 64-bit atomics where the target has them, else portable-atomic's, as
+// for the crowd's other counters.
+#[cfg(target_has_atomic = "64")]
+use core::sync::atomic::AtomicU64;
+#[cfg(not(target_has_atomic = "64"))]
+use portable_atomic::AtomicU64;
+
 use crate::decl::tune::Tunables;
-use crate::memory::shared::{AtomicU64, TreeShared};
 
 /// The first slot of the values of no table: it names none.
 static NO_TABLE: AtomicU64 = AtomicU64::new(0);
@@ -94,8 +100,8 @@ impl<'t> TunedHead<'t> {
     }
 }
 
-/// The values of the crowd whose shared state is `shared`, a memory's
-/// (`AgentMemory::shared`), for a tick of that memory: `'t` is the tick's.
+/// The values `slots` of the crowd a memory is bound to (those in its
+/// `AgentMemory::shared`), for a tick of that memory: `'t` is the tick's.
 ///
 /// Only for a tick: the memory's `shared` is set when the memory is made
 /// and never assigned again, so its `Arc` keeps the shared state, and the
@@ -105,10 +111,10 @@ impl<'t> TunedHead<'t> {
 /// pointer, which is what lets a crowd's loop stay as it is for a tree
 /// without tunables.
 #[inline(always)]
-pub(crate) fn tuned_of<'t>(shared: Option<&TreeShared>) -> TunedHead<'t> {
-    match shared {
-        Some(s) => TunedHead {
-            head: NonNull::from(&*s.tuned.current.0).cast(),
+pub(crate) fn tuned_of<'t>(slots: Option<&TunedSlots>) -> TunedHead<'t> {
+    match slots {
+        Some(slots) => TunedHead {
+            head: NonNull::from(&*slots.0).cast(),
             _slots: PhantomData,
         },
         None => TunedHead::NONE,
