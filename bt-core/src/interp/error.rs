@@ -27,7 +27,7 @@ pub enum TickError {
     },
     /// The tree has gates, global cooldowns, group roles or deferred
     /// actions, and the memory was not made with a
-    /// [`TreeShared`](crate::TreeShared) ([`Tree::new_memory_in`]). Nothing
+    /// [`TreeShared`](crate::TreeShared) ([`Tree::new_memory_in`](crate::Tree::new_memory_in)). Nothing
     /// ran.
     NotShared {
         /// The tree.
