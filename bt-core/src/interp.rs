@@ -134,8 +134,6 @@ pub(crate) trait Tally {
 }
 
 /// [`tick`] for a crowd's loop, inlined into it: tallies how the tick went.
-/// A tree with tunables reads those of the memory's crowd (a constant
-/// test where the tree is one).
 #[inline(always)]
 pub(crate) fn tick_member<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
@@ -144,36 +142,35 @@ pub(crate) fn tick_member<A: 'static, const L: usize, const S: usize, const N: u
     input: &TickInput,
     tally: &mut impl Tally,
 ) {
-    let tuned = if tree.tunables.is_some() {
-        Tuned::of(crate::raw::tuned_of(
-            memory.shared.as_deref().map(|s| &s.tuned.current),
-        ))
-    } else {
-        Tuned::NONE
-    };
-    tick_member_in(tree, agent, memory, input, tally, tuned);
-}
-
-/// [`tick_member`] whose untraced tick reads the tunables `tuned`: a
-/// crowd's loop hands the values of its crowd to each member.
-#[inline(always)]
-pub(crate) fn tick_member_in<A: 'static, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
-    agent: &mut A,
-    memory: &mut AgentMemory<A, L, S, N>,
-    input: &TickInput,
-    tally: &mut impl Tally,
-    tuned: Tuned<'_>,
-) {
     // Debug output off: one load and this branch.
     match log::level_for(input.agent) {
-        0 => untraced(tree, agent, memory, input, tally, tuned),
+        0 => {
+            let tuned = tuned_for(tree, memory);
+            untraced(tree, agent, memory, input, tally, tuned);
+        }
         level => {
             // A copy: the caller's input never has its address taken in
             // the untraced tick, so it stays in registers there.
             let input = *input;
             tally.ticked(logged(level, tree, agent, memory, &input, &mut NoTrace));
         }
+    }
+}
+
+/// The tunables a tick of `memory` reads: those of the memory's crowd for
+/// a tree with tunables (a constant test where the tree is one), none
+/// otherwise; `'t` is the tick's (see `raw::tuned_of`).
+#[inline(always)]
+fn tuned_for<'t, A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    memory: &AgentMemory<A, L, S, N>,
+) -> Tuned<'t> {
+    if tree.tunables.is_some() {
+        Tuned::of(crate::raw::tuned_of(
+            memory.shared.as_deref().map(|s| &s.tuned.current),
+        ))
+    } else {
+        Tuned::NONE
     }
 }
 
@@ -204,9 +201,8 @@ pub(crate) fn tick_member_traced<
 }
 
 /// Runs `f` with `memory` and the callbacks' context of a tick with
-/// `input`. For a tree with tunables the context reads those of the
-/// memory's crowd, whose shared state the tick holds meanwhile; a tree
-/// without them holds nothing (a constant test where the tree is one).
+/// `input`, which reads the tunables of the memory's crowd
+/// ([`tuned_for`]).
 #[inline(always)]
 pub(crate) fn with_cx<A: 'static, R, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
@@ -214,14 +210,8 @@ pub(crate) fn with_cx<A: 'static, R, const L: usize, const S: usize, const N: us
     input: &TickInput,
     f: impl FnOnce(&mut AgentMemory<A, L, S, N>, Ctx<'_>) -> R,
 ) -> R {
-    if tree.tunables.is_some() {
-        let tuned = Tuned::of(crate::raw::tuned_of(
-            memory.shared.as_deref().map(|s| &s.tuned.current),
-        ));
-        f(memory, Ctx::of(input).with_tuned(tuned))
-    } else {
-        f(memory, Ctx::of(input))
-    }
+    let tuned = tuned_for(tree, memory);
+    f(memory, Ctx::of(input).with_tuned(tuned))
 }
 
 /// An untraced tick. A running agent first walks its path without the
