@@ -2,8 +2,9 @@
 # Refreshes the viewer's screenshots under docs/ from the `viewer` example:
 # the page it writes (agent values and plots; the overview and a query) and
 # its live page stopped at a breakpoint; and the page comparing two runs
-# (from bt-viewer's browser_compare test). Needs Chromium and chromedriver
-# (apt-get install chromium chromium-driver). Not run in CI.
+# (from the comparison page test in bt-viewer's browser tests). Needs
+# Chromium and chromedriver (apt-get install chromium chromium-driver).
+# Not run in CI.
 #
 #   scripts/screenshots.sh
 #
@@ -19,6 +20,6 @@ PORT=8811
 LIVE=$!
 trap 'kill "$LIVE" 2>/dev/null || true' EXIT
 BT_SHOTS_PAGE="$TARGET/viewer/viewer.html" BT_SHOTS_LIVE="http://127.0.0.1:$PORT/" \
-  cargo test -p bt-viewer --test browser_shots -- --ignored --nocapture
-cargo test -p bt-viewer --test browser_compare screenshot -- --ignored --nocapture
+  cargo test -p bt-viewer --test browser shots:: -- --ignored --nocapture
+cargo test -p bt-viewer --test browser compare::screenshot -- --ignored --nocapture
 ls -l docs/*.png

@@ -7,9 +7,9 @@
 //! The test plays both the page and the game, which ticks and calls
 //! `LiveServer::frame` when the test says.
 
-mod scene;
-mod sse;
-mod tuned;
+use crate::scene;
+use crate::sse;
+use crate::tuned;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};

@@ -5,8 +5,8 @@
 
 use serde_json::{Value, json};
 
-mod misuse_common;
-mod webdriver;
+use crate::misuse_common;
+use crate::webdriver;
 use misuse_common::{CRITTER, HERD, Run, after, before, record};
 use webdriver::{browser_log, js, until, with_browser};
 

@@ -1,7 +1,7 @@
 //! Misuse of the saved page's finders: a behavior one agent of 1 000 runs,
 //! the matches' order, the plots' labels of constant and tiny series.
 
-mod webdriver;
+use crate::webdriver;
 
 use bt_core::{TickInput, behavior, decider, group, tree};
 use bt_viewer::{AgentData, Capacity, DataCapacity, DataOut, FlightRecorder, Watch};

@@ -9,8 +9,8 @@
 //! does. Without them the test is reported as ignored, except under CI
 //! (`CI` set), where it fails.
 
-mod herd;
-mod webdriver;
+use crate::herd;
+use crate::webdriver;
 use webdriver::{click, js, until, until_within};
 
 use std::sync::Arc;
@@ -268,8 +268,10 @@ fn ten_thousand_agents_at_60_hz_are_followed_within_a_second_and_stopped_by_a_br
     const SECONDS: u64 = 60;
     let server = LiveServer::start(0).expect("a loopback port");
     let url = server.url();
-    let game = Game::start(N, HZ, 180, server);
+    // Started once the browser is this test's: the game does not run
+    // while another browser test has the machine.
     with_browser(|client| async move {
+        let game = Game::start(N, HZ, 180, server);
         client.goto(&url).await.unwrap();
         until_following(&client).await;
         count_frames(&client).await;
@@ -374,8 +376,8 @@ fn a_stream_the_server_drops_is_opened_again_and_the_page_follows_on() {
     // Every tick whole: the bytes add up quickly.
     server.set_runs(false);
     let url = server.url();
-    let game = Game::start(200, 60, 300, server);
     with_browser(|client| async move {
+        let game = Game::start(200, 60, 300, server);
         client.goto(&url).await.unwrap();
         until_following(&client).await;
         let before = js(&client, "return btViewer.live().bytes;").await;

@@ -4,8 +4,8 @@
 //! missed and the tick's flags by name, the plots' labels, and a console
 //! with no error or warning. Headless Chromium, as `browser.rs`.
 
-mod herd;
-mod webdriver;
+use crate::herd;
+use crate::webdriver;
 use webdriver::{browser_log, js};
 
 use std::time::{Duration, Instant};

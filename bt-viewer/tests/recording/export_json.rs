@@ -6,8 +6,8 @@
 //! cut short, agents' values (numbers, texts, some dropped, a name past
 //! the room), lanes given back and given again, nothing recorded.
 
-mod herd;
-mod scene;
+use crate::herd;
+use crate::scene;
 
 use bt_core::TickInput;
 use bt_viewer::{AgentData, Capacity, DataCapacity, DataOut, FlightRecorder, Watch};

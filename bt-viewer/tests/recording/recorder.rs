@@ -1,8 +1,8 @@
 //! The flight recorder: it ticks exactly as bt-core does, keeps the last
 //! K ticks whole, and what it keeps is what the tick did.
 
-mod embedded;
-mod scene;
+use crate::embedded;
+use crate::scene;
 
 use bt_core::{Event, TickInput, Tracer, tick_all, tick_traced};
 use bt_viewer::{Capacity, FORMAT, FlightRecorder, VERSION, Watch};

@@ -18,7 +18,7 @@ case "$1" in
          printf '#!/bin/sh\nexec sleep 30\n' > "$target/debug/examples/viewer" &&
          chmod +x "$target/debug/examples/viewer" ;;
   test) case "$*" in
-          *browser_shots*) test -f "$BT_SHOTS_PAGE" || { echo "no page at $BT_SHOTS_PAGE" >&2; exit 1; } ;;
+          *"--test browser shots::"*) test -f "$BT_SHOTS_PAGE" || { echo "no page at $BT_SHOTS_PAGE" >&2; exit 1; } ;;
         esac ;;
 esac
 "#;

@@ -8,8 +8,8 @@
 //! The game runs in a thread of its own, calling `LiveServer::frame` after
 //! each tick; the test plays the page.
 
-mod scene;
-mod sse;
+use crate::scene;
+use crate::sse;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -1186,7 +1186,7 @@ fn control_requests_come_only_from_the_page_on_loopback() {
 // ---------- what it costs ----------
 
 /// Prints what `frame` costs with no page, next to `publish`, per call:
-/// `cargo test -p bt-viewer --release --test live_control -- --ignored --nocapture`.
+/// `cargo test -p bt-viewer --release --test live control:: -- --ignored --nocapture`.
 #[test]
 #[ignore = "a measurement: run it alone, in release"]
 fn cost_of_frame_with_no_page_next_to_publish() {

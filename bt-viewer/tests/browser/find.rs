@@ -4,9 +4,9 @@
 //! reports, errors and rejections, matches in tick order, and a recording
 //! of 10 000 distinct agents with values opened and searched in time.
 
-mod herd;
-mod scene;
-mod webdriver;
+use crate::herd;
+use crate::scene;
+use crate::webdriver;
 use webdriver::js;
 
 use std::sync::OnceLock;

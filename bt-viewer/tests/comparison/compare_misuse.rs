@@ -10,7 +10,7 @@ use bt_core::TickInput;
 use bt_viewer::{Capacity, CompareError, Difference, FlightRecorder, Watch, compare};
 use serde_json::{Value, json};
 
-mod misuse_common;
+use crate::misuse_common;
 use misuse_common::{
     CRITTER, Critter, HERD, Run, after, before, grown, record, renamed, reordered,
 };

@@ -13,7 +13,7 @@ use bt_core::{TickInput, behavior, decider, group, tree};
 use bt_viewer::{Capacity, FlightRecorder, LiveServer, Watch};
 use serde_json::{Value, json};
 
-mod webdriver;
+use crate::webdriver;
 
 // ---------- a small crowd ----------
 

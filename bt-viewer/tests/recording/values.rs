@@ -1,8 +1,8 @@
 //! The agents' own values, flag names and compact recordings: what the
 //! recorder keeps of them is what the run did.
 
-mod herd;
-mod scene;
+use crate::herd;
+use crate::scene;
 
 use bt_viewer::{AgentData, Capacity, DataCapacity, DataOut, FlightRecorder, Watch};
 use scene::{CAMP, Creature, Facts, crowd};

@@ -8,8 +8,8 @@
 //! does. Without them the test is reported as ignored, except under CI
 //! (`CI` set), where it fails.
 
-mod tuned;
-mod webdriver;
+use crate::tuned;
+use crate::webdriver;
 use webdriver::{click, js, until};
 
 use std::sync::Arc;

@@ -9,9 +9,9 @@
 //! does. Without them the test is reported as ignored, except under CI
 //! (`CI` set), where it fails.
 
-mod herd;
-mod scene;
-mod webdriver;
+use crate::herd;
+use crate::scene;
+use crate::webdriver;
 use webdriver::{click, js, until};
 
 use std::sync::Arc;

@@ -9,9 +9,9 @@
 //! name with `--ignored`); and the screenshot of the docs
 //! (`docs/viewer_compare.png`), run by `scripts/screenshots.sh`.
 
-mod embedded;
-mod herd;
-mod webdriver;
+use crate::embedded;
+use crate::herd;
+use crate::webdriver;
 use embedded::{element, embedded_recording};
 use webdriver::{click, js, until};
 

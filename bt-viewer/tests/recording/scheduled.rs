@@ -3,8 +3,8 @@
 //! agents ticked are recorded, and the page shows a skipped tick as a gap
 //! in the lane and counts only the agents ticked.
 
-mod herd;
-mod webdriver;
+use crate::herd;
+use crate::webdriver;
 
 use std::collections::BTreeSet;
 

@@ -5,7 +5,7 @@
 //! (not "0.000"), and the live breakpoint form (no "any decider" for an
 //! entry). Headless Chromium, as `browser.rs`.
 
-mod webdriver;
+use crate::webdriver;
 
 use std::time::Duration;
 

@@ -3,9 +3,9 @@
 //! what slow, idle, hostile and many clients get, without the game ever
 //! waiting for them.
 
-mod herd;
-mod scene;
-mod sse;
+use crate::herd;
+use crate::scene;
+use crate::sse;
 
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::TcpStream;

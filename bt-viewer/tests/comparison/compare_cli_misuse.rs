@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 use serde_json::json;
 
-mod misuse_common;
+use crate::misuse_common;
 use misuse_common::{CRITTER, HERD, Run, after, before, grown, record};
 
 fn dir(name: &str) -> PathBuf {

@@ -2,7 +2,7 @@
 //! ECS does with an entity's components: they land in the frame of the
 //! lane's next tick, and nothing is kept without room for them.
 
-mod scene;
+use crate::scene;
 
 use bt_viewer::{AgentData, Capacity, DataCapacity, DataOut, FlightRecorder};
 use scene::{CAMP, crowd};

@@ -10,9 +10,9 @@
 //! `target/viewer-tests/`. The screenshots of the docs come from the
 //! `viewer` example: `scripts/screenshots.sh`.
 
-mod herd;
-mod scene;
-mod webdriver;
+use crate::herd;
+use crate::scene;
+use crate::webdriver;
 use webdriver::js;
 
 use std::path::PathBuf;
@@ -260,7 +260,7 @@ fn scrubbing_shows_the_path_events_spans_and_dump_of_the_tick() {
         assert_eq!(edges, json!(truth.paths[tick].len().saturating_sub(1)));
 
         // The event list (a flag rejection's failed flags aside: see
-        // browser_text.rs).
+        // text.rs).
         let events = js(
             &client,
             "return [...document.querySelectorAll('#events li:not(.why)')]\
@@ -368,7 +368,7 @@ fn scrubbing_shows_the_path_events_spans_and_dump_of_the_tick() {
         .await;
         let tip = tip.as_str().unwrap();
         // (A flag rejection's line names the flags that failed after the
-        // reason: see browser_text.rs.)
+        // reason: see text.rs.)
         let line = tip
             .lines()
             .find(|l| l.starts_with("last rejection: "))

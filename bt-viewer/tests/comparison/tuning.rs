@@ -3,7 +3,7 @@
 //! at; its files carry them, and a comparison of two runs names the
 //! tunables whose values differ.
 
-mod tuned;
+use crate::tuned;
 
 use bt_core::{TuneValue, tick_all};
 use bt_viewer::{

@@ -17,7 +17,7 @@ use bt_core::TickInput;
 use bt_viewer::{Capacity, FlightRecorder, LiveServer, Watch};
 use serde_json::{Value, json};
 
-mod misuse_common;
+use crate::misuse_common;
 use misuse_common::{CRITTER, Critter, before};
 
 /// A game of 6 critters, 0 to 2 recorded, calling `frame` every 20 ms on

@@ -3,7 +3,7 @@
 //! runs the example (the page it writes, and its live page) and then this
 //! test, with the pages' addresses in `BT_SHOTS_PAGE` and `BT_SHOTS_LIVE`.
 
-mod webdriver;
+use crate::webdriver;
 use webdriver::{js, until_within};
 
 use std::path::{Path, PathBuf};
