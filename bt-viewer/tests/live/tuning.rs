@@ -383,3 +383,66 @@ fn a_program_that_cannot_take_a_change_says_why() {
     page.next_of("recording");
     assert_eq!(page.tune("FLEE_BELOW", json!(0.3)).0, 409);
 }
+
+bt_core::tunables! { PACE_TUNING:
+    /// How the herd moves.
+    PACE: enum Pace { Walk, Trot, Gallop } = Walk;
+}
+bt_core::leaf! { GALLOP: Deer, when: |_, x| x.tuned(PACE) == Pace::Gallop }
+bt_core::leaf! { AMBLE: Deer }
+bt_core::group! { PACE_ROOT: Deer, prioritized [GALLOP, AMBLE] }
+bt_core::tree! { PACED: Deer = PACE_ROOT, memory: PacedMemory, tunables: PACE_TUNING }
+
+#[test]
+fn a_choice_tuned_from_the_page_takes_one_of_its_names_and_nothing_else() {
+    let shared = PACED.new_shared(0);
+    let mut deer = vec![Deer { health: 1.0 }];
+    let mut memories = vec![PACED.new_memory_in(&shared, 0)];
+    let mut recorder = FlightRecorder::new(&PACED, 1, Watch::All, Capacity::ticks(50));
+    let mut server = LiveServer::start(0).unwrap();
+    let mut page = Page::open(&server);
+    let mut t = 0;
+    let mut frames = |n: u64, recorder: &mut FlightRecorder, server: &mut LiveServer| {
+        for _ in 0..n {
+            recorder.tick_all(&PACED, &mut deer, &mut memories, |_, _| input(t));
+            server.frame(recorder);
+            t += 1;
+        }
+    };
+    frames(2, &mut recorder, &mut server);
+    // The page is given the names to offer.
+    let recording = page.next_of("recording");
+    let declared = &recording["tree"]["tunables"][0];
+    assert_eq!(declared["name"], json!("PACE"));
+    assert_eq!(declared["choices"], json!(["Walk", "Trot", "Gallop"]));
+    assert_eq!(page.next_of("tuning")["start"][0]["value"], json!("Walk"));
+
+    // Anything but one of the names, spelt as declared, is refused.
+    for (value, why) in [
+        (
+            json!("Run"),
+            r#"tunable `PACE`: "Run" is not one of "Walk", "Trot", "Gallop""#,
+        ),
+        (json!("gallop"), r#"tunable `PACE`: "gallop" is not one of"#),
+        (json!(""), r#"tunable `PACE`: "" is not one of"#),
+        (json!(2), "tunable `PACE` is a choice, not 2"),
+        (json!(true), "tunable `PACE` is a choice, not true"),
+    ] {
+        let (status, body) = page.tune("PACE", value.clone());
+        assert_eq!(status, 400, "{value}: {body}");
+        assert!(body.starts_with(why), "{value}: {body}");
+    }
+    frames(2, &mut recorder, &mut server);
+    assert_eq!(shared.tuning_changes(), 0);
+
+    // A name is taken at the next frame, in effect from the tick after.
+    assert_eq!(page.tune("PACE", json!("Gallop")).0, 200);
+    frames(2, &mut recorder, &mut server); // ticks 4 and 5
+    assert_eq!(shared.tuned(PACE), Pace::Gallop);
+    let json: Value = serde_json::from_str(&recorder.export().to_json()).unwrap();
+    assert_eq!(leaf_at(&json, 0, 4).as_deref(), Some("AMBLE"));
+    assert_eq!(leaf_at(&json, 0, 5).as_deref(), Some("GALLOP"));
+    let change = json!([{"tick": 5, "name": "PACE", "from": "Walk", "to": "Gallop"}]);
+    assert_eq!(json["tuning"]["changes"], change);
+    assert_eq!(page.next_of("tuning")["changes"], change);
+}
