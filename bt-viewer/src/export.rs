@@ -21,13 +21,16 @@
 //! the root), `children` (item indices in priority order),
 //! `preconditions` (`decision` and `stimuli` tests, each null or an object
 //! of hex masks `all`, `any`, `none`, `not_all`; `every`: the timer in
-//! seconds or null) and `shared` (`gate`, `cooldown`, `together`, each
-//! null when absent). `flag_names` has `decision` and `stimuli`, each a
+//! seconds or null), `shared` (`gate`, `cooldown`, `together`, each
+//! null when absent) and, for an item whose fields name tunables, `tuned`
+//! (`every`, `gate`, `cooldown`: the tunable's name, for those that name
+//! one; the number beside it is then the tunable's default). `flag_names` has `decision` and `stimuli`, each a
 //! list of `[bit, name]` (empty unless the recorder was told them).
 //! `tunables` (absent for a tree without them) lists the tree's tunables
 //! in the order declared, each `{"name", "doc", "kind", "min", "max",
-//! "default"}`: `kind` is `"float"`, `"int"` or `"bool"`, `min` and `max`
-//! are null for a bool.
+//! "default"}`: `kind` is `"float"`, `"int"`, `"bool"` or `"choice"`,
+//! `min` and `max` are null for a bool or a choice, and a choice has
+//! `choices`, its names in the order declared.
 //!
 //! `tuning` (absent for a tree without tunables) is their values over the
 //! recording: `first` is its first frame (the oldest the recorder kept),
@@ -87,7 +90,7 @@ pub(crate) use runs::compact;
 #[cfg(feature = "live")]
 pub(crate) use runs::implied_since;
 use tree::hex;
-pub use tree::{FlagNamesInfo, ItemInfo, PreInfo, SharedInfo, TestInfo, TreeInfo};
+pub use tree::{FlagNamesInfo, ItemInfo, PreInfo, SharedInfo, TestInfo, TreeInfo, TunedInfo};
 pub use tuning::{TunableInfo, TunedValue, Tuning, TuningChange};
 
 use crate::recorder::{

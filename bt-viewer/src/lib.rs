@@ -311,7 +311,8 @@ pub use compare::{
 };
 pub use export::{
     AgentTicks, AgentValues, Clock, FORMAT, FlagNamesInfo, ItemInfo, Legend, PreInfo, Recording,
-    SharedInfo, TestInfo, TreeInfo, TunableInfo, TunedValue, Tuning, TuningChange, VERSION,
+    SharedInfo, TestInfo, TreeInfo, TunableInfo, TunedInfo, TunedValue, Tuning, TuningChange,
+    VERSION,
 };
 #[cfg(feature = "live")]
 #[cfg_attr(docsrs, doc(cfg(feature = "live")))]

@@ -75,6 +75,9 @@ pub struct ItemInfo {
     pub preconditions: PreInfo,
     /// Checks shared by the crowd.
     pub shared: SharedInfo,
+    /// The tunables its fields name (left out when none does).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tuned: Option<TunedInfo>,
 }
 
 /// An item's preconditions.
@@ -110,6 +113,22 @@ pub struct SharedInfo {
     pub cooldown: Option<f64>,
     /// Group role: agents that start together.
     pub together: Option<u8>,
+}
+
+/// The tunables an item's fields name (`every: tunable(…)` and the
+/// like): the numbers in [`PreInfo`] and [`SharedInfo`] are then their
+/// defaults, and the values in effect are the recording's tuning.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct TunedInfo {
+    /// The timer's period.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub every: Option<&'static str>,
+    /// The gate's size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<&'static str>,
+    /// The global cooldown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cooldown: Option<&'static str>,
 }
 
 pub(super) fn hex(x: u64) -> String {
@@ -166,6 +185,14 @@ impl TreeInfo {
                         gate: (pre.sync.gate > 0).then_some(pre.sync.gate),
                         cooldown: (pre.sync.cooldown > 0.0).then_some(pre.sync.cooldown),
                         together: (pre.sync.together > 0).then_some(pre.sync.together),
+                    },
+                    tuned: {
+                        let t = decider.tuned_fields();
+                        t.is_some().then(|| TunedInfo {
+                            every: t.every.map(|x| x.name()),
+                            gate: t.gate.map(|x| x.name()),
+                            cooldown: t.cooldown.map(|x| x.name()),
+                        })
                     },
                 }
             })

@@ -19,9 +19,9 @@ pub struct TunableInfo {
     pub doc: &'static str,
     /// What it holds: `"float"`, `"int"`, `"bool"` or `"choice"`.
     pub kind: &'static str,
-    /// Its least value (null for a bool).
+    /// Its least value (null for a bool or a choice).
     pub min: Value,
-    /// Its greatest value (null for a bool).
+    /// Its greatest value (null for a bool or a choice).
     pub max: Value,
     /// Its default value.
     pub default: Value,

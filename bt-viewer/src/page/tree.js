@@ -13,10 +13,16 @@
       if (t.not_all !== "0x0") parts.push(word + " not all of " + flagText(t.not_all, fn));
     };
     test(p.decision, "needs", names.decision); test(p.stimuli, "stimuli", names.stimuli);
-    if (p.every) parts.push("every " + p.every + "s");
+    // A field that names a tunable shows its name (the number is its
+    // default; the tunables panel and the timeline give the values).
+    const tu = it.tuned || {};
+    if (tu.every) parts.push("every " + tu.every);
+    else if (p.every) parts.push("every " + p.every + "s");
     const sh = it.shared || {};
-    if (sh.gate) parts.push("gate " + sh.gate);
-    if (sh.cooldown) parts.push("cooldown " + sh.cooldown + "s");
+    if (tu.gate) parts.push("gate " + tu.gate);
+    else if (sh.gate) parts.push("gate " + sh.gate);
+    if (tu.cooldown) parts.push("cooldown " + tu.cooldown);
+    else if (sh.cooldown) parts.push("cooldown " + sh.cooldown + "s");
     if (sh.together) parts.push("together " + sh.together);
     return parts.join(" · ");
   }

@@ -419,3 +419,44 @@ fn a_choice_is_recorded_by_its_names() {
     );
     assert_eq!(memories[0].leaf(), MOODY.find("HIDE"));
 }
+
+bt_core::tunables! { FIELD_TUNING:
+    /// Seconds between looks.
+    LOOK_EVERY: f64 = 1.0, 0.0..=10.0;
+    /// Deer at the water at once.
+    DRINKERS: i64 = 2, 1..=9;
+    /// Seconds after a call before the next.
+    CALL_COOLDOWN: f64 = 3.0, 0.0..=30.0;
+}
+bt_core::leaf! { LOOK: tuned::Deer, every: tunable(LOOK_EVERY) }
+bt_core::leaf! { DRINK: tuned::Deer, gate: tunable(DRINKERS), cooldown: tunable(CALL_COOLDOWN) }
+bt_core::leaf! { REST: tuned::Deer, gate: 4 }
+bt_core::group! { FIELD_ROOT: tuned::Deer, prioritized [LOOK, DRINK, REST] }
+bt_core::tree! { FIELD: tuned::Deer = FIELD_ROOT, memory: FieldMemory, tunables: FIELD_TUNING }
+
+#[test]
+fn an_item_whose_fields_name_tunables_is_recorded_with_their_names() {
+    let shared = FIELD.new_shared(0);
+    let mut deer = vec![tuned::Deer { health: 1.0 }];
+    let mut memories = vec![FIELD.new_memory_in(&shared, 0)];
+    let mut recorder = FlightRecorder::new(&FIELD, 1, Watch::All, Capacity::ticks(4));
+    recorder.tick_all(&FIELD, &mut deer, &mut memories, |_, _| input(0));
+    let json = json_of(&recorder);
+    let item = |name: &str| {
+        let items = json["tree"]["items"].as_array().unwrap();
+        items.iter().find(|i| i["name"] == name).unwrap().clone()
+    };
+    // The name beside the number, which is the tunable's default.
+    let look = item("LOOK");
+    assert_eq!(look["tuned"], json!({"every": "LOOK_EVERY"}));
+    assert_eq!(look["preconditions"]["every"], json!(1.0));
+    let drink = item("DRINK");
+    assert_eq!(
+        drink["tuned"],
+        json!({"gate": "DRINKERS", "cooldown": "CALL_COOLDOWN"})
+    );
+    assert_eq!(drink["shared"]["gate"], json!(2));
+    // A number is a number: no `tuned`.
+    assert!(item("REST").get("tuned").is_none(), "{}", item("REST"));
+    assert!(item("FIELD_ROOT").get("tuned").is_none());
+}
