@@ -20,7 +20,8 @@ use proptest::prelude::*;
 
 use crate::differential::config;
 use crate::model::{
-    ANSWERS, Case, GenMemory, MAX_DECIDERS, STEPS, Sim, build, case, harness, live_blocks, path_of,
+    ANSWERS, Case, GEN_COOLDOWN, GEN_EVERY, GEN_GATE, GenMemory, MAX_DECIDERS, STEPS, Sim,
+    TUNED_VALUES, build, case, harness, live_blocks, path_of,
 };
 
 /// What the game does before one frame.
@@ -254,6 +255,25 @@ fn check(case: &Case, n: usize, ops: &[FrameOps]) -> Result<(), TestCaseError> {
             .with_decision_bits(u64::from(script.decision))
             .with_stimuli_bits(u64::from(script.stimuli));
 
+        // A tunable changed before the frame, staged on both crowds: in
+        // effect from the scheduled crowd's frame, and for the twins when
+        // the model's frame starts.
+        if let Some((which, value)) = script.tune
+            && tree.tunables.is_some()
+        {
+            let which = usize::from(which) % TUNED_VALUES.len();
+            let values = TUNED_VALUES[which];
+            let value = values[usize::from(value) % values.len()];
+            for sh in shared.iter().chain(&twin_shared) {
+                match which {
+                    0 => sh.tune(GEN_EVERY, value),
+                    1 => sh.tune(GEN_GATE, value as i64),
+                    _ => sh.tune(GEN_COOLDOWN, value),
+                }
+                .expect("a value in range");
+            }
+        }
+
         // The scheduled crowd. Callbacks are counted (and DBlocks
         // numbered) from 0 for each agent, on both sides.
         let mut dts = vec![None; n];
@@ -280,6 +300,9 @@ fn check(case: &Case, n: usize, ops: &[FrameOps]) -> Result<(), TestCaseError> {
             calls[j] = harness::end();
         }
         // The model's pick, ticked one by one.
+        if let Some(sh) = &twin_shared {
+            sh.apply_tuning();
+        }
         let picked = naive.frame();
         let mut expected = CrowdReport::default();
         for &i in &picked.taken {
