@@ -427,6 +427,9 @@ struct Dues {
     since: Vec<Option<u64>>,
     /// The frame of each agent's last tick.
     last: Vec<Option<u64>>,
+    /// The frame before which an agent's rate last changed, and its rate
+    /// in the frame before that one.
+    was: Vec<Option<(u64, Rate)>>,
 }
 
 /// A rate's period in frames; 0 for `OnWake`.
@@ -440,12 +443,19 @@ fn period(rate: Rate) -> u64 {
 
 impl Dues {
     /// Agent `i`'s rate set to `rate` before frame `f`: an agent that is
-    /// not due and has gone both periods without a tick is due in `f`.
+    /// not due and has gone both its period of the last frame and its new
+    /// one without a tick is due in `f`.
     fn set_rate(&mut self, i: usize, rate: Rate, f: u64) {
-        let (old, new) = (period(self.rates[i]), period(rate));
-        let gone = self.last[i].map_or(f + 1, |l| f - l);
-        if old != new && old > 0 && new > 0 && gone >= old.max(new) {
-            self.since[i].get_or_insert(f);
+        if period(self.rates[i]) != period(rate) {
+            let was = match self.was[i] {
+                Some((w, was)) if w == f => was,
+                _ => self.was[i].insert((f, self.rates[i])).1,
+            };
+            let (old, new) = (period(was), period(rate));
+            let gone = self.last[i].map_or(f + 1, |l| f - l);
+            if old > 0 && new > 0 && gone >= old.max(new) {
+                self.since[i].get_or_insert(f);
+            }
         }
         self.rates[i] = rate;
     }
@@ -485,6 +495,7 @@ fn no_frame_ticks_more_than_its_budget_and_no_agent_waits_past_the_bound() {
             rates: vec![Rate::EveryFrame; n],
             since: vec![None; n],
             last: vec![None; n],
+            was: vec![None; n],
         };
         let mut budgets = Vec::new();
         for f in 0..200u64 {
@@ -723,6 +734,60 @@ fn a_stimulus_stamped_far_ahead_lasts_its_time_out_from_the_tick_that_sees_it() 
         assert_eq!(fled.last(), Some(&at(19)), "stamp {stamp}: {fled:?}");
         assert!(herd[1].senses.is_empty(), "stamp {stamp}");
     }
+}
+
+/// `value` written and read back, in JSON or postcard.
+fn round_trip<T: serde::Serialize + serde::de::DeserializeOwned>(value: &T, compact: bool) -> T {
+    if compact {
+        postcard::from_bytes(&postcard::to_allocvec(value).unwrap()).unwrap()
+    } else {
+        serde_json::from_str(&serde_json::to_string(value).unwrap()).unwrap()
+    }
+}
+
+/// Saved and loaded between the stamp and the tick that sees it, a
+/// stimulus stamped far ahead lasts its time-out from that tick, as it
+/// does unsaved: the save keeps how long after the last update it
+/// happened.
+#[test]
+fn a_stimulus_stamped_far_ahead_keeps_its_time_out_through_a_save() {
+    for stamp in [750.0, 1e300, f64::INFINITY] {
+        for compact in [false, true] {
+            let mut herd: Vec<Deer> = (0..2).map(|_| Deer::default()).collect();
+            let mut memories: Vec<HerdMemory> = (0..2).map(|i| HERD.new_memory(i)).collect();
+            let mut schedule = Schedule::new(2, 0.0);
+            schedule.set_rate(1, Rate::Every(4)).unwrap();
+            for f in 0..40u64 {
+                if f == 7 {
+                    let senses = &mut herd[1].senses;
+                    (schedule.stimulate(1, senses, Sense::PREDATOR, 0, Some(1.0), stamp)).unwrap();
+                    herd[1].senses = round_trip(&herd[1].senses, compact);
+                }
+                herd_frame(&mut herd, &mut memories, &mut schedule);
+            }
+            let fled = &herd[1].fled;
+            assert_eq!(fled.first(), Some(&at(8)), "stamp {stamp}");
+            assert_eq!(fled.last(), Some(&at(19)), "stamp {stamp}: {fled:?}");
+        }
+    }
+    // A save without stimuli ahead is written as before; one that names
+    // an `ahead` of no stimulus, or of one set by `set`, is refused.
+    let mut senses = bt_core::Stimuli::<Sense, 2>::new();
+    senses.set(Sense::PREDATOR, 0, Some(1.0)).unwrap();
+    let json = serde_json::to_string(&senses).unwrap();
+    assert!(!json.contains("ahead"), "{json}");
+    for bad in [
+        json.replace("]}", "],\"ahead\":[[0,0.5]]}"),
+        json.replace("]}", "],\"ahead\":[[5,0.5]]}"),
+    ] {
+        let read = serde_json::from_str::<bt_core::Stimuli<Sense, 2>>(&bad);
+        let why = read.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(why.contains("stimulus ahead"), "{bad}: {why}");
+    }
+    let mut aged = bt_core::Stimuli::<Sense, 2>::new();
+    aged.set_since(Sense::PREDATOR, 0, Some(1.0), 0.25).unwrap();
+    let json = serde_json::to_string(&aged).unwrap();
+    assert!(json.contains("\"ahead\":[[0,0.25]]"), "{json}");
 }
 
 /// A stimulus whose agent the budget keeps waiting runs on the clock all
@@ -1191,6 +1256,62 @@ fn an_agent_whose_rate_flips_every_frame_ticks_within_the_longer_period() {
     let ticked = ticks_under(i + 1, 400, |f, j| (j == i).then(|| flip(f)));
     assert!(ticked[i].len() >= 400 / 16 - 1, "{:?}", ticked[i]);
     assert!(longest_gap(&ticked[i], 400) <= 16, "{:?}", ticked[i]);
+}
+
+/// A game that resets every agent's rate to `OnWake` each frame and then
+/// sets the one it wants (`Every(2)` or `Every(4)` by frame, or, worse,
+/// a period whose turn the next frame is not): the changes between two
+/// frames count as one, so no agent goes more than `2 * 4 - 2` frames
+/// without a tick. A crowd asleep for a while and then given a period is
+/// not made due by the rule: it ticks by its turns.
+#[test]
+fn a_rate_reset_to_on_wake_and_set_again_each_frame_never_starves() {
+    for adversarial in [false, true] {
+        let n = 100;
+        let (mut agents, mut memories, mut schedule) = notes(n);
+        let mut ticked = vec![Vec::new(); n];
+        for f in 0..300u64 {
+            for i in 0..n {
+                schedule.set_rate(i, Rate::OnWake).unwrap();
+                let k = if adversarial {
+                    (2..=4)
+                        .find(|&k| f % u64::from(k) != u64::from(Schedule::phase(i, k)))
+                        .unwrap_or(2)
+                } else if f.is_multiple_of(2) {
+                    2
+                } else {
+                    4
+                };
+                schedule.set_rate(i, Rate::Every(k)).unwrap();
+            }
+            for i in frame(&mut agents, &mut memories, &mut schedule).1 {
+                ticked[i].push(f);
+            }
+        }
+        let worst = ticked.iter().map(|t| longest_gap(t, 300)).max().unwrap();
+        assert!(
+            worst <= 6,
+            "adversarial {adversarial}: a gap of {worst} frames"
+        );
+    }
+
+    let n = 64;
+    let (mut agents, mut memories, mut schedule) = notes(n);
+    for i in 0..n {
+        schedule.set_rate(i, Rate::OnWake).unwrap();
+    }
+    for _ in 0..20 {
+        frame(&mut agents, &mut memories, &mut schedule);
+    }
+    let f = schedule.frame();
+    for i in 0..n {
+        schedule.set_rate(i, Rate::Every(4)).unwrap();
+    }
+    let first = frame(&mut agents, &mut memories, &mut schedule).1;
+    let turn: Vec<usize> = (0..n)
+        .filter(|&i| f % 4 == u64::from(Schedule::phase(i, 4)))
+        .collect();
+    assert_eq!(first, turn);
 }
 
 /// A crowd whose rates sway together between `Every(4)` and `Every(16)`

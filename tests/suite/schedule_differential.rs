@@ -82,6 +82,9 @@ struct Naive {
     last: Vec<f64>,
     /// The frame of each agent's last tick.
     last_frame: Vec<Option<u64>>,
+    /// The frame before which an agent's rate last changed, and its rate
+    /// in the frame before that one.
+    was: Vec<Option<(u64, Rate)>>,
     budget: Option<u32>,
     frame: u64,
 }
@@ -109,13 +112,21 @@ impl Naive {
         self.since[i].get_or_insert(self.frame);
     }
 
-    /// A new rate: an agent that is not due and has gone both its old and
-    /// its new period without a tick (counting the next frame) is due.
+    /// A new rate: an agent that is not due and has gone both its period
+    /// of the last frame and its new one without a tick (counting the next
+    /// frame) is due.
     fn set_rate(&mut self, i: usize, rate: Rate) {
-        let (old, new) = (period(self.rates[i]), period(rate));
-        let gone = self.last_frame[i].map_or(self.frame + 1, |l| self.frame - l);
-        if old != new && old > 0 && new > 0 && gone >= old.max(new) {
-            self.wake(i);
+        if period(self.rates[i]) != period(rate) {
+            let f = self.frame;
+            let was = match self.was[i] {
+                Some((w, was)) if w == f => was,
+                _ => self.was[i].insert((f, self.rates[i])).1,
+            };
+            let (old, new) = (period(was), period(rate));
+            let gone = self.last_frame[i].map_or(f + 1, |l| f - l);
+            if old > 0 && new > 0 && gone >= old.max(new) {
+                self.wake(i);
+            }
         }
         self.rates[i] = rate;
     }
@@ -195,6 +206,7 @@ fn check(case: &Case, n: usize, ops: &[FrameOps]) -> Result<(), TestCaseError> {
         since: vec![None; n],
         last: vec![start; n],
         last_frame: vec![None; n],
+        was: vec![None; n],
         budget: None,
         frame: 0,
     };

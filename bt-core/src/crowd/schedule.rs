@@ -166,6 +166,12 @@ pub struct Schedule {
     held_since: u64,
     /// The agents woken for the next frame that were not due before.
     woken: IndexSet,
+    /// For each agent whose rate changed since the last frame, the next
+    /// frame's number plus one (else something older) and its rate's class
+    /// in the last frame: changes between two frames count as one change
+    /// from that rate.
+    changed_for: Vec<u64>,
+    class_was: Vec<u32>,
     /// Room for a frame's lists: the newly due agents, the agents taken
     /// from the backlog, and the order of the frame's ticks.
     scratch: [Vec<u32>; 3],
@@ -229,7 +235,7 @@ impl Schedule {
     /// The schedule of a crowd of `agents` agents, every one ticking every
     /// frame, with no budget, whose clock reads `now`: an agent's first
     /// tick gets the time since `now` as its `dt`. Allocates the lists of
-    /// the whole crowd (about 61 bytes an agent).
+    /// the whole crowd (about 73 bytes an agent).
     ///
     /// # Panics
     /// If `now` is not finite, or `agents` is `u32::MAX` or more.
@@ -256,6 +262,8 @@ impl Schedule {
             held: IndexSet::new(agents),
             held_since: 0,
             woken: IndexSet::new(agents),
+            changed_for: alloc::vec![0; agents],
+            class_was: alloc::vec![NIL; agents],
             scratch: [(); 3].map(|()| Vec::with_capacity(agents)),
             heads: Vec::with_capacity(2),
         }
@@ -311,8 +319,12 @@ impl Schedule {
     /// a crowd whose rates change together ticks no more agents than its
     /// rates make due: a crowd at `Every(16)` set to `Every(4)` has due at
     /// once only the agents whose `Every(16)` turn the next frame is.
-    /// [`Rate::OnWake`] has no period: a change from or to it never makes
-    /// an agent due by this rule.
+    /// Changes between two frames count as one, from the rate of the last
+    /// frame to the one given last: an agent set to [`Rate::OnWake`] and
+    /// back to a period before the next frame (a game that resets rates
+    /// to a default each frame) is under the rule like any other. An
+    /// agent whose rate was `OnWake` in the last frame, or is set to it,
+    /// is never made due by this rule: `OnWake` has no period.
     ///
     /// The first agent set to a period allocates that period's buckets
     /// (48 bytes a frame of the period); nothing else allocates.
@@ -329,10 +341,20 @@ impl Schedule {
         let class = (period > 0).then(|| self.buckets.class_of(period));
         let now = self.buckets.class[i as usize];
         if class.unwrap_or(NIL) != now {
+            // The rate of the last frame, however many times it changed
+            // since.
+            let window = self.frame + 1;
+            let was = if self.changed_for[i as usize] == window {
+                self.class_was[i as usize]
+            } else {
+                self.changed_for[i as usize] = window;
+                self.class_was[i as usize] = now;
+                now
+            };
             let old = self
                 .buckets
                 .classes
-                .get(now as usize)
+                .get(was as usize)
                 .map_or(0, |c| c.period);
             // Frames without a tick, counting the next: the frame after its
             // last tick is `after`.

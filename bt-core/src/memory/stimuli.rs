@@ -441,30 +441,26 @@ where
 
 #[cfg(feature = "serde")]
 impl<F, const N: usize, P: Copy> Stimuli<F, N, P> {
-    /// Every live stimulus as `(bit, fresh, payload, seconds left)`, in
-    /// order: one set since the last update with `set_since` is saved as
-    /// aged by the next update's whole step, with the time before it
-    /// happened added to its time left.
-    pub(crate) fn entries(&self) -> impl ExactSizeIterator<Item = (u8, bool, P, f64)> + '_ {
+    /// Every live stimulus as `(bit, fresh, payload, seconds left, ahead)`,
+    /// in order: `ahead` is how long after the last update one set since
+    /// then with `set_since` happened (0 for the others).
+    pub(crate) fn entries(&self) -> impl ExactSizeIterator<Item = (u8, bool, P, f64, f32)> + '_ {
         self.live.iter().map(|e| {
             let fresh = e.ahead == f32::INFINITY;
-            let left = if fresh {
-                e.left
-            } else {
-                e.left + f64::from(e.ahead)
-            };
-            (e.bit, fresh, e.payload, left)
+            let ahead = if fresh { 0.0 } else { e.ahead };
+            (e.bit, fresh, e.payload, e.left, ahead)
         })
     }
 
     /// Stimuli made of checked entries: at most `N`, distinct bits below 64,
-    /// time left above zero.
-    pub(crate) fn from_entries(entries: impl Iterator<Item = (u8, bool, P, f64)>) -> Self {
+    /// time left above zero, `ahead` finite and at least 0 (and 0 for a
+    /// fresh one).
+    pub(crate) fn from_entries(entries: impl Iterator<Item = (u8, bool, P, f64, f32)>) -> Self {
         let mut s = Self::new();
-        for (bit, fresh, payload, left) in entries {
+        for (bit, fresh, payload, left, ahead) in entries {
             s.live.push(Entry {
                 bit,
-                ahead: if fresh { f32::INFINITY } else { 0.0 },
+                ahead: if fresh { f32::INFINITY } else { ahead },
                 payload,
                 left,
             });

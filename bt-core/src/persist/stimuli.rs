@@ -8,7 +8,7 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 use super::{Body, Fault, Fields, RestoreError, SNAPSHOT_VERSION, SnapshotError, read_struct};
 use crate::memory::stimuli::Stimuli;
 
-const FIELDS: &[&str] = &["version", "live"];
+const FIELDS: &[&str] = &["version", "live", "ahead"];
 
 /// One live stimulus as saved.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -22,15 +22,24 @@ struct StimulusSnap<P> {
 }
 
 /// Live stimuli with their payloads, remaining time-outs and whether they
-/// were set since the last update. Stimuli keep no clock: a restored
-/// stimulus has the time left that it had.
+/// were set since the last update, and `ahead`: for each one set since the
+/// last update with `set_since`, `[bit, seconds after the update]`. Stimuli
+/// keep no clock: a restored stimulus has the time left that it had.
+/// A self-describing format leaves `ahead` out when it is empty; a compact
+/// one always writes it.
 impl<F, const N: usize, P: Copy + Serialize> Serialize for Stimuli<F, N, P> {
     fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
-        let mut st = s.serialize_struct("Stimuli", FIELDS.len())?;
+        let ahead: Vec<(u8, f32)> = self
+            .entries()
+            .filter(|e| e.4 > 0.0)
+            .map(|e| (e.0, e.4))
+            .collect();
+        let with_ahead = !ahead.is_empty() || !s.is_human_readable();
+        let mut st = s.serialize_struct("Stimuli", 2 + usize::from(with_ahead))?;
         st.serialize_field("version", &SNAPSHOT_VERSION)?;
         let live: Vec<_> = self
             .entries()
-            .map(|(bit, fresh, payload, left)| StimulusSnap {
+            .map(|(bit, fresh, payload, left, _)| StimulusSnap {
                 bit,
                 fresh,
                 payload,
@@ -38,6 +47,9 @@ impl<F, const N: usize, P: Copy + Serialize> Serialize for Stimuli<F, N, P> {
             })
             .collect();
         st.serialize_field("live", &live)?;
+        if with_ahead {
+            st.serialize_field("ahead", &ahead)?;
+        }
         st.end()
     }
 }
@@ -116,8 +128,30 @@ impl<'de, F, const N: usize, P: Copy + Deserialize<'de>> Body<'de> for StimuliBo
                 }));
             }
         }
+        // Absent from a save made before stimuli kept it: none ahead.
+        let ahead: Vec<(u8, f32)> = f
+            .optional_field_seed("ahead", core::marker::PhantomData)?
+            .unwrap_or_default();
+        let mut ahead_bits = 0u64;
+        for &(bit, a) in &ahead {
+            let fresh = live.iter().find(|s| s.bit == bit).map(|s| s.fresh);
+            if fresh != Some(false) || ahead_bits & (1 << bit) != 0 || !(a.is_finite() && a > 0.0) {
+                return Err(raise(SnapshotError::BadValue {
+                    what: "stimulus ahead (of no stimulus, of a fresh one, given twice, \
+                           or not a time above 0)",
+                }));
+            }
+            ahead_bits |= 1 << bit;
+        }
         Ok(Stimuli::from_entries(live.into_iter().map(|s| {
-            (s.bit, s.fresh, s.payload, s.left.unwrap_or(f64::INFINITY))
+            let a = ahead.iter().find(|a| a.0 == s.bit).map_or(0.0, |a| a.1);
+            (
+                s.bit,
+                s.fresh,
+                s.payload,
+                s.left.unwrap_or(f64::INFINITY),
+                a,
+            )
         })))
     }
 }

@@ -135,6 +135,9 @@ struct Model {
     last: Vec<f64>,
     /// The frame of each agent's last tick.
     last_frame: Vec<Option<u64>>,
+    /// The frame before which an agent's period last changed, and its
+    /// period in the frame before that one.
+    was: Vec<Option<(u64, u32)>>,
     budget: Option<u32>,
     frame: u64,
 }
@@ -142,12 +145,19 @@ struct Model {
 #[cfg(feature = "std")]
 impl Model {
     /// Agent `i`'s period set to `k`: due at once when it has gone both
-    /// periods without a tick, counting the next frame.
+    /// its period of the last frame and `k` without a tick, counting the
+    /// next frame.
     fn set(&mut self, i: usize, k: u32) {
-        let old = self.periods[i];
-        let gone = self.last_frame[i].map_or(self.frame + 1, |l| self.frame - l);
-        if old != k && old > 0 && k > 0 && gone >= u64::from(old.max(k)) {
-            self.since[i].get_or_insert(self.frame);
+        if self.periods[i] != k {
+            let f = self.frame;
+            let old = match self.was[i] {
+                Some((w, old)) if w == f => old,
+                _ => self.was[i].insert((f, self.periods[i])).1,
+            };
+            let gone = self.last_frame[i].map_or(f + 1, |l| f - l);
+            if old > 0 && k > 0 && gone >= u64::from(old.max(k)) {
+                self.since[i].get_or_insert(f);
+            }
         }
         self.periods[i] = k;
     }
@@ -203,6 +213,7 @@ fn every_agent_keeps_its_own_time_on_and_off_its_buckets_clock() {
         since: alloc::vec![None; n],
         last: alloc::vec![0.25; n],
         last_frame: alloc::vec![None; n],
+        was: alloc::vec![None; n],
         budget: None,
         frame: 0,
     };
