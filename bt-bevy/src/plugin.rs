@@ -295,11 +295,16 @@ impl<M: TreeMemory, Se, Src> BrainPlugin<M, Se, Src> {
     /// [`BrainRecorder`] resource, allocated when the plugin is added;
     /// recording allocates nothing after that. Recording changes no
     /// decision: recorded brains tick in their place in a tree with shared
-    /// state, and one by one after the parallel tick in any other.
+    /// state, and one by one after the parallel tick in any other. Nor does
+    /// it move an agent id: Bevy keeps each resource in an entity, and a
+    /// plugin that does not record holds the recorder's place with one of
+    /// its own, so the entities spawned after it are the same.
     ///
     /// One tree per memory type can be recorded: adding a second plugin
     /// that records, for another tree of the same memory type, panics and
-    /// says to tag one of them.
+    /// says to tag one of them. Of two trees of one memory type, add the
+    /// recorded one's plugin first: the other's then takes no place, and
+    /// the ids are those of the app that records neither.
     ///
     /// With values, call it after [`tagged`](Self::tagged): the system
     /// that reads them is made for the plugin's memory type (adding a
@@ -396,6 +401,41 @@ where
             }
         };
         world.get_resource_or_init::<PluginTrees>().add::<M>(tree);
+        // Bevy keeps each resource in an entity, and a brain's agent id is
+        // its entity's index: the plugin takes the recorder's place at this
+        // point whether it records or not, so that recording moves no id
+        // (nor any brain's turn at a rate).
+        #[cfg(feature = "viewer")]
+        let recorded = match &self.record {
+            Some(settings) => {
+                assert!(
+                    !self.lost_values,
+                    "BrainPlugin for tree `{}`: call `record()` after `tagged()`: the recorded \
+                     values are read for the tagged brains",
+                    M::tree_name(tree)
+                );
+                if let Some(other) = app.world().get_resource::<BrainRecorder<M>>() {
+                    panic!(
+                        "BrainPlugin for tree `{}`: tree `{}` of the same memory type `{}` is \
+                         recorded already, and one tree per memory type can be: give this one \
+                         a tag of its own to record it, \
+                         `BrainPlugin::new(&TREE).tagged::<Tag>()` and \
+                         `Brain::new(&TREE).tagged::<Tag>()`",
+                        M::tree_name(tree),
+                        M::tree_name(other.tree()),
+                        std::any::type_name::<M>()
+                    );
+                }
+                app.insert_resource(BrainRecorder::<M>::new(tree, settings));
+                true
+            }
+            None => app.world().contains_resource::<BrainRecorder<M>>(),
+        };
+        #[cfg(not(feature = "viewer"))]
+        let recorded = false;
+        if !recorded {
+            app.world_mut().get_resource_or_init::<RecorderPlace<M>>();
+        }
         app.init_resource::<BrainStats<M>>()
             .add_message::<ActionMessage<M>>()
             .add_message::<ActionOutcome<M>>()
@@ -410,33 +450,15 @@ where
                     .in_set(BrainSystems::Outcomes),
             );
         #[cfg(feature = "viewer")]
-        if let Some(settings) = &self.record {
-            assert!(
-                !self.lost_values,
-                "BrainPlugin for tree `{}`: call `record()` after `tagged()`: the recorded \
-                 values are read for the tagged brains",
-                M::tree_name(tree)
-            );
-            if let Some(other) = app.world().get_resource::<BrainRecorder<M>>() {
-                panic!(
-                    "BrainPlugin for tree `{}`: tree `{}` of the same memory type `{}` is \
-                     recorded already, and one tree per memory type can be: give this one a \
-                     tag of its own to record it, `BrainPlugin::new(&TREE).tagged::<Tag>()` \
-                     and `Brain::new(&TREE).tagged::<Tag>()`",
-                    M::tree_name(tree),
-                    M::tree_name(other.tree()),
-                    std::any::type_name::<M>()
-                );
-            }
-            app.insert_resource(BrainRecorder::<M>::new(tree, settings));
-            if let Some(add) = self.record_values {
-                add(app, self.schedule, k);
-            }
-            // With `RecordBrains::all`, the brain's own insert hook marks
-            // each brain of the tree `Recorded`: an observer would be an
-            // entity of its own, and would move the ids (and so the seeds)
-            // of every entity the game spawns after it.
+        if self.record.is_some()
+            && let Some(add) = self.record_values
+        {
+            add(app, self.schedule, k);
         }
+        // With `RecordBrains::all`, the brain's own insert hook marks
+        // each brain of the tree `Recorded`: an observer would be an
+        // entity of its own, and would move the ids (and so the seeds)
+        // of every entity the game spawns after it.
         assert!(
             !self.lost_dense,
             "BrainPlugin for tree `{}`: call `dense()` after `with_senses()`",
@@ -559,6 +581,17 @@ impl<M> std::fmt::Debug for TickOf<M> {
 impl<M: 'static> SystemSet for TickOf<M> {
     fn dyn_clone(&self) -> Box<dyn SystemSet> {
         Box::new(self.clone())
+    }
+}
+
+/// Holds the place of the flight recorder of the brains of memory type `M`
+/// in the world until one records them (see `BrainPlugin::build`).
+#[derive(Resource)]
+struct RecorderPlace<M: 'static>(PhantomData<fn() -> M>);
+
+impl<M: 'static> Default for RecorderPlace<M> {
+    fn default() -> Self {
+        RecorderPlace(PhantomData)
     }
 }
 

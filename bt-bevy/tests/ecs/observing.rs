@@ -4,7 +4,7 @@
 
 use bevy_app::Update;
 use bevy_ecs::prelude::*;
-use bt_bevy::{Brain, BrainPlugin, DebugBrain, RecordBrains, Recorded};
+use bt_bevy::{Brain, BrainPlugin, DebugBrain, Rate, RecordBrains, Recorded, TickRate};
 use bt_core::{behavior, decider, group, tree};
 
 use crate::common::app;
@@ -208,4 +208,49 @@ fn recording_a_whole_tree_moves_no_random_draw() {
         seen
     };
     assert_eq!(run(false), run(true));
+}
+
+/// Recording moves no agent id: Bevy keeps each resource in an entity, and
+/// the recorder's resource takes the place the plugin holds for it, so the
+/// brains spawned after the plugin get the entities they get without it,
+/// the same turns at their rates, and make the same decisions.
+#[test]
+fn recording_moves_no_agent_id_nor_any_turn_at_a_rate() {
+    let run = |record: bool| {
+        let mut app = app();
+        let mut plugin = BrainPlugin::new(&BEASTS).in_schedule(Update).budget(50);
+        if record {
+            plugin = plugin.record(RecordBrains::all(N));
+        }
+        app.add_plugins(plugin);
+        let beasts: Vec<Entity> = (0..N as u32)
+            .map(|i| {
+                let beast = Beast {
+                    thirst: i % 9,
+                    energy: i % 13,
+                };
+                let rate = TickRate::new(Rate::Every(1 + i % 4)).unwrap();
+                app.world_mut()
+                    .spawn((beast, Brain::new(&BEASTS), rate))
+                    .id()
+            })
+            .collect();
+        let mut seen = Vec::new();
+        for _ in 0..FRAMES {
+            app.update();
+            let world = app.world();
+            let brain = |e: Entity| world.get::<Brain<BeastMemory>>(e).unwrap();
+            seen.push(
+                beasts
+                    .iter()
+                    .map(|&e| brain(e).running_decider())
+                    .collect::<Vec<_>>(),
+            );
+        }
+        (beasts, seen)
+    };
+    let (plain_ids, plain) = run(false);
+    let (recorded_ids, recorded) = run(true);
+    assert_eq!(plain_ids, recorded_ids);
+    assert_eq!(plain, recorded);
 }

@@ -312,7 +312,7 @@ fn same(straight: &[Seen], loaded: &[Seen], what: &str) {
 }
 
 /// The saved runs; the runs after the save.
-const K: usize = 17;
+const K: usize = 16;
 const M: usize = 30;
 
 /// The script does what the tests need: brains wait, sleep, are woken and
