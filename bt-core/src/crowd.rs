@@ -173,7 +173,7 @@ pub fn tick_range<A: 'static, const L: usize, const S: usize, const N: usize>(
     agents: &mut [A],
     memories: &mut [AgentMemory<A, L, S, N>],
     range: core::ops::Range<usize>,
-    mut input: impl FnMut(usize, &mut A) -> TickInput,
+    input: impl FnMut(usize, &mut A) -> TickInput,
 ) -> CrowdReport {
     assert_eq!(
         agents.len(),
@@ -188,6 +188,36 @@ pub fn tick_range<A: 'static, const L: usize, const S: usize, const N: usize>(
         agents.len()
     );
     apply_tuning(tree, memories);
+    tick_range_in_frame(tree, agents, memories, range, input)
+}
+
+/// [`tick_range`] for a part of a frame that ticks the crowd in several
+/// parts (the flight recorder's runs of agents it does not record): puts
+/// no tunable change in effect, which the caller did when its frame
+/// started, so that a change staged by a callback of an earlier part
+/// waits for the next frame, as in [`tick_all`]. The slices are checked
+/// as `tick_range` checks them.
+#[doc(hidden)]
+#[inline]
+pub fn tick_range_in_frame<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agents: &mut [A],
+    memories: &mut [AgentMemory<A, L, S, N>],
+    range: core::ops::Range<usize>,
+    mut input: impl FnMut(usize, &mut A) -> TickInput,
+) -> CrowdReport {
+    assert_eq!(
+        agents.len(),
+        memories.len(),
+        "tick_range: one memory per agent"
+    );
+    assert!(
+        range.start <= range.end && range.end <= agents.len(),
+        "tick_range: agents {}..{} of a crowd of {}",
+        range.start,
+        range.end,
+        agents.len()
+    );
     let mut report = CrowdReport::default();
     if tree.shape.actions > 0 {
         tick_launching(tree, agents, memories, range, &mut input, &mut report);

@@ -265,7 +265,7 @@ pub use crowd::{
     tick_range, tick_scheduled, tick_traced_into,
 };
 #[doc(hidden)]
-pub use crowd::{ScheduledTick, tick_scheduled_by};
+pub use crowd::{ScheduledTick, tick_range_in_frame, tick_scheduled_by};
 pub use debug::trace::TraceRecorder;
 pub use debug::{Dump, DumpView, Scenario, debug_print_state, record_trace, to_dot};
 pub use decl::{

@@ -44,7 +44,9 @@
 //!   so a file deleted, or replaced by an editor that saves by renaming a
 //!   new file over it, goes on being watched: a deletion is reported once
 //!   as [`TuneFileError::Read`] and changes nothing, and the file written
-//!   again is read again.
+//!   again is read again. The folder itself is watched where it was when
+//!   the watching began: a folder renamed or deleted, and another put in
+//!   its place, is not watched; make the `TuningFile` again.
 //! - A file written in place (not renamed over the old one) by a program
 //!   that pauses in the middle of its writing for longer than 50 ms can be
 //!   read half-written, and its first half taken if it is good TOML; the

@@ -45,8 +45,10 @@ pub struct Limits {
     pub connections: usize,
     /// The most bytes of a request's head (request line and headers) the
     /// server reads; a longer one is answered
-    /// `431 Request Header Fields Too Large` and closed. Request bodies
-    /// are never read. At least 8 192; default 16 384.
+    /// `431 Request Header Fields Too Large` and closed. No body is read
+    /// but a control request's (`POST /control`), of 4 096 bytes at most:
+    /// a longer one is answered `413 Payload Too Large`. At least 8 192;
+    /// default 16 384.
     pub header_bytes: usize,
     /// How long a connection may take to send its request head; then it
     /// is closed. Default 10 s.
@@ -300,7 +302,8 @@ impl Limits {
 ///
 /// A change is a control request (the page's token in `X-Bt-Token`, as
 /// above) `{"op": "tune", "name": "FLEE_BELOW", "value": 0.3}`, the value
-/// a number or true or false. The server checks it at once, as
+/// a number, true or false, or a choice's name as a string (`"Prone"`).
+/// The server checks it at once, as
 /// `TreeShared::tune_named` does: a name the tree does not have, a value
 /// of another type (an int tunable takes a whole number, a float one any
 /// number) or outside the range, or a value that is neither, is answered

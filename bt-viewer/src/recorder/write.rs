@@ -4,7 +4,7 @@
 
 use bt_core::{
     AgentMemory, CrowdReport, TickError, TickInput, TickReport, Tracer, Tree, check_agent_id,
-    tick_range, tick_traced, tick_traced_into,
+    tick_range_in_frame, tick_traced, tick_traced_into,
 };
 
 use super::frame::{FrameTracer, Tee};
@@ -38,8 +38,9 @@ impl FlightRecorder {
             self.slot_of.len()
         );
         // The changes staged on the crowd's tunables take effect now, for
-        // every agent of the frame alike (the runs of unwatched agents
-        // would put them in effect where the first of them starts).
+        // every agent of the frame alike: the runs of unwatched agents
+        // put none in effect, so that one a callback stages waits for the
+        // next frame, as in `tick_all`.
         self.tune.learn(memories.first().and_then(|m| m.shared()));
         self.tune.apply();
         self.begin_frame();
@@ -50,7 +51,7 @@ impl FlightRecorder {
             // The run of unwatched agents from `from`.
             let mut to = next_watched(&self.slot_of[..n], from);
             if to > from {
-                let part = tick_range(tree, agents, memories, from..to, &mut input);
+                let part = tick_range_in_frame(tree, agents, memories, from..to, &mut input);
                 report = report.merge(part);
             }
             if to < n {

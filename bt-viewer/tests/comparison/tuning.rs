@@ -460,3 +460,49 @@ fn an_item_whose_fields_name_tunables_is_recorded_with_their_names() {
     assert!(item("REST").get("tuned").is_none(), "{}", item("REST"));
     assert!(item("FIELD_ROOT").get("tuned").is_none());
 }
+
+/// A probe that keeps the `FLEE_BELOW` each of its ticks read, and the
+/// first one's callback stages a change when told.
+#[derive(Default)]
+struct Probe {
+    read: Vec<f64>,
+    tunes: Option<(std::sync::Arc<bt_core::TreeShared>, f64)>,
+}
+
+bt_core::leaf! { PROBING: Probe,
+    tick: |p, cx| {
+        p.read.push(cx.tuned(FLEE_BELOW));
+        if let Some((shared, v)) = p.tunes.take() {
+            shared.tune(FLEE_BELOW, v).unwrap();
+        }
+        true
+    },
+}
+bt_core::tree! { PROBES: Probe = PROBING, memory: ProbeMemory, tunables: tuned::HERD_TUNING }
+
+/// A change a callback stages in the middle of a recorded frame waits for
+/// the next frame, for the agents the recorder watches and those it does
+/// not alike, as under `tick_all`: recording changes no value read.
+#[test]
+fn a_change_staged_by_a_callback_waits_for_the_next_frame_when_recorded_too() {
+    let run = |recorded: bool| {
+        let shared = PROBES.new_shared(0);
+        let mut probes: Vec<Probe> = (0..8).map(|_| Probe::default()).collect();
+        let mut memories: Vec<ProbeMemory> =
+            (0..8).map(|i| PROBES.new_memory_in(&shared, i)).collect();
+        probes[0].tunes = Some((std::sync::Arc::clone(&shared), 0.75));
+        let mut recorder =
+            FlightRecorder::new(&PROBES, 8, Watch::Agents(&[0, 6]), Capacity::ticks(10));
+        for t in 0..2 {
+            if recorded {
+                recorder.tick_all(&PROBES, &mut probes, &mut memories, |_, _| input(t));
+            } else {
+                tick_all(&PROBES, &mut probes, &mut memories, |_, _| input(t));
+            }
+        }
+        probes.into_iter().map(|p| p.read).collect::<Vec<_>>()
+    };
+    let plain = run(false);
+    assert_eq!(plain[1], [0.25, 0.75]);
+    assert_eq!(run(true), plain);
+}

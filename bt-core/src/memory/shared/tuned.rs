@@ -177,7 +177,14 @@ impl TreeShared {
     /// The crowd ticks (`tick_all`, `tick_range`, `par_tick_all`,
     /// `tick_scheduled`) call it when they start, so that every agent of a
     /// tick reads the same values; call it yourself at the start of a
-    /// frame whose agents you tick one by one.
+    /// frame whose agents you tick one by one. Call it on the thread that
+    /// ticks the crowd, between its ticks: called on another thread while
+    /// a crowd tick runs, it puts the changes in effect for the agents
+    /// that tick after it only.
+    ///
+    /// A crowd tick puts in effect the changes of the crowd its first
+    /// memory is bound to: tick each crowd's agents with a call of their
+    /// own, not two crowds in one slice.
     #[inline]
     pub fn apply_tuning(&self) -> bool {
         let v = &self.tuned;
