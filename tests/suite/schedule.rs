@@ -1265,6 +1265,7 @@ fn an_agent_whose_rate_flips_every_frame_ticks_within_the_longer_period() {
 /// without a tick. A crowd asleep for a while and then given a period is
 /// not made due by the rule: it ticks by its turns.
 #[test]
+#[cfg_attr(miri, ignore)] // too slow under Miri
 fn a_rate_reset_to_on_wake_and_set_again_each_frame_never_starves() {
     for adversarial in [false, true] {
         let n = 100;
