@@ -579,6 +579,7 @@ mod rate;
 mod record;
 mod refused;
 mod tagged;
+mod tuning;
 
 pub use adapter::TreeMemory;
 pub use agent::{BrainAgent, DenseAgent};
@@ -600,6 +601,9 @@ pub use rate::{Rate, TickRate};
 pub use record::{BrainRecorder, EntityData, RecordBrains, Recorded};
 pub use refused::BrainRefused;
 pub use tagged::Tagged;
+#[cfg(feature = "tune-file")]
+pub use tuning::TuningFileRead;
+pub use tuning::{BrainTuning, CrowdTuning};
 
 #[doc(hidden)]
 pub mod __private {

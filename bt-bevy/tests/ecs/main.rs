@@ -20,6 +20,8 @@ mod squad;
 #[path = "../../../bt-viewer/tests/sse/mod.rs"]
 mod sse;
 mod swaying;
+mod tuning;
+mod tuning_file;
 mod two_trees;
 mod values;
 
