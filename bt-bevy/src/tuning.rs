@@ -50,7 +50,7 @@ pub struct CrowdTuning<M: TreeMemory> {
     table: &'static Tunables,
     /// The crowd's shared state: the one its brains are bound to.
     state: Arc<TreeShared>,
-    /// Changes counted before the crowd's shared state was last replaced.
+    /// Changes counted by the crowds this one's loads replaced.
     before: u64,
     /// The tuning file the plugin watches for the crowd.
     #[cfg(feature = "tune-file")]
@@ -201,7 +201,9 @@ impl<M: TreeMemory> CrowdTuning<M> {
     }
 
     /// How many times a tunable's value in effect has changed since the
-    /// plugin was added: by a staged change put in effect at a run.
+    /// plugin was added: by a staged change put in effect at a run, and by
+    /// a load (feature `serde`), which counts each value it changed, against
+    /// those in effect before it.
     pub fn changes(&self) -> u64 {
         self.before + self.state.tuning_changes()
     }
@@ -289,5 +291,42 @@ pub(crate) fn add<M: TreeMemory>(
     #[cfg(feature = "tune-file")]
     if watches {
         file::add_poll::<M>(app, schedule, index);
+    }
+}
+
+/// A load gave the crowd of `tree` the new shared state `new` in place of
+/// `old`: its tunables are read and changed there from now on (the tuning
+/// file's next readings included), and the values the load changed count
+/// as changes.
+#[cfg(feature = "serde")]
+pub(crate) fn crowd_replaced<M: TreeMemory>(
+    world: &mut World,
+    tree: &'static M::Tree,
+    old: &TreeShared,
+    new: &Arc<TreeShared>,
+) {
+    let Some(mut tuning) = world.get_resource_mut::<BrainTuning<M>>() else {
+        return;
+    };
+    let tuning = tuning.bypass_change_detection();
+    let Some(crowd) = tuning
+        .crowds
+        .iter_mut()
+        .find(|c| std::ptr::eq(c.tree, tree))
+    else {
+        return;
+    };
+    let moved = (0..crowd.table.len())
+        .filter(|&i| old.tuned_bits(i) != new.tuned_bits(i))
+        .count() as u64;
+    // The new crowd counted the values the save holds against the
+    // defaults; the count goes on from the old crowd's, by those the load
+    // changed.
+    crowd.before =
+        (crowd.before + old.tuning_changes() + moved).saturating_sub(new.tuning_changes());
+    crowd.state = Arc::clone(new);
+    #[cfg(feature = "tune-file")]
+    if let Some(file) = &mut crowd.file {
+        file.moved(new);
     }
 }

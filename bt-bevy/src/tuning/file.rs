@@ -67,6 +67,16 @@ impl Watched {
         }
     }
 
+    /// The crowd's shared state is now `state` (a load): the file's later
+    /// readings are staged there.
+    pub(crate) fn moved(&mut self, state: &Arc<TreeShared>) {
+        if let Ok(file) = &mut self.file {
+            // The table is the tree's, the same as before.
+            let moved = file.set_crowds([state]);
+            debug_assert!(moved.is_ok(), "{moved:?}");
+        }
+    }
+
     /// The next outcome to report, if any.
     fn poll(&mut self) -> Option<Result<Applied, TuneFileError>> {
         match &mut self.file {

@@ -21,7 +21,10 @@ mod squad;
 mod sse;
 mod swaying;
 mod tuning;
+#[cfg(feature = "tune-file")]
 mod tuning_file;
+#[cfg(feature = "serde")]
+mod tuning_saved;
 mod two_trees;
 mod values;
 

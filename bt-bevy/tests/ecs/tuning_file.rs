@@ -84,7 +84,10 @@ pub fn watching(path: &PathBuf) -> (App, Entity) {
     // After every system of the frame: a reading comes in the frame that
     // took it.
     .add_systems(PostUpdate, collect);
-    let deer = app.world_mut().spawn((Deer::new(0.28), Brain::new(&HERD))).id();
+    let deer = app
+        .world_mut()
+        .spawn((Deer::new(0.28), Brain::new(&HERD)))
+        .id();
     (app, deer)
 }
 
@@ -134,7 +137,11 @@ fn logged(text: &str) -> Vec<(log::Level, String)> {
         log::set_max_level(log::LevelFilter::Info);
     });
     let lines = LINES.lock().unwrap();
-    lines.iter().filter(|(_, l)| l.contains(text)).cloned().collect()
+    lines
+        .iter()
+        .filter(|(_, l)| l.contains(text))
+        .cloned()
+        .collect()
 }
 
 /// A good file is in effect from the run that takes it (the first run
@@ -200,8 +207,10 @@ fn a_good_file_takes_effect_at_the_next_run_and_a_bad_one_changes_nothing() {
     let warned = logged(&path_text);
     assert_eq!(warned.len(), 5, "{warned:?}");
     assert!(
-        warned[1..].iter().all(|(level, line)| *level == log::Level::Warn
-            && line.starts_with("tree `HERD`: tuning file not taken, nothing changed: ")),
+        warned[1..]
+            .iter()
+            .all(|(level, line)| *level == log::Level::Warn
+                && line.starts_with("tree `HERD`: tuning file not taken, nothing changed: ")),
         "{warned:?}"
     );
 
@@ -217,10 +226,7 @@ fn a_good_file_takes_effect_at_the_next_run_and_a_bad_one_changes_nothing() {
     let tuning = app.world().resource::<BrainTuning<HerdMemory>>();
     assert_eq!((tuning.tuned(FLEE_BELOW), tuning.tuned(GRAZERS)), (0.3, 4));
     assert_eq!(tuning.changes(), 4);
-    assert_eq!(
-        tuning.crowd(&HERD).unwrap().file(),
-        Some(path.as_path())
-    );
+    assert_eq!(tuning.crowd(&HERD).unwrap().file(), Some(path.as_path()));
 
     // Deleted: reported, nothing changed.
     fs::remove_file(&path).unwrap();
@@ -276,10 +282,7 @@ fn a_tuning_file_for_a_tree_without_tunables_panics_when_the_plugin_is_added() {
         app.add_plugins(BrainPlugin::new(&BARE).tuning_file("bare.toml"));
     })
     .expect_err("it panics");
-    let said = payload
-        .downcast::<String>()
-        .map(|s| *s)
-        .unwrap_or_default();
+    let said = payload.downcast::<String>().map(|s| *s).unwrap_or_default();
     assert_eq!(
         said,
         "BrainPlugin for tree `BARE`: `tuning_file(bare.toml)` for a tree without tunables: \
