@@ -25,6 +25,7 @@ mod tuning;
 mod tuning_file;
 #[cfg(feature = "serde")]
 mod tuning_saved;
+mod tuning_viewer;
 mod two_trees;
 mod values;
 
