@@ -9,7 +9,7 @@ use bevy_app::App;
 use bevy_ecs::intern::Interned;
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::ScheduleLabel;
-use bt_core::{TreeShared, Tunable, TunableValue, Tunables, TuneError, TuneValue};
+use bt_core::{TreeShared, Tunable, TunableKind, TunableValue, Tunables, TuneError, TuneValue};
 
 use crate::adapter::TreeMemory;
 
@@ -211,15 +211,39 @@ impl<M: TreeMemory> CrowdTuning<M> {
 
 impl<M: TreeMemory> std::fmt::Debug for CrowdTuning<M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let values: Vec<(&str, u64)> = (self.table.decls().iter().enumerate())
-            .map(|(i, d)| (d.name, self.state.tuned_bits(i).unwrap_or(d.default)))
+        let values: Vec<(&str, Shown)> = (self.table.decls().iter().enumerate())
+            .map(|(i, d)| {
+                let bits = self.state.tuned_bits(i).unwrap_or(d.default);
+                (d.name, Shown(d.kind, bits))
+            })
             .collect();
         f.debug_struct("CrowdTuning")
             .field("tree", &M::tree_name(self.tree))
             .field("tunables", &self.table.name())
-            .field("bits", &values)
+            .field("values", &values)
             .field("changes", &self.changes())
             .finish_non_exhaustive()
+    }
+}
+
+/// A tunable's value in effect, as its kind reads its bits.
+struct Shown(TunableKind, u64);
+
+impl std::fmt::Debug for Shown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Shown(kind, bits) = *self;
+        match kind {
+            TunableKind::Float { .. } => write!(f, "{:?}", f64::from_bits(bits)),
+            TunableKind::Int { .. } => write!(f, "{}", bits as i64),
+            TunableKind::Bool => write!(f, "{}", bits != 0),
+            TunableKind::Choice { names } => {
+                match usize::try_from(bits).ok().and_then(|i| names.get(i)) {
+                    Some(name) => f.write_str(name),
+                    None => write!(f, "{bits:#x}"),
+                }
+            }
+            _ => write!(f, "{bits:#x}"),
+        }
     }
 }
 

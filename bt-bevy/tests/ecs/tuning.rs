@@ -351,6 +351,10 @@ fn a_change_is_staged_until_the_next_run_and_a_bad_value_changes_nothing() {
     assert_eq!((tuning.tuned(FLEE_BELOW), tuning.changes()), (0.3, 1));
     assert_eq!(tuning.tuned(GRAZERS), 3);
     assert_eq!(running(&app), Some("FLEE"));
+    assert_eq!(
+        format!("{tuning:?}"),
+        r#"[CrowdTuning { tree: "HERD", tunables: "HERD_TUNING", values: [("FLEE_BELOW", 0.3), ("GRAZERS", 3)], changes: 1, .. }]"#
+    );
 }
 
 fn panic_text(f: impl FnOnce()) -> String {
