@@ -62,6 +62,13 @@ type AddSystem = fn(&mut App, Interned<dyn ScheduleLabel>, usize);
 /// senses `.before(BrainSystems::Tick)` and the ones that read actions
 /// `.after(BrainSystems::Tick)`.
 ///
+/// For a tree with tunables it adds the [`BrainTuning`](crate::BrainTuning)
+/// resource, and each run of the tick system puts the changes staged on
+/// them in effect before any brain ticks (a system that tunes, ordered
+/// `.before(BrainSystems::Tick)`, changes what the same run reads); with
+/// a tuning file (`tuning_file`, feature `tune-file`), a system
+/// that takes the file's readings before the brains tick.
+///
 /// The brains of a tree with shared state (a gate, a global cooldown, a
 /// group role or a deferred action) make the decisions of ticking one after
 /// the other in the order of their entities' indexes, their agent ids, as

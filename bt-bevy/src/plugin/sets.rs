@@ -11,7 +11,8 @@ use bevy_ecs::prelude::*;
 pub enum BrainSystems {
     /// Hands reported outcomes to their brains.
     Outcomes,
-    /// Ticks every brain and writes the deferred actions as messages.
+    /// Puts the changes staged on the tree's tunables in effect, ticks
+    /// every brain and writes the deferred actions as messages.
     Tick,
 }
 
