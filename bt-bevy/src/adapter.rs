@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use bt_core::{
     ActionRequest, AgentMemory, DumpView, Outcome, Stimuli, TickError, TickInput, TickReport,
-    Ticket, TraceRecorder, Tree, TreeShared,
+    Ticket, TraceRecorder, Tree, TreeShared, Tunables,
 };
 pub(crate) use bt_core::{Kept, Resume, UntilShared};
 
@@ -58,6 +58,10 @@ pub trait TreeMemory: Send + Sync + Sized + 'static {
     /// the order they tick in.
     #[doc(hidden)]
     fn needs_shared(tree: &'static Self::Tree) -> bool;
+
+    /// The tree's tunables (`tree!`'s `tunables:` key), if it has any.
+    #[doc(hidden)]
+    fn tunables(tree: &'static Self::Tree) -> Option<&'static Tunables>;
 
     /// The tag type's name, for a memory under a tag
     /// ([`Tagged`](crate::Tagged)).
@@ -246,6 +250,10 @@ where
 
     fn needs_shared(tree: &'static Self::Tree) -> bool {
         tree.needs_shared()
+    }
+
+    fn tunables(tree: &'static Self::Tree) -> Option<&'static Tunables> {
+        tree.tunables.filter(|t| !t.is_empty())
     }
 
     fn tree(&self) -> &'static Self::Tree {

@@ -84,7 +84,8 @@
 //! and the deferred actions the ticks issued are written as
 //! [`ActionMessage`]s ([`BrainSystems::Tick`]). It adds the crowd's shared
 //! state as the [`BrainShared`] resource and a per-run tally,
-//! [`BrainStats`].
+//! [`BrainStats`]; for a tree with tunables, the [`BrainTuning`] resource
+//! (see [Tuning a running game](#tuning-a-running-game)).
 //!
 //! - **Order.** The brains of a tree with shared state (a gate, a global
 //!   cooldown, a group role or a deferred action) make the decisions of
@@ -386,6 +387,18 @@
     this section whole."
 )]
 //!
+#![doc = include_str!("../docs/tuning.md")]
+#![cfg_attr(feature = "tune-file", doc = include_str!("../docs/tuning_file.md"))]
+#![cfg_attr(
+    not(feature = "tune-file"),
+    doc = "\n## A tuning file\n\n\
+    With the feature `tune-file`, `BrainPlugin::tuning_file` watches a TOML file of the \
+    tree's tunables: each save takes effect at the crowd's next run, and a bad file changes \
+    nothing and is reported as a `TuningFileRead` message and a log line. This documentation \
+    was built without the feature; build it with `--features tune-file` to read this \
+    section whole."
+)]
+//!
 //! # How behaviors reach the entity's components
 //!
 //! A tree's behaviors take `&mut A` for one `'static` agent type `A`: the
@@ -563,6 +576,9 @@
 //!   bt-viewer, with serde, serde_json, and hyper on tokio.
 //! - `serde` (off by default): saving and loading brains (see above), with
 //!   bt-core's `serde` feature; items that need it say "feature `serde`".
+//! - `tune-file` (off by default): a tuning file the plugin watches (see
+//!   above), with bt-core's `tune-file` feature; items that need it say
+//!   "feature `tune-file`". It adds toml and notify.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -579,6 +595,7 @@ mod rate;
 mod record;
 mod refused;
 mod tagged;
+mod tuning;
 
 pub use adapter::TreeMemory;
 pub use agent::{BrainAgent, DenseAgent};
@@ -600,6 +617,15 @@ pub use rate::{Rate, TickRate};
 pub use record::{BrainRecorder, EntityData, RecordBrains, Recorded};
 pub use refused::BrainRefused;
 pub use tagged::Tagged;
+#[cfg(feature = "tune-file")]
+pub use tuning::TuningFileRead;
+pub use tuning::{BrainTuning, CrowdTuning};
+
+/// The example of bt-core's guide, chapter 12, part "In Bevy": run here,
+/// where bt-bevy is.
+#[cfg(doctest)]
+#[doc = include_str!("../../bt-core/docs/guide/tuning_bevy.md")]
+mod guide_tuning_in_bevy {}
 
 #[doc(hidden)]
 pub mod __private {

@@ -8,11 +8,15 @@ mod crowd;
 mod dense;
 mod ordered;
 mod par_ordered;
+mod sets;
 mod source;
 mod tick;
 
 use std::any::TypeId;
 use std::marker::PhantomData;
+#[cfg(feature = "tune-file")]
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use bevy_app::{App, FixedUpdate, Plugin};
 use bevy_ecs::intern::Interned;
@@ -27,6 +31,7 @@ use crate::brain::{NoSenses, SenseSource};
 #[cfg(feature = "viewer")]
 use crate::record::{BrainRecorder, EntityData, RecordBrains};
 use crate::tagged::Tagged;
+use crate::tuning::TuningSettings;
 pub use actions::{ActionMessage, ActionOutcome};
 pub(crate) use actions::{forget_moved, route};
 pub(crate) use crowd::RunFigures;
@@ -35,6 +40,8 @@ pub(crate) use crowd::tree_names;
 pub use crowd::{BrainShared, BrainStats, Crowd};
 use dense::tick_brains_dense;
 use ordered::tick_in_order;
+pub use sets::BrainSystems;
+pub(crate) use sets::TickOf;
 pub use source::{MarkedTree, MemoryTree, TreeSource};
 use tick::{apply_outcomes, tick_brains};
 
@@ -54,6 +61,13 @@ type AddSystem = fn(&mut App, Interned<dyn ScheduleLabel>, usize);
 /// [`ActionMessage`]s. Order the game's systems that fill `Decisions` or
 /// senses `.before(BrainSystems::Tick)` and the ones that read actions
 /// `.after(BrainSystems::Tick)`.
+///
+/// For a tree with tunables it adds the [`BrainTuning`](crate::BrainTuning)
+/// resource, and each run of the tick system puts the changes staged on
+/// them in effect before any brain ticks (a system that tunes, ordered
+/// `.before(BrainSystems::Tick)`, changes what the same run reads); with
+/// a tuning file (`tuning_file`, feature `tune-file`), a system
+/// that takes the file's readings before the brains tick.
 ///
 /// The brains of a tree with shared state (a gate, a global cooldown, a
 /// group role or a deferred action) make the decisions of ticking one after
@@ -103,6 +117,8 @@ pub struct BrainPlugin<M: TreeMemory, Se = NoSenses, T = MemoryTree> {
     dense: Option<AddSystem>,
     /// `dense` was asked for, then the senses changed.
     lost_dense: bool,
+    /// What is asked of the tree's tunables (its tuning file).
+    tuning: TuningSettings,
     /// What [`record`](Self::record) asked for.
     #[cfg(feature = "viewer")]
     record: Option<RecordBrains>,
@@ -140,6 +156,7 @@ where
             parallel_from: par_ordered::PARALLEL_FROM,
             dense: None,
             lost_dense: false,
+            tuning: TuningSettings::default(),
             #[cfg(feature = "viewer")]
             record: None,
             #[cfg(feature = "viewer")]
@@ -197,6 +214,7 @@ impl<M: TreeMemory, Se, Src> BrainPlugin<M, Se, Src> {
             parallel_from: self.parallel_from,
             dense: None,
             lost_dense: self.lost_dense || self.dense.is_some(),
+            tuning: self.tuning,
             #[cfg(feature = "viewer")]
             record: self.record,
             #[cfg(feature = "viewer")]
@@ -230,6 +248,7 @@ impl<M: TreeMemory, Se, Src> BrainPlugin<M, Se, Src> {
             parallel_from: self.parallel_from,
             dense: None,
             lost_dense: self.lost_dense || self.dense.is_some(),
+            tuning: self.tuning,
             #[cfg(feature = "viewer")]
             record: self.record,
             #[cfg(feature = "viewer")]
@@ -277,6 +296,28 @@ impl<M: TreeMemory, Se, Src> BrainPlugin<M, Se, Src> {
     /// and ignores this.
     pub fn parallel_from(mut self, brains: u32) -> Self {
         self.parallel_from = brains;
+        self
+    }
+
+    /// Watches the TOML file `path` of the tree's tunables (feature
+    /// `tune-file`, bt-core's tuning file): read when the plugin is added,
+    /// then again after each save, its values staged all together (a key
+    /// left out keeps its value) and in effect from the crowd's next run,
+    /// for every brain of the run alike. A system of the plugin's schedule
+    /// takes each reading before the brains tick, and reports it as a
+    /// [`TuningFileRead`](crate::TuningFileRead) message and a log line. A
+    /// bad file (not TOML, a key that is not a tunable, a value of another
+    /// type or out of range), a file that cannot be read and a folder that
+    /// cannot be watched change nothing and are reported the same way,
+    /// naming the file, the key and its line; nothing about the file
+    /// panics. See bt-core's `TuningFile` for the whole contract.
+    ///
+    /// # Panics
+    /// When the plugin is added, for a tree without tunables.
+    #[cfg(feature = "tune-file")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "tune-file")))]
+    pub fn tuning_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.tuning.file = Some(path.into());
         self
     }
 
@@ -358,15 +399,6 @@ impl<M: TreeMemory, Se, Src> BrainPlugin<M, Se, Src> {
     }
 }
 
-/// The plugin's systems, in order.
-#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BrainSystems {
-    /// Hands reported outcomes to their brains.
-    Outcomes,
-    /// Ticks every brain and writes the deferred actions as messages.
-    Tick,
-}
-
 impl<M: TreeMemory, Se: SenseSource, Src: TreeSource<M>> Plugin for BrainPlugin<M, Se, Src>
 where
     M::Agent: BrainAgent,
@@ -378,7 +410,8 @@ where
         } else {
             0
         };
-        let mut crowd = Crowd::new(tree, M::new_shared(tree, capacity), clock_of(self.schedule));
+        let state = M::new_shared(tree, capacity);
+        let mut crowd = Crowd::new(tree, Arc::clone(&state), clock_of(self.schedule));
         crowd.set_budget(self.budget);
         crowd.parallel_from = self.parallel_from;
         let world = app.world_mut();
@@ -436,6 +469,7 @@ where
         if !recorded {
             app.world_mut().get_resource_or_init::<RecorderPlace<M>>();
         }
+        crate::tuning::add::<M>(app, tree, &state, self.schedule, &self.tuning);
         app.init_resource::<BrainStats<M>>()
             .add_message::<ActionMessage<M>>()
             .add_message::<ActionOutcome<M>>()
@@ -517,71 +551,6 @@ fn add_tick<M: TreeMemory>(
         Some(before) => app.add_systems(schedule, system.after(TickOf::<M>::crowd(before))),
         None => app.add_systems(schedule, system),
     };
-}
-
-/// The system set of the tick systems of the brains of memory type `M`
-/// (the recorded values are read before it), or of one crowd's.
-pub(crate) struct TickOf<M> {
-    crowd: Option<usize>,
-    _m: PhantomData<fn() -> M>,
-}
-
-impl<M> TickOf<M> {
-    /// Every tick system of `M`.
-    pub(crate) fn all() -> Self {
-        TickOf {
-            crowd: None,
-            _m: PhantomData,
-        }
-    }
-
-    /// The tick system of crowd `k` of `M`.
-    fn crowd(k: usize) -> Self {
-        TickOf {
-            crowd: Some(k),
-            _m: PhantomData,
-        }
-    }
-}
-
-impl<M> Clone for TickOf<M> {
-    fn clone(&self) -> Self {
-        TickOf {
-            crowd: self.crowd,
-            _m: PhantomData,
-        }
-    }
-}
-
-impl<M> PartialEq for TickOf<M> {
-    fn eq(&self, other: &Self) -> bool {
-        self.crowd == other.crowd
-    }
-}
-
-impl<M> Eq for TickOf<M> {}
-
-impl<M> std::hash::Hash for TickOf<M> {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.crowd.hash(h);
-    }
-}
-
-impl<M> std::fmt::Debug for TickOf<M> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "TickOf<{}>({:?})",
-            std::any::type_name::<M>(),
-            self.crowd
-        )
-    }
-}
-
-impl<M: 'static> SystemSet for TickOf<M> {
-    fn dyn_clone(&self) -> Box<dyn SystemSet> {
-        Box::new(self.clone())
-    }
 }
 
 /// Holds the place of the flight recorder of the brains of memory type `M`

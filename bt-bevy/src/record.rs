@@ -20,7 +20,7 @@ use bt_viewer::{
 
 use crate::adapter::TreeMemory;
 use crate::brain::{Brain, agent_id};
-use crate::plugin::{BrainSystems, TickOf};
+use crate::plugin::{BrainShared, BrainSystems, TickOf};
 
 /// Put it on an entity (feature `viewer`) to record its brain into the
 /// flight recorder of
@@ -313,12 +313,19 @@ type ValuesQuery<'w, 's, M, V> =
 /// when [`RecordBrains::data`] asked for values).
 pub(crate) fn record_values<M: TreeMemory, V: EntityData>(
     recorder: Option<ResMut<BrainRecorder<M>>>,
+    shared: Res<BrainShared<M>>,
     mut brains: ValuesQuery<M, V>,
 ) {
     let Some(mut recorder) = recorder else {
         return;
     };
     let r = recorder.bypass_change_detection();
+    // The run begins here for the recorder: the staged changes to the
+    // tree's tunables are put in effect first, as the tick system would,
+    // so that the frame holds them.
+    if let Some(crowd) = shared.crowd(r.tree()) {
+        crowd.apply_tuning();
+    }
     r.begin_run();
     for (entity, mut brain, item) in &mut brains {
         if !r.records(brain.memory.tree()) {

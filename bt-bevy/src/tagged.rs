@@ -110,6 +110,10 @@ impl<M: TreeMemory, T: 'static> TreeMemory for Tagged<M, T> {
         M::needs_shared(tree)
     }
 
+    fn tunables(tree: &'static Self::Tree) -> Option<&'static bt_core::Tunables> {
+        M::tunables(tree)
+    }
+
     fn tag() -> Option<&'static str> {
         Some(std::any::type_name::<T>())
     }

@@ -254,6 +254,8 @@ pub mod guide {
                the crowd's next tick: build the docs with `--features tune-file` \
                to read this section."
     )]
+    // Its example runs as a doctest of bt-bevy, which it needs.
+    #[cfg_attr(not(doctest), doc = include_str!("../docs/guide/tuning_bevy.md"))]
     pub mod ch12_tuning {}
 }
 

@@ -171,6 +171,33 @@ impl TuningFile {
         Some(found.map(|checked| self.stage(&checked)))
     }
 
+    /// Stages the file's later readings on `crowds` instead of the crowds
+    /// it was given: for a game that replaces a crowd's shared state with
+    /// a new one (a load into a crowd of its own) and goes on watching the
+    /// same file. Nothing is read or staged now, and the watching goes on
+    /// as it was: a reading not yet polled is staged on `crowds` when
+    /// [`poll`](Self::poll) gives it, the first reading of
+    /// [`watch`](Self::watch) excepted, which was staged when it was made.
+    ///
+    /// # Errors
+    /// As [`watch`](Self::watch) for the crowds, and
+    /// [`TuneFileError::TablesDiffer`] for crowds of a tree with another
+    /// table than the file's; the file keeps its crowds then.
+    pub fn set_crowds<'a>(
+        &mut self,
+        crowds: impl IntoIterator<Item = &'a Arc<TreeShared>>,
+    ) -> Result<(), TuneFileError> {
+        let (table, crowds) = table_of(crowds)?;
+        if !core::ptr::eq(table, self.table) {
+            return Err(TuneFileError::TablesDiffer {
+                table: self.table.name(),
+                other: table.name(),
+            });
+        }
+        self.crowds = crowds;
+        Ok(())
+    }
+
     /// The file watched.
     pub fn path(&self) -> &Path {
         &self.path

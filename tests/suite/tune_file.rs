@@ -551,3 +551,39 @@ fn a_file_tunes_every_crowd_of_its_table_and_no_other() {
     let err = TuningFile::watch(&nowhere, [&crowds[0]]).unwrap_err();
     assert!(matches!(err, TuneFileError::Watch { .. }), "{err}");
 }
+
+/// A file moved to other crowds (a game that loaded its crowd into a new
+/// one) stages its later readings there, and no longer on the first; a
+/// crowd of another table, or no crowd, is refused and the file keeps its
+/// crowds.
+#[test]
+#[cfg_attr(miri, ignore = "watches files, which Miri's isolation forbids")]
+fn a_file_moved_to_a_new_crowd_stages_its_later_readings_there() {
+    let folder = Folder::new("moved");
+    let path = folder.file("camp.toml");
+    fs::write(&path, version_text(1)).unwrap();
+    let (old, _, _) = camp(&[]);
+    let mut file = TuningFile::watch(&path, [&old]).unwrap();
+    next_outcome(&mut file).unwrap();
+    let (new, _, _) = camp(&[]);
+    file.set_crowds([&new]).unwrap();
+    // Nothing is read or staged by the move itself.
+    assert!(!new.apply_tuning());
+    let loud = LOUD_CAMP.new_shared(0);
+    let err = file.set_crowds([&loud]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "crowds with tunables `CAMP_TUNING` and `OTHER_TUNING`: one file tunes one table"
+    );
+    let none: [&Arc<TreeShared>; 0] = [];
+    assert_eq!(
+        file.set_crowds(none).unwrap_err().to_string(),
+        "no crowd to tune was given"
+    );
+    fs::write(&path, version_text(2)).unwrap();
+    next_outcome(&mut file).unwrap();
+    assert!(new.apply_tuning());
+    assert_eq!(values(&new), version(2));
+    old.apply_tuning();
+    assert_eq!(values(&old), version(1));
+}

@@ -157,6 +157,8 @@ fn install<M: TreeMemory, Se: SaveSenses>(
     // what the game changed in them before it wakes a brain (the save
     // holds the wakes the saved app had pending).
     let senses_since = world.increment_change_tick();
+    let old = Arc::clone(&world.resource::<BrainShared<M>>().crowds[k].state);
+    crate::tuning::crowd_replaced::<M>(world, tree, &old, &state);
     let mut shared = world.resource_mut::<BrainShared<M>>();
     let crowd = &mut shared.crowds[k];
     crowd.lost = crate::adapter::lost(&state);

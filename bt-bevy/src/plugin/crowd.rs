@@ -32,6 +32,9 @@ pub struct BrainShared<M: TreeMemory> {
 pub struct Crowd<M: TreeMemory> {
     tree: &'static M::Tree,
     pub(crate) state: Arc<TreeShared>,
+    /// Whether its tree has tunables, whose staged changes each run puts
+    /// in effect when it starts.
+    tuned: bool,
     /// Requests lost to a full queue, as last reported.
     pub(crate) lost: usize,
     /// Reads the clock the brains tick with.
@@ -159,6 +162,7 @@ impl<M: TreeMemory> Crowd<M> {
         Crowd {
             tree,
             state,
+            tuned: M::tunables(tree).is_some(),
             lost: 0,
             clock,
             moved: Vec::new(),
@@ -221,6 +225,17 @@ impl<M: TreeMemory> Crowd<M> {
     /// When `world` has no such clock (no `TimePlugin`).
     pub fn now(&self, world: &World) -> f64 {
         (self.clock)(world)
+    }
+
+    /// Puts the changes staged on the tree's tunables in effect, at the
+    /// start of a run, before any brain of the run ticks: every brain of
+    /// the run reads the same values. A constant test for a tree without
+    /// tunables.
+    #[inline(always)]
+    pub(crate) fn apply_tuning(&self) {
+        if self.tuned {
+            self.state.apply_tuning();
+        }
     }
 
     /// Whether `memory` is one of this crowd's brains' (made for its tree).

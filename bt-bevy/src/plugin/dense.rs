@@ -72,6 +72,7 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource, S: TreeSource<M>
 {
     let k = *k;
     let shared = shared.bypass_change_detection();
+    shared.crowds[k].apply_tuning();
     let tree = shared.crowds[k].tree();
     let mixed = shared.crowds.len() > 1;
     let (plan, figures) = plan_run(&time, &ticks, &mut shared.crowds[k], |r, since| {

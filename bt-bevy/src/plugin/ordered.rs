@@ -57,6 +57,7 @@ pub(super) fn tick_in_order<M: TreeMemory, Se: SenseSource>(
     let k = *k;
     let shared = shared.bypass_change_detection();
     let crowd = &mut shared.crowds[k];
+    crowd.apply_tuning();
     let tree = crowd.tree();
     let mut members = std::mem::take(&mut crowd.members);
     let order = members.in_order(|&e| {

@@ -366,6 +366,7 @@ pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>, S: T
 {
     let k = *k;
     let shared = shared.bypass_change_detection();
+    shared.crowds[k].apply_tuning();
     let tree = shared.crowds[k].tree();
     // Other trees' brains of the same memory type are in the queries too.
     let mixed = shared.crowds.len() > 1;

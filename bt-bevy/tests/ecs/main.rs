@@ -20,6 +20,12 @@ mod squad;
 #[path = "../../../bt-viewer/tests/sse/mod.rs"]
 mod sse;
 mod swaying;
+mod tuning;
+#[cfg(feature = "tune-file")]
+mod tuning_file;
+#[cfg(feature = "serde")]
+mod tuning_saved;
+mod tuning_viewer;
 mod two_trees;
 mod values;
 
