@@ -69,6 +69,7 @@ impl Watched {
 
     /// The crowd's shared state is now `state` (a load): the file's later
     /// readings are staged there.
+    #[cfg(feature = "serde")]
     pub(crate) fn moved(&mut self, state: &Arc<TreeShared>) {
         if let Ok(file) = &mut self.file {
             // The table is the tree's, the same as before.
