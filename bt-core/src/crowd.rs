@@ -3,6 +3,7 @@
 use crate::decl::TickInput;
 use crate::interp::{
     Tally, TickError, TickReport, Tracer, pending_under, tick_member, tick_member_traced,
+    tuned_scope,
 };
 use crate::memory::AgentMemory;
 use crate::tree::Tree;
@@ -129,6 +130,7 @@ pub fn tick_all<A: 'static, const L: usize, const S: usize, const N: usize>(
         "tick_all: one memory per agent"
     );
     apply_tuning(tree, memories);
+    let _tuned = tuned_scope(tree, memories.first());
     let mut report = CrowdReport::default();
     tick_slice(tree, agents, memories, 0, &mut input, &mut report);
     report
@@ -218,6 +220,7 @@ pub fn tick_range_in_frame<A: 'static, const L: usize, const S: usize, const N: 
         range.end,
         agents.len()
     );
+    let _tuned = tuned_scope(tree, memories.first());
     let mut report = CrowdReport::default();
     if tree.shape.actions > 0 {
         tick_launching(tree, agents, memories, range, &mut input, &mut report);
@@ -335,6 +338,7 @@ pub fn tick_traced_into<A: 'static, T: Tracer, const L: usize, const S: usize, c
             self.0.ticked(result);
         }
     }
+    let _tuned = tuned_scope(tree, Some(memory));
     let mut into = Into(Member(report, index), Ok(()));
     tick_member_traced(tree, agent, memory, input, tracer, &mut into);
     into.1
@@ -343,15 +347,31 @@ pub fn tick_traced_into<A: 'static, T: Tracer, const L: usize, const S: usize, c
 /// Puts the tunable changes staged on the crowd's shared state in effect,
 /// as a crowd's tick starts, so that every agent of the tick reads the
 /// same values: the shared state of the first memory, which a crowd's
-/// memories share. A constant test for a tree without tunables.
+/// memories share, and whose values the tick reads. A constant test for
+/// a tree without tunables.
+///
+/// # Panics
+/// In a debug build, if the memories are bound to more than one crowd's
+/// shared state (a tree with tunables).
 #[inline(always)]
 pub(crate) fn apply_tuning<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     memories: &[AgentMemory<A, L, S, N>],
 ) {
-    if tree.tunables.is_some()
-        && let Some(shared) = memories.first().and_then(|m| m.shared.as_deref())
+    if let Some(table) = tree.tunables
+        && let Some(shared) = memories.first().and_then(|m| m.shared.as_ref())
     {
+        debug_assert!(
+            memories.iter().all(|m| m
+                .shared
+                .as_ref()
+                .is_some_and(|s| alloc::sync::Arc::ptr_eq(s, shared))),
+            "a crowd tick of `{}`, whose tunables (`{}`) it reads from the crowd of its first \
+             memory, was given memories of more than one crowd: tick each crowd with a call of \
+             its own",
+            tree.name,
+            table.name(),
+        );
         shared.apply_tuning();
     }
 }
@@ -504,10 +524,14 @@ pub fn par_tick_all<A: Send + 'static, const L: usize, const S: usize, const N: 
         "par_tick_all: one memory per agent"
     );
     apply_tuning(tree, memories);
+    let _tuned = tuned_scope(tree, memories.first());
+    // The values for the other threads' scopes: the memories stay
+    // borrowed for the whole call.
+    let tuned = crate::interp::tuned_head(tree, memories.first());
     /// Agents per task: large enough to amortise scheduling.
     const CHUNK: usize = 256;
     if tree.needs_shared() && tree.shape.actions == 0 {
-        return par::tick_shared(tree, agents, memories, &input);
+        return par::tick_shared(tree, agents, memories, &input, tuned);
     }
     if tree.needs_shared() {
         let mut report = CrowdReport::default();
@@ -520,6 +544,7 @@ pub fn par_tick_all<A: Send + 'static, const L: usize, const S: usize, const N: 
         .zip(memories.par_chunks_mut(CHUNK))
         .enumerate()
         .map(|(c, (agents, memories))| {
+            let _tuned = crate::raw::TunedScope::enter(tree.tunables, tuned);
             let mut report = CrowdReport::default();
             let mut input = |i: usize, a: &mut A| input(i, a);
             tick_slice(tree, agents, memories, c * CHUNK, &mut input, &mut report);

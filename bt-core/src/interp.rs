@@ -53,10 +53,9 @@ use quick::Counts;
 use run::Run;
 pub(crate) use shared::{pending_agents, pending_under};
 
-use crate::decl::tuned::Tuned;
 use crate::decl::{Ctx, TickInput};
 use crate::memory::AgentMemory;
-use crate::raw::DPool;
+use crate::raw::{DPool, TunedHead, TunedScope};
 use crate::tree::Tree;
 
 /// Runs one tick of one agent, step by step as the
@@ -105,6 +104,7 @@ pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> Result<TickReport, TickError> {
+    let _tuned = tuned_scope(tree, Some(memory));
     let mut one = One::new();
     tick_member(tree, agent, memory, input, &mut one);
     one.0
@@ -144,10 +144,7 @@ pub(crate) fn tick_member<A: 'static, const L: usize, const S: usize, const N: u
 ) {
     // Debug output off: one load and this branch.
     match log::level_for(input.agent) {
-        0 => {
-            let tuned = tuned_for(tree, memory);
-            untraced(tree, agent, memory, input, tally, tuned);
-        }
+        0 => untraced(tree, agent, memory, input, tally),
         level => {
             // A copy: the caller's input never has its address taken in
             // the untraced tick, so it stays in registers there.
@@ -157,20 +154,35 @@ pub(crate) fn tick_member<A: 'static, const L: usize, const S: usize, const N: u
     }
 }
 
-/// The tunables a tick of `memory` reads: those of the memory's crowd for
-/// a tree with tunables (a constant test where the tree is one), none
-/// otherwise; `'t` is the tick's (see `raw::tuned_of`).
+/// Puts the tunables of `memory`'s crowd where the reads of the ticks
+/// that follow find them, until the scope is dropped: what each public
+/// function that runs callbacks does first, a crowd's with its first
+/// memory (a crowd's tick ticks one crowd). A constant test for a tree
+/// without tunables. `'t` is the caller's, which holds `memory` (see
+/// `raw::tuned_of`).
 #[inline(always)]
-fn tuned_for<'t, A: 'static, const L: usize, const S: usize, const N: usize>(
+pub(crate) fn tuned_scope<'t, A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
-    memory: &AgentMemory<A, L, S, N>,
-) -> Tuned<'t> {
-    if tree.tunables.is_some() {
-        Tuned::of(crate::raw::tuned_of(
-            memory.shared.as_deref().map(|s| &s.tuned.current),
-        ))
-    } else {
-        Tuned::NONE
+    memory: Option<&AgentMemory<A, L, S, N>>,
+) -> TunedScope<'t> {
+    match tree.tunables {
+        Some(table) => TunedScope::enter(Some(table), tuned_head(tree, memory)),
+        None => TunedScope::none(),
+    }
+}
+
+/// Where the values of `memory`'s crowd are, for scopes on other threads
+/// (`TunedScope::enter`); as [`tuned_scope`] for `'t`.
+#[inline(always)]
+pub(crate) fn tuned_head<'t, A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    memory: Option<&AgentMemory<A, L, S, N>>,
+) -> TunedHead<'t> {
+    match (tree.tunables, memory) {
+        (Some(_), Some(memory)) => {
+            crate::raw::tuned_of(memory.shared.as_deref().map(|s| &s.tuned.current))
+        }
+        _ => TunedHead::NONE,
     }
 }
 
@@ -201,17 +213,14 @@ pub(crate) fn tick_member_traced<
 }
 
 /// Runs `f` with `memory` and the callbacks' context of a tick with
-/// `input`, which reads the tunables of the memory's crowd
-/// ([`tuned_for`]).
+/// `input`.
 #[inline(always)]
 pub(crate) fn with_cx<A: 'static, R, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
-    f: impl FnOnce(&mut AgentMemory<A, L, S, N>, Ctx<'_>) -> R,
+    f: impl FnOnce(&mut AgentMemory<A, L, S, N>, Ctx) -> R,
 ) -> R {
-    let tuned = tuned_for(tree, memory);
-    f(memory, Ctx::of(input).with_tuned(tuned))
+    f(memory, Ctx::of(input))
 }
 
 /// An untraced tick. A running agent first walks its path without the
@@ -226,7 +235,6 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
     tally: &mut impl Tally,
-    tuned: Tuned<'_>,
 ) {
     // A memory whose holdings a restore of its crowd's shared state
     // replaced counts them again in the step machine first (see
@@ -240,7 +248,7 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     }
     // The callbacks' context: the tick's fields set once, the level's
     // before each call.
-    let mut cx = Ctx::of(input).with_tuned(tuned);
+    let mut cx = Ctx::of(input);
     match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
         Ok(visited) => tally.steady(memory, visited),
         Err((steady::Bail::Ended(k, found), visited)) => {
@@ -418,6 +426,7 @@ pub fn tick_traced<A: 'static, T: Tracer, const L: usize, const S: usize, const 
     input: &TickInput,
     tracer: &mut T,
 ) -> Result<TickReport, TickError> {
+    let _tuned = tuned_scope(tree, Some(memory));
     let mut one = One::new();
     tick_member_traced(tree, agent, memory, input, tracer, &mut one);
     one.0
@@ -443,8 +452,9 @@ pub fn deactivate_all<A: 'static, const L: usize, const S: usize, const N: usize
 ) -> Result<(), TickError> {
     memory.rejoin();
     check(tree, memory, input)?;
+    let _tuned = tuned_scope(tree, Some(memory));
     let mut tracer = NoTrace;
-    with_cx(tree, memory, input, |memory, cx| {
+    with_cx(memory, input, |memory, cx| {
         let mut r = Run::new(tree, agent, memory, input, &mut tracer, None, cx);
         r.deactivate_to(0, Why::Stopped);
         r.armed = false;
@@ -557,7 +567,7 @@ fn run_with<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usiz
     from: Option<(steady::Bail, u32)>,
     pool: Option<&mut DPool<L, N>>,
 ) -> Result<TickReport, TickError> {
-    with_cx(tree, memory, input, |memory, cx| {
+    with_cx(memory, input, |memory, cx| {
         let mut r = Run::new(tree, agent, memory, input, tracer, pool, cx);
         let step = r.first_step(from);
         let result = r.run_from(step);

@@ -38,6 +38,7 @@ mod sync;
 mod threads;
 mod traces;
 mod tunables;
+mod tunables_crowds;
 mod tune_file;
 mod tuned_fields;
 mod world;

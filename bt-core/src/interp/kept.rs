@@ -63,6 +63,7 @@ pub fn tick_kept<A: 'static, const L: usize, const S: usize, const N: usize>(
     last: &mut Result<TickReport, TickError>,
     went: impl FnMut(Kept),
 ) {
+    let _tuned = super::tuned_scope(tree, Some(memory));
     tick_member(tree, agent, memory, input, &mut Keep { last, went });
 }
 

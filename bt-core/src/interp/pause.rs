@@ -64,6 +64,7 @@ pub fn tick_until_shared<A: 'static, const L: usize, const S: usize, const N: us
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> UntilShared {
+    let _tuned = super::tuned_scope(tree, Some(memory));
     let mut one = One::new();
     match member_until_shared(tree, agent, memory, input, &mut one) {
         None => UntilShared::Finished(one.0),
@@ -86,6 +87,7 @@ pub fn resume_tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     at: Resume,
 ) -> Result<TickReport, TickError> {
+    let _tuned = super::tuned_scope(tree, Some(memory));
     let mut one = One::new();
     resume_member(tree, agent, memory, at, &mut one);
     one.0
@@ -119,7 +121,7 @@ pub(crate) fn member_until_shared<A: 'static, const L: usize, const S: usize, co
             from: None,
         });
     }
-    super::with_cx(tree, memory, input, |memory, mut cx| {
+    super::with_cx(memory, input, |memory, mut cx| {
         let went = match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
             Ok(visited) => {
                 tally.steady(memory, visited);

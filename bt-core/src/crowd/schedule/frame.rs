@@ -156,6 +156,7 @@ where
         "tick_scheduled: the schedule's crowd and the agents differ in length"
     );
     crate::crowd::apply_tuning(tree, memories);
+    let _tuned = crate::interp::tuned_scope(tree, memories.first());
     let f = schedule.frame;
     schedule.frame += 1;
     let cap = schedule.budget.map_or(usize::MAX, |b| b as usize);

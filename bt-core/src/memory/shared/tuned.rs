@@ -5,6 +5,7 @@ use core::sync::atomic::Ordering;
 
 use super::TreeShared;
 use crate::decl::tune::{Tunable, TunableValue, Tunables, TuneError, TuneValue, checked_bits};
+use crate::raw::{TunedScope, tuned_of};
 
 impl TreeShared {
     /// The table of the tree's tunables (`tree!`'s `tunables:` key), if it
@@ -162,6 +163,9 @@ impl TreeShared {
         // A load that changed values counts as changes, so that a tool
         // that watches `tuning_changes` (a recorder) sees it.
         v.changes.fetch_add(changed, Ordering::Relaxed);
+        if changed > 0 {
+            v.current.touched();
+        }
         v.dirty.store(false, Ordering::Release);
     }
 
@@ -183,8 +187,9 @@ impl TreeShared {
     /// that tick after it only.
     ///
     /// A crowd tick puts in effect the changes of the crowd its first
-    /// memory is bound to: tick each crowd's agents with a call of their
-    /// own, not two crowds in one slice.
+    /// memory is bound to, and its agents read that crowd's values: tick
+    /// each crowd's agents with a call of their own, not two crowds in one
+    /// slice (a debug build panics, naming the tree).
     #[inline]
     pub fn apply_tuning(&self) -> bool {
         let v = &self.tuned;
@@ -215,15 +220,46 @@ impl TreeShared {
                 }
             }
         }
+        if changed > 0 {
+            v.current.touched();
+        }
         v.lock.store(false, Ordering::Release);
         v.changes.fetch_add(changed, Ordering::Relaxed);
         changed > 0
+    }
+
+    /// The crowd's tunables put where the reads of the ticks that follow
+    /// on this thread find them, until the scope is dropped: for crates
+    /// that tick the agents of a crowd's run one at a time with
+    /// `tick_kept`, `tick_until_shared` and `resume_tick`. Each of those
+    /// makes a scope of its own, unless the thread's innermost is its
+    /// crowd's: one scope a run (on every thread that ticks the crowd)
+    /// saves each agent's tick a count of its own, and a test of the
+    /// word the threads share. Made after
+    /// [`apply_tuning`](Self::apply_tuning).
+    #[doc(hidden)]
+    pub fn tuning_scope(&self) -> TuningScope<'_> {
+        TuningScope(TunedScope::enter(
+            self.tuned.table(),
+            tuned_of(Some(&self.tuned.current)),
+        ))
     }
 
     /// How many times a tunable's value in effect has changed so far (by a
     /// staged change put in effect, or by a load).
     pub fn tuning_changes(&self) -> u64 {
         self.tuned.changes.load(Ordering::Relaxed)
+    }
+}
+
+/// A crowd's tunables where the ticks on this thread read them, until
+/// dropped ([`TreeShared::tuning_scope`]).
+#[doc(hidden)]
+pub struct TuningScope<'s>(#[allow(dead_code)] TunedScope<'s>);
+
+impl core::fmt::Debug for TuningScope<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("TuningScope")
     }
 }
 
