@@ -253,7 +253,7 @@ fn fingerprint(counts: &Activations) -> u64 {
     })
 }
 
-/// `BT_BENCH_PROFILE=world|w1-core|w1-tuned|w1-hand|w1-calls|w1-bonsai|w2-core|world-w3|w3-core|w3-hand|w3-calls`: one
+/// `BT_BENCH_PROFILE=world|w1-core|w1-tuned|w1-twin|w1-hand|w1-calls|w1-bonsai|w2-core|world-w3|w3-core|w3-hand|w3-calls`: one
 /// untimed run of one crowd (N = `BT_BENCH_N`, default 1 000; T = 300, W2: 100), for
 /// `valgrind --tool=callgrind`.
 fn profile(what: &str) {
@@ -299,6 +299,15 @@ fn profile(what: &str) {
         "w1-tuned" => {
             fingerprint(&run(n, 300, w1_tuned::Crowd::new, w1_tuned::Crowd::tick).activations())
         }
+        "w1-twin" => fingerprint(
+            &run(
+                n,
+                300,
+                w1_tuned::twin::Crowd::new,
+                w1_tuned::twin::Crowd::tick,
+            )
+            .activations(),
+        ),
         "w1-hand" => {
             fingerprint(&run(n, 300, w1_hand::Crowd::new, w1_hand::Crowd::tick).activations())
         }

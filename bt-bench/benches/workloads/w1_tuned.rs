@@ -57,39 +57,78 @@ mod tree {
 
 pub use tree::{W1T, W1TMemory};
 
-/// A crowd of `n` agents with their memories, bound to one shared state
-/// that holds the tunables.
-pub struct Crowd {
-    pub agents: Vec<Agent>,
-    pub memories: Vec<W1TMemory>,
+/// A crowd of one tree ticked as W1's is: written once for W1 with
+/// tunables and for its twin, W1 itself, so that the code around the tree
+/// is the same in both (the instructions of W1's own crowd function move
+/// by about 2 % with where the compiler keeps its values, see
+/// `bt-bench/README.md`).
+macro_rules! crowd {
+    ($tree:path, $memory:ty, $memories:expr) => {
+        /// A crowd of `n` agents with their memories.
+        pub struct Crowd {
+            pub agents: Vec<Agent>,
+            pub memories: Vec<$memory>,
+        }
+
+        impl Crowd {
+            pub fn new(n: usize) -> Self {
+                let memories: fn(usize) -> Vec<$memory> = $memories;
+                Crowd {
+                    agents: (0..n).map(Agent::spawn).collect(),
+                    memories: memories(n),
+                }
+            }
+
+            /// Tick `t`: the world step of every agent, then the tree for
+            /// every agent. Returns the number of agents whose tick failed.
+            #[inline(never)]
+            pub fn tick(&mut self, t: u32) -> u32 {
+                self.world_step();
+                self.tree_tick(t)
+            }
+
+            /// The world step of every agent.
+            #[inline(always)]
+            pub fn world_step(&mut self) {
+                for a in &mut self.agents {
+                    a.world.step();
+                }
+            }
+
+            /// The tree tick `t` of every agent.
+            #[inline(always)]
+            pub fn tree_tick(&mut self, t: u32) -> u32 {
+                let now = now(t);
+                let report = tick_all(&$tree, &mut self.agents, &mut self.memories, |_, a| {
+                    TickInput::new(now, DT).with_decision(a.world.flags())
+                });
+                report.errors
+            }
+
+            pub fn activations(&self) -> Activations {
+                sum(self.agents.iter().map(|a| &a.activations))
+            }
+        }
+    };
 }
 
-impl Crowd {
-    pub fn new(n: usize) -> Self {
-        let shared = W1T.new_shared(0);
-        Crowd {
-            agents: (0..n).map(Agent::spawn).collect(),
-            memories: (0..n)
-                .map(|i| W1T.new_memory_in(&shared, i as u64))
-                .collect(),
-        }
-    }
+// W1 with tunables: memories bound to one shared state, which holds the
+// values.
+crowd!(W1T, W1TMemory, |n| {
+    let shared = W1T.new_shared(0);
+    (0..n)
+        .map(|i| W1T.new_memory_in(&shared, i as u64))
+        .collect()
+});
 
-    /// Tick `t`: the world step of every agent, then the tree for every
-    /// agent. Returns the number of agents whose tick failed.
-    #[inline(never)]
-    pub fn tick(&mut self, t: u32) -> u32 {
-        for a in &mut self.agents {
-            a.world.step();
-        }
-        let now = now(t);
-        let report = tick_all(&W1T, &mut self.agents, &mut self.memories, |_, a| {
-            TickInput::new(now, DT).with_decision(a.world.flags())
-        });
-        report.errors
-    }
+/// W1 itself, ticked by the same code as W1 with tunables.
+pub mod twin {
+    use bt_core::{TickInput, tick_all};
 
-    pub fn activations(&self) -> Activations {
-        sum(self.agents.iter().map(|a| &a.activations))
-    }
+    use crate::w1_core::{Agent, W1, W1Memory, sum};
+    use crate::world::{Activations, DT, now};
+
+    crowd!(W1, W1Memory, |n| (0..n)
+        .map(|i| W1.new_memory(i as u64))
+        .collect());
 }
