@@ -20,6 +20,7 @@ use bevy_ecs::message::MessageWriter;
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::{InMut, SystemChangeTick};
 use bevy_time::Time;
+use bt_core::TreeShared;
 
 use super::par_ordered::{self, Room};
 use super::tick::{
@@ -58,6 +59,8 @@ pub(super) fn tick_in_order<M: TreeMemory, Se: SenseSource>(
     let shared = shared.bypass_change_detection();
     let crowd = &mut shared.crowds[k];
     crowd.apply_tuning();
+    let state = crowd.tuned_state();
+    let _tuned = state.as_deref().map(TreeShared::tuning_scope);
     let tree = crowd.tree();
     let mut members = std::mem::take(&mut crowd.members);
     let order = members.in_order(|&e| {
@@ -86,6 +89,7 @@ pub(super) fn tick_in_order<M: TreeMemory, Se: SenseSource>(
             &mut recorder,
             &totals,
             &mut room,
+            state.as_deref(),
         );
     } else {
         let mut tally = Tally::new(&totals);

@@ -428,3 +428,55 @@ fn a_tree_without_tunables_has_no_tuning_resource() {
             .is_none()
     );
 }
+
+/// Two apps of one tree updated at the same time on two threads, each with
+/// its own threshold: every tick of every deer reads its own app's, on
+/// every thread of each app's pool, entity by entity and in two phases.
+#[test]
+fn two_apps_of_one_tree_updated_at_once_each_read_their_own_values() {
+    let frames = 30;
+    let run = |flee_below: f64, ordered: bool| {
+        std::thread::spawn(move || {
+            let mut app = app();
+            if ordered {
+                app.add_plugins(
+                    BrainPlugin::new(&GATED)
+                        .in_schedule(Update)
+                        .parallel_from(1),
+                );
+            } else {
+                app.add_plugins(BrainPlugin::new(&HERD).in_schedule(Update));
+            }
+            let deer: Vec<Entity> = (0..64)
+                .map(|i| {
+                    let d = Deer::new(f64::from(i) / 64.0);
+                    if ordered {
+                        app.world_mut().spawn((d, Brain::new(&GATED))).id()
+                    } else {
+                        app.world_mut().spawn((d, Brain::new(&HERD))).id()
+                    }
+                })
+                .collect();
+            if ordered {
+                let tuning = app.world().resource::<BrainTuning<GatedMemory>>();
+                tuning.tune(FLEE_BELOW, flee_below).unwrap();
+            } else {
+                let tuning = app.world().resource::<BrainTuning<HerdMemory>>();
+                tuning.tune(FLEE_BELOW, flee_below).unwrap();
+            }
+            for _ in 0..frames {
+                app.update();
+            }
+            let world = app.world();
+            (deer.iter())
+                .flat_map(|&e| world.get::<Deer>(e).unwrap().read.clone())
+                .collect::<Vec<f64>>()
+        })
+    };
+    for ordered in [false, true] {
+        let (a, b) = (run(0.5, ordered), run(0.75, ordered));
+        let (a, b) = (a.join().unwrap(), b.join().unwrap());
+        assert_eq!(a, vec![0.5; 64 * frames], "ordered: {ordered}");
+        assert_eq!(b, vec![0.75; 64 * frames], "ordered: {ordered}");
+    }
+}
