@@ -75,8 +75,8 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource, S: TreeSource<M>
     let shared = shared.bypass_change_detection();
     shared.crowds[k].apply_tuning();
     let state = shared.crowds[k].tuned_state();
-    let _tuned = state.as_deref().map(TreeShared::tuning_scope);
-    let state = state.as_deref();
+    let _tuned = state.as_ref().map(TreeShared::tuning_scope);
+    let state = state.as_ref();
     let tree = shared.crowds[k].tree();
     let mixed = shared.crowds.len() > 1;
     let (plan, figures) = plan_run(&time, &ticks, &mut shared.crowds[k], |r, since| {

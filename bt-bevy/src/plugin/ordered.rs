@@ -60,7 +60,7 @@ pub(super) fn tick_in_order<M: TreeMemory, Se: SenseSource>(
     let crowd = &mut shared.crowds[k];
     crowd.apply_tuning();
     let state = crowd.tuned_state();
-    let _tuned = state.as_deref().map(TreeShared::tuning_scope);
+    let _tuned = state.as_ref().map(TreeShared::tuning_scope);
     let tree = crowd.tree();
     let mut members = std::mem::take(&mut crowd.members);
     let order = members.in_order(|&e| {
@@ -89,7 +89,7 @@ pub(super) fn tick_in_order<M: TreeMemory, Se: SenseSource>(
             &mut recorder,
             &totals,
             &mut room,
-            state.as_deref(),
+            state.as_ref(),
         );
     } else {
         let mut tally = Tally::new(&totals);

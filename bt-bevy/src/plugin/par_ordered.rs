@@ -24,7 +24,7 @@
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use bevy_ecs::change_detection::DetectChangesMut;
 use bevy_ecs::entity::Entity;
@@ -82,11 +82,11 @@ struct Gather<'a> {
     list: Vec<Stop>,
     room: &'a Room,
     /// The crowd's tunables for this thread's ticks (a tree with them).
-    _tuned: Option<TuningScope<'a>>,
+    _tuned: Option<TuningScope>,
 }
 
 impl<'a> Gather<'a> {
-    fn new(totals: &'a Totals, room: &'a Room, state: Option<&'a TreeShared>) -> Self {
+    fn new(totals: &'a Totals, room: &'a Room, state: Option<&Arc<TreeShared>>) -> Self {
         Gather {
             tally: Tally::new(totals),
             list: lock(&room.lists).pop().unwrap_or_default(),
@@ -121,7 +121,7 @@ pub(super) fn tick_two_phases<M: TreeMemory, Se: SenseSource>(
     recorder: &mut RecorderOf<'_, M>,
     totals: &Totals,
     room: &mut Room,
-    state: Option<&TreeShared>,
+    state: Option<&Arc<TreeShared>>,
 ) where
     M::Agent: BrainAgent,
 {

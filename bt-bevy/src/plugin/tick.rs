@@ -368,7 +368,7 @@ pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>, S: T
     let shared = shared.bypass_change_detection();
     shared.crowds[k].apply_tuning();
     let state = shared.crowds[k].tuned_state();
-    let _tuned = state.as_deref().map(TreeShared::tuning_scope);
+    let _tuned = state.as_ref().map(TreeShared::tuning_scope);
     let tree = shared.crowds[k].tree();
     // Other trees' brains of the same memory type are in the queries too.
     let mixed = shared.crowds.len() > 1;
@@ -383,7 +383,7 @@ pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>, S: T
         a.chain(b)
     });
     let totals = Totals::default();
-    per_entity::<M, Se, T, S>(&mut brains, plan, &totals, tree, mixed, state.as_deref());
+    per_entity::<M, Se, T, S>(&mut brains, plan, &totals, tree, mixed, state.as_ref());
     let mut recorder = recorder_of(&mut recorder, tree);
     tick_after::<M, Se>(plan, &mut watched, &mut recorder, &totals, tree, mixed);
     end_run(
@@ -406,7 +406,7 @@ fn per_entity<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>, S: TreeSource<M>
     totals: &Totals,
     tree: &'static M::Tree,
     mixed: bool,
-    state: Option<&TreeShared>,
+    state: Option<&Arc<TreeShared>>,
 ) where
     M::Agent: BrainAgent,
 {

@@ -196,13 +196,69 @@ impl core::fmt::Debug for TunedSlot {
     }
 }
 
-// The innermost scope of the thread: its table and where its crowd's
-// values are. Read only when another crowd of a table ticks at the same
-// time as the one copied.
+/// The scopes of a thread, innermost last: each one's table and where its
+/// crowd's values are, null for a scope dropped while a later one lives.
+/// Read only when another crowd of a table ticks at the same time as the
+/// one copied.
+#[cfg(feature = "std")]
+struct Scopes {
+    /// Entries in use: the last is alive (dropped ones on top are taken
+    /// off).
+    depth: core::cell::Cell<usize>,
+    entries: [core::cell::Cell<(*const Tunables, *const AtomicU64)>; DEPTH],
+}
+
+/// Scopes a thread holds at once, at most: crowd ticks nested in each
+/// other's callbacks, and scopes a game holds.
+#[cfg(feature = "std")]
+const DEPTH: usize = 32;
+
+/// An entry of a scope dropped.
+#[cfg(feature = "std")]
+const DEAD: (*const Tunables, *const AtomicU64) = (core::ptr::null(), core::ptr::null());
+
 #[cfg(feature = "std")]
 std::thread_local! {
-    static INNERMOST: core::cell::Cell<(*const Tunables, *const AtomicU64)> =
-        const { core::cell::Cell::new((core::ptr::null(), core::ptr::null())) };
+    static SCOPES: Scopes = const {
+        Scopes {
+            depth: core::cell::Cell::new(0),
+            entries: [const { core::cell::Cell::new(DEAD) }; DEPTH],
+        }
+    };
+}
+
+#[cfg(feature = "std")]
+impl Scopes {
+    /// The innermost scope's entry, if any.
+    fn innermost(&self) -> (*const Tunables, *const AtomicU64) {
+        match self.depth.get() {
+            0 => DEAD,
+            d => self.entries[d - 1].get(),
+        }
+    }
+
+    /// Adds `entry` as the innermost; its place.
+    fn push(&self, entry: (*const Tunables, *const AtomicU64), table: &Tunables) -> usize {
+        let d = self.depth.get();
+        assert!(
+            d < DEPTH,
+            "tunables `{}`: more than {DEPTH} crowd ticks and tuning scopes at once on one thread",
+            table.name()
+        );
+        self.entries[d].set(entry);
+        self.depth.set(d + 1);
+        d
+    }
+
+    /// Drops the entry at `place`, and the dropped ones left on top.
+    fn pop(&self, place: usize) {
+        self.entries[place].set(DEAD);
+        let mut d = self.depth.get();
+        while d > 0 && self.entries[d - 1].get() == DEAD {
+            d -= 1;
+        }
+        self.depth.set(d);
+    }
 }
 
 /// The bits of the value at place `i` of `table`'s values in effect for
@@ -235,12 +291,13 @@ fn tuned_read_slow(table: &'static Tunables, i: usize, default: u64) -> u64 {
     };
     #[cfg(feature = "std")]
     {
-        let (of, values) = INNERMOST.with(core::cell::Cell::get);
+        let (of, values) = SCOPES.with(Scopes::innermost);
         if core::ptr::eq(of, table) && !values.is_null() && i < table.len() {
-            // SAFETY: `INNERMOST` holds the values of the innermost
-            // `TunedScope<'t>` alive on this thread (scopes are locals,
-            // dropped in the reverse order they were made, each putting
-            // back what it found): slot `HEAD` of a `TunedSlots` of
+            // SAFETY: the innermost entry of `SCOPES` is that of a
+            // `TunedScope<'t>` alive on this thread (a scope's drop takes
+            // its entry off, in whatever order scopes are dropped, and a
+            // scope that is never dropped holds what its values are in
+            // alive: see `TunedScope`): slot `HEAD` of a `TunedSlots` of
             // `table`, alive for `'t` (`TunedScope::enter`), which holds
             // `table.len() + HEAD` slots, so slot `HEAD + i`,
             // `i < table.len()`, is in it.
@@ -264,9 +321,9 @@ pub(crate) struct TunedScope<'t> {
     slot: Option<&'static TunedSlot>,
     /// Counted as a scope of another crowd than the one copied.
     other: bool,
-    /// The thread's innermost scope before this one.
+    /// The place of its entry in the thread's scopes, if it has one.
     #[cfg(feature = "std")]
-    was: (*const Tunables, *const AtomicU64),
+    place: Option<usize>,
     /// Borrows the values; not `Send`: it is the thread's.
     _values: PhantomData<(&'t [AtomicU64], *const ())>,
 }
@@ -279,7 +336,7 @@ impl<'t> TunedScope<'t> {
             slot: None,
             other: false,
             #[cfg(feature = "std")]
-            was: (core::ptr::null(), core::ptr::null()),
+            place: None,
             _values: PhantomData,
         }
     }
@@ -323,10 +380,19 @@ impl<'t> TunedScope<'t> {
         // crate ticking the agents of its crowd's run one at a time, under
         // one scope for the run): counted already.
         #[cfg(feature = "std")]
-        if INNERMOST.with(core::cell::Cell::get) == (core::ptr::from_ref(table), values.as_ptr()) {
+        let entry = (core::ptr::from_ref(table), values.as_ptr());
+        #[cfg(feature = "std")]
+        if SCOPES.with(Scopes::innermost) == entry {
             return Self::none();
         }
-        let other = loop {
+        // The entry first: a scope that cannot have one (too many on the
+        // thread) counts nowhere.
+        let mut scope = Self::none();
+        #[cfg(feature = "std")]
+        {
+            scope.place = Some(SCOPES.with(|s| s.push(entry, table)));
+        }
+        scope.other = loop {
             let state = slot.state.load(Ordering::Acquire);
             if state & COPYING != 0 {
                 core::hint::spin_loop();
@@ -370,19 +436,18 @@ impl<'t> TunedScope<'t> {
                 break other;
             }
         };
-        TunedScope {
-            slot: Some(slot),
-            other,
-            #[cfg(feature = "std")]
-            was: INNERMOST.with(|s| s.replace((core::ptr::from_ref(table), values.as_ptr()))),
-            _values: PhantomData,
-        }
+        scope.slot = Some(slot);
+        scope
     }
 }
 
 impl Drop for TunedScope<'_> {
     #[inline(always)]
     fn drop(&mut self) {
+        #[cfg(feature = "std")]
+        if let Some(place) = self.place {
+            SCOPES.with(|s| s.pop(place));
+        }
         if let Some(slot) = self.slot {
             self.leave(slot);
         }
@@ -390,12 +455,9 @@ impl Drop for TunedScope<'_> {
 }
 
 impl TunedScope<'_> {
-    /// Counts the scope out of `slot`, and puts back the thread's
-    /// innermost scope.
+    /// Counts the scope out of `slot`.
     #[inline(never)]
     fn leave(&self, slot: &TunedSlot) {
-        #[cfg(feature = "std")]
-        INNERMOST.with(|s| s.set(self.was));
         let one = if self.other { OTHER } else { OWNER };
         // A scope is counted in: no scope copies meanwhile.
         let _ = slot

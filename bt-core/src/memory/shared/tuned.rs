@@ -3,6 +3,8 @@
 
 use core::sync::atomic::Ordering;
 
+use alloc::sync::Arc;
+
 use super::TreeShared;
 use crate::decl::tune::{Tunable, TunableValue, Tunables, TuneError, TuneValue, checked_bits};
 use crate::raw::{TunedScope, tuned_of};
@@ -228,21 +230,57 @@ impl TreeShared {
         changed > 0
     }
 
-    /// The crowd's tunables put where the reads of the ticks that follow
-    /// on this thread find them, until the scope is dropped: for crates
-    /// that tick the agents of a crowd's run one at a time with
-    /// `tick_kept`, `tick_until_shared` and `resume_tick`. Each of those
-    /// makes a scope of its own, unless the thread's innermost is its
-    /// crowd's: one scope a run (on every thread that ticks the crowd)
-    /// saves each agent's tick a count of its own, and a test of the
-    /// word the threads share. Made after
-    /// [`apply_tuning`](Self::apply_tuning).
-    #[doc(hidden)]
-    pub fn tuning_scope(&self) -> TuningScope<'_> {
-        TuningScope(TunedScope::enter(
-            self.tuned.table(),
-            tuned_of(Some(&self.tuned.current)),
-        ))
+    /// The crowd's tunables put where the ticks that follow on this thread
+    /// read them, until the scope is dropped: for a game that ticks the
+    /// crowd's agents one by one. A tick makes a scope of its own
+    /// otherwise, which counts itself in and out of the table's word (a
+    /// few dozen instructions and two atomic operations a tick, which all
+    /// the threads ticking crowds of the table share); under the scope of
+    /// its crowd it finds its values at once. Make one, after
+    /// [`apply_tuning`](Self::apply_tuning), on each thread that ticks
+    /// the crowd, for the frame. Crowd ticks (`tick_all` and the others)
+    /// make their own.
+    ///
+    /// ```
+    /// use bt_core::{TickInput, leaf, tick, tree, tunables};
+    /// tunables! { GUARD_TUNING:
+    ///     /// Rounds a guard fires.
+    ///     ROUNDS: i64 = 6, 1..=100;
+    /// }
+    /// #[derive(Default)]
+    /// struct Guard { fired: i64 }
+    /// leaf! { FIRE: Guard, tick: |g, cx| { g.fired += cx.tuned(ROUNDS); true } }
+    /// tree! { GUARDS: Guard = FIRE, memory: GuardMemory, tunables: GUARD_TUNING }
+    ///
+    /// let shared = GUARDS.new_shared(0);
+    /// let mut guards: Vec<(Guard, GuardMemory)> = (0..3)
+    ///     .map(|i| (Guard::default(), GUARDS.new_memory_in(&shared, i)))
+    ///     .collect();
+    /// shared.tune(ROUNDS, 10)?;
+    /// // A frame, agent by agent.
+    /// shared.apply_tuning();
+    /// let tuning = shared.tuning_scope();
+    /// for (guard, memory) in &mut guards {
+    ///     tick(&GUARDS, guard, memory, &TickInput::new(0.0, 0.1))?;
+    /// }
+    /// drop(tuning);
+    /// assert!(guards.iter().all(|(g, _)| g.fired == 10));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// Scopes may be dropped in any order. Each holds the shared state;
+    /// one that is never dropped keeps it alive.
+    ///
+    /// # Panics
+    /// If the thread holds 32 scopes and crowd ticks at once (a tick of a
+    /// crowd ticked inside another's callback counts one).
+    pub fn tuning_scope(self: &Arc<Self>) -> TuningScope {
+        let shared = Arc::clone(self);
+        let scope = TunedScope::enter(shared.tuned.table(), tuned_of(Some(&shared.tuned.current)));
+        TuningScope {
+            _scope: scope,
+            _shared: shared,
+        }
     }
 
     /// How many times a tunable's value in effect has changed so far (by a
@@ -252,12 +290,16 @@ impl TreeShared {
     }
 }
 
-/// A crowd's tunables where the ticks on this thread read them, until
-/// dropped ([`TreeShared::tuning_scope`]).
-#[doc(hidden)]
-pub struct TuningScope<'s>(#[allow(dead_code)] TunedScope<'s>);
+/// A crowd's tunables where the ticks on this thread read them, until it
+/// is dropped ([`TreeShared::tuning_scope`]). Not `Send`: it is the
+/// thread's.
+pub struct TuningScope {
+    // Dropped first: the scope, then the shared state its values are in.
+    _scope: TunedScope<'static>,
+    _shared: Arc<TreeShared>,
+}
 
-impl core::fmt::Debug for TuningScope<'_> {
+impl core::fmt::Debug for TuningScope {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str("TuningScope")
     }
