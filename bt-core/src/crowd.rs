@@ -2,8 +2,8 @@
 
 use crate::decl::TickInput;
 use crate::interp::{
-    Tally, TickError, TickReport, Tracer, pending_under, tick_member, tick_member_traced,
-    tuned_scope,
+    Tally, TickError, TickReport, Tracer, in_tuned, pending_under, tick_member, tick_member_traced,
+    tuned_head,
 };
 use crate::memory::AgentMemory;
 use crate::tree::Tree;
@@ -130,10 +130,12 @@ pub fn tick_all<A: 'static, const L: usize, const S: usize, const N: usize>(
         "tick_all: one memory per agent"
     );
     apply_tuning(tree, memories);
-    let _tuned = tuned_scope(tree, memories.first());
-    let mut report = CrowdReport::default();
-    tick_slice(tree, agents, memories, 0, &mut input, &mut report);
-    report
+    let head = tuned_head(tree, memories.first());
+    in_tuned(tree.tunables, head, || {
+        let mut report = CrowdReport::default();
+        tick_slice(tree, agents, memories, 0, &mut input, &mut report);
+        report
+    })
 }
 
 /// Ticks agents `range` of a crowd once, in index order, as [`tick_all`]
@@ -220,22 +222,24 @@ pub fn tick_range_in_frame<A: 'static, const L: usize, const S: usize, const N: 
         range.end,
         agents.len()
     );
-    let _tuned = tuned_scope(tree, memories.first());
-    let mut report = CrowdReport::default();
-    if tree.shape.actions > 0 {
-        tick_launching(tree, agents, memories, range, &mut input, &mut report);
-        return report;
-    }
-    let base = range.start;
-    tick_slice(
-        tree,
-        &mut agents[range.clone()],
-        &mut memories[range],
-        base,
-        &mut input,
-        &mut report,
-    );
-    report
+    let head = tuned_head(tree, memories.first());
+    in_tuned(tree.tunables, head, || {
+        let mut report = CrowdReport::default();
+        if tree.shape.actions > 0 {
+            tick_launching(tree, agents, memories, range, &mut input, &mut report);
+            return report;
+        }
+        let base = range.start;
+        tick_slice(
+            tree,
+            &mut agents[range.clone()],
+            &mut memories[range],
+            base,
+            &mut input,
+            &mut report,
+        );
+        report
+    })
 }
 
 /// Whether agent `index` of the crowd `memories` may tick with `input`:
@@ -338,10 +342,12 @@ pub fn tick_traced_into<A: 'static, T: Tracer, const L: usize, const S: usize, c
             self.0.ticked(result);
         }
     }
-    let _tuned = tuned_scope(tree, Some(memory));
-    let mut into = Into(Member(report, index), Ok(()));
-    tick_member_traced(tree, agent, memory, input, tracer, &mut into);
-    into.1
+    let head = tuned_head(tree, Some(memory));
+    in_tuned(tree.tunables, head, || {
+        let mut into = Into(Member(report, index), Ok(()));
+        tick_member_traced(tree, agent, memory, input, tracer, &mut into);
+        into.1
+    })
 }
 
 /// Puts the tunable changes staged on the crowd's shared state in effect,
@@ -524,31 +530,33 @@ pub fn par_tick_all<A: Send + 'static, const L: usize, const S: usize, const N: 
         "par_tick_all: one memory per agent"
     );
     apply_tuning(tree, memories);
-    let _tuned = tuned_scope(tree, memories.first());
-    // The values for the other threads' scopes: the memories stay
-    // borrowed for the whole call.
-    let tuned = crate::interp::tuned_head(tree, memories.first());
-    /// Agents per task: large enough to amortise scheduling.
-    const CHUNK: usize = 256;
-    if tree.needs_shared() && tree.shape.actions == 0 {
-        return par::tick_shared(tree, agents, memories, &input, tuned);
-    }
-    if tree.needs_shared() {
-        let mut report = CrowdReport::default();
-        let mut input = |i: usize, a: &mut A| input(i, a);
-        tick_slice(tree, agents, memories, 0, &mut input, &mut report);
-        return report;
-    }
-    agents
-        .par_chunks_mut(CHUNK)
-        .zip(memories.par_chunks_mut(CHUNK))
-        .enumerate()
-        .map(|(c, (agents, memories))| {
-            let _tuned = crate::raw::TunedScope::enter(tree.tunables, tuned);
+    // The values for this thread's scope and the others': the memories
+    // stay borrowed for the whole call.
+    let head = tuned_head(tree, memories.first());
+    in_tuned(tree.tunables, head, || {
+        /// Agents per task: large enough to amortise scheduling.
+        const CHUNK: usize = 256;
+        if tree.needs_shared() && tree.shape.actions == 0 {
+            return par::tick_shared(tree, agents, memories, &input, head);
+        }
+        if tree.needs_shared() {
             let mut report = CrowdReport::default();
             let mut input = |i: usize, a: &mut A| input(i, a);
-            tick_slice(tree, agents, memories, c * CHUNK, &mut input, &mut report);
-            report
-        })
-        .reduce(CrowdReport::default, CrowdReport::merge)
+            tick_slice(tree, agents, memories, 0, &mut input, &mut report);
+            return report;
+        }
+        agents
+            .par_chunks_mut(CHUNK)
+            .zip(memories.par_chunks_mut(CHUNK))
+            .enumerate()
+            .map(|(c, (agents, memories))| {
+                in_tuned(tree.tunables, head, || {
+                    let mut report = CrowdReport::default();
+                    let mut input = |i: usize, a: &mut A| input(i, a);
+                    tick_slice(tree, agents, memories, c * CHUNK, &mut input, &mut report);
+                    report
+                })
+            })
+            .reduce(CrowdReport::default, CrowdReport::merge)
+    })
 }

@@ -104,10 +104,12 @@ pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> Result<TickReport, TickError> {
-    let _tuned = tuned_scope(tree, Some(memory));
-    let mut one = One::new();
-    tick_member(tree, agent, memory, input, &mut one);
-    one.0
+    let head = tuned_head(tree, Some(memory));
+    in_tuned(tree.tunables, head, || {
+        let mut one = One::new();
+        tick_member(tree, agent, memory, input, &mut one);
+        one.0
+    })
 }
 
 /// Where a crowd's loop adds up how its members' ticks went: a steady
@@ -154,25 +156,29 @@ pub(crate) fn tick_member<A: 'static, const L: usize, const S: usize, const N: u
     }
 }
 
-/// Puts the tunables of `memory`'s crowd where the reads of the ticks
-/// that follow find them, until the scope is dropped: what each public
-/// function that runs callbacks does first, a crowd's with its first
-/// memory (a crowd's tick ticks one crowd). A constant test for a tree
-/// without tunables. `'t` is the caller's, which holds `memory` (see
-/// `raw::tuned_of`).
+/// Runs `f` with the tunables of the crowd whose values `head` views
+/// where the reads of its ticks find them (a `TunedScope`), for a tree
+/// with tunables: what each public function that runs callbacks does, a
+/// crowd's with its first memory (a crowd's tick ticks one crowd). For a
+/// tree without tunables (a constant test where the tree is one), runs
+/// `f` alone, so that its code has no scope to drop if a callback panics.
 #[inline(always)]
-pub(crate) fn tuned_scope<'t, A: 'static, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
-    memory: Option<&AgentMemory<A, L, S, N>>,
-) -> TunedScope<'t> {
-    match tree.tunables {
-        Some(table) => TunedScope::enter(Some(table), tuned_head(tree, memory)),
-        None => TunedScope::none(),
+pub(crate) fn in_tuned<R>(
+    table: Option<&'static crate::Tunables>,
+    head: TunedHead<'_>,
+    f: impl FnOnce() -> R,
+) -> R {
+    if table.is_some() {
+        let _tuned = TunedScope::enter(table, head);
+        f()
+    } else {
+        f()
     }
 }
 
-/// Where the values of `memory`'s crowd are, for scopes on other threads
-/// (`TunedScope::enter`); as [`tuned_scope`] for `'t`.
+/// Where the values of `memory`'s crowd are, for [`in_tuned`] (on this
+/// thread or another): `'t` is the caller's, which holds `memory` (see
+/// `raw::tuned_of`).
 #[inline(always)]
 pub(crate) fn tuned_head<'t, A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
@@ -426,10 +432,12 @@ pub fn tick_traced<A: 'static, T: Tracer, const L: usize, const S: usize, const 
     input: &TickInput,
     tracer: &mut T,
 ) -> Result<TickReport, TickError> {
-    let _tuned = tuned_scope(tree, Some(memory));
-    let mut one = One::new();
-    tick_member_traced(tree, agent, memory, input, tracer, &mut one);
-    one.0
+    let head = tuned_head(tree, Some(memory));
+    in_tuned(tree.tunables, head, || {
+        let mut one = One::new();
+        tick_member_traced(tree, agent, memory, input, tracer, &mut one);
+        one.0
+    })
 }
 
 /// Deactivates the whole active path, deepest first, running every
@@ -452,12 +460,14 @@ pub fn deactivate_all<A: 'static, const L: usize, const S: usize, const N: usize
 ) -> Result<(), TickError> {
     memory.rejoin();
     check(tree, memory, input)?;
-    let _tuned = tuned_scope(tree, Some(memory));
-    let mut tracer = NoTrace;
-    with_cx(memory, input, |memory, cx| {
-        let mut r = Run::new(tree, agent, memory, input, &mut tracer, None, cx);
-        r.deactivate_to(0, Why::Stopped);
-        r.armed = false;
+    let head = tuned_head(tree, Some(memory));
+    in_tuned(tree.tunables, head, || {
+        let mut tracer = NoTrace;
+        with_cx(memory, input, |memory, cx| {
+            let mut r = Run::new(tree, agent, memory, input, &mut tracer, None, cx);
+            r.deactivate_to(0, Why::Stopped);
+            r.armed = false;
+        });
     });
     memory.leave_lobbies();
     Ok(())

@@ -25,9 +25,9 @@ use std::sync::{Mutex, TryLockError};
 use std::vec::Vec;
 
 use crate::decl::TickInput;
-use crate::interp::{Resume, member_until_shared, resume_member};
+use crate::interp::{Resume, in_tuned, member_until_shared, resume_member};
 use crate::memory::AgentMemory;
-use crate::raw::{TunedHead, TunedScope};
+use crate::raw::TunedHead;
 use crate::tree::Tree;
 
 use super::{CrowdReport, Member};
@@ -111,8 +111,9 @@ pub(super) fn tick_shared<A: Send + 'static, const L: usize, const S: usize, con
     let task = |report: &Mutex<CrowdReport>| {
         // The caller's thread has its scope: another thread's task makes
         // its own.
-        let _tuned = TunedScope::enter(tree.tunables, tuned);
-        work(tree, crowd_ref, input, &mut lock(report));
+        in_tuned(tree.tunables, tuned, || {
+            work(tree, crowd_ref, input, &mut lock(report));
+        });
     };
     #[cfg(not(miri))]
     rayon::scope(|s| {

@@ -64,12 +64,14 @@ pub fn tick_until_shared<A: 'static, const L: usize, const S: usize, const N: us
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> UntilShared {
-    let _tuned = super::tuned_scope(tree, Some(memory));
-    let mut one = One::new();
-    match member_until_shared(tree, agent, memory, input, &mut one) {
-        None => UntilShared::Finished(one.0),
-        Some(at) => UntilShared::Stopped(at),
-    }
+    let head = super::tuned_head(tree, Some(memory));
+    super::in_tuned(tree.tunables, head, || {
+        let mut one = One::new();
+        match member_until_shared(tree, agent, memory, input, &mut one) {
+            None => UntilShared::Finished(one.0),
+            Some(at) => UntilShared::Stopped(at),
+        }
+    })
 }
 
 /// Goes on with a tick [`tick_until_shared`] stopped, as
@@ -87,10 +89,12 @@ pub fn resume_tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     at: Resume,
 ) -> Result<TickReport, TickError> {
-    let _tuned = super::tuned_scope(tree, Some(memory));
-    let mut one = One::new();
-    resume_member(tree, agent, memory, at, &mut one);
-    one.0
+    let head = super::tuned_head(tree, Some(memory));
+    super::in_tuned(tree.tunables, head, || {
+        let mut one = One::new();
+        resume_member(tree, agent, memory, at, &mut one);
+        one.0
+    })
 }
 
 /// Ticks as [`tick_member`] does, untraced, up to the first step that
