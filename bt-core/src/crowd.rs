@@ -2,8 +2,7 @@
 
 use crate::decl::TickInput;
 use crate::interp::{
-    Tally, TickError, TickReport, Tracer, in_tuned, pending_under, tick_member, tick_member_traced,
-    tuned_head,
+    Tally, TickError, TickReport, Tracer, pending_under, tick_member, tick_member_traced,
 };
 use crate::memory::AgentMemory;
 use crate::tree::Tree;
@@ -130,12 +129,9 @@ pub fn tick_all<A: 'static, const L: usize, const S: usize, const N: usize>(
         "tick_all: one memory per agent"
     );
     apply_tuning(tree, memories);
-    let head = tuned_head(tree, memories.first());
-    in_tuned(tree.tunables, head, || {
-        let mut report = CrowdReport::default();
-        tick_slice(tree, agents, memories, 0, &mut input, &mut report);
-        report
-    })
+    let mut report = CrowdReport::default();
+    tick_slice(tree, agents, memories, 0, &mut input, &mut report);
+    report
 }
 
 /// Ticks agents `range` of a crowd once, in index order, as [`tick_all`]
@@ -222,24 +218,21 @@ pub fn tick_range_in_frame<A: 'static, const L: usize, const S: usize, const N: 
         range.end,
         agents.len()
     );
-    let head = tuned_head(tree, memories.first());
-    in_tuned(tree.tunables, head, || {
-        let mut report = CrowdReport::default();
-        if tree.shape.actions > 0 {
-            tick_launching(tree, agents, memories, range, &mut input, &mut report);
-            return report;
-        }
-        let base = range.start;
-        tick_slice(
-            tree,
-            &mut agents[range.clone()],
-            &mut memories[range],
-            base,
-            &mut input,
-            &mut report,
-        );
-        report
-    })
+    let mut report = CrowdReport::default();
+    if tree.shape.actions > 0 {
+        tick_launching(tree, agents, memories, range, &mut input, &mut report);
+        return report;
+    }
+    let base = range.start;
+    tick_slice(
+        tree,
+        &mut agents[range.clone()],
+        &mut memories[range],
+        base,
+        &mut input,
+        &mut report,
+    );
+    report
 }
 
 /// Whether agent `index` of the crowd `memories` may tick with `input`:
@@ -342,42 +335,23 @@ pub fn tick_traced_into<A: 'static, T: Tracer, const L: usize, const S: usize, c
             self.0.ticked(result);
         }
     }
-    let head = tuned_head(tree, Some(memory));
-    in_tuned(tree.tunables, head, || {
-        let mut into = Into(Member(report, index), Ok(()));
-        tick_member_traced(tree, agent, memory, input, tracer, &mut into);
-        into.1
-    })
+    let mut into = Into(Member(report, index), Ok(()));
+    tick_member_traced(tree, agent, memory, input, tracer, &mut into);
+    into.1
 }
 
 /// Puts the tunable changes staged on the crowd's shared state in effect,
 /// as a crowd's tick starts, so that every agent of the tick reads the
 /// same values: the shared state of the first memory, which a crowd's
-/// memories share, and whose values the tick reads. A constant test for
-/// a tree without tunables.
-///
-/// # Panics
-/// In a debug build, if the memories are bound to more than one crowd's
-/// shared state (a tree with tunables).
+/// memories share. A constant test for a tree without tunables.
 #[inline(always)]
 pub(crate) fn apply_tuning<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     memories: &[AgentMemory<A, L, S, N>],
 ) {
-    if let Some(table) = tree.tunables
-        && let Some(shared) = memories.first().and_then(|m| m.shared.as_ref())
+    if tree.tunables.is_some()
+        && let Some(shared) = memories.first().and_then(|m| m.shared.as_deref())
     {
-        debug_assert!(
-            memories.iter().all(|m| m
-                .shared
-                .as_ref()
-                .is_some_and(|s| alloc::sync::Arc::ptr_eq(s, shared))),
-            "a crowd tick of `{}`, whose tunables (`{}`) it reads from the crowd of its first \
-             memory, was given memories of more than one crowd: tick each crowd with a call of \
-             its own",
-            tree.name,
-            table.name(),
-        );
         shared.apply_tuning();
     }
 }
@@ -530,33 +504,26 @@ pub fn par_tick_all<A: Send + 'static, const L: usize, const S: usize, const N: 
         "par_tick_all: one memory per agent"
     );
     apply_tuning(tree, memories);
-    // The values for this thread's scope and the others': the memories
-    // stay borrowed for the whole call.
-    let head = tuned_head(tree, memories.first());
-    in_tuned(tree.tunables, head, || {
-        /// Agents per task: large enough to amortise scheduling.
-        const CHUNK: usize = 256;
-        if tree.needs_shared() && tree.shape.actions == 0 {
-            return par::tick_shared(tree, agents, memories, &input, head);
-        }
-        if tree.needs_shared() {
+    /// Agents per task: large enough to amortise scheduling.
+    const CHUNK: usize = 256;
+    if tree.needs_shared() && tree.shape.actions == 0 {
+        return par::tick_shared(tree, agents, memories, &input);
+    }
+    if tree.needs_shared() {
+        let mut report = CrowdReport::default();
+        let mut input = |i: usize, a: &mut A| input(i, a);
+        tick_slice(tree, agents, memories, 0, &mut input, &mut report);
+        return report;
+    }
+    agents
+        .par_chunks_mut(CHUNK)
+        .zip(memories.par_chunks_mut(CHUNK))
+        .enumerate()
+        .map(|(c, (agents, memories))| {
             let mut report = CrowdReport::default();
             let mut input = |i: usize, a: &mut A| input(i, a);
-            tick_slice(tree, agents, memories, 0, &mut input, &mut report);
-            return report;
-        }
-        agents
-            .par_chunks_mut(CHUNK)
-            .zip(memories.par_chunks_mut(CHUNK))
-            .enumerate()
-            .map(|(c, (agents, memories))| {
-                in_tuned(tree.tunables, head, || {
-                    let mut report = CrowdReport::default();
-                    let mut input = |i: usize, a: &mut A| input(i, a);
-                    tick_slice(tree, agents, memories, c * CHUNK, &mut input, &mut report);
-                    report
-                })
-            })
-            .reduce(CrowdReport::default, CrowdReport::merge)
-    })
+            tick_slice(tree, agents, memories, c * CHUNK, &mut input, &mut report);
+            report
+        })
+        .reduce(CrowdReport::default, CrowdReport::merge)
 }

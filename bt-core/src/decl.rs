@@ -441,6 +441,7 @@ pub struct DecideRaw<'a> {
     pub(crate) input: &'a TickInput,
     pub(crate) item: ItemIdx,
     pub(crate) sink: Option<DSink<'a>>,
+    pub(crate) tuned: tuned::Tuned<'a>,
 }
 
 /// What a `decide` function sees besides the agent: the tick's time and
@@ -470,7 +471,7 @@ impl<'a, D: 'static> Decide<'a, D> {
     /// [`Ctx::tuned`] reads it.
     #[inline(always)]
     pub fn tuned<T: crate::TunableValue>(&self, tunable: crate::Tunable<T>) -> T {
-        tuned::read(tunable)
+        self.raw.tuned.read(tunable)
     }
 
     /// Time since the previous tick, in seconds.

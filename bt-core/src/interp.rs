@@ -53,9 +53,10 @@ use quick::Counts;
 use run::Run;
 pub(crate) use shared::{pending_agents, pending_under};
 
+use crate::decl::tuned::Tuned;
 use crate::decl::{Ctx, TickInput};
 use crate::memory::AgentMemory;
-use crate::raw::{DPool, TunedHead, TunedScope};
+use crate::raw::DPool;
 use crate::tree::Tree;
 
 /// Runs one tick of one agent, step by step as the
@@ -104,12 +105,9 @@ pub fn tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> Result<TickReport, TickError> {
-    let head = tuned_head(tree, Some(memory));
-    in_tuned(tree.tunables, head, || {
-        let mut one = One::new();
-        tick_member(tree, agent, memory, input, &mut one);
-        one.0
-    })
+    let mut one = One::new();
+    tick_member(tree, agent, memory, input, &mut one);
+    one.0
 }
 
 /// Where a crowd's loop adds up how its members' ticks went: a steady
@@ -146,7 +144,10 @@ pub(crate) fn tick_member<A: 'static, const L: usize, const S: usize, const N: u
 ) {
     // Debug output off: one load and this branch.
     match log::level_for(input.agent) {
-        0 => untraced(tree, agent, memory, input, tally),
+        0 => {
+            let tuned = tuned_for(tree, memory);
+            untraced(tree, agent, memory, input, tally, tuned);
+        }
         level => {
             // A copy: the caller's input never has its address taken in
             // the untraced tick, so it stays in registers there.
@@ -156,39 +157,20 @@ pub(crate) fn tick_member<A: 'static, const L: usize, const S: usize, const N: u
     }
 }
 
-/// Runs `f` with the tunables of the crowd whose values `head` views
-/// where the reads of its ticks find them (a `TunedScope`), for a tree
-/// with tunables: what each public function that runs callbacks does, a
-/// crowd's with its first memory (a crowd's tick ticks one crowd). For a
-/// tree without tunables (a constant test where the tree is one), runs
-/// `f` alone, so that its code has no scope to drop if a callback panics.
+/// The tunables a tick of `memory` reads: those of the memory's crowd for
+/// a tree with tunables (a constant test where the tree is one), none
+/// otherwise; `'t` is the tick's (see `raw::tuned_of`).
 #[inline(always)]
-pub(crate) fn in_tuned<R>(
-    table: Option<&'static crate::Tunables>,
-    head: TunedHead<'_>,
-    f: impl FnOnce() -> R,
-) -> R {
-    if table.is_some() {
-        let _tuned = TunedScope::enter(table, head);
-        f()
-    } else {
-        f()
-    }
-}
-
-/// Where the values of `memory`'s crowd are, for [`in_tuned`] (on this
-/// thread or another): `'t` is the caller's, which holds `memory` (see
-/// `raw::tuned_of`).
-#[inline(always)]
-pub(crate) fn tuned_head<'t, A: 'static, const L: usize, const S: usize, const N: usize>(
+fn tuned_for<'t, A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
-    memory: Option<&AgentMemory<A, L, S, N>>,
-) -> TunedHead<'t> {
-    match (tree.tunables, memory) {
-        (Some(_), Some(memory)) => {
-            crate::raw::tuned_of(memory.shared.as_deref().map(|s| &s.tuned.current))
-        }
-        _ => TunedHead::NONE,
+    memory: &AgentMemory<A, L, S, N>,
+) -> Tuned<'t> {
+    if tree.tunables.is_some() {
+        Tuned::of(crate::raw::tuned_of(
+            memory.shared.as_deref().map(|s| &s.tuned.current),
+        ))
+    } else {
+        Tuned::NONE
     }
 }
 
@@ -219,14 +201,17 @@ pub(crate) fn tick_member_traced<
 }
 
 /// Runs `f` with `memory` and the callbacks' context of a tick with
-/// `input`.
+/// `input`, which reads the tunables of the memory's crowd
+/// ([`tuned_for`]).
 #[inline(always)]
 pub(crate) fn with_cx<A: 'static, R, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
-    f: impl FnOnce(&mut AgentMemory<A, L, S, N>, Ctx) -> R,
+    f: impl FnOnce(&mut AgentMemory<A, L, S, N>, Ctx<'_>) -> R,
 ) -> R {
-    f(memory, Ctx::of(input))
+    let tuned = tuned_for(tree, memory);
+    f(memory, Ctx::of(input).with_tuned(tuned))
 }
 
 /// An untraced tick. A running agent first walks its path without the
@@ -241,6 +226,7 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
     tally: &mut impl Tally,
+    tuned: Tuned<'_>,
 ) {
     // A memory whose holdings a restore of its crowd's shared state
     // replaced counts them again in the step machine first (see
@@ -254,7 +240,7 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     }
     // The callbacks' context: the tick's fields set once, the level's
     // before each call.
-    let mut cx = Ctx::of(input);
+    let mut cx = Ctx::of(input).with_tuned(tuned);
     match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
         Ok(visited) => tally.steady(memory, visited),
         Err((steady::Bail::Ended(k, found), visited)) => {
@@ -432,12 +418,9 @@ pub fn tick_traced<A: 'static, T: Tracer, const L: usize, const S: usize, const 
     input: &TickInput,
     tracer: &mut T,
 ) -> Result<TickReport, TickError> {
-    let head = tuned_head(tree, Some(memory));
-    in_tuned(tree.tunables, head, || {
-        let mut one = One::new();
-        tick_member_traced(tree, agent, memory, input, tracer, &mut one);
-        one.0
-    })
+    let mut one = One::new();
+    tick_member_traced(tree, agent, memory, input, tracer, &mut one);
+    one.0
 }
 
 /// Deactivates the whole active path, deepest first, running every
@@ -460,14 +443,11 @@ pub fn deactivate_all<A: 'static, const L: usize, const S: usize, const N: usize
 ) -> Result<(), TickError> {
     memory.rejoin();
     check(tree, memory, input)?;
-    let head = tuned_head(tree, Some(memory));
-    in_tuned(tree.tunables, head, || {
-        let mut tracer = NoTrace;
-        with_cx(memory, input, |memory, cx| {
-            let mut r = Run::new(tree, agent, memory, input, &mut tracer, None, cx);
-            r.deactivate_to(0, Why::Stopped);
-            r.armed = false;
-        });
+    let mut tracer = NoTrace;
+    with_cx(tree, memory, input, |memory, cx| {
+        let mut r = Run::new(tree, agent, memory, input, &mut tracer, None, cx);
+        r.deactivate_to(0, Why::Stopped);
+        r.armed = false;
     });
     memory.leave_lobbies();
     Ok(())
@@ -577,7 +557,7 @@ fn run_with<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usiz
     from: Option<(steady::Bail, u32)>,
     pool: Option<&mut DPool<L, N>>,
 ) -> Result<TickReport, TickError> {
-    with_cx(memory, input, |memory, cx| {
+    with_cx(tree, memory, input, |memory, cx| {
         let mut r = Run::new(tree, agent, memory, input, tracer, pool, cx);
         let step = r.first_step(from);
         let result = r.run_from(step);

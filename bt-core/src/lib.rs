@@ -284,8 +284,6 @@ pub use interp::{
 pub use interp::{Kept, Resume, UntilShared, resume_tick, tick_kept, tick_until_shared};
 #[cfg(feature = "serde")]
 pub use memory::shared::AdoptError;
-#[doc(hidden)]
-pub use memory::shared::TuningScope;
 pub use memory::shared::{ActionOp, ActionRequest, Outcome, Ticket, TreeShared};
 pub use memory::stimuli::{Stimuli, StimuliError, Stimulus};
 pub use memory::{ActiveLevel, AgentMemory};
@@ -352,22 +350,16 @@ pub mod __private {
         check_tuned, check_unique_children, flatten, flatten_vec, measure, shape,
     };
     pub use crate::decl::tune::sealed::Sealed as TunableSealed;
-    pub use crate::decl::tune::tuned_defaults;
     pub use crate::decl::tune::{choice_at, choice_value};
     pub use crate::decl::{BehaviorDef, DecideFn, DecideRaw, fnv1a};
     #[cfg(feature = "serde")]
     pub use crate::persist::private::{PersistMemory, persist};
     pub use crate::raw::PersistFns;
-    pub use crate::raw::TunedSlot;
     pub use crate::tree::{DEFAULT_BLOCK, FlagCheck, Item, Kind, NeedsNoShared, Shape, TreeKind};
     pub use bt_macros::{
         __bt_behavior_impl, __bt_decider_impl, __bt_leaf_impl, __bt_tree_impl, __bt_tunables_impl,
     };
     pub use core;
-    #[cfg(target_has_atomic = "64")]
-    pub use core::sync::atomic::AtomicU64;
-    #[cfg(not(target_has_atomic = "64"))]
-    pub use portable_atomic::AtomicU64;
 
     use crate::decl::{Behavior, Ctx, Decide, Decider};
 

@@ -395,17 +395,3 @@ macro_rules! tunables {
         $crate::__private::__bt_tunables_impl! { $crate; $($decl)* }
     };
 }
-
-/// The table `$table` (a `Tunables` of `$decls`, `$n` of them) with the
-/// copy of its values that its tunables' reads take (`tunables!`'s), its
-/// defaults first.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __bt_tuned_slot {
-    ($table:expr, $decls:ident, $n:expr) => {{
-        static VALUES: [$crate::__private::AtomicU64; ($n) as usize] =
-            $crate::__private::tuned_defaults::<{ ($n) as usize }>($decls);
-        static SLOT: $crate::__private::TunedSlot = $crate::__private::TunedSlot::new();
-        $table.__slot(&SLOT, &VALUES)
-    }};
-}

@@ -16,8 +16,7 @@
 //!   its `TypeId`, and is read back only under the same type.
 //!
 //! Besides these, [`prefetch`] wraps the x86-64 cache hint that crowd ticks
-//! use to fetch the next agents' memories, and `tuned` keeps where a tick
-//! reads its crowd's tunables.
+//! use to fetch the next agents' memories.
 //!
 //! Invariants established here are not relied on anywhere else: the rest of
 //! the crate is `#![forbid(unsafe_code)]`-clean and can only reach these
@@ -586,8 +585,7 @@ mod dblock;
 mod tuned;
 
 pub(crate) use dblock::{DIn, DPool, DSink};
-pub use tuned::TunedSlot;
-pub(crate) use tuned::{TunedHead, TunedScope, TunedSlots, tuned_of, tuned_read};
+pub(crate) use tuned::{TunedHead, TunedSlots, tuned_of};
 
 #[cfg(test)]
 mod tests;

@@ -319,16 +319,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
 
     /// Used by `tree!`: the tree with the tunables `tunables`.
     #[doc(hidden)]
-    ///
-    /// # Panics
-    /// (At compile time.) If `tunables!` did not declare the table: its
-    /// ticks would have nowhere to find a crowd's values.
     pub const fn __tuned(mut self, tunables: Option<&'static crate::Tunables>) -> Self {
-        if let Some(t) = tunables
-            && !t.has_slot()
-        {
-            panic!("tree!: its `tunables:` table was not declared with `tunables!`");
-        }
         self.tunables = tunables;
         self
     }

@@ -64,14 +64,8 @@ macro_rules! __bt_tunables_impl {
     (@items $k:tt [$(#[$m:meta])* $vis:vis $table:ident] [$($d:tt)*]
         [$([[$($doc:tt)*] $name:ident [$t:ty] [$i:expr] [$($choice:tt)*]])*] [$n:expr]) => {
         $(#[$m])*
-        $vis static $table: $k::Tunables = {
-            const DECLS: &[$k::TunableDecl] = &[$($d)*];
-            $k::__bt_tuned_slot!(
-                $k::Tunables::new(::core::stringify!($table), DECLS).__in(::core::module_path!()),
-                DECLS,
-                $n
-            )
-        };
+        $vis static $table: $k::Tunables =
+            $k::Tunables::new(::core::stringify!($table), &[$($d)*]).__in(::core::module_path!());
         $(
             $($doc)*
             #[allow(clippy::identity_op)]

@@ -331,25 +331,25 @@ impl Drop for Token {
 pub enum Call {
     Activate {
         b: u8,
-        seen: Ctx,
+        seen: Ctx<'static>,
         dblock: Option<u32>,
         mem: Option<u32>,
         ok: bool,
     },
     Tick {
         b: u8,
-        seen: Ctx,
+        seen: Ctx<'static>,
         mem: Option<u32>,
         running: bool,
     },
     Deactivate {
         b: u8,
-        seen: Ctx,
+        seen: Ctx<'static>,
         mem: Option<u32>,
     },
     Launch {
         b: u8,
-        seen: Ctx,
+        seen: Ctx<'static>,
         action: Option<Action>,
     },
 }
@@ -382,12 +382,12 @@ impl Sim {
         b: u8,
         mem: Option<&mut u32>,
         dblock: Option<u32>,
-        seen: Ctx,
+        seen: Ctx<'_>,
     ) -> bool {
         let ok = self.fails & (1 << b) == 0;
         self.journal.push(Call::Activate {
             b,
-            seen,
+            seen: seen.detach(),
             dblock,
             mem: mem.map(|m| *m),
             ok,
@@ -396,18 +396,22 @@ impl Sim {
     }
 
     /// A launch: declines when `Bb`'s bit (modulo 8) of `fails` is set.
-    pub fn on_launch(&mut self, b: u8, seen: Ctx) -> Option<Action> {
+    pub fn on_launch(&mut self, b: u8, seen: Ctx<'_>) -> Option<Action> {
         let action = (self.fails & (1 << (b % 8)) == 0).then(|| {
             Action::new(
                 u32::from(b),
                 (seen.now * 4.0) as u64 + u64::from(seen.agent),
             )
         });
-        self.journal.push(Call::Launch { b, seen, action });
+        self.journal.push(Call::Launch {
+            b,
+            seen: seen.detach(),
+            action,
+        });
         action
     }
 
-    pub fn on_tick(&mut self, b: u8, mem: Option<&mut u32>, seen: Ctx) -> bool {
+    pub fn on_tick(&mut self, b: u8, mem: Option<&mut u32>, seen: Ctx<'_>) -> bool {
         let mut running = self.ends & (1 << (b % 8)) == 0;
         let ticks = mem.map(|m| {
             *m += 1;
@@ -419,17 +423,17 @@ impl Sim {
         }
         self.journal.push(Call::Tick {
             b,
-            seen,
+            seen: seen.detach(),
             mem: ticks,
             running,
         });
         running
     }
 
-    pub fn on_deactivate(&mut self, b: u8, mem: Option<&mut u32>, seen: Ctx) {
+    pub fn on_deactivate(&mut self, b: u8, mem: Option<&mut u32>, seen: Ctx<'_>) {
         self.journal.push(Call::Deactivate {
             b,
-            seen,
+            seen: seen.detach(),
             mem: mem.map(|m| *m),
         });
     }
@@ -2608,7 +2612,7 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
-    fn seen(&self, k: usize) -> Ctx {
+    fn seen(&self, k: usize) -> Ctx<'static> {
         let l = &self.m.path[k];
         let i = self.input;
         // Built from the model's own state, field by field.

@@ -95,8 +95,7 @@ fn outside() -> i64 {
 /// every frame; (2) one ticked inside a callback of another, whose agents
 /// read theirs before and after; (3) after a tick whose callback panicked,
 /// this crowd and another. Between them, once every tick is done, a read
-/// outside a tick gives the default. (One test: the reads outside a tick
-/// would see the crowds of a test running beside it.)
+/// outside a tick gives the default.
 #[test]
 fn crowds_of_one_tree_ticking_at_once_each_read_their_own_values() {
     // (1) Two threads.
@@ -156,7 +155,7 @@ tree! { SENTRIES: Vec<i64> = WALK, memory: SentryMemory, tunables: SENTRY_TUNING
 
 /// A change put in effect, or values loaded into the crowd, between two
 /// ticks are what the next tick reads, though the crowd ticked before with
-/// other values (the tick copies them only when they changed).
+/// other values.
 #[test]
 fn values_changed_or_loaded_between_ticks_are_read_by_the_next() {
     let shared = SENTRIES.new_shared(0);
@@ -185,74 +184,4 @@ fn values_changed_or_loaded_between_ticks_are_read_by_the_next() {
         .unwrap();
     tick(&mut sentries, &mut memories);
     assert_eq!(sentries, vec![vec![10, 10, 30, 40]; 2]);
-}
-
-tunables! { POST_TUNING:
-    /// Minutes a post is watched.
-    MINUTES: i64 = 6, 1..=100;
-}
-
-leaf! { STAND: Vec<i64>, tick: |read, cx| { read.push(cx.tuned(MINUTES)); true } }
-tree! { POSTS: Vec<i64> = STAND, memory: PostMemory, tunables: POST_TUNING }
-
-/// A crowd of posts ticked one by one, `MINUTES = watch`.
-struct Posts {
-    shared: Arc<bt_core::TreeShared>,
-    read: Vec<Vec<i64>>,
-    memories: Vec<PostMemory>,
-}
-
-impl Posts {
-    fn new(watch: i64) -> Self {
-        let shared = POSTS.new_shared(0);
-        shared.tune(MINUTES, watch).unwrap();
-        shared.apply_tuning();
-        Posts {
-            read: vec![Vec::new(); 2],
-            memories: (0..2).map(|i| POSTS.new_memory_in(&shared, i)).collect(),
-            shared,
-        }
-    }
-
-    /// Ticks each post with `tick`.
-    fn tick(&mut self) {
-        for (read, memory) in self.read.iter_mut().zip(&mut self.memories) {
-            bt_core::tick(&POSTS, read, memory, &TickInput::new(0.0, 0.1)).unwrap();
-        }
-    }
-}
-
-/// Tuning scopes a game holds, of two crowds of one tree, dropped in the
-/// order they were made (not the reverse), or never: every tick reads its
-/// own crowd's values, and a crowd whose scope is held past its other
-/// handles stays alive for it, its values what a read outside a tick
-/// gives on that thread until the scope goes.
-#[test]
-fn tuning_scopes_dropped_in_any_order_or_never_leave_every_read_right() {
-    let (mut a, mut b) = (Posts::new(10), Posts::new(20));
-    let sa = a.shared.tuning_scope();
-    let sb = b.shared.tuning_scope();
-    a.tick();
-    b.tick();
-    drop(sa);
-    a.tick();
-    b.tick();
-    drop(sb);
-    a.tick();
-    b.tick();
-    assert_eq!(a.read, vec![vec![10; 3]; 2]);
-    assert_eq!(b.read, vec![vec![20; 3]; 2]);
-    assert_eq!(Ctx::at(0.0, 0.0).tuned(MINUTES), 6);
-
-    // Held past every other handle of its crowd (as one never dropped):
-    // the crowd's shared state outlives them.
-    let c = Posts::new(30);
-    let held = c.shared.tuning_scope();
-    drop(c);
-    let mut d = Posts::new(40);
-    d.tick();
-    assert_eq!(d.read, vec![vec![40]; 2]);
-    assert_eq!(Ctx::at(0.0, 0.0).tuned(MINUTES), 30);
-    drop(held);
-    assert_eq!(Ctx::at(0.0, 0.0).tuned(MINUTES), 6);
 }

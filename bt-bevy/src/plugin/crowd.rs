@@ -238,15 +238,6 @@ impl<M: TreeMemory> Crowd<M> {
         }
     }
 
-    /// The shared state, for a tree with tunables: each thread that ticks
-    /// the crowd's brains in a run holds its
-    /// [`tuning_scope`](TreeShared::tuning_scope), made after
-    /// [`apply_tuning`](Self::apply_tuning), so that no brain's tick makes
-    /// one of its own.
-    pub(crate) fn tuned_state(&self) -> Option<Arc<TreeShared>> {
-        self.tuned.then(|| Arc::clone(&self.state))
-    }
-
     /// Whether `memory` is one of this crowd's brains' (made for its tree).
     #[inline(always)]
     pub(crate) fn owns(&self, memory: &M) -> bool {

@@ -15,7 +15,6 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::query::ContiguousQueryData;
 use bevy_ecs::system::{InMut, SystemChangeTick};
 use bevy_time::Time;
-use bt_core::TreeShared;
 
 use super::source::TreeSource;
 use super::tick::{
@@ -74,9 +73,6 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource, S: TreeSource<M>
     let k = *k;
     let shared = shared.bypass_change_detection();
     shared.crowds[k].apply_tuning();
-    let state = shared.crowds[k].tuned_state();
-    let _tuned = state.as_ref().map(TreeShared::tuning_scope);
-    let state = state.as_ref();
     let tree = shared.crowds[k].tree();
     let mixed = shared.crowds.len() > 1;
     let (plan, figures) = plan_run(&time, &ticks, &mut shared.crowds[k], |r, since| {
@@ -92,8 +88,8 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource, S: TreeSource<M>
     let all = !mixed && plan.cut == Cut::All;
     match brains.contiguous_par_iter_mut() {
         Ok(chunks) => chunks.for_each_init(
-            || (Tally::new(&totals), state.map(TreeShared::tuning_scope)),
-            |(tally, _), chunk: Chunk<'_, '_, M, Se>| match chunk {
+            || Tally::new(&totals),
+            |tally, chunk: Chunk<'_, '_, M, Se>| match chunk {
                 (ids, brains, Some(decisions), None, mut data, None) if all => {
                     tick_every::<M, S>(plan, tally, ids, brains, decisions, &mut data);
                 }
@@ -101,8 +97,8 @@ pub(super) fn tick_brains_dense<M: TreeMemory, Se: SenseSource, S: TreeSource<M>
             },
         ),
         Err(_) => brains.par_iter_mut().for_each_init(
-            || (Tally::new(&totals), state.map(TreeShared::tuning_scope)),
-            |(tally, _), (entity, mut brain, decisions, mut senses, mut data, rate)| {
+            || Tally::new(&totals),
+            |tally, (entity, mut brain, decisions, mut senses, mut data, rate)| {
                 if mixed && !std::ptr::eq(brain.memory.tree(), tree) {
                     return;
                 }

@@ -20,7 +20,6 @@ use bevy_ecs::message::MessageWriter;
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::{InMut, SystemChangeTick};
 use bevy_time::Time;
-use bt_core::TreeShared;
 
 use super::par_ordered::{self, Room};
 use super::tick::{
@@ -59,8 +58,6 @@ pub(super) fn tick_in_order<M: TreeMemory, Se: SenseSource>(
     let shared = shared.bypass_change_detection();
     let crowd = &mut shared.crowds[k];
     crowd.apply_tuning();
-    let state = crowd.tuned_state();
-    let _tuned = state.as_ref().map(TreeShared::tuning_scope);
     let tree = crowd.tree();
     let mut members = std::mem::take(&mut crowd.members);
     let order = members.in_order(|&e| {
@@ -89,7 +86,6 @@ pub(super) fn tick_in_order<M: TreeMemory, Se: SenseSource>(
             &mut recorder,
             &totals,
             &mut room,
-            state.as_ref(),
         );
     } else {
         let mut tally = Tally::new(&totals);

@@ -24,13 +24,13 @@
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 use bevy_ecs::change_detection::DetectChangesMut;
 use bevy_ecs::entity::Entity;
 use bevy_ecs::prelude::*;
 use bevy_tasks::ComputeTaskPool;
-use bt_core::{TickError, TickReport, TreeShared, TuningScope};
+use bt_core::{TickError, TickReport};
 
 use super::RunFigures;
 use super::tick::{RecorderOf, Tally, Totals, WatchData, keep, sensed, tick_watched};
@@ -81,17 +81,14 @@ struct Gather<'a> {
     tally: Tally<'a>,
     list: Vec<Stop>,
     room: &'a Room,
-    /// The crowd's tunables for this thread's ticks (a tree with them).
-    _tuned: Option<TuningScope>,
 }
 
 impl<'a> Gather<'a> {
-    fn new(totals: &'a Totals, room: &'a Room, state: Option<&Arc<TreeShared>>) -> Self {
+    fn new(totals: &'a Totals, room: &'a Room) -> Self {
         Gather {
             tally: Tally::new(totals),
             list: lock(&room.lists).pop().unwrap_or_default(),
             room,
-            _tuned: state.map(TreeShared::tuning_scope),
         }
     }
 }
@@ -107,12 +104,10 @@ impl Drop for Gather<'_> {
 
 /// Ticks the brains of `tree` in `brains` in two phases (see the module's
 /// documentation), adding them to `totals`. `mixed`: the query holds other
-/// trees' brains too; `state`: the crowd's shared state for a tree with
-/// tunables, whose scope each thread of the first phase holds.
+/// trees' brains too.
 ///
 /// # Panics
 /// When a callback panics: see the module's documentation.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn tick_two_phases<M: TreeMemory, Se: SenseSource>(
     plan: Plan,
     brains: &mut Query<WatchData<M, Se>>,
@@ -121,7 +116,6 @@ pub(super) fn tick_two_phases<M: TreeMemory, Se: SenseSource>(
     recorder: &mut RecorderOf<'_, M>,
     totals: &Totals,
     room: &mut Room,
-    state: Option<&Arc<TreeShared>>,
 ) where
     M::Agent: BrainAgent,
 {
@@ -133,7 +127,7 @@ pub(super) fn tick_two_phases<M: TreeMemory, Se: SenseSource>(
     let panic: Mutex<Option<Panic>> = Mutex::new(None);
     let shared_room: &Room = room;
     brains.par_iter_mut().for_each_init(
-        || Gather::new(totals, shared_room, state),
+        || Gather::new(totals, shared_room),
         |gather, ((entity, mut brain, decisions, mut senses, mut data, rate), debug, flag)| {
             if mixed && !std::ptr::eq(brain.memory.tree(), tree) {
                 return;

@@ -16,7 +16,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::query::IterQueryData;
 use bevy_ecs::system::{InMut, SystemChangeTick};
 use bevy_time::Time;
-use bt_core::{TickError, TickReport, TreeShared};
+use bt_core::{TickError, TickReport};
 
 use super::source::{MemoryTree, TreeSource};
 use super::{
@@ -367,8 +367,6 @@ pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>, S: T
     let k = *k;
     let shared = shared.bypass_change_detection();
     shared.crowds[k].apply_tuning();
-    let state = shared.crowds[k].tuned_state();
-    let _tuned = state.as_ref().map(TreeShared::tuning_scope);
     let tree = shared.crowds[k].tree();
     // Other trees' brains of the same memory type are in the queries too.
     let mixed = shared.crowds.len() > 1;
@@ -383,7 +381,7 @@ pub(super) fn tick_brains<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>, S: T
         a.chain(b)
     });
     let totals = Totals::default();
-    per_entity::<M, Se, T, S>(&mut brains, plan, &totals, tree, mixed, state.as_ref());
+    per_entity::<M, Se, T, S>(&mut brains, plan, &totals, tree, mixed);
     let mut recorder = recorder_of(&mut recorder, tree);
     tick_after::<M, Se>(plan, &mut watched, &mut recorder, &totals, tree, mixed);
     end_run(
@@ -406,13 +404,12 @@ fn per_entity<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>, S: TreeSource<M>
     totals: &Totals,
     tree: &'static M::Tree,
     mixed: bool,
-    state: Option<&Arc<TreeShared>>,
 ) where
     M::Agent: BrainAgent,
 {
     brains.par_iter_mut().for_each_init(
-        || (Tally::new(totals), state.map(TreeShared::tuning_scope)),
-        |(tally, _), (entity, mut brain, decisions, mut senses, mut data, rate)| {
+        || Tally::new(totals),
+        |tally, (entity, mut brain, decisions, mut senses, mut data, rate)| {
             if mixed && !std::ptr::eq(brain.memory.tree(), tree) {
                 return;
             }

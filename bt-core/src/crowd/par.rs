@@ -25,9 +25,8 @@ use std::sync::{Mutex, TryLockError};
 use std::vec::Vec;
 
 use crate::decl::TickInput;
-use crate::interp::{Resume, in_tuned, member_until_shared, resume_member};
+use crate::interp::{Resume, member_until_shared, resume_member};
 use crate::memory::AgentMemory;
-use crate::raw::TunedHead;
 use crate::tree::Tree;
 
 use super::{CrowdReport, Member};
@@ -78,7 +77,6 @@ pub(super) fn tick_shared<A: Send + 'static, const L: usize, const S: usize, con
     agents: &mut [A],
     memories: &mut [AgentMemory<A, L, S, N>],
     input: &(impl Fn(usize, &mut A) -> TickInput + Sync),
-    tuned: TunedHead<'_>,
 ) -> CrowdReport {
     let parts = agents
         .chunks_mut(PART)
@@ -108,13 +106,7 @@ pub(super) fn tick_shared<A: Send + 'static, const L: usize, const S: usize, con
         .map(|_| Mutex::new(CrowdReport::default()))
         .collect();
     let crowd_ref = &crowd;
-    let task = |report: &Mutex<CrowdReport>| {
-        // The caller's thread has its scope: another thread's task makes
-        // its own.
-        in_tuned(tree.tunables, tuned, || {
-            work(tree, crowd_ref, input, &mut lock(report));
-        });
-    };
+    let task = |report: &Mutex<CrowdReport>| work(tree, crowd_ref, input, &mut lock(report));
     #[cfg(not(miri))]
     rayon::scope(|s| {
         for report in &reports[1..] {

@@ -6,6 +6,7 @@
 use core::fmt;
 
 use crate::decl::tune::{Tunable, TunableValue};
+use crate::decl::tuned::Tuned;
 
 /// A behavior's definition, as the [`behavior!`](crate::behavior) macro
 /// writes it: the memory and DBlock types and the callbacks. Every callback
@@ -73,9 +74,13 @@ pub trait BehaviorDef<A>: 'static {
 }
 
 /// What a behavior callback sees besides the agent and its memory block.
+///
+/// Its lifetime is the tick's: the values of the crowd's tunables it reads
+/// ([`tuned`](Ctx::tuned)) are borrowed for the tick. Name it `Ctx` (or
+/// `Ctx<'_>`) in a function's arguments.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
-pub struct Ctx {
+pub struct Ctx<'t> {
     /// Absolute time of this tick, in seconds.
     pub now: f64,
     /// Time since the previous tick, in seconds.
@@ -95,16 +100,16 @@ pub struct Ctx {
     /// The state of the behavior's deferred action ([`ActionState::None`]
     /// for a behavior without `launch`).
     pub action: ActionState,
+    /// The values of the crowd's tunables in effect.
+    tuned: Tuned<'t>,
 }
 
-impl Ctx {
+impl<'t> Ctx<'t> {
     /// The value of `tunable` in effect for this tick, the same for every
     /// agent of the crowd's tick: its default until the game changes it
-    /// ([`TreeShared::tune`](crate::TreeShared::tune)). The value is that
-    /// of the crowd whose tick runs on this thread; outside a tick (in a
-    /// context made by [`Ctx::at`] for a unit test, say) it is the
-    /// default, as for a tunable of another table than the tree's unless
-    /// a crowd of that table is ticking at the time.
+    /// ([`TreeShared::tune`](crate::TreeShared::tune)). A tunable of
+    /// another table than the tree's reads as its default, as does any in
+    /// a context made by [`Ctx::at`].
     ///
     /// ```
     /// use bt_core::{TickInput, group, leaf, tick, tree, tunables};
@@ -133,7 +138,38 @@ impl Ctx {
     /// ```
     #[inline(always)]
     pub fn tuned<T: TunableValue>(&self, tunable: Tunable<T>) -> T {
-        super::tuned::read(tunable)
+        self.tuned.read(tunable)
+    }
+
+    /// A copy of this context that outlives the tick (to keep in a log),
+    /// without the crowd's tunables: its [`tuned`](Self::tuned) reads
+    /// every tunable's default.
+    pub const fn detach(&self) -> Ctx<'static> {
+        Ctx {
+            now: self.now,
+            dt: self.dt,
+            since: self.since,
+            flags: self.flags,
+            decision: self.decision,
+            stimuli: self.stimuli,
+            agent: self.agent,
+            depth: self.depth,
+            action: self.action,
+            tuned: Tuned::NONE,
+        }
+    }
+
+    /// The same context with the values `tuned`.
+    #[inline(always)]
+    pub(crate) fn with_tuned(mut self, tuned: Tuned<'t>) -> Self {
+        self.tuned = tuned;
+        self
+    }
+
+    /// The values of the crowd's tunables this context reads.
+    #[inline(always)]
+    pub(crate) fn tuned_values(&self) -> Tuned<'t> {
+        self.tuned
     }
 
     /// This tick's decision flags as the `bitflags` type `F` the tree's
@@ -186,7 +222,7 @@ impl Ctx {
 
     /// A context at time `now` with step `dt`, activated now, with no
     /// flags: for calling behavior functions directly in unit tests.
-    pub const fn at(now: f64, dt: f32) -> Ctx {
+    pub const fn at(now: f64, dt: f32) -> Ctx<'static> {
         Ctx {
             now,
             dt,
@@ -197,13 +233,15 @@ impl Ctx {
             agent: 0,
             depth: 0,
             action: ActionState::None,
+            tuned: Tuned::NONE,
         }
     }
 
     /// The context of a tick with `input`, before any level's fields are
-    /// set: activated now, no flags, depth 0, no deferred action.
+    /// set: activated now, no flags, depth 0, no deferred action, no
+    /// tunables (see [`with_tuned`](Self::with_tuned)).
     #[inline(always)]
-    pub(crate) const fn of(input: &super::TickInput) -> Ctx {
+    pub(crate) const fn of(input: &super::TickInput) -> Ctx<'t> {
         Ctx {
             now: input.now,
             dt: input.dt,
@@ -214,23 +252,24 @@ impl Ctx {
             agent: input.agent,
             depth: 0,
             action: ActionState::None,
+            tuned: Tuned::NONE,
         }
     }
 
     /// The same context with the deferred-action state `action`.
-    pub const fn with_action(mut self, action: ActionState) -> Ctx {
+    pub const fn with_action(mut self, action: ActionState) -> Ctx<'t> {
         self.action = action;
         self
     }
 
     /// The same context with the behavior flags word `flags`.
-    pub const fn with_flags(mut self, flags: u64) -> Ctx {
+    pub const fn with_flags(mut self, flags: u64) -> Ctx<'t> {
         self.flags = flags;
         self
     }
 
     /// The same context, activated at `since`.
-    pub const fn with_since(mut self, since: f64) -> Ctx {
+    pub const fn with_since(mut self, since: f64) -> Ctx<'t> {
         self.since = since;
         self
     }

@@ -16,7 +16,7 @@ use core::sync::atomic::AtomicU64;
 use portable_atomic::AtomicU64;
 
 use super::msg::Msg;
-use crate::raw::{TunedSlot, TunedSlots};
+use crate::raw::TunedSlots;
 
 pub(crate) mod value;
 
@@ -188,9 +188,6 @@ pub struct Tunables {
     decls: &'static [TunableDecl],
     /// The module the table is declared in (`tunables!` sets it).
     module: &'static str,
-    /// The copy of the values the ticks read, and the word that says
-    /// when it is theirs (`tunables!` declares both).
-    slot: Option<(&'static TunedSlot, &'static [AtomicU64])>,
 }
 
 impl Tunables {
@@ -201,7 +198,6 @@ impl Tunables {
     /// (At compile time, in a `static`.) On a name given twice, a range
     /// whose least value is above its greatest or not a number, or a
     /// default outside its range, naming the tunable.
-    #[doc(hidden)]
     pub const fn new(name: &'static str, decls: &'static [TunableDecl]) -> Self {
         let mut i = 0;
         while i < decls.len() {
@@ -235,7 +231,6 @@ impl Tunables {
             name,
             decls,
             module: "",
-            slot: None,
         }
     }
 
@@ -246,33 +241,6 @@ impl Tunables {
     pub const fn __in(mut self, module: &'static str) -> Self {
         self.module = module;
         self
-    }
-
-    /// The table, whose ticks read the copy `copy` of their crowd's
-    /// values while `slot` says it is theirs.
-    ///
-    /// # Panics
-    /// (At compile time.) If `copy` does not hold one value a tunable.
-    #[doc(hidden)]
-    pub const fn __slot(mut self, slot: &'static TunedSlot, copy: &'static [AtomicU64]) -> Self {
-        assert!(
-            copy.len() == self.decls.len(),
-            "tunables: one value a tunable"
-        );
-        self.slot = Some((slot, copy));
-        self
-    }
-
-    /// Where ticks find the values of the crowd they tick, if
-    /// `tunables!` declared the table.
-    #[inline(always)]
-    pub(crate) const fn slot(&self) -> Option<(&'static TunedSlot, &'static [AtomicU64])> {
-        self.slot
-    }
-
-    /// Whether `tunables!` declared the table (a tree's must be).
-    pub(crate) const fn has_slot(&self) -> bool {
-        self.slot.is_some()
     }
 
     /// Whether `other` is this table, as far as a `const fn` can tell:
@@ -527,18 +495,6 @@ const fn tunable_twice(table: &str, name: &str) -> ! {
         .s(name)
         .s("` is declared twice");
     panic!("{}", msg.text())
-}
-
-/// `decls`' defaults as the bits of the copy of a table's values that its
-/// tunables' reads take, for `tunables!`'s static.
-pub const fn tuned_defaults<const N: usize>(decls: &[TunableDecl]) -> [AtomicU64; N] {
-    let mut values = [const { AtomicU64::new(0) }; N];
-    let mut i = 0;
-    while i < N && i < decls.len() {
-        values[i] = AtomicU64::new(decls[i].default);
-        i += 1;
-    }
-    values
 }
 
 /// The values of a table of tunables.

@@ -6,6 +6,7 @@
 
 use super::msg::Msg;
 use super::tune::{Tunable, TunableKind, TunableValue, Tunables};
+use super::tuned::Tuned;
 
 /// Which of a decider's declarative fields name a tunable, and which one
 /// each names: `cooldown: tunable(GRENADE_COOLDOWN)` in a
@@ -103,22 +104,22 @@ impl TunedFields {
         tunable.decl().default as i64 as u16
     }
 
-    /// The gate's size in effect for the crowd ticking, or `literal` when
-    /// the gate is a number.
+    /// The gate's size in effect for a tick reading `tuned`, or `literal`
+    /// when the gate is a number.
     #[inline]
-    pub(crate) fn gate_in(&self, literal: u16) -> u16 {
+    pub(crate) fn gate_in(&self, tuned: Tuned<'_>, literal: u16) -> u16 {
         match self.gate {
-            Some(t) => super::tuned::read(t).clamp(1, i64::from(u16::MAX)) as u16,
+            Some(t) => tuned.read(t).clamp(1, i64::from(u16::MAX)) as u16,
             None => literal,
         }
     }
 
-    /// The global cooldown in effect for the crowd ticking, or `literal`
-    /// when it is a number.
+    /// The global cooldown in effect for a tick reading `tuned`, or
+    /// `literal` when it is a number.
     #[inline]
-    pub(crate) fn cooldown_in(&self, literal: f64) -> f64 {
+    pub(crate) fn cooldown_in(&self, tuned: Tuned<'_>, literal: f64) -> f64 {
         match self.cooldown {
-            Some(t) => super::tuned::read(t),
+            Some(t) => tuned.read(t),
             None => literal,
         }
     }
@@ -165,13 +166,18 @@ const fn seconds<T: TunableValue>(decider: &str, key: &str, tunable: Tunable<T>)
 }
 
 /// Whether the timer of an item whose `every:` is `every` (a tunable or
-/// none), stamped at `last`, still runs at `now` for the crowd ticking.
-/// Out of line: only an item with a tuned field gets here, after
+/// none), stamped at `last`, still runs at `now` for a tick reading
+/// `tuned`. Out of line: only an item with a tuned field gets here, after
 /// its plain test found its timer run out.
 #[inline(never)]
-pub(crate) fn tuned_timer_runs(every: Option<Tunable<f64>>, last: f64, now: f64) -> bool {
+pub(crate) fn tuned_timer_runs(
+    every: Option<Tunable<f64>>,
+    tuned: Tuned<'_>,
+    last: f64,
+    now: f64,
+) -> bool {
     match every {
-        Some(t) => super::input::period_runs(last, now, super::tuned::read(t)),
+        Some(t) => super::input::period_runs(last, now, tuned.read(t)),
         None => false,
     }
 }

@@ -1,14 +1,52 @@
-//! Reading a tunable in a tick.
+//! The values of a crowd's tunables as a tick's context holds them.
+
+use core::fmt;
 
 use crate::decl::tune::{Tunable, TunableValue};
+use crate::raw::TunedHead;
 
-/// The value of `tunable` in effect for the crowd whose tick runs on this
-/// thread, if its tree has `tunable`'s table; its default otherwise.
-#[inline(always)]
-pub(crate) fn read<T: TunableValue>(tunable: Tunable<T>) -> T {
-    T::from_bits(crate::raw::tuned_read(
-        tunable.table(),
-        tunable.index(),
-        tunable.decl().default,
-    ))
+/// The values of a crowd's tunables in effect for a tick: one pointer,
+/// to a static slot that names no table for a tree without tunables, so a
+/// tick of such a tree writes one word more than it did, and a read is a
+/// comparison and a load.
+#[derive(Clone, Copy)]
+pub(crate) struct Tuned<'t>(TunedHead<'t>);
+
+impl Tuned<'_> {
+    /// No table: every tunable reads as its default.
+    pub(crate) const NONE: Tuned<'static> = Tuned(TunedHead::NONE);
+}
+
+impl<'t> Tuned<'t> {
+    /// The view `head`.
+    #[inline(always)]
+    pub(crate) fn of(head: TunedHead<'t>) -> Self {
+        Tuned(head)
+    }
+
+    /// The value of `tunable`: in effect if it is of this table, else its
+    /// default.
+    #[inline(always)]
+    pub(crate) fn read<T: TunableValue>(&self, tunable: Tunable<T>) -> T {
+        match self.0.get(tunable.table(), tunable.index()) {
+            Some(bits) => T::from_bits(bits),
+            None => tunable.default_value(),
+        }
+    }
+}
+
+impl fmt::Debug for Tuned<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.same(TunedHead::NONE) {
+            f.write_str("none")
+        } else {
+            f.write_str("a crowd's values")
+        }
+    }
+}
+
+impl PartialEq for Tuned<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.same(other.0)
+    }
 }

@@ -63,10 +63,7 @@ pub fn tick_kept<A: 'static, const L: usize, const S: usize, const N: usize>(
     last: &mut Result<TickReport, TickError>,
     went: impl FnMut(Kept),
 ) {
-    let head = super::tuned_head(tree, Some(memory));
-    super::in_tuned(tree.tunables, head, || {
-        tick_member(tree, agent, memory, input, &mut Keep { last, went });
-    });
+    tick_member(tree, agent, memory, input, &mut Keep { last, went });
 }
 
 /// The report of a tick that ended where [`Tally`] says, written over the

@@ -64,14 +64,11 @@ pub fn tick_until_shared<A: 'static, const L: usize, const S: usize, const N: us
     memory: &mut AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> UntilShared {
-    let head = super::tuned_head(tree, Some(memory));
-    super::in_tuned(tree.tunables, head, || {
-        let mut one = One::new();
-        match member_until_shared(tree, agent, memory, input, &mut one) {
-            None => UntilShared::Finished(one.0),
-            Some(at) => UntilShared::Stopped(at),
-        }
-    })
+    let mut one = One::new();
+    match member_until_shared(tree, agent, memory, input, &mut one) {
+        None => UntilShared::Finished(one.0),
+        Some(at) => UntilShared::Stopped(at),
+    }
 }
 
 /// Goes on with a tick [`tick_until_shared`] stopped, as
@@ -89,12 +86,9 @@ pub fn resume_tick<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &mut AgentMemory<A, L, S, N>,
     at: Resume,
 ) -> Result<TickReport, TickError> {
-    let head = super::tuned_head(tree, Some(memory));
-    super::in_tuned(tree.tunables, head, || {
-        let mut one = One::new();
-        resume_member(tree, agent, memory, at, &mut one);
-        one.0
-    })
+    let mut one = One::new();
+    resume_member(tree, agent, memory, at, &mut one);
+    one.0
 }
 
 /// Ticks as [`tick_member`] does, untraced, up to the first step that
@@ -125,7 +119,7 @@ pub(crate) fn member_until_shared<A: 'static, const L: usize, const S: usize, co
             from: None,
         });
     }
-    super::with_cx(memory, input, |memory, mut cx| {
+    super::with_cx(tree, memory, input, |memory, mut cx| {
         let went = match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
             Ok(visited) => {
                 tally.steady(memory, visited);

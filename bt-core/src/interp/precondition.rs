@@ -167,7 +167,12 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         let last = f64::from_bits(self.mem.slots[item.timer as usize]);
         period_runs(last, self.input.now, item.every)
             || (item.is(Has::TUNED)
-                && tuned_timer_runs(item.decider.tuned.every, last, self.input.now))
+                && tuned_timer_runs(
+                    item.decider.tuned.every,
+                    self.cx.tuned_values(),
+                    last,
+                    self.input.now,
+                ))
     }
 
     #[inline]
@@ -197,6 +202,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
             input: self.input,
             item: ItemIdx(c as u16),
             sink,
+            tuned: self.cx.tuned_values(),
         };
         let value = f(self.agent, raw);
         if value > 0.0 {

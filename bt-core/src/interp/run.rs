@@ -81,7 +81,7 @@ pub(super) struct Run<'r, A: 'static, T: Tracer, const L: usize, const S: usize,
     pub(super) report: TickReport,
     /// The callbacks' context: the tick's fields set once, the level's
     /// fields (`since`, `flags`, `depth`, `action`) before each call.
-    pub(super) cx: Ctx,
+    pub(super) cx: Ctx<'r>,
     pub(super) armed: bool,
 }
 
@@ -106,7 +106,7 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         input: &'r TickInput,
         tracer: &'r mut T,
         pool: Option<&'r mut DPool<L, N>>,
-        cx: Ctx,
+        cx: Ctx<'r>,
     ) -> Self {
         // Whatever this tick does, it is not the steady walk the cache
         // was found by.

@@ -99,8 +99,11 @@ impl<'r, A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>
         if !item.is(Has::TUNED) {
             return (sync.gate, sync.cooldown);
         }
-        let fields = &item.decider.tuned;
-        (fields.gate_in(sync.gate), fields.cooldown_in(sync.cooldown))
+        let (fields, tuned) = (&item.decider.tuned, self.cx.tuned_values());
+        (
+            fields.gate_in(tuned, sync.gate),
+            fields.cooldown_in(tuned, sync.cooldown),
+        )
     }
 
     /// Whether the agent is in item `c`: it is on the active path.

@@ -53,7 +53,6 @@ mod count;
 mod ids;
 mod queue;
 mod tuned;
-pub use tuned::TuningScope;
 
 pub(crate) use ids::next_crowd;
 

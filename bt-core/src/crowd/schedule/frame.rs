@@ -140,7 +140,7 @@ pub fn tick_scheduled_by<A: 'static, H, const L: usize, const S: usize, const N:
     schedule: &mut Schedule,
     now: f64,
     input: impl FnMut(usize, &mut A, f32) -> TickInput,
-    hook: H,
+    mut hook: H,
 ) -> FrameReport
 where
     H: ScheduledTick<A, L, S, N>,
@@ -156,26 +156,6 @@ where
         "tick_scheduled: the schedule's crowd and the agents differ in length"
     );
     crate::crowd::apply_tuning(tree, memories);
-    let head = crate::interp::tuned_head(tree, memories.first());
-    crate::interp::in_tuned(tree.tunables, head, || {
-        frame(tree, agents, memories, schedule, now, input, hook)
-    })
-}
-
-/// [`tick_scheduled_by`] past its checks: the frame itself.
-#[inline(always)]
-fn frame<A: 'static, H, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
-    agents: &mut [A],
-    memories: &mut [AgentMemory<A, L, S, N>],
-    schedule: &mut Schedule,
-    now: f64,
-    input: impl FnMut(usize, &mut A, f32) -> TickInput,
-    mut hook: H,
-) -> FrameReport
-where
-    H: ScheduledTick<A, L, S, N>,
-{
     let f = schedule.frame;
     schedule.frame += 1;
     let cap = schedule.budget.map_or(usize::MAX, |b| b as usize);

@@ -3,11 +3,8 @@
 
 use core::sync::atomic::Ordering;
 
-use alloc::sync::Arc;
-
 use super::TreeShared;
 use crate::decl::tune::{Tunable, TunableValue, Tunables, TuneError, TuneValue, checked_bits};
-use crate::raw::{TunedScope, tuned_of};
 
 impl TreeShared {
     /// The table of the tree's tunables (`tree!`'s `tunables:` key), if it
@@ -165,9 +162,6 @@ impl TreeShared {
         // A load that changed values counts as changes, so that a tool
         // that watches `tuning_changes` (a recorder) sees it.
         v.changes.fetch_add(changed, Ordering::Relaxed);
-        if changed > 0 {
-            v.current.touched();
-        }
         v.dirty.store(false, Ordering::Release);
     }
 
@@ -189,9 +183,8 @@ impl TreeShared {
     /// that tick after it only.
     ///
     /// A crowd tick puts in effect the changes of the crowd its first
-    /// memory is bound to, and its agents read that crowd's values: tick
-    /// each crowd's agents with a call of their own, not two crowds in one
-    /// slice (a debug build panics, naming the tree).
+    /// memory is bound to: tick each crowd's agents with a call of their
+    /// own, not two crowds in one slice.
     #[inline]
     pub fn apply_tuning(&self) -> bool {
         let v = &self.tuned;
@@ -222,86 +215,15 @@ impl TreeShared {
                 }
             }
         }
-        if changed > 0 {
-            v.current.touched();
-        }
         v.lock.store(false, Ordering::Release);
         v.changes.fetch_add(changed, Ordering::Relaxed);
         changed > 0
-    }
-
-    /// The crowd's tunables put where the ticks that follow on this thread
-    /// read them, until the scope is dropped: for a game that ticks the
-    /// crowd's agents one by one. A tick makes a scope of its own
-    /// otherwise, which counts itself in and out of the table's word (a
-    /// few dozen instructions and two atomic operations a tick, which all
-    /// the threads ticking crowds of the table share); under the scope of
-    /// its crowd it finds its values at once. Make one, after
-    /// [`apply_tuning`](Self::apply_tuning), on each thread that ticks
-    /// the crowd, for the frame. Crowd ticks (`tick_all` and the others)
-    /// make their own.
-    ///
-    /// ```
-    /// use bt_core::{TickInput, leaf, tick, tree, tunables};
-    /// tunables! { GUARD_TUNING:
-    ///     /// Rounds a guard fires.
-    ///     ROUNDS: i64 = 6, 1..=100;
-    /// }
-    /// #[derive(Default)]
-    /// struct Guard { fired: i64 }
-    /// leaf! { FIRE: Guard, tick: |g, cx| { g.fired += cx.tuned(ROUNDS); true } }
-    /// tree! { GUARDS: Guard = FIRE, memory: GuardMemory, tunables: GUARD_TUNING }
-    ///
-    /// let shared = GUARDS.new_shared(0);
-    /// let mut guards: Vec<(Guard, GuardMemory)> = (0..3)
-    ///     .map(|i| (Guard::default(), GUARDS.new_memory_in(&shared, i)))
-    ///     .collect();
-    /// shared.tune(ROUNDS, 10)?;
-    /// // A frame, agent by agent.
-    /// shared.apply_tuning();
-    /// let tuning = shared.tuning_scope();
-    /// for (guard, memory) in &mut guards {
-    ///     tick(&GUARDS, guard, memory, &TickInput::new(0.0, 0.1))?;
-    /// }
-    /// drop(tuning);
-    /// assert!(guards.iter().all(|(g, _)| g.fired == 10));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    ///
-    /// Scopes may be dropped in any order. Each holds the shared state;
-    /// one that is never dropped keeps it alive.
-    ///
-    /// # Panics
-    /// If the thread holds 32 scopes and crowd ticks at once (a tick of a
-    /// crowd ticked inside another's callback counts one).
-    pub fn tuning_scope(self: &Arc<Self>) -> TuningScope {
-        let shared = Arc::clone(self);
-        let scope = TunedScope::enter(shared.tuned.table(), tuned_of(Some(&shared.tuned.current)));
-        TuningScope {
-            _scope: scope,
-            _shared: shared,
-        }
     }
 
     /// How many times a tunable's value in effect has changed so far (by a
     /// staged change put in effect, or by a load).
     pub fn tuning_changes(&self) -> u64 {
         self.tuned.changes.load(Ordering::Relaxed)
-    }
-}
-
-/// A crowd's tunables where the ticks on this thread read them, until it
-/// is dropped ([`TreeShared::tuning_scope`]). Not `Send`: it is the
-/// thread's.
-pub struct TuningScope {
-    // Dropped first: the scope, then the shared state its values are in.
-    _scope: TunedScope<'static>,
-    _shared: Arc<TreeShared>,
-}
-
-impl core::fmt::Debug for TuningScope {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("TuningScope")
     }
 }
 
