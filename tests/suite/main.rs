@@ -12,6 +12,7 @@ macro_rules! snapshot {
 }
 
 mod api;
+mod attack_tuning;
 mod blocks;
 mod compile_fail;
 mod crowd_edges;
