@@ -1195,3 +1195,195 @@ fn agents_left_waiting_by_a_budget_read_the_frame_they_tick_in() {
         assert!(got.iter().all(|&v| v == level), "frame {frame}: {got:?}");
     }
 }
+
+// ---------------------------------------------------------------------------
+// The tuning file.
+
+mod file {
+    use std::path::PathBuf;
+    use std::time::{Duration, Instant};
+
+    use bt_core::{TuneFileError, TuningFile};
+
+    use super::*;
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("bt-attack48-core-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    /// Loads `text` as a tuning file into a fresh crowd: the outcome, and
+    /// the values in effect after a tick.
+    fn load(text: &[u8]) -> (Result<Vec<&'static str>, TuneFileError>, (f64, i64, bool, Mode)) {
+        let d = dir("load");
+        let path = d.join("t.toml");
+        std::fs::write(&path, text).unwrap();
+        let shared = PROBE.new_shared(0);
+        let r = TuningFile::load(&path, [&shared]).map(|a| a.changed);
+        shared.apply_tuning();
+        let _ = std::fs::remove_dir_all(&d);
+        let v = (shared.tuned(LEVEL), shared.tuned(COUNT), shared.tuned(FLAG), shared.tuned(MODE));
+        (r, v)
+    }
+
+    const DEFAULTS: (f64, i64, bool, Mode) = (0.25, 3, false, Mode::Calm);
+
+    /// Each bad file is refused whole, names its key and the right line,
+    /// and changes nothing, whatever its line endings.
+    #[test]
+    fn bad_files_name_the_key_and_line_and_change_nothing() {
+        let _serial = serial();
+        let cases: &[(&[u8], Option<&str>, usize)] = &[
+            (b"LEVEL = 1.0\nCOUNT = 2000000\n", Some("COUNT"), 2),
+            (b"LEVEL = 1.0\r\nCOUNT = 2000000\r\n", Some("COUNT"), 2),
+            (b"LEVEL = 1.0\r\n\r\n\r\nNOPE = 1\r\n", Some("NOPE"), 4),
+            (b"# a comment\nLEVEL = 1.0\nCOUNT = \n", None, 3),
+            (b"LEVEL = 1.0\nCOUNT = 3.5\n", Some("COUNT"), 2),
+            (b"LEVEL = nan\n", Some("LEVEL"), 1),
+            (b"LEVEL = inf\n", Some("LEVEL"), 1),
+            (b"LEVEL = -inf\n", Some("LEVEL"), 1),
+            (b"COUNT = 9223372036854775807\n", Some("COUNT"), 1),
+            (b"COUNT = 1e300\n", Some("COUNT"), 1),
+            (b"FLAG = 1\n", Some("FLAG"), 1),
+            (b"MODE = 1\n", Some("MODE"), 1),
+            (b"MODE = \"alert\"\n", Some("MODE"), 1),
+            (b"LEVEL = [1.0]\n", Some("LEVEL"), 1),
+            (b"LEVEL = 1.0\n[MODE]\nx = 1\n", Some("MODE"), 2),
+            (b"LEVEL = 1.0\n[extra]\nLEVEL = 2.0\n", Some("extra"), 2),
+            (b"LEVEL.x = 1.0\n", Some("LEVEL"), 1),
+            (b"LEVEL = 1.0\nLEVEL = 2.0\n", None, 2),
+            (b"LEVEL = \"0.5\"\n", Some("LEVEL"), 1),
+            (b"\n\n\nLEVEL = 0x10\nCOUNT = 0b11111111111111111111\n", Some("COUNT"), 5),
+            (b"COUNT = \"\xff\"\n", None, 1),
+        ];
+        let mut wrong = Vec::new();
+        for &(text, key, line) in cases {
+            let shown = String::from_utf8_lossy(text);
+            let (r, v) = load(text);
+            let Err(e) = r else {
+                wrong.push(format!("{shown:?} taken"));
+                continue;
+            };
+            let named = key.is_none_or(|k| e.to_string().contains(k));
+            if v != DEFAULTS || e.path().is_none() || e.line() != Some(line) || !named {
+                wrong.push(format!("{shown:?}: {e} (line {:?}, values {v:?})", e.line()));
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    /// The values a file may take at the edges: a whole float for an int,
+    /// an int for a float, -0.0, exponents, a quoted key, a BOM-less CRLF
+    /// file with comments after the values.
+    #[test]
+    fn good_files_at_the_edges() {
+        let _serial = serial();
+        let (r, v) = load(b"COUNT = 1e3\nLEVEL = 7 # an int\n\"FLAG\" = true\r\nMODE = \"Panic\"\n");
+        assert_eq!(r.unwrap(), ["COUNT", "LEVEL", "FLAG", "MODE"]);
+        assert_eq!(v, (7.0, 1000, true, Mode::Panic));
+        let (r, v) = load(b"LEVEL = -0.0\nCOUNT = -5\n");
+        assert_eq!(r.unwrap(), ["LEVEL", "COUNT"]);
+        assert_eq!((v.0.to_bits(), v.1), ((-0.0f64).to_bits(), -5));
+        let (r, v) = load(b"");
+        assert_eq!((r.unwrap(), v), (vec![], DEFAULTS));
+    }
+
+    /// One file, crowds of two tables, or none: a typed error, nothing
+    /// staged on the crowd that could take it.
+    #[test]
+    fn crowds_of_two_tables_or_none_are_refused() {
+        let _serial = serial();
+        let d = dir("tables");
+        let path = d.join("t.toml");
+        std::fs::write(&path, "LEVEL = 9.0\n").unwrap();
+        let probe = PROBE.new_shared(0);
+        let stranger = STRANGER.new_shared(0);
+        let e = TuningFile::load(&path, [&probe, &stranger]).unwrap_err();
+        assert!(matches!(e, TuneFileError::TablesDiffer { .. }), "{e}");
+        let none: [&Arc<TreeShared>; 0] = [];
+        let e = TuningFile::load(&path, none).unwrap_err();
+        assert!(matches!(e, TuneFileError::NoTunables { tree: None }), "{e}");
+        probe.apply_tuning();
+        assert_eq!(probe.tuned(LEVEL), 0.25);
+        // Two crowds of one tree: both take it, in effect at each one's tick.
+        let other = PROBE.new_shared(0);
+        assert_eq!(TuningFile::load(&path, [&probe, &other]).unwrap().changed, ["LEVEL"]);
+        let (mut a, mut m) = crowd(&other, 2, None);
+        tick_all(&PROBE, &mut a, &mut m, input(0.0));
+        assert_eq!(reads(&a, 0), [9.0; 2]);
+        assert_eq!(probe.tuned(LEVEL), 0.25, "staged, not in effect until its tick");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// Ten times a designer's file: six megabytes of comments around the
+    /// values are read in well under a few seconds.
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn a_six_megabyte_file() {
+        let _serial = serial();
+        let mut text = String::with_capacity(6_400_000);
+        for i in 0..100_000 {
+            text.push_str(&format!("# line {i} of a long note on the herd's tuning\n"));
+        }
+        text.push_str("LEVEL = 3.5\nCOUNT = 12\n");
+        assert!(text.len() > 4_000_000);
+        let t0 = Instant::now();
+        let (r, v) = load(text.as_bytes());
+        assert_eq!(r.unwrap(), ["LEVEL", "COUNT"]);
+        assert_eq!((v.0, v.1), (3.5, 12));
+        assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+        // The same size with a fault at its end: its line named.
+        text.push_str("COUNT = -6\n");
+        let (r, v) = load(text.as_bytes());
+        let e = r.unwrap_err();
+        assert_eq!((e.line(), v), (Some(100_003), DEFAULTS), "{e}");
+    }
+
+    /// Polls until a reading comes (at most five seconds).
+    fn next(file: &mut TuningFile) -> Result<Vec<&'static str>, String> {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            if let Some(r) = file.poll() {
+                return r.map(|a| a.changed).map_err(|e| e.to_string());
+            }
+            assert!(Instant::now() < deadline, "no reading");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Deleted: reported once, nothing changes; written again: read.
+    /// Replaced by a rename: followed. The same content saved again:
+    /// nothing.
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn deleted_renamed_and_saved_unchanged() {
+        let _serial = serial();
+        let d = dir("watch");
+        let path = d.join("t.toml");
+        std::fs::write(&path, "LEVEL = 1.5\n").unwrap();
+        let shared = PROBE.new_shared(0);
+        let mut file = TuningFile::watch(&path, [&shared]).unwrap();
+        assert_eq!(next(&mut file), Ok(vec!["LEVEL"]));
+        std::fs::remove_file(&path).unwrap();
+        assert!(next(&mut file).is_err());
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(file.poll().is_none(), "a deletion reported more than once");
+        shared.apply_tuning();
+        assert_eq!(shared.tuned(LEVEL), 1.5);
+        std::fs::write(&path, "LEVEL = 2.5\n").unwrap();
+        assert_eq!(next(&mut file), Ok(vec!["LEVEL"]));
+        let tmp = d.join("t.toml.tmp");
+        std::fs::write(&tmp, "LEVEL = 3.5\nCOUNT = 4\n").unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
+        assert_eq!(next(&mut file), Ok(vec!["LEVEL", "COUNT"]));
+        std::fs::write(&path, "LEVEL = 3.5\nCOUNT = 4\n").unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(file.poll().is_none(), "a save that changes nothing did something");
+        shared.apply_tuning();
+        assert_eq!((shared.tuned(LEVEL), shared.tuned(COUNT)), (3.5, 4));
+        drop(file);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}
