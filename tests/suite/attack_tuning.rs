@@ -115,7 +115,10 @@ fn crowd(
 
 /// Every value read by the crowd's agents since `from`, flattened.
 fn reads(agents: &[Probe], from: usize) -> Vec<f64> {
-    agents.iter().flat_map(|a| a.seen[from..].iter().copied()).collect()
+    agents
+        .iter()
+        .flat_map(|a| a.seen[from..].iter().copied())
+        .collect()
 }
 
 /// The tests of this file, one at a time: a read outside any tick takes
@@ -125,7 +128,9 @@ fn reads(agents: &[Probe], from: usize) -> Vec<f64> {
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// What a tick of no crowd reads: the context a unit test makes.
@@ -185,7 +190,11 @@ fn eight_threads_each_read_their_own_crowds_values() {
     for h in handles {
         assert_eq!(h.join().unwrap(), (0.25, 3));
     }
-    assert_eq!(wrong.load(Ordering::Relaxed), 0, "agents that read another crowd's values");
+    assert_eq!(
+        wrong.load(Ordering::Relaxed),
+        0,
+        "agents that read another crowd's values"
+    );
 }
 
 /// Eight threads tick eight crowds of one tree each through another entry
@@ -262,7 +271,10 @@ fn every_entry_point_at_once_reads_its_own_crowd() {
         .collect();
     for h in handles {
         let (t, bad) = h.join().unwrap();
-        assert!(bad.is_empty(), "thread {t}: rounds with wrong reads {bad:?}");
+        assert!(
+            bad.is_empty(),
+            "thread {t}: rounds with wrong reads {bad:?}"
+        );
     }
 }
 
@@ -346,7 +358,10 @@ fn a_new_crowd_at_a_dropped_crowds_address_reads_its_own_values() {
         drop(memories);
         drop(shared);
     }
-    assert!(stale.is_empty(), "rounds that read a dropped crowd's values: {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "rounds that read a dropped crowd's values: {stale:?}"
+    );
 }
 
 /// The same with two different shared-state sizes in between, and the
@@ -367,7 +382,10 @@ fn a_new_crowd_ticked_agent_by_agent_reads_its_own_values() {
             stale.push((round, agent.seen.clone()));
         }
     }
-    assert!(stale.is_empty(), "rounds that read a dropped crowd's values: {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "rounds that read a dropped crowd's values: {stale:?}"
+    );
 }
 
 /// Outside any tick a tunable reads its default, on a thread that ticks
@@ -435,6 +453,47 @@ fn a_tunable_of_another_table_read_on_a_quiet_thread() {
     // default], unless a crowd of that table is ticking at the time (then
     // it reads that crowd's values)": the one ticking on the other thread.
     assert_eq!(agents[0].seen, [42.0]);
+}
+
+/// The same read while two crowds of `ATK_TUNING` tick on two other
+/// threads (42 and 43): the docs say it reads "that crowd's values", so
+/// one of them (which one depends on the other threads' timing).
+#[test]
+#[cfg_attr(miri, ignore)]
+fn a_tunable_of_another_table_with_two_crowds_ticking_elsewhere() {
+    let _serial = serial();
+    let inside = Arc::new(Barrier::new(3));
+    let done = Arc::new(Barrier::new(3));
+    let tickers: Vec<_> = [42.0, 43.0]
+        .into_iter()
+        .map(|level| {
+            let (i2, d2) = (Arc::clone(&inside), Arc::clone(&done));
+            std::thread::spawn(move || {
+                let shared = PROBE.new_shared(0);
+                shared.tune(LEVEL, level).unwrap();
+                let hook: Hook = Arc::new(move |_| {
+                    i2.wait();
+                    d2.wait();
+                });
+                let (mut agents, mut memories) = crowd(&shared, 1, Some(&hook));
+                tick_all(&PROBE, &mut agents, &mut memories, input(0.0));
+            })
+        })
+        .collect();
+    inside.wait();
+    let stranger = STRANGER.new_shared(0);
+    let mut agents = vec![Probe::new(0)];
+    let mut memories = vec![STRANGER.new_memory_in(&stranger, 0)];
+    tick_all(&STRANGER, &mut agents, &mut memories, input(0.0));
+    done.wait();
+    for t in tickers {
+        t.join().unwrap();
+    }
+    assert!(
+        [42.0, 43.0].contains(&agents[0].seen[0]),
+        "read {}",
+        agents[0].seen[0]
+    );
 }
 
 /// Two trees with one table, their crowds ticking at once on two
@@ -516,7 +575,10 @@ fn a_change_staged_by_a_callback_waits_for_the_next_tick() {
             }
             let want = 0.25 + round as f64;
             let got = reads(&agents, from);
-            assert!(got.iter().all(|&v| v == want), "path {path} round {round}: {got:?}");
+            assert!(
+                got.iter().all(|&v| v == want),
+                "path {path} round {round}: {got:?}"
+            );
             assert_eq!(got.len(), n);
         }
     }
@@ -555,7 +617,10 @@ fn a_change_staged_by_another_thread_mid_tick_waits() {
     }
     tick_all(&PROBE, &mut agents, &mut memories, input(1.0));
     assert_eq!(reads(&agents, 1), [0.75; 8]);
-    assert_eq!((shared.tuned(MODE), shared.tuning_changes()), (Mode::Panic, 2));
+    assert_eq!(
+        (shared.tuned(MODE), shared.tuning_changes()),
+        (Mode::Panic, 2)
+    );
 }
 
 /// A load between ticks (restore_crowd) is read by the next tick, even
@@ -577,7 +642,12 @@ fn a_load_between_ticks_is_read_by_the_next_tick() {
     shared.tune(LEVEL, 0.9).unwrap();
     let changes = shared.tuning_changes();
     shared
-        .restore_crowd(&PROBE, 1.0, &mut memories, &mut serde_json::Deserializer::from_str(&save))
+        .restore_crowd(
+            &PROBE,
+            1.0,
+            &mut memories,
+            &mut serde_json::Deserializer::from_str(&save),
+        )
         .unwrap();
     assert_eq!(shared.tuned(LEVEL), 0.7);
     assert_eq!(shared.tuning_changes(), changes + 1);
@@ -589,7 +659,12 @@ fn a_load_between_ticks_is_read_by_the_next_tick() {
     let (mut oa, mut om) = crowd(&other, 2, None);
     tick_all(&PROBE, &mut oa, &mut om, input(2.0));
     shared
-        .restore_crowd(&PROBE, 3.0, &mut memories, &mut serde_json::Deserializer::from_str(&save))
+        .restore_crowd(
+            &PROBE,
+            3.0,
+            &mut memories,
+            &mut serde_json::Deserializer::from_str(&save),
+        )
         .unwrap();
     tick_all(&PROBE, &mut agents, &mut memories, input(3.0));
     assert_eq!(reads(&agents, 3), [0.7; 3]);
@@ -597,7 +672,12 @@ fn a_load_between_ticks_is_read_by_the_next_tick() {
     // The same save loaded twice: nothing changes, nothing counts.
     let changes = shared.tuning_changes();
     shared
-        .restore_crowd(&PROBE, 3.0, &mut memories, &mut serde_json::Deserializer::from_str(&save))
+        .restore_crowd(
+            &PROBE,
+            3.0,
+            &mut memories,
+            &mut serde_json::Deserializer::from_str(&save),
+        )
         .unwrap();
     assert_eq!(shared.tuning_changes(), changes);
 }
@@ -621,7 +701,12 @@ fn a_load_then_an_apply_then_a_load_are_each_read() {
         assert_eq!(a.seen, [3.0]);
         drop(m);
         shared
-            .restore_crowd(&PROBE, 0.0, &mut memories, &mut serde_json::Deserializer::from_str(&save))
+            .restore_crowd(
+                &PROBE,
+                0.0,
+                &mut memories,
+                &mut serde_json::Deserializer::from_str(&save),
+            )
             .unwrap();
         let from = agents[0].seen.len();
         tick_all(&PROBE, &mut agents, &mut memories, input(round as f64));
@@ -643,8 +728,14 @@ fn single_agent_calls_read_the_values_in_effect() {
     tick(&PROBE, &mut agent, &mut memory, &at).unwrap();
     assert_eq!(agent.seen, [0.25], "staged, not applied");
     shared.apply_tuning();
-    tick_traced(&PROBE, &mut agent, &mut memory, &at, &mut bt_core::TraceRecorder::new())
-        .unwrap();
+    tick_traced(
+        &PROBE,
+        &mut agent,
+        &mut memory,
+        &at,
+        &mut bt_core::TraceRecorder::new(),
+    )
+    .unwrap();
     assert_eq!(agent.seen, [0.25, 0.5]);
     shared.tune(LEVEL, 0.6).unwrap();
     shared.apply_tuning();
@@ -677,18 +768,30 @@ fn a_panicking_callback_leaves_no_values_behind() {
         let r = catch_unwind(AssertUnwindSafe(|| match path {
             0 => _ = tick_all(&PROBE, &mut agents, &mut memories, input(0.0)),
             1 => _ = tick_range(&PROBE, &mut agents, &mut memories, 0..n, input(0.0)),
-            2 => _ = par_tick_all(&PROBE, &mut agents, &mut memories, |_, _| TickInput::new(0.0, 0.1)),
+            2 => {
+                _ = par_tick_all(&PROBE, &mut agents, &mut memories, |_, _| {
+                    TickInput::new(0.0, 0.1)
+                })
+            }
             _ => {
-                _ = tick_scheduled(&PROBE, &mut agents, &mut memories, &mut schedule, 1.0, |_, _, dt| {
-                    TickInput::new(1.0, dt)
-                });
+                _ = tick_scheduled(
+                    &PROBE,
+                    &mut agents,
+                    &mut memories,
+                    &mut schedule,
+                    1.0,
+                    |_, _, dt| TickInput::new(1.0, dt),
+                );
             }
         }));
         assert!(r.is_err());
         assert_eq!(outside(), (0.25, 3), "path {path}");
         // On every rayon worker, outside a tick: the defaults.
         let on_workers: Vec<(f64, i64)> = rayon_broadcast_outside();
-        assert!(on_workers.iter().all(|&v| v == (0.25, 3)), "path {path}: {on_workers:?}");
+        assert!(
+            on_workers.iter().all(|&v| v == (0.25, 3)),
+            "path {path}: {on_workers:?}"
+        );
         // Another crowd reads its own, serial and parallel.
         let other = PROBE.new_shared(0);
         other.tune(LEVEL, 11.0).unwrap();
@@ -713,9 +816,12 @@ fn a_panicking_callback_leaves_no_values_behind() {
 fn rayon_broadcast_outside() -> Vec<(f64, i64)> {
     let stranger = STRANGER.new_shared(0);
     let mut agents: Vec<Probe> = (0..2000).map(Probe::new).collect();
-    let mut memories: Vec<StrangerMemory> =
-        (0..2000).map(|i| STRANGER.new_memory_in(&stranger, i as u64)).collect();
-    par_tick_all(&STRANGER, &mut agents, &mut memories, |_, _| TickInput::new(0.0, 0.1));
+    let mut memories: Vec<StrangerMemory> = (0..2000)
+        .map(|i| STRANGER.new_memory_in(&stranger, i as u64))
+        .collect();
+    par_tick_all(&STRANGER, &mut agents, &mut memories, |_, _| {
+        TickInput::new(0.0, 0.1)
+    });
     agents.iter().map(|a| (a.seen[0], a.counts[0])).collect()
 }
 
@@ -794,13 +900,20 @@ fn two_crowds_in_one_slice_panic_naming_the_tree() {
             let r = catch_unwind(AssertUnwindSafe(|| match path {
                 0 => _ = tick_all(&PROBE, &mut agents, &mut memories, input(0.0)),
                 1 => _ = tick_range(&PROBE, &mut agents, &mut memories, 0..n, input(0.0)),
-                2 => _ = par_tick_all(&PROBE, &mut agents, &mut memories, |_, _| {
-                    TickInput::new(0.0, 0.1)
-                }),
+                2 => {
+                    _ = par_tick_all(&PROBE, &mut agents, &mut memories, |_, _| {
+                        TickInput::new(0.0, 0.1)
+                    })
+                }
                 _ => {
-                    _ = tick_scheduled(&PROBE, &mut agents, &mut memories, &mut schedule, 1.0, |_, _, dt| {
-                        TickInput::new(1.0, dt)
-                    });
+                    _ = tick_scheduled(
+                        &PROBE,
+                        &mut agents,
+                        &mut memories,
+                        &mut schedule,
+                        1.0,
+                        |_, _, dt| TickInput::new(1.0, dt),
+                    );
                 }
             }));
             let msg = r.expect_err("two crowds in one slice did not panic");
@@ -835,7 +948,10 @@ fn tick_range_of_a_part_of_another_crowd() {
     }));
     let msg = r.expect_err("two crowds in tick_range's slices");
     let msg = msg.downcast_ref::<String>().cloned().unwrap_or_default();
-    assert!(msg.contains("PROBE") && msg.contains("more than one crowd"), "{msg}");
+    assert!(
+        msg.contains("PROBE") && msg.contains("more than one crowd"),
+        "{msg}"
+    );
     assert_eq!(reads(&agents, 0), Vec::<f64>::new(), "no agent ticked");
 }
 
@@ -849,9 +965,19 @@ fn bad_values_are_refused_and_change_nothing() {
     let _serial = serial();
     let shared = PROBE.new_shared(0);
     let (mut agents, mut memories) = crowd(&shared, 1, None);
-    for v in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1e-300, 1000.0000001, f64::MAX] {
+    for v in [
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        -1e-300,
+        1000.0000001,
+        f64::MAX,
+    ] {
         let e = shared.tune(LEVEL, v).unwrap_err();
-        assert!(matches!(e, TuneError::OutOfRange { name: "LEVEL", .. }), "{v}: {e}");
+        assert!(
+            matches!(e, TuneError::OutOfRange { name: "LEVEL", .. }),
+            "{v}: {e}"
+        );
         let e = shared.tune_named("LEVEL", TuneValue::Float(v)).unwrap_err();
         assert!(e.to_string().contains("LEVEL"), "{e}");
     }
@@ -879,11 +1005,17 @@ fn bad_values_are_refused_and_change_nothing() {
         let e = shared.tune_named(name, value.clone()).unwrap_err();
         assert!(shared.check_tune_named(name, value).is_err(), "{shown}");
         let text = e.to_string();
-        assert!(!text.is_empty() && (name.is_empty() || text.contains(name.trim())), "{shown}: {text}");
+        assert!(
+            !text.is_empty() && (name.is_empty() || text.contains(name.trim())),
+            "{shown}: {text}"
+        );
     }
     // A tunable of another table.
     let e = shared.tune(SLOTS, 3).unwrap_err();
-    assert!(matches!(e, TuneError::OtherTable { name: "SLOTS", .. }), "{e}");
+    assert!(
+        matches!(e, TuneError::OtherTable { name: "SLOTS", .. }),
+        "{e}"
+    );
     assert_eq!(shared.tuned(SLOTS), 2);
     tick_all(&PROBE, &mut agents, &mut memories, input(0.0));
     assert_eq!((agents[0].seen[0], agents[0].counts[0]), (0.25, 3));
@@ -897,7 +1029,10 @@ fn bad_values_are_refused_and_change_nothing() {
     shared.tune(LEVEL, 1000.0).unwrap();
     shared.tune(COUNT, 1_000_000).unwrap();
     tick_all(&PROBE, &mut agents, &mut memories, input(2.0));
-    assert_eq!((agents[0].seen[2], agents[0].counts[2]), (1000.0, 1_000_000));
+    assert_eq!(
+        (agents[0].seen[2], agents[0].counts[2]),
+        (1000.0, 1_000_000)
+    );
 }
 
 /// Staged twice before a tick: the last wins; staged back to the value
@@ -918,9 +1053,15 @@ fn staged_twice_and_applied_twice() {
     shared.tune(LEVEL, 0.6).unwrap();
     tick_all(&PROBE, &mut agents, &mut memories, input(1.0));
     assert_eq!(reads(&agents, 1), [0.6; 2]);
-    assert_eq!(shared.tuning_changes(), 1, "a change back to the value in effect");
+    assert_eq!(
+        shared.tuning_changes(),
+        1,
+        "a change back to the value in effect"
+    );
     // A choice by name and by value, alternated.
-    shared.tune_named("MODE", TuneValue::Name("Panic".into())).unwrap();
+    shared
+        .tune_named("MODE", TuneValue::Name("Panic".into()))
+        .unwrap();
     shared.tune(MODE, Mode::Alert).unwrap();
     shared.apply_tuning();
     assert_eq!(shared.tuned(MODE), Mode::Alert);
@@ -961,9 +1102,18 @@ fn tunes_from_many_threads_never_split_a_tick() {
             });
         }
         let got = reads(&agents, from);
-        assert!(got.windows(2).all(|w| w[0] == w[1]), "round {round}: a split tick");
-        let counts: Vec<i64> = agents.iter().flat_map(|a| a.counts[from..].to_vec()).collect();
-        assert!(counts.windows(2).all(|w| w[0] == w[1]), "round {round}: a split tick");
+        assert!(
+            got.windows(2).all(|w| w[0] == w[1]),
+            "round {round}: a split tick"
+        );
+        let counts: Vec<i64> = agents
+            .iter()
+            .flat_map(|a| a.counts[from..].to_vec())
+            .collect();
+        assert!(
+            counts.windows(2).all(|w| w[0] == w[1]),
+            "round {round}: a split tick"
+        );
     }
     stop.store(true, Ordering::Relaxed);
     for t in tuners {
@@ -1000,8 +1150,9 @@ fn tuned_gates_of_crowds_ticking_at_once_hold_their_own_sizes() {
                 let slots = t as i64 + 1;
                 shared.tune(SLOTS, slots).unwrap();
                 let mut agents: Vec<Shooter> = (0..20).map(|_| Shooter).collect();
-                let mut memories: Vec<ShooterMemory> =
-                    (0..20).map(|i| SHOOTERS_TREE.new_memory_in(&shared, i)).collect();
+                let mut memories: Vec<ShooterMemory> = (0..20)
+                    .map(|i| SHOOTERS_TREE.new_memory_in(&shared, i))
+                    .collect();
                 let shoot = SHOOTERS_TREE.find("SHOOT").unwrap();
                 let mut counts = Vec::new();
                 for round in 0..30 {
@@ -1017,7 +1168,10 @@ fn tuned_gates_of_crowds_ticking_at_once_hold_their_own_sizes() {
         .collect();
     for h in handles {
         let (slots, counts) = h.join().unwrap();
-        assert!(counts.iter().all(|&c| i64::from(c) == slots), "{slots}: {counts:?}");
+        assert!(
+            counts.iter().all(|&c| i64::from(c) == slots),
+            "{slots}: {counts:?}"
+        );
     }
 }
 
@@ -1081,7 +1235,9 @@ fn par_tick_all_nested_in_par_tick_all_reads_each_crowds_own() {
     });
     let (mut agents, mut memories) = crowd(&a, 4000, Some(&hook));
     for round in 0..3 {
-        par_tick_all(&PROBE, &mut agents, &mut memories, |_, _| TickInput::new(round as f64, 0.1));
+        par_tick_all(&PROBE, &mut agents, &mut memories, |_, _| {
+            TickInput::new(round as f64, 0.1)
+        });
     }
     let outer: Vec<f64> = reads(&agents, 0);
     assert_eq!(outer.len(), 12_000);
@@ -1089,7 +1245,11 @@ fn par_tick_all_nested_in_par_tick_all_reads_each_crowds_own() {
     let inner_reads = reads(&nested.lock().unwrap().0, 0);
     let wrong_inner = inner_reads.iter().filter(|&&v| v != 2.0).count();
     assert!(calls.load(Ordering::Relaxed) > 0);
-    assert_eq!((wrong_outer, wrong_inner), (0, 0), "reads of the other crowd's values");
+    assert_eq!(
+        (wrong_outer, wrong_inner),
+        (0, 0),
+        "reads of the other crowd's values"
+    );
     assert_eq!(outside(), (0.25, 3));
 }
 
@@ -1118,21 +1278,30 @@ fn gated_par_tick_all_nested_reads_each_crowds_own() {
     let nested = Arc::new(Mutex::new(make(&b, 2000, None)));
     let inner = Arc::clone(&nested);
     let hook: Hook = Arc::new(move |id| {
-        if id % 400 == 9 {
-            if let Ok(mut guard) = inner.try_lock() {
-                let (agents, memories) = &mut *guard;
-                par_tick_all(&GATED, agents, memories, |_, _| TickInput::new(0.0, 0.1));
-            }
+        if id % 400 == 9
+            && let Ok(mut guard) = inner.try_lock()
+        {
+            let (agents, memories) = &mut *guard;
+            par_tick_all(&GATED, agents, memories, |_, _| TickInput::new(0.0, 0.1));
         }
     });
     let (mut agents, mut memories) = make(&a, 3000, Some(&hook));
     for round in 0..3 {
-        par_tick_all(&GATED, &mut agents, &mut memories, |_, _| TickInput::new(round as f64, 0.1));
+        par_tick_all(&GATED, &mut agents, &mut memories, |_, _| {
+            TickInput::new(round as f64, 0.1)
+        });
     }
     let gate = GATED.find("GATED_READING").unwrap();
-    assert_eq!((a.gate_count(gate), b.gate_count(gate)), (Some(40), Some(7)));
+    assert_eq!(
+        (a.gate_count(gate), b.gate_count(gate)),
+        (Some(40), Some(7))
+    );
     assert!(reads(&agents, 0).iter().all(|&v| v == 1.0));
-    assert!(reads(&nested.lock().unwrap().0, 0).iter().all(|&v| v == 2.0));
+    assert!(
+        reads(&nested.lock().unwrap().0, 0)
+            .iter()
+            .all(|&v| v == 2.0)
+    );
 }
 
 /// Four threads tick four gated crowds with `par_tick_all` at once, each
@@ -1186,11 +1355,19 @@ fn agents_left_waiting_by_a_budget_read_the_frame_they_tick_in() {
         shared.tune(LEVEL, level).unwrap();
         let from: Vec<usize> = agents.iter().map(|a| a.seen.len()).collect();
         let now = frame as f64 + 1.0;
-        tick_scheduled(&PROBE, &mut agents, &mut memories, &mut schedule, now, |_, _, dt| {
-            TickInput::new(now, dt)
-        });
-        let got: Vec<f64> =
-            agents.iter().zip(&from).flat_map(|(a, &f)| a.seen[f..].to_vec()).collect();
+        tick_scheduled(
+            &PROBE,
+            &mut agents,
+            &mut memories,
+            &mut schedule,
+            now,
+            |_, _, dt| TickInput::new(now, dt),
+        );
+        let got: Vec<f64> = agents
+            .iter()
+            .zip(&from)
+            .flat_map(|(a, &f)| a.seen[f..].to_vec())
+            .collect();
         assert_eq!(got.len(), 7, "frame {frame}");
         assert!(got.iter().all(|&v| v == level), "frame {frame}: {got:?}");
     }
@@ -1208,15 +1385,19 @@ mod file {
     use super::*;
 
     fn dir(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("bt-attack48-core-{name}-{}", std::process::id()));
+        let d =
+            std::env::temp_dir().join(format!("bt-attack48-core-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d
     }
 
+    /// The values a probe crowd has in effect.
+    type Values = (f64, i64, bool, Mode);
+
     /// Loads `text` as a tuning file into a fresh crowd: the outcome, and
     /// the values in effect after a tick.
-    fn load(text: &[u8]) -> (Result<Vec<&'static str>, TuneFileError>, (f64, i64, bool, Mode)) {
+    fn load(text: &[u8]) -> (Result<Vec<&'static str>, TuneFileError>, Values) {
         let d = dir("load");
         let path = d.join("t.toml");
         std::fs::write(&path, text).unwrap();
@@ -1224,11 +1405,16 @@ mod file {
         let r = TuningFile::load(&path, [&shared]).map(|a| a.changed);
         shared.apply_tuning();
         let _ = std::fs::remove_dir_all(&d);
-        let v = (shared.tuned(LEVEL), shared.tuned(COUNT), shared.tuned(FLAG), shared.tuned(MODE));
+        let v = (
+            shared.tuned(LEVEL),
+            shared.tuned(COUNT),
+            shared.tuned(FLAG),
+            shared.tuned(MODE),
+        );
         (r, v)
     }
 
-    const DEFAULTS: (f64, i64, bool, Mode) = (0.25, 3, false, Mode::Calm);
+    const DEFAULTS: Values = (0.25, 3, false, Mode::Calm);
 
     /// Each bad file is refused whole, names its key and the right line,
     /// and changes nothing, whatever its line endings.
@@ -1255,7 +1441,11 @@ mod file {
             (b"LEVEL.x = 1.0\n", Some("LEVEL"), 1),
             (b"LEVEL = 1.0\nLEVEL = 2.0\n", None, 2),
             (b"LEVEL = \"0.5\"\n", Some("LEVEL"), 1),
-            (b"\n\n\nLEVEL = 0x10\nCOUNT = 0b11111111111111111111\n", Some("COUNT"), 5),
+            (
+                b"\n\n\nLEVEL = 0x10\nCOUNT = 0b11111111111111111111\n",
+                Some("COUNT"),
+                5,
+            ),
             (b"COUNT = \"\xff\"\n", None, 1),
         ];
         let mut wrong = Vec::new();
@@ -1268,7 +1458,10 @@ mod file {
             };
             let named = key.is_none_or(|k| e.to_string().contains(k));
             if v != DEFAULTS || e.path().is_none() || e.line() != Some(line) || !named {
-                wrong.push(format!("{shown:?}: {e} (line {:?}, values {v:?})", e.line()));
+                wrong.push(format!(
+                    "{shown:?}: {e} (line {:?}, values {v:?})",
+                    e.line()
+                ));
             }
         }
         assert!(wrong.is_empty(), "{wrong:#?}");
@@ -1280,7 +1473,8 @@ mod file {
     #[test]
     fn good_files_at_the_edges() {
         let _serial = serial();
-        let (r, v) = load(b"COUNT = 1e3\nLEVEL = 7 # an int\n\"FLAG\" = true\r\nMODE = \"Panic\"\n");
+        let (r, v) =
+            load(b"COUNT = 1e3\nLEVEL = 7 # an int\n\"FLAG\" = true\r\nMODE = \"Panic\"\n");
         assert_eq!(r.unwrap(), ["COUNT", "LEVEL", "FLAG", "MODE"]);
         assert_eq!(v, (7.0, 1000, true, Mode::Panic));
         let (r, v) = load(b"LEVEL = -0.0\nCOUNT = -5\n");
@@ -1309,11 +1503,18 @@ mod file {
         assert_eq!(probe.tuned(LEVEL), 0.25);
         // Two crowds of one tree: both take it, in effect at each one's tick.
         let other = PROBE.new_shared(0);
-        assert_eq!(TuningFile::load(&path, [&probe, &other]).unwrap().changed, ["LEVEL"]);
+        assert_eq!(
+            TuningFile::load(&path, [&probe, &other]).unwrap().changed,
+            ["LEVEL"]
+        );
         let (mut a, mut m) = crowd(&other, 2, None);
         tick_all(&PROBE, &mut a, &mut m, input(0.0));
         assert_eq!(reads(&a, 0), [9.0; 2]);
-        assert_eq!(probe.tuned(LEVEL), 0.25, "staged, not in effect until its tick");
+        assert_eq!(
+            probe.tuned(LEVEL),
+            0.25,
+            "staged, not in effect until its tick"
+        );
         let _ = std::fs::remove_dir_all(&d);
     }
 
@@ -1380,10 +1581,125 @@ mod file {
         assert_eq!(next(&mut file), Ok(vec!["LEVEL", "COUNT"]));
         std::fs::write(&path, "LEVEL = 3.5\nCOUNT = 4\n").unwrap();
         std::thread::sleep(Duration::from_millis(300));
-        assert!(file.poll().is_none(), "a save that changes nothing did something");
+        assert!(
+            file.poll().is_none(),
+            "a save that changes nothing did something"
+        );
         shared.apply_tuning();
         assert_eq!((shared.tuned(LEVEL), shared.tuned(COUNT)), (3.5, 4));
         drop(file);
         let _ = std::fs::remove_dir_all(&d);
     }
+}
+
+// ---------------------------------------------------------------------------
+// Saves the tree can no longer take.
+
+/// The next versions of the probe tree: its name and shape, a table
+/// changed in one way each (its closures read `ATK_TUNING`'s, which does
+/// not matter to a load).
+macro_rules! next_version {
+    ($module:ident { $($decls:tt)* }) => {
+        mod $module {
+            use super::*;
+            tunables! { pub NEXT_TUNING: $($decls)* }
+            tree! { pub PROBE: Probe = PROBE_ROOT, memory: NextMemory, tunables: NEXT_TUNING }
+        }
+    };
+}
+next_version!(narrower {
+    /// A narrower range.
+    LEVEL: f64 = 0.25, 0.0..=1.0;
+    /// Unchanged.
+    COUNT: i64 = 3, -5..=1_000_000;
+    /// Unchanged.
+    FLAG: bool = false;
+    /// Unchanged.
+    MODE: enum Mode { Calm, Alert, Panic } = Calm;
+    /// Unchanged.
+    GATE: i64 = 5, 1..=65_535;
+    /// A new one.
+    SPEED: f64 = 1.0, 0.0..=2.0;
+});
+next_version!(retyped {
+    /// Unchanged.
+    LEVEL: f64 = 0.25, 0.0..=1000.0;
+    /// Unchanged.
+    COUNT: i64 = 3, -5..=1_000_000;
+    /// An int now.
+    FLAG: i64 = 0, 0..=1;
+    /// Unchanged.
+    MODE: enum Mode { Calm, Alert, Panic } = Calm;
+    /// Unchanged.
+    GATE: i64 = 5, 1..=65_535;
+    /// A new one.
+    SPEED: f64 = 1.0, 0.0..=2.0;
+});
+next_version!(removed {
+    /// Unchanged.
+    LEVEL: f64 = 0.25, 0.0..=1000.0;
+    /// Unchanged.
+    COUNT: i64 = 3, -5..=1_000_000;
+    /// Unchanged.
+    FLAG: bool = false;
+    /// Unchanged.
+    GATE: i64 = 5, 1..=65_535;
+    /// A new one.
+    SPEED: f64 = 1.0, 0.0..=2.0;
+});
+
+/// A crowd's save of the probe tree.
+fn probe_save(level: f64) -> String {
+    let shared = PROBE.new_shared(0);
+    shared.tune(LEVEL, level).unwrap();
+    shared.apply_tuning();
+    let memories: Vec<ProbeMemory> = (0..2).map(|i| PROBE.new_memory_in(&shared, i)).collect();
+    serde_json::to_string(&shared.snapshot_crowd(&memories, 0.0)).unwrap()
+}
+
+/// A crowd's save loaded into the next version of the tree, whose table
+/// has a narrower range, a tunable of another type, one removed: each
+/// refused, naming the tunable, the crowd unchanged; one that fits loads,
+/// the new tunable at its default.
+#[test]
+fn a_save_the_tree_cannot_take_any_more_is_refused_naming_it() {
+    let _serial = serial();
+    macro_rules! load_into {
+        ($module:ident, $save:expr) => {{
+            use $module::{NextMemory, PROBE as NEXT, SPEED};
+            let shared = NEXT.new_shared(0);
+            shared.tune(SPEED, 2.0).unwrap();
+            shared.apply_tuning();
+            let changes = shared.tuning_changes();
+            let mut memories: Vec<NextMemory> =
+                (0..2).map(|i| NEXT.new_memory_in(&shared, i)).collect();
+            let r = shared
+                .restore_crowd(
+                    &NEXT,
+                    0.0,
+                    &mut memories,
+                    &mut serde_json::Deserializer::from_str($save),
+                )
+                .map_err(|e| e.to_string());
+            (r, shared.tuned(SPEED), shared.tuning_changes() - changes)
+        }};
+    }
+    let (r, speed, changes) = load_into!(narrower, &probe_save(50.0));
+    let e = r.expect_err("a value outside the new range loaded");
+    assert!(e.contains("LEVEL"), "{e}");
+    assert_eq!((speed, changes), (2.0, 0));
+    let (r, speed, changes) = load_into!(narrower, &probe_save(0.5));
+    assert_eq!(
+        (r, speed, changes),
+        (Ok(()), 1.0, 2),
+        "LEVEL and SPEED changed"
+    );
+    let (r, speed, _) = load_into!(retyped, &probe_save(0.5));
+    let e = r.expect_err("a bool loaded into an int");
+    assert!(e.contains("FLAG"), "{e}");
+    assert_eq!(speed, 2.0);
+    let (r, speed, _) = load_into!(removed, &probe_save(0.5));
+    let e = r.expect_err("a removed tunable loaded");
+    assert!(e.contains("MODE"), "{e}");
+    assert_eq!(speed, 2.0);
 }

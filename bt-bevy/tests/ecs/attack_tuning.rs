@@ -3,13 +3,15 @@
 //! tree on two threads, tags, loads and the tuning file.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use bevy_app::{App, Update};
 use bevy_ecs::prelude::*;
-use bt_bevy::{Brain, BrainPlugin, BrainShared, BrainSystems, BrainTuning, DebugBrain, Rate, TickRate};
+use bt_bevy::{
+    Brain, BrainPlugin, BrainShared, BrainSystems, BrainTuning, DebugBrain, Rate, TickRate,
+};
 use bt_core::{Ctx, TreeShared, TuneError, TuneValue, behavior, decider, group, tree, tunables};
 
 use crate::common::app;
@@ -130,7 +132,9 @@ fn wolf_reads(app: &mut App) -> Vec<Vec<f64>> {
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// A read outside any tick, on this thread.
@@ -262,7 +266,10 @@ fn an_unordered_system_never_splits_a_run() {
             let marks = deer_marks(&mut app);
             app.update();
             let got = deer_reads(&mut app, &marks);
-            assert!(got.windows(2).all(|w| w[0] == w[1]), "path {path} frame {frame}: split");
+            assert!(
+                got.windows(2).all(|w| w[0] == w[1]),
+                "path {path} frame {frame}: split"
+            );
         }
     }
 }
@@ -292,7 +299,8 @@ fn a_change_staged_by_a_brain_waits_for_the_next_run() {
             }
         });
         for i in 0..1000 {
-            app.world_mut().spawn((deer(i, Some(&hook)), Brain::new(&HERD)));
+            app.world_mut()
+                .spawn((deer(i, Some(&hook)), Brain::new(&HERD)));
         }
         for frame in 0..4 {
             let marks = deer_marks(&mut app);
@@ -368,7 +376,8 @@ fn apps_on_several_threads_read_their_own_values() {
                     }
                 });
                 for i in 0..600 {
-                    app.world_mut().spawn((deer(i, Some(&hook)), Brain::new(&HERD)));
+                    app.world_mut()
+                        .spawn((deer(i, Some(&hook)), Brain::new(&HERD)));
                 }
                 let mut wrong = Vec::new();
                 for frame in 0..FRAMES {
@@ -388,11 +397,17 @@ fn apps_on_several_threads_read_their_own_values() {
         .collect();
     for h in handles {
         let (a, wrong) = h.join().unwrap();
-        assert!(wrong.is_empty(), "app {a}: frames with another app's values {wrong:?}");
+        assert!(
+            wrong.is_empty(),
+            "app {a}: frames with another app's values {wrong:?}"
+        );
     }
     // The runs did overlap (on a loaded machine a thread may miss some).
     let overlapped = meet.overlapped.load(Ordering::SeqCst);
-    eprintln!("{overlapped} of {} callbacks met the other apps'", APPS * FRAMES);
+    eprintln!(
+        "{overlapped} of {} callbacks met the other apps'",
+        APPS * FRAMES
+    );
     assert!(overlapped >= APPS, "{overlapped} overlapping runs");
 }
 
@@ -447,7 +462,12 @@ fn two_gated_apps_on_two_threads_read_their_own_values() {
         .collect();
     for h in handles {
         let (a, wrong) = h.join().unwrap();
-        assert!(wrong.is_empty(), "app {a}: {} wrong reads, first {:?}", wrong.len(), wrong.first());
+        assert!(
+            wrong.is_empty(),
+            "app {a}: {} wrong reads, first {:?}",
+            wrong.len(),
+            wrong.first()
+        );
     }
     let overlapped = meet.overlapped.load(Ordering::SeqCst);
     eprintln!("{overlapped} of 30 callbacks met the other app's");
@@ -464,10 +484,20 @@ fn a_new_app_after_a_dropped_one_reads_its_own_values() {
         let want = if round % 2 == 0 { 7.0 } else { 9.0 };
         let mut app = app();
         app.add_plugins(BrainPlugin::new(&HERD).in_schedule(Update));
-        let e = app.world_mut().spawn((deer(0, None), Brain::new(&HERD))).id();
-        app.world().resource::<BrainTuning<HerdMemory>>().tune(LEVEL, want).unwrap();
+        let e = app
+            .world_mut()
+            .spawn((deer(0, None), Brain::new(&HERD)))
+            .id();
+        app.world()
+            .resource::<BrainTuning<HerdMemory>>()
+            .tune(LEVEL, want)
+            .unwrap();
         app.update();
-        assert_eq!(app.world().get::<Deer>(e).unwrap().seen, [want], "round {round}");
+        assert_eq!(
+            app.world().get::<Deer>(e).unwrap().seen,
+            [want],
+            "round {round}"
+        );
     }
 }
 
@@ -481,12 +511,25 @@ fn one_tree_under_two_tags_reads_two_sets_of_values() {
     let _serial = serial();
     let mut app = app();
     app.add_plugins(BrainPlugin::new(&HERD).in_schedule(Update).tagged::<Red>())
-        .add_plugins(BrainPlugin::new(&HERD).in_schedule(Update).tagged::<Blue>().dense());
+        .add_plugins(
+            BrainPlugin::new(&HERD)
+                .in_schedule(Update)
+                .tagged::<Blue>()
+                .dense(),
+        );
     let reds: Vec<Entity> = (0..300)
-        .map(|i| app.world_mut().spawn((deer(i, None), Brain::new(&HERD).tagged::<Red>())).id())
+        .map(|i| {
+            app.world_mut()
+                .spawn((deer(i, None), Brain::new(&HERD).tagged::<Red>()))
+                .id()
+        })
         .collect();
     let blues: Vec<Entity> = (0..300)
-        .map(|i| app.world_mut().spawn((deer(i, None), Brain::new(&HERD).tagged::<Blue>())).id())
+        .map(|i| {
+            app.world_mut()
+                .spawn((deer(i, None), Brain::new(&HERD).tagged::<Blue>()))
+                .id()
+        })
         .collect();
     for frame in 0..6 {
         let (r, b) = (frame as f64 + 1.0, frame as f64 + 101.0);
@@ -516,12 +559,21 @@ fn two_trees_of_one_memory_type_read_their_own() {
     let mut app = app();
     app.add_plugins(BrainPlugin::new(&HERD).in_schedule(Update))
         .add_plugins(BrainPlugin::new(&HERD_TWIN).in_schedule(Update));
-    let a = app.world_mut().spawn((deer(0, None), Brain::new(&HERD))).id();
-    let b = app.world_mut().spawn((deer(1, None), Brain::new(&HERD_TWIN))).id();
+    let a = app
+        .world_mut()
+        .spawn((deer(0, None), Brain::new(&HERD)))
+        .id();
+    let b = app
+        .world_mut()
+        .spawn((deer(1, None), Brain::new(&HERD_TWIN)))
+        .id();
     let tuning = app.world().resource::<BrainTuning<HerdMemory>>();
     let e = catch_unwind(AssertUnwindSafe(|| tuning.tune(LEVEL, 1.0))).unwrap_err();
     let msg = e.downcast_ref::<String>().cloned().unwrap_or_default();
-    assert!(msg.contains("HERD") && msg.contains("HERD_TWIN") && msg.contains("crowd"), "{msg}");
+    assert!(
+        msg.contains("HERD") && msg.contains("HERD_TWIN") && msg.contains("crowd"),
+        "{msg}"
+    );
     tuning.crowd(&HERD).unwrap().tune(LEVEL, 1.0).unwrap();
     tuning.crowd(&HERD_TWIN).unwrap().tune(LEVEL, 2.0).unwrap();
     for _ in 0..3 {
@@ -545,7 +597,7 @@ fn brains_spawned_and_despawned_mid_run_read_the_runs_values() {
     fn churn(mut commands: Commands, q: Query<(Entity, &Deer)>, mut k: Local<u32>) {
         *k += 1;
         for (e, d) in &q {
-            if (d.idx + *k) % 3 == 0 {
+            if (d.idx + *k).is_multiple_of(3) {
                 commands.entity(e).despawn();
             }
         }
@@ -595,9 +647,13 @@ fn a_panicking_brain_leaves_no_values_behind() {
             _ => _ = app.add_plugins(plugin.parallel_from(0)),
         }
         for i in 0..1000 {
-            app.world_mut().spawn((deer(i, Some(&hook)), Brain::new(&HERD)));
+            app.world_mut()
+                .spawn((deer(i, Some(&hook)), Brain::new(&HERD)));
         }
-        app.world().resource::<BrainTuning<HerdMemory>>().tune(LEVEL, 55.0).unwrap();
+        app.world()
+            .resource::<BrainTuning<HerdMemory>>()
+            .tune(LEVEL, 55.0)
+            .unwrap();
         let r = catch_unwind(AssertUnwindSafe(|| app.update()));
         assert!(r.is_err(), "path {path}");
         assert_eq!(outside(), 0.25, "path {path}");
@@ -613,10 +669,16 @@ fn a_panicking_brain_leaves_no_values_behind() {
         let mut other = app_with_herd(2000.0);
         let marks = deer_marks(&mut other);
         other.update();
-        assert!(deer_reads(&mut other, &marks).iter().all(|&v| v == 2000.0), "path {path}");
+        assert!(
+            deer_reads(&mut other, &marks).iter().all(|&v| v == 2000.0),
+            "path {path}"
+        );
         // This app, the panic disarmed, if Bevy lets it run again.
         ARMED.store(false, Ordering::SeqCst);
-        app.world().resource::<BrainTuning<HerdMemory>>().tune(LEVEL, 56.0).unwrap();
+        app.world()
+            .resource::<BrainTuning<HerdMemory>>()
+            .tune(LEVEL, 56.0)
+            .unwrap();
         let marks = deer_marks(&mut app);
         if catch_unwind(AssertUnwindSafe(|| app.update())).is_ok() {
             let got = deer_reads(&mut app, &marks);
@@ -631,7 +693,10 @@ fn app_with_herd(level: f64) -> App {
     for i in 0..700 {
         app.world_mut().spawn((deer(i, None), Brain::new(&HERD)));
     }
-    app.world().resource::<BrainTuning<HerdMemory>>().tune(LEVEL, level).unwrap();
+    app.world()
+        .resource::<BrainTuning<HerdMemory>>()
+        .tune(LEVEL, level)
+        .unwrap();
     app
 }
 
@@ -652,14 +717,23 @@ fn the_resource_refuses_bad_values_and_shows_what_is_in_effect() {
     app.update();
     let tuning = app.world().resource::<BrainTuning<HerdMemory>>();
     for v in [f64::NAN, f64::INFINITY, -0.5, 1e9] {
-        assert!(matches!(tuning.tune(LEVEL, v), Err(TuneError::OutOfRange { .. })), "{v}");
+        assert!(
+            matches!(tuning.tune(LEVEL, v), Err(TuneError::OutOfRange { .. })),
+            "{v}"
+        );
     }
-    assert!(matches!(tuning.tune(X, 0.7), Err(TuneError::OtherTable { .. })));
+    assert!(matches!(
+        tuning.tune(X, 0.7),
+        Err(TuneError::OtherTable { .. })
+    ));
     assert!(matches!(
         tuning.tune_named("COUNT", TuneValue::Float(1.5)),
         Err(TuneError::OutOfRange { .. } | TuneError::WrongType { .. })
     ));
-    assert!(matches!(tuning.tune_named("NOPE", TuneValue::Int(1)), Err(TuneError::Unknown { .. })));
+    assert!(matches!(
+        tuning.tune_named("NOPE", TuneValue::Int(1)),
+        Err(TuneError::Unknown { .. })
+    ));
     assert_eq!(tuning.tuned(X), 0.5);
     assert_eq!((tuning.tuned(LEVEL), tuning.changes()), (1.0, 1));
     let shown = format!("{tuning:?}");
@@ -679,12 +753,21 @@ fn fixed_update_runs_several_times_a_frame_read_one_value() {
     app.add_plugins((bevy_app::TaskPoolPlugin::default(), bevy_time::TimePlugin))
         .insert_resource(bevy_time::TimeUpdateStrategy::FixedTimesteps(3))
         .add_plugins(BrainPlugin::new(&HERD));
-    let e = app.world_mut().spawn((deer(0, None), Brain::new(&HERD))).id();
+    let e = app
+        .world_mut()
+        .spawn((deer(0, None), Brain::new(&HERD)))
+        .id();
     app.update(); // starts the clock, no run
-    app.world().resource::<BrainTuning<HerdMemory>>().tune(LEVEL, 4.0).unwrap();
+    app.world()
+        .resource::<BrainTuning<HerdMemory>>()
+        .tune(LEVEL, 4.0)
+        .unwrap();
     app.update();
     assert_eq!(app.world().get::<Deer>(e).unwrap().seen, [4.0; 3]);
-    assert_eq!(app.world().resource::<BrainTuning<HerdMemory>>().changes(), 1);
+    assert_eq!(
+        app.world().resource::<BrainTuning<HerdMemory>>().changes(),
+        1
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -699,7 +782,8 @@ mod saved {
     fn save(app: &mut App) -> String {
         let w = app.world_mut();
         let mut q = w.query::<(Entity, &Deer)>();
-        let ids: std::collections::HashMap<Entity, u32> = q.iter(w).map(|(e, d)| (e, d.idx)).collect();
+        let ids: std::collections::HashMap<Entity, u32> =
+            q.iter(w).map(|(e, d)| (e, d.idx)).collect();
         let s = w.save_brains::<HerdMemory, NoSenses, u32>(|e| ids.get(&e).copied());
         serde_json::to_string(&s).unwrap()
     }
@@ -707,7 +791,8 @@ mod saved {
     fn load(app: &mut App, json: &str) {
         let w = app.world_mut();
         let mut q = w.query::<(Entity, &Deer)>();
-        let ids: std::collections::HashMap<u32, Entity> = q.iter(w).map(|(e, d)| (d.idx, e)).collect();
+        let ids: std::collections::HashMap<u32, Entity> =
+            q.iter(w).map(|(e, d)| (d.idx, e)).collect();
         w.load_brains::<HerdMemory, NoSenses, u32, _>(
             &mut serde_json::Deserializer::from_str(json),
             |i| ids.get(i).copied(),
@@ -725,27 +810,151 @@ mod saved {
         let _serial = serial();
         let mut app = app_with_herd(3.0);
         app.update();
-        app.world().resource::<BrainTuning<HerdMemory>>().tune(LEVEL, 4.0).unwrap();
+        app.world()
+            .resource::<BrainTuning<HerdMemory>>()
+            .tune(LEVEL, 4.0)
+            .unwrap();
         let json = save(&mut app);
         let old: Arc<TreeShared> =
             Arc::clone(app.world().resource::<BrainShared<HerdMemory>>().state());
         app.update(); // reads 4.0
-        app.world().resource::<BrainTuning<HerdMemory>>().tune(LEVEL, 6.0).unwrap();
+        app.world()
+            .resource::<BrainTuning<HerdMemory>>()
+            .tune(LEVEL, 6.0)
+            .unwrap();
         load(&mut app, &json);
         let tuning = app.world().resource::<BrainTuning<HerdMemory>>();
-        assert_eq!(tuning.tuned(LEVEL), 3.0, "the save holds the value in effect");
-        assert_eq!(tuning.changes(), 3, "3.0, then 4.0, then back to 3.0 by the load");
+        assert_eq!(
+            tuning.tuned(LEVEL),
+            3.0,
+            "the save holds the value in effect"
+        );
+        assert_eq!(
+            tuning.changes(),
+            3,
+            "3.0, then 4.0, then back to 3.0 by the load"
+        );
         let marks = deer_marks(&mut app);
         app.update();
-        assert!(deer_reads(&mut app, &marks).iter().all(|&v| v == 3.0), "staged 6.0 dropped");
+        assert!(
+            deer_reads(&mut app, &marks).iter().all(|&v| v == 3.0),
+            "staged 6.0 dropped"
+        );
         // Tuned through the resource after the load: read next run.
-        app.world().resource::<BrainTuning<HerdMemory>>().tune(LEVEL, 8.0).unwrap();
+        app.world()
+            .resource::<BrainTuning<HerdMemory>>()
+            .tune(LEVEL, 8.0)
+            .unwrap();
         old.tune(LEVEL, 99.0).unwrap();
         old.apply_tuning();
         let marks = deer_marks(&mut app);
         app.update();
         assert!(deer_reads(&mut app, &marks).iter().all(|&v| v == 8.0));
-        assert_eq!(app.world().resource::<BrainTuning<HerdMemory>>().changes(), 4);
+        assert_eq!(
+            app.world().resource::<BrainTuning<HerdMemory>>().changes(),
+            4
+        );
+    }
+
+    /// Two trees of one memory type: a load of one tree's brains and crowd
+    /// changes that tree's values and count only; the other goes on.
+    #[test]
+    fn a_load_of_one_of_two_trees_leaves_the_others_values() {
+        let _serial = serial();
+        let mut app = app();
+        app.add_plugins(BrainPlugin::new(&HERD).in_schedule(Update))
+            .add_plugins(BrainPlugin::new(&HERD_TWIN).in_schedule(Update));
+        let a = app
+            .world_mut()
+            .spawn((deer(0, None), Brain::new(&HERD)))
+            .id();
+        let b = app
+            .world_mut()
+            .spawn((deer(1, None), Brain::new(&HERD_TWIN)))
+            .id();
+        let crowd = |app: &App, t| {
+            let tuning = app.world().resource::<BrainTuning<HerdMemory>>();
+            (
+                tuning.crowd(t).unwrap().tuned(LEVEL),
+                tuning.crowd(t).unwrap().changes(),
+            )
+        };
+        let tune = |app: &App, t, v| {
+            let tuning = app.world().resource::<BrainTuning<HerdMemory>>();
+            tuning.crowd(t).unwrap().tune(LEVEL, v).unwrap();
+        };
+        tune(&app, &HERD, 1.0);
+        tune(&app, &HERD_TWIN, 2.0);
+        app.update();
+        let w = app.world_mut();
+        let json = serde_json::to_string(
+            &w.save_brains_of::<HerdMemory, NoSenses, u32>(&HERD, |e| (e == a).then_some(0)),
+        )
+        .unwrap();
+        tune(&app, &HERD, 3.0);
+        tune(&app, &HERD_TWIN, 4.0);
+        app.update();
+        app.world_mut()
+            .load_brains_of::<HerdMemory, NoSenses, u32, _>(
+                &HERD,
+                &mut serde_json::Deserializer::from_str(&json),
+                |_| Some(a),
+            )
+            .unwrap();
+        assert_eq!(crowd(&app, &HERD), (1.0, 3));
+        assert_eq!(crowd(&app, &HERD_TWIN), (4.0, 2));
+        app.update();
+        assert_eq!(app.world().get::<Deer>(a).unwrap().seen, [1.0, 3.0, 1.0]);
+        assert_eq!(app.world().get::<Deer>(b).unwrap().seen, [2.0, 4.0, 4.0]);
+    }
+
+    /// One app loads its save every frame (a new crowd each time) while
+    /// another app of the tree runs beside it on another thread: each
+    /// reads its own values, every frame.
+    #[test]
+    fn an_app_that_loads_every_frame_beside_another() {
+        let _serial = serial();
+        let stop = Arc::new(AtomicBool::new(false));
+        let s2 = Arc::clone(&stop);
+        let beside = std::thread::spawn(move || {
+            let mut app = app_with_herd(5.0);
+            let mut wrong = 0;
+            let mut frames = 0;
+            while !s2.load(Ordering::SeqCst) || frames < 5 {
+                let marks = deer_marks(&mut app);
+                app.update();
+                wrong += deer_reads(&mut app, &marks)
+                    .iter()
+                    .filter(|&&v| v != 5.0)
+                    .count();
+                frames += 1;
+            }
+            (wrong, frames)
+        });
+        let mut app = app_with_herd(6.0);
+        app.update();
+        let json = save(&mut app);
+        let mut wrong = 0;
+        for frame in 0..20 {
+            if frame % 2 == 0 {
+                load(&mut app, &json);
+            } else {
+                app.world()
+                    .resource::<BrainTuning<HerdMemory>>()
+                    .tune(LEVEL, 7.0)
+                    .unwrap();
+            }
+            let want = if frame % 2 == 0 { 6.0 } else { 7.0 };
+            let marks = deer_marks(&mut app);
+            app.update();
+            wrong += deer_reads(&mut app, &marks)
+                .iter()
+                .filter(|&&v| v != want)
+                .count();
+        }
+        stop.store(true, Ordering::SeqCst);
+        let (beside_wrong, frames) = beside.join().unwrap();
+        assert_eq!((wrong, beside_wrong), (0, 0), "over {frames} frames beside");
     }
 
     /// The same save loaded twice into a fresh app, then an app running
@@ -762,7 +971,10 @@ mod saved {
         load(&mut fresh, &json);
         let tuning = fresh.world().resource::<BrainTuning<HerdMemory>>();
         assert_eq!((tuning.tuned(LEVEL), tuning.changes()), (12.0, 1));
-        a.world().resource::<BrainTuning<HerdMemory>>().tune(LEVEL, 13.0).unwrap();
+        a.world()
+            .resource::<BrainTuning<HerdMemory>>()
+            .tune(LEVEL, 13.0)
+            .unwrap();
         let marks = deer_marks(&mut a);
         a.update();
         assert!(deer_reads(&mut a, &marks).iter().all(|&v| v == 13.0));
@@ -823,9 +1035,13 @@ mod file {
         let path = d.join("herd.toml");
         std::fs::write(&path, "LEVEL = 5.0\n").unwrap();
         let mut app = app();
-        app.add_plugins(BrainPlugin::new(&HERD).in_schedule(Update).tuning_file(&path))
-            .init_resource::<Reads>()
-            .add_systems(Update, collect.after(BrainSystems::Tick));
+        app.add_plugins(
+            BrainPlugin::new(&HERD)
+                .in_schedule(Update)
+                .tuning_file(&path),
+        )
+        .init_resource::<Reads>()
+        .add_systems(Update, collect.after(BrainSystems::Tick));
         for i in 0..600 {
             app.world_mut().spawn((deer(i, None), Brain::new(&HERD)));
         }
@@ -850,7 +1066,10 @@ mod file {
             assert!(r.is_err(), "{bad:?} taken: {r:?}");
             let marks = deer_marks(&mut app);
             app.update();
-            assert!(deer_reads(&mut app, &marks).iter().all(|&v| v == 5.0), "{bad:?}");
+            assert!(
+                deer_reads(&mut app, &marks).iter().all(|&v| v == 5.0),
+                "{bad:?}"
+            );
         }
         std::fs::write(&path, "LEVEL = 9.5\nCOUNT = 7\n").unwrap();
         assert_eq!(until_read(&mut app), Ok(vec!["LEVEL", "COUNT"]));
@@ -867,15 +1086,25 @@ mod file {
         let _serial = serial();
         let path = std::env::temp_dir().join("bt-attack48-no-such-dir/x/herd.toml");
         let mut app = app();
-        app.add_plugins(BrainPlugin::new(&HERD).in_schedule(Update).tuning_file(&path))
-            .init_resource::<Reads>()
-            .add_systems(Update, collect.after(BrainSystems::Tick));
-        let e = app.world_mut().spawn((deer(0, None), Brain::new(&HERD))).id();
+        app.add_plugins(
+            BrainPlugin::new(&HERD)
+                .in_schedule(Update)
+                .tuning_file(&path),
+        )
+        .init_resource::<Reads>()
+        .add_systems(Update, collect.after(BrainSystems::Tick));
+        let e = app
+            .world_mut()
+            .spawn((deer(0, None), Brain::new(&HERD)))
+            .id();
         for _ in 0..3 {
             app.update();
         }
         let reads = &app.world().resource::<Reads>().0;
-        assert!(!reads.is_empty() && reads.iter().all(Result::is_err), "{reads:?}");
+        assert!(
+            !reads.is_empty() && reads.iter().all(Result::is_err),
+            "{reads:?}"
+        );
         assert_eq!(app.world().get::<Deer>(e).unwrap().seen, [0.25; 3]);
     }
 
@@ -890,16 +1119,30 @@ mod file {
         let path = d.join("herd.toml");
         std::fs::write(&path, "LEVEL = 2.0\n").unwrap();
         let mut app = app();
-        app.add_plugins(BrainPlugin::new(&HERD).in_schedule(Update).tuning_file(&path))
-            .init_resource::<Reads>()
-            .add_systems(Update, collect.after(BrainSystems::Tick));
-        let e = app.world_mut().spawn((deer(0, None), Brain::new(&HERD))).id();
+        app.add_plugins(
+            BrainPlugin::new(&HERD)
+                .in_schedule(Update)
+                .tuning_file(&path),
+        )
+        .init_resource::<Reads>()
+        .add_systems(Update, collect.after(BrainSystems::Tick));
+        let e = app
+            .world_mut()
+            .spawn((deer(0, None), Brain::new(&HERD)))
+            .id();
         app.update();
-        app.world().resource::<BrainTuning<HerdMemory>>().tune(LEVEL, 3.0).unwrap();
+        app.world()
+            .resource::<BrainTuning<HerdMemory>>()
+            .tune(LEVEL, 3.0)
+            .unwrap();
         app.update();
         let w = app.world_mut();
-        let json = serde_json::to_string(&w.save_brains::<HerdMemory, NoSenses, u32>(|_| Some(0))).unwrap();
-        app.world().resource::<BrainTuning<HerdMemory>>().tune(LEVEL, 4.0).unwrap();
+        let json = serde_json::to_string(&w.save_brains::<HerdMemory, NoSenses, u32>(|_| Some(0)))
+            .unwrap();
+        app.world()
+            .resource::<BrainTuning<HerdMemory>>()
+            .tune(LEVEL, 4.0)
+            .unwrap();
         app.update();
         app.world_mut()
             .load_brains::<HerdMemory, NoSenses, u32, _>(
@@ -951,7 +1194,12 @@ fn tracing_changes_no_decision_under_tuning() {
             app.update();
             out.push(
                 es.iter()
-                    .map(|&e| app.world().get::<Brain<PackMemory>>(e).unwrap().running_decider())
+                    .map(|&e| {
+                        app.world()
+                            .get::<Brain<PackMemory>>(e)
+                            .unwrap()
+                            .running_decider()
+                    })
                     .collect(),
             );
         }
@@ -968,7 +1216,12 @@ fn tracing_changes_no_decision_under_tuning() {
 /// the value after, at a tick after its first frame.
 #[test]
 fn recording_changes_no_decision_and_keeps_the_change() {
-    fn run(recorded: bool) -> (Vec<Vec<Option<&'static str>>>, Option<bt_bevy::bt_viewer::Tuning>) {
+    fn run(
+        recorded: bool,
+    ) -> (
+        Vec<Vec<Option<&'static str>>>,
+        Option<bt_bevy::bt_viewer::Tuning>,
+    ) {
         let mut app = app();
         let plugin = BrainPlugin::new(&PACK).in_schedule(Update).parallel_from(0);
         if recorded {
@@ -994,12 +1247,20 @@ fn recording_changes_no_decision_and_keeps_the_change() {
             }
             app.update();
             let running = es.iter().map(|&e| {
-                app.world().get::<Brain<PackMemory>>(e).unwrap().running_decider()
+                app.world()
+                    .get::<Brain<PackMemory>>(e)
+                    .unwrap()
+                    .running_decider()
             });
             out.push(running.collect());
         }
         let tuning = recorded
-            .then(|| app.world().resource::<bt_bevy::BrainRecorder<PackMemory>>().export().tuning)
+            .then(|| {
+                app.world()
+                    .resource::<bt_bevy::BrainRecorder<PackMemory>>()
+                    .export()
+                    .tuning
+            })
             .flatten();
         (out, tuning)
     }
@@ -1039,5 +1300,80 @@ fn a_large_app_retuned_every_frame() {
         assert!(got.iter().all(|&v| v == want), "frame {frame}");
     }
     eprintln!("7 000 brains x 5 frames: {:?}", t0.elapsed());
-    assert_eq!(app.world().resource::<BrainTuning<HerdMemory>>().changes(), 5);
+    assert_eq!(
+        app.world().resource::<BrainTuning<HerdMemory>>().changes(),
+        5
+    );
+}
+
+/// A brain's callback runs a whole frame of another app of the same tree
+/// (a callback that re-enters the library): the other app's brains read
+/// its values, and this app's brains after the call read this app's.
+#[test]
+fn a_brain_that_runs_another_apps_frame() {
+    let _serial = serial();
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        // The other app's world, run frame by frame by its main schedule
+        // (an `App` is not `Send`; its world is).
+        let mut other = app_with_herd(40.0);
+        other.finish();
+        other.cleanup();
+        let inner = Arc::new(std::sync::Mutex::new(std::mem::take(other.world_mut())));
+        let i2 = Arc::clone(&inner);
+        let hook: Hook = Arc::new(move |idx| {
+            if idx % 150 == 3
+                && let Ok(mut other) = i2.try_lock()
+            {
+                other.run_schedule(bevy_app::Main);
+            }
+        });
+        let mut results = Vec::new();
+        for path in 0..3 {
+            let mut app = app();
+            let plugin = BrainPlugin::new(&HERD).in_schedule(Update);
+            match path {
+                0 => _ = app.add_plugins(plugin),
+                1 => _ = app.add_plugins(plugin.dense()),
+                _ => _ = app.add_plugins(plugin.parallel_from(0)),
+            }
+            for i in 0..600 {
+                app.world_mut()
+                    .spawn((deer(i, Some(&hook)), Brain::new(&HERD)));
+            }
+            app.world()
+                .resource::<BrainTuning<HerdMemory>>()
+                .tune(LEVEL, 30.0)
+                .unwrap();
+            let marks = deer_marks(&mut app);
+            let inner_marks = world_marks(&mut inner.lock().unwrap());
+            app.update();
+            let outer = deer_reads(&mut app, &marks);
+            let inner_reads = world_reads(&inner.lock().unwrap(), &inner_marks);
+            results.push((
+                path,
+                outer.iter().filter(|&&v| v != 30.0).count(),
+                inner_reads.len(),
+                inner_reads.iter().filter(|&&v| v != 40.0).count(),
+            ));
+        }
+        let _ = done.send(results);
+    });
+    let results = finished
+        .recv_timeout(Duration::from_secs(60))
+        .expect("a frame run inside a brain's callback never ended");
+    for (path, wrong_outer, inner_n, wrong_inner) in results {
+        assert!(inner_n > 0, "path {path}: the inner app never ran");
+        assert_eq!((wrong_outer, wrong_inner), (0, 0), "path {path}");
+    }
+}
+
+fn world_marks(w: &mut World) -> Vec<(Entity, usize)> {
+    let mut q = w.query::<(Entity, &Deer)>();
+    q.iter(w).map(|(e, d)| (e, d.seen.len())).collect()
+}
+fn world_reads(w: &World, from: &[(Entity, usize)]) -> Vec<f64> {
+    from.iter()
+        .flat_map(|&(e, n)| w.get::<Deer>(e).unwrap().seen[n..].to_vec())
+        .collect()
 }
