@@ -1377,3 +1377,54 @@ fn world_reads(w: &World, from: &[(Entity, usize)]) -> Vec<f64> {
         .flat_map(|&(e, n)| w.get::<Deer>(e).unwrap().seen[n..].to_vec())
         .collect()
 }
+
+/// The tree with shared state in two phases on every thread, traced and
+/// recorded brains among them: a brain's callback stages a change in the
+/// middle of the run, in the parallel phase or the serial one; no brain of
+/// that run reads it, every brain of the next does.
+#[test]
+fn a_change_staged_mid_run_in_two_phases_waits_for_the_next_run() {
+    let _serial = serial();
+    for path in 0..2 {
+        let mut app = app();
+        let plugin = BrainPlugin::new(&PACK).in_schedule(Update).parallel_from(0);
+        if path == 0 {
+            app.add_plugins(plugin);
+        } else {
+            app.add_plugins(plugin.record(bt_bevy::RecordBrains::marked(16)));
+        }
+        let state = Arc::clone(app.world().resource::<BrainShared<PackMemory>>().state());
+        let s = Arc::downgrade(&state);
+        let hook: Hook = Arc::new(move |idx| {
+            if idx % 250 == 11 {
+                let s = s.upgrade().unwrap();
+                s.tune(LEVEL, s.tuned(LEVEL) + 1.0).unwrap();
+            }
+        });
+        for i in 0..800 {
+            let w = Wolf {
+                idx: i,
+                hook: Some(Arc::clone(&hook)),
+                ..Wolf::default()
+            };
+            let mut e = app.world_mut().spawn((w, Brain::new(&PACK)));
+            if i % 61 == 0 {
+                e.insert(DebugBrain::quiet());
+            }
+            if i % 97 == 5 {
+                e.insert(bt_bevy::Recorded);
+            }
+        }
+        for frame in 0..4 {
+            let before: Vec<usize> = wolf_reads(&mut app).iter().map(Vec::len).collect();
+            app.update();
+            let want = 0.25 + frame as f64;
+            for (b, r) in before.iter().zip(wolf_reads(&mut app)) {
+                assert!(
+                    r[*b..].iter().all(|&v| v == want),
+                    "path {path} frame {frame}"
+                );
+            }
+        }
+    }
+}
