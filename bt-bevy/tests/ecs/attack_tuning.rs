@@ -125,10 +125,8 @@ fn wolf_reads(app: &mut App) -> Vec<Vec<f64>> {
     v.into_iter().map(|p| p.1).collect()
 }
 
-/// The tests of this file, one at a time: a read outside any tick takes
-/// the values of a crowd of the table ticking alone on another thread
-/// (see bt-core's `attack_tuning`), so no two of them tick `HERD_KNOBS`
-/// crowds at once unless they mean to.
+/// The tests of this file, one at a time: each runs apps with thread pools
+/// of their own, some on threads that meet at barriers.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
