@@ -187,7 +187,7 @@ pub fn tick_range<A: 'static, const L: usize, const S: usize, const N: usize>(
         range.end,
         agents.len()
     );
-    apply_tuning(tree, memories);
+    apply_tuning(tree, &memories[range.clone()]);
     tick_range_in_frame(tree, agents, memories, range, input)
 }
 

@@ -916,7 +916,9 @@ fn two_crowds_in_one_slice_each_read_their_own() {
 }
 
 /// `tick_range` of a part that holds only memories of crowd B, in a slice
-/// whose first memory is of crowd A: B's agents read B's values.
+/// whose first memory is of crowd A: the tick puts B's staged change in
+/// effect (the crowd of the range's first memory), not A's, and B's
+/// agents read it.
 #[test]
 fn tick_range_of_a_part_of_another_crowd() {
     let _serial = serial();
@@ -924,12 +926,12 @@ fn tick_range_of_a_part_of_another_crowd() {
     let b = PROBE.new_shared(0);
     a.tune(LEVEL, 1.0).unwrap();
     b.tune(LEVEL, 2.0).unwrap();
-    b.apply_tuning();
     let (mut agents, mut memories) = crowd(&a, 4, None);
     memories[2] = PROBE.new_memory_in(&b, 2);
     memories[3] = PROBE.new_memory_in(&b, 3);
     tick_range(&PROBE, &mut agents, &mut memories, 2..4, input(0.0));
     assert_eq!(reads(&agents, 0), [2.0, 2.0]);
+    assert_eq!((a.tuned(LEVEL), b.tuned(LEVEL)), (0.25, 2.0));
 }
 
 // ---------------------------------------------------------------------------

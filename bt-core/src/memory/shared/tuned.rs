@@ -183,8 +183,9 @@ impl TreeShared {
     /// that tick after it only.
     ///
     /// A crowd tick puts in effect the changes of the crowd its first
-    /// memory is bound to: tick each crowd's agents with a call of their
-    /// own, not two crowds in one slice.
+    /// memory is bound to (`tick_range`: the first of its range): tick each
+    /// crowd's agents with a call of their own, not two crowds in one
+    /// slice.
     #[inline]
     pub fn apply_tuning(&self) -> bool {
         let v = &self.tuned;
