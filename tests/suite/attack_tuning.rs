@@ -394,26 +394,50 @@ fn a_new_crowd_ticked_agent_by_agent_reads_its_own_values() {
 #[cfg_attr(miri, ignore)]
 fn outside_a_tick_reads_the_default_while_another_thread_ticks() {
     let _serial = serial();
-    let inside = Arc::new(Barrier::new(2));
-    let done = Arc::new(Barrier::new(2));
-    let (i2, d2) = (Arc::clone(&inside), Arc::clone(&done));
-    let ticker = std::thread::spawn(move || {
-        let shared = PROBE.new_shared(0);
-        shared.tune(LEVEL, 42.0).unwrap();
-        shared.tune(COUNT, 99).unwrap();
-        let hook: Hook = Arc::new(move |_| {
-            i2.wait();
-            d2.wait();
-        });
-        let (mut agents, mut memories) = crowd(&shared, 1, Some(&hook));
-        tick_all(&PROBE, &mut agents, &mut memories, input(0.0));
-        agents[0].seen.clone()
-    });
-    inside.wait();
-    let read = outside();
-    done.wait();
-    assert_eq!(ticker.join().unwrap(), [42.0]);
+    let (read, seen) = while_crowds_tick(&[42.0], outside);
+    assert_eq!(seen, [[42.0]]);
     assert_eq!(read, (0.25, 3), "read outside any tick on another thread");
+}
+
+/// Runs `read` while a crowd of `ATK_TUNING` with `LEVEL` at each of
+/// `levels` (and `COUNT` at 99) is in the middle of its tick on a thread
+/// of its own; what `read` gave, and what each crowd's agent read.
+fn while_crowds_tick<R>(levels: &[f64], read: impl FnOnce() -> R) -> (R, Vec<Vec<f64>>) {
+    let inside = Arc::new(Barrier::new(levels.len() + 1));
+    let done = Arc::new(Barrier::new(levels.len() + 1));
+    let tickers: Vec<_> = levels
+        .iter()
+        .map(|&level| {
+            let (i2, d2) = (Arc::clone(&inside), Arc::clone(&done));
+            std::thread::spawn(move || {
+                let shared = PROBE.new_shared(0);
+                shared.tune(LEVEL, level).unwrap();
+                shared.tune(COUNT, 99).unwrap();
+                let hook: Hook = Arc::new(move |_| {
+                    i2.wait();
+                    d2.wait();
+                });
+                let (mut agents, mut memories) = crowd(&shared, 1, Some(&hook));
+                tick_all(&PROBE, &mut agents, &mut memories, input(0.0));
+                agents[0].seen.clone()
+            })
+        })
+        .collect();
+    inside.wait();
+    let read = read();
+    done.wait();
+    let seen = tickers.into_iter().map(|t| t.join().unwrap()).collect();
+    (read, seen)
+}
+
+/// What an agent of `STRANGER` (another table, whose closure reads
+/// `ATK_TUNING`'s tunable) reads in a tick.
+fn a_strangers_read() -> Vec<f64> {
+    let stranger = STRANGER.new_shared(0);
+    let mut agents = vec![Probe::new(0)];
+    let mut memories = vec![STRANGER.new_memory_in(&stranger, 0)];
+    tick_all(&STRANGER, &mut agents, &mut memories, input(0.0));
+    agents[0].seen.clone()
 }
 
 /// A tree of another table whose closure reads `ATK_TUNING`'s tunable,
@@ -424,27 +448,9 @@ fn outside_a_tick_reads_the_default_while_another_thread_ticks() {
 #[cfg_attr(miri, ignore)]
 fn a_tunable_of_another_table_read_on_a_quiet_thread() {
     let _serial = serial();
-    let inside = Arc::new(Barrier::new(2));
-    let done = Arc::new(Barrier::new(2));
-    let (i2, d2) = (Arc::clone(&inside), Arc::clone(&done));
-    let ticker = std::thread::spawn(move || {
-        let shared = PROBE.new_shared(0);
-        shared.tune(LEVEL, 42.0).unwrap();
-        let hook: Hook = Arc::new(move |_| {
-            i2.wait();
-            d2.wait();
-        });
-        let (mut agents, mut memories) = crowd(&shared, 1, Some(&hook));
-        tick_all(&PROBE, &mut agents, &mut memories, input(0.0));
-    });
-    inside.wait();
-    let stranger = STRANGER.new_shared(0);
-    let mut agents = vec![Probe::new(0)];
-    let mut memories = vec![STRANGER.new_memory_in(&stranger, 0)];
-    tick_all(&STRANGER, &mut agents, &mut memories, input(0.0));
-    done.wait();
-    ticker.join().unwrap();
-    assert_eq!(agents[0].seen, [0.25]);
+    let (read, seen) = while_crowds_tick(&[42.0], a_strangers_read);
+    assert_eq!(seen, [[42.0]]);
+    assert_eq!(read, [0.25]);
 }
 
 /// The same read while two crowds of `ATK_TUNING` tick on two other
@@ -453,34 +459,9 @@ fn a_tunable_of_another_table_read_on_a_quiet_thread() {
 #[cfg_attr(miri, ignore)]
 fn a_tunable_of_another_table_with_two_crowds_ticking_elsewhere() {
     let _serial = serial();
-    let inside = Arc::new(Barrier::new(3));
-    let done = Arc::new(Barrier::new(3));
-    let tickers: Vec<_> = [42.0, 43.0]
-        .into_iter()
-        .map(|level| {
-            let (i2, d2) = (Arc::clone(&inside), Arc::clone(&done));
-            std::thread::spawn(move || {
-                let shared = PROBE.new_shared(0);
-                shared.tune(LEVEL, level).unwrap();
-                let hook: Hook = Arc::new(move |_| {
-                    i2.wait();
-                    d2.wait();
-                });
-                let (mut agents, mut memories) = crowd(&shared, 1, Some(&hook));
-                tick_all(&PROBE, &mut agents, &mut memories, input(0.0));
-            })
-        })
-        .collect();
-    inside.wait();
-    let stranger = STRANGER.new_shared(0);
-    let mut agents = vec![Probe::new(0)];
-    let mut memories = vec![STRANGER.new_memory_in(&stranger, 0)];
-    tick_all(&STRANGER, &mut agents, &mut memories, input(0.0));
-    done.wait();
-    for t in tickers {
-        t.join().unwrap();
-    }
-    assert_eq!(agents[0].seen, [0.25]);
+    let (read, seen) = while_crowds_tick(&[42.0, 43.0], a_strangers_read);
+    assert_eq!(seen, [[42.0], [43.0]]);
+    assert_eq!(read, [0.25]);
 }
 
 /// Two trees with one table, their crowds ticking at once on two
