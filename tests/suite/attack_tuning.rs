@@ -1346,7 +1346,7 @@ mod file {
 
     fn dir(name: &str) -> PathBuf {
         let d =
-            std::env::temp_dir().join(format!("bt-attack48-core-{name}-{}", std::process::id()));
+            std::env::temp_dir().join(format!("bt-tuning-file-core-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d

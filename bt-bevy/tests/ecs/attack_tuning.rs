@@ -1017,7 +1017,7 @@ mod file {
     }
 
     fn dir(name: &str) -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!("bt-attack48-{name}-{}", std::process::id()));
+        let d = std::env::temp_dir().join(format!("bt-tuning-file-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d
@@ -1082,7 +1082,7 @@ mod file {
     #[test]
     fn a_tuning_file_in_a_missing_folder() {
         let _serial = serial();
-        let path = std::env::temp_dir().join("bt-attack48-no-such-dir/x/herd.toml");
+        let path = std::env::temp_dir().join("bt-tuning-no-such-dir/x/herd.toml");
         let mut app = app();
         app.add_plugins(
             BrainPlugin::new(&HERD)
