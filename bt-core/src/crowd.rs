@@ -175,18 +175,7 @@ pub fn tick_range<A: 'static, const L: usize, const S: usize, const N: usize>(
     range: core::ops::Range<usize>,
     input: impl FnMut(usize, &mut A) -> TickInput,
 ) -> CrowdReport {
-    assert_eq!(
-        agents.len(),
-        memories.len(),
-        "tick_range: one memory per agent"
-    );
-    assert!(
-        range.start <= range.end && range.end <= agents.len(),
-        "tick_range: agents {}..{} of a crowd of {}",
-        range.start,
-        range.end,
-        agents.len()
-    );
+    check_range(agents.len(), memories.len(), &range);
     apply_tuning(tree, &memories[range.clone()]);
     tick_range_in_frame(tree, agents, memories, range, input)
 }
@@ -206,18 +195,7 @@ pub fn tick_range_in_frame<A: 'static, const L: usize, const S: usize, const N: 
     range: core::ops::Range<usize>,
     mut input: impl FnMut(usize, &mut A) -> TickInput,
 ) -> CrowdReport {
-    assert_eq!(
-        agents.len(),
-        memories.len(),
-        "tick_range: one memory per agent"
-    );
-    assert!(
-        range.start <= range.end && range.end <= agents.len(),
-        "tick_range: agents {}..{} of a crowd of {}",
-        range.start,
-        range.end,
-        agents.len()
-    );
+    check_range(agents.len(), memories.len(), &range);
     let mut report = CrowdReport::default();
     if tree.shape.actions > 0 {
         tick_launching(tree, agents, memories, range, &mut input, &mut report);
@@ -233,6 +211,22 @@ pub fn tick_range_in_frame<A: 'static, const L: usize, const S: usize, const N: 
         &mut report,
     );
     report
+}
+
+/// The checks of [`tick_range`]'s slices and range.
+///
+/// # Panics
+/// If the slices differ in length or `range` is not within them.
+#[inline(always)]
+fn check_range(agents: usize, memories: usize, range: &core::ops::Range<usize>) {
+    assert_eq!(agents, memories, "tick_range: one memory per agent");
+    assert!(
+        range.start <= range.end && range.end <= agents,
+        "tick_range: agents {}..{} of a crowd of {}",
+        range.start,
+        range.end,
+        agents
+    );
 }
 
 /// Whether agent `index` of the crowd `memories` may tick with `input`:

@@ -24,8 +24,9 @@
 //! seconds or null), `shared` (`gate`, `cooldown`, `together`, each
 //! null when absent) and, for an item whose fields name tunables, `tuned`
 //! (`every`, `gate`, `cooldown`: the tunable's name, for those that name
-//! one; the number beside it is then the tunable's default). `flag_names` has `decision` and `stimuli`, each a
-//! list of `[bit, name]` (empty unless the recorder was told them).
+//! one; the number beside it is then the tunable's default).
+//! `flag_names` has `decision` and `stimuli`, each a list of
+//! `[bit, name]` (empty unless the recorder was told them).
 //! `tunables` (absent for a tree without them) lists the tree's tunables
 //! in the order declared, each `{"name", "doc", "kind", "min", "max",
 //! "default"}`: `kind` is `"float"`, `"int"`, `"bool"` or `"choice"`,
