@@ -18,7 +18,7 @@ pub(crate) mod tuned;
 
 pub(crate) use behavior::bits_as;
 pub use behavior::fnv1a;
-pub use behavior::{Action, ActionState, BehaviorDef, Ctx, ItemIdx};
+pub use behavior::{Action, ActionState, AnyTable, BehaviorDef, Ctx, ItemIdx, TunableTable};
 pub use input::{FlagBits, TIMER_SLACK, TickInput};
 pub(crate) use input::{period_runs, period_runs_until};
 

@@ -158,17 +158,17 @@ pub(crate) fn tick_member<A: 'static, const L: usize, const S: usize, const N: u
 }
 
 /// The tunables a tick of `memory` reads: those of the memory's crowd for
-/// a tree with tunables (a constant test where the tree is one), none
-/// otherwise; `'t` is the tick's (see `raw::tuned_of`).
+/// a tree with tunables (a constant test where the tree is one), found
+/// when the memory was made (the table's defaults for a memory of no
+/// crowd), none for a tree without tunables; `'t` is the tick's (see
+/// `raw::TunedAt::head`).
 #[inline(always)]
 fn tuned_for<'t, A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     memory: &AgentMemory<A, L, S, N>,
 ) -> Tuned<'t> {
     if tree.tunables.is_some() {
-        Tuned::of(crate::raw::tuned_of(
-            memory.shared.as_deref().map(|s| &s.tuned.current),
-        ))
+        Tuned::of(memory.tuned.head())
     } else {
         Tuned::NONE
     }

@@ -329,6 +329,8 @@ pub use decl::tune::{
     Tunable, TunableDecl, TunableKind, TunableValue, Tunables, TuneError, TuneValue,
 };
 pub use decl::tune_field::TunedFields;
+pub use decl::{AnyTable, TunableTable};
+pub use raw::FAST_SLOTS;
 #[cfg(feature = "tune-file")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tune-file")))]
 pub use tune_file::{TuneFileError, TuningFile};
@@ -354,7 +356,7 @@ pub mod __private {
     pub use crate::decl::{BehaviorDef, DecideFn, DecideRaw, fnv1a};
     #[cfg(feature = "serde")]
     pub use crate::persist::private::{PersistMemory, persist};
-    pub use crate::raw::PersistFns;
+    pub use crate::raw::{PersistFns, TunedDefaults};
     pub use crate::tree::{DEFAULT_BLOCK, FlagCheck, Item, Kind, NeedsNoShared, Shape, TreeKind};
     pub use bt_macros::{
         __bt_behavior_impl, __bt_decider_impl, __bt_leaf_impl, __bt_tree_impl, __bt_tunables_impl,
@@ -365,40 +367,44 @@ pub mod __private {
 
     /// Calls a callback that takes the agent and the context.
     #[inline(always)]
-    pub fn call_a<A, R>(agent: &mut A, cx: &Ctx, f: impl FnOnce(&mut A, &Ctx) -> R) -> R {
+    pub fn call_a<A, Tb, R>(
+        agent: &mut A,
+        cx: &Ctx<'_, Tb>,
+        f: impl FnOnce(&mut A, &Ctx<'_, Tb>) -> R,
+    ) -> R {
         f(agent, cx)
     }
 
     /// Calls a callback that takes the agent, its memory and the context.
     #[inline(always)]
-    pub fn call_am<A, M, R>(
+    pub fn call_am<A, M, Tb, R>(
         agent: &mut A,
         memory: &mut M,
-        cx: &Ctx,
-        f: impl FnOnce(&mut A, &mut M, &Ctx) -> R,
+        cx: &Ctx<'_, Tb>,
+        f: impl FnOnce(&mut A, &mut M, &Ctx<'_, Tb>) -> R,
     ) -> R {
         f(agent, memory, cx)
     }
 
     /// Calls an `activate` that takes the agent, the DBlock and the context.
     #[inline(always)]
-    pub fn call_ad<A, D, R>(
+    pub fn call_ad<A, D, Tb, R>(
         agent: &mut A,
         dblock: Option<D>,
-        cx: &Ctx,
-        f: impl FnOnce(&mut A, Option<D>, &Ctx) -> R,
+        cx: &Ctx<'_, Tb>,
+        f: impl FnOnce(&mut A, Option<D>, &Ctx<'_, Tb>) -> R,
     ) -> R {
         f(agent, dblock, cx)
     }
 
     /// Calls an `activate` that takes everything.
     #[inline(always)]
-    pub fn call_amd<A, M, D, R>(
+    pub fn call_amd<A, M, D, Tb, R>(
         agent: &mut A,
         memory: &mut M,
         dblock: Option<D>,
-        cx: &Ctx,
-        f: impl FnOnce(&mut A, &mut M, Option<D>, &Ctx) -> R,
+        cx: &Ctx<'_, Tb>,
+        f: impl FnOnce(&mut A, &mut M, Option<D>, &Ctx<'_, Tb>) -> R,
     ) -> R {
         f(agent, memory, dblock, cx)
     }

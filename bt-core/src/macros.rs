@@ -55,6 +55,13 @@ use crate::{
 ///   and `Deserialize` (a compile error names the behavior otherwise).
 ///   Without it, a restored agent activates the behavior afresh (see the
 ///   `persist` module).
+/// - `tunables: TABLE` — the table of tunables its callbacks read
+///   ([`tunables!`](crate::tunables)): their context is then
+///   `Ctx<TABLE>`, which reads each of the table's tunables with one load
+///   (an untyped `Ctx` also checks that the tunable is of the tree's
+///   table). The tree must have the same table (a compile error names the
+///   decider and both tables otherwise); a function given as a callback
+///   takes `cx: &Ctx<TABLE>`.
 ///
 /// The bracketed arguments are there exactly when `memory:` / `dblock:` are
 /// declared. `f` is a function path or a closure that captures nothing.
@@ -189,7 +196,8 @@ macro_rules! decider {
 /// ```
 ///
 /// Keys, in any order, each at most once: those of [`behavior!`]
-/// (`memory`, `dblock`, `activate`, `tick`, `deactivate`, `launch`) and
+/// (`memory`, `dblock`, `activate`, `tick`, `deactivate`, `launch`,
+/// `tunables`) and
 /// those of [`decider!`] (`decide` or `when`, the preconditions, `flags`,
 /// `behavior_flags`, `gate`, `cooldown`, `together`), `every`, `gate` and
 /// `cooldown` in their `tunable(NAME)` form too.
@@ -360,8 +368,12 @@ macro_rules! tree {
 /// range and a doc line, which the tree's closures read through the tick's
 /// context and the game changes while it runs.
 ///
-/// Emits a `static` table of them (name it in `tree!`'s `tunables:` key)
-/// and one `const` per tunable, a typed [`Tunable`](crate::Tunable). Four
+/// Emits a `static` table of them (name it in `tree!`'s `tunables:` key),
+/// a type of the same name (an empty `enum`, implementing
+/// [`TunableTable`](crate::TunableTable): name it in a behavior's
+/// `tunables:` key, and the behavior's context reads the table's tunables
+/// with one load) and one `const` per tunable, a typed
+/// [`Tunable`](crate::Tunable). Four
 /// kinds: a number (`f64`), a whole number (`i64`), yes or no (`bool`),
 /// and a choice of one of a list of names, for which the macro also
 /// declares the `enum` it is read as, with the table's visibility,
@@ -389,6 +401,11 @@ macro_rules! tree {
 /// twice, a choice with no names, a choice that names one name twice and
 /// a choice whose default is not one of its names are compile errors
 /// naming the tunable.
+///
+/// The macro takes one step of expansion a tunable: a table of more than
+/// about 120 needs a higher `#![recursion_limit]` in its crate. A typed
+/// context reads the first [`FAST_SLOTS`](crate::FAST_SLOTS) of a table
+/// with one load, the others as an untyped one does.
 #[macro_export]
 macro_rules! tunables {
     ($($decl:tt)*) => {

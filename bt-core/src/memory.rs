@@ -10,8 +10,9 @@ mod holdings;
 pub(crate) mod shared;
 pub(crate) mod stimuli;
 
+use crate::decl::tune::Tunables;
 use crate::decl::{ActionState, ItemIdx};
-use crate::raw::Blocks;
+use crate::raw::{Blocks, TunedAt, TunedHead};
 use crate::tree::Tree;
 use crate::tree::{CrowdTree, NeedsNoShared};
 use shared::{self as sync, Outcome, Ticket, TreeShared};
@@ -55,10 +56,14 @@ pub struct AgentMemory<A: 'static, const L: usize, const S: usize, const N: usiz
     pub(crate) levels: [Level; L],
     pub(crate) slots: [u64; S],
     pub(crate) rng: u64,
+    /// Where a tick finds the values of the tunables of the crowd in
+    /// `shared` (the tree's defaults without one): found once here, so
+    /// that a tick of a tree with tunables loads one word for them.
+    pub(crate) tuned: TunedAt,
     pub(crate) tree: &'static Tree<A, L, S, N>,
     /// The crowd's shared state: set when the memory is made and never
-    /// assigned again (the tunables a tick reads borrow it for the tick;
-    /// see `raw::tuned_of`).
+    /// assigned again (the tunables a tick reads through `tuned` borrow
+    /// it for the tick; see `raw::TunedAt::head`).
     pub(crate) shared: Option<Arc<TreeShared>>,
     /// What the last tick's steady walk found (see [`Steady`]).
     pub(crate) steady: Steady,
@@ -131,6 +136,11 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
             shared.bind();
             shared.id()
         });
+        let tuned = TunedAt::of(
+            shared.as_deref().map(|s| &s.tuned.current),
+            tree.tunables
+                .map_or(TunedHead::NONE, Tunables::default_head),
+        );
         let mut memory = AgentMemory {
             blocks: Blocks::new(),
             levels: [Level::default(); L],
@@ -138,6 +148,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
             rng: seed_state(seed),
             tree,
             shared,
+            tuned,
             steady: Steady::INVALID,
             depth: 0,
         };
@@ -527,7 +538,8 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
     ///
     /// # Panics
     /// If `shared` was made for a tree of another structure (see
-    /// [`TreeShared::fingerprint`]), whatever its name.
+    /// [`TreeShared::fingerprint`]), whatever its name, or of another
+    /// table of tunables.
     pub fn new_memory_in(
         &'static self,
         shared: &alloc::sync::Arc<TreeShared>,
@@ -541,6 +553,19 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
             shared.tree_name(),
             shared.fingerprint(),
             self.shape.fingerprint
+        );
+        let same = match (shared.tunables(), self.tunables) {
+            (Some(a), Some(b)) => core::ptr::eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        assert!(
+            same,
+            "tree `{}`: the shared state was made for tree `{}`, whose tunables are {}; \
+             this tree's are {}",
+            self.name,
+            shared.tree_name(),
+            shared.tunables().map_or("none", |t| t.name()),
+            self.tunables.map_or("none", |t| t.name()),
         );
         AgentMemory::new(self, seed, Some(alloc::sync::Arc::clone(shared)))
     }
@@ -605,12 +630,12 @@ mod tests {
         }
     }
 
-    /// An agent of a three-level tree with one slot keeps at most 160
-    /// bytes besides its blocks: 544 with Spore's 128-byte blocks, 256
+    /// An agent of a three-level tree with one slot keeps at most 176
+    /// bytes besides its blocks: 560 with Spore's 128-byte blocks, 256
     /// with blocks fitted to one-word memory types.
     #[test]
-    fn a_three_level_agent_keeps_at_most_160_bytes_besides_its_blocks() {
-        assert!(AgentMemory::<u32, 3, 1, 128>::byte_size() <= 3 * 128 + 160);
+    fn a_three_level_agent_keeps_at_most_176_bytes_besides_its_blocks() {
+        assert!(AgentMemory::<u32, 3, 1, 128>::byte_size() <= 3 * 128 + 176);
         assert!(AgentMemory::<u32, 3, 1, 16>::byte_size() <= 256);
     }
 }

@@ -26,7 +26,8 @@
 use core::mem::{self, MaybeUninit};
 use core::ptr;
 
-use crate::decl::behavior::{Action, BehaviorDef, Ctx, fnv1a};
+use crate::decl::behavior::{Action, BehaviorDef, Ctx, TunableTable, fnv1a};
+use crate::decl::tune::Tunables;
 
 /// Alignment of every memory block and DBlock.
 pub const BLOCK_ALIGN: usize = 16;
@@ -177,6 +178,8 @@ pub struct ErasedBehavior<A: 'static> {
     pub(crate) dblock: TypeLayout,
     pub(crate) dblock_type: &'static str,
     pub(crate) persist: Option<PersistFns>,
+    /// The table of tunables its context is typed by (`tunables:`).
+    pub(crate) table: Option<&'static Tunables>,
     init: InitFn,
     drop: DropFn,
     activate: ActivateFn<A>,
@@ -204,6 +207,7 @@ impl<A: 'static> ErasedBehavior<A> {
             dblock: TypeLayout::of::<T::DBlock>(),
             dblock_type: T::DBLOCK_TYPE,
             persist: T::PERSIST,
+            table: <T::Table as TunableTable>::TABLE,
             init: init_thunk::<T::Memory>,
             drop: drop_thunk::<T::Memory>,
             activate: activate_thunk::<A, T>,
@@ -213,6 +217,21 @@ impl<A: 'static> ErasedBehavior<A> {
             enter: enter_thunk::<A, T>,
         }
     }
+}
+
+/// The tick's context `cx` as behavior `T`'s callbacks take it: typed by
+/// `T`'s table. The values it holds are the tree's crowd's (or the
+/// table's defaults), and the tree's compile step checked that a behavior
+/// typed by a table runs only in a tree of that table: they are `T`'s
+/// table's. (What a typed read relies on for memory safety is only what
+/// every context's values hold, see `TunedHead::at`.)
+#[inline(always)]
+fn typed<'c, 't, A, T: BehaviorDef<A>>(cx: &'c Ctx<'t>) -> &'c Ctx<'t, T::Table> {
+    // SAFETY: `Ctx` is `repr(C)` and the one field whose type depends on
+    // the table type is a `PhantomData`, a zero-sized field of alignment
+    // 1: `Ctx<'t, AnyTable>` and `Ctx<'t, T::Table>` have the same layout
+    // and the same valid values, and the reference keeps `cx`'s lifetime.
+    unsafe { &*ptr::from_ref(cx).cast::<Ctx<'t, T::Table>>() }
 }
 
 /// # Safety
@@ -240,7 +259,7 @@ unsafe fn activate_thunk<A, T: BehaviorDef<A>>(
     // SAFETY: guaranteed by the caller (see `Blocks::activate`).
     let memory = unsafe { &mut *p.cast::<T::Memory>() };
     let dblock = din.take::<T::DBlock>();
-    T::activate(agent, memory, dblock, cx)
+    T::activate(agent, memory, dblock, typed::<A, T>(cx))
 }
 
 /// # Safety
@@ -248,7 +267,7 @@ unsafe fn activate_thunk<A, T: BehaviorDef<A>>(
 unsafe fn tick_thunk<A, T: BehaviorDef<A>>(agent: &mut A, p: *mut u8, cx: &Ctx) -> bool {
     // SAFETY: guaranteed by the caller (see `Blocks::tick`).
     let memory = unsafe { &mut *p.cast::<T::Memory>() };
-    T::tick(agent, memory, cx)
+    T::tick(agent, memory, typed::<A, T>(cx))
 }
 
 /// # Safety
@@ -256,7 +275,7 @@ unsafe fn tick_thunk<A, T: BehaviorDef<A>>(agent: &mut A, p: *mut u8, cx: &Ctx) 
 unsafe fn deactivate_thunk<A, T: BehaviorDef<A>>(agent: &mut A, p: *mut u8, cx: &Ctx) {
     // SAFETY: guaranteed by the caller (see `Blocks::deactivate`).
     let memory = unsafe { &mut *p.cast::<T::Memory>() };
-    T::deactivate(agent, memory, cx)
+    T::deactivate(agent, memory, typed::<A, T>(cx))
 }
 
 /// # Safety
@@ -268,7 +287,7 @@ unsafe fn launch_thunk<A, T: BehaviorDef<A>>(
 ) -> Option<Action> {
     // SAFETY: guaranteed by the caller (see `Blocks::launch`).
     let memory = unsafe { &mut *p.cast::<T::Memory>() };
-    T::launch(agent, memory, cx)
+    T::launch(agent, memory, typed::<A, T>(cx))
 }
 
 /// `init`, then `activate` with no DBlock, then the first `tick`, in one
@@ -293,6 +312,7 @@ unsafe fn enter_thunk<A, T: BehaviorDef<A>>(
     *owner = Some(b);
     // SAFETY: the value was written just above and `p` is not aliased.
     let memory = unsafe { &mut *p.cast::<T::Memory>() };
+    let cx = typed::<A, T>(cx);
     if T::HAS_ACTIVATE && !T::activate(agent, memory, None, cx) {
         return Entered::ActivateFailed;
     }
@@ -585,7 +605,8 @@ mod dblock;
 mod tuned;
 
 pub(crate) use dblock::{DIn, DPool, DSink};
-pub(crate) use tuned::{TunedHead, TunedSlots, tuned_of};
+pub use tuned::{FAST_SLOTS, TunedDefaults};
+pub(crate) use tuned::{TunedAt, TunedHead, TunedSlots};
 
 #[cfg(test)]
 mod tests;

@@ -3,7 +3,8 @@
 //! the layers below it only. `raw.rs` (with its folder `raw/`), the one
 //! `unsafe` module, is the floor: any layer may use it, and it uses nothing but the behavior
 //! contract it erases (`decl/behavior.rs`) and the tunables' table whose
-//! values it reads (`decl::tune::Tunables`); the contract uses nothing
+//! values it reads (`decl::tune::Tunables`, and `decl::tune::TunableDecl`
+//! for the defaults); the contract uses nothing
 //! above it but raw's `PersistFns`, the erased save and restore of a
 //! memory block.
 
@@ -31,9 +32,11 @@ const LAYERS: &[(&str, u8)] = &[
 /// The floor module and the only module it may refer to.
 const FLOOR: &str = "raw";
 const FLOOR_MAY_USE: &str = "decl::behavior";
-/// The other item the floor may name: the tunables' table, an immutable
-/// declaration whose address and length a read of a crowd's values checks.
-const FLOOR_MAY_READ: &str = "decl::tune::Tunables";
+/// The other items the floor may name: the tunables' table, an immutable
+/// declaration whose address and length a read of a crowd's values checks,
+/// and its tunables' declarations, whose defaults fill a table's block of
+/// defaults.
+const FLOOR_MAY_READ: &[&str] = &["decl::tune::Tunables", "decl::tune::TunableDecl"];
 /// The one item of the floor the behavior contract names.
 const CONTRACT_MAY_USE: &str = "raw::PersistFns";
 
@@ -121,7 +124,9 @@ fn violations(module: &str, source: &str, reexports: &BTreeMap<String, String>) 
         let target = r.path.split("::").next().unwrap_or("");
         let to_floor = target == FLOOR;
         let bad = if folder == FLOOR {
-            !r.path.starts_with(FLOOR_MAY_USE) && r.path != FLOOR_MAY_READ && !to_floor
+            !r.path.starts_with(FLOOR_MAY_USE)
+                && !FLOOR_MAY_READ.contains(&r.path.as_str())
+                && !to_floor
         } else if module == FLOOR_MAY_USE {
             (target != "decl" || to_floor) && r.path != CONTRACT_MAY_USE
         } else if to_floor || target == folder {

@@ -167,6 +167,9 @@ macro_rules! __bt_decider_impl {
     (@keys $k:tt $mode:tt (inline [$($b:tt)*]) $head:tt $slots:tt launch: $f:expr $(, $($rest:tt)*)?) => {
         $crate::__bt_decider_impl! { @keys $k $mode (inline [$($b)* launch: $f,]) $head $slots $($($rest)*)? }
     };
+    (@keys $k:tt $mode:tt (inline [$($b:tt)*]) $head:tt $slots:tt tunables: $t:path $(, $($rest:tt)*)?) => {
+        $crate::__bt_decider_impl! { @keys $k $mode (inline [$($b)* tunables: $t,]) $head $slots $($($rest)*)? }
+    };
     // Exit, full form without `name:` or `id:`.
     (@keys $k:tt full $kind:tt { $attrs:tt $vis:vis $name:ident $($h:tt)* }
         [$s0:tt $s1:tt $s2:tt $s3:tt $s4:tt $s5:tt $s6:tt $s7:tt $s8:tt $s9:tt $s10:tt $s11:tt $s12:tt [] $s14:tt $s15:tt $s16:tt $s17:tt $s18:tt]) => {
@@ -326,9 +329,9 @@ macro_rules! __bt_decider_impl {
     (@keys $k:tt plain (inline $b:tt) { $attrs:tt $vis:vis $name:ident $($h:tt)* } $slots:tt $key:ident : $($rest:tt)*) => {
         $crate::__bt_bad_key! {
             decider $name; $key;
-            memory dblock activate tick deactivate launch decide when needs_all needs_any
-            needs_none needs_not_all stimuli_all stimuli_any stimuli_none stimuli_not_all every
-            behavior_flags gate cooldown together
+            memory dblock activate tick deactivate launch tunables decide when needs_all
+            needs_any needs_none needs_not_all stimuli_all stimuli_any stimuli_none
+            stimuli_not_all every behavior_flags gate cooldown together
         }
     };
     // Catch-all: `name:` or `id:` outside the full form.

@@ -32,6 +32,7 @@ macro_rules! __bt_bad_key {
     (decider $n:ident; together; $($known:ident)*) => { $crate::__bt_twice! { decider $n together } };
     (decider $n:ident; select; $($known:ident)*) => { $crate::__bt_twice! { decider $n select } };
     (behavior $n:ident; launch; $($known:ident)*) => { $crate::__bt_twice! { behavior $n launch } };
+    (behavior $n:ident; tunables; $($known:ident)*) => { $crate::__bt_twice! { behavior $n tunables } };
     (tree $n:ident; block; $($known:ident)*) => { $crate::__bt_twice! { tree $n block } };
     (tree $n:ident; max_depth; $($known:ident)*) => { $crate::__bt_twice! { tree $n max_depth } };
     (tree $n:ident; redecide_limit; $($known:ident)*) => { $crate::__bt_twice! { tree $n redecide_limit } };

@@ -1,8 +1,10 @@
-//! `tunables!`: a tree's tunables, a `static` table and one typed `const`
-//! per tunable.
+//! `tunables!`: a tree's tunables, a `static` table, the table as a type,
+//! and one typed `const` per tunable.
 
-/// Emits `static TABLE: Tunables` and, per entry, `const NAME: Tunable<T>`;
-/// for a choice, the `enum` it is read as, with its `TunableValue` impl.
+/// Emits `static TABLE: Tunables` (with the block of its defaults), the
+/// type `TABLE` (an empty `enum`, in the type namespace) implementing
+/// `TunableTable` and, per entry, `const NAME: Tunable<T>`; for a choice,
+/// the `enum` it is read as, with its `TunableValue` impl.
 ///
 /// A token muncher: each entry arm moves one `NAME: type = …;` into the
 /// table's list and the consts' list (with, for a choice, its enum's
@@ -64,8 +66,24 @@ macro_rules! __bt_tunables_impl {
     (@items $k:tt [$(#[$m:meta])* $vis:vis $table:ident] [$($d:tt)*]
         [$([[$($doc:tt)*] $name:ident [$t:ty] [$i:expr] [$($choice:tt)*]])*] [$n:expr]) => {
         $(#[$m])*
-        $vis static $table: $k::Tunables =
-            $k::Tunables::new(::core::stringify!($table), &[$($d)*]).__in(::core::module_path!());
+        $vis static $table: $k::Tunables = {
+            const DECLS: &[$k::TunableDecl] = &[$($d)*];
+            static DEFAULTS: $k::__private::TunedDefaults = $k::__private::TunedDefaults::of(DECLS);
+            $k::Tunables::new(::core::stringify!($table), DECLS)
+                .__in(::core::module_path!())
+                .__defaults(&DEFAULTS)
+        };
+        #[doc = ::core::concat!(
+            "The table [`", ::core::stringify!($table), "`](static@", ::core::stringify!($table),
+            ") as a type: name it in a behavior's `tunables:` key, and its callbacks' context ",
+            "(`Ctx<", ::core::stringify!($table), ">`) reads each of the table's tunables with one load."
+        )]
+        #[allow(non_camel_case_types)]
+        $vis enum $table {}
+        impl $k::TunableTable for $table {
+            const TABLE: ::core::option::Option<&'static $k::Tunables> =
+                ::core::option::Option::Some(&$table);
+        }
         $(
             $($doc)*
             #[allow(clippy::identity_op)]

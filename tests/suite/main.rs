@@ -1,5 +1,9 @@
 //! The integration tests, in one binary so that it links once.
 
+// `tunables!` takes one step of macro expansion a tunable: the table of
+// 130 in `tunables_typed` needs more than the default 128.
+#![recursion_limit = "256"]
+
 /// `insta::assert_snapshot!`, except under Miri: insta reads and writes
 /// snapshot files through system calls Miri does not support, so there the
 /// scenario runs (and its unsafe paths are checked) but the text is not
@@ -44,6 +48,7 @@ mod threads;
 mod traces;
 mod tunables;
 mod tunables_crowds;
+mod tunables_typed;
 mod tune_file;
 mod tuned_fields;
 mod world;

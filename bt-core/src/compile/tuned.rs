@@ -1,20 +1,23 @@
 //! The check of the tunables a tree's deciders name (`cooldown:
-//! tunable(X)`): each must be of the tree's table.
+//! tunable(X)`) and of the tables its behaviors name (`tunables: X`):
+//! each must be the tree's table.
 
+use crate::decl::msg::Msg;
 use crate::decl::tune::Tunables;
 use crate::decl::tune_field::check_field;
 use crate::decl::{Decider, DeciderKind};
 use crate::tree::{MAX_ITEMS, MAX_LEVELS};
 
 /// Checks that every tunable a decider under `root` names is of the table
-/// `table` (`tree!`'s `tunables:` key) of tree `tree`. Each decider is
-/// checked where it is declared for the tunable's kind and range; this is
-/// what only the tree knows.
+/// `table` (`tree!`'s `tunables:` key) of tree `tree`, and that every
+/// behavior that names a table (its context typed by it) names that one.
+/// Each decider is checked where it is declared for the tunable's kind and
+/// range; this is what only the tree knows.
 ///
 /// # Panics
-/// In const evaluation, naming the decider, the key and the tunable, when
-/// a decider names a tunable and the tree has no table, or a tunable of
-/// another table.
+/// In const evaluation, naming the decider, the key and the tunable (or
+/// the behavior and its table), when a decider names a tunable or a
+/// behavior a table and the tree has no table, or another table.
 pub const fn check_tuned<A>(
     root: &'static Decider<A>,
     tree: &'static str,
@@ -48,6 +51,18 @@ const fn walk<A>(
     if let Some(t) = f.cooldown {
         check_field(tree, table, d.name, "cooldown", (t.table(), t.name()));
     }
+    if let DeciderKind::Behavior(b) = d.kind
+        && let Some(of) = b.table
+    {
+        match table {
+            None => behavior_table_in_tree_without_tunables(tree, d.name, b.name, of.name()),
+            Some(table) => {
+                if !table.is(of) {
+                    behavior_of_another_table(tree, d.name, b.name, of.name(), table.name());
+                }
+            }
+        }
+    }
     if let DeciderKind::Group { children, .. } = d.kind {
         let mut c = 0;
         while c < children.len() {
@@ -55,4 +70,49 @@ const fn walk<A>(
             c += 1;
         }
     }
+}
+
+const fn behavior_table_in_tree_without_tunables(
+    tree: &str,
+    decider: &str,
+    behavior: &str,
+    of: &str,
+) -> ! {
+    let msg = Msg::new()
+        .s("tree `")
+        .s(tree)
+        .s("` has no `tunables:` key, but the behavior `")
+        .s(behavior)
+        .s("` of its decider `")
+        .s(decider)
+        .s("` reads table `")
+        .s(of)
+        .s("` (`tunables: ")
+        .s(of)
+        .s("`): name the table in `tree!`");
+    panic!("{}", msg.text())
+}
+
+const fn behavior_of_another_table(
+    tree: &str,
+    decider: &str,
+    behavior: &str,
+    of: &str,
+    table: &str,
+) -> ! {
+    let msg = Msg::new()
+        .s("decider `")
+        .s(decider)
+        .s("`: its behavior `")
+        .s(behavior)
+        .s("` reads table `")
+        .s(of)
+        .s("` (`tunables: ")
+        .s(of)
+        .s("`), not tree `")
+        .s(tree)
+        .s("`'s table `")
+        .s(table)
+        .s("`");
+    panic!("{}", msg.text())
 }

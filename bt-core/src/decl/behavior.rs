@@ -4,8 +4,9 @@
 //! else from the crate.
 
 use core::fmt;
+use core::marker::PhantomData;
 
-use crate::decl::tune::{Tunable, TunableValue};
+use crate::decl::tune::{Tunable, TunableValue, Tunables};
 use crate::decl::tuned::Tuned;
 
 /// A behavior's definition, as the [`behavior!`](crate::behavior) macro
@@ -18,6 +19,9 @@ pub trait BehaviorDef<A>: 'static {
     type Memory: Default + Send + 'static;
     /// The value a `decide` may hand to `activate`.
     type DBlock: 'static;
+    /// The table of tunables the callbacks' context is typed by (the
+    /// `tunables:` key), or [`AnyTable`].
+    type Table: TunableTable;
     /// The behavior's name.
     const NAME: &'static str;
     /// The module that declares it (part of the stable id).
@@ -45,7 +49,7 @@ pub trait BehaviorDef<A>: 'static {
         agent: &mut A,
         memory: &mut Self::Memory,
         dblock: Option<Self::DBlock>,
-        cx: &Ctx,
+        cx: &Ctx<'_, Self::Table>,
     ) -> bool {
         let _ = (agent, memory, dblock, cx);
         true
@@ -53,13 +57,13 @@ pub trait BehaviorDef<A>: 'static {
 
     /// Runs one tick; `false` ends the behavior. The default runs until
     /// something preempts it.
-    fn tick(agent: &mut A, memory: &mut Self::Memory, cx: &Ctx) -> bool {
+    fn tick(agent: &mut A, memory: &mut Self::Memory, cx: &Ctx<'_, Self::Table>) -> bool {
         let _ = (agent, memory, cx);
         true
     }
 
     /// Stops the behavior; runs exactly once per activation.
-    fn deactivate(agent: &mut A, memory: &mut Self::Memory, cx: &Ctx) {
+    fn deactivate(agent: &mut A, memory: &mut Self::Memory, cx: &Ctx<'_, Self::Table>) {
         let _ = (agent, memory, cx);
     }
 
@@ -67,10 +71,37 @@ pub trait BehaviorDef<A>: 'static {
     /// the request for a game system to carry out (`None` fails the
     /// activation). The request goes to the [`TreeShared`](crate::TreeShared)
     /// queue; the behavior then sees its progress in [`Ctx::action`].
-    fn launch(agent: &mut A, memory: &mut Self::Memory, cx: &Ctx) -> Option<Action> {
+    fn launch(
+        agent: &mut A,
+        memory: &mut Self::Memory,
+        cx: &Ctx<'_, Self::Table>,
+    ) -> Option<Action> {
         let _ = (agent, memory, cx);
         None
     }
+}
+
+/// A table of tunables as a type: what a behavior's `tunables:` key names
+/// (`tunables: SQUAD_TUNING`), so that its callbacks' [`Ctx`](crate::Ctx)
+/// is typed by the table and reads each of its tunables with one load.
+///
+/// [`tunables!`](crate::tunables) implements it for a type of the table's
+/// name, beside its static; [`AnyTable`] is the context of a behavior that
+/// names none.
+pub trait TunableTable: 'static {
+    /// The table (`None`: [`AnyTable`]).
+    #[doc(hidden)]
+    const TABLE: Option<&'static Tunables>;
+}
+
+/// The table of a context whose behavior names none: it reads a tunable
+/// of any table, checking that it is the tree's (a comparison more a
+/// read), and the default for any other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AnyTable {}
+
+impl TunableTable for AnyTable {
+    const TABLE: Option<&'static Tunables> = None;
 }
 
 /// What a behavior callback sees besides the agent and its memory block.
@@ -78,13 +109,18 @@ pub trait BehaviorDef<A>: 'static {
 /// Its lifetime is the tick's: the values of the crowd's tunables it reads
 /// ([`tuned`](Ctx::tuned)) are borrowed for the tick. Name it `Ctx` (or
 /// `Ctx<'_>`) in a function's arguments.
-#[derive(Clone, Copy, Debug, PartialEq)]
+///
+/// `Tb` is the table of tunables of the behavior's `tunables:` key (a type
+/// [`tunables!`](crate::tunables) declares with the table's name), or
+/// [`AnyTable`] for a behavior that names none: a context typed by its
+/// table reads each of the table's tunables with one load. A function
+/// that takes the context of such a behavior names it
+/// (`cx: &Ctx<SQUAD_TUNING>`).
+#[repr(C)]
 #[non_exhaustive]
-pub struct Ctx<'t> {
+pub struct Ctx<'t, Tb = AnyTable> {
     /// Absolute time of this tick, in seconds.
     pub now: f64,
-    /// Time since the previous tick, in seconds.
-    pub dt: f32,
     /// When the behavior's decider was activated.
     pub since: f64,
     /// The behavior flags word of the decider that runs the behavior.
@@ -93,6 +129,11 @@ pub struct Ctx<'t> {
     pub decision: u64,
     /// The agent's stimuli flags for this tick.
     pub stimuli: u64,
+    /// The values of the crowd's tunables in effect: the table `Tb`'s,
+    /// when it is not [`AnyTable`].
+    tuned: Tuned<'t>,
+    /// Time since the previous tick, in seconds.
+    pub dt: f32,
     /// The agent id given in the tick input.
     pub agent: u32,
     /// Depth of the decider in the tree (the root is 0).
@@ -100,62 +141,147 @@ pub struct Ctx<'t> {
     /// The state of the behavior's deferred action ([`ActionState::None`]
     /// for a behavior without `launch`).
     pub action: ActionState,
-    /// The values of the crowd's tunables in effect.
-    tuned: Tuned<'t>,
+    _table: PhantomData<fn() -> Tb>,
 }
 
-impl<'t> Ctx<'t> {
+impl<Tb> Clone for Ctx<'_, Tb> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<Tb> Copy for Ctx<'_, Tb> {}
+
+impl<Tb> PartialEq for Ctx<'_, Tb> {
+    fn eq(&self, other: &Self) -> bool {
+        self.now == other.now
+            && self.since == other.since
+            && self.flags == other.flags
+            && self.decision == other.decision
+            && self.stimuli == other.stimuli
+            && self.tuned == other.tuned
+            && self.dt == other.dt
+            && self.agent == other.agent
+            && self.depth == other.depth
+            && self.action == other.action
+    }
+}
+
+impl<Tb> fmt::Debug for Ctx<'_, Tb> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Ctx")
+            .field("now", &self.now)
+            .field("dt", &self.dt)
+            .field("since", &self.since)
+            .field("flags", &self.flags)
+            .field("decision", &self.decision)
+            .field("stimuli", &self.stimuli)
+            .field("agent", &self.agent)
+            .field("depth", &self.depth)
+            .field("action", &self.action)
+            .field("tuned", &self.tuned)
+            .finish()
+    }
+}
+
+impl<'t, Tb: TunableTable> Ctx<'t, Tb> {
     /// The value of `tunable` in effect for this tick, the same for every
     /// agent of the crowd's tick: its default until the game changes it
     /// ([`TreeShared::tune`](crate::TreeShared::tune)). A tunable of
     /// another table than the tree's reads as its default, as does any in
     /// a context made by [`Ctx::at`].
     ///
+    /// In a behavior that names its table (`tunables: SQUAD_TUNING`), the
+    /// context is typed by it and a read of one of its tunables is one
+    /// load (the first [`FAST_SLOTS`](crate::FAST_SLOTS) of a table);
+    /// without the key, a read also checks that the tunable is of the
+    /// tree's table.
+    ///
     /// ```
-    /// use bt_core::{TickInput, group, leaf, tick, tree, tunables};
+    /// use bt_core::{Ctx, TickInput, group, leaf, tick, tree, tunables};
     /// tunables! { SQUAD_TUNING:
     ///     /// Health fraction below which a soldier flees.
     ///     FLEE_BELOW: f64 = 0.25, 0.0..=1.0;
+    ///     /// Health a soldier gets back each tick as it flees.
+    ///     HEAL: f64 = 0.125, 0.0..=1.0;
     /// }
     /// #[derive(Default)]
     /// struct Soldier { health: f64 }
-    /// leaf! { FLEE: Soldier, when: |s, d| s.health < d.tuned(FLEE_BELOW) }
+    /// fn heal(s: &mut Soldier, cx: &Ctx<SQUAD_TUNING>) -> bool {
+    ///     s.health += cx.tuned(HEAL);
+    ///     true
+    /// }
+    /// leaf! { FLEE: Soldier, when: |s, d| s.health < d.tuned(FLEE_BELOW),
+    ///     tunables: SQUAD_TUNING, tick: heal }
     /// leaf! { FIGHT: Soldier }
     /// group! { ROOT: Soldier, prioritized [FLEE, FIGHT] }
     /// tree! { SQUAD: Soldier = ROOT, memory: SquadMemory, tunables: SQUAD_TUNING }
     ///
     /// let shared = SQUAD.new_shared(0);
     /// let mut memory: SquadMemory = SQUAD.new_memory_in(&shared, 0);
-    /// let mut soldier = Soldier { health: 0.3 };
+    /// let mut soldier = Soldier { health: 0.375 };
     /// let input = TickInput::new(0.0, 0.1);
     /// tick(&SQUAD, &mut soldier, &mut memory, &input)?;
-    /// assert_eq!(memory.leaf(), SQUAD.find("FIGHT")); // 0.3 is not below 0.25
-    /// shared.tune(FLEE_BELOW, 0.4)?;
+    /// assert_eq!(memory.leaf(), SQUAD.find("FIGHT")); // not below 0.25
+    /// shared.tune(FLEE_BELOW, 0.5)?;
+    /// shared.tune(HEAL, 0.25)?;
     /// shared.apply_tuning(); // as a crowd's tick does when it starts
     /// tick(&SQUAD, &mut soldier, &mut memory, &input)?;
     /// assert_eq!(memory.leaf(), SQUAD.find("FLEE"));
+    /// assert_eq!(soldier.health, 0.625);
+    /// // Outside a tick, the defaults of the table the context is typed by:
+    /// heal(&mut soldier, &Ctx::at(0.0, 0.1).with_table());
+    /// assert_eq!(soldier.health, 0.75);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[inline(always)]
     pub fn tuned<T: TunableValue>(&self, tunable: Tunable<T>) -> T {
-        self.tuned.read(tunable)
+        self.tuned.read_in::<Tb, T>(tunable)
     }
 
     /// A copy of this context that outlives the tick (to keep in a log),
     /// without the crowd's tunables: its [`tuned`](Self::tuned) reads
     /// every tunable's default.
-    pub const fn detach(&self) -> Ctx<'static> {
+    pub const fn detach(&self) -> Ctx<'static, Tb> {
+        self.with_table()
+    }
+
+    /// A copy of this context typed by the table `U`, without the crowd's
+    /// tunables: its [`tuned`](Self::tuned) reads every tunable's default.
+    /// For calling the callbacks of a behavior that names its table in a
+    /// unit test: `&Ctx::at(0.0, 0.1).with_table::<SQUAD_TUNING>()`.
+    pub const fn with_table<U: TunableTable>(&self) -> Ctx<'static, U> {
         Ctx {
             now: self.now,
-            dt: self.dt,
             since: self.since,
             flags: self.flags,
             decision: self.decision,
             stimuli: self.stimuli,
+            tuned: Tuned::defaults_of::<U>(),
+            dt: self.dt,
             agent: self.agent,
             depth: self.depth,
             action: self.action,
-            tuned: Tuned::NONE,
+            _table: PhantomData,
+        }
+    }
+
+    /// This context, untyped: the same values, each read checking that its
+    /// tunable is of the tree's table. For a function written for any
+    /// behavior's context (`cx: &Ctx`).
+    pub const fn untyped(&self) -> Ctx<'t> {
+        Ctx {
+            now: self.now,
+            since: self.since,
+            flags: self.flags,
+            decision: self.decision,
+            stimuli: self.stimuli,
+            tuned: self.tuned,
+            dt: self.dt,
+            agent: self.agent,
+            depth: self.depth,
+            action: self.action,
+            _table: PhantomData,
         }
     }
 
@@ -220,6 +346,39 @@ impl<'t> Ctx<'t> {
         super::input::flags_of(self.stimuli)
     }
 
+    /// The same context with the deferred-action state `action`.
+    pub const fn with_action(mut self, action: ActionState) -> Self {
+        self.action = action;
+        self
+    }
+
+    /// The same context with the behavior flags word `flags`.
+    pub const fn with_flags(mut self, flags: u64) -> Self {
+        self.flags = flags;
+        self
+    }
+
+    /// The same context, activated at `since`.
+    pub const fn with_since(mut self, since: f64) -> Self {
+        self.since = since;
+        self
+    }
+
+    /// Seconds since the behavior's decider was activated.
+    pub fn time_active(&self) -> f64 {
+        self.now - self.since
+    }
+
+    /// The behavior flags word as the user's own flags type.
+    pub fn flags_as<F: bitflags::Flags>(&self) -> F
+    where
+        F::Bits: TryFrom<u64>,
+    {
+        bits_as(self.flags)
+    }
+}
+
+impl<'t> Ctx<'t> {
     /// A context at time `now` with step `dt`, activated now, with no
     /// flags: for calling behavior functions directly in unit tests.
     pub const fn at(now: f64, dt: f32) -> Ctx<'static> {
@@ -234,6 +393,7 @@ impl<'t> Ctx<'t> {
             depth: 0,
             action: ActionState::None,
             tuned: Tuned::NONE,
+            _table: PhantomData,
         }
     }
 
@@ -253,38 +413,8 @@ impl<'t> Ctx<'t> {
             depth: 0,
             action: ActionState::None,
             tuned: Tuned::NONE,
+            _table: PhantomData,
         }
-    }
-
-    /// The same context with the deferred-action state `action`.
-    pub const fn with_action(mut self, action: ActionState) -> Ctx<'t> {
-        self.action = action;
-        self
-    }
-
-    /// The same context with the behavior flags word `flags`.
-    pub const fn with_flags(mut self, flags: u64) -> Ctx<'t> {
-        self.flags = flags;
-        self
-    }
-
-    /// The same context, activated at `since`.
-    pub const fn with_since(mut self, since: f64) -> Ctx<'t> {
-        self.since = since;
-        self
-    }
-
-    /// Seconds since the behavior's decider was activated.
-    pub fn time_active(&self) -> f64 {
-        self.now - self.since
-    }
-
-    /// The behavior flags word as the user's own flags type.
-    pub fn flags_as<F: bitflags::Flags>(&self) -> F
-    where
-        F::Bits: TryFrom<u64>,
-    {
-        bits_as(self.flags)
     }
 }
 

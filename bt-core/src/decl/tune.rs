@@ -16,7 +16,7 @@ use core::sync::atomic::AtomicU64;
 use portable_atomic::AtomicU64;
 
 use super::msg::Msg;
-use crate::raw::TunedSlots;
+use crate::raw::{TunedDefaults, TunedHead, TunedSlots};
 
 pub(crate) mod value;
 
@@ -182,12 +182,24 @@ impl TunableDecl {
 
 /// The tunables of a tree, as [`tunables!`](crate::tunables) declares them:
 /// the static that `tree!`'s `tunables:` key names.
-#[derive(Debug)]
 pub struct Tunables {
     name: &'static str,
     decls: &'static [TunableDecl],
     /// The module the table is declared in (`tunables!` sets it).
     module: &'static str,
+    /// The block of the defaults a context typed by the table reads
+    /// outside a crowd's tick (`tunables!` sets it).
+    defaults: Option<&'static TunedDefaults>,
+}
+
+impl fmt::Debug for Tunables {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tunables")
+            .field("name", &self.name)
+            .field("module", &self.module)
+            .field("decls", &self.decls)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Tunables {
@@ -231,6 +243,26 @@ impl Tunables {
             name,
             decls,
             module: "",
+            defaults: None,
+        }
+    }
+
+    /// The table, whose defaults are in the block `defaults`
+    /// (`tunables!` declares it with [`TunedDefaults::of`] of the same
+    /// declarations).
+    #[doc(hidden)]
+    pub const fn __defaults(mut self, defaults: &'static TunedDefaults) -> Self {
+        self.defaults = Some(defaults);
+        self
+    }
+
+    /// The values a context typed by this table reads outside a crowd's
+    /// tick: its defaults.
+    #[inline(always)]
+    pub(crate) const fn default_head(&'static self) -> TunedHead<'static> {
+        match self.defaults {
+            Some(defaults) => TunedHead::defaults(defaults),
+            None => TunedHead::NONE,
         }
     }
 

@@ -2,6 +2,7 @@
 
 use core::fmt;
 
+use crate::decl::behavior::TunableTable;
 use crate::decl::tune::{Tunable, TunableValue};
 use crate::raw::TunedHead;
 
@@ -15,6 +16,18 @@ pub(crate) struct Tuned<'t>(TunedHead<'t>);
 impl Tuned<'_> {
     /// No table: every tunable reads as its default.
     pub(crate) const NONE: Tuned<'static> = Tuned(TunedHead::NONE);
+}
+
+impl Tuned<'static> {
+    /// The defaults of table `Tb` (none for [`AnyTable`]): the values of a
+    /// context typed by `Tb` outside a crowd's tick.
+    #[inline(always)]
+    pub(crate) const fn defaults_of<Tb: TunableTable>() -> Self {
+        match Tb::TABLE {
+            Some(table) => Tuned(table.default_head()),
+            None => Tuned::NONE,
+        }
+    }
 }
 
 impl<'t> Tuned<'t> {
@@ -32,6 +45,22 @@ impl<'t> Tuned<'t> {
             Some(bits) => T::from_bits(bits),
             None => tunable.default_value(),
         }
+    }
+
+    /// [`read`](Self::read) for values known to be of table `Tb`'s (those
+    /// of a context typed by it): a tunable of `Tb` below the fast places
+    /// is one load, with no check of the table (the comparison of the
+    /// tunable's table with `Tb`'s is of two constants), any other is
+    /// read as `read` does.
+    #[inline(always)]
+    pub(crate) fn read_in<Tb: TunableTable, T: TunableValue>(&self, tunable: Tunable<T>) -> T {
+        if let Some(table) = Tb::TABLE
+            && core::ptr::eq(tunable.table(), table)
+            && let Some(bits) = self.0.at(tunable.index())
+        {
+            return T::from_bits(bits);
+        }
+        self.read(tunable)
     }
 }
 

@@ -46,6 +46,7 @@ struct Def;
 impl BehaviorDef<u32> for Def {
     type Memory = Counted;
     type DBlock = Counted;
+    type Table = crate::decl::behavior::AnyTable;
     const NAME: &'static str = "DEF";
     const MODULE: &'static str = "tests";
 
@@ -118,6 +119,7 @@ struct Stepped;
 impl BehaviorDef<u32> for Stepped {
     type Memory = Counted;
     type DBlock = ();
+    type Table = crate::decl::behavior::AnyTable;
     const NAME: &'static str = "STEPPED";
     const MODULE: &'static str = "tests";
     const HAS_ACTIVATE: bool = true;
@@ -282,6 +284,7 @@ mod persisted {
     impl BehaviorDef<u32> for Saved {
         type Memory = Counted;
         type DBlock = ();
+        type Table = crate::decl::behavior::AnyTable;
         const NAME: &'static str = "SAVED";
         const MODULE: &'static str = "tests";
         const PERSIST: Option<PersistFns> = Some(PersistFns::of::<Counted>());
@@ -322,4 +325,37 @@ fn blocks_are_aligned() {
         let p = blocks.bytes[level].as_mut_ptr();
         assert_eq!(p as usize % BLOCK_ALIGN, 0);
     }
+}
+
+/// Every block of tunables a context may hold has `FAST_SLOTS` values
+/// after its head, whatever its table's length: a read below that place
+/// stays in it (Miri checks), one at it or past it is refused.
+#[test]
+fn every_block_of_tunables_has_the_fast_places() {
+    use crate::decl::tune::TunableDecl;
+    use crate::decl::tune::Tunables;
+
+    static DECLS: [TunableDecl; 2] = [
+        TunableDecl::int("A", "", 7, 0, 10),
+        TunableDecl::float("B", "", 0.5, 0.0, 1.0),
+    ];
+    static DEFAULTS: TunedDefaults = TunedDefaults::of(&DECLS);
+    static TABLE: Tunables = Tunables::new("T", &DECLS).__defaults(&DEFAULTS);
+
+    let slots = TunedSlots::new(Some(&TABLE), |i| 40 + i as u64);
+    let crowd = TunedAt::of(Some(&slots), TunedHead::NONE).head();
+    let defaults = TABLE.default_head();
+    for (head, first) in [(crowd, 40), (defaults, 7), (TunedHead::NONE, 0)] {
+        assert_eq!(head.at(0), Some(first));
+        assert_eq!(head.at(FAST_SLOTS - 1), Some(0));
+        assert_eq!(head.at(FAST_SLOTS), None);
+    }
+    // The checked read: the crowd's values for its table, nothing from the
+    // static blocks, which name none.
+    assert_eq!(crowd.get(&TABLE, 1), Some(41));
+    assert_eq!(crowd.get(&TABLE, 2), None);
+    assert_eq!(defaults.get(&TABLE, 0), None);
+    assert_eq!(TunedHead::NONE.get(&TABLE, 0), None);
+    assert_eq!(slots.values().len(), 2);
+    assert_eq!(defaults.at(1), Some(0.5f64.to_bits()));
 }
