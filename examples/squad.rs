@@ -186,8 +186,9 @@ behavior! { FIRE: Soldier, memory: Burst,
         m.0 < BURST
     },
 }
-// Out of the fight until the soldier has won back some health.
-behavior! { RETREAT: Soldier,
+// Out of the fight until the soldier has won back some health. Its
+// context is typed by the squad's table: a read is one load.
+behavior! { RETREAT: Soldier, tunables: SQUAD_TUNING,
     tick: |s, cx| {
         s.health = (s.health + HEAL * f64::from(DT)).min(1.0);
         s.health < cx.tuned(FALL_BACK_BELOW) + RECOVERED
