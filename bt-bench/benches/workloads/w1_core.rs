@@ -40,13 +40,15 @@ pub fn step(m: &mut Ticks, n: u8) -> bool {
 /// Declares the tree of WORKLOAD.md as `$tree` with the memory type
 /// `$memory`, each behavior running `Beh::$ticks()` ticks: W1 with
 /// `ticks`, W3 with `steady_ticks`; with `tuned`, the ticks read from the
-/// tunables of W1 with tunables (`tree: [, tunables: …]`).
+/// tunables of W1 with tunables (`tree: [, tunables: …]`, and the
+/// behaviors that read them typed by their table with `behaviors:
+/// [tunables: …,]`).
 macro_rules! creature_tree {
     ($tree:ident, $memory:ident, $ticks:ident) => {
         $crate::w1_core::creature_tree!($tree, $memory, $ticks, eat: [], yell: []);
     };
     // With more clauses for EAT and YELL_FOR_HELP (a gate, a cooldown).
-    ($tree:ident, $memory:ident, $ticks:ident, eat: [$($eat:tt)*], yell: [$($yell:tt)*] $(, tree: [$($keys:tt)*])?) => {
+    ($tree:ident, $memory:ident, $ticks:ident, eat: [$($eat:tt)*], yell: [$($yell:tt)*] $(, tree: [$($keys:tt)*])? $(, behaviors: [$($bk:tt)*])?) => {
         /// The behaviors, named as in WORKLOAD.md.
         mod act {
             use bt_core::behavior;
@@ -63,11 +65,11 @@ macro_rules! creature_tree {
                 activate: |a, _cx| { a.count(Beh::GuardScope); true },
                 deactivate: |_a, _cx| {},
             }
-            behavior! { pub YELL: Agent, memory: Ticks, persist,
+            behavior! { pub YELL: Agent, memory: Ticks, persist, $($($bk)*)?
                 activate: |a, _m, _cx| { a.count(Beh::Yell); true },
                 tick: |_a, m, _cx| step(m, crate::w1_core::len!($ticks, Yell, _cx)),
             }
-            behavior! { pub FIGHT: Agent, memory: Ticks, persist,
+            behavior! { pub FIGHT: Agent, memory: Ticks, persist, $($($bk)*)?
                 activate: |a, _m, _cx| { a.count(Beh::Fight); true },
                 tick: |a, m, _cx| {
                     let running = step(m, crate::w1_core::len!($ticks, Fight, _cx));
@@ -77,11 +79,11 @@ macro_rules! creature_tree {
                     running
                 },
             }
-            behavior! { pub FIND_FOOD: Agent, memory: Ticks, persist,
+            behavior! { pub FIND_FOOD: Agent, memory: Ticks, persist, $($($bk)*)?
                 activate: |a, _m, _cx| { a.count(Beh::FindFood); true },
                 tick: |_a, m, _cx| step(m, crate::w1_core::len!($ticks, FindFood, _cx)),
             }
-            behavior! { pub EAT_FOOD: Agent, memory: Ticks, persist,
+            behavior! { pub EAT_FOOD: Agent, memory: Ticks, persist, $($($bk)*)?
                 activate: |a, _m, _cx| { a.count(Beh::EatFood); true },
                 tick: |a, m, _cx| {
                     let running = step(m, crate::w1_core::len!($ticks, EatFood, _cx));
@@ -91,11 +93,11 @@ macro_rules! creature_tree {
                     running
                 },
             }
-            behavior! { pub PATROL: Agent, memory: Ticks, persist,
+            behavior! { pub PATROL: Agent, memory: Ticks, persist, $($($bk)*)?
                 activate: |a, _m, _cx| { a.count(Beh::Patrol); true },
                 tick: |_a, m, _cx| step(m, crate::w1_core::len!($ticks, Patrol, _cx)),
             }
-            behavior! { pub REST: Agent, memory: Ticks, persist,
+            behavior! { pub REST: Agent, memory: Ticks, persist, $($($bk)*)?
                 activate: |a, _m, _cx| { a.count(Beh::Rest); true },
                 tick: |a, m, _cx| {
                     let running = step(m, crate::w1_core::len!($ticks, Rest, _cx));
@@ -105,15 +107,15 @@ macro_rules! creature_tree {
                     running
                 },
             }
-            behavior! { pub FLIP: Agent, memory: Ticks, persist,
+            behavior! { pub FLIP: Agent, memory: Ticks, persist, $($($bk)*)?
                 activate: |a, _m, _cx| { a.count(Beh::Flip); true },
                 tick: |_a, m, _cx| step(m, crate::w1_core::len!($ticks, Flip, _cx)),
             }
-            behavior! { pub ROLL: Agent, memory: Ticks, persist,
+            behavior! { pub ROLL: Agent, memory: Ticks, persist, $($($bk)*)?
                 activate: |a, _m, _cx| { a.count(Beh::Roll); true },
                 tick: |_a, m, _cx| step(m, crate::w1_core::len!($ticks, Roll, _cx)),
             }
-            behavior! { pub DANCE: Agent, memory: Ticks, persist,
+            behavior! { pub DANCE: Agent, memory: Ticks, persist, $($($bk)*)?
                 activate: |a, _m, _cx| { a.count(Beh::Dance); true },
                 tick: |_a, m, _cx| step(m, crate::w1_core::len!($ticks, Dance, _cx)),
             }

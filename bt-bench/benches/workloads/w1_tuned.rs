@@ -28,9 +28,10 @@ tunables! { pub W1_TUNING:
     DANCE_TICKS: i64 = 4, 1..=255;
 }
 
-/// The ticks behavior `b` runs, read from the tunables.
+/// The ticks behavior `b` runs, read from the tunables by a context typed
+/// by their table.
 #[inline(always)]
-pub fn ticks(b: Beh, cx: &Ctx) -> u8 {
+pub fn ticks(b: Beh, cx: &Ctx<W1_TUNING>) -> u8 {
     let tunable = match b {
         Beh::Yell => YELL_TICKS,
         Beh::Fight => FIGHT_TICKS,
@@ -52,7 +53,8 @@ mod tree {
 
     use super::W1_TUNING;
 
-    crate::w1_core::creature_tree!(W1T, W1TMemory, tuned, eat: [], yell: [], tree: [, tunables: W1_TUNING]);
+    crate::w1_core::creature_tree!(W1T, W1TMemory, tuned, eat: [], yell: [],
+        tree: [, tunables: W1_TUNING], behaviors: [tunables: super::W1_TUNING,]);
 }
 
 pub use tree::{W1T, W1TMemory};
