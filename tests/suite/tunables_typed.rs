@@ -112,7 +112,11 @@ fn a_typed_context_reads_what_an_untyped_one_reads() {
     shared.tune(MOOD, Mood::Angry).unwrap();
     let tuned = (7.25, 42, false, Mood::Angry, 2.0);
     tick_all(&BOTS, &mut bots, &mut memories, input);
-    par_tick_all(&BOTS, &mut bots, &mut memories, input);
+    // Rayon's pool trips Miri's borrow model inside crossbeam.
+    let par = !cfg!(miri);
+    if par {
+        par_tick_all(&BOTS, &mut bots, &mut memories, input);
+    }
     // Agent by agent: the game puts the changes in effect.
     shared.apply_tuning();
     tick(
@@ -123,7 +127,7 @@ fn a_typed_context_reads_what_an_untyped_one_reads() {
     )
     .unwrap();
     for (i, b) in bots.iter().enumerate() {
-        let ticks = if i == 1 { 4 } else { 3 };
+        let ticks = 2 + usize::from(par) + usize::from(i == 1);
         assert_eq!(b.typed.len(), ticks);
         assert!(
             b.typed[1..].iter().all(|r| *r == tuned),
