@@ -554,19 +554,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> Tree<A, L, S, N
             shared.fingerprint(),
             self.shape.fingerprint
         );
-        let same = match (shared.tunables(), self.tunables) {
-            (Some(a), Some(b)) => core::ptr::eq(a, b),
-            (a, b) => a.is_none() && b.is_none(),
-        };
-        assert!(
-            same,
-            "tree `{}`: the shared state was made for tree `{}`, whose tunables are {}; \
-             this tree's are {}",
-            self.name,
-            shared.tree_name(),
-            shared.tunables().map_or("none", |t| t.name()),
-            self.tunables.map_or("none", |t| t.name()),
-        );
+        shared.check_tunables(self);
         AgentMemory::new(self, seed, Some(alloc::sync::Arc::clone(shared)))
     }
 

@@ -71,6 +71,7 @@ macro_rules! __bt_tunables_impl {
             static DEFAULTS: $k::__private::TunedDefaults = $k::__private::TunedDefaults::of(DECLS);
             $k::Tunables::new(::core::stringify!($table), DECLS)
                 .__in(::core::module_path!())
+                .__at(::core::concat!(::core::file!(), ":", ::core::line!(), ":", ::core::column!()))
                 .__defaults(&DEFAULTS)
         };
         #[doc = ::core::concat!(

@@ -6,8 +6,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use bt_core::{
-    Ctx, FAST_SLOTS, TickInput, TreeShared, behavior, decider, group, leaf, par_tick_all, tick,
-    tick_all, tree, tunables,
+    Ctx, FAST_SLOTS, TickInput, Tree, TreeShared, Tunable, TunableDecl, TunableTable, Tunables,
+    behavior, decider, group, leaf, par_tick_all, tick, tick_all, tree, tunables,
 };
 
 tunables! { pub TYPED_TUNING:
@@ -256,14 +256,143 @@ fn a_shared_state_of_another_table_is_refused() {
     let refused = catch_unwind(AssertUnwindSafe(|| IDLE_HERE.new_memory_in(&there, 0)));
     let message = *refused.unwrap_err().downcast::<String>().unwrap();
     assert!(
-        message.contains("`IDLE_THERE`, whose tunables are ELSEWHERE"),
+        message.contains("`IDLE_THERE`, whose tunables are `ELSEWHERE` (declared at "),
         "{message}"
     );
     assert!(
-        message.contains("this tree's are TYPED_TUNING"),
+        message.contains("this tree's are `TYPED_TUNING` (declared at "),
         "{message}"
     );
     // Its own is taken.
     let here = IDLE_HERE.new_shared(0);
     let _ = IDLE_HERE.new_memory_in(&here, 0);
+}
+
+/// A table made by hand (`Tunables::new`, without the block of defaults
+/// `tunables!` declares) and a type for it.
+static HAND: Tunables = Tunables::new(
+    "HAND",
+    &[
+        TunableDecl::float("H", "", 0.5, 0.0, 1.0),
+        TunableDecl::int("HI", "", 7, 0, 9),
+    ],
+);
+enum HandTable {}
+impl TunableTable for HandTable {
+    const TABLE: Option<&'static Tunables> = Some(&HAND);
+}
+const H: Tunable<f64> = Tunable::__new(&HAND, 0);
+const HI: Tunable<i64> = Tunable::__new(&HAND, 1);
+
+#[derive(Default)]
+struct Hand {
+    typed: Vec<(f64, i64)>,
+    untyped: Vec<(f64, i64)>,
+}
+leaf! { READ_HAND: Hand, tunables: HandTable, tick: |h, cx| {
+    h.typed.push((cx.tuned(H), cx.tuned(HI)));
+    h.untyped.push((cx.untyped().tuned(H), cx.untyped().tuned(HI)));
+    true
+} }
+tree! { HAND_TREE: Hand = READ_HAND, memory: HandMemory, tunables: HAND }
+
+/// A table made by hand has no block of defaults: a context typed by it
+/// reads as an untyped one does, in a crowd's tick, in a memory of no
+/// crowd and outside a tick (it read 0 for every tunable outside a crowd).
+#[test]
+fn a_table_made_by_hand_reads_alike_typed_or_not() {
+    let typed = Ctx::at(0.0, 0.1).with_table::<HandTable>();
+    assert_eq!((typed.tuned(H), typed.tuned(HI)), (0.5, 7));
+    let shared = HAND_TREE.new_shared(0);
+    let mut memory: HandMemory = HAND_TREE.new_memory_in(&shared, 0);
+    shared.tune(H, 0.25).unwrap();
+    shared.apply_tuning();
+    let mut hand = Hand::default();
+    tick(
+        &HAND_TREE,
+        &mut hand,
+        &mut memory,
+        &TickInput::new(0.0, 0.1),
+    )
+    .unwrap();
+    assert_eq!(
+        (hand.typed.as_slice(), hand.untyped.as_slice()),
+        (&[(0.25, 7)][..], &[(0.25, 7)][..])
+    );
+    let mut lone: HandMemory = Tree::new_memory(&HAND_TREE, 0);
+    let mut hand = Hand::default();
+    tick(&HAND_TREE, &mut hand, &mut lone, &TickInput::new(0.0, 0.1)).unwrap();
+    assert_eq!(
+        (hand.typed.as_slice(), hand.untyped.as_slice()),
+        (&[(0.5, 7)][..], &[(0.5, 7)][..])
+    );
+}
+
+/// A tunable made by hand past its table's end reads as an untyped context
+/// reads it (a panic naming the place), not the zero past the values.
+#[test]
+fn a_tunable_past_its_tables_end_reads_alike_typed_or_not() {
+    let past: Tunable<i64> = Tunable::__new(&TYPED_TUNING, 10);
+    let typed = Ctx::at(0.0, 0.1).with_table::<TYPED_TUNING>();
+    let read = |cx: Ctx<TYPED_TUNING>| catch_unwind(AssertUnwindSafe(|| cx.tuned(past))).is_err();
+    let read_any = |cx: Ctx| catch_unwind(AssertUnwindSafe(|| cx.tuned(past))).is_err();
+    assert!(read_any(typed.untyped()), "the untyped read panics");
+    assert!(read(typed), "the typed read panics as well");
+}
+
+mod twin_a {
+    use super::Bot;
+    bt_core::tunables! { pub TABLE:
+        /// A rate.
+        P: f64 = 0.5, 0.0..=1.0;
+    }
+    bt_core::leaf! { IDLE: Bot }
+    bt_core::tree! { pub TWIN: Bot = IDLE, memory: TwinMemory, tunables: TABLE }
+}
+
+mod twin_b {
+    use super::Bot;
+    bt_core::tunables! { pub TABLE:
+        /// A count.
+        P: i64 = 3, 1..=10;
+    }
+    bt_core::leaf! { IDLE: Bot }
+    bt_core::tree! { pub TWIN: Bot = IDLE, memory: TwinMemory, tunables: TABLE }
+}
+
+/// A save of a crowd of one tree restored, with that tree, into the crowd
+/// of a tree of the same name and structure but another table is refused
+/// (a panic naming both tables), and the crowd's values are unchanged (it
+/// took the saved float's bits as its count).
+#[test]
+fn a_save_restored_into_a_crowd_of_another_table_is_refused() {
+    let a = twin_a::TWIN.new_shared(0);
+    let memories_a = vec![twin_a::TWIN.new_memory_in(&a, 0)];
+    a.tune(twin_a::P, 0.75).unwrap();
+    a.apply_tuning();
+    let saved = serde_json::to_string(&a.snapshot_crowd(&memories_a, 0.0)).unwrap();
+    let b = twin_b::TWIN.new_shared(0);
+    let mut memories_b: Vec<twin_b::TwinMemory> = vec![twin_b::TWIN.new_memory_in(&b, 0)];
+    let refused = catch_unwind(AssertUnwindSafe(|| {
+        let mut d = serde_json::Deserializer::from_str(&saved);
+        b.restore_crowd(&twin_a::TWIN, 0.0, &mut memories_b, &mut d)
+    }));
+    let message = *refused.unwrap_err().downcast::<String>().unwrap();
+    assert!(
+        message.contains("whose tunables are `TABLE` (declared at tests/suite/tunables_typed.rs:"),
+        "{message}"
+    );
+    assert!(
+        message.contains("this tree's are `TABLE` (declared at tests/suite/tunables_typed.rs:"),
+        "{message}"
+    );
+    assert_eq!(b.tuned(twin_b::P), 3);
+    let shared_saved = serde_json::to_string(&a.snapshot(0.0)).unwrap();
+    let lone = twin_b::TWIN.new_shared(0);
+    let refused = catch_unwind(AssertUnwindSafe(|| {
+        let mut d = serde_json::Deserializer::from_str(&shared_saved);
+        lone.restore(&twin_a::TWIN, 0.0, &mut d)
+    }));
+    assert!(refused.is_err());
+    assert_eq!(lone.tuned(twin_b::P), 3);
 }

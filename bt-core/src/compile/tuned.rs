@@ -51,14 +51,19 @@ const fn walk<A>(
     if let Some(t) = f.cooldown {
         check_field(tree, table, d.name, "cooldown", (t.table(), t.name()));
     }
-    if let DeciderKind::Behavior(b) = d.kind
+    let behavior = match d.kind {
+        DeciderKind::Behavior(b) => Some(b),
+        DeciderKind::Group { behavior, .. } => behavior,
+        DeciderKind::Reference { .. } => None,
+    };
+    if let Some(b) = behavior
         && let Some(of) = b.table
     {
         match table {
             None => behavior_table_in_tree_without_tunables(tree, d.name, b.name, of.name()),
             Some(table) => {
                 if !table.is(of) {
-                    behavior_of_another_table(tree, d.name, b.name, of.name(), table.name());
+                    behavior_of_another_table(tree, d.name, b.name, of, table);
                 }
             }
         }
@@ -97,8 +102,8 @@ const fn behavior_of_another_table(
     tree: &str,
     decider: &str,
     behavior: &str,
-    of: &str,
-    table: &str,
+    of: &Tunables,
+    table: &Tunables,
 ) -> ! {
     let msg = Msg::new()
         .s("decider `")
@@ -106,13 +111,23 @@ const fn behavior_of_another_table(
         .s("`: its behavior `")
         .s(behavior)
         .s("` reads table `")
-        .s(of)
+        .s(of.name())
         .s("` (`tunables: ")
-        .s(of)
+        .s(of.name())
         .s("`), not tree `")
         .s(tree)
         .s("`'s table `")
-        .s(table)
+        .s(table.name())
         .s("`");
+    // Two tables of one name: say where each is.
+    let msg = if crate::decl::tune::same_name(of, table) {
+        msg.s(" (declared at ")
+            .s(of.place())
+            .s(" and ")
+            .s(table.place())
+            .s(")")
+    } else {
+        msg
+    };
     panic!("{}", msg.text())
 }

@@ -3,14 +3,14 @@
 
 /// A fixed-capacity message built in const evaluation.
 pub(crate) struct Msg {
-    buf: [u8; 256],
+    buf: [u8; 512],
     len: usize,
 }
 
 impl Msg {
     pub(crate) const fn new() -> Self {
         Msg {
-            buf: [0; 256],
+            buf: [0; 512],
             len: 0,
         }
     }

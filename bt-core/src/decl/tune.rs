@@ -187,6 +187,10 @@ pub struct Tunables {
     decls: &'static [TunableDecl],
     /// The module the table is declared in (`tunables!` sets it).
     module: &'static str,
+    /// Where the table is declared, `file:line:column` (`tunables!` sets
+    /// it): two tables of one name in one module (one in a function's
+    /// body) are told apart by it.
+    place: &'static str,
     /// The block of the defaults a context typed by the table reads
     /// outside a crowd's tick (`tunables!` sets it).
     defaults: Option<&'static TunedDefaults>,
@@ -197,6 +201,7 @@ impl fmt::Debug for Tunables {
         f.debug_struct("Tunables")
             .field("name", &self.name)
             .field("module", &self.module)
+            .field("place", &self.place)
             .field("decls", &self.decls)
             .finish_non_exhaustive()
     }
@@ -243,6 +248,7 @@ impl Tunables {
             name,
             decls,
             module: "",
+            place: "",
             defaults: None,
         }
     }
@@ -275,10 +281,35 @@ impl Tunables {
         self
     }
 
+    /// The table, declared at `place` (`tunables!` gives its `file:line:
+    /// column`).
+    #[doc(hidden)]
+    pub const fn __at(mut self, place: &'static str) -> Self {
+        self.place = place;
+        self
+    }
+
     /// Whether `other` is this table, as far as a `const fn` can tell:
-    /// the same name, declared in the same module.
+    /// the same name, declared in the same module at the same place, with
+    /// as many tunables.
     pub(crate) const fn is(&self, other: &Tunables) -> bool {
-        same(self.name, other.name) && same(self.module, other.module)
+        same(self.name, other.name)
+            && same(self.module, other.module)
+            && same(self.place, other.place)
+            && self.decls.len() == other.decls.len()
+    }
+
+    /// Where the table is declared (`file:line:column`; empty for a table
+    /// made by hand).
+    pub(crate) const fn place(&self) -> &'static str {
+        self.place
+    }
+
+    /// Whether the table has its block of defaults (`tunables!` declares
+    /// one; a table made by hand with [`Tunables::new`] has none).
+    #[inline(always)]
+    pub(crate) const fn has_defaults(&self) -> bool {
+        self.defaults.is_some()
     }
 
     /// The table's name (the static's).
@@ -305,6 +336,11 @@ impl Tunables {
     pub fn find(&self, name: &str) -> Option<usize> {
         self.decls.iter().position(|d| d.name == name)
     }
+}
+
+/// Whether two tables have one name.
+pub(crate) const fn same_name(a: &Tunables, b: &Tunables) -> bool {
+    same(a.name, b.name)
 }
 
 /// Whether two strings are equal, in a `const fn`.

@@ -50,12 +50,17 @@ impl<'t> Tuned<'t> {
     /// [`read`](Self::read) for values known to be of table `Tb`'s (those
     /// of a context typed by it): a tunable of `Tb` below the fast places
     /// is one load, with no check of the table (the comparison of the
-    /// tunable's table with `Tb`'s is of two constants), any other is
-    /// read as `read` does.
+    /// tunable's table with `Tb`'s, of its place with the table's length,
+    /// and whether the table has its block of defaults, are of constants),
+    /// any other is read as `read` does: a tunable of another table, one
+    /// past the table's end (made by hand), or of a table made by hand
+    /// without the block of defaults that a context outside a tick reads.
     #[inline(always)]
     pub(crate) fn read_in<Tb: TunableTable, T: TunableValue>(&self, tunable: Tunable<T>) -> T {
         if let Some(table) = Tb::TABLE
             && core::ptr::eq(tunable.table(), table)
+            && tunable.index() < table.len()
+            && table.has_defaults()
             && let Some(bits) = self.0.at(tunable.index())
         {
             return T::from_bits(bits);

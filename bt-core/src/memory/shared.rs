@@ -56,7 +56,7 @@ mod tuned;
 
 pub(crate) use ids::next_crowd;
 
-use crate::decl::tune::TunedValues;
+use crate::decl::tune::{Tunables, TunedValues};
 #[cfg(feature = "serde")]
 pub use queue::AdoptError;
 use queue::Entry;
@@ -287,6 +287,37 @@ impl TreeShared {
         self.bound.fetch_sub(1, Ordering::AcqRel);
     }
 
+    /// Panics, naming both, if this shared state was made for another
+    /// table of tunables than `tree`'s (a tree of the same structure whose
+    /// behaviors read other values).
+    pub(crate) fn check_tunables<A: 'static, const L: usize, const S: usize, const N: usize>(
+        &self,
+        tree: &Tree<A, L, S, N>,
+    ) {
+        let same = match (self.tunables(), tree.tunables) {
+            (Some(a), Some(b)) => core::ptr::eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        // A table is named with where it is declared: two tables may
+        // have one name.
+        let named = |t: Option<&Tunables>| match t {
+            None => alloc::string::String::from("none"),
+            Some(t) if t.place().is_empty() => alloc::format!("`{}`", t.name()),
+            Some(t) => alloc::format!("`{}` (declared at {})", t.name(), t.place()),
+        };
+        assert!(
+            same,
+            "tree `{}`: the shared state was made for tree `{}`, whose tunables are {}; \
+             this tree's are {}",
+            tree.name,
+            self.tree_name(),
+            named(self.tunables()),
+            named(tree.tunables),
+        );
+    }
+
+    /// Whether this shared state was made for a tree of `tree`'s
+    /// structure (its fingerprint).
     pub(crate) fn fits<A: 'static, const L: usize, const S: usize, const N: usize>(
         &self,
         tree: &Tree<A, L, S, N>,

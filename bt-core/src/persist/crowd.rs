@@ -147,7 +147,8 @@ impl TreeShared {
     /// format's position, where it has one, does).
     ///
     /// # Panics
-    /// If this shared state was made for another tree.
+    /// If this shared state was made for another tree: of another
+    /// structure, or of another table of tunables.
     pub fn restore_crowd<
         'de,
         D: Deserializer<'de>,

@@ -249,7 +249,8 @@ impl TreeShared {
     /// The shared state is left unchanged then.
     ///
     /// # Panics
-    /// If this shared state was made for another tree.
+    /// If this shared state was made for another tree: of another
+    /// structure, or of another table of tunables.
     pub fn restore<
         'de,
         D: Deserializer<'de>,
@@ -279,7 +280,7 @@ impl TreeShared {
     }
 
     /// Panics if this shared state was not made for a tree of `tree`'s
-    /// structure.
+    /// structure and table of tunables.
     pub(super) fn check_tree<A: 'static, const L: usize, const S: usize, const N: usize>(
         &self,
         tree: &'static Tree<A, L, S, N>,
@@ -290,6 +291,7 @@ impl TreeShared {
             tree.name,
             self.tree_name()
         );
+        self.check_tunables(tree);
     }
 
     /// What reads a snapshot of this shared state.
