@@ -3,7 +3,8 @@
 //! run starts, for every brain of the run alike, on every tick path
 //! (parallel entity by entity, with senses, by table chunks, from the
 //! tree's marker type, traced, recorded, in entity order and in two phases
-//! on every thread), and resets no brain's state.
+//! on every thread; read through contexts typed by the table too), and
+//! resets no brain's state.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
@@ -62,6 +63,19 @@ behavior! { HERDING: Deer,
         true
     },
 }
+// The same, its context typed by the table: it reads what the untyped
+// context reads.
+behavior! { HERDING_TYPED: Deer, tunables: HERD_TUNING,
+    tick: |d, cx| {
+        let read = cx.tuned(FLEE_BELOW);
+        assert_eq!(read, cx.untyped().tuned(FLEE_BELOW));
+        d.read.push(read);
+        if let Some((shared, v)) = d.tunes.take() {
+            shared.tune(FLEE_BELOW, v).unwrap();
+        }
+        true
+    },
+}
 leaf! { FLEE: Deer, when: |d, x| d.health < x.tuned(FLEE_BELOW) }
 leaf! { GRAZE: Deer }
 leaf! { GRAZE_TOGETHER: Deer, gate: tunable(GRAZERS), when: |d, _| d.hungry,
@@ -69,10 +83,12 @@ leaf! { GRAZE_TOGETHER: Deer, gate: tunable(GRAZERS), when: |d, _| d.hungry,
 }
 group! { ROOT: Deer, prioritized [FLEE, GRAZE], behavior: HERDING }
 group! { GATED_ROOT: Deer, prioritized [FLEE, GRAZE_TOGETHER, GRAZE], behavior: HERDING }
+group! { TYPED_ROOT: Deer, prioritized [FLEE, GRAZE], behavior: HERDING_TYPED }
 // A tree whose brains share nothing, and one with a gate (ticked in
 // entity order).
 tree! { pub HERD: Deer = ROOT, memory: HerdMemory, tunables: HERD_TUNING, marker: HerdTree }
 tree! { pub GATED: Deer = GATED_ROOT, memory: GatedMemory, tunables: HERD_TUNING }
+tree! { pub TYPED: Deer = TYPED_ROOT, memory: TypedMemory, tunables: HERD_TUNING }
 // Trees of the same memory type as `HERD`: with another table, without
 // tunables.
 tree! { pub PACK: Deer = ROOT, memory: PackMemory, tunables: PACK_TUNING }
@@ -215,6 +231,18 @@ fn a_value_tuned_from_a_system_takes_effect_at_the_next_run_on_every_tick_path()
             "marker type, table chunks",
             |a| _ = a.add_plugins(marked().dense()),
             herd,
+            with_decisions,
+        ),
+        herd_runs(
+            "typed context, entity by entity",
+            |a| _ = a.add_plugins(BrainPlugin::new(&TYPED).in_schedule(Update)),
+            || Brain::new(&TYPED),
+            none,
+        ),
+        herd_runs(
+            "typed context, table chunks",
+            |a| _ = a.add_plugins(BrainPlugin::new(&TYPED).in_schedule(Update).dense()),
+            || Brain::new(&TYPED),
             with_decisions,
         ),
         herd_runs("traced", |a| _ = a.add_plugins(plugin()), herd, traced),
