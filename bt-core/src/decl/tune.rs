@@ -209,7 +209,12 @@ impl fmt::Debug for Tunables {
 
 impl Tunables {
     /// The table `name` of `decls`, checked at compile time: names given
-    /// once, ranges that hold something, defaults within them.
+    /// once, ranges that hold something, defaults within them. A table
+    /// made here has no block of defaults, which [`tunables!`] declares
+    /// beside its table: a context typed by it reads its tunables as an
+    /// untyped context does, with a check.
+    ///
+    /// [`tunables!`]: crate::tunables
     ///
     /// # Panics
     /// (At compile time, in a `static`.) On a name given twice, a range
