@@ -3,7 +3,7 @@
 //! each must be the tree's table.
 
 use crate::decl::msg::Msg;
-use crate::decl::tune::Tunables;
+use crate::decl::tune::{Tunables, with_places};
 use crate::decl::tune_field::check_field;
 use crate::decl::{Decider, DeciderKind};
 use crate::tree::{MAX_ITEMS, MAX_LEVELS};
@@ -119,15 +119,5 @@ const fn behavior_of_another_table(
         .s("`'s table `")
         .s(table.name())
         .s("`");
-    // Two tables of one name: say where each is.
-    let msg = if crate::decl::tune::same_name(of, table) {
-        msg.s(" (declared at ")
-            .s(of.place())
-            .s(" and ")
-            .s(table.place())
-            .s(")")
-    } else {
-        msg
-    };
-    panic!("{}", msg.text())
+    panic!("{}", with_places(msg, of, table).text())
 }

@@ -343,9 +343,19 @@ impl Tunables {
     }
 }
 
-/// Whether two tables have one name.
-pub(crate) const fn same_name(a: &Tunables, b: &Tunables) -> bool {
-    same(a.name, b.name)
+/// `msg` followed by where tables `of` and `table` are declared when they
+/// have one name (two tables of one name in one module, one in a
+/// function's body): the end of an error that tells them apart.
+pub(crate) const fn with_places(msg: Msg, of: &Tunables, table: &Tunables) -> Msg {
+    if same(of.name, table.name) {
+        msg.s(" (declared at ")
+            .s(of.place)
+            .s(" and ")
+            .s(table.place)
+            .s(")")
+    } else {
+        msg
+    }
 }
 
 /// Whether two strings are equal, in a `const fn`.

@@ -5,7 +5,7 @@
 //! by every tick from the values of the memory's crowd.
 
 use super::msg::Msg;
-use super::tune::{Tunable, TunableKind, TunableValue, Tunables};
+use super::tune::{Tunable, TunableKind, TunableValue, Tunables, with_places};
 use super::tuned::Tuned;
 
 /// Which of a decider's declarative fields name a tunable, and which one
@@ -202,7 +202,7 @@ pub(crate) const fn check_field(
         None => tunable_in_tree_without_tunables(tree, decider, key, name),
         Some(table) => {
             if !table.is(of) {
-                tunable_of_another_table(tree, decider, key, name, of.name(), table.name());
+                tunable_of_another_table(tree, decider, key, name, of, table);
             }
         }
     }
@@ -267,8 +267,8 @@ const fn tunable_of_another_table(
     decider: &str,
     key: &str,
     name: &str,
-    of: &str,
-    table: &str,
+    of: &Tunables,
+    table: &Tunables,
 ) -> ! {
     let msg = Msg::new()
         .s("decider `")
@@ -278,11 +278,11 @@ const fn tunable_of_another_table(
         .s(": tunable(")
         .s(name)
         .s(")` names a tunable of table `")
-        .s(of)
+        .s(of.name())
         .s("`, not of tree `")
         .s(tree)
         .s("`'s table `")
-        .s(table)
+        .s(table.name())
         .s("`");
-    panic!("{}", msg.text())
+    panic!("{}", with_places(msg, of, table).text())
 }
