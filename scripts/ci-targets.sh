@@ -9,7 +9,9 @@ cd "$(dirname "$0")/.."
 
 export CARGO_TERM_COLOR=never
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step says when it starts, in seconds since CI (or this script) began.
+CI_START=${CI_START:-$(date +%s)}
+step() { printf '\n==> %s [%ss]\n' "$*" "$(($(date +%s) - CI_START))"; }
 
 # The pinned toolchain (rust-toolchain.toml) gets the two targets.
 step "rustup targets"
