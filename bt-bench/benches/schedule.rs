@@ -48,8 +48,17 @@ const PERIOD: u32 = 10;
 /// W1's input for an agent's tick: its world step first.
 #[inline(always)]
 fn input(now: f64, dt: f32, a: &mut Agent) -> TickInput {
-    a.world.step();
+    world_step(a);
     TickInput::new(now, dt).with_decision(a.world.flags())
+}
+
+/// An agent's world step, a call in every contender: inlined into the
+/// input closure, it makes the closure large enough that one codegen unit
+/// leaves it out of line in `tick_scheduled`'s loop but not in
+/// `tick_all`'s, and the comparison would measure the inliner.
+#[inline(never)]
+fn world_step(a: &mut Agent) {
+    a.world.step();
 }
 
 /// The crowd in one pair of slices, scheduled at every 10th frame.

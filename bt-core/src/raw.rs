@@ -16,7 +16,8 @@
 //!   its `TypeId`, and is read back only under the same type.
 //!
 //! Besides these, [`prefetch`] wraps the x86-64 cache hint that crowd ticks
-//! use to fetch the next agents' memories.
+//! use to fetch the next agents' memories, and [`Places`] walks agents
+//! listed by index in a crowd's slices, each index checked once.
 //!
 //! Invariants established here are not relied on anywhere else: the rest of
 //! the crate is `#![forbid(unsafe_code)]`-clean and can only reach these
@@ -602,9 +603,11 @@ pub(crate) fn prefetch_lines<T>(value: &T) {
 }
 
 mod dblock;
+mod places;
 mod tuned;
 
 pub(crate) use dblock::{DIn, DPool, DSink};
+pub(crate) use places::Places;
 pub use tuned::{FAST_SLOTS, TunedDefaults};
 pub(crate) use tuned::{TunedAt, TunedHead, TunedSlots};
 

@@ -359,3 +359,79 @@ fn every_block_of_tunables_has_the_fast_places() {
     assert_eq!(slots.values().len(), 2);
     assert_eq!(defaults.at(1), Some(0.5f64.to_bits()));
 }
+
+#[test]
+fn places_visit_each_listed_agent_with_its_memory_and_fetch_ahead() {
+    let mut agents: std::vec::Vec<u64> = (0..10).collect();
+    let mut memories: std::vec::Vec<std::string::String> =
+        (0..10).map(|i| std::format!("m{i}")).collect();
+    // Three places to visit, two more to fetch ahead, one of them twice.
+    let list = [7, 2, 9, 2, 0];
+    let fetched = core::cell::RefCell::new(std::vec::Vec::new());
+    let mut seen = std::vec::Vec::new();
+    let places = Places::new(&list, &mut agents, &mut memories).unwrap();
+    let walked = places.walk(
+        3,
+        2,
+        |a, m| fetched.borrow_mut().push((*a, m.clone())),
+        |i, a, m| {
+            // What was fetched so far: the two ahead, then one more each.
+            assert_eq!(fetched.borrow().len(), seen.len() + 3);
+            *a += 100;
+            m.push('!');
+            seen.push(i);
+        },
+    );
+    assert_eq!(walked, Some(()));
+    assert_eq!(seen, [7, 2, 9]);
+    let fetched: std::vec::Vec<u64> = fetched.into_inner().iter().map(|f| f.0).collect();
+    assert_eq!(fetched, [7, 2, 9, 2, 0]);
+    assert_eq!(
+        (agents[7], agents[2], agents[9], agents[0]),
+        (107, 102, 109, 0)
+    );
+    assert_eq!(
+        (&*memories[7], &*memories[2], &*memories[1]),
+        ("m7!", "m2!", "m1")
+    );
+}
+
+#[test]
+fn places_refuse_an_index_past_the_slices_or_a_short_list() {
+    let (mut agents, mut memories) = ([0u8; 4], [0u16; 4]);
+    assert!(Places::new(&[0, 4], &mut agents, &mut memories).is_none());
+    assert!(Places::new(&[0, 1], &mut agents, &mut memories[..3]).is_none());
+    assert!(Places::new(&[u32::MAX], &mut agents, &mut memories).is_none());
+    let places = Places::new(&[3, 1, 2], &mut agents, &mut memories).unwrap();
+    assert_eq!(places.walk(2, 2, |_, _| {}, |_, _, _| {}), None);
+    let places = Places::new(&[3, 1, 2], &mut agents, &mut memories).unwrap();
+    assert_eq!(places.walk(usize::MAX, 2, |_, _| {}, |_, _, _| {}), None);
+    // An empty list over empty slices visits nothing.
+    let places = Places::<u8, u16>::new(&[], &mut [], &mut []).unwrap();
+    assert_eq!(
+        places.walk(0, 0, |_, _| {}, |_, _, _| unreachable!()),
+        Some(())
+    );
+}
+
+#[test]
+fn places_after_a_panic_leave_the_slices_as_visited() {
+    let (mut agents, mut memories) = ([0u32; 5], [0u32; 5]);
+    let list = [4, 0, 3, 1, 1, 1];
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let places = Places::new(&list, &mut agents, &mut memories).unwrap();
+        places.walk(
+            4,
+            2,
+            |_, _| {},
+            |i, a, m| {
+                assert_ne!(i, 3, "a callback panics");
+                *a += 1;
+                *m += 2;
+            },
+        )
+    }));
+    assert!(r.is_err());
+    assert_eq!(agents, [1, 0, 0, 0, 1]);
+    assert_eq!(memories, [2, 0, 0, 0, 2]);
+}

@@ -7,6 +7,7 @@ use crate::crowd::{CrowdIds, CrowdReport, Member};
 use crate::decl::TickInput;
 use crate::interp::tick_member;
 use crate::memory::AgentMemory;
+use crate::raw::Places;
 use crate::tree::Tree;
 
 /// What a frame of [`tick_scheduled`] did.
@@ -233,19 +234,26 @@ where
     // cannot guess the next address: fetch them `AHEAD` agents ahead.
     // The listing is followed by `AHEAD` entries that are agents too,
     // fetched for nothing at the end, which costs less than a test.
+    // Every index is checked once, before the walk, which then indexes
+    // the two slices without a check.
     let listed = &rest.buckets.listed[at..at + m + AHEAD];
-    for &ahead in &listed[..AHEAD] {
-        fetch(agents, memories, ahead as usize);
-    }
-    for (&i, &ahead) in listed[..m].iter().zip(&listed[AHEAD..]) {
-        fetch(agents, memories, ahead as usize);
-        let i = i as usize;
-        let agent = &mut agents[i];
-        let input = input(i, agent, dt).or_agent(i);
-        debug_assert!(same_time(&input, now, dt), "{}", WRONG_TIME);
-        let memory = &mut memories[i];
-        hook.tick(tree, agent, memory, &input, &mut rest.report, i);
-    }
+    let report = &mut rest.report;
+    let walked = Places::new(listed, agents, memories).and_then(|places| {
+        places.walk(
+            m,
+            AHEAD,
+            |agent, memory| {
+                crate::raw::prefetch_lines(agent);
+                memory.prefetch();
+            },
+            |i, agent, memory| {
+                let input = input(i, agent, dt).or_agent(i);
+                debug_assert!(same_time(&input, now, dt), "{}", WRONG_TIME);
+                hook.tick(tree, agent, memory, &input, report, i);
+            },
+        )
+    });
+    assert!(walked.is_some(), "a bucket lists an agent past the crowd");
     rest.done = true;
     let report = core::mem::take(&mut rest.report);
     FrameReport {
