@@ -5,12 +5,13 @@
 //!
 //! The parts are taken in index order by one task per thread, from a
 //! counter. A task ticks its part's agents up to their first shared
-//! access, hands the part (its slices and the stopped ticks) over, and
-//! then settles: whoever gets the settling lock goes on with the stopped
-//! ticks of every handed-over part in order, from the first part not
-//! settled, until it meets one not handed over yet. No task ever waits
-//! for another; a part handed over while the lock was held is seen by the
-//! holder, which looks again after letting it go.
+//! access and keeps the part; it then settles its kept parts in order,
+//! each as soon as every part before it is settled, going on with their
+//! stopped ticks while their agents are still in its core's cache. When
+//! the next one to settle waits for another task's part, it ticks the next
+//! part instead, and waits only once no part is left to tick. The parts
+//! alternate between the tasks, so a part waits for about one part's tick
+//! of another task.
 //!
 //! A callback that panics stops the settling at its agent: the agents
 //! before it finish, its memory is left idle (by the tick, as always), and
@@ -21,7 +22,8 @@
 use std::boxed::Box;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, TryLockError};
+use std::collections::VecDeque;
+use std::sync::Mutex;
 use std::vec::Vec;
 
 use crate::decl::TickInput;
@@ -48,8 +50,6 @@ struct Part<'a, A: 'static, const L: usize, const S: usize, const N: usize> {
     /// Its stopped ticks, in index order: the agent (from `base`) and
     /// where it goes on.
     stopped: Vec<(u32, Resume)>,
-    /// Handed over: its parallel ticks are done.
-    ready: bool,
     /// The agent (from `base`) whose callback panicked, if one did: no
     /// agent from it on goes on.
     panicked: Option<usize>,
@@ -62,8 +62,6 @@ struct Crowd<'a, A: 'static, const L: usize, const S: usize, const N: usize> {
     next: AtomicUsize,
     /// The first part not settled.
     settled: AtomicUsize,
-    /// The settling lock, holding the report of the ticks settled.
-    settling: Mutex<CrowdReport>,
     /// A callback panicked: nothing is settled from its agent on.
     stop: AtomicBool,
     /// The panic of the lowest index.
@@ -88,7 +86,6 @@ pub(super) fn tick_shared<A: Send + 'static, const L: usize, const S: usize, con
                 agents,
                 memories,
                 stopped: Vec::new(),
-                ready: false,
                 panicked: None,
             }))
         })
@@ -97,7 +94,6 @@ pub(super) fn tick_shared<A: Send + 'static, const L: usize, const S: usize, con
         parts,
         next: AtomicUsize::new(0),
         settled: AtomicUsize::new(0),
-        settling: Mutex::new(CrowdReport::default()),
         stop: AtomicBool::new(false),
         panic: Mutex::new(None),
     };
@@ -123,9 +119,6 @@ pub(super) fn tick_shared<A: Send + 'static, const L: usize, const S: usize, con
         }
         task(&reports[0]);
     });
-    // Every part was handed over, and each one settled by whoever held the
-    // lock when it was, or after: this finds nothing left.
-    settle(tree, &crowd);
     if let Some((_, payload)) = lock(&crowd.panic).take() {
         resume_unwind(payload);
     }
@@ -133,13 +126,7 @@ pub(super) fn tick_shared<A: Send + 'static, const L: usize, const S: usize, con
     reports
         .into_iter()
         .map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()))
-        .fold(
-            crowd
-                .settling
-                .into_inner()
-                .unwrap_or_else(|e| e.into_inner()),
-            CrowdReport::merge,
-        )
+        .fold(CrowdReport::default(), CrowdReport::merge)
 }
 
 /// The tasks a crowd is ticked by: one per thread of rayon's pool (two
@@ -153,17 +140,21 @@ fn threads() -> usize {
 }
 
 /// A task: takes parts in index order, ticks each up to the agents' first
-/// shared access, hands it over and settles what it can.
+/// shared access, and settles the parts it took, in order, each once every
+/// part before it is settled: between two parts it ticks, it settles those
+/// it can; with none left to tick, it waits for the others' settling.
 fn work<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     crowd: &Crowd<'_, A, L, S, N>,
     input: &(impl Fn(usize, &mut A) -> TickInput + Sync),
     report: &mut CrowdReport,
 ) {
+    // The parts this task ticked and has not settled, in index order.
+    let mut kept = VecDeque::new();
     loop {
         let c = crowd.next.fetch_add(1, Ordering::SeqCst);
         let Some(slot) = crowd.parts.get(c) else {
-            return;
+            break;
         };
         let Some(mut part) = lock(slot).take() else {
             unreachable!("each part is taken once");
@@ -189,54 +180,52 @@ fn work<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
             part.panicked = Some(at);
             keep_panic(crowd, part.base + at, payload);
         }
-        part.ready = true;
-        *lock(slot) = Some(part);
-        settle(tree, crowd);
+        kept.push_back((c, part));
+        settle(tree, crowd, &mut kept, report, false);
     }
+    settle(tree, crowd, &mut kept, report, true);
 }
 
-/// Settles the parts handed over, in order, while it holds the lock; looks
-/// again after letting it go, for a part handed over meanwhile.
+/// Settles the parts `kept` in order while each is the first not settled;
+/// with `wait`, waits for the other tasks' settling until none is left.
+/// After a panic (`Crowd::stop`), settles nothing more.
 fn settle<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     crowd: &Crowd<'_, A, L, S, N>,
+    kept: &mut VecDeque<(usize, Part<'_, A, L, S, N>)>,
+    report: &mut CrowdReport,
+    wait: bool,
 ) {
-    loop {
-        let mut report = match crowd.settling.try_lock() {
-            Ok(report) => report,
-            Err(TryLockError::Poisoned(e)) => e.into_inner(),
-            // The holder looks again once it lets go.
-            Err(TryLockError::WouldBlock) => return,
-        };
-        while !crowd.stop.load(Ordering::SeqCst) {
-            let c = crowd.settled.load(Ordering::SeqCst);
-            let Some(slot) = crowd.parts.get(c) else {
-                break;
-            };
-            let mut guard = lock(slot);
-            let Some(part) = guard.as_mut().filter(|p| p.ready) else {
-                break;
-            };
-            let part = settle_part(tree, crowd, part, &mut report);
-            drop(guard);
-            if part.is_err() {
-                crowd.stop.store(true, Ordering::SeqCst);
-                break;
-            }
-            crowd.settled.store(c + 1, Ordering::SeqCst);
-        }
-        drop(report);
+    let mut spins = 0u32;
+    while let Some((c, part)) = kept.front_mut() {
         if crowd.stop.load(Ordering::SeqCst) {
+            kept.clear();
             return;
         }
-        let c = crowd.settled.load(Ordering::SeqCst);
-        let waiting = crowd
-            .parts
-            .get(c)
-            .is_some_and(|slot| lock(slot).as_ref().is_some_and(|p| p.ready));
-        if !waiting {
+        if crowd.settled.load(Ordering::SeqCst) != *c {
+            if !wait {
+                return;
+            }
+            // Another task settles the parts before: a part's tick at
+            // most. Spin a little, then let the thread go.
+            spins += 1;
+            if spins < 64 {
+                core::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+            continue;
+        }
+        spins = 0;
+        let settled = settle_part(tree, crowd, part, report);
+        let c = *c;
+        kept.pop_front();
+        if settled.is_err() {
+            crowd.stop.store(true, Ordering::SeqCst);
+            kept.clear();
             return;
         }
+        crowd.settled.store(c + 1, Ordering::SeqCst);
     }
 }
 
