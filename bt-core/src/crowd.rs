@@ -447,10 +447,11 @@ impl Tally for Member<'_> {
 /// parallel. The
 /// others stop at that step boundary, having changed nothing shared, and
 /// go on from it in index order, a chunk of the crowd at a time, as soon
-/// as the chunks before it are done, while the threads tick the chunks
-/// after it: no callback runs twice, none is undone, and every gate,
-/// cooldown and role sees the agents in the order [`tick_all`] shows them.
-/// What it costs: the ticks that stop are run by one thread at a time, so
+/// as the chunks before it are done, on the thread that ticked the chunk
+/// (its agents still in that core's cache), while the threads tick the
+/// chunks after it: no callback runs twice, none is undone, and every
+/// gate, cooldown and role sees the agents in the order [`tick_all`] shows
+/// them. What it costs: the ticks that stop are run by one thread at a time, so
 /// the more agents reach a shared check in a frame (a gate that stays
 /// full turns its waiting agents away each tick), the less the cores
 /// help; and a call allocates a table of one entry per 256 agents and
