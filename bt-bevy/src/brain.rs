@@ -141,7 +141,7 @@ impl<M: TreeMemory> Brain<M> {
     /// The clock's reading at the brain's last tick (`None`: it has not
     /// ticked yet). Its next tick's `dt` is the time since then.
     pub fn last_ticked_at(&self) -> Option<f64> {
-        self.turn.last_run.map(|_| self.turn.last_now)
+        self.turn.last_run().map(|_| self.turn.last_now)
     }
 
     /// When a brain lands on an entity: bind it to its tree's crowd and

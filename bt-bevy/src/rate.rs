@@ -130,8 +130,10 @@ pub(crate) struct Turn {
     /// The run it has been due since while it waits ([`IDLE`]: not due,
     /// [`WOKEN`]: due from the next run).
     since: u64,
-    /// The run of its last tick (`None`: it has not ticked yet).
-    pub(crate) last_run: Option<u64>,
+    /// The run of its last tick ([`NEVER`]: it has not ticked yet; see
+    /// [`Turn::last_run`]): a word where an `Option` took two, one store
+    /// less in each tick.
+    last_run: u64,
     /// The clock's reading at its last tick.
     pub(crate) last_now: f64,
     /// The id its rate's turns are spread by, and that orders it among the
@@ -150,8 +152,12 @@ pub(crate) struct Turn {
 /// In [`Turn::period`]: no run has asked yet.
 const UNSEEN: u32 = u32::MAX;
 
+/// In [`Turn::last_run`]: no tick yet. No run has this number: a crowd
+/// counts its runs from 0, one a frame.
+const NEVER: u64 = u64::MAX;
+
 // The period kept for the rate-change rule fits in the padding.
-const _: () = assert!(std::mem::size_of::<Turn>() == 40);
+const _: () = assert!(std::mem::size_of::<Turn>() == 32);
 
 impl Default for Turn {
     fn default() -> Self {
@@ -165,7 +171,7 @@ impl Turn {
     pub(crate) fn landed(id: u32) -> Self {
         Turn {
             since: IDLE,
-            last_run: None,
+            last_run: NEVER,
             last_now: 0.0,
             slot: id,
             period: UNSEEN,
@@ -184,6 +190,12 @@ impl Turn {
     /// Whether the brain is due (woken, or left waiting by a budget).
     pub(crate) fn is_due(&self) -> bool {
         self.since != IDLE
+    }
+
+    /// The run of the brain's last tick (`None`: it has not ticked yet).
+    #[inline(always)]
+    pub(crate) fn last_run(&self) -> Option<u64> {
+        (self.last_run != NEVER).then_some(self.last_run)
     }
 
     /// The run since which the brain is due in run `r`, if it is: its
@@ -217,7 +229,7 @@ impl Turn {
             && old != 0
             && old != UNSEEN
             && period != 0
-            && (self.last_run).map_or(r.saturating_add(1), |last| r.saturating_sub(last))
+            && (self.last_run()).map_or(r.saturating_add(1), |last| r.saturating_sub(last))
                 >= u64::from(old.max(period))
     }
 
@@ -232,11 +244,10 @@ impl Turn {
     /// before (or never), the time since its own last tick otherwise.
     #[inline(always)]
     pub(crate) fn dt(&self, r: u64, now: f64, frame_dt: f32) -> f32 {
-        match self.last_run {
-            Some(last) if last + 1 != r => {
-                (now - self.last_now).clamp(0.0, f64::from(f32::MAX)) as f32
-            }
-            _ => frame_dt,
+        if self.last_run.wrapping_add(1) != r && self.last_run != NEVER {
+            (now - self.last_now).clamp(0.0, f64::from(f32::MAX)) as f32
+        } else {
+            frame_dt
         }
     }
 
@@ -244,7 +255,7 @@ impl Turn {
     #[inline(always)]
     pub(crate) fn ticked(&mut self, r: u64, now: f64) {
         self.since = IDLE;
-        self.last_run = Some(r);
+        self.last_run = r;
         self.last_now = now;
     }
 
@@ -297,7 +308,7 @@ impl Turn {
                 WOKEN => Some(next),
                 since => Some(since),
             },
-            last: self.last_run.map(|r| (r, self.last_now)),
+            last: self.last_run().map(|r| (r, self.last_now)),
             seen: Some((self.period != UNSEEN).then_some(self.period)),
         }
     }
@@ -313,7 +324,7 @@ impl Turn {
                 Some(s) if s >= next => WOKEN,
                 Some(s) => s,
             },
-            last_run: parts.last.map(|(r, _)| r),
+            last_run: parts.last.map_or(NEVER, |(r, _)| r),
             last_now: parts.last.map_or(0.0, |(_, t)| t),
             slot: parts.slot,
             period: match parts.seen {

@@ -154,6 +154,13 @@ fn tick_every<M: TreeMemory, S: TreeSource<M>>(
     let n = (brains.len().min(ids.len()))
         .min(changed.len())
         .min(decisions.len());
+    // One length for every slice: the loop indexes them without a check.
+    let (brains, ids, changed, decisions) = (
+        &mut brains[..n],
+        &ids[..n],
+        &mut changed[..n],
+        &decisions[..n],
+    );
     for i in 0..n {
         ahead(brains, i);
         let b = &mut brains[i];
