@@ -2,7 +2,8 @@
 //! every core ticks, and the results are exactly `tick_all`'s in index
 //! order (reports, agents, paths, shared state), also when a gate fills up
 //! in the middle of a frame, a role's group forms across two of the parts
-//! the crowd is ticked in, or a callback panics.
+//! the crowd is ticked in, a callback panics, or a callback ticks another
+//! crowd in parallel.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -520,4 +521,88 @@ proptest::proptest! {
     ) {
         compare(agents, frames, seed);
     }
+}
+
+/// The crowd a callback of [`HOSTS`] ticks in parallel, and how many times
+/// it ticked it.
+static NESTED: std::sync::Mutex<Option<(Crowd, u32)>> = std::sync::Mutex::new(None);
+
+/// Ticks [`NESTED`] once more in parallel: its frames are numbered by the
+/// calls, so two runs that make as many calls leave it alike.
+fn tick_nested() {
+    let mut nested = NESTED.lock().unwrap();
+    let (crowd, calls) = nested.as_mut().unwrap();
+    *calls += 1;
+    let report = crowd.tick(*calls, true);
+    assert_eq!(report.errors, 0);
+}
+
+behavior! { ANT_HOST: Ant,
+    tick: |a, cx| {
+        a.note("host", cx.now);
+        if a.pick(5, 6) == 0 {
+            tick_nested();
+        }
+        a.pick(7, 3) != 0
+    },
+}
+decider! { HOST_GATED: Ant => ANT_HOST, gate: 40 }
+decider! { HOST_IDLE: Ant => ANT_IDLE }
+group! { HOST_ROOT: Ant, prioritized [HOST_GATED, HOST_IDLE] }
+tree! {
+    /// A crowd with a gate whose behavior ticks another crowd in parallel
+    /// from its callback.
+    HOSTS: Ant = HOST_ROOT,
+    memory: HostMemory,
+}
+
+/// A callback of a shared crowd ticked in parallel ticks another shared
+/// crowd in parallel, on the same pool: every tick finishes (the threads
+/// never wait for one another), both crowds as `tick_all` leaves them.
+#[test]
+#[cfg_attr(miri, ignore)] // rayon's pool, nested
+fn a_callback_that_ticks_another_crowd_in_parallel_ends_as_tick_all_would() {
+    let agents = 3 * PART + 5;
+    let run = move |parallel: bool| {
+        *NESTED.lock().unwrap() = Some((Crowd::new(50, 8), 0));
+        let shared = HOSTS.new_shared(0);
+        let mut ants: Vec<Ant> = (0..agents).map(|i| Ant::new(i, 4)).collect();
+        let mut memories: Vec<HostMemory> = (0..agents)
+            .map(|i| HOSTS.new_memory_in(&shared, i as u64))
+            .collect();
+        let mut reports = Vec::new();
+        for t in 0..12 {
+            let input = input(t);
+            reports.push(if parallel {
+                par_tick_all(&HOSTS, &mut ants, &mut memories, input)
+            } else {
+                tick_all(&HOSTS, &mut ants, &mut memories, input)
+            });
+        }
+        let (nested, calls) = NESTED.lock().unwrap().take().unwrap();
+        let paths: Vec<Vec<ItemIdx>> = memories
+            .iter()
+            .map(|m| m.active_path().map(|l| l.item).collect())
+            .collect();
+        (reports, ants, paths, nested.state(), calls)
+    };
+    let serial = run(false);
+    assert!(
+        serial.4 > 12,
+        "the callbacks ticked the other crowd {} times",
+        serial.4
+    );
+    // A run that never ends fails here rather than holding the suite.
+    let (done, ended) = std::sync::mpsc::channel();
+    std::thread::spawn(move || done.send(run(true)).unwrap());
+    let parallel = ended
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("par_tick_all ended within two minutes");
+    assert_eq!(serial.0, parallel.0, "reports");
+    assert!(serial.1 == parallel.1, "agents");
+    assert_eq!(serial.2, parallel.2, "paths");
+    assert_eq!(serial.4, parallel.4, "calls");
+    assert!(serial.3.0 == parallel.3.0, "the other crowd's agents");
+    assert_eq!(serial.3.1, parallel.3.1, "the other crowd's paths");
+    assert_eq!(serial.3.2, parallel.3.2, "the other crowd's shared state");
 }

@@ -5,13 +5,16 @@
 //!
 //! The parts are taken in index order by one task per thread, from a
 //! counter. A task ticks its part's agents up to their first shared
-//! access and keeps the part; it then settles its kept parts in order,
-//! each as soon as every part before it is settled, going on with their
-//! stopped ticks while their agents are still in its core's cache. When
-//! the next one to settle waits for another task's part, it ticks the next
-//! part instead, and waits only once no part is left to tick. The parts
-//! alternate between the tasks, so a part waits for about one part's tick
-//! of another task.
+//! access and keeps the part; between two parts it ticks, it goes on with
+//! the stopped ticks of the parts it kept, in order, each as soon as every
+//! part before it is settled, while their agents are still in its core's
+//! cache. The parts alternate between the tasks, so a part waits for
+//! about one part's tick of another task. No task ever waits for another:
+//! once no part is left to tick, a task hands the parts it kept over, and
+//! whoever holds the settling lock goes on with the handed-over parts in
+//! order, until it meets one that is neither settled nor handed over; the
+//! caller settles what is left once every task is done. (A callback that
+//! uses rayon may run another task on the same thread, beneath it.)
 //!
 //! A callback that panics stops the settling at its agent: the agents
 //! before it finish, its memory is left idle (by the tick, as always), and
@@ -22,8 +25,8 @@
 use std::boxed::Box;
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, TryLockError};
 use std::vec::Vec;
 
 use crate::decl::TickInput;
@@ -50,6 +53,9 @@ struct Part<'a, A: 'static, const L: usize, const S: usize, const N: usize> {
     /// Its stopped ticks, in index order: the agent (from `base`) and
     /// where it goes on.
     stopped: Vec<(u32, Resume)>,
+    /// Handed over: its task has no part left to tick and leaves its
+    /// settling to whoever holds the settling lock.
+    ready: bool,
     /// The agent (from `base`) whose callback panicked, if one did: no
     /// agent from it on goes on.
     panicked: Option<usize>,
@@ -62,6 +68,8 @@ struct Crowd<'a, A: 'static, const L: usize, const S: usize, const N: usize> {
     next: AtomicUsize,
     /// The first part not settled.
     settled: AtomicUsize,
+    /// Held while settling the parts handed over.
+    settling: Mutex<()>,
     /// A callback panicked: nothing is settled from its agent on.
     stop: AtomicBool,
     /// The panic of the lowest index.
@@ -86,6 +94,7 @@ pub(super) fn tick_shared<A: Send + 'static, const L: usize, const S: usize, con
                 agents,
                 memories,
                 stopped: Vec::new(),
+                ready: false,
                 panicked: None,
             }))
         })
@@ -94,6 +103,7 @@ pub(super) fn tick_shared<A: Send + 'static, const L: usize, const S: usize, con
         parts,
         next: AtomicUsize::new(0),
         settled: AtomicUsize::new(0),
+        settling: Mutex::new(()),
         stop: AtomicBool::new(false),
         panic: Mutex::new(None),
     };
@@ -119,6 +129,10 @@ pub(super) fn tick_shared<A: Send + 'static, const L: usize, const S: usize, con
         }
         task(&reports[0]);
     });
+    // Every task handed over what it kept: what nobody settled yet, this
+    // settles.
+    let mut last = CrowdReport::default();
+    settle_handed(tree, &crowd, &mut last);
     if let Some((_, payload)) = lock(&crowd.panic).take() {
         resume_unwind(payload);
     }
@@ -126,7 +140,7 @@ pub(super) fn tick_shared<A: Send + 'static, const L: usize, const S: usize, con
     reports
         .into_iter()
         .map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()))
-        .fold(CrowdReport::default(), CrowdReport::merge)
+        .fold(last, CrowdReport::merge)
 }
 
 /// The tasks a crowd is ticked by: one per thread of rayon's pool (two
@@ -140,9 +154,9 @@ fn threads() -> usize {
 }
 
 /// A task: takes parts in index order, ticks each up to the agents' first
-/// shared access, and settles the parts it took, in order, each once every
-/// part before it is settled: between two parts it ticks, it settles those
-/// it can; with none left to tick, it waits for the others' settling.
+/// shared access, and between two parts settles those it took whose turn
+/// it is; with no part left to tick, hands over the rest and settles what
+/// it can of the handed-over parts.
 fn work<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     crowd: &Crowd<'_, A, L, S, N>,
@@ -181,42 +195,31 @@ fn work<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
             keep_panic(crowd, part.base + at, payload);
         }
         kept.push_back((c, part));
-        settle(tree, crowd, &mut kept, report, false);
+        settle_kept(tree, crowd, &mut kept, report);
     }
-    settle(tree, crowd, &mut kept, report, true);
+    for (c, mut part) in kept {
+        part.ready = true;
+        *lock(&crowd.parts[c]) = Some(part);
+    }
+    settle_handed(tree, crowd, report);
 }
 
-/// Settles the parts `kept` in order while each is the first not settled;
-/// with `wait`, waits for the other tasks' settling until none is left.
-/// After a panic (`Crowd::stop`), settles nothing more.
-fn settle<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
+/// Settles the parts `kept` in order while the first is the first part
+/// not settled. After a panic (`Crowd::stop`), settles nothing more.
+fn settle_kept<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     crowd: &Crowd<'_, A, L, S, N>,
     kept: &mut VecDeque<(usize, Part<'_, A, L, S, N>)>,
     report: &mut CrowdReport,
-    wait: bool,
 ) {
-    let mut spins = 0u32;
     while let Some((c, part)) = kept.front_mut() {
         if crowd.stop.load(Ordering::SeqCst) {
             kept.clear();
             return;
         }
         if crowd.settled.load(Ordering::SeqCst) != *c {
-            if !wait {
-                return;
-            }
-            // Another task settles the parts before: a part's tick at
-            // most. Spin a little, then let the thread go.
-            spins += 1;
-            if spins < 64 {
-                core::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
-            continue;
+            return;
         }
-        spins = 0;
         let settled = settle_part(tree, crowd, part, report);
         let c = *c;
         kept.pop_front();
@@ -226,6 +229,50 @@ fn settle<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
             return;
         }
         crowd.settled.store(c + 1, Ordering::SeqCst);
+    }
+}
+
+/// Settles the parts handed over, in order, while it holds the settling
+/// lock; looks again after letting it go, for a part handed over
+/// meanwhile. A part its task still keeps is not in its slot: the task
+/// settles it, or hands it over.
+fn settle_handed<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    crowd: &Crowd<'_, A, L, S, N>,
+    report: &mut CrowdReport,
+) {
+    let handed = |c: usize| {
+        crowd
+            .parts
+            .get(c)
+            .is_some_and(|slot| lock(slot).as_ref().is_some_and(|p| p.ready))
+    };
+    loop {
+        let guard = match crowd.settling.try_lock() {
+            Ok(guard) => guard,
+            Err(TryLockError::Poisoned(e)) => e.into_inner(),
+            // The holder looks again once it lets go.
+            Err(TryLockError::WouldBlock) => return,
+        };
+        while !crowd.stop.load(Ordering::SeqCst) {
+            let c = crowd.settled.load(Ordering::SeqCst);
+            let Some(slot) = crowd.parts.get(c) else {
+                break;
+            };
+            let mut part = lock(slot);
+            let Some(part) = part.as_mut().filter(|p| p.ready) else {
+                break;
+            };
+            if settle_part(tree, crowd, part, report).is_err() {
+                crowd.stop.store(true, Ordering::SeqCst);
+                break;
+            }
+            crowd.settled.store(c + 1, Ordering::SeqCst);
+        }
+        drop(guard);
+        if crowd.stop.load(Ordering::SeqCst) || !handed(crowd.settled.load(Ordering::SeqCst)) {
+            return;
+        }
     }
 }
 
