@@ -215,9 +215,6 @@ where
     let at = buckets.listing(only);
     let m = due;
     let dt = step(now, buckets.bucket(only).clock);
-    // One length for every slice: one bounds check covers them all.
-    let n = agents.len();
-    let (agents, memories) = (&mut agents[..n], &mut memories[..n]);
     let mut rest = TurnRest {
         buckets,
         waiting,
