@@ -165,6 +165,9 @@ fn work<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
 ) {
     // The parts this task ticked and has not settled, in index order.
     let mut kept = VecDeque::new();
+    // The lists of stopped ticks of the parts it settled, emptied, for
+    // the next parts it takes: a task's few lists grow once a call.
+    let mut lists = Vec::new();
     loop {
         let c = crowd.next.fetch_add(1, Ordering::SeqCst);
         let Some(slot) = crowd.parts.get(c) else {
@@ -173,6 +176,7 @@ fn work<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
         let Some(mut part) = lock(slot).take() else {
             unreachable!("each part is taken once");
         };
+        part.stopped = lists.pop().unwrap_or_default();
         let mut at = 0;
         let ran = catch_unwind(AssertUnwindSafe(|| {
             let base = part.base;
@@ -195,7 +199,7 @@ fn work<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
             keep_panic(crowd, part.base + at, payload);
         }
         kept.push_back((c, part));
-        settle_kept(tree, crowd, &mut kept, report);
+        settle_kept(tree, crowd, &mut kept, report, &mut lists);
     }
     for (c, mut part) in kept {
         part.ready = true;
@@ -205,12 +209,14 @@ fn work<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
 }
 
 /// Settles the parts `kept` in order while the first is the first part
-/// not settled. After a panic (`Crowd::stop`), settles nothing more.
+/// not settled, and puts their emptied lists of stopped ticks in `lists`.
+/// After a panic (`Crowd::stop`), settles nothing more.
 fn settle_kept<A: Send + 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     crowd: &Crowd<'_, A, L, S, N>,
     kept: &mut VecDeque<(usize, Part<'_, A, L, S, N>)>,
     report: &mut CrowdReport,
+    lists: &mut Vec<Vec<(u32, Resume)>>,
 ) {
     while let Some((c, part)) = kept.front_mut() {
         if crowd.stop.load(Ordering::SeqCst) {
@@ -221,6 +227,7 @@ fn settle_kept<A: Send + 'static, const L: usize, const S: usize, const N: usize
             return;
         }
         let settled = settle_part(tree, crowd, part, report);
+        lists.push(core::mem::take(&mut part.stopped));
         let c = *c;
         kept.pop_front();
         if settled.is_err() {
