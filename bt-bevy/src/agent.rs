@@ -87,9 +87,12 @@ pub trait BrainAgent: Sized + 'static {
 /// [`component_agent!`](crate::component_agent) implements it.
 ///
 /// Writing through a chunk's `ContiguousMut` with `DerefMut` marks the
-/// whole chunk changed, once per call: write through
-/// `bypass_change_detection()` and set the changed tick of row `i` instead,
-/// as `component_agent!` does. With bevy_ecs 0.20.1, a read-only `&T` in
+/// whole chunk changed, once per call: in `with_agent_at`, write through
+/// the chunk of row `i` alone (`chunk.reborrow().slice(i..i + 1)`), whose
+/// `DerefMut` marks that row changed and, for a component declared with
+/// `#[component(summary_tick)]`, the column's summary tick, as
+/// `component_agent!` does (setting the row's changed tick by hand leaves
+/// the summary behind). With bevy_ecs 0.20.1, a read-only `&T` in
 /// `Data` trips a debug assertion of Bevy's parallel chunk fetch (release
 /// builds are not affected): take such components as `&mut T` and only
 /// read them.
@@ -106,6 +109,24 @@ pub trait DenseAgent: BrainAgent<Data: ContiguousQueryData> {
         i: usize,
         tick: impl FnOnce(&mut Self) -> R,
     ) -> R;
+
+    /// Every row's agent of `chunk` in place, all marked changed in this
+    /// run, for a chunk whose every brain ticks: `Some` where the agent is
+    /// the row's component itself, as [`component_agent!`](crate::component_agent)
+    /// makes it, so that the plugin marks the chunk changed once instead
+    /// of row by row. `None`, the default, has the plugin call
+    /// [`with_agent_at`](Self::with_agent_at) for each row.
+    ///
+    /// # Panics
+    /// The plugin panics if the slice does not hold one agent per row of
+    /// the chunk.
+    #[inline(always)]
+    fn chunk_agents<'c>(
+        chunk: &'c mut <Self::Data as ContiguousQueryData>::Contiguous<'_, '_>,
+    ) -> Option<&'c mut [Self]> {
+        let _ = chunk;
+        None
+    }
 }
 
 /// Makes a component the agent type of its trees: implements
@@ -144,9 +165,21 @@ macro_rules! component_agent {
                 i: usize,
                 tick: impl FnOnce(&mut Self) -> R,
             ) -> R {
-                let this_run = chunk.this_run_tick();
-                chunk.changed_ticks_slice_mut()[i] = this_run;
-                tick(&mut chunk.bypass_change_detection()[i])
+                // A chunk of the one row: `DerefMut` marks it changed, and
+                // the column's summary tick where the component keeps one.
+                let row = i as u32;
+                tick(&mut chunk.reborrow().slice(row..row + 1)[0])
+            }
+
+            #[inline(always)]
+            fn chunk_agents<'c>(
+                chunk: &'c mut <Self::Data as $crate::__private::ContiguousQueryData>::Contiguous<
+                    '_,
+                    '_,
+                >,
+            ) -> ::core::option::Option<&'c mut [Self]> {
+                // `DerefMut` marks every row changed, in one pass.
+                ::core::option::Option::Some(&mut **chunk)
             }
         }
     };

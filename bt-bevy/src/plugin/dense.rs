@@ -8,7 +8,7 @@
 //! [`tick_planned`], which asks the run's plan about each brain. Both fetch the memories of
 //! the next few brains while one ticks.
 
-use bevy_ecs::change_detection::ContiguousMut;
+use bevy_ecs::change_detection::{ContiguousMut, Tick as ChangeTick};
 use bevy_ecs::entity::{Entities, Entity};
 use bevy_ecs::message::MessageWriter;
 use bevy_ecs::prelude::*;
@@ -161,27 +161,58 @@ fn tick_every<M: TreeMemory, S: TreeSource<M>>(
         &mut changed[..n],
         &decisions[..n],
     );
-    for i in 0..n {
-        ahead(brains, i);
-        let b = &mut brains[i];
-        let input = Input {
-            now: plan.now,
-            dt: every(plan, &mut b.turn),
-            agent: agent_id(ids[i]),
-            decision: decisions[i].0,
-            stimuli: 0,
-        };
-        let tree = S::tree(&b.memory);
-        <M::Agent as DenseAgent>::with_agent_at(data, i, |agent| {
-            b.memory
-                .tick_kept(tree, agent, &input, &mut b.last, |kept| {
-                    tally.add(kept);
-                    if kept.changed {
-                        changed[i] = this_run;
-                    }
+    match <M::Agent as DenseAgent>::chunk_agents(data) {
+        // Every row marked changed at once: each brain ticks.
+        Some(agents) => {
+            assert_eq!(
+                agents.len(),
+                n,
+                "`DenseAgent::chunk_agents` gave a slice of another length than its chunk's"
+            );
+            let agents = &mut agents[..n];
+            for i in 0..n {
+                ahead(brains, i);
+                let row = (&mut brains[i], ids[i], decisions[i].0, &mut changed[i]);
+                tick_row::<M, S>(plan, tally, this_run, row, &mut agents[i]);
+            }
+        }
+        None => {
+            for i in 0..n {
+                ahead(brains, i);
+                let row = (&mut brains[i], ids[i], decisions[i].0, &mut changed[i]);
+                <M::Agent as DenseAgent>::with_agent_at(data, i, |agent| {
+                    tick_row::<M, S>(plan, tally, this_run, row, agent);
                 });
-        });
+            }
+        }
     }
+}
+
+/// Ticks one brain of [`tick_every`]'s chunk, given its row (the brain,
+/// its entity, its decision flags and its change tick) and its agent.
+#[inline(always)]
+fn tick_row<M: TreeMemory, S: TreeSource<M>>(
+    plan: Plan,
+    tally: &mut Tally<'_>,
+    this_run: ChangeTick,
+    (b, id, decision, changed): (&mut Brain<M>, Entity, u64, &mut ChangeTick),
+    agent: &mut M::Agent,
+) {
+    let input = Input {
+        now: plan.now,
+        dt: every(plan, &mut b.turn),
+        agent: agent_id(id),
+        decision,
+        stimuli: 0,
+    };
+    let tree = S::tree(&b.memory);
+    b.memory
+        .tick_kept(tree, agent, &input, &mut b.last, |kept| {
+            tally.add(kept);
+            if kept.changed {
+                *changed = this_run;
+            }
+        });
 }
 
 /// Ticks the brains of `tree` in a chunk that the run's plan decides brain

@@ -1,5 +1,6 @@
 //! The plugin in a headless `App`, run for a number of frames.
 
+mod agent_changes;
 mod attack_tuning;
 mod common;
 mod compile_fail;
