@@ -250,10 +250,12 @@ fn tick_planned<M: TreeMemory, Se: SenseSource, S: TreeSource<M>>(
             decision: decisions
                 .as_mut()
                 .map_or(0, |d| d.bypass_change_detection()[i].0),
+            // Aged through the chunk of its one row, whose `DerefMut`
+            // marks the row changed, and the column's summary tick where
+            // the component keeps one.
             stimuli: senses.as_mut().map_or(0, |s| {
-                let this_run = s.this_run_tick();
-                s.changed_ticks_slice_mut()[i] = this_run;
-                s.bypass_change_detection()[i].update_bits(dt)
+                let row = i as u32;
+                s.reborrow().slice(row..row + 1)[0].update_bits(dt)
             }),
         };
         let b = &mut brains.bypass_change_detection()[i];

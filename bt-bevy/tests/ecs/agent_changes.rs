@@ -1,15 +1,15 @@
-//! The change ticks of the agent components a plugin ticks: exactly the
-//! rows whose brain ticked in a run are marked changed, and a column that
-//! keeps Bevy's summary tick says it changed, entity by entity and by table
-//! chunks, in chunks where every brain ticks and in chunks whose brains
-//! have rates.
+//! The change ticks of the agent and sense components a plugin ticks:
+//! exactly the rows whose brain ticked in a run are marked changed, and a
+//! column that keeps Bevy's summary tick says it changed, entity by entity
+//! and by table chunks, in chunks where every brain ticks and in chunks
+//! whose brains have rates.
 
 use std::collections::BTreeMap;
 
 use bevy_app::{App, Update};
 use bevy_ecs::change_detection::ContiguousRef;
 use bevy_ecs::prelude::*;
-use bt_bevy::{Brain, BrainPlugin, BrainSystems, Decisions, Rate, TickRate};
+use bt_bevy::{Brain, BrainPlugin, BrainSystems, Decisions, Rate, SenseSource, TickRate};
 use bt_core::{behavior, decider, group, tree};
 
 use crate::common::app;
@@ -21,6 +21,21 @@ struct Counter {
     ticks: u32,
 }
 bt_bevy::component_agent!(Counter);
+
+/// A game's own stimuli component, whose column keeps a summary tick: it
+/// counts the times the plugin aged it.
+#[derive(Component, Default)]
+#[component(summary_tick)]
+struct Smell {
+    aged: u32,
+}
+
+impl SenseSource for Smell {
+    fn update_bits(&mut self, _dt: f32) -> u64 {
+        self.aged += 1;
+        0
+    }
+}
 
 behavior! { COUNT: Counter, tick: |c, _cx| { c.ticks += 1; true } }
 decider! { COUNTING: Counter => COUNT }
@@ -73,6 +88,43 @@ fn observe(
     seen.summaries.push(summaries);
 }
 
+/// What the observer of the stimuli saw: as [`Seen`], for `Smell`.
+#[derive(Resource, Default)]
+struct SeenSmells(Seen);
+
+fn observe_smells(
+    mut seen: ResMut<SeenSmells>,
+    smells: Query<(Entity, &Smell)>,
+    changed: Query<Entity, Changed<Smell>>,
+    tables: Query<(Entity, Ref<Smell>)>,
+) {
+    let seen = &mut seen.0;
+    let mut moved: Vec<Entity> = smells
+        .iter()
+        .filter(|(e, s)| seen.last.get(e).is_none_or(|&n| n != s.aged))
+        .map(|(e, _)| e)
+        .collect();
+    for (e, s) in &smells {
+        seen.last.insert(e, s.aged);
+    }
+    let summaries = tables
+        .contiguous_iter()
+        .expect("a dense query")
+        .map(|(ids, smells)| {
+            let (_, ticks) = ContiguousRef::split(smells);
+            (
+                ids.iter().any(|e| moved.contains(e)),
+                ticks.summary_tick_is_changed(),
+            )
+        })
+        .collect();
+    let mut marked: Vec<Entity> = changed.iter().collect();
+    marked.sort();
+    moved.sort();
+    seen.moved.push((moved, marked));
+    seen.summaries.push(summaries);
+}
+
 #[test]
 fn entity_by_entity_the_agents_of_the_brains_ticked_are_marked_changed() {
     marks_the_agents_ticked(false);
@@ -94,35 +146,79 @@ fn marks_the_agents_ticked(dense: bool) {
     app.add_plugins(if dense { plugin.dense() } else { plugin })
         .init_resource::<Seen>()
         .add_systems(Update, observe.after(BrainSystems::Tick));
-    for i in 0..300 {
+    spawn_counters(&mut app, false);
+    let seen = run(&mut app, |world| world.resource::<Seen>());
+    check(seen, 3);
+}
+
+#[test]
+fn entity_by_entity_the_senses_of_the_brains_ticked_are_marked_changed() {
+    marks_the_senses_aged(false);
+}
+
+#[test]
+fn by_table_chunks_the_senses_of_the_brains_ticked_are_marked_changed() {
+    marks_the_senses_aged(true);
+}
+
+/// As [`marks_the_agents_ticked`], with a stimuli component of the game's
+/// own on every counter, which the plugin ages at each tick (every chunk
+/// then takes the loop that asks each brain whether it is due).
+fn marks_the_senses_aged(dense: bool) {
+    let mut app: App = app();
+    let plugin = BrainPlugin::new(&COUNTER)
+        .in_schedule(Update)
+        .with_senses::<Smell>();
+    app.add_plugins(if dense { plugin.dense() } else { plugin })
+        .init_resource::<SeenSmells>()
+        .add_systems(Update, observe_smells.after(BrainSystems::Tick));
+    spawn_counters(&mut app, true);
+    let seen = run(&mut app, |world| &world.resource::<SeenSmells>().0);
+    check(seen, 3);
+}
+
+/// Spawns the counters of [`marks_the_agents_ticked`], each with a `Smell`
+/// if `smell`.
+fn spawn_counters(app: &mut App, smell: bool) {
+    for i in 0..301 {
         let mut e = app
             .world_mut()
             .spawn((Counter::default(), Brain::new(&COUNTER)));
+        if smell {
+            e.insert(Smell::default());
+        }
         match i % 4 {
+            _ if i == 300 => {
+                e.insert((Decisions::default(), TickRate::new(Rate::Every(3)).unwrap()))
+            }
             0 | 2 => e.insert(Decisions::default()),
             1 => e.insert(TickRate::new(Rate::Every(2)).unwrap()),
             _ => e.insert(TickRate::new(Rate::Every(3)).unwrap()),
         };
     }
-    app.world_mut().spawn((
-        Counter::default(),
-        Brain::new(&COUNTER),
-        Decisions::default(),
-        TickRate::new(Rate::Every(3)).unwrap(),
-    ));
+}
+
+/// Runs the app 12 times and returns what `seen` reads of its world.
+fn run<'a>(app: &'a mut App, seen: impl FnOnce(&'a World) -> &'a Seen) -> &'a Seen {
     for _ in 0..12 {
         app.update();
     }
-    let seen = app.world().resource::<Seen>();
+    seen(app.world())
+}
+
+/// Each run: the rows marked changed are those that moved, and each of the
+/// `tables` says in its summary tick whether one of its rows moved.
+fn check(seen: &Seen, tables: usize) {
+    assert_eq!(seen.moved.len(), 12);
     for (run, ((moved, marked), summaries)) in seen.moved.iter().zip(&seen.summaries).enumerate() {
         assert!(!moved.is_empty(), "run {run}: nothing ticked");
-        assert_eq!(moved, marked, "run {run}: the counters marked changed");
-        assert_eq!(summaries.len(), 3, "run {run}: three tables");
+        assert_eq!(moved, marked, "run {run}: the rows marked changed");
+        assert_eq!(summaries.len(), tables, "run {run}: the tables");
         for (table, &(any, summary)) in summaries.iter().enumerate() {
             assert_eq!(
                 summary,
                 Some(any),
-                "run {run}, table {table}: the summary tick against a counter that moved"
+                "run {run}, table {table}: the summary tick against a row that moved"
             );
         }
     }
