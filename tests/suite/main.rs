@@ -42,6 +42,7 @@ mod preconditions;
 mod references;
 mod schedule;
 mod schedule_differential;
+mod schedule_resets;
 mod semantics;
 mod sync;
 mod threads;

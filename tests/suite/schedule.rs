@@ -442,22 +442,30 @@ fn period(rate: Rate) -> u64 {
 }
 
 impl Dues {
-    /// Agent `i`'s rate set to `rate` before frame `f`: an agent that is
-    /// not due and has gone both its period of the last frame and its new
-    /// one without a tick is due in `f`.
+    /// Agent `i`'s rate set to `rate` before frame `f`, its rate of the
+    /// last frame kept for [`settle`](Self::settle).
     fn set_rate(&mut self, i: usize, rate: Rate, f: u64) {
-        if period(self.rates[i]) != period(rate) {
-            let was = match self.was[i] {
-                Some((w, was)) if w == f => was,
-                _ => self.was[i].insert((f, self.rates[i])).1,
+        if period(self.rates[i]) != period(rate) && !matches!(self.was[i], Some((w, _)) if w == f) {
+            self.was[i] = Some((f, self.rates[i]));
+        }
+        self.rates[i] = rate;
+    }
+
+    /// As frame `f` starts: an agent whose rate changed since the last
+    /// frame, to another period, that is not due and has gone both its
+    /// period of the last frame and its period now without a tick is due
+    /// in `f`.
+    fn settle(&mut self, f: u64) {
+        for i in 0..self.rates.len() {
+            let Some((w, was)) = self.was[i] else {
+                continue;
             };
-            let (old, new) = (period(was), period(rate));
+            let (old, new) = (period(was), period(self.rates[i]));
             let gone = self.last[i].map_or(f + 1, |l| f - l);
-            if old > 0 && new > 0 && gone >= old.max(new) {
+            if w == f && old > 0 && new > 0 && old != new && gone >= old.max(new) {
                 self.since[i].get_or_insert(f);
             }
         }
-        self.rates[i] = rate;
     }
 
     /// Marks the agents due in frame `f` by their rates.
@@ -519,6 +527,7 @@ fn no_frame_ticks_more_than_its_budget_and_no_agent_waits_past_the_bound() {
                 schedule.set_budget(Some(budget));
             }
             budgets.push(budget);
+            dues.settle(f);
             dues.turn(f);
             let due_before: Vec<(u64, usize)> = (0..n)
                 .filter_map(|i| dues.since[i].map(|d| (d, i)))
@@ -1174,8 +1183,31 @@ fn a_schedule_snapshot_that_does_not_fit_is_refused() {
         refused(&|v| v["last_frames"][2] = 0.into(), 1.0),
         bad("last tick frame (not before the next frame)")
     );
-    // As saved, it loads.
+    assert_eq!(
+        refused(&|v| v["rate_changes"] = serde_json::json!([[3, 1]]), 1.0),
+        SnapshotError::OutOfRange {
+            what: "agent whose rate changed",
+            index: 3,
+            len: 3
+        }
+    );
+    assert_eq!(
+        refused(
+            &|v| v["rate_changes"] = serde_json::json!([[0, 1], [0, 2]]),
+            1.0
+        ),
+        bad("agent whose rate changed (given twice)")
+    );
+    assert_eq!(
+        refused(&|v| v["rate_changes"] = serde_json::json!([[0, 5000]]), 1.0),
+        bad("period before a rate change (above Schedule::MAX_PERIOD)")
+    );
+    // As saved, it loads; without the rate changes (an earlier version's
+    // save) too.
     assert!(Schedule::restore(1.0, &saved).unwrap().is_due(1));
+    let mut older = saved.clone();
+    older.as_object_mut().unwrap().remove("rate_changes");
+    assert!(Schedule::restore(1.0, &older).unwrap().is_due(1));
 }
 
 /// The frames of the agents' last ticks come back from a snapshot; one

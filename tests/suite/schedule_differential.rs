@@ -112,27 +112,30 @@ impl Naive {
         self.since[i].get_or_insert(self.frame);
     }
 
-    /// A new rate: an agent that is not due and has gone both its period
-    /// of the last frame and its new one without a tick (counting the next
-    /// frame) is due.
+    /// A new rate, its rate of the last frame kept for the next frame.
     fn set_rate(&mut self, i: usize, rate: Rate) {
-        if period(self.rates[i]) != period(rate) {
-            let f = self.frame;
-            let was = match self.was[i] {
-                Some((w, was)) if w == f => was,
-                _ => self.was[i].insert((f, self.rates[i])).1,
-            };
-            let (old, new) = (period(was), period(rate));
-            let gone = self.last_frame[i].map_or(f + 1, |l| f - l);
-            if old > 0 && new > 0 && gone >= old.max(new) {
-                self.wake(i);
-            }
+        let f = self.frame;
+        if period(self.rates[i]) != period(rate) && !matches!(self.was[i], Some((w, _)) if w == f) {
+            self.was[i] = Some((f, self.rates[i]));
         }
         self.rates[i] = rate;
     }
 
     fn frame(&mut self) -> Picked {
         let f = self.frame;
+        // An agent whose rate changed since the last frame, to another
+        // period, that is not due and has gone both its period of the last
+        // frame and its period now without a tick (counting this frame) is
+        // due.
+        for i in 0..self.rates.len() {
+            if let Some((w, was)) = self.was[i] {
+                let (old, new) = (period(was), period(self.rates[i]));
+                let gone = self.last_frame[i].map_or(f + 1, |l| f - l);
+                if w == f && old > 0 && new > 0 && old != new && gone >= old.max(new) {
+                    self.wake(i);
+                }
+            }
+        }
         self.frame += 1;
         for (i, rate) in self.rates.iter().enumerate() {
             let turn = match *rate {

@@ -166,12 +166,12 @@ pub struct Schedule {
     held_since: u64,
     /// The agents woken for the next frame that were not due before.
     woken: IndexSet,
-    /// For each agent whose rate changed since the last frame, the next
-    /// frame's number plus one (else something older) and its rate's class
-    /// in the last frame: changes between two frames count as one change
-    /// from that rate.
-    changed_for: Vec<u64>,
-    class_was: Vec<u32>,
+    /// The agents whose rate changed since the last frame, and for each
+    /// the period of its rate in the last frame (0: only when woken):
+    /// changes between two frames count as one change, from that rate to
+    /// the one given last, which the next frame settles.
+    changed: IndexSet,
+    period_was: Vec<u32>,
     /// Room for a frame's lists: the newly due agents, the agents taken
     /// from the backlog, and the order of the frame's ticks.
     scratch: [Vec<u32>; 3],
@@ -235,7 +235,7 @@ impl Schedule {
     /// The schedule of a crowd of `agents` agents, every one ticking every
     /// frame, with no budget, whose clock reads `now`: an agent's first
     /// tick gets the time since `now` as its `dt`. Allocates the lists of
-    /// the whole crowd (about 73 bytes an agent).
+    /// the whole crowd (about 64 bytes an agent).
     ///
     /// # Panics
     /// If `now` is not finite, or `agents` is `u32::MAX` or more.
@@ -262,8 +262,8 @@ impl Schedule {
             held: IndexSet::new(agents),
             held_since: 0,
             woken: IndexSet::new(agents),
-            changed_for: alloc::vec![0; agents],
-            class_was: alloc::vec![NIL; agents],
+            changed: IndexSet::new(agents),
+            period_was: alloc::vec![0; agents],
             scratch: [(); 3].map(|()| Vec::with_capacity(agents)),
             heads: Vec::with_capacity(2),
         }
@@ -320,11 +320,14 @@ impl Schedule {
     /// rates make due: a crowd at `Every(16)` set to `Every(4)` has due at
     /// once only the agents whose `Every(16)` turn the next frame is.
     /// Changes between two frames count as one, from the rate of the last
-    /// frame to the one given last: an agent set to [`Rate::OnWake`] and
-    /// back to a period before the next frame (a game that resets rates
-    /// to a default each frame) is under the rule like any other. An
-    /// agent whose rate was `OnWake` in the last frame, or is set to it,
-    /// is never made due by this rule: `OnWake` has no period.
+    /// frame to the one given last, which the next frame settles: an agent
+    /// set to a default ([`Rate::EveryFrame`], [`Rate::OnWake`]) and then
+    /// to the rate it should have before the next frame (a game that
+    /// resets rates each frame) ticks as if set to that rate alone, and
+    /// back to the rate it had, as if not set at all. An agent whose rate
+    /// was `OnWake` in the last frame, or is set to it, is never made due
+    /// by this rule: `OnWake` has no period. [`is_due`](Self::is_due)
+    /// counts the agents the rule makes due as soon as their rate is set.
     ///
     /// The first agent set to a period allocates that period's buckets
     /// (48 bytes a frame of the period); nothing else allocates.
@@ -341,35 +344,53 @@ impl Schedule {
         let class = (period > 0).then(|| self.buckets.class_of(period));
         let now = self.buckets.class[i as usize];
         if class.unwrap_or(NIL) != now {
-            // The rate of the last frame, however many times it changed
-            // since.
-            let window = self.frame + 1;
-            let was = if self.changed_for[i as usize] == window {
-                self.class_was[i as usize]
-            } else {
-                self.changed_for[i as usize] = window;
-                self.class_was[i as usize] = now;
-                now
-            };
-            let old = self
-                .buckets
-                .classes
-                .get(was as usize)
-                .map_or(0, |c| c.period);
-            // Frames without a tick, counting the next: the frame after its
-            // last tick is `after`.
-            let gone = self.frame + 1 - self.buckets.after(i);
+            // The rate of the last frame, however many times it changes
+            // before the next: the next frame applies the rule once, from
+            // it to the rate given last.
+            if !self.changed.contains(i) {
+                self.changed.insert(i);
+                self.period_was[i as usize] = self.period_of(now);
+            }
             self.buckets.remove(i);
             if let Some(class) = class {
                 self.buckets.insert(i, class);
                 // A frame merges at most one bucket of each period.
                 self.heads.reserve(self.buckets.classes.len());
             }
-            if old > 0 && period > 0 && gone >= u64::from(old.max(period)) {
+        }
+        Ok(())
+    }
+
+    /// The period of rate class `class` (0 for none: only when woken).
+    fn period_of(&self, class: u32) -> u32 {
+        self.buckets
+            .classes
+            .get(class as usize)
+            .map_or(0, |c| c.period)
+    }
+
+    /// Applies [`set_rate`](Self::set_rate)'s rule to each agent whose rate
+    /// changed since the last frame, from its rate in the last frame to the
+    /// one it has now, as the next frame starts: an agent that has gone
+    /// both periods without a tick (counting the next frame) is due in it,
+    /// as if woken. Costs one step per agent changed.
+    pub(super) fn settle_rates(&mut self) {
+        while let Some(i) = self.changed.pop() {
+            if self.overdue(i) {
                 self.wake(i as usize);
             }
         }
-        Ok(())
+    }
+
+    /// Whether agent `i`, whose rate changed since the last frame, has gone
+    /// both its period in the last frame and its period now without a tick,
+    /// counting the next frame (the frame after its last tick is `after`):
+    /// [`set_rate`](Self::set_rate)'s rule.
+    fn overdue(&self, i: u32) -> bool {
+        let old = self.period_was[i as usize];
+        let new = self.period_of(self.buckets.class[i as usize]);
+        let gone = self.frame + 1 - self.buckets.after(i);
+        old > 0 && new > 0 && old != new && gone >= u64::from(old.max(new))
     }
 
     /// Agent `i`'s rate (a rate of every frame reads as
@@ -512,7 +533,8 @@ impl Schedule {
     /// # Panics
     /// If `i` is not an agent of the crowd.
     pub fn is_due(&self, i: usize) -> bool {
-        self.waiting[self.agent(i, "is_due") as usize] != IDLE
+        let i = self.agent(i, "is_due");
+        self.waiting[i as usize] != IDLE || (self.changed.contains(i) && self.overdue(i))
     }
 
     /// The agents the budget has left waiting for a later frame.

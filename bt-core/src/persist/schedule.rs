@@ -20,6 +20,7 @@ const FIELDS: &[&str] = &[
     "last",
     "due",
     "last_frames",
+    "rate_changes",
 ];
 
 /// A [`Schedule`] as serde writes it: made by [`Schedule::snapshot`],
@@ -41,8 +42,9 @@ impl fmt::Debug for ScheduleSnapshot<'_> {
 /// The version, the clock reading it was taken at, the number of the next
 /// frame, the budget, each agent's period (0: only when woken), each
 /// agent's last tick time, the due agents as `(agent, frame due since)`
-/// in the order they go, and the frame of each agent's last tick (`None`:
-/// none yet).
+/// in the order they go, the frame of each agent's last tick (`None`:
+/// none yet), and the agents whose rate changed since the last frame, each
+/// with its period in the last frame.
 impl Serialize for ScheduleSnapshot<'_> {
     fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
         let schedule = self.schedule;
@@ -55,6 +57,7 @@ impl Serialize for ScheduleSnapshot<'_> {
         st.serialize_field("last", &schedule.last_ticks())?;
         st.serialize_field("due", &schedule.due_agents())?;
         st.serialize_field("last_frames", &schedule.last_frames())?;
+        st.serialize_field("rate_changes", &schedule.rate_changes())?;
         st.end()
     }
 }
@@ -95,9 +98,10 @@ impl Schedule {
     /// moves by `now` minus the clock reading the snapshot was taken at,
     /// so each agent's next `dt` is what it would have been without the
     /// save (restored at the same `now`, every time is bit for bit what it
-    /// was). The frame count, the rates, the budget and the due agents in
-    /// their order come back as they were: the restored schedule picks the
-    /// frames and agents the saved one would have.
+    /// was). The frame count, the rates, the budget, the due agents in
+    /// their order and the rate changes made since the last frame come back
+    /// as they were: the restored schedule picks the frames and agents the
+    /// saved one would have.
     ///
     /// # Errors
     /// [`RestoreError::Format`] when `d` cannot decode a snapshot;
@@ -107,10 +111,13 @@ impl Schedule {
     /// [`Schedule::MAX_FRAME`], a time or clock reading that is not
     /// finite, or a due agent that is not in the crowd, is given twice or
     /// is due since a frame after the next, or a last tick frame that is
-    /// not before the next frame ([`SnapshotError::BadValue`],
-    /// [`SnapshotError::OutOfRange`]). A snapshot of an earlier version
-    /// without the frames of the last ticks (JSON; other formats refuse
-    /// it) loads with every agent as ticked in the frame before the next.
+    /// not before the next frame, or an agent whose rate changed that is not
+    /// in the crowd, is given twice or had a period above `MAX_PERIOD`
+    /// ([`SnapshotError::BadValue`], [`SnapshotError::OutOfRange`]). A
+    /// snapshot of an earlier version without the frames of the last ticks
+    /// (JSON; other formats refuse it) loads with every agent as ticked in
+    /// the frame before the next, and one without the rate changes as one
+    /// taken with none.
     pub fn restore<'de, D: Deserializer<'de>>(
         now: f64,
         d: D,
@@ -215,8 +222,29 @@ impl<'de> Body<'de> for ScheduleBody<'_> {
                 after
             }
         };
+        let changes: Option<Vec<(u32, u32)>> =
+            f.optional_field_seed("rate_changes", core::marker::PhantomData)?;
+        let changes = changes.unwrap_or_default();
+        let mut changed = alloc::vec![false; periods.len()];
+        for &(i, was) in &changes {
+            let Some(changed) = changed.get_mut(i as usize) else {
+                return Err(raise(SnapshotError::OutOfRange {
+                    what: "agent whose rate changed",
+                    index: u64::from(i),
+                    len: periods.len(),
+                }));
+            };
+            if core::mem::replace(changed, true) {
+                return Err(bad("agent whose rate changed (given twice)"));
+            }
+            if was > Schedule::MAX_PERIOD {
+                return Err(bad(
+                    "period before a rate change (above Schedule::MAX_PERIOD)",
+                ));
+            }
+        }
         Ok(Schedule::from_parts(
-            frame, budget, &periods, last, after, &mut due,
+            frame, budget, &periods, last, after, &mut due, &changes,
         ))
     }
 }

@@ -157,6 +157,7 @@ where
         "tick_scheduled: the schedule's crowd and the agents differ in length"
     );
     crate::crowd::apply_tuning(tree, memories);
+    schedule.settle_rates();
     let f = schedule.frame;
     schedule.frame += 1;
     let cap = schedule.budget.map_or(usize::MAX, |b| b as usize);

@@ -40,10 +40,19 @@ impl Schedule {
         due
     }
 
+    /// The agents whose rate changed since the last frame, each with the
+    /// period of its rate in the last frame, by index, for a snapshot.
+    pub(crate) fn rate_changes(&self) -> Vec<(u32, u32)> {
+        (self.changed.iter())
+            .map(|i| (i, self.period_was[i as usize]))
+            .collect()
+    }
+
     /// The schedule with these parts, as a snapshot holds them, checked
     /// by the caller: periods up to [`MAX_PERIOD`](Self::MAX_PERIOD), finite
     /// times, each due agent once, due since a frame before `frame` (or,
-    /// woken, in `frame`).
+    /// woken, in `frame`), each agent of `changes` once, with a period up to
+    /// `MAX_PERIOD`.
     pub(crate) fn from_parts(
         frame: u64,
         budget: Option<u32>,
@@ -51,12 +60,19 @@ impl Schedule {
         last: Vec<f64>,
         after: Vec<u64>,
         due: &mut [(u32, u64)],
+        changes: &[(u32, u32)],
     ) -> Self {
         let mut schedule = Schedule::new(periods.len(), 0.0);
         for (i, &k) in periods.iter().enumerate() {
             let rate = if k == 0 { Rate::OnWake } else { Rate::Every(k) };
             let set = schedule.set_rate(i, rate);
             debug_assert!(set.is_ok());
+        }
+        // The saved rates are no change; the saved changes are.
+        while schedule.changed.pop().is_some() {}
+        for &(i, was) in changes {
+            schedule.changed.insert(i);
+            schedule.period_was[i as usize] = was;
         }
         schedule.buckets.set_times(last, after);
         schedule.frame = frame;

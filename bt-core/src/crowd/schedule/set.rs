@@ -45,6 +45,12 @@ impl IndexSet {
         self.len == 0
     }
 
+    /// Whether the set holds `i`.
+    pub(super) fn contains(&self, i: u32) -> bool {
+        let at = i as usize;
+        self.levels[0][at / 64] & 1 << (at % 64) != 0
+    }
+
     /// Adds `i`, which the set does not hold.
     pub(super) fn insert(&mut self, i: u32) {
         let mut at = i as usize;
