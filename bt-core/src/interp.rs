@@ -241,7 +241,7 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     // The callbacks' context: the tick's fields set once, the level's
     // before each call.
     let mut cx = Ctx::of(input).with_tuned(tuned);
-    match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
+    match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace, true) {
         Ok(visited) => tally.steady(memory, visited),
         Err((steady::Bail::Ended(k, found), visited)) => {
             match ended(tree, agent, memory, &mut cx, (k, found, visited)) {

@@ -4,20 +4,23 @@
 //! own data runs on any thread, and the rest, which depends on every agent
 //! ticked before it, goes on later in index order.
 //!
-//! The steady walk, the quick redecide and the quick steps touch no
-//! shared state (they hand over to the step machine at any gate, cooldown,
-//! role or deferred action), and the end-of-tick sweep of role lobbies
+//! The steady walk (told so), the quick redecide and the quick steps touch
+//! no shared state (they hand over to the step machine at any gate,
+//! cooldown, role or deferred action), and the end-of-tick sweep of role lobbies
 //! touches it only for an agent that waits in one, so a tick stops where
 //! it would enter the step machine, at a step boundary, with nothing to
 //! undo: the step machine goes on from there as it would have at once.
+//! (A tick that stopped at an earlier sibling of a prioritized group's
+//! active child, often one a full gate turns down, goes on in the steady
+//! walk from that sibling, as a tick in order would have.)
 
-use crate::decl::TickInput;
+use crate::decl::{Policy, TickInput};
 use crate::memory::AgentMemory;
 use crate::tree::Tree;
 
 use super::{
-    NoTrace, One, Tally, TickError, TickReport, check, finish, log, quick_after_end,
-    quick_after_stop, run, steady, tick_member,
+    NoTrace, One, Stopped, Tally, TickError, TickReport, check, ended, finish, log,
+    quick_after_end, quick_after_stop, run, steady, stopped, tick_member,
 };
 
 /// Where a stopped tick goes on: from its start (nothing of it ran), or in
@@ -120,7 +123,7 @@ pub(crate) fn member_until_shared<A: 'static, const L: usize, const S: usize, co
         });
     }
     super::with_cx(tree, memory, input, |memory, mut cx| {
-        let went = match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace) {
+        let went = match steady::walk(tree, agent, memory, &mut cx, &mut NoTrace, false) {
             Ok(visited) => {
                 tally.steady(memory, visited);
                 return None;
@@ -182,6 +185,41 @@ pub(crate) fn resume_member<A: 'static, const L: usize, const S: usize, const N:
     let input = at.input;
     match at.from {
         None => tick_member(tree, agent, memory, &input, tally),
+        // Stopped at an earlier sibling in a prioritized group, most often
+        // one a full gate turns down: the walk goes on from it, now that
+        // the tick runs in order.
+        Some((steady::Bail::Checks(k, c), visited))
+            if tree.items[memory.levels[k].item as usize].policy == Policy::Prioritized =>
+        {
+            walk_on(tree, agent, memory, &input, (k, c, visited), tally);
+        }
         Some(from) => tally.ticked(run(tree, agent, memory, &input, &mut NoTrace, Some(from))),
     }
+}
+
+/// Goes on with a tick that stopped at the checks of the prioritized group
+/// at level `k`, from its child `c` (`visited` deciders visited), as an
+/// untraced tick in order goes on from its walk: the rest of the walk,
+/// then the quick redecide, the quick steps or the step machine.
+#[inline(never)]
+fn walk_on<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    at: (usize, usize, u32),
+    tally: &mut impl Tally,
+) {
+    super::with_cx(tree, memory, input, |memory, mut cx| match steady::walk_on(
+        tree, agent, memory, &mut cx, at,
+    ) {
+        Ok(visited) => tally.steady(memory, visited),
+        Err((steady::Bail::Ended(k, found), visited)) => {
+            match ended(tree, agent, memory, &mut cx, (k, found, visited)) {
+                Stopped::Redecided(visited) => tally.redecided(memory, visited),
+                Stopped::Ran(result) => tally.ticked(result),
+            }
+        }
+        Err(from) => tally.ticked(stopped(tree, agent, memory, &mut cx, from)),
+    });
 }

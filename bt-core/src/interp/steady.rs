@@ -22,12 +22,17 @@
 
 use crate::decl::tune_field::tuned_timer_runs;
 use crate::decl::tuned::Tuned;
-use crate::decl::{Ctx, ItemIdx, Policy, TickInput, period_runs, period_runs_until};
+use crate::decl::{Ctx, Policy, TickInput, period_runs, period_runs_until};
+use crate::memory::shared::TreeShared;
 use crate::memory::{AgentMemory, Steady};
-use crate::tree::{Has, Item, Tree};
+use crate::tree::{Has, Item, NO_SLOT, Tree};
 
 use super::quick::{self, Counts, Step};
-use super::{Event, NodeRef, Rejection, Tally, Tracer, WalkStop};
+
+mod traced;
+
+use super::{Event, NoTrace, NodeRef, Rejection, Tracer};
+pub(super) use traced::{end_event, start_event, traced};
 
 /// Where the step machine takes over from a steady walk.
 #[derive(Clone, Copy, Debug)]
@@ -157,6 +162,11 @@ fn sibling<A: 'static>(
 /// that takes over goes on from there. It tests every earlier sibling,
 /// to say what turned it down, rather than reuse the last tick's finding
 /// (which only an untraced walk does).
+///
+/// With `reads`, for a tick that runs in its crowd's order, an earlier
+/// sibling whose gate is full is turned down here, as the step machine
+/// would turn it down (see [`gate_refuses`]); without, the walk stops at
+/// it, having read nothing of the crowd's shared state.
 #[inline(always)]
 pub(super) fn walk<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
@@ -164,105 +174,76 @@ pub(super) fn walk<A: 'static, T: Tracer, const L: usize, const S: usize, const 
     memory: &mut AgentMemory<A, L, S, N>,
     cx: &mut Ctx,
     tracer: &mut T,
+    reads: bool,
 ) -> Result<u32, (Bail, u32)> {
     let input = TickInput::of(cx);
     // Not `guarded`: with a closure here, W3's crowd loop compiled to 36
     // instructions more per agent-tick.
     let guard = Abandon(memory);
-    let result = walk_levels(tree, agent, &mut *guard.0, &input, cx, tracer);
+    let result = walk_levels(tree, agent, &mut *guard.0, &input, cx, tracer, reads);
     // Nothing panicked: the memory is consistent.
     core::mem::forget(guard);
     result
 }
 
-/// A traced tick: the steady walk first, as an untraced tick takes it,
-/// handing `tracer` the same events as the step machine would (or, for a
-/// tracer that takes no steady tick, untraced, and [`Event::Walked`] where
-/// it stops); the step machine goes on from wherever it stops (an ended
-/// behavior, a candidate, a deferred action), with no quick steps, which
-/// trace nothing. A tick that changes nothing, most of a running crowd's,
-/// then costs its walk and its events (for a flight recorder, its walk
-/// alone), not a step machine's run. How the tick went goes to `tally`,
-/// with no report built for a tick that changed nothing.
-///
-/// Always inlined: a flight recorder reaches it from its crowd loop and
-/// from its single ticks alike, and out of line it costs a recorded W1
-/// tick 6 instructions more (one watched agent among 1 000: 4).
+/// The untraced walk of a tick that stopped at the policy checks of the
+/// prioritized group at level `k`, going on from its child `from`
+/// (`visited` deciders visited so far), in the crowd's order: what
+/// [`walk`] with `reads` does from there. Its finding holds for this tick
+/// only. If a callback panics the memory is abandoned.
 #[inline(always)]
-pub(super) fn traced<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+pub(super) fn walk_on<A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
-    input: &TickInput,
-    tracer: &mut T,
-    tally: &mut impl Tally,
-) {
-    // As an untraced tick decides it (written out there, where a helper
-    // costs W1's crowd loop an instruction per agent-tick).
-    if memory.depth() == 0
-        || (tree.needs_shared() && !memory.joined_now())
-        || super::check(tree, memory, input).is_err()
-    {
-        // A copy, as an untraced tick makes: the caller's input never has
-        // its address taken, and stays in registers.
-        let input = *input;
-        return tally.ticked(super::run(tree, agent, memory, &input, tracer, None));
-    }
-    super::with_cx(tree, memory, input, |memory, mut cx| {
-        let walked = if T::STEADY {
-            walk(tree, agent, memory, &mut cx, tracer)
-        } else {
-            // The walk of an untraced tick; where it stopped, if it did.
-            let walked = walk(tree, agent, memory, &mut cx, &mut super::NoTrace);
-            if let Err((bail, _)) = walked {
-                walked_event(tree, memory, bail, tracer);
-            }
-            walked
-        };
-        let from = match walked {
-            Ok(visited) => return tally.steady(memory, visited),
-            Err((Bail::Ended(k, found), visited)) => {
-                match ended(tree, agent, memory, &mut cx, k, found, visited, tracer) {
-                    Ok(visited) => return tally.redecided(memory, visited),
-                    Err(from) => from,
-                }
-            }
-            Err(from) => from,
-        };
-        let input = *input;
-        tally.ticked(super::run(tree, agent, memory, &input, tracer, Some(from)))
-    })
+    cx: &mut Ctx,
+    (k, from, visited): (usize, usize, u32),
+) -> Result<u32, (Bail, u32)> {
+    let input = TickInput::of(cx);
+    let guard = Abandon(memory);
+    let at = At {
+        k,
+        from: Some(from),
+        visited,
+        until: input.now,
+    };
+    let result = walk_path(
+        tree,
+        agent,
+        &mut *guard.0,
+        &input,
+        cx,
+        &mut NoTrace,
+        true,
+        at,
+    );
+    // Nothing panicked: the memory is consistent.
+    core::mem::forget(guard);
+    result
 }
 
-/// The [`Event::Walked`] of an untraced walk that stopped at `bail`.
+/// Where [`walk_path`] starts: at level `k`, from its policy checks at
+/// child `from` if given (the level visited and its behavior ticked),
+/// with `visited` deciders visited and the earlier siblings turned down
+/// until `until`.
+struct At {
+    k: usize,
+    from: Option<usize>,
+    visited: u32,
+    until: f64,
+}
+
+/// Whether `item`, an earlier sibling that passed its flag tests and has
+/// no timer, is turned down by a gate of its own number that is full in
+/// `shared` now: as the step machine's candidate test turns it down, which
+/// checks the gate before anything else it may have (a global cooldown,
+/// a group role, a `decide`) and changes nothing then. Reads the crowd's
+/// shared state: for a tick that runs in the crowd's order.
 #[inline(always)]
-fn walked_event<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
-    tree: &Tree<A, L, S, N>,
-    mem: &AgentMemory<A, L, S, N>,
-    bail: Bail,
-    tracer: &mut T,
-) {
-    let (k, stop) = match bail {
-        Bail::Walk(k) => (k, WalkStop::Before),
-        Bail::Ended(k, _) => (k, WalkStop::Ended),
-        Bail::NoChild(k) => (
-            k,
-            WalkStop::At {
-                from: ItemIdx(mem.levels[k].item + 1),
-            },
-        ),
-        Bail::Checks(k, from) => (
-            k,
-            WalkStop::At {
-                from: ItemIdx(from as u16),
-            },
-        ),
-        Bail::Quick(..) => unreachable!("the quick steps run untraced"),
-    };
-    tracer.event(&Event::Walked {
-        node: node(tree.items, mem.levels[k].item as usize),
-        stop,
-    });
+fn gate_refuses<A: 'static>(shared: Option<&TreeShared>, item: &Item<A>) -> bool {
+    item.has & Has::SYNC.union(Has::TIMER).union(Has::TUNED) == Has::SYNC
+        && item.gate != NO_SLOT
+        && shared.is_some_and(|s| !s.gate_open(item.gate, item.decider.pre.sync.gate))
 }
 
 /// Runs `f` on `memory`, abandoning it to an idle state if a callback
@@ -298,6 +279,7 @@ fn walk_levels<A: 'static, T: Tracer, const L: usize, const S: usize, const N: u
     input: &TickInput,
     cx: &mut Ctx,
     tracer: &mut T,
+    reads: bool,
 ) -> Result<u32, (Bail, u32)> {
     let steady = mem.steady;
     if !T::ENABLED
@@ -306,57 +288,89 @@ fn walk_levels<A: 'static, T: Tracer, const L: usize, const S: usize, const N: u
     {
         return walk_known(tree, agent, mem, cx);
     }
-    let items = tree.items;
     if T::ENABLED {
         start_event(tracer, input);
     }
+    let at = At {
+        k: 0,
+        from: None,
+        visited: 0,
+        until: f64::INFINITY,
+    };
+    walk_path(tree, agent, mem, input, cx, tracer, reads, at)
+}
+
+/// The walk down the active path from `at`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn walk_path<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    mem: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    cx: &mut Ctx,
+    tracer: &mut T,
+    reads: bool,
+    at: At,
+) -> Result<u32, (Bail, u32)> {
+    let items = tree.items;
     let depth = mem.depth();
-    let mut until = f64::INFINITY;
-    let mut visited = 0u32;
-    let mut k = 0;
+    let At {
+        mut k,
+        mut from,
+        mut visited,
+        mut until,
+    } = at;
     loop {
         let i = mem.levels[k].item as usize;
         let item = &items[i];
-        if item.is(Has::LAUNCH) {
-            return Err((Bail::Walk(k), visited));
-        }
-        let level = &mut mem.levels[k];
-        level.mask = 0;
-        level.redecides = 0;
-        visited += 1;
-        if T::ENABLED {
-            tracer.event(&Event::Visit {
-                node: node(items, i),
-            });
-        }
-        if item.is(Has::TICK) {
-            cx.since = level.since;
-            cx.flags = item.behavior_flags;
-            cx.depth = k as u8;
-            let running = mem.blocks.tick(k, agent, cx);
-            if T::ENABLED
-                && let Some(b) = item.behavior
-            {
-                tracer.event(&Event::Ticked {
+        // The checks of a walk that goes on start at `from`, the level
+        // visited.
+        let first = if let Some(c) = from.take() {
+            c
+        } else {
+            if item.is(Has::LAUNCH) {
+                return Err((Bail::Walk(k), visited));
+            }
+            let level = &mut mem.levels[k];
+            level.mask = 0;
+            level.redecides = 0;
+            visited += 1;
+            if T::ENABLED {
+                tracer.event(&Event::Visit {
                     node: node(items, i),
-                    behavior: b.name,
-                    running,
                 });
             }
-            if !running {
-                return Err((Bail::Ended(k, Found::Until(until)), visited));
+            if item.is(Has::TICK) {
+                cx.since = level.since;
+                cx.flags = item.behavior_flags;
+                cx.depth = k as u8;
+                let running = mem.blocks.tick(k, agent, cx);
+                if T::ENABLED
+                    && let Some(b) = item.behavior
+                {
+                    tracer.event(&Event::Ticked {
+                        node: node(items, i),
+                        behavior: b.name,
+                        running,
+                    });
+                }
+                if !running {
+                    return Err((Bail::Ended(k, Found::Until(until)), visited));
+                }
             }
-        }
-        if !item.is(Has::GROUP) {
-            break;
-        }
-        if k + 1 >= depth {
-            return Err((Bail::NoChild(k), visited));
-        }
+            if !item.is(Has::GROUP) {
+                break;
+            }
+            if k + 1 >= depth {
+                return Err((Bail::NoChild(k), visited));
+            }
+            i + 1
+        };
         match item.policy {
             Policy::Prioritized => {
                 let active = mem.levels[k + 1].item as usize;
-                let mut c = i + 1;
+                let mut c = first;
                 while c < active {
                     let child = &items[c];
                     let by = match sibling(child, input, &mem.slots, cx.tuned_values()) {
@@ -364,6 +378,14 @@ fn walk_levels<A: 'static, T: Tracer, const L: usize, const S: usize, const N: u
                         Sibling::Timer(t) => {
                             until = until.min(t);
                             Rejection::Timer
+                        }
+                        Sibling::Candidate
+                            if reads && gate_refuses(mem.shared.as_deref(), child) =>
+                        {
+                            // The gate may open by the next tick: the
+                            // finding holds for this one only.
+                            until = until.min(input.now);
+                            Rejection::Gate
                         }
                         Sibling::Candidate => return Err((Bail::Checks(k, c), visited)),
                     };
@@ -390,18 +412,6 @@ fn walk_levels<A: 'static, T: Tracer, const L: usize, const S: usize, const N: u
         end_event(tracer, mem, visited);
     }
     Ok(visited)
-}
-
-/// The `End` event of a tick that ends with `mem`'s path, having visited
-/// `visited` deciders.
-#[inline(always)]
-pub(super) fn end_event<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
-    tracer: &mut T,
-    mem: &AgentMemory<A, L, S, N>,
-    visited: u32,
-) {
-    let leaf = mem.leaf().map(|l| node(mem.tree.items, l.get()));
-    tracer.event(&Event::End { leaf, visited });
 }
 
 /// Item `i` as events name it.
@@ -457,18 +467,6 @@ fn walk_known<A: 'static, const L: usize, const S: usize, const N: usize>(
     let visited = mem.steady.visited;
     sweep(mem);
     Ok(visited)
-}
-
-/// The `Start` event of a tick with `input`.
-#[inline(always)]
-pub(super) fn start_event<T: Tracer>(tracer: &mut T, input: &TickInput) {
-    tracer.event(&Event::Start {
-        agent: input.agent,
-        now: input.now,
-        dt: input.dt,
-        decision: input.decision,
-        stimuli: input.stimuli,
-    });
 }
 
 /// The behavior at level `k` ended in a steady walk that had visited
