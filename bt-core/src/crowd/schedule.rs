@@ -346,8 +346,12 @@ impl Schedule {
         if class.unwrap_or(NIL) != now {
             // The rate of the last frame, however many times it changes
             // before the next: the next frame applies the rule once, from
-            // it to the rate given last.
-            if !self.changed.contains(i) {
+            // it to the rate given last. An agent that ticked in the last
+            // frame (or has not ticked yet in the first) is not kept: the
+            // rule asks for two periods without a tick, one of at least two
+            // frames.
+            let gone = self.frame + 1 - self.buckets.after(i);
+            if gone >= 2 && !self.changed.contains(i) {
                 self.changed.insert(i);
                 self.period_was[i as usize] = self.period_of(now);
             }
@@ -363,10 +367,7 @@ impl Schedule {
 
     /// The period of rate class `class` (0 for none: only when woken).
     fn period_of(&self, class: u32) -> u32 {
-        self.buckets
-            .classes
-            .get(class as usize)
-            .map_or(0, |c| c.period)
+        period_of(&self.buckets, class)
     }
 
     /// Applies [`set_rate`](Self::set_rate)'s rule to each agent whose rate
@@ -375,22 +376,29 @@ impl Schedule {
     /// both periods without a tick (counting the next frame) is due in it,
     /// as if woken. Costs one step per agent changed.
     pub(super) fn settle_rates(&mut self) {
-        while let Some(i) = self.changed.pop() {
-            if self.overdue(i) {
-                self.wake(i as usize);
+        let Schedule {
+            changed,
+            period_was,
+            buckets,
+            frame,
+            waiting,
+            woken,
+            ..
+        } = self;
+        changed.drain(|i| {
+            if overdue(buckets, *frame, period_was[i as usize], i) && waiting[i as usize] == IDLE {
+                // As `wake`.
+                waiting[i as usize] = *frame;
+                woken.insert(i);
+                buckets.park(i);
             }
-        }
+        });
     }
 
-    /// Whether agent `i`, whose rate changed since the last frame, has gone
-    /// both its period in the last frame and its period now without a tick,
-    /// counting the next frame (the frame after its last tick is `after`):
-    /// [`set_rate`](Self::set_rate)'s rule.
+    /// Whether agent `i`, whose rate changed since the last frame, is due
+    /// by [`set_rate`](Self::set_rate)'s rule.
     fn overdue(&self, i: u32) -> bool {
-        let old = self.period_was[i as usize];
-        let new = self.period_of(self.buckets.class[i as usize]);
-        let gone = self.frame + 1 - self.buckets.after(i);
-        old > 0 && new > 0 && old != new && gone >= u64::from(old.max(new))
+        overdue(&self.buckets, self.frame, self.period_was[i as usize], i)
     }
 
     /// Agent `i`'s rate (a rate of every frame reads as
@@ -596,4 +604,23 @@ impl Schedule {
         );
         i as u32
     }
+}
+
+/// The period of rate class `class` in `buckets` (0 for none: only when
+/// woken).
+fn period_of(buckets: &Buckets, class: u32) -> u32 {
+    buckets.classes.get(class as usize).map_or(0, |c| c.period)
+}
+
+/// [`Schedule::set_rate`]'s rule for agent `i`, whose rate changed since
+/// the last frame, from the period `old` it had then, before frame `frame`:
+/// it has gone both that period and its period now without a tick,
+/// counting that frame (the frame after its last tick is `after`).
+fn overdue(buckets: &Buckets, frame: u64, old: u32, i: u32) -> bool {
+    if old == 0 {
+        return false;
+    }
+    let new = period_of(buckets, buckets.class[i as usize]);
+    let gone = frame + 1 - buckets.after(i);
+    new > 0 && old != new && gone >= u64::from(old.max(new))
 }

@@ -82,6 +82,18 @@ impl IndexSet {
         Some(at as u32)
     }
 
+    /// Empties the set, handing `f` each index it held, smallest first: a
+    /// step per index and per word that holds one, whatever the set's
+    /// size.
+    pub(super) fn drain(&mut self, mut f: impl FnMut(u32)) {
+        if self.len == 0 {
+            return;
+        }
+        let top = self.levels.len() - 1;
+        drain_word(&mut self.levels, top, 0, &mut f);
+        self.len = 0;
+    }
+
     /// Removes and returns the smallest index, if any.
     pub(super) fn pop(&mut self) -> Option<u32> {
         let i = self.first()?;
@@ -111,6 +123,21 @@ impl IndexSet {
                 })
             })
         })
+    }
+}
+
+/// Clears word `w` of level `level` and, below it, every word its bits
+/// mark, handing `f` each index of level 0 found.
+fn drain_word(levels: &mut [Vec<u64>], level: usize, w: usize, f: &mut impl FnMut(u32)) {
+    let mut bits = core::mem::take(&mut levels[level][w]);
+    while bits != 0 {
+        let at = w * 64 + bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        if level == 0 {
+            f(at as u32);
+        } else {
+            drain_word(levels, level - 1, at, f);
+        }
     }
 }
 
@@ -149,6 +176,18 @@ mod tests {
             // Emptied, it fills again.
             set.insert(n as u32 / 2);
             assert_eq!(set.pop(), Some(n as u32 / 2));
+            // Drained, it hands over each index once, smallest first, and
+            // is empty at every level: it fills and drains again.
+            for _ in 0..2 {
+                for &i in &added {
+                    set.insert(i);
+                }
+                let mut drained = Vec::new();
+                set.drain(|i| drained.push(i));
+                assert_eq!(drained, added, "n = {n}");
+                assert!(set.is_empty() && set.first().is_none());
+                assert!(!added.iter().any(|&i| set.contains(i)));
+            }
         }
     }
 }
