@@ -16,7 +16,7 @@
 
 use crate::decl::{Policy, TickInput};
 use crate::memory::AgentMemory;
-use crate::tree::Tree;
+use crate::tree::{Has, Tree};
 
 use super::{
     NoTrace, One, Stopped, Tally, TickError, TickReport, check, ended, finish, log,
@@ -149,6 +149,9 @@ pub(crate) fn member_until_shared<A: 'static, const L: usize, const S: usize, co
                     }
                 }
             }
+            // An earlier sibling with a shared check that passed its flag
+            // tests: the quick steps would hand it back as it is.
+            Err(at @ (steady::Bail::Checks(_, c), _)) if tree.items[c].is(Has::SYNC) => Err(at),
             Err(from) => {
                 let input = TickInput::of(&cx);
                 quick_after_stop(agent, memory, &input, &mut cx, from)
