@@ -201,34 +201,36 @@ pub(super) fn walk_on<A: 'static, const L: usize, const S: usize, const N: usize
 ) -> Result<u32, (Bail, u32)> {
     let input = TickInput::of(cx);
     let guard = Abandon(memory);
-    let at = At {
-        k,
-        from: Some(from),
-        visited,
-        until: input.now,
-    };
-    let result = walk_path(
+    let mem = &mut *guard.0;
+    // The finding holds for this tick only.
+    let (mut visited, mut until) = (visited, input.now);
+    let result = earlier_siblings(
         tree,
-        agent,
-        &mut *guard.0,
+        mem,
         &input,
         cx,
         &mut NoTrace,
         true,
-        at,
-    );
+        (k, from),
+        (&mut visited, &mut until),
+    )
+    .and_then(|()| {
+        let at = At {
+            k: k + 1,
+            visited,
+            until,
+        };
+        walk_path(tree, agent, mem, &input, cx, &mut NoTrace, true, at)
+    });
     // Nothing panicked: the memory is consistent.
     core::mem::forget(guard);
     result
 }
 
-/// Where [`walk_path`] starts: at level `k`, from its policy checks at
-/// child `from` if given (the level visited and its behavior ticked),
-/// with `visited` deciders visited and the earlier siblings turned down
-/// until `until`.
+/// Where [`walk_path`] starts: at level `k`, with `visited` deciders
+/// visited and the earlier siblings above turned down until `until`.
 struct At {
     k: usize,
-    from: Option<usize>,
     visited: u32,
     until: f64,
 }
@@ -293,7 +295,6 @@ fn walk_levels<A: 'static, T: Tracer, const L: usize, const S: usize, const N: u
     }
     let at = At {
         k: 0,
-        from: None,
         visited: 0,
         until: f64::INFINITY,
     };
@@ -317,87 +318,52 @@ fn walk_path<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usi
     let depth = mem.depth();
     let At {
         mut k,
-        mut from,
         mut visited,
         mut until,
     } = at;
     loop {
         let i = mem.levels[k].item as usize;
         let item = &items[i];
-        // The checks of a walk that goes on start at `from`, the level
-        // visited.
-        let first = if let Some(c) = from.take() {
-            c
-        } else {
-            if item.is(Has::LAUNCH) {
-                return Err((Bail::Walk(k), visited));
-            }
-            let level = &mut mem.levels[k];
-            level.mask = 0;
-            level.redecides = 0;
-            visited += 1;
-            if T::ENABLED {
-                tracer.event(&Event::Visit {
+        if item.is(Has::LAUNCH) {
+            return Err((Bail::Walk(k), visited));
+        }
+        let level = &mut mem.levels[k];
+        level.mask = 0;
+        level.redecides = 0;
+        visited += 1;
+        if T::ENABLED {
+            tracer.event(&Event::Visit {
+                node: node(items, i),
+            });
+        }
+        if item.is(Has::TICK) {
+            cx.since = level.since;
+            cx.flags = item.behavior_flags;
+            cx.depth = k as u8;
+            let running = mem.blocks.tick(k, agent, cx);
+            if T::ENABLED
+                && let Some(b) = item.behavior
+            {
+                tracer.event(&Event::Ticked {
                     node: node(items, i),
+                    behavior: b.name,
+                    running,
                 });
             }
-            if item.is(Has::TICK) {
-                cx.since = level.since;
-                cx.flags = item.behavior_flags;
-                cx.depth = k as u8;
-                let running = mem.blocks.tick(k, agent, cx);
-                if T::ENABLED
-                    && let Some(b) = item.behavior
-                {
-                    tracer.event(&Event::Ticked {
-                        node: node(items, i),
-                        behavior: b.name,
-                        running,
-                    });
-                }
-                if !running {
-                    return Err((Bail::Ended(k, Found::Until(until)), visited));
-                }
+            if !running {
+                return Err((Bail::Ended(k, Found::Until(until)), visited));
             }
-            if !item.is(Has::GROUP) {
-                break;
-            }
-            if k + 1 >= depth {
-                return Err((Bail::NoChild(k), visited));
-            }
-            i + 1
-        };
+        }
+        if !item.is(Has::GROUP) {
+            break;
+        }
+        if k + 1 >= depth {
+            return Err((Bail::NoChild(k), visited));
+        }
         match item.policy {
             Policy::Prioritized => {
-                let active = mem.levels[k + 1].item as usize;
-                let mut c = first;
-                while c < active {
-                    let child = &items[c];
-                    let by = match sibling(child, input, &mem.slots, cx.tuned_values()) {
-                        Sibling::Flags => quick::flag_rejection(child, input),
-                        Sibling::Timer(t) => {
-                            until = until.min(t);
-                            Rejection::Timer
-                        }
-                        Sibling::Candidate
-                            if reads && gate_refuses(mem.shared.as_deref(), child) =>
-                        {
-                            // The gate may open by the next tick: the
-                            // finding holds for this one only.
-                            until = until.min(input.now);
-                            Rejection::Gate
-                        }
-                        Sibling::Candidate => return Err((Bail::Checks(k, c), visited)),
-                    };
-                    if T::ENABLED {
-                        tracer.event(&Event::Rejected {
-                            node: node(items, c),
-                            by,
-                        });
-                    }
-                    visited += 1;
-                    c = child.end as usize;
-                }
+                let found = (&mut visited, &mut until);
+                earlier_siblings(tree, mem, input, cx, tracer, reads, (k, i + 1), found)?;
             }
             Policy::Scored | Policy::Slot => {
                 return Err((Bail::Checks(k, i + 1), visited));
@@ -412,6 +378,53 @@ fn walk_path<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usi
         end_event(tracer, mem, visited);
     }
     Ok(visited)
+}
+
+/// The earlier siblings of the active child of the prioritized group at
+/// level `k`, from child `from`: each turned down by its flag tests, its
+/// timer (until when, into `until`) or, with `reads`, its full gate,
+/// counted into `visited`; `Err` at the first that is a candidate.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn earlier_siblings<A: 'static, T: Tracer, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    mem: &AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    cx: &Ctx,
+    tracer: &mut T,
+    reads: bool,
+    (k, from): (usize, usize),
+    (visited, until): (&mut u32, &mut f64),
+) -> Result<(), (Bail, u32)> {
+    let items = tree.items;
+    let active = mem.levels[k + 1].item as usize;
+    let mut c = from;
+    while c < active {
+        let child = &items[c];
+        let by = match sibling(child, input, &mem.slots, cx.tuned_values()) {
+            Sibling::Flags => quick::flag_rejection(child, input),
+            Sibling::Timer(t) => {
+                *until = until.min(t);
+                Rejection::Timer
+            }
+            Sibling::Candidate if reads && gate_refuses(mem.shared.as_deref(), child) => {
+                // The gate may open by the next tick: the finding holds
+                // for this one only.
+                *until = until.min(input.now);
+                Rejection::Gate
+            }
+            Sibling::Candidate => return Err((Bail::Checks(k, c), *visited)),
+        };
+        if T::ENABLED {
+            tracer.event(&Event::Rejected {
+                node: node(items, c),
+                by,
+            });
+        }
+        *visited += 1;
+        c = child.end as usize;
+    }
+    Ok(())
 }
 
 /// Item `i` as events name it.
