@@ -43,7 +43,7 @@ pub use event::{Event, NoTrace, NodeRef, Rejection, Tracer, WalkStop, Why, write
 pub use report::TickReport;
 
 #[doc(hidden)]
-pub use kept::{Kept, tick_kept};
+pub use kept::{Kept, Timed, tick_kept, tick_kept_timed};
 
 use kept::One;
 pub use pause::{Resume, UntilShared, resume_tick, tick_until_shared};
@@ -142,11 +142,30 @@ pub(crate) fn tick_member<A: 'static, const L: usize, const S: usize, const N: u
     input: &TickInput,
     tally: &mut impl Tally,
 ) {
+    tick_member_at::<false, A, L, S, N>(tree, agent, memory, input, tally);
+}
+
+/// [`tick_member`]; `TIMED`: the input's times passed [`check`] already
+/// (see [`Timed`](kept::Timed)), and the untraced tick does not test them.
+#[inline(always)]
+pub(crate) fn tick_member_at<
+    const TIMED: bool,
+    A: 'static,
+    const L: usize,
+    const S: usize,
+    const N: usize,
+>(
+    tree: &Tree<A, L, S, N>,
+    agent: &mut A,
+    memory: &mut AgentMemory<A, L, S, N>,
+    input: &TickInput,
+    tally: &mut impl Tally,
+) {
     // Debug output off: one load and this branch.
     match log::level_for(input.agent) {
         0 => {
             let tuned = tuned_for(tree, memory);
-            untraced(tree, agent, memory, input, tally, tuned);
+            untraced::<TIMED, A, L, S, N>(tree, agent, memory, input, tally, tuned);
         }
         level => {
             // A copy: the caller's input never has its address taken in
@@ -219,8 +238,10 @@ pub(crate) fn with_cx<A: 'static, R, const L: usize, const S: usize, const N: us
 /// over only where something changes (or with the input refused, to say
 /// why). Past the input checks, everything reads the tick's fields from
 /// the callbacks' context.
+///
+/// `TIMED`: the input's times passed [`check`] already.
 #[inline(always)]
-fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
+fn untraced<const TIMED: bool, A: 'static, const L: usize, const S: usize, const N: usize>(
     tree: &Tree<A, L, S, N>,
     agent: &mut A,
     memory: &mut AgentMemory<A, L, S, N>,
@@ -233,7 +254,11 @@ fn untraced<A: 'static, const L: usize, const S: usize, const N: usize>(
     // `AgentMemory::rejoin`).
     if memory.depth() == 0
         || (tree.needs_shared() && !memory.joined_now())
-        || check(tree, memory, input).is_err()
+        || !(if TIMED {
+            fits(tree, memory)
+        } else {
+            check(tree, memory, input).is_ok()
+        })
     {
         let input = *input;
         return tally.ticked(run(tree, agent, memory, &input, &mut NoTrace, None));
@@ -464,7 +489,7 @@ fn check<A: 'static, const L: usize, const S: usize, const N: usize>(
     memory: &AgentMemory<A, L, S, N>,
     input: &TickInput,
 ) -> Result<(), TickError> {
-    // NaN fails both comparisons; -0.0 is a valid `dt`.
+    // As `times_ok` and `fits`, in the order the compiler lays out best.
     let now_ok = input.now.abs() <= f64::MAX;
     let dt_ok = input.dt >= 0.0 && input.dt <= f32::MAX;
     let shared_ok = !tree.needs_shared() || memory.shared.is_some();
@@ -474,6 +499,24 @@ fn check<A: 'static, const L: usize, const S: usize, const N: usize>(
         // The times by value: the input's address is never taken here.
         Err(refuse(tree, memory, input.now, input.dt))
     }
+}
+
+/// Whether `now` and `dt` are usable times for a tick.
+#[inline(always)]
+pub(crate) fn times_ok(now: f64, dt: f32) -> bool {
+    // NaN fails both comparisons; -0.0 is a valid `dt`.
+    now.abs() <= f64::MAX && (0.0..=f32::MAX).contains(&dt)
+}
+
+/// [`check`] but the times: the memory is the tree's and has the shared
+/// state it needs.
+#[inline(always)]
+fn fits<A: 'static, const L: usize, const S: usize, const N: usize>(
+    tree: &Tree<A, L, S, N>,
+    memory: &AgentMemory<A, L, S, N>,
+) -> bool {
+    let shared_ok = !tree.needs_shared() || memory.shared.is_some();
+    core::ptr::eq(memory.tree, tree) && shared_ok
 }
 
 /// Why [`check`] refused a tick.

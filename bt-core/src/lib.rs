@@ -281,7 +281,9 @@ pub use interp::{
     deactivate_all, tick, tick_traced, write_event,
 };
 #[doc(hidden)]
-pub use interp::{Kept, Resume, UntilShared, resume_tick, tick_kept, tick_until_shared};
+pub use interp::{
+    Kept, Resume, Timed, UntilShared, resume_tick, tick_kept, tick_kept_timed, tick_until_shared,
+};
 #[cfg(feature = "serde")]
 pub use memory::shared::AdoptError;
 pub use memory::shared::{ActionOp, ActionRequest, Outcome, Ticket, TreeShared};

@@ -295,6 +295,24 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
         self.blocks.prefetch_owners();
     }
 
+    /// [`prefetch`](Self::prefetch) of the memory `bytes` after this one,
+    /// which it reads neither: in a slice of structs that each hold a
+    /// memory at the same place, the one `k` places on is `k` times the
+    /// struct's size after. An address past the slice is harmless (a hint
+    /// is all it is), so a loop needs no test of the slice's end: `bytes`
+    /// is a constant offset from the memory at hand.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn prefetch_after(&self, bytes: usize) {
+        if Self::SMALL {
+            crate::raw::prefetch_lines_after(self, bytes);
+            return;
+        }
+        crate::raw::prefetch_after(&self.levels, bytes);
+        crate::raw::prefetch_after(&self.depth, bytes);
+        self.blocks.prefetch_owners_after(bytes);
+    }
+
     /// Whether the memory is small enough (four cache lines) that
     /// [`prefetch`](Self::prefetch) fetches all of it.
     const SMALL: bool = core::mem::size_of::<Self>() <= 256;

@@ -345,6 +345,13 @@ impl<A: 'static, const L: usize, const N: usize> Blocks<A, L, N> {
         prefetch(&self.owner);
     }
 
+    /// [`prefetch_owners`](Self::prefetch_owners) of the blocks `bytes`
+    /// after these (see [`prefetch_after`]).
+    #[inline(always)]
+    pub(crate) fn prefetch_owners_after(&self, bytes: usize) {
+        prefetch_after(&self.owner, bytes);
+    }
+
     /// Starts fetching the first cache line of `level`'s block.
     #[inline(always)]
     pub(crate) fn prefetch_block(&self, level: usize) {
@@ -560,23 +567,38 @@ impl<A: 'static, const L: usize, const N: usize> Drop for Blocks<A, L, N> {
 /// Miri).
 #[inline(always)]
 pub(crate) fn prefetch<T>(value: &T) {
+    prefetch_after(value, 0);
+}
+
+/// [`prefetch`] of the cache line `bytes` after `value`'s address: that of
+/// the same place in the element `k` places on in a slice of elements of
+/// `bytes / k` bytes. Nothing is read: the address may be past any slice.
+#[inline(always)]
+pub(crate) fn prefetch_after<T>(value: &T, bytes: usize) {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     // SAFETY: `_mm_prefetch` needs SSE, which every x86-64 CPU has (it is
     // in the target's baseline features). The instruction does not access
-    // memory architecturally and cannot fault; `value` is a live reference
-    // anyway.
+    // memory architecturally and cannot fault, wherever it points;
+    // `wrapping_add` makes the address without assuming it is in bounds.
     unsafe {
         use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>(ptr::from_ref(value).cast::<i8>());
+        _mm_prefetch::<_MM_HINT_T0>(ptr::from_ref(value).cast::<i8>().wrapping_add(bytes));
     }
     #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-    let _ = value;
+    let _ = (value, bytes);
 }
 
 /// [`prefetch`] of every cache line `value` spans, for a value of a few
 /// lines.
 #[inline(always)]
 pub(crate) fn prefetch_lines<T>(value: &T) {
+    prefetch_lines_after(value, 0);
+}
+
+/// [`prefetch_lines`] of a value of `T` `bytes` after `value`'s address
+/// (see [`prefetch_after`]).
+#[inline(always)]
+pub(crate) fn prefetch_lines_after<T>(value: &T, bytes: usize) {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         // The most lines a value of `T`'s size can span at `T`'s
@@ -585,13 +607,11 @@ pub(crate) fn prefetch_lines<T>(value: &T) {
         // so these cover every line it spans, and no more than one past it.
         const LINE: usize = 64;
         let lines = (LINE - mem::align_of::<T>().min(LINE) + mem::size_of::<T>()).div_ceil(LINE);
-        let start = ptr::from_ref(value).cast::<i8>();
+        let start = ptr::from_ref(value).cast::<i8>().wrapping_add(bytes);
         for k in 0..lines {
-            // SAFETY: as in `prefetch`. The address is in `value`, or in
-            // the line after its end when it spans fewer lines than it
-            // could: a prefetch neither reads nor faults, wherever it
-            // points, and `wrapping_add` makes the address without
-            // assuming it is in bounds.
+            // SAFETY: as in `prefetch_after`: a prefetch neither reads nor
+            // faults, wherever it points, and `wrapping_add` makes the
+            // address without assuming it is in bounds.
             unsafe {
                 use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
                 _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(k * LINE));
@@ -599,7 +619,7 @@ pub(crate) fn prefetch_lines<T>(value: &T) {
         }
     }
     #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-    let _ = value;
+    let _ = (value, bytes);
 }
 
 mod dblock;

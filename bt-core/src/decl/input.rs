@@ -82,6 +82,27 @@ impl TickInput {
         self
     }
 
+    /// The input of a tick at `now` with step `dt` of the agent with id
+    /// `agent` (set, as by [`with_agent`](Self::with_agent)), decision
+    /// flags `decision` and stimuli flags `stimuli`.
+    #[inline(always)]
+    pub(crate) const fn of_agent(
+        now: f64,
+        dt: f32,
+        agent: u32,
+        decision: u64,
+        stimuli: u64,
+    ) -> Self {
+        TickInput {
+            now,
+            dt,
+            decision,
+            stimuli,
+            agent,
+            agent_given: true,
+        }
+    }
+
     /// The input a tick with context `cx` was given (its agent id set).
     #[inline(always)]
     pub(crate) const fn of(cx: &super::Ctx) -> Self {
