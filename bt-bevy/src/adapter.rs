@@ -11,7 +11,7 @@ use bt_core::{
     ActionRequest, AgentMemory, DumpView, Outcome, Stimuli, TickError, TickInput, TickReport,
     Ticket, TraceRecorder, Tree, TreeShared, Tunables,
 };
-pub(crate) use bt_core::{Kept, Resume, UntilShared};
+pub(crate) use bt_core::{Kept, Resume, Timed, UntilShared};
 
 /// What this crate needs from an agent memory: implemented for every
 /// [`bt_core::AgentMemory`], so [`Brain<M>`](crate::Brain) and
@@ -88,6 +88,20 @@ pub trait TreeMemory: Send + Sync + Sized + 'static {
         went: impl FnMut(Kept),
     );
 
+    /// [`tick_kept`](Self::tick_kept) at the checked times `at`, with the
+    /// agent id, decision flags and stimuli flags `flags` (see
+    /// [`bt_core::tick_kept_timed`]).
+    #[doc(hidden)]
+    fn tick_kept_timed(
+        &mut self,
+        tree: &'static Self::Tree,
+        agent: &mut Self::Agent,
+        at: Timed,
+        flags: (u32, u64, u64),
+        last: &mut Result<TickReport, TickError>,
+        went: impl FnMut(Kept),
+    );
+
     /// One tick up to its first step that could read or write the crowd's
     /// shared state (see [`bt_core::tick_until_shared`]): finished, or
     /// stopped there, having changed nothing shared.
@@ -112,6 +126,11 @@ pub trait TreeMemory: Send + Sync + Sized + 'static {
     /// [`AgentMemory::prefetch`]).
     #[doc(hidden)]
     fn prefetch(&self);
+
+    /// [`prefetch`](Self::prefetch) of the memory `bytes` after this one,
+    /// past the slice or not (see [`AgentMemory::prefetch_after`]).
+    #[doc(hidden)]
+    fn prefetch_after(&self, bytes: usize);
 
     /// Starts fetching the running behavior's block.
     #[doc(hidden)]
@@ -273,6 +292,19 @@ where
     }
 
     #[inline(always)]
+    fn tick_kept_timed(
+        &mut self,
+        tree: &'static Self::Tree,
+        agent: &mut A,
+        at: Timed,
+        flags: (u32, u64, u64),
+        last: &mut Result<TickReport, TickError>,
+        went: impl FnMut(Kept),
+    ) {
+        bt_core::tick_kept_timed(tree, agent, self, at, flags, last, went);
+    }
+
+    #[inline(always)]
     fn tick_until_shared(&mut self, agent: &mut A, input: &Input) -> UntilShared {
         let tree = AgentMemory::tree(self);
         bt_core::tick_until_shared(tree, agent, self, &input.bt())
@@ -296,6 +328,11 @@ where
     #[inline(always)]
     fn prefetch(&self) {
         AgentMemory::prefetch(self);
+    }
+
+    #[inline(always)]
+    fn prefetch_after(&self, bytes: usize) {
+        AgentMemory::prefetch_after(self, bytes);
     }
 
     #[inline(always)]

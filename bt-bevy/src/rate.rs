@@ -244,11 +244,21 @@ impl Turn {
     /// before (or never), the time since its own last tick otherwise.
     #[inline(always)]
     pub(crate) fn dt(&self, r: u64, now: f64, frame_dt: f32) -> f32 {
-        if self.last_run.wrapping_add(1) != r && self.last_run != NEVER {
-            (now - self.last_now).clamp(0.0, f64::from(f32::MAX)) as f32
-        } else {
+        if self.on_time(r) {
             frame_dt
+        } else {
+            (now - self.last_now).clamp(0.0, f64::from(f32::MAX)) as f32
         }
+    }
+
+    /// Whether a tick in run `r` takes the frame's step as its `dt`: the
+    /// brain ticked in the run before, or never.
+    #[inline(always)]
+    pub(crate) fn on_time(&self, r: u64) -> bool {
+        // A last tick is in a run before `r` (a save's too: its load
+        // checks), and `NEVER` is past every run: one test says "the run
+        // before `r`, or never" (in run 0, never, as every brain's).
+        self.last_run >= r.wrapping_sub(1)
     }
 
     /// The brain ticked in run `r` at `now`.

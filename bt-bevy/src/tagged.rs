@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use bt_core::{DumpView, Outcome, TickError, TickReport, Ticket, TraceRecorder, TreeShared};
 
-use crate::adapter::{Input, Kept, Resume, TreeMemory, UntilShared};
+use crate::adapter::{Input, Kept, Resume, Timed, TreeMemory, UntilShared};
 
 /// The memory `M` of a tree told apart from other trees of the same memory
 /// type by the tag type `T`: [`Brain<Tagged<M, T>>`](crate::Brain),
@@ -135,6 +135,20 @@ impl<M: TreeMemory, T: 'static> TreeMemory for Tagged<M, T> {
     }
 
     #[inline(always)]
+    fn tick_kept_timed(
+        &mut self,
+        tree: &'static Self::Tree,
+        agent: &mut Self::Agent,
+        at: Timed,
+        flags: (u32, u64, u64),
+        last: &mut Result<TickReport, TickError>,
+        went: impl FnMut(Kept),
+    ) {
+        self.memory
+            .tick_kept_timed(tree, agent, at, flags, last, went);
+    }
+
+    #[inline(always)]
     fn tick_until_shared(&mut self, agent: &mut Self::Agent, input: &Input) -> UntilShared {
         self.memory.tick_until_shared(agent, input)
     }
@@ -155,6 +169,11 @@ impl<M: TreeMemory, T: 'static> TreeMemory for Tagged<M, T> {
     #[inline(always)]
     fn prefetch(&self) {
         self.memory.prefetch();
+    }
+
+    #[inline(always)]
+    fn prefetch_after(&self, bytes: usize) {
+        self.memory.prefetch_after(bytes);
     }
 
     #[inline(always)]

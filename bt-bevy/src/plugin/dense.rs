@@ -18,11 +18,11 @@ use bevy_time::Time;
 
 use super::source::TreeSource;
 use super::tick::{
-    RecorderParam, Tally, Totals, Untraced, Watched, end_run, every, key, plain, plan_run,
-    recorder_of, tick_after, tick_one,
+    RecorderParam, Tally, Totals, Untraced, Watched, end_run, key, plain, plan_run, recorder_of,
+    tick_after, tick_one,
 };
 use super::{ActionMessage, BrainShared, BrainStats};
-use crate::adapter::{Input, TreeMemory};
+use crate::adapter::{Input, Timed, TreeMemory};
 use crate::agent::{BrainAgent, DenseAgent};
 use crate::brain::{Brain, Decisions, SenseSource, agent_id};
 use crate::rate::{Cut, Plan, TickRate};
@@ -161,6 +161,11 @@ fn tick_every<M: TreeMemory, S: TreeSource<M>>(
         &mut changed[..n],
         &decisions[..n],
     );
+    // The frame's times, checked once for the chunk: a brain that ticked
+    // in the run before (nearly all) ticks with them, unchecked; any other
+    // takes its own step out of line, checked. A `Time` reads a finite
+    // clock and a step from 0 to `f32::MAX`.
+    let at = Timed::new(plan.now, plan.dt).expect("a `Time` gives a tick usable times");
     match <M::Agent as DenseAgent>::chunk_agents(data) {
         // Every row marked changed at once: each brain ticks.
         Some(agents) => {
@@ -172,16 +177,18 @@ fn tick_every<M: TreeMemory, S: TreeSource<M>>(
             let agents = &mut agents[..n];
             for i in 0..n {
                 ahead(brains, i);
-                let row = (&mut brains[i], ids[i], decisions[i].0, &mut changed[i]);
-                tick_row::<M, S>(plan, tally, this_run, row, &mut agents[i]);
+                let (b, id, decision) = (&mut brains[i], ids[i], decisions[i].0);
+                let (changed, agent) = (&mut changed[i], &mut agents[i]);
+                tick_row::<M, S>(plan, at, tally, this_run, b, id, decision, changed, agent);
             }
         }
         None => {
             for i in 0..n {
                 ahead(brains, i);
-                let row = (&mut brains[i], ids[i], decisions[i].0, &mut changed[i]);
+                let (b, id, decision) = (&mut brains[i], ids[i], decisions[i].0);
+                let changed = &mut changed[i];
                 <M::Agent as DenseAgent>::with_agent_at(data, i, |agent| {
-                    tick_row::<M, S>(plan, tally, this_run, row, agent);
+                    tick_row::<M, S>(plan, at, tally, this_run, b, id, decision, changed, agent);
                 });
             }
         }
@@ -189,18 +196,71 @@ fn tick_every<M: TreeMemory, S: TreeSource<M>>(
 }
 
 /// Ticks one brain of [`tick_every`]'s chunk, given its row (the brain,
-/// its entity, its decision flags and its change tick) and its agent.
+/// its entity, its decision flags and its change tick) and its agent: at
+/// the frame's checked times `at` if it ticked in the run before,
+/// [`tick_late`] if not. (The row in arguments of their own: no tuple
+/// for the out-of-line call to build in memory at every brain.)
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn tick_row<M: TreeMemory, S: TreeSource<M>>(
     plan: Plan,
+    at: Timed,
     tally: &mut Tally<'_>,
     this_run: ChangeTick,
-    (b, id, decision, changed): (&mut Brain<M>, Entity, u64, &mut ChangeTick),
+    b: &mut Brain<M>,
+    id: Entity,
+    decision: u64,
+    changed: &mut ChangeTick,
     agent: &mut M::Agent,
 ) {
+    if !b.turn.on_time(plan.r) {
+        let (r, now, dt) = (plan.r, plan.now, plan.dt);
+        return tick_late::<M, S>(
+            (r, now, dt),
+            tally,
+            this_run,
+            b,
+            id,
+            decision,
+            changed,
+            agent,
+        );
+    }
+    b.turn.ticked(plan.r, plan.now);
+    let tree = S::tree(&b.memory);
+    let flags = (agent_id(id), decision, 0);
+    b.memory
+        .tick_kept_timed(tree, agent, at, flags, &mut b.last, |kept| {
+            tally.add(kept);
+            if kept.changed {
+                *changed = this_run;
+            }
+        });
+}
+
+/// Ticks a brain of [`tick_every`]'s chunk that did not tick in the run
+/// before, in run `r` at `now` whose step is `frame_dt`, with the time
+/// since its own last tick (as [`Plan::go`] would give it), its times
+/// checked by the tick. (The run's values one by one, not its [`Plan`]:
+/// a struct passed to a call out of line is copied at every brain.)
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn tick_late<M: TreeMemory, S: TreeSource<M>>(
+    (r, now, frame_dt): (u64, f64, f32),
+    tally: &mut Tally<'_>,
+    this_run: ChangeTick,
+    b: &mut Brain<M>,
+    id: Entity,
+    decision: u64,
+    changed: &mut ChangeTick,
+    agent: &mut M::Agent,
+) {
+    let dt = b.turn.dt(r, now, frame_dt);
+    b.turn.ticked(r, now);
     let input = Input {
-        now: plan.now,
-        dt: every(plan, &mut b.turn),
+        now,
+        dt,
         agent: agent_id(id),
         decision,
         stimuli: 0,
@@ -278,12 +338,14 @@ fn tick_planned<M: TreeMemory, Se: SenseSource, S: TreeSource<M>>(
 /// Starts fetching the memories of the brains a few ahead of brain `i`.
 /// The chunk's slices are read front to back, yet the hint pays here:
 /// without it, the chunked W1 tick took about 6 % more wall time (bt-core's
-/// `tick_all` gains nothing from it).
+/// `tick_all` gains nothing from it). The memory `AHEAD` brains on is
+/// found from brain `i`'s, past the chunk or not (a hint reads nothing),
+/// with no test of the chunk's end.
 #[inline(always)]
 fn ahead<M: TreeMemory>(brains: &[Brain<M>], i: usize) {
-    if let Some(next) = brains.get(i + AHEAD) {
-        next.memory.prefetch();
-    }
+    brains[i]
+        .memory
+        .prefetch_after(AHEAD * std::mem::size_of::<Brain<M>>());
     if let Some(soon) = brains.get(i + AHEAD / 2) {
         soon.memory.prefetch_leaf_block();
     }
