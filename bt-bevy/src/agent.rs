@@ -1,6 +1,7 @@
 //! How behaviors reach an entity's components: the agent type of a tree as a
 //! view over a query item.
 
+use bevy_ecs::change_detection::ContiguousMut;
 use bevy_ecs::query::{ContiguousQueryData, IterQueryData, QueryData};
 
 /// The agent type of a tree run by [`BrainPlugin`](crate::BrainPlugin): which
@@ -110,20 +111,27 @@ pub trait DenseAgent: BrainAgent<Data: ContiguousQueryData> {
         tick: impl FnOnce(&mut Self) -> R,
     ) -> R;
 
-    /// Every row's agent of `chunk` in place, all marked changed in this
-    /// run, for a chunk whose every brain ticks: `Some` where the agent is
-    /// the row's component itself, as [`component_agent!`](crate::component_agent)
-    /// makes it, so that the plugin marks the chunk changed once instead
-    /// of row by row. `None`, the default, has the plugin call
-    /// [`with_agent_at`](Self::with_agent_at) for each row.
+    /// Every row's agent of `chunk` in place, for a chunk whose every
+    /// brain ticks: `Some` where the agent is the row's component itself,
+    /// as [`component_agent!`](crate::component_agent) makes it, the
+    /// chunk's column with its change ticks (a reborrow, no row marked
+    /// changed yet). The plugin ticks the agents in place and then marks
+    /// the rows it ticked changed once for the chunk, and the column's
+    /// summary tick where the component keeps one (if a tick panics, the
+    /// rows up to that one, as ticking row by row would). `None`, the
+    /// default, has the plugin call [`with_agent_at`](Self::with_agent_at)
+    /// for each row.
     ///
     /// # Panics
-    /// The plugin panics if the slice does not hold one agent per row of
+    /// The plugin panics if the column does not hold one agent per row of
     /// the chunk.
     #[inline(always)]
     fn chunk_agents<'c>(
         chunk: &'c mut <Self::Data as ContiguousQueryData>::Contiguous<'_, '_>,
-    ) -> Option<&'c mut [Self]> {
+    ) -> Option<ContiguousMut<'c, Self>>
+    where
+        Self: Sized,
+    {
         let _ = chunk;
         None
     }
@@ -177,9 +185,9 @@ macro_rules! component_agent {
                     '_,
                     '_,
                 >,
-            ) -> ::core::option::Option<&'c mut [Self]> {
-                // `DerefMut` marks every row changed, in one pass.
-                ::core::option::Option::Some(&mut **chunk)
+            ) -> ::core::option::Option<$crate::__private::ContiguousMut<'c, Self>> {
+                // The column itself: the plugin marks the rows it ticked.
+                ::core::option::Option::Some(chunk.reborrow())
             }
         }
     };

@@ -629,5 +629,6 @@ mod guide_tuning_in_bevy {}
 
 #[doc(hidden)]
 pub mod __private {
+    pub use bevy_ecs::change_detection::ContiguousMut;
     pub use bevy_ecs::query::{ContiguousQueryData, QueryData};
 }

@@ -251,6 +251,13 @@ impl Turn {
         }
     }
 
+    /// Whether the brain ticked in run `r` (its turn is updated before its
+    /// tick starts).
+    #[inline(always)]
+    pub(crate) fn ticked_in(&self, r: u64) -> bool {
+        self.last_run == r
+    }
+
     /// Whether a tick in run `r` takes the frame's step as its `dt`: the
     /// brain ticked in the run before, or never.
     #[inline(always)]

@@ -8,7 +8,7 @@
 //! [`tick_planned`], which asks the run's plan about each brain. Both fetch the memories of
 //! the next few brains while one ticks.
 
-use bevy_ecs::change_detection::{ContiguousMut, Tick as ChangeTick};
+use bevy_ecs::change_detection::{ContiguousComponentTicksMut, ContiguousMut, Tick as ChangeTick};
 use bevy_ecs::entity::{Entities, Entity};
 use bevy_ecs::message::MessageWriter;
 use bevy_ecs::prelude::*;
@@ -167,17 +167,24 @@ fn tick_every<M: TreeMemory, S: TreeSource<M>>(
     // clock and a step from 0 to `f32::MAX`.
     let at = Timed::new(plan.now, plan.dt).expect("a `Time` gives a tick usable times");
     match <M::Agent as DenseAgent>::chunk_agents(data) {
-        // Every row marked changed at once: each brain ticks.
-        Some(agents) => {
+        // The agents in place, their rows marked changed once for the
+        // chunk, when it is done: each brain ticks.
+        Some(column) => {
+            let (agents, ticks) = ContiguousMut::bypass_change_detection_split(column);
             assert_eq!(
                 agents.len(),
                 n,
-                "`DenseAgent::chunk_agents` gave a slice of another length than its chunk's"
+                "`DenseAgent::chunk_agents` gave a column of another length than its chunk's"
             );
             let agents = &mut agents[..n];
+            let marks = MarkTicked {
+                ticks,
+                brains,
+                r: plan.r,
+            };
             for i in 0..n {
-                ahead(brains, i);
-                let (b, id, decision) = (&mut brains[i], ids[i], decisions[i].0);
+                ahead(marks.brains, i);
+                let (b, id, decision) = (&mut marks.brains[i], ids[i], decisions[i].0);
                 let (changed, agent) = (&mut changed[i], &mut agents[i]);
                 tick_row::<M, S>(plan, at, tally, this_run, b, id, decision, changed, agent);
             }
@@ -192,6 +199,37 @@ fn tick_every<M: TreeMemory, S: TreeSource<M>>(
                 });
             }
         }
+    }
+}
+
+/// Marks changed, when dropped, the rows of a chunk's agents whose brains
+/// [`tick_every`] gave a tick in run `r`: every row once the loop is done,
+/// or, if a tick panicked, the rows up to that one (a brain's turn says it
+/// ticked in run `r` before its tick starts). Once for the chunk, as the
+/// agents' `DerefMut` would, summary tick included. It holds the chunk's
+/// brains, which the loop reaches through it.
+struct MarkTicked<'c, 'b, M: TreeMemory> {
+    ticks: ContiguousComponentTicksMut<'c>,
+    brains: &'b mut [Brain<M>],
+    r: u64,
+}
+
+impl<M: TreeMemory> Drop for MarkTicked<'_, '_, M> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        let rows = if std::thread::panicking() {
+            let r = self.r;
+            (self.brains.iter())
+                .take_while(|b| b.turn.ticked_in(r))
+                .count()
+        } else {
+            self.brains.len()
+        };
+        // At most the chunk's rows, whose numbers are `u32`.
+        self.ticks
+            .reborrow()
+            .slice(0..rows as u32)
+            .mark_all_as_changed();
     }
 }
 

@@ -5,20 +5,24 @@
 //! whose brains have rates.
 
 use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use bevy_app::{App, Update};
+use bevy_app::{App, TaskPoolOptions, TaskPoolPlugin, Update};
 use bevy_ecs::change_detection::ContiguousRef;
 use bevy_ecs::prelude::*;
+use bevy_time::TimePlugin;
 use bt_bevy::{Brain, BrainPlugin, BrainSystems, Decisions, Rate, SenseSource, TickRate};
 use bt_core::{behavior, decider, group, tree};
 
 use crate::common::app;
 
-/// An agent whose column keeps a summary tick.
+/// An agent whose column keeps a summary tick. It panics at its tick
+/// number `panic_at` (0: never).
 #[derive(Component, Default)]
 #[component(summary_tick)]
 struct Counter {
     ticks: u32,
+    panic_at: u32,
 }
 bt_bevy::component_agent!(Counter);
 
@@ -37,7 +41,11 @@ impl SenseSource for Smell {
     }
 }
 
-behavior! { COUNT: Counter, tick: |c, _cx| { c.ticks += 1; true } }
+behavior! { COUNT: Counter, tick: |c, _cx| {
+    c.ticks += 1;
+    assert_ne!(c.ticks, c.panic_at, "the counter's tick panics");
+    true
+} }
 decider! { COUNTING: Counter => COUNT }
 group! { ROOT: Counter, prioritized [COUNTING] }
 tree! { COUNTER: Counter = ROOT, memory: CounterMemory }
@@ -225,4 +233,79 @@ fn check(seen: &Seen, tables: usize) {
     // The lone counter's table is untouched two runs in three, so the
     // summary is tested both ways.
     assert!(seen.summaries.iter().flatten().any(|&(any, _)| !any));
+}
+
+#[test]
+fn entity_by_entity_a_tick_that_panics_leaves_the_agents_not_ticked_unmarked() {
+    a_panic_marks_only_the_agents_ticked(false);
+}
+
+#[test]
+fn by_table_chunks_a_tick_that_panics_leaves_the_agents_not_ticked_unmarked() {
+    a_panic_marks_only_the_agents_ticked(true);
+}
+
+/// 64 counters in one table, each ticked every run, on one thread; the
+/// second panics at its third tick, which stops its chunk of the table
+/// (Bevy's batches go on with the others). In the run that panics, the
+/// counters marked changed are those that counted (the one that panicked
+/// counted first): the brains the panic left unticked keep their agents'
+/// change ticks.
+fn a_panic_marks_only_the_agents_ticked(dense: bool) {
+    let mut app = App::new();
+    app.add_plugins((
+        TaskPoolPlugin {
+            task_pool_options: TaskPoolOptions::with_num_threads(1),
+        },
+        TimePlugin,
+    ));
+    let plugin = BrainPlugin::new(&COUNTER).in_schedule(Update);
+    app.add_plugins(if dense { plugin.dense() } else { plugin });
+    let counters: Vec<Entity> = (0..64)
+        .map(|i| {
+            let counter = Counter {
+                ticks: 0,
+                panic_at: if i == 1 { 3 } else { 0 },
+            };
+            let brain = Brain::new(&COUNTER);
+            app.world_mut()
+                .spawn((counter, brain, Decisions::default()))
+                .id()
+        })
+        .collect();
+    let state = |app: &App| -> Vec<(u32, bevy_ecs::change_detection::Tick)> {
+        let world = app.world();
+        let of = |&e: &Entity| {
+            let ticks = world.entity(e).get_change_ticks::<Counter>();
+            let counter = world.get::<Counter>(e).expect("a counter");
+            (counter.ticks, ticks.expect("a counter").changed)
+        };
+        counters.iter().map(of).collect()
+    };
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut panicked = None;
+    for run in 0..4 {
+        let before = state(&app);
+        if catch_unwind(AssertUnwindSafe(|| app.update())).is_err() {
+            panicked = Some((run, before, state(&app)));
+            break;
+        }
+    }
+    std::panic::set_hook(hook);
+    let (run, before, after) = panicked.expect("the second counter's third tick panics");
+    assert_eq!(run, 2, "the run that panicked");
+    let counted: Vec<bool> = before.iter().zip(&after).map(|(b, a)| a.0 != b.0).collect();
+    let marked: Vec<bool> = before.iter().zip(&after).map(|(b, a)| a.1 != b.1).collect();
+    assert!(counted[1], "the counter that panicked counted");
+    if dense {
+        // Ticked in order within a chunk: the third row shares the
+        // second's, and the panic stopped it.
+        assert!(
+            !counted[2],
+            "a counter after the one that panicked counted: {counted:?}"
+        );
+    }
+    let why = "counters marked changed against those that counted";
+    assert_eq!(marked, counted, "{why}");
 }
