@@ -285,14 +285,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     /// nothing.
     #[inline(always)]
     pub fn prefetch(&self) {
-        if Self::SMALL {
-            // A few lines: all of them, blocks included.
-            crate::raw::prefetch_lines(self);
-            return;
-        }
-        crate::raw::prefetch(&self.levels);
-        crate::raw::prefetch(&self.depth);
-        self.blocks.prefetch_owners();
+        self.prefetch_after(0);
     }
 
     /// [`prefetch`](Self::prefetch) of the memory `bytes` after this one,
@@ -305,6 +298,7 @@ impl<A: 'static, const L: usize, const S: usize, const N: usize> AgentMemory<A, 
     #[inline(always)]
     pub fn prefetch_after(&self, bytes: usize) {
         if Self::SMALL {
+            // A few lines: all of them, blocks included.
             crate::raw::prefetch_lines_after(self, bytes);
             return;
         }

@@ -339,14 +339,8 @@ impl<A: 'static, const L: usize, const N: usize> Blocks<A, L, N> {
         }
     }
 
-    /// Starts fetching the owners' cache line (see [`prefetch`]).
-    #[inline(always)]
-    pub(crate) fn prefetch_owners(&self) {
-        prefetch(&self.owner);
-    }
-
-    /// [`prefetch_owners`](Self::prefetch_owners) of the blocks `bytes`
-    /// after these (see [`prefetch_after`]).
+    /// Starts fetching the owners' cache line of the blocks `bytes` after
+    /// these (see [`prefetch_after`]).
     #[inline(always)]
     pub(crate) fn prefetch_owners_after(&self, bytes: usize) {
         prefetch_after(&self.owner, bytes);
