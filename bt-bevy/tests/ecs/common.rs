@@ -10,6 +10,12 @@ pub const FPS: f64 = 30.0;
 
 /// An app with a thread pool (six threads, so the parallel
 /// query really runs in parallel) and a clock that moves 1/30 s per update.
+///
+/// Bevy's compute pool is one per process, sized by the first app that
+/// starts it: every app of this test binary asks for the same six threads,
+/// since a test that ran first with fewer would change every other test's
+/// pool (and a frame run from inside a brain's callback needs a second
+/// thread of the pool to run its systems).
 pub fn app() -> App {
     let mut app = App::new();
     app.add_plugins((
