@@ -22,7 +22,7 @@ use super::source::{MemoryTree, TreeSource};
 use super::{
     ActionMessage, ActionOutcome, BrainShared, BrainStats, Crowd, RunFigures, forget_moved, route,
 };
-use crate::adapter::{self, Input, Kept, TreeMemory};
+use crate::adapter::{self, Input, Kept, Timed, TreeMemory};
 use crate::agent::BrainAgent;
 use crate::brain::{Brain, Decisions, SenseSource, agent_id};
 use crate::debug::{self, DebugBrain};
@@ -181,6 +181,44 @@ where
         brain.set_changed();
     }
     Some(())
+}
+
+/// Ticks a brain with no [`TickRate`] that ticked in the run before (or
+/// never) in a run that cuts no due brain, at the frame's times `at`,
+/// checked once for the run: what [`tick_one`] does for it, with the
+/// frame's step as its `dt`, through the tick that does not check the
+/// times again.
+#[inline(always)]
+fn tick_on_time<M: TreeMemory, Se: SenseSource, S: TreeSource<M>>(
+    (plan, at): (Plan, Timed),
+    entity: Entity,
+    brain: &mut Mut<Brain<M>>,
+    decision: u64,
+    senses: Option<&mut Mut<Se>>,
+    data: &mut bevy_ecs::query::QueryItem<'_, '_, <M::Agent as BrainAgent>::Data>,
+    tally: &mut Tally<'_>,
+) where
+    M::Agent: BrainAgent,
+{
+    let b = brain.bypass_change_detection();
+    b.turn.ticked(plan.r, plan.now);
+    let flags = (
+        agent_id(entity),
+        decision,
+        senses.map_or(0, |s| s.update_bits(plan.dt)),
+    );
+    let mut went = Went {
+        tally,
+        changed: false,
+    };
+    let tree = S::tree(&b.memory);
+    <M::Agent as BrainAgent>::with_agent(data, |agent| {
+        b.memory
+            .tick_kept_timed(tree, agent, at, flags, &mut b.last, |kept| went.add(kept));
+    });
+    if went.changed {
+        brain.set_changed();
+    }
 }
 
 /// The `dt` of a brain that ticks in every run (it has no [`TickRate`])
@@ -407,6 +445,14 @@ fn per_entity<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>, S: TreeSource<M>
 ) where
     M::Agent: BrainAgent,
 {
+    // A run that cuts no due brain checks the frame's times once: a brain
+    // with no rate that ticked in the run before (nearly all) ticks with
+    // them, unchecked; any other goes the planned way, checked.
+    let at = if plan.cut == Cut::All {
+        Timed::new(plan.now, plan.dt)
+    } else {
+        None
+    };
     brains.par_iter_mut().for_each_init(
         || Tally::new(totals),
         |tally, (entity, mut brain, decisions, mut senses, mut data, rate)| {
@@ -415,6 +461,20 @@ fn per_entity<M: TreeMemory, Se: SenseSource, T: SenseTerm<Se>, S: TreeSource<M>
             }
             let decision = decisions.map_or(0, |d| d.0);
             let senses = T::senses(&mut senses);
+            if let Some(at) = at
+                && rate.is_none()
+                && brain.turn.on_time(plan.r)
+            {
+                return tick_on_time::<M, Se, S>(
+                    (plan, at),
+                    entity,
+                    &mut brain,
+                    decision,
+                    senses,
+                    &mut data,
+                    tally,
+                );
+            }
             tick_one::<M, Se>(
                 plan,
                 rate,
