@@ -723,7 +723,7 @@ fn big_herd(change: bool) -> String {
 }
 
 #[test]
-fn ten_thousand_agents_compared_open_in_20_s_and_answer_in_65_ms() {
+fn ten_thousand_agents_compared_open_in_20_s_and_answer_in_230_ms() {
     let (a, b) = (big_herd(false), big_herd(true));
     let t0 = std::time::Instant::now();
     let (page, report) = compare_page_with(&a, &b, ["before.json", "after.json"]);
@@ -779,9 +779,11 @@ fn ten_thousand_agents_compared_open_in_20_s_and_answer_in_65_ms() {
         );
         eprintln!("{line}");
         std::fs::write(dir.join("timing.txt"), format!("{line}\n")).unwrap();
-        // Three times the worst seen on a loaded two-core machine.
+        // Three times the worst seen on a loaded two-core machine (the
+        // slowest answer: 75.6 ms with two release builds beside the
+        // test suite and Miri).
         assert!(ready.as_f64().unwrap() < 20_000.0, "{line}");
-        assert!(times[2].as_f64().unwrap() < 65.0, "{line}");
+        assert!(times[2].as_f64().unwrap() < 230.0, "{line}");
     });
 }
 
