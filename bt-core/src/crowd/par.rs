@@ -41,6 +41,9 @@ use super::{CrowdReport, Member};
 /// Under Miri, small, so that its small crowds have several parts.
 const PART: usize = if cfg!(miri) { 16 } else { 256 };
 
+/// Stopped ticks ahead whose agent and memory a settling fetches.
+const AHEAD: usize = 4;
+
 /// A panic's payload, and the index of the agent whose callback raised it.
 type Panic = (usize, Box<dyn core::any::Any + Send>);
 
@@ -295,8 +298,23 @@ fn settle_part<A: Send + 'static, const L: usize, const S: usize, const N: usize
     let end = part.panicked.unwrap_or(usize::MAX);
     let mut at = 0;
     let ran = catch_unwind(AssertUnwindSafe(|| {
-        for &(j, r) in part.stopped.iter().take_while(|(j, _)| (*j as usize) < end) {
+        let stopped = &part.stopped;
+        for (k, &(j, r)) in stopped.iter().enumerate() {
             let j = j as usize;
+            if j >= end {
+                break;
+            }
+            // The stopped ticks are a part's scattered agents, ticked up
+            // to their stops a while ago: fetch the one `AHEAD` stops on.
+            if let Some(&(next, _)) = stopped.get(k + AHEAD) {
+                let next = next as usize;
+                if let (Some(agent), Some(memory)) =
+                    (part.agents.get(next), part.memories.get(next))
+                {
+                    crate::raw::prefetch_lines(agent);
+                    memory.prefetch();
+                }
+            }
             at = j;
             let i = part.base + j;
             resume_member(
