@@ -459,9 +459,19 @@
 //! waiting first, then by agent id, and with `N` brains none waits more
 //! than `(N - 1) / budget` runs past its turn ([`Crowd::wait_bound`]).
 //! [`BrainStats`] reports each run's due, ticked and waiting brains and
-//! the longest wait. The brains chosen, and their decisions, are those of
-//! bt-core's `tick_scheduled` with the same rates and budget over a crowd
-//! indexed by entity index. A save of the brains (feature `serde`)
+//! the longest wait. The brains chosen are those of bt-core's
+//! `tick_scheduled` with the same rates and budget over a crowd indexed by
+//! entity index, and so are their decisions, but for two `dt`s. A brain's
+//! first tick gets the frame's step, where a scheduled crowd gives an
+//! agent's first tick the time since the schedule was made: a brain whose
+//! first turn comes after its first run gets the shorter `dt`. And a brain
+//! that ticked in the run before gets [`Time::delta_secs`](bevy_time::Time),
+//! exact to the clock's nanosecond, where `tick_scheduled` subtracts two
+//! clock readings in `f64` seconds, which can round otherwise in the last
+//! bits of the `f32` (rarely at a game's frame steps, often at steps of a
+//! few nanoseconds). A
+//! behavior whose decision turns on the first tick's `dt`, or on those
+//! bits, can decide otherwise. A save of the brains (feature `serde`)
 //! carries each one's place in this schedule, its rate and the run count:
 //! a loaded brain keeps for the schedule the agent id it had when saved
 //! (its turns and its place under the budget), and the loaded app ticks

@@ -289,6 +289,84 @@ fn a_skipped_brain_gets_the_time_since_its_own_last_tick_as_dt() {
     assert!(brain.last_ticked_at().unwrap() <= now);
 }
 
+/// A brain that ticked in the run before gets the frame's step as its
+/// `dt`: `Time::delta_secs` to the last bit, also where the difference of
+/// the clock's readings in `f64` seconds rounds otherwise in the `f32`
+/// (steps of a nanosecond, hours into a game), as the crate docs say.
+#[test]
+fn a_brain_that_ticked_in_the_run_before_gets_the_frames_step_to_the_last_bit() {
+    use std::time::Duration;
+    let mut app = sleeper_app();
+    app.world_mut()
+        .resource_mut::<bevy_time::Time<bevy_time::Virtual>>()
+        .set_max_delta(Duration::from_secs(100_000));
+    let e = app
+        .world_mut()
+        .spawn((Sleeper::default(), Brain::new(&SLEEPERS)))
+        .id();
+    let step = |app: &mut App, d: Duration| {
+        app.insert_resource(bevy_time::TimeUpdateStrategy::ManualDuration(d));
+        app.update();
+    };
+    step(&mut app, Duration::from_secs(10_000));
+    let (mut before, _) = clock(&app);
+    let mut rounded_otherwise = 0;
+    for k in 0..40 {
+        let nanos = if k % 2 == 0 { 1 } else { 16_666_667 };
+        step(&mut app, Duration::from_nanos(nanos));
+        let (now, delta) = clock(&app);
+        let dt = *app.world().get::<Sleeper>(e).unwrap().dts.last().unwrap();
+        assert_eq!(
+            dt.to_bits(),
+            delta.to_bits(),
+            "run {k}: dt {dt}, the frame's step {delta}"
+        );
+        rounded_otherwise += usize::from(((now - before) as f32).to_bits() != delta.to_bits());
+        before = now;
+    }
+    assert!(
+        rounded_otherwise > 0,
+        "no step whose readings' difference rounds otherwise"
+    );
+}
+
+/// A brain's first tick gets the frame's step as its `dt` whenever its
+/// first turn comes, where a scheduled crowd would give an agent's first
+/// tick the time since the schedule was made; the brains tick in the runs
+/// of their phases, as that crowd's agents would.
+#[test]
+fn a_brains_first_tick_gets_the_frames_step_whenever_its_first_turn_comes() {
+    let mut app = sleeper_app();
+    let brains: Vec<Entity> = (0..16)
+        .map(|_| {
+            let rate = TickRate::new(Rate::Every(8)).unwrap();
+            let sleeper = (Sleeper::default(), Brain::new(&SLEEPERS), rate);
+            app.world_mut().spawn(sleeper).id()
+        })
+        .collect();
+    let mut first = vec![None; brains.len()];
+    for r in 0..8u64 {
+        app.update();
+        let (_, delta) = clock(&app);
+        for (k, e) in brains.iter().enumerate() {
+            let s = app.world().get::<Sleeper>(*e).unwrap();
+            if s.ticks > 0 && first[k].is_none() {
+                assert_eq!(s.ticks, 1, "brain {k}");
+                assert_eq!(s.dts[0].to_bits(), delta.to_bits(), "brain {k}, run {r}");
+                first[k] = Some(r);
+            }
+        }
+    }
+    for (k, e) in brains.iter().enumerate() {
+        let phase = Schedule::phase(e.index_u32() as usize, 8);
+        assert_eq!(first[k], Some(u64::from(phase)), "brain {k}");
+    }
+    assert!(
+        first.iter().any(|&r| r > Some(0)),
+        "every first turn in the first run"
+    );
+}
+
 #[test]
 fn a_reported_outcome_wakes_the_brain_that_launched() {
     let mut app = sleeper_app();
